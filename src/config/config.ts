@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The one configuration schema (STYLE.md "Configuration"): every setting with its environment name, type,
+ * default, unit and description. The only code that reads the environment (main/ passes `process.env` in).
+ * docs/reference/configuration.md is generated from SETTINGS by `npm run tidings -- config-docs`; a test
+ * keeps the two in step.
+ */
+
+/** Parses a duration: a bare number is ms; suffixes ms, s, m, h, d are accepted ("5s", "10h", "20ms"). */
+export function parseDurationMs(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (match === null) throw new Error(`"${text}" is not a duration (e.g. 500ms, 5s, 30m, 2h)`);
+  const value = Number(match[1]);
+  const unit = match[2] ?? 'ms';
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit] ?? 1;
+  return Math.round(value * factor);
+}
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const durationMs = (min: number) =>
+  z.string().transform((text, ctx) => {
+    try {
+      const ms = parseDurationMs(text);
+      if (ms < min) ctx.addIssue({ code: 'custom', message: `must be at least ${min} ms` });
+      return ms;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+const cidrList = z.string().transform((text, ctx) => {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const part of parts) {
+    try {
+      ipaddr.parseCIDR(part);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not a CIDR range (e.g. 127.0.0.1/32, ::1/128)` });
+    }
+  }
+  return parts;
+});
+const durationList = z.string().transform((text, ctx) => {
+  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const out: number[] = [];
+  for (const part of parts) {
+    try {
+      out.push(parseDurationMs(part));
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }
+  return out;
+});
+
+/** One documented setting. `defaultValue` is the text form, as it would be written in the environment. */
+interface Setting<T extends z.ZodType> {
+  readonly env: string;
+  readonly schema: T;
+  readonly defaultValue: string | undefined;
+  readonly unit: string;
+  readonly description: string;
+}
+const setting = <T extends z.ZodType>(env: string, schema: T, defaultValue: string | undefined, unit: string, description: string): Setting<T> => ({ env, schema, defaultValue, unit, description });
+
+/** Every setting, keyed by its name in {@link Config}. */
+export const SETTINGS = {
+  databaseUrl: setting('DATABASE_URL', z.string().url().optional(), undefined, 'URL', 'PostgreSQL server (15+). Unset: the embedded engine (PGlite) in TIDINGS_DATA_DIR, single process.'),
+  dataDir: setting('TIDINGS_DATA_DIR', z.string().min(1), '.tidings', 'path', 'Folder of the embedded database and of generated local state.'),
+  host: setting('HOST', z.string().min(1), '127.0.0.1', 'address', 'Address the HTTP API listens on.'),
+  port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
+  adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /health, /ready and /metrics for a dispatcher-only process.'),
+  apiToken: setting('TIDINGS_API_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Admin Bearer token. Unset: one is generated on first start, stored hashed, and printed once.'),
+  logLevel: setting('TIDINGS_LOG_LEVEL', z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']), 'info', 'level', 'pino log level.'),
+  workerId: setting('TIDINGS_WORKER_ID', z.string().min(1).optional(), undefined, 'text', 'Dispatcher id written into leases and the timeline. Unset: host-pid-random.'),
+  dbPoolSize: setting('TIDINGS_DB_POOL_SIZE', int(1, 200), '10', 'connections', 'Connections per process to a PostgreSQL server (the embedded engine always uses one).'),
+  retrySchedule: setting('TIDINGS_RETRY_SCHEDULE', durationList, '5s,5m,30m,2h,5h,10h,10h', 'durations', 'Delay after each failed attempt; attempts = entries + 1 (the first is immediate).'),
+  retryJitter: setting('TIDINGS_RETRY_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retry delay is drawn from [d·(1−j), d·(1+j)].'),
+  retryAfterMinMs: setting('TIDINGS_RETRY_AFTER_MIN', durationMs(0), '1s', 'duration', 'Lower clamp of a receiver\'s Retry-After.'),
+  retryAfterMaxMs: setting('TIDINGS_RETRY_AFTER_MAX', durationMs(0), '1h', 'duration', 'Upper clamp of a receiver\'s Retry-After.'),
+  connectTimeoutMs: setting('TIDINGS_CONNECT_TIMEOUT', durationMs(1), '5s', 'duration', 'TCP + TLS connect timeout per attempt.'),
+  headersTimeoutMs: setting('TIDINGS_HEADERS_TIMEOUT', durationMs(1), '10s', 'duration', 'Time from request sent to response headers.'),
+  bodyTimeoutMs: setting('TIDINGS_BODY_TIMEOUT', durationMs(1), '10s', 'duration', 'Longest gap between response body chunks.'),
+  attemptDeadlineMs: setting('TIDINGS_ATTEMPT_DEADLINE', durationMs(1), '15s', 'duration', 'Overall deadline of one attempt; nothing resets it.'),
+  maxResponseBytes: setting('TIDINGS_MAX_RESPONSE_BYTES', int(0, 16 * 1024 * 1024), '65536', 'bytes', 'Response bytes read per attempt; the rest is discarded and the socket closed.'),
+  responsePrefixBytes: setting('TIDINGS_RESPONSE_PREFIX_BYTES', int(0, 1024 * 1024), '4096', 'bytes', 'Response body prefix stored with each attempt.'),
+  maxSocketsPerOrigin: setting('TIDINGS_MAX_SOCKETS_PER_ORIGIN', int(1, 10_000), '256', 'sockets', 'Connection cap per receiver origin per dispatcher.'),
+  egressAllowlist: setting('TIDINGS_EGRESS_ALLOWLIST', cidrList, '', 'CIDR list', 'Otherwise-refused ranges that outbound requests may reach (e.g. 127.0.0.1/32 for local development). Operator setting; logged at start-up.'),
+  leaseMs: setting('TIDINGS_LEASE', durationMs(100), '60s', 'duration', 'Lease on a claimed delivery; renewed about every third of it while the request is in flight. Must exceed the attempt deadline plus 1 s.'),
+  concurrency: setting('TIDINGS_CONCURRENCY', int(1, 100_000), '256', 'requests', 'Requests in flight per dispatcher; claims fill free slots only.'),
+  claimBatch: setting('TIDINGS_CLAIM_BATCH', int(1, 10_000), '100', 'rows', 'Most deliveries claimed by one statement.'),
+  pollIntervalMs: setting('TIDINGS_POLL_INTERVAL', durationMs(1), '1s', 'duration', 'Idle poll period (NOTIFY wakes dispatchers sooner).'),
+  maxReclaims: setting('TIDINGS_MAX_RECLAIMS', int(1, 1000), '5', 'claims', 'Reclaims without a recorded outcome before dead-lettering (lease_lost_repeatedly).'),
+  shutdownGraceMs: setting('TIDINGS_SHUTDOWN_GRACE', durationMs(0), '20s', 'duration', 'On SIGTERM/SIGINT: time to finish in-flight attempts before their leases are released.'),
+  maxBodyBytes: setting('TIDINGS_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024), '1048576', 'bytes', 'Largest API request body (a message payload included); larger → 413.'),
+  idempotencyTtlMs: setting('TIDINGS_IDEMPOTENCY_TTL', durationMs(1000), '24h', 'duration', 'How long an Idempotency-Key and its answer are kept.'),
+  idempotencyWaitMs: setting('TIDINGS_IDEMPOTENCY_WAIT', durationMs(1), '5s', 'duration', 'How long a duplicate waits for the first request with its key before 409.'),
+} as const;
+
+type Settings = typeof SETTINGS;
+/** The validated configuration. Durations end in Ms (milliseconds). */
+export type Config = { readonly [K in keyof Settings]: z.output<Settings[K]['schema']> };
+
+/** Thrown by {@link loadConfig}; `problems` lists every invalid setting at once. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads and validates every setting from `env`, then checks the settings against each other.
+ * @throws ConfigError listing every problem (fail fast at start-up).
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as [keyof Settings, Setting<z.ZodType>][]) {
+    const raw = env[s.env] === '' && s.defaultValue === undefined ? undefined : (env[s.env] ?? s.defaultValue);
+    const parsed = s.schema.safeParse(raw);
+    if (parsed.success) out[key] = parsed.data;
+    else problems.push(`${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  }
+  if (problems.length === 0) {
+    const c = out as Config;
+    // A lease shorter than one attempt would let a second dispatcher take a delivery whose request is still
+    // in flight on every attempt (issue 4, scenario 9): refuse it.
+    if (c.leaseMs < c.attemptDeadlineMs + 1000) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus 1000 ms`);
+    if (c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
+    if (c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
+    if (c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(out) as Config;
+}
+
+/** The configuration reference as a Markdown table (docs/reference/configuration.md). */
+export function configurationMarkdown(): string {
+  const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | ${s.defaultValue === undefined ? '(unset)' : `\`${s.defaultValue === '' ? '' : s.defaultValue}\``} | ${s.unit} | ${s.description} |`);
+  return ['| Variable | Default | Unit | Meaning |', '| --- | --- | --- | --- |', ...rows].join('\n') + '\n';
+}

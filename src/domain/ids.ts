@@ -1,0 +1,34 @@
+import { ulid } from 'ulid';
+
+/**
+ * Prefixed, time-sortable ids (STYLE.md): `<prefix>_<ULID>`; the ULID's first 10 characters encode the
+ * creation time in ms, so ids sort by creation time.
+ */
+export const IdPrefix = Object.freeze({
+  application: 'app',
+  endpoint: 'ep',
+  message: 'msg',
+  attempt: 'atmpt',
+  apiKey: 'key',
+  task: 'qtask',
+} as const);
+export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
+
+export type ApplicationId = `app_${string}`;
+export type EndpointId = `ep_${string}`;
+export type MessageId = `msg_${string}`;
+export type AttemptId = `atmpt_${string}`;
+
+/**
+ * Makes a new id.
+ * @param atMs creation instant, Unix ms
+ * @param random uniform source in [0, 1) (a cryptographic one in production)
+ */
+export function newId<P extends IdPrefix>(prefix: P, atMs: number, random: () => number): `${P}_${string}` {
+  return `${prefix}_${ulid(atMs, random)}`;
+}
+
+/** True when `value` looks like an id with this prefix (not a caller-chosen uid). */
+export function hasPrefix(value: string, prefix: IdPrefix): boolean {
+  return value.startsWith(`${prefix}_`) && value.length === prefix.length + 27;
+}

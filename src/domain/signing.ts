@@ -1,0 +1,74 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; DESIGN §6).
+ *
+ * Signed content: UTF-8 `msgId + "." + timestampS + "."` followed by the exact body bytes.
+ * Signature entry: `v1,` + base64 (padded) HMAC-SHA256 with key = base64-decoded secret (without `whsec_`).
+ */
+
+/** Prefix of an endpoint signing secret. */
+export const SECRET_PREFIX = 'whsec_';
+/** Secret key sizes accepted for new secrets, in bytes (DESIGN §6). */
+export const SECRET_MIN_BYTES = 24;
+export const SECRET_MAX_BYTES = 64;
+
+/** Thrown when a secret string is not `whsec_` + standard base64 of 24–64 bytes. */
+export class InvalidSecretError extends Error {
+  readonly code = 'invalid_secret';
+}
+
+/**
+ * Decodes a `whsec_<base64>` secret into its key bytes.
+ * @throws InvalidSecretError when the prefix is missing, the base64 is not canonical, or the length is
+ *   outside 24–64 bytes.
+ */
+export function decodeSecret(secret: string): Buffer {
+  if (!secret.startsWith(SECRET_PREFIX)) throw new InvalidSecretError('secret must start with whsec_');
+  const b64 = secret.slice(SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) {
+    throw new InvalidSecretError('secret must be whsec_ followed by padded standard base64');
+  }
+  const key = Buffer.from(b64, 'base64');
+  if (key.length < SECRET_MIN_BYTES || key.length > SECRET_MAX_BYTES) {
+    throw new InvalidSecretError(`secret key must be ${SECRET_MIN_BYTES}–${SECRET_MAX_BYTES} bytes`);
+  }
+  return key;
+}
+
+/** Encodes key bytes as a `whsec_` secret (padded standard base64). */
+export function encodeSecret(key: Uint8Array): string {
+  return SECRET_PREFIX + Buffer.from(key).toString('base64');
+}
+
+/**
+ * One `v1,<base64>` signature entry over (msgId, timestampS, body).
+ * @param key raw key bytes (see {@link decodeSecret})
+ * @param timestampS Unix time in whole seconds, as sent in `webhook-timestamp`
+ * @param body the exact body bytes sent
+ */
+export function signV1(key: Uint8Array, msgId: string, timestampS: number, body: Uint8Array): string {
+  const hmac = createHmac('sha256', key);
+  hmac.update(`${msgId}.${timestampS}.`, 'utf8');
+  hmac.update(body);
+  return `v1,${hmac.digest('base64')}`;
+}
+
+/** The three Standard Webhooks headers for one attempt. */
+export interface SignatureHeaders {
+  readonly 'webhook-id': string;
+  readonly 'webhook-timestamp': string;
+  readonly 'webhook-signature': string;
+}
+
+/**
+ * Builds the Standard Webhooks headers. With several keys (secret rotation grace period) the signature
+ * header carries one entry per key, space-separated, newest first.
+ */
+export function signatureHeaders(keys: readonly Uint8Array[], msgId: string, timestampS: number, body: Uint8Array): SignatureHeaders {
+  return {
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestampS),
+    'webhook-signature': keys.map((key) => signV1(key, msgId, timestampS, body)).join(' '),
+  };
+}

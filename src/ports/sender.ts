@@ -1,0 +1,20 @@
+import type { SendResult } from '../domain/attempt-outcome.ts';
+
+/** One outbound webhook request. The body is the exact byte span of the published payload. */
+export interface OutboundRequest {
+  readonly url: string;
+  /** Header names in lower case: content-type, webhook-id/-timestamp/-signature, endpoint custom headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+}
+
+/**
+ * Makes one HTTP attempt (DESIGN §2 step 2, §7). Never throws: every failure is a {@link SendResult} of
+ * type `error` with its error kind. When `signal` aborts before the request was sent, the result is an
+ * error of kind `deadline` with detail `aborted` and nothing reached the receiver.
+ */
+export interface Sender {
+  send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
