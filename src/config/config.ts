@@ -72,6 +72,8 @@ export const SETTINGS = {
   port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
   adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /health, /ready and /metrics for a dispatcher-only process.'),
   apiToken: setting('TIDINGS_API_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Admin Bearer token. Unset: one is generated on first start, stored hashed, and printed once.'),
+  encryptionKeys: setting('TIDINGS_ENCRYPTION_KEYS', z.string().min(1).optional(), undefined, 'secret', 'Key ring for encryption at rest: comma-separated id:base64 (32-byte) keys, the first used for new writes. Unset on the embedded engine: a key is generated into TIDINGS_DATA_DIR. Unset with DATABASE_URL: start-up refuses.'),
+  insecurePlaintextStorage: setting('TIDINGS_INSECURE_PLAINTEXT_STORAGE', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'Development only: store secrets and payloads unencrypted when no key ring is set.'),
   logLevel: setting('TIDINGS_LOG_LEVEL', z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']), 'info', 'level', 'pino log level.'),
   workerId: setting('TIDINGS_WORKER_ID', z.string().min(1).optional(), undefined, 'text', 'Dispatcher id written into leases and the timeline. Unset: host-pid-random.'),
   dbPoolSize: setting('TIDINGS_DB_POOL_SIZE', int(1, 200), '10', 'connections', 'Connections per process to a PostgreSQL server (the embedded engine always uses one).'),

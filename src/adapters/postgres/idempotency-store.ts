@@ -1,0 +1,67 @@
+import { AppError } from '../../domain/errors.ts';
+import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../ports/idempotency-store.ts';
+import type { Db } from './db.ts';
+import { sqlState, SqlState } from './sqlstate.ts';
+import { runTx } from './tx.ts';
+
+/*
+ * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
+ * statement wait (unique index) until it commits or rolls back, bounded by lock_timeout. $1 owner, $2 route,
+ * $3 key, $4 fingerprint, $5 ttl ms. Returns one row when the key is ours; none when it already exists.
+ */
+const CLAIM_KEY = `
+INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
+VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
+ON CONFLICT (owner, route, key) DO NOTHING
+RETURNING 1`;
+
+const READ_KEY = `
+SELECT fingerprint, response_status, response_body, expires_at < clock_timestamp() AS expired
+FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`;
+
+const STORE_ANSWER = `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`;
+const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
+
+/**
+ * The PostgreSQL {@link IdempotencyStore} (DESIGN §5): insert-first with ON CONFLICT, so twenty racing
+ * duplicates make one row and one piece of work; the answer commits with the work.
+ */
+export function createPgIdempotencyStore(db: Db): IdempotencyStore {
+  return {
+    transaction: (work) => runTx(db, (tx) => work(tx)),
+    async run(scope: IdempotencyScope, work) {
+      const keyParams = [scope.owner, scope.route, scope.key];
+      return runTx(db, async (tx, client) => {
+        await client.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(scope.waitMs))}ms`]);
+        let claimed: boolean;
+        try {
+          claimed = (await client.query(CLAIM_KEY, [...keyParams, scope.fingerprint, scope.ttlMs])).rowCount === 1;
+          if (!claimed) {
+            const existing = await client.query<{ fingerprint: string; response_status: number | null; response_body: unknown; expired: boolean }>(READ_KEY, keyParams);
+            const row = existing.rows[0];
+            if (row !== undefined && row.expired) {
+              await client.query(DROP_EXPIRED, keyParams);
+              claimed = (await client.query(CLAIM_KEY, [...keyParams, scope.fingerprint, scope.ttlMs])).rowCount === 1;
+            } else if (row !== undefined) {
+              if (row.fingerprint !== scope.fingerprint) {
+                throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request');
+              }
+              if (row.response_status === null) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
+              return { status: row.response_status, body: row.response_body, replayed: true };
+            }
+          }
+        } catch (error) {
+          if (sqlState(error) === SqlState.lockNotAvailable) {
+            throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight; retry shortly', { cause: error, headers: { 'retry-after': '1' } });
+          }
+          throw error;
+        }
+        if (!claimed) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight; retry shortly', { headers: { 'retry-after': '1' } });
+        await client.query(`SELECT set_config('lock_timeout', '0', true)`);
+        const answer: StoredAnswer = await work(tx);
+        await client.query(STORE_ANSWER, [...keyParams, answer.status, JSON.stringify(answer.body)]);
+        return { ...answer, replayed: false };
+      });
+    },
+  };
+}

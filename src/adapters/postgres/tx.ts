@@ -1,0 +1,26 @@
+import type { Tx } from '../../ports/idempotency-store.ts';
+import type { Db, Queryable } from './db.ts';
+
+/** The PostgreSQL form of the opaque {@link Tx}: the open transaction's client and after-commit hooks. */
+interface PgTx extends Tx {
+  readonly client: Queryable;
+  readonly afterCommit: (() => void)[];
+}
+
+/** Unwraps a {@link Tx} made by {@link runTx} into its client. */
+export function txClient(tx: Tx): Queryable {
+  return (tx as PgTx).client;
+}
+
+/** Registers `hook` to run once the transaction has committed (never on rollback). */
+export function onCommit(tx: Tx, hook: () => void): void {
+  (tx as PgTx).afterCommit.push(hook);
+}
+
+/** Runs `work` in one transaction with a {@link Tx} handle; after-commit hooks run after COMMIT. */
+export async function runTx<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await db.tx((client) => work({ client, afterCommit: hooks } as unknown as PgTx, client));
+  for (const hook of hooks) hook();
+  return result;
+}

@@ -1,0 +1,84 @@
+import { classifyAttempt, type Classification, type SendResult } from '../../domain/attempt-outcome.ts';
+import { newId } from '../../domain/ids.ts';
+import { decideNextStep, parseRetryAfterMs, type NextStep, type RetryPolicy } from '../../domain/retry-schedule.ts';
+import { signatureHeaders } from '../../domain/signing.ts';
+import type { Clock, Random } from '../../ports/clock.ts';
+import type { AttemptRecord, ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { OutboundRequest, Sender } from '../../ports/sender.ts';
+
+/** Settings one attempt needs. */
+export interface AttemptSettings {
+  readonly retryPolicy: RetryPolicy;
+}
+
+/** Dependencies of one attempt. */
+export interface AttemptDeps {
+  readonly sender: Sender;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly settings: AttemptSettings;
+}
+
+/** The finished attempt: what to record, and what happened, for the log line and metrics. */
+export interface AttemptResult {
+  readonly record: AttemptRecord;
+  readonly result: SendResult;
+  readonly classification: Classification;
+  readonly next: NextStep;
+}
+
+/**
+ * Stage 1, prepare: the outbound request, signed for this attempt (Standard Webhooks; DESIGN §6).
+ * `webhook-id` is the message id (the same on every retry, replay and worker); the timestamp is the
+ * attempt's own, in seconds.
+ */
+export function prepareRequest(delivery: ClaimedDelivery, nowMs: number): OutboundRequest {
+  const signed = signatureHeaders(delivery.signingKeys, delivery.messageId, Math.floor(nowMs / 1000), delivery.payload);
+  return {
+    url: delivery.url,
+    headers: { ...delivery.headers, 'content-type': 'application/json', ...signed },
+    body: delivery.payload,
+  };
+}
+
+/**
+ * Runs one attempt: prepare → send (never throws) → classify (pure) → decide next (pure). Returns the
+ * record for the single fenced store write; it writes nothing itself.
+ */
+export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
+  const request = prepareRequest(delivery, deps.clock.nowMs());
+  const result = await deps.sender.send(request, signal);
+  const classification = classifyAttempt(result);
+  const policy = deps.settings.retryPolicy;
+  const retryAfterMs = result.type === 'response' ? parseRetryAfterMs(result.retryAfter, deps.clock.nowMs(), policy) : null;
+  const next = decideNextStep({
+    attemptNumber: delivery.attemptNumber,
+    classification,
+    retryAfterMs,
+    manual: delivery.manual,
+    policy,
+    random: () => deps.random.next(),
+  });
+  const throttles = result.type === 'response' && (result.statusCode === 429 || result.statusCode === 503) && retryAfterMs !== null;
+  const record: AttemptRecord = {
+    deliveryId: delivery.deliveryId,
+    fencingToken: delivery.fencingToken,
+    workerId: delivery.workerId,
+    endpointId: delivery.endpointId,
+    attemptId: newId('atmpt', deps.clock.nowMs(), () => deps.random.next()),
+    attemptNumber: delivery.attemptNumber,
+    trigger: delivery.manual ? 'manual' : 'scheduled',
+    url: delivery.url,
+    succeeded: classification.verdict === 'delivered',
+    statusCode: classification.statusCode,
+    responseBody: result.type === 'response' ? result.bodyPrefix : '',
+    location: result.type === 'response' ? result.location : null,
+    errorKind: classification.errorKind,
+    errorDetail: result.type === 'error' ? result.detail : result.bodyError,
+    durationMs: result.durationMs,
+    next,
+    throttleEndpointMs: throttles ? retryAfterMs : null,
+    disableEndpointReason: classification.verdict === 'gone' ? 'receiver answered 410 Gone' : null,
+  };
+  return { record, result, classification, next };
+}

@@ -1,0 +1,289 @@
+import type { RetryPolicy } from '../../domain/retry-schedule.ts';
+import type { Clock, Random } from '../../ports/clock.ts';
+import type { ClaimedDelivery, DeliveryStore } from '../../ports/delivery-store.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { Sender } from '../../ports/sender.ts';
+import { runAttempt, type AttemptResult } from './attempt.ts';
+import { createRecorder, type Recorder } from './recorder.ts';
+
+/** Settings of a dispatcher. Durations in ms. */
+export interface DispatcherSettings {
+  readonly workerId: string;
+  /** Requests in flight at most; claims fill free slots only. */
+  readonly concurrency: number;
+  /** Most deliveries per claim statement. */
+  readonly claimBatch: number;
+  readonly leaseMs: number;
+  readonly maxReclaims: number;
+  readonly pollIntervalMs: number;
+  readonly shutdownGraceMs: number;
+  readonly retryPolicy: RetryPolicy;
+}
+
+/** Hooks for metrics; every one optional. */
+export interface DispatcherObserver {
+  claimed?(count: number, reclaimed: number): void;
+  deadLettered?(count: number, reason: string): void;
+  attempted?(result: AttemptResult, recorded: boolean): void;
+  fencedOut?(count: number): void;
+  leasesLost?(count: number): void;
+  storeError?(error: unknown, during: 'claim' | 'record' | 'heartbeat' | 'release'): void;
+  inFlight?(count: number): void;
+}
+
+/** Dependencies of {@link createDispatcher}. `onWake` subscribes to publish wake-ups (NOTIFY or in-process). */
+export interface DispatcherDeps {
+  readonly store: DeliveryStore;
+  readonly sender: Sender;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly settings: DispatcherSettings;
+  readonly observer?: DispatcherObserver;
+  readonly onWake?: (listener: () => void) => () => void;
+}
+
+/** The dispatcher role (STYLE.md "The delivery loop"). */
+export interface Dispatcher {
+  /** Starts the loop: claim into free slots, poll, wake on NOTIFY, heartbeat, back off on store errors. */
+  start(): void;
+  /**
+   * Graceful stop: stop claiming; let in-flight attempts finish within the grace period; abort the rest and
+   * release their leases (fenced); resolves when nothing is in flight.
+   */
+  stop(): Promise<void>;
+  /** One claim into the free slots; launches the attempts and returns how many were claimed. */
+  tick(): Promise<number>;
+  /** Renews every in-flight lease once; returns the ids whose lease was lost. */
+  heartbeat(): Promise<readonly string[]>;
+  /** Resolves when no attempt is in flight (test seam). */
+  drained(): Promise<void>;
+  /** Attempts in flight now. */
+  inFlight(): number;
+  /** False after a failed claim until the next successful one (readiness). */
+  healthy(): boolean;
+}
+
+interface Flight {
+  readonly delivery: ClaimedDelivery;
+  readonly controller: AbortController;
+  /** Set when the lease was lost or handed back: the outcome must not be written. */
+  abandoned: boolean;
+  done: Promise<void>;
+}
+
+/** Makes a dispatcher (DESIGN §2, §9). */
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const { settings, logger, observer = {} } = deps;
+  const flights = new Map<string, Flight>();
+  let running = false;
+  let healthy = true;
+  let loopDone: Promise<void> = Promise.resolve();
+  let signal: (() => void) | undefined;
+  let drainWaiters: (() => void)[] = [];
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  const recorder: Recorder = createRecorder(deps.store, {
+    maxBatch: 500,
+    retryDelayMs: 100,
+    maxRetryDelayMs: 5_000,
+    now: () => deps.clock.sqlNow(),
+    onError: (error) => observer.storeError?.(error, 'record'),
+  });
+
+  const wakeLoop = (): void => {
+    const s = signal;
+    signal = undefined;
+    s?.();
+  };
+
+  const finish = (flight: Flight): void => {
+    flights.delete(flight.delivery.deliveryId);
+    observer.inFlight?.(flights.size);
+    if (flights.size === 0) {
+      const waiters = drainWaiters;
+      drainWaiters = [];
+      for (const w of waiters) w();
+    }
+    // Refill when a useful share of the window is free (or everything finished).
+    const free = settings.concurrency - flights.size;
+    if (free >= Math.min(settings.claimBatch, Math.ceil(settings.concurrency / 4)) || flights.size === 0) wakeLoop();
+  };
+
+  const launch = (delivery: ClaimedDelivery): void => {
+    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, done: Promise.resolve() };
+    flights.set(delivery.deliveryId, flight);
+    flight.done = (async () => {
+      try {
+        const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
+        if (flight.abandoned) return;
+        let recorded: boolean;
+        try {
+          recorded = await recorder.record(outcome.record);
+        } catch {
+          return; // recorder closed during stop: the lease expires and the delivery is sent again
+        }
+        if (!recorded) observer.fencedOut?.(1);
+        observer.attempted?.(outcome, recorded);
+        logAttempt(logger, delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
+      } catch (error) {
+        logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
+      } finally {
+        finish(flight);
+      }
+    })();
+  };
+
+  const tick = async (): Promise<number> => {
+    const free = settings.concurrency - flights.size;
+    if (free <= 0) return 0;
+    const result = await deps.store.claim({
+      workerId: settings.workerId,
+      limit: Math.min(free, settings.claimBatch),
+      leaseMs: settings.leaseMs,
+      maxReclaims: settings.maxReclaims,
+      now: deps.clock.sqlNow(),
+    });
+    healthy = true;
+    if (result.deadLettered > 0) {
+      observer.deadLettered?.(result.deadLettered, 'lease_lost_repeatedly');
+      logger.warn({ count: result.deadLettered }, 'deliveries dead-lettered: lease lost repeatedly');
+    }
+    if (result.deliveries.length > 0) observer.claimed?.(result.deliveries.length, result.reclaimed);
+    for (const delivery of result.deliveries) launch(delivery);
+    observer.inFlight?.(flights.size);
+    return result.deliveries.length;
+  };
+
+  const heartbeat = async (): Promise<readonly string[]> => {
+    const live = [...flights.values()].filter((f) => !f.abandoned).map((f) => f.delivery);
+    if (live.length === 0) return [];
+    const lost = await deps.store.extendLeases(live, settings.leaseMs, deps.clock.sqlNow());
+    for (const id of lost) {
+      const flight = flights.get(id);
+      if (flight === undefined) continue;
+      flight.abandoned = true;
+      flight.controller.abort();
+    }
+    if (lost.length > 0) {
+      observer.leasesLost?.(lost.length);
+      logger.warn({ deliveryIds: lost, workerId: settings.workerId }, 'lease lost: attempts abandoned, nothing will be written for them');
+    }
+    return lost;
+  };
+
+  const waitForWork = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        signal = undefined;
+        resolve();
+      }, ms);
+      signal = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const loop = async (): Promise<void> => {
+    let failures = 0;
+    while (running) {
+      let claimed = 0;
+      let limit = 0;
+      try {
+        limit = Math.min(settings.concurrency - flights.size, settings.claimBatch);
+        claimed = await tick();
+        failures = 0;
+      } catch (error) {
+        healthy = false;
+        failures += 1;
+        observer.storeError?.(error, 'claim');
+        const backoff = Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
+        const delay = Math.round(backoff * (0.5 + deps.random.next()));
+        logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
+        await waitForWork(delay);
+        continue;
+      }
+      if (!running) break;
+      // A full batch means more may be due: claim again at once if slots are free.
+      if (claimed > 0 && claimed === limit && flights.size < settings.concurrency) continue;
+      await waitForWork(settings.pollIntervalMs);
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      unsubscribe = deps.onWake?.(wakeLoop);
+      const beat = Math.max(10, Math.floor(settings.leaseMs / 3));
+      heartbeatTimer = setInterval(() => {
+        heartbeat().catch((error: unknown) => observer.storeError?.(error, 'heartbeat'));
+      }, beat);
+      heartbeatTimer.unref();
+      loopDone = loop();
+    },
+
+    async stop() {
+      running = false;
+      unsubscribe?.();
+      wakeLoop();
+      await loopDone;
+      if (flights.size > 0) {
+        let graceTimer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => { graceTimer = setTimeout(resolve, settings.shutdownGraceMs); });
+        await Promise.race([this.drained(), grace]);
+        clearTimeout(graceTimer);
+      }
+      const left = [...flights.values()];
+      if (left.length > 0) {
+        for (const f of left) {
+          f.abandoned = true;
+          f.controller.abort();
+        }
+        await Promise.all(left.map((f) => f.done));
+        try {
+          const fenced = await deps.store.releaseLeases(left.map((f) => f.delivery), deps.clock.sqlNow());
+          logger.info({ released: left.length - fenced.length, fencedOut: fenced.length }, 'leases released at shutdown');
+        } catch (error) {
+          observer.storeError?.(error, 'release');
+          logger.warn({ err: error }, 'could not release leases at shutdown; they will expire');
+        }
+      }
+      if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
+      recorder.close();
+    },
+
+    tick,
+    heartbeat,
+    drained: () => (flights.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve))),
+    inFlight: () => flights.size,
+    healthy: () => healthy,
+  };
+}
+
+/** The one wide log line per attempt (STYLE.md): receiver failures are info, fenced-out writes warn. */
+function logAttempt(logger: Logger, delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): void {
+  const { result, classification, next } = outcome;
+  const line = {
+    event: 'delivery.attempted',
+    deliveryId: delivery.deliveryId,
+    messageId: delivery.messageId,
+    endpointId: delivery.endpointId,
+    appId: delivery.appId,
+    attempt: delivery.attemptNumber,
+    maxAttempts,
+    trigger: delivery.manual ? 'manual' : 'scheduled',
+    outcome: classification.verdict,
+    errorKind: classification.errorKind,
+    status: classification.statusCode,
+    durationMs: result.durationMs,
+    next: next.next,
+    nextDelayMs: next.next === 'retry' ? next.delayMs : undefined,
+    deadReason: next.next === 'dead' ? next.reason : undefined,
+    fencingToken: delivery.fencingToken,
+    reclaimed: delivery.reclaimed,
+    recorded,
+  };
+  if (!recorded) logger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
+  else logger.info(line, 'delivery.attempted');
+}

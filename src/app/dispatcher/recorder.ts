@@ -1,0 +1,96 @@
+import type { AttemptRecord, DeliveryStore, RecordResult } from '../../ports/delivery-store.ts';
+
+/** Settings of {@link createRecorder}. Durations in ms. */
+export interface RecorderOptions {
+  /** Most outcomes written by one statement. */
+  readonly maxBatch: number;
+  /** First retry delay after a failed write; doubles up to `maxRetryDelayMs`. */
+  readonly retryDelayMs: number;
+  readonly maxRetryDelayMs: number;
+  readonly now: () => Date | null;
+  /** Called when a batch write fails (it is retried, never dropped). */
+  readonly onError: (error: unknown) => void;
+}
+
+/** Writes attempt outcomes in batches. */
+export interface Recorder {
+  /**
+   * Queues one outcome. Resolves once it is written — `true` when recorded, `false` when fenced out. While
+   * a batch is being written, further outcomes gather and go together in the next statement (the batch
+   * grows with load, with no timer). A failed write is retried with back-off until it succeeds or the
+   * recorder is closed; then the promise rejects and the lease simply expires (a redelivery, never a loss).
+   */
+  record(record: AttemptRecord): Promise<boolean>;
+  /** Stops retrying; queued outcomes not yet written reject. */
+  close(): void;
+}
+
+interface Pending {
+  readonly record: AttemptRecord;
+  resolve(recorded: boolean): void;
+  reject(error: unknown): void;
+}
+
+/** Makes a batching recorder over `store.recordAttempts` (DESIGN §2 step 3; issue 7: batched, fenced). */
+export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, options: RecorderOptions): Recorder {
+  let queue: Pending[] = [];
+  let writing = false;
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let endWait: (() => void) | undefined;
+
+  const flush = async (): Promise<void> => {
+    if (writing || queue.length === 0 || closed) return;
+    writing = true;
+    const batch = queue.slice(0, options.maxBatch);
+    queue = queue.slice(batch.length);
+    let delay = options.retryDelayMs;
+    for (;;) {
+      let result: RecordResult;
+      try {
+        result = await store.recordAttempts(batch.map((p) => p.record), options.now());
+      } catch (error) {
+        options.onError(error);
+        if (closed) {
+          for (const p of batch) p.reject(error);
+          writing = false;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          endWait = resolve;
+          retryTimer = setTimeout(resolve, delay);
+        });
+        if (closed) {
+          for (const p of batch) p.reject(error);
+          writing = false;
+          return;
+        }
+        delay = Math.min(delay * 2, options.maxRetryDelayMs);
+        continue;
+      }
+      const recorded = new Set(result.recorded);
+      for (const p of batch) p.resolve(recorded.has(p.record.deliveryId));
+      break;
+    }
+    writing = false;
+    void flush();
+  };
+
+  return {
+    record(record) {
+      if (closed) return Promise.reject(new Error('recorder closed'));
+      return new Promise<boolean>((resolve, reject) => {
+        queue.push({ record, resolve, reject });
+        void flush();
+      });
+    },
+    close() {
+      closed = true;
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      endWait?.();
+      const error = new Error('recorder closed');
+      for (const p of queue) p.reject(error);
+      queue = [];
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import type { DeliveryState } from '../domain/delivery-state.ts';
+import type { ErrorKind } from '../domain/error-kinds.ts';
+import type { NextStep } from '../domain/retry-schedule.ts';
+
+/**
+ * The store port of the delivery path (DESIGN §2): claim → extendLease → recordAttempts, plus releaseLease
+ * for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, lease owner).
+ * Instants are passed as `now: Date | null` (null = database clock); durations are in ms.
+ * Delivery ids and fencing tokens are bigint values carried as decimal strings.
+ */
+export interface DeliveryStore {
+  /**
+   * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (DESIGN §2 step 1):
+   * pending with next_attempt_at ≤ now, or leased with an expired lease (a reclaim, counted). Deliveries of
+   * endpoints that are not active are not claimed. Before claiming, expired leases already reclaimed
+   * `maxReclaims` times are dead-lettered with reason `lease_lost_repeatedly`.
+   */
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  /**
+   * Renews leases in one statement (the heartbeat, DESIGN §2 step 2), each guarded by its fencing token
+   * and owner. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
+   */
+  extendLeases(leases: readonly LeaseRef[], leaseMs: number, now: Date | null): Promise<readonly string[]>;
+  /**
+   * Gives leases back without charging an attempt (graceful stop): each delivery is pending again, due now.
+   * Returns the ids that were fenced out (nothing written for them).
+   */
+  releaseLeases(leases: readonly LeaseRef[], now: Date | null): Promise<readonly string[]>;
+  /**
+   * Records attempts and next states in one transaction (DESIGN §2 step 3). Rows whose fencing guard no
+   * longer matches write nothing at all (no attempt, no timeline row); the others are unaffected.
+   */
+  recordAttempts(records: readonly AttemptRecord[], now: Date | null): Promise<RecordResult>;
+}
+
+/** Identifies one lease: the delivery, the token of the claim, and the dispatcher that holds it. */
+export interface LeaseRef {
+  readonly deliveryId: string;
+  readonly fencingToken: string;
+  readonly workerId: string;
+}
+
+export interface ClaimInput {
+  readonly workerId: string;
+  readonly limit: number;
+  readonly leaseMs: number;
+  readonly maxReclaims: number;
+  readonly now: Date | null;
+}
+
+export interface ClaimResult {
+  readonly deliveries: readonly ClaimedDelivery[];
+  /** How many of `deliveries` were taken over from an expired lease. */
+  readonly reclaimed: number;
+  /** Deliveries dead-lettered as `lease_lost_repeatedly` by this call. */
+  readonly deadLettered: number;
+}
+
+/** Everything one attempt needs, loaded by the claim (payload decrypted, secrets as key bytes). */
+export interface ClaimedDelivery extends LeaseRef {
+  readonly appId: string;
+  readonly messageId: string;
+  readonly endpointId: string;
+  readonly eventType: string;
+  /** 1-based number of the attempt about to be made (recorded attempts + 1). */
+  readonly attemptNumber: number;
+  /** A resend (manual attempt): a failure is not retried. */
+  readonly manual: boolean;
+  readonly reclaimed: boolean;
+  readonly url: string;
+  /** Exact payload bytes as published. */
+  readonly payload: Uint8Array;
+  /** Signing keys: the current secret first, then the previous one during a rotation grace period. */
+  readonly signingKeys: readonly Uint8Array[];
+  /** Custom static endpoint headers (lower-case names). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One attempt's outcome to record, fenced by its lease. */
+export interface AttemptRecord extends LeaseRef {
+  readonly endpointId: string;
+  readonly attemptId: string;
+  readonly attemptNumber: number;
+  readonly trigger: 'scheduled' | 'manual';
+  readonly url: string;
+  readonly succeeded: boolean;
+  readonly statusCode: number | null;
+  readonly responseBody: string;
+  readonly location: string | null;
+  readonly errorKind: ErrorKind | null;
+  readonly errorDetail: string | null;
+  readonly durationMs: number;
+  readonly next: NextStep;
+  /** Throttle the whole endpoint for this long (429/503 with Retry-After), in ms; null = no throttle. */
+  readonly throttleEndpointMs: number | null;
+  /** Disable the endpoint with this reason (410 Gone); null = leave it. */
+  readonly disableEndpointReason: string | null;
+}
+
+export interface RecordResult {
+  /** Delivery ids whose outcome was written. */
+  readonly recorded: readonly string[];
+  /** Delivery ids fenced out (nothing written for them). */
+  readonly fencedOut: readonly string[];
+}
+
+/** A delivery row as read by queries and tests. Instants are Dates from the database clock. */
+export interface DeliveryRow {
+  readonly id: string;
+  readonly appId: string;
+  readonly messageId: string;
+  readonly endpointId: string;
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: Date;
+  readonly attemptCount: number;
+  readonly fencingToken: string;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: Date | null;
+  readonly reclaimCount: number;
+  readonly lastStatusCode: number | null;
+  readonly lastErrorKind: string | null;
+  readonly lastAttemptAt: Date | null;
+  readonly deadReason: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
