@@ -1,0 +1,161 @@
+import { Agent } from 'undici';
+import type { SendResult } from '../../domain/attempt-outcome.ts';
+import { ErrorKind } from '../../domain/error-kinds.ts';
+import type { OutboundRequest, Sender } from '../../ports/sender.ts';
+import { AttemptHandler } from './attempt-handler.ts';
+import { AttemptStoppedError } from './classify-error.ts';
+import { createGuardedConnector, type LookupFunction } from './guarded-connect.ts';
+
+/**
+ * Options of {@link createHttpSender}. Durations are in milliseconds, sizes in bytes. The configuration
+ * (src/config/config.ts) supplies each one; the names match its settings.
+ */
+export interface HttpSenderOptions {
+  /** DNS lookup + TCP connect + TLS handshake of a new connection, in ms (TIDINGS_CONNECT_TIMEOUT). */
+  readonly connectTimeoutMs: number;
+  /**
+   * From the request written to the final response headers, in ms (TIDINGS_HEADERS_TIMEOUT). Bytes of a
+   * slowly dripped header block do not reset it; a complete 1xx response does (undici), which is why the
+   * deadline exists.
+   */
+  readonly headersTimeoutMs: number;
+  /** Longest gap between two response body chunks, in ms (TIDINGS_BODY_TIMEOUT). */
+  readonly bodyTimeoutMs: number;
+  /**
+   * Overall deadline of one attempt, in ms, from the call of `send` (waiting for a free socket included)
+   * to the last body byte (TIDINGS_ATTEMPT_DEADLINE). Nothing resets it: not 1xx responses, not slowly
+   * dripped headers or body.
+   */
+  readonly deadlineMs: number;
+  /** Response body bytes read at most; the rest is discarded and the socket closed (TIDINGS_MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes: number;
+  /** Body bytes kept as the attempt's `bodyPrefix`, at most maxResponseBytes (TIDINGS_RESPONSE_PREFIX_BYTES). */
+  readonly responsePrefixBytes: number;
+  /** Connections per receiver origin (scheme, host, port); further attempts queue (TIDINGS_MAX_SOCKETS_PER_ORIGIN). */
+  readonly maxSocketsPerOrigin: number;
+  /** CIDR ranges that open otherwise refused addresses (TIDINGS_EGRESS_ALLOWLIST, DESIGN §7). */
+  readonly egressAllowlist: readonly string[];
+  /** The `user-agent` header of every request, e.g. `Tidings/0.1.0`. */
+  readonly userAgent: string;
+  /** Response header block size cap in bytes; larger → `too_large`. Default 16 KiB (Node's default). */
+  readonly maxHeaderBytes?: number;
+  /** Resolver with the shape of `dns.lookup(name, { all: true }, cb)`; default the system resolver. Tests inject one. */
+  readonly lookup?: LookupFunction;
+}
+
+/**
+ * Request headers the sender owns: framing and connection management are undici's, `host` comes from the
+ * URL, and `user-agent` is always Tidings' own. A caller's value for any of them is dropped.
+ */
+const SENDER_OWNED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te',
+  'trailer', 'proxy-connection', 'proxy-authorization', 'user-agent',
+]);
+
+const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+
+function requirePositive(name: string, value: number, min = 1): void {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
+}
+
+function validate(options: HttpSenderOptions): void {
+  requirePositive('connectTimeoutMs', options.connectTimeoutMs);
+  requirePositive('headersTimeoutMs', options.headersTimeoutMs);
+  requirePositive('bodyTimeoutMs', options.bodyTimeoutMs);
+  requirePositive('deadlineMs', options.deadlineMs);
+  requirePositive('maxResponseBytes', options.maxResponseBytes, 0);
+  requirePositive('responsePrefixBytes', options.responsePrefixBytes, 0);
+  requirePositive('maxSocketsPerOrigin', options.maxSocketsPerOrigin);
+  requirePositive('maxHeaderBytes', options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
+  if (options.responsePrefixBytes > options.maxResponseBytes) throw new RangeError('responsePrefixBytes must not exceed maxResponseBytes');
+  if (options.userAgent.trim() === '') throw new RangeError('userAgent must not be empty');
+}
+
+function outboundHeaders(request: OutboundRequest, userAgent: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    const lower = name.toLowerCase();
+    if (!SENDER_OWNED_HEADERS.has(lower)) headers[lower] = value;
+  }
+  headers['user-agent'] = userAgent;
+  return headers;
+}
+
+function refused(errorKind: ErrorKind, detail: string): SendResult {
+  return { type: 'error', errorKind, detail, durationMs: 0 };
+}
+
+/**
+ * Creates the outbound Sender on undici (DESIGN §2 step 2, §7; issue 2 §7; issue 5).
+ *
+ * Each `send` makes one POST with the caller's headers plus `user-agent`, through a private undici
+ * `Agent` (never the global dispatcher, so HTTP_PROXY / HTTPS_PROXY / NO_PROXY are ignored) whose every
+ * new connection passes the SSRF guard of guarded-connect.ts. Redirects are never followed (a 3xx is a
+ * response with its `location`); responses are never decompressed; at most `maxResponseBytes` body bytes
+ * are read. `send` never throws: every failure is a {@link SendResult} of type `error` with a kind from
+ * src/domain/error-kinds.ts, or a `response` with `bodyError` when the status line had already arrived
+ * (a 2xx whose body is then cut still counts as delivered, DESIGN §4).
+ *
+ * When `signal` is already aborted, or aborts before the request was written, the result is an error of
+ * kind `deadline` with detail `aborted` and nothing is written to the receiver; an abort after the request
+ * was written closes the connection and says so in the detail.
+ *
+ * @throws RangeError at creation for an invalid option or allow-list entry (never from `send`).
+ */
+export function createHttpSender(options: HttpSenderOptions): Sender {
+  validate(options);
+  const agent = new Agent({
+    connect: createGuardedConnector({
+      connectTimeoutMs: options.connectTimeoutMs,
+      egressAllowlist: options.egressAllowlist,
+      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+    }),
+    connections: options.maxSocketsPerOrigin,
+    pipelining: 1,
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+  });
+  const limits = { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes };
+
+  function send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
+    if (signal?.aborted === true) return Promise.resolve(refused(ErrorKind.deadline, 'aborted'));
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve(refused(ErrorKind.blockedAddress, 'the endpoint URL cannot be parsed'));
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return Promise.resolve(refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`));
+    }
+    const startedAt = performance.now();
+    return new Promise<SendResult>((resolve) => {
+      const onAbort = (): void => {
+        handler.stop(new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'), handler.requestSent ? 'aborted after the request was sent' : 'aborted');
+      };
+      const handler = new AttemptHandler(limits, startedAt, (result) => {
+        clearTimeout(deadline);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      });
+      const deadline = setTimeout(() => {
+        handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', `attempt deadline of ${options.deadlineMs} ms passed`), `attempt deadline of ${options.deadlineMs} ms passed`);
+      }, options.deadlineMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
+        agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: outboundHeaders(request, options.userAgent), body: request.body }, handler);
+      } catch (error) {
+        handler.onError(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  return {
+    send,
+    async close(): Promise<void> {
+      await agent.close();
+    },
+  };
+}
