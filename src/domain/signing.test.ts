@@ -434,3 +434,15 @@ test('every case of the vector file is checked against our code or listed as not
   }
   assert.equal(checked.size + NOT_APPLICABLE.size, all.length);
 });
+
+// Regression test for a bug in decodeSecret, named after it. decodeSecret's TSDoc promises an
+// InvalidSecretError when "the base64 is not canonical", but only the alphabet, the padding and the length
+// are checked: a final character whose unused low bits are not zero ("…gNZ=" instead of "…gNY=") decodes to
+// the same 32 bytes and is accepted. Strict decoders (the Rust reference library's base64 engine) refuse
+// such a secret, so a receiver there could not load a secret Tidings accepted.
+test('BUG decodeSecret accepts non-canonical base64 whose unused padding bits are not zero', () => {
+  const canonical = 'whsec_9BLqj73M7k8EwaBNj+m6v22/19+Mkuj4bAJJ/qD7gNY=';
+  const nonCanonical = 'whsec_9BLqj73M7k8EwaBNj+m6v22/19+Mkuj4bAJJ/qD7gNZ=';
+  assert.equal(decodeSecret(canonical).length, 32);
+  assert.throws(() => decodeSecret(nonCanonical), InvalidSecretError, 'two strings must not name the same key');
+});
