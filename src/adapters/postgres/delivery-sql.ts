@@ -39,20 +39,22 @@ RETURNING delivery_id`;
  * $1 worker id, $2 limit, $3 lease ms, $4 now, $5 max reclaims.
  */
 export const CLAIM = `
-WITH candidates AS (
-  (SELECT d.id, d.state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-   WHERE d.state = 'pending' AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
-     AND e.status = 'active' AND e.deleted_at IS NULL
-     AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($4::timestamptz, clock_timestamp()))
-   ORDER BY d.next_attempt_at, d.id
-   LIMIT $2
-   FOR UPDATE OF d SKIP LOCKED)
-  UNION ALL
-  (SELECT d.id, d.state FROM deliveries d
-   WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($4::timestamptz, clock_timestamp()) AND d.reclaim_count < $5
-   ORDER BY d.lease_expires_at, d.id
-   LIMIT $2
-   FOR UPDATE SKIP LOCKED)
+WITH due AS (
+  SELECT d.id, d.state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'pending' AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
+    AND e.status = 'active' AND e.deleted_at IS NULL
+    AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($4::timestamptz, clock_timestamp()))
+  ORDER BY d.next_attempt_at, d.id
+  LIMIT $2
+  FOR UPDATE OF d SKIP LOCKED
+), expired AS (
+  SELECT d.id, d.state FROM deliveries d
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($4::timestamptz, clock_timestamp()) AND d.reclaim_count < $5
+  ORDER BY d.lease_expires_at, d.id
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+), candidates AS (
+  SELECT id, state FROM expired UNION ALL SELECT id, state FROM due
 ), picked AS (
   SELECT id, state AS previous_state FROM candidates LIMIT $2
 ), claimed AS (

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../src/adapters/postgres/db.ts';
+import { encodeSecret } from '../../src/domain/signing.ts';
+import type { Cipher } from '../../src/ports/cipher.ts';
+
+let counter = 0;
+const suffix = (): string => `${Date.now().toString(36)}${(counter++).toString(36).padStart(4, '0')}${randomBytes(4).toString('hex')}`.toUpperCase().padEnd(27, '0').slice(0, 27);
+
+/** Inserts an application row directly (store-level tests that do not go through the API). */
+export async function insertApp(db: Db, name = 'test app'): Promise<string> {
+  const id = `app_${suffix()}`;
+  await db.query('INSERT INTO applications (id, name) VALUES ($1, $2)', [id, name]);
+  return id;
+}
+
+/** Options of {@link insertEndpoint}. */
+export interface EndpointFixture {
+  readonly appId: string;
+  readonly url: string;
+  /** `whsec_` secret; a fresh one when omitted. */
+  readonly secret?: string;
+  readonly filterTypes?: readonly string[] | null;
+  readonly channels?: readonly string[] | null;
+  readonly status?: 'active' | 'paused' | 'disabled';
+}
+
+/** Inserts an endpoint row with its secret encrypted by `cipher` (context = endpoint id). */
+export async function insertEndpoint(db: Db, cipher: Cipher, fixture: EndpointFixture): Promise<{ id: string; secret: string }> {
+  const id = `ep_${suffix()}`;
+  const secret = fixture.secret ?? encodeSecret(randomBytes(24));
+  const sealed = cipher.encrypt(Buffer.from(secret, 'utf8'), id);
+  await db.query(
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id, filter_types, channels, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [id, fixture.appId, fixture.url, sealed.data, sealed.keyId, fixture.filterTypes ?? null, fixture.channels ?? null, fixture.status ?? 'active'],
+  );
+  return { id, secret };
+}
