@@ -1,0 +1,37 @@
+import type { ApiKeyRecord, CatalogStore } from '../../ports/catalog-store.ts';
+import { nowSql, on } from './catalog-common.ts';
+import type { Db } from './db.ts';
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  role: 'admin' | 'app';
+  app_id: string | null;
+  created_at: Date;
+}
+
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at });
+
+/** The API-key part of the PostgreSQL {@link CatalogStore}: only SHA-256 hashes of tokens are stored. */
+export function pgApiKeys(db: Db): Pick<CatalogStore, 'findApiKeyByHash' | 'insertApiKeyIfAbsent' | 'revokeApplicationKeys'> {
+  return {
+    async findApiKeyByHash(tokenHash) {
+      const res = await db.query<ApiKeyRow>('SELECT id, name, role, app_id, created_at FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL', [Buffer.from(tokenHash)]);
+      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
+    },
+
+    async insertApiKeyIfAbsent(key, now) {
+      const res = await db.query(
+        `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6, ${nowSql(7)})
+         ON CONFLICT DO NOTHING`,
+        [key.id, key.name, key.role, key.appId, Buffer.from(key.tokenHash), key.tokenPrefix, now],
+      );
+      return (res.rowCount ?? 0) > 0;
+    },
+
+    async revokeApplicationKeys(tx, appId, now) {
+      const res = await on(db, tx).query(`UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE app_id = $1 AND revoked_at IS NULL`, [appId, now]);
+      return res.rowCount ?? 0;
+    },
+  };
+}

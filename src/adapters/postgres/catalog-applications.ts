@@ -1,0 +1,81 @@
+import type { ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
+import { keyset, toPage } from './catalog-paging.ts';
+import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
+import type { Db } from './db.ts';
+
+interface ApplicationRow {
+  id: string;
+  uid: string | null;
+  name: string;
+  rate_limit: number | null;
+  metadata: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at';
+const UID_TAKEN = { applications_uid_key: 'An application with this uid already exists' };
+
+/*
+ * INSERT_APPLICATION — $1 id, $2 uid, $3 name, $4 rate limit, $5 metadata (json text), $6 now.
+ * `onConflict` is '' or 'ON CONFLICT (uid) DO NOTHING'. Returns the row (none when it did nothing).
+ */
+const insertApplication = (onConflict: string) => `
+INSERT INTO applications (id, uid, name, rate_limit, metadata, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5::jsonb, ${nowSql(6)}, ${nowSql(6)})
+${onConflict}
+RETURNING ${COLUMNS}`;
+
+function toRecord(row: ApplicationRow): ApplicationRecord {
+  return { id: row.id, uid: row.uid, name: row.name, rateLimit: row.rate_limit, metadata: row.metadata, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+/** The application part of the PostgreSQL {@link CatalogStore}. */
+export function pgApplications(db: Db): Pick<CatalogStore, 'insertApplication' | 'insertApplicationIfAbsent' | 'findApplication' | 'listApplications' | 'updateApplication' | 'deleteApplication'> {
+  return {
+    async insertApplication(tx, app, now) {
+      const res = await withConflict(() => on(db, tx).query<ApplicationRow>(insertApplication(''), [app.id, app.uid, app.name, app.rateLimit, JSON.stringify(app.metadata), now]), UID_TAKEN);
+      return toRecord(res.rows[0]!);
+    },
+
+    async insertApplicationIfAbsent(tx, app, now) {
+      const client = on(db, tx);
+      const res = await client.query<ApplicationRow>(insertApplication('ON CONFLICT (uid) DO NOTHING'), [app.id, app.uid, app.name, app.rateLimit, JSON.stringify(app.metadata), now]);
+      if (res.rows[0] !== undefined) return { app: toRecord(res.rows[0]), created: true };
+      // READ COMMITTED: this statement's snapshot sees the row the conflicting transaction committed.
+      const existing = await client.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE uid = $1`, [app.uid]);
+      return { app: toRecord(existing.rows[0]!), created: false };
+    },
+
+    async findApplication(ref, options = {}) {
+      const res = await on(db, options.tx).query<ApplicationRow>(
+        `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
+        [ref],
+      );
+      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
+    },
+
+    async listApplications(page) {
+      const k = keyset(page, 'id', 2);
+      const res = await db.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE ${k.where} ORDER BY ${k.orderBy} LIMIT $1`, [k.fetch, ...k.params]);
+      return toPage(res.rows, page, (r) => r.id, toRecord);
+    },
+
+    async updateApplication(tx, id, changes, now) {
+      const set = setClause(changes, { uid: 'uid', name: 'name', rateLimit: 'rate_limit', metadata: 'metadata::jsonb' }, 3);
+      const res = await withConflict(
+        () => on(db, tx).query<ApplicationRow>(
+          `UPDATE applications SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+          [id, now, ...set.params],
+        ),
+        UID_TAKEN,
+      );
+      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
+    },
+
+    async deleteApplication(tx, id) {
+      const res = await on(db, tx).query('DELETE FROM applications WHERE id = $1', [id]);
+      return (res.rowCount ?? 0) > 0;
+    },
+  };
+}

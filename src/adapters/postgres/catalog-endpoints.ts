@@ -1,0 +1,143 @@
+import type { Cipher } from '../../ports/cipher.ts';
+import type { CatalogStore, EndpointRecord, EndpointStatus } from '../../ports/catalog-store.ts';
+import { keyset, toPage } from './catalog-paging.ts';
+import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
+import type { Db } from './db.ts';
+
+interface EndpointRow {
+  id: string;
+  app_id: string;
+  uid: string | null;
+  url: string;
+  description: string;
+  version: number;
+  filter_types: string[] | null;
+  channels: string[] | null;
+  metadata: Record<string, string>;
+  headers: Record<string, string>;
+  rate_limit_per_s: number | null;
+  status: EndpointStatus;
+  status_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Every column but the secrets: a secret is read only by {@link pgEndpoints} `endpointSecret`. */
+const COLUMNS = 'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, status, status_reason, created_at, updated_at';
+const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists in the application' };
+
+/*
+ * INSERT_ENDPOINT — $1 id, $2 app id, $3 uid, $4 url, $5 description, $6 version, $7 filter types,
+ * $8 channels, $9 metadata (json text), $10 headers (json text), $11 rate limit, $12 status,
+ * $13 status reason, $14 secret (ciphertext), $15 secret key id, $16 now. Returns the row.
+ */
+const INSERT_ENDPOINT = `
+INSERT INTO endpoints (id, app_id, uid, url, description, version, filter_types, channels, metadata, headers,
+                       rate_limit_per_s, status, status_reason, status_changed_at, secret, secret_key_id, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, ${nowSql(16)}, $14, $15, ${nowSql(16)}, ${nowSql(16)})
+RETURNING ${COLUMNS}`;
+
+/*
+ * SETTLE_PENDING — moves every pending delivery of an endpoint to a final state and appends its timeline
+ * row, in one statement (DESIGN §3). Reads index deliveries_endpoint_state. Rows a claim holds locked are
+ * waited for, then re-checked: a delivery that the claim leased meanwhile is no longer pending and is left
+ * alone. $1 endpoint id, $2 state, $3 reason, $4 now. Returns the count.
+ */
+const SETTLE_PENDING = `
+WITH moved AS (
+  UPDATE deliveries SET state = $2, updated_at = ${nowSql(4)}
+  WHERE endpoint_id = $1 AND state = 'pending'
+  RETURNING id
+), logged AS (
+  INSERT INTO delivery_events (delivery_id, state, reason, at)
+  SELECT id, $2, $3, ${nowSql(4)} FROM moved
+)
+SELECT count(*)::int AS n FROM moved`;
+
+function toRecord(row: EndpointRow): EndpointRecord {
+  return {
+    id: row.id, appId: row.app_id, uid: row.uid, url: row.url, description: row.description, version: row.version,
+    filterTypes: row.filter_types, channels: row.channels, metadata: row.metadata, headers: row.headers,
+    rateLimit: row.rate_limit_per_s, status: row.status, statusReason: row.status_reason, createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The endpoint part of the PostgreSQL {@link CatalogStore}. Signing secrets are encrypted with `cipher`
+ * (context = endpoint id, so a value cannot be moved to another row) and never logged.
+ */
+export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertEndpoint' | 'findEndpoint' | 'listEndpoints' | 'updateEndpoint' | 'softDeleteEndpoint' | 'endpointSecret' | 'settlePendingDeliveries'> {
+  return {
+    async insertEndpoint(tx, ep, now) {
+      const sealed = cipher.encrypt(Buffer.from(ep.secret, 'utf8'), ep.id);
+      const res = await withConflict(
+        () => on(db, tx).query<EndpointRow>(INSERT_ENDPOINT, [
+          ep.id, ep.appId, ep.uid, ep.url, ep.description, ep.version, ep.filterTypes, ep.channels,
+          JSON.stringify(ep.metadata), JSON.stringify(ep.headers), ep.rateLimit, ep.status, ep.statusReason,
+          sealed.data, sealed.keyId, now,
+        ]),
+        UID_TAKEN,
+      );
+      return toRecord(res.rows[0]!);
+    },
+
+    async findEndpoint(appId, ref, options = {}) {
+      const res = await on(db, options.tx).query<EndpointRow>(
+        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND (id = $2 OR uid = $2)
+         ORDER BY (id = $2) DESC LIMIT 1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
+        [appId, ref],
+      );
+      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
+    },
+
+    async listEndpoints(appId, page) {
+      const k = keyset(page, 'id', 3);
+      const res = await db.query<EndpointRow>(
+        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        [appId, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, page, (r) => r.id, toRecord);
+    },
+
+    async updateEndpoint(tx, appId, id, changes, now) {
+      const { status, ...fields } = changes;
+      const set = setClause(fields, {
+        uid: 'uid', url: 'url', description: 'description', version: 'version', filterTypes: 'filter_types', channels: 'channels',
+        metadata: 'metadata::jsonb', headers: 'headers::jsonb', rateLimit: 'rate_limit_per_s',
+      }, 4);
+      const sql = [...set.sql, `updated_at = ${nowSql(3)}`];
+      const params: unknown[] = [appId, id, now, ...set.params];
+      if (status !== undefined) {
+        params.push(status.status, status.reason);
+        sql.push(`status = $${params.length - 1}`, `status_reason = $${params.length}`, `status_changed_at = ${nowSql(3)}`);
+      }
+      const res = await withConflict(
+        () => on(db, tx).query<EndpointRow>(`UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`, params),
+        UID_TAKEN,
+      );
+      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
+    },
+
+    async softDeleteEndpoint(tx, appId, id, now) {
+      const res = await on(db, tx).query(
+        `UPDATE endpoints SET deleted_at = ${nowSql(3)}, updated_at = ${nowSql(3)} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL`,
+        [appId, id, now],
+      );
+      return (res.rowCount ?? 0) > 0;
+    },
+
+    async endpointSecret(appId, id) {
+      const res = await db.query<{ secret: Buffer; secret_key_id: string }>(
+        'SELECT secret, secret_key_id FROM endpoints WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL',
+        [appId, id],
+      );
+      const row = res.rows[0];
+      return row === undefined ? null : cipher.decrypt(row.secret_key_id, row.secret, id).toString('utf8');
+    },
+
+    async settlePendingDeliveries(tx, endpointId, to, reason, now) {
+      const res = await on(db, tx).query<{ n: number }>(SETTLE_PENDING, [endpointId, to, reason, now]);
+      return res.rows[0]!.n;
+    },
+  };
+}

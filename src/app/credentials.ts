@@ -1,0 +1,78 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CatalogStore } from '../ports/catalog-store.ts';
+import type { Clock } from '../ports/clock.ts';
+
+/**
+ * Who is calling (DESIGN §7, issue 8 §2): the operator (admin token or an admin API key), or a key scoped
+ * to one application, which sees only that application's objects.
+ */
+export type Principal = { readonly kind: 'admin' } | { readonly kind: 'app'; readonly appId: string };
+
+/** Id of the API-key row that holds the hash of the admin token generated on first start. */
+export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';
+
+/** Prefix of tokens Tidings generates (no `.`: the svix client reads a region after a dot). */
+export const TOKEN_PREFIX = 'tidings_';
+
+/** Random bytes in a generated token (256 bits). */
+const TOKEN_BYTES = 32;
+
+/** SHA-256 of a token's UTF-8 bytes: what is stored and compared (issue 8 §2: keys stored as hashes). */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** A new random Bearer token: `tidings_` + base64url of 32 random bytes. */
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** Dependencies of {@link createAuthenticator}. */
+export interface AuthenticatorDeps {
+  readonly store: Pick<CatalogStore, 'findApiKeyByHash'>;
+  /** TIDINGS_API_TOKEN, or undefined when none is configured. */
+  readonly adminToken: string | undefined;
+}
+
+/**
+ * Makes `authenticate(token)`: the configured admin token is compared by SHA-256 hash in constant time
+ * (`timingSafeEqual` over two 32-byte digests); otherwise the token's hash is looked up among live API keys
+ * (the lookup is by hash, so its timing says nothing about the token). Returns the principal, or null for an
+ * unknown or revoked token.
+ */
+export function createAuthenticator(deps: AuthenticatorDeps): (token: string) => Promise<Principal | null> {
+  const adminHash = deps.adminToken === undefined ? null : hashToken(deps.adminToken);
+  return async (token) => {
+    if (token === '') return null;
+    const hash = hashToken(token);
+    if (adminHash !== null && timingSafeEqual(hash, adminHash)) return { kind: 'admin' };
+    const key = await deps.store.findApiKeyByHash(hash);
+    if (key === null) return null;
+    if (key.role === 'admin') return { kind: 'admin' };
+    return key.appId === null ? null : { kind: 'app', appId: key.appId };
+  };
+}
+
+/** Dependencies of {@link ensureAdminToken}. */
+export interface EnsureAdminTokenDeps {
+  readonly store: Pick<CatalogStore, 'insertApiKeyIfAbsent'>;
+  readonly clock: Clock;
+  /** TIDINGS_API_TOKEN, or undefined. */
+  readonly configuredToken: string | undefined;
+}
+
+/**
+ * Issue 2 §2: when no TIDINGS_API_TOKEN is configured, the first start generates an admin token, stores
+ * only its SHA-256 hash (API key {@link BOOTSTRAP_ADMIN_KEY_ID}), and returns the token so that the caller
+ * prints it once. Later starts (and a process that loses a start-up race) find the key and return null.
+ * @returns the new token, or null when a token is configured or was generated before
+ */
+export async function ensureAdminToken(deps: EnsureAdminTokenDeps): Promise<string | null> {
+  if (deps.configuredToken !== undefined) return null;
+  const token = generateToken();
+  const created = await deps.store.insertApiKeyIfAbsent(
+    { id: BOOTSTRAP_ADMIN_KEY_ID, name: 'admin (generated on first start)', role: 'admin', appId: null, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+    deps.clock.sqlNow(),
+  );
+  return created ? token : null;
+}

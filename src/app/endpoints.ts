@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { checkEndpointUrl } from '../domain/egress-policy.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import { hasPrefix, newId } from '../domain/ids.ts';
+import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_PREFIX } from '../domain/signing.ts';
+import type { CatalogStore, EndpointChanges, EndpointRecord, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { Clock, Random } from '../ports/clock.ts';
+import type { Tx } from '../ports/idempotency-store.ts';
+import { fieldError, resolveApplication } from './applications.ts';
+import type { Principal } from './credentials.ts';
+
+/** Key bytes of a generated signing secret: the size Svix generates (`whsec_` + 32 base64 characters). */
+export const GENERATED_SECRET_BYTES = 24;
+
+/**
+ * Header names an endpoint's custom headers may not set: the transport's own, and the signature headers
+ * the receiver verifies (a custom `webhook-signature` would break verification).
+ */
+export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
+  'host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive',
+  'expect', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature',
+]);
+
+/** RFC 9110 §5.1 token: the characters of a header name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110 §5.5: a field value without CR, LF or NUL (no header injection). */
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/** Why an endpoint stops or starts being sent to, as recorded with the status and in the timeline. */
+export const EndpointReason = Object.freeze({
+  disabledByApi: 'disabled_by_api',
+  endpointDisabled: 'endpoint_disabled',
+  endpointDeleted: 'endpoint_deleted',
+} as const);
+
+/** What a caller gives for an endpoint (Svix `EndpointIn`; `filterTypes` = `eventTypes`, `rateLimit` = `throttleRate`). */
+export interface EndpointInput {
+  readonly url: string;
+  readonly description: string;
+  /** Absent (undefined) on a PUT keeps the current uid; null clears it. */
+  readonly uid?: string | null;
+  readonly filterTypes: readonly string[] | null;
+  readonly channels: readonly string[] | null;
+  readonly disabled: boolean;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** Absent (undefined) on a PUT keeps the current headers. */
+  readonly headers?: Readonly<Record<string, string>> | null;
+  readonly rateLimit: number | null;
+  readonly version: number;
+  /** Only on create: a `whsec_` secret (or its bare base64); null/absent = generate one. */
+  readonly secret?: string | null;
+}
+
+/** A PATCH: only the given fields change (`disabled` moves the status). */
+export type EndpointPatch = Omit<EndpointChanges, 'status'> & { readonly disabled?: boolean };
+
+/** Dependencies of {@link createEndpoints}. */
+export interface EndpointsDeps {
+  readonly store: CatalogStore;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** TIDINGS_EGRESS_ALLOWLIST: CIDR ranges endpoint URLs may point at although refused by default. */
+  readonly egressAllowlist: readonly string[];
+}
+
+/** Endpoint management (Svix endpoints API). Writes run in the caller's transaction. */
+export interface Endpoints {
+  /**
+   * Creates an endpoint with a given or generated `whsec_` secret.
+   * @throws AppError `not_found` (application), `url_not_allowed`, `validation` (secret, headers, uid), `conflict` (uid)
+   */
+  create(tx: Tx, principal: Principal, appRef: string, input: EndpointInput): Promise<EndpointRecord>;
+  list(principal: Principal, appRef: string, page: PageQuery): Promise<Page<EndpointRecord>>;
+  /** @throws AppError `not_found` */
+  get(principal: Principal, appRef: string, ref: string): Promise<EndpointRecord>;
+  /**
+   * PUT: replaces the endpoint's fields; when `ref` names no endpoint and is not an `ep_` id, creates one
+   * with uid = `input.uid ?? ref` (Svix "create or update"). Disabling moves pending deliveries to skipped.
+   */
+  upsert(tx: Tx, principal: Principal, appRef: string, ref: string, input: EndpointInput): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
+  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (DESIGN §3). */
+  patch(tx: Tx, principal: Principal, appRef: string, ref: string, changes: EndpointPatch): Promise<EndpointRecord>;
+  /**
+   * Soft-deletes the endpoint and cancels its pending deliveries with a timeline row each, in `tx`
+   * (DESIGN §3: no request is ever sent after deletion).
+   */
+  delete(tx: Tx, principal: Principal, appRef: string, ref: string): Promise<void>;
+  /** The current signing secret. @throws AppError `not_found` */
+  secret(principal: Principal, appRef: string, ref: string): Promise<string>;
+}
+
+/**
+ * Normalises a caller's secret to `whsec_<base64>` (Svix accepts the bare base64 too).
+ * @throws AppError `validation` on loc body.secret when it is not 24–64 bytes of padded base64
+ */
+export function normaliseSecret(secret: string): string {
+  const full = secret.startsWith(SECRET_PREFIX) ? secret : SECRET_PREFIX + secret;
+  try {
+    decodeSecret(full);
+  } catch (error) {
+    if (error instanceof InvalidSecretError) throw fieldError(['body', 'secret'], error.message);
+    throw error;
+  }
+  return full;
+}
+
+function checkUrl(url: string, allowlist: readonly string[]): void {
+  const verdict = checkEndpointUrl(url, allowlist);
+  if (!verdict.ok) throw new AppError('url_not_allowed', `Endpoint URL refused: ${verdict.reason}`);
+}
+
+/**
+ * Validates custom headers and lower-cases their names.
+ * @throws AppError `validation` on loc body.headers.<name>
+ */
+export function normaliseHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) throw fieldError(['body', 'headers', name], 'not a valid header name');
+    if (RESERVED_HEADER_NAMES.includes(lower) || lower.startsWith('webhook-') || lower.startsWith('svix-')) throw fieldError(['body', 'headers', name], 'this header is set by Tidings and cannot be overridden');
+    if (!HEADER_VALUE.test(value)) throw fieldError(['body', 'headers', name], 'header values may not contain CR, LF or NUL');
+    out[lower] = value;
+  }
+  return out;
+}
+
+function checkUid(uid: string | null | undefined): void {
+  if (typeof uid === 'string' && hasPrefix(uid, 'ep')) throw fieldError(['body', 'uid'], 'uid must not have the form of an endpoint id (ep_…)');
+}
+
+/** An empty subscription list means "all", stored as null. */
+const orAll = (list: readonly string[] | null): readonly string[] | null => (list === null || list.length === 0 ? null : list);
+
+/** Makes the endpoint use cases. */
+export function createEndpoints(deps: EndpointsDeps): Endpoints {
+  const { store, clock } = deps;
+
+  const insert = async (tx: Tx, appId: string, input: EndpointInput, uid: string | null) => {
+    checkUrl(input.url, deps.egressAllowlist);
+    checkUid(uid);
+    const secret = input.secret === undefined || input.secret === null ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES)) : normaliseSecret(input.secret);
+    const endpoint = await store.insertEndpoint(tx, {
+      id: newId('ep', clock.nowMs(), () => deps.random.next()), appId, uid, url: input.url, description: input.description, version: input.version,
+      filterTypes: orAll(input.filterTypes), channels: orAll(input.channels), metadata: input.metadata, headers: normaliseHeaders(input.headers ?? {}),
+      rateLimit: input.rateLimit, status: input.disabled ? 'disabled' : 'active', statusReason: input.disabled ? EndpointReason.disabledByApi : null, secret,
+    }, clock.sqlNow());
+    return endpoint;
+  };
+
+  /** Applies changes to a locked endpoint; a move to disabled settles its pending deliveries as skipped. */
+  const change = async (tx: Tx, current: EndpointRecord, changes: EndpointPatch): Promise<EndpointRecord> => {
+    const { disabled, ...fields } = changes;
+    if (fields.url !== undefined) checkUrl(fields.url, deps.egressAllowlist);
+    checkUid(fields.uid);
+    const status = disabled === true && current.status !== 'disabled' ? { status: 'disabled' as const, reason: EndpointReason.disabledByApi }
+      : disabled === false && current.status === 'disabled' ? { status: 'active' as const, reason: null } : undefined;
+    const update: EndpointChanges = {
+      ...fields,
+      ...(fields.filterTypes === undefined ? {} : { filterTypes: orAll(fields.filterTypes) }),
+      ...(fields.channels === undefined ? {} : { channels: orAll(fields.channels) }),
+      ...(fields.headers === undefined ? {} : { headers: normaliseHeaders(fields.headers) }),
+      ...(status === undefined ? {} : { status }),
+    };
+    const updated = await store.updateEndpoint(tx, current.appId, current.id, update, clock.sqlNow());
+    if (updated === null) throw notFound('Endpoint');
+    // DESIGN §3: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
+    if (status?.status === 'disabled') await store.settlePendingDeliveries(tx, current.id, 'skipped', EndpointReason.endpointDisabled, clock.sqlNow());
+    return updated;
+  };
+
+  const locate = async (principal: Principal, appRef: string, ref: string, tx?: Tx): Promise<EndpointRecord> => {
+    const app = await resolveApplication(store, principal, appRef, tx);
+    const endpoint = await store.findEndpoint(app.id, ref, tx === undefined ? {} : { tx, forUpdate: true });
+    if (endpoint === null) throw notFound('Endpoint');
+    return endpoint;
+  };
+
+  return {
+    async create(tx, principal, appRef, input) {
+      const app = await resolveApplication(store, principal, appRef, tx);
+      return insert(tx, app.id, input, input.uid ?? null);
+    },
+
+    async list(principal, appRef, page) {
+      const app = await resolveApplication(store, principal, appRef);
+      return store.listEndpoints(app.id, page);
+    },
+
+    get: (principal, appRef, ref) => locate(principal, appRef, ref),
+
+    async upsert(tx, principal, appRef, ref, input) {
+      const app = await resolveApplication(store, principal, appRef, tx);
+      const current = await store.findEndpoint(app.id, ref, { tx, forUpdate: true });
+      if (current === null) {
+        if (hasPrefix(ref, 'ep')) throw notFound('Endpoint');
+        return { endpoint: await insert(tx, app.id, { ...input, secret: null }, input.uid ?? ref), created: true };
+      }
+      const endpoint = await change(tx, current, {
+        url: input.url, description: input.description, filterTypes: input.filterTypes, channels: input.channels, metadata: input.metadata,
+        rateLimit: input.rateLimit, version: input.version, disabled: input.disabled,
+        ...(input.uid === undefined ? {} : { uid: input.uid }),
+        ...(input.headers === undefined ? {} : { headers: input.headers ?? {} }),
+      });
+      return { endpoint, created: false };
+    },
+
+    async patch(tx, principal, appRef, ref, changes) {
+      return change(tx, await locate(principal, appRef, ref, tx), changes);
+    },
+
+    async delete(tx, principal, appRef, ref) {
+      const current = await locate(principal, appRef, ref, tx);
+      await store.softDeleteEndpoint(tx, current.appId, current.id, clock.sqlNow());
+      await store.settlePendingDeliveries(tx, current.id, 'canceled', EndpointReason.endpointDeleted, clock.sqlNow());
+    },
+
+    async secret(principal, appRef, ref) {
+      const endpoint = await locate(principal, appRef, ref);
+      const secret = await store.endpointSecret(endpoint.appId, endpoint.id);
+      if (secret === null) throw notFound('Endpoint');
+      return secret;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { notFound } from '../domain/errors.ts';
+import { hasPrefix } from '../domain/ids.ts';
+import type { AttemptListQuery, AttemptView, CatalogStore, DeliverySummary, MessageListQuery, MessageView, Page, PageQuery, TimelineEntry } from '../ports/catalog-store.ts';
+import { resolveApplication } from './applications.ts';
+import type { Principal } from './credentials.ts';
+
+/** Attempt-list filters without the message/endpoint selector (the route supplies those). */
+export type AttemptFilters = Omit<AttemptListQuery, 'messageId' | 'endpointId'> & { readonly endpointRef?: string | null };
+
+/** Read side of the API: messages, attempts and delivery timelines, each resolved for the caller. */
+export interface Queries {
+  /** A message by id or eventId. @throws AppError `not_found` */
+  getMessage(principal: Principal, appRef: string, ref: string, withPayload: boolean): Promise<MessageView>;
+  listMessages(principal: Principal, appRef: string, query: MessageListQuery): Promise<Page<MessageView>>;
+  /** Svix `GET /app/{app}/attempt/msg/{msg}` (optionally one endpoint). @throws AppError `not_found` */
+  listAttemptsByMessage(principal: Principal, appRef: string, messageRef: string, filters: AttemptFilters): Promise<Page<AttemptView>>;
+  /** Svix `GET /app/{app}/attempt/endpoint/{ep}`. @throws AppError `not_found` */
+  listAttemptsByEndpoint(principal: Principal, appRef: string, endpointRef: string, filters: AttemptFilters): Promise<Page<AttemptView>>;
+  /** One attempt of one message. @throws AppError `not_found` */
+  getAttempt(principal: Principal, appRef: string, messageRef: string, attemptId: string): Promise<AttemptView>;
+  /**
+   * The timeline of the delivery of a message to an endpoint (DESIGN §3). The endpoint is named by id or
+   * uid, or by id after it was deleted (its canceled deliveries stay readable).
+   * @throws AppError `not_found`
+   */
+  timeline(principal: Principal, appRef: string, messageRef: string, endpointRef: string, page: PageQuery): Promise<{ readonly delivery: DeliverySummary; readonly page: Page<TimelineEntry> }>;
+}
+
+/** Makes the query use cases over the catalog store. */
+export function createQueries(deps: { readonly store: CatalogStore }): Queries {
+  const { store } = deps;
+
+  const message = async (appId: string, ref: string, withPayload = false): Promise<MessageView> => {
+    const found = await store.findMessage(appId, ref, { withPayload });
+    if (found === null) throw notFound('Message');
+    return found;
+  };
+
+  /** A live endpoint's id by id or uid; a deleted endpoint's id only when given as an id. */
+  const endpointId = async (appId: string, ref: string, allowDeleted: boolean): Promise<string> => {
+    const endpoint = await store.findEndpoint(appId, ref);
+    if (endpoint !== null) return endpoint.id;
+    if (allowDeleted && hasPrefix(ref, 'ep')) return ref;
+    throw notFound('Endpoint');
+  };
+
+  return {
+    async getMessage(principal, appRef, ref, withPayload) {
+      const app = await resolveApplication(store, principal, appRef);
+      return message(app.id, ref, withPayload);
+    },
+
+    async listMessages(principal, appRef, query) {
+      const app = await resolveApplication(store, principal, appRef);
+      return store.listMessages(app.id, query);
+    },
+
+    async listAttemptsByMessage(principal, appRef, messageRef, filters) {
+      const app = await resolveApplication(store, principal, appRef);
+      const msg = await message(app.id, messageRef);
+      const { endpointRef, ...rest } = filters;
+      const epId = endpointRef === undefined || endpointRef === null ? null : await endpointId(app.id, endpointRef, true);
+      return store.listAttempts(app.id, { ...rest, messageId: msg.id, endpointId: epId });
+    },
+
+    async listAttemptsByEndpoint(principal, appRef, endpointRef, filters) {
+      const app = await resolveApplication(store, principal, appRef);
+      const { endpointRef: _ignored, ...rest } = filters;
+      return store.listAttempts(app.id, { ...rest, messageId: null, endpointId: await endpointId(app.id, endpointRef, false) });
+    },
+
+    async getAttempt(principal, appRef, messageRef, attemptId) {
+      const app = await resolveApplication(store, principal, appRef);
+      const msg = await message(app.id, messageRef);
+      const attempt = await store.findAttempt(app.id, msg.id, attemptId);
+      if (attempt === null) throw notFound('Attempt');
+      return attempt;
+    },
+
+    async timeline(principal, appRef, messageRef, endpointRef, page) {
+      const app = await resolveApplication(store, principal, appRef);
+      const msg = await message(app.id, messageRef);
+      const delivery = await store.findDelivery(app.id, msg.id, await endpointId(app.id, endpointRef, true));
+      if (delivery === null) throw notFound('Delivery');
+      return { delivery, page: await store.listTimeline(delivery.id, page) };
+    },
+  };
+}
