@@ -1,0 +1,97 @@
+import { hostname } from 'node:os';
+import type { Db } from '../adapters/postgres/db.ts';
+import { createPgDeliveryStore } from '../adapters/postgres/delivery-store.ts';
+import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
+import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
+import { createDispatcher, type Dispatcher } from '../app/dispatcher/dispatcher.ts';
+import type { Config } from '../config/config.ts';
+import type { Cipher } from '../ports/cipher.ts';
+import type { Clock, Random } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Sender } from '../ports/sender.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { Wakeups } from './wakeups.ts';
+
+/** The `user-agent` of every webhook request. */
+export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';
+
+/** Everything the dispatcher role needs from the composition root. */
+export interface DispatcherRoleDeps {
+  readonly config: Config;
+  readonly db: Db;
+  readonly cipher: Cipher;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly wakeups: Wakeups;
+  /** Test seam: the resolver of the SSRF-guarded connect. */
+  readonly lookup?: LookupFunction;
+}
+
+/** A running dispatcher with its sender. */
+export interface DispatcherRole {
+  readonly dispatcher: Dispatcher;
+  readonly sender: Sender;
+  readonly workerId: string;
+}
+
+/** Wires store, sender, metrics and wake-ups into a dispatcher (not yet started). */
+export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
+  const { config, metrics } = deps;
+  const workerId = config.workerId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
+  const sender = createHttpSender({
+    connectTimeoutMs: config.connectTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    deadlineMs: config.attemptDeadlineMs,
+    maxResponseBytes: config.maxResponseBytes,
+    responsePrefixBytes: config.responsePrefixBytes,
+    maxSocketsPerOrigin: config.maxSocketsPerOrigin,
+    egressAllowlist: config.egressAllowlist,
+    userAgent: USER_AGENT,
+    ...(deps.lookup === undefined ? {} : { lookup: deps.lookup }),
+  });
+  const logger = deps.logger.child({ role: 'dispatcher', workerId });
+  const dispatcher = createDispatcher({
+    store: createPgDeliveryStore(deps.db, deps.cipher),
+    sender,
+    clock: deps.clock,
+    random: deps.random,
+    logger,
+    settings: {
+      workerId,
+      concurrency: config.concurrency,
+      claimBatch: config.claimBatch,
+      leaseMs: config.leaseMs,
+      maxReclaims: config.maxReclaims,
+      pollIntervalMs: config.pollIntervalMs,
+      shutdownGraceMs: config.shutdownGraceMs,
+      retryPolicy: {
+        delaysMs: config.retrySchedule,
+        jitter: config.retryJitter,
+        retryAfterMinMs: config.retryAfterMinMs,
+        retryAfterMaxMs: config.retryAfterMaxMs,
+      },
+    },
+    onWake: (listener) => deps.wakeups.subscribe(listener),
+    observer: {
+      claimed: (_count, reclaimed) => metrics.deliveriesReclaimed.inc(reclaimed),
+      deadLettered: (count, reason) => metrics.deadLettered.inc({ reason }, count),
+      attempted: (outcome, recorded) => {
+        if (!recorded) return;
+        metrics.attempts.inc({ outcome: outcome.classification.errorKind ?? 'succeeded' });
+        metrics.attemptDuration.observe(outcome.result.durationMs / 1000);
+        if (outcome.next.next === 'dead') metrics.deadLettered.inc({ reason: outcome.next.reason });
+      },
+      fencedOut: (count) => metrics.writesFencedOut.inc(count),
+      leasesLost: (count) => metrics.leasesLost.inc(count),
+      storeError: (error, during) => {
+        if (during === 'claim') metrics.claimErrors.inc();
+        logger.warn({ err: error, during }, 'store call failed');
+      },
+      inFlight: (count) => metrics.inFlight.set(count),
+    },
+  });
+  return { dispatcher, sender, workerId };
+}
