@@ -61,7 +61,9 @@ function kindOf(error: unknown, code: string): ErrorKind {
     case 'UND_ERR_BODY_TIMEOUT':
       return ErrorKind.timeoutBody;
     case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-      return ErrorKind.protocol;
+      // The connection ended before the announced Content-Length (llhttp reads surplus bytes as the next
+      // message, so a mismatch is always a cut body).
+      return ErrorKind.reset;
     default:
       break;
   }
@@ -70,7 +72,8 @@ function kindOf(error: unknown, code: string): ErrorKind {
   if (code === 'UND_ERR_SOCKET' && /^bad /.test((error as Error).message)) return ErrorKind.protocol;
   if (RESET_CODES.has(code)) return ErrorKind.reset;
   if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || CERT_CODES.has(code)) return ErrorKind.tls;
-  if (code.startsWith('HPE_')) return ErrorKind.protocol;
+  // undici's HTTPParserError (malformed status line or headers) often carries no code; its name is stable.
+  if (code.startsWith('HPE_') || (error as Error | null)?.name === 'HTTPParserError') return ErrorKind.protocol;
   if ((error as { library?: unknown } | null)?.library === 'SSL routines') return ErrorKind.tls;
   // Anything else (an undici argument error, an unknown network code) is still a failed attempt; the
   // detail carries the code so it can be given a kind of its own if it turns out to matter.
@@ -84,12 +87,14 @@ function kindOf(error: unknown, code: string): ErrorKind {
  * - guarded connector: `blocked_address`, `dns`;
  * - undici timers: connect → `timeout_connect`, headers → `timeout_headers`, body → `timeout_body`;
  * - headers over the size cap → `too_large`;
- * - ECONNREFUSED / unreachable → `connect_refused`; ECONNRESET, EPIPE, closed socket, premature EOF → `reset`;
+ * - ECONNREFUSED / unreachable → `connect_refused`; ECONNRESET, EPIPE, closed socket, a body shorter than its
+ *   Content-Length → `reset`;
  * - OpenSSL and certificate errors → `tls`; malformed HTTP (parser errors, unsolicited 100/101) → `protocol`.
  */
 export function classifyError(error: unknown): ClassifiedError {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const detail = `${code === '' ? '' : `${code}: `}${message}`.replace(/\s+/g, ' ').slice(0, DETAIL_MAX_CHARS);
+  const label = code === '' && error instanceof Error ? error.name : code;
+  const detail = `${label === '' ? '' : `${label}: `}${message}`.replace(/\s+/g, ' ').slice(0, DETAIL_MAX_CHARS);
   return { errorKind: kindOf(error, code), detail };
 }

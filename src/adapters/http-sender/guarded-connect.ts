@@ -66,7 +66,7 @@ function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowl
   for (const { address } of addresses) {
     if (isIP(address) === 0) return new BlockedAddressError(`${hostname} resolved to "${address}", which is not an IP address`);
     const verdict = isAddressAllowed(address, allowlist);
-    if (!verdict.allowed) return new BlockedAddressError(`${hostname} resolved to ${verdict.reason}`);
+    if (!verdict.allowed) return new BlockedAddressError(`${hostname} resolved to ${address}: ${verdict.reason}`);
   }
   return null;
 }
