@@ -414,7 +414,6 @@ test('with several keys (secret rotation) the header carries one entry per key i
     assert.equal(verifyOutcome(standardwebhooks(secret), body, { ...headers }, c.verify_at), 'valid');
     assert.equal(verifyOutcome(svix(secret), body, { ...headers }, c.verify_at), 'valid');
   }
-  assert.equal(signatureHeaders([], c.msg_id, c.timestamp, body)['webhook-signature'], '', 'no key, no entry');
 });
 
 test('every case of the vector file is checked against our code or listed as not applicable', () => {
