@@ -89,7 +89,7 @@ export const SETTINGS = {
   responsePrefixBytes: setting('TIDINGS_RESPONSE_PREFIX_BYTES', int(0, 1024 * 1024), '4096', 'bytes', 'Response body prefix stored with each attempt.'),
   maxSocketsPerOrigin: setting('TIDINGS_MAX_SOCKETS_PER_ORIGIN', int(1, 10_000), '256', 'sockets', 'Connection cap per receiver origin per dispatcher.'),
   egressAllowlist: setting('TIDINGS_EGRESS_ALLOWLIST', cidrList, '', 'CIDR list', 'Otherwise-refused ranges that outbound requests may reach (e.g. 127.0.0.1/32 for local development). Operator setting; logged at start-up.'),
-  leaseMs: setting('TIDINGS_LEASE', durationMs(100), '60s', 'duration', 'Lease on a claimed delivery; renewed about every third of it while the request is in flight. Must exceed the attempt deadline plus 1 s.'),
+  leaseMs: setting('TIDINGS_LEASE', durationMs(100), '60s', 'duration', 'Lease on a claimed delivery; renewed about every third of it while the request is in flight. Must be at least the attempt deadline plus 1 s.'),
   concurrency: setting('TIDINGS_CONCURRENCY', int(1, 100_000), '256', 'requests', 'Requests in flight per dispatcher; claims fill free slots only.'),
   claimBatch: setting('TIDINGS_CLAIM_BATCH', int(1, 10_000), '100', 'rows', 'Most deliveries claimed by one statement.'),
   pollIntervalMs: setting('TIDINGS_POLL_INTERVAL', durationMs(1), '1s', 'duration', 'Idle poll period (NOTIFY wakes dispatchers sooner).'),
@@ -122,19 +122,26 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS) as [keyof Settings, Setting<z.ZodType>][]) {
-    const raw = env[s.env] === '' && s.defaultValue === undefined ? undefined : (env[s.env] ?? s.defaultValue);
+    // An empty variable means "unset": its default applies (never Number('') = 0).
+    const given = env[s.env];
+    const raw = given === undefined || given === '' ? s.defaultValue : given;
     const parsed = s.schema.safeParse(raw);
     if (parsed.success) out[key] = parsed.data;
-    else problems.push(`${s.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    else {
+      // Secrets and URLs (which may carry a password) are never echoed back.
+      const shown = s.unit === 'secret' || s.unit === 'URL' ? '(value hidden)' : JSON.stringify(raw);
+      problems.push(`${s.env}=${shown}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    }
   }
-  if (problems.length === 0) {
-    const c = out as Config;
+  {
+    // Cross-setting checks run on whatever parsed, so every problem is listed at once.
+    const c = out as Partial<Config>;
     // A lease shorter than one attempt would let a second dispatcher take a delivery whose request is still
     // in flight on every attempt (issue 4, scenario 9): refuse it.
-    if (c.leaseMs < c.attemptDeadlineMs + 1000) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus 1000 ms`);
-    if (c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
-    if (c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
-    if (c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
+    if (c.leaseMs !== undefined && c.attemptDeadlineMs !== undefined && c.leaseMs < c.attemptDeadlineMs + 1000) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus 1000 ms`);
+    if (c.retryAfterMinMs !== undefined && c.retryAfterMaxMs !== undefined && c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
+    if (c.responsePrefixBytes !== undefined && c.maxResponseBytes !== undefined && c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
+    if (c.claimBatch !== undefined && c.concurrency !== undefined && c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(out) as Config;

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { encodeTime, TIME_LEN, ulid } from 'ulid';
 
 /**
  * Prefixed, time-sortable ids (STYLE.md): `<prefix>_<ULID>`; the ULID's first 10 characters encode the
@@ -21,11 +21,13 @@ export type AttemptId = `atmpt_${string}`;
 
 /**
  * Makes a new id.
- * @param atMs creation instant, Unix ms
+ * @param atMs creation instant, Unix ms (finite, ≥ 0)
  * @param random uniform source in [0, 1) (a cryptographic one in production)
+ * @throws ULIDError when `atMs` is not a valid ULID time (negative, NaN, beyond year 10889)
  */
 export function newId<P extends IdPrefix>(prefix: P, atMs: number, random: () => number): `${P}_${string}` {
-  return `${prefix}_${ulid(atMs, random)}`;
+  // The time part is encoded here: ulid() itself replaces a seed time of 0 with the wall clock.
+  return `${prefix}_${encodeTime(atMs, TIME_LEN)}${ulid(1, random).slice(TIME_LEN)}`;
 }
 
 /** True when `value` looks like an id with this prefix (not a caller-chosen uid). */

@@ -43,9 +43,13 @@ export function parseRetryAfterMs(value: string | null, nowMs: number, policy: R
   if (/^\d+$/.test(text)) {
     ms = Number(text) * 1000;
   } else {
-    // An HTTP-date names a weekday and GMT; anything else is not one (Date.parse accepts far more).
-    if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
-    const at = Date.parse(text);
+    // An HTTP-date in one of the three forms of RFC 9110 §5.6.7 (IMF-fixdate, RFC 850, asctime); anything
+    // else is not one (Date.parse accepts far more).
+    const imf = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text);
+    const rfc850 = /^[A-Za-z]{6,9}, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/.test(text);
+    const asctime = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/.test(text);
+    if (!imf && !rfc850 && !asctime) return null;
+    const at = Date.parse(asctime ? `${text} GMT` : text);
     if (Number.isNaN(at)) return null;
     ms = at - nowMs;
     if (ms < 0) return null;

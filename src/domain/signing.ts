@@ -30,6 +30,8 @@ export function decodeSecret(secret: string): Buffer {
     throw new InvalidSecretError('secret must be whsec_ followed by padded standard base64');
   }
   const key = Buffer.from(b64, 'base64');
+  // Canonical only: unused padding bits must be zero, so one key has exactly one spelling.
+  if (key.toString('base64') !== b64) throw new InvalidSecretError('secret base64 is not canonical');
   if (key.length < SECRET_MIN_BYTES || key.length > SECRET_MAX_BYTES) {
     throw new InvalidSecretError(`secret key must be ${SECRET_MIN_BYTES}–${SECRET_MAX_BYTES} bytes`);
   }

@@ -1,6 +1,6 @@
 import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
-import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
+import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db } from './db.ts';
 import { CLAIM, DEAD_LETTER_LOST, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 
