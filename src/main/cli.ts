@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { generateKeyEntry } from '../adapters/crypto/key-ring.ts';
+import { openDb } from '../adapters/postgres/db.ts';
+import { migrate } from '../adapters/postgres/migrator.ts';
+import { ConfigError, configurationMarkdown, loadConfig } from '../config/config.ts';
+import { createLogger } from '../observability/logger.ts';
+import { startTidings, type Roles } from './compose.ts';
+
+const USAGE = `Usage: tidings <command>
+
+Commands:
+  serve          HTTP API and dispatcher in one process (the default)
+  api            HTTP API only
+  dispatcher     dispatcher only (admin server on TIDINGS_ADMIN_PORT: /livez, /readyz, /metrics)
+  migrate        apply pending database migrations and exit
+  keys generate  print a new encryption key entry (id:base64) for TIDINGS_ENCRYPTION_KEYS
+  config-docs    print the configuration reference (Markdown)
+
+Configuration comes from the environment; see docs/reference/configuration.md.`;
+
+const ROLES: Record<string, Roles> = {
+  serve: { api: true, dispatcher: true },
+  api: { api: true, dispatcher: false },
+  dispatcher: { api: false, dispatcher: true },
+};
+
+/** Runs the `tidings` command line. Returns the exit code (servers run until SIGTERM/SIGINT). */
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const { positionals, values } = parseArgs({ args: [...argv], allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+  const command = positionals[0] ?? 'serve';
+  if (values.help === true || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    if (command === 'config-docs') {
+      process.stdout.write(configurationMarkdown());
+      return 0;
+    }
+    if (command === 'keys' && positionals[1] === 'generate') {
+      console.log(generateKeyEntry(positionals[2] ?? `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`));
+      return 0;
+    }
+    if (command === 'migrate') {
+      const config = loadConfig(env);
+      const logger = createLogger({ level: config.logLevel });
+      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+      try {
+        const applied = await migrate(db, logger);
+        console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    const roles = ROLES[command];
+    if (roles === undefined) {
+      console.error(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+    }
+    const running = await startTidings({ env, roles });
+    if (running.generatedAdminToken !== null) {
+      console.log(`\nAdmin API token (shown once, stored only as a hash; keep it):\n\n  ${running.generatedAdminToken}\n`);
+    }
+    if (running.apiUrl !== undefined) console.log(`Tidings API on ${running.apiUrl}  (OpenAPI: ${running.apiUrl}/api/v1/openapi.json)`);
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: string): void => {
+        console.error(`${signal}: stopping (grace ${running.config.shutdownGraceMs} ms)…`);
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        void running.stop().then(resolve);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    const code = typeof error === 'object' && error !== null && 'code' in error ? ` (${String((error as { code: unknown }).code)})` : '';
+    console.error(`tidings: ${(error as Error).message ?? String(error)}${code}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
+}

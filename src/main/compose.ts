@@ -1,0 +1,154 @@
+import type { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { createPgCatalogStore } from '../adapters/postgres/catalog-store.ts';
+import { openDb, type Db } from '../adapters/postgres/db.ts';
+import { createPgIdempotencyStore } from '../adapters/postgres/idempotency-store.ts';
+import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
+import { migrate } from '../adapters/postgres/migrator.ts';
+import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
+import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
+import { createApplications } from '../app/applications.ts';
+import { createAuthenticator, ensureAdminToken } from '../app/credentials.ts';
+import { createEndpoints } from '../app/endpoints.ts';
+import { createPublisher } from '../app/publish.ts';
+import { createQueries } from '../app/queries.ts';
+import { loadConfig, type Config } from '../config/config.ts';
+import { buildApp } from '../http/app.ts';
+import { createLogger } from '../observability/logger.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import type { Clock, Random } from '../ports/clock.ts';
+import { buildAdminServer } from './admin-server.ts';
+import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
+import { resolveCipher } from './encryption.ts';
+import { createWakeups } from './wakeups.ts';
+
+/** Which roles this process runs (DESIGN §9): `serve` = both; `api`; `dispatcher`. */
+export interface Roles {
+  readonly api: boolean;
+  readonly dispatcher: boolean;
+}
+
+/** Options of {@link startTidings}. The seams (clock, random, lookup, log destination) are for tests. */
+export interface StartOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly roles: Roles;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly lookup?: LookupFunction;
+  readonly logDestination?: Writable;
+}
+
+/** A running Tidings process. */
+export interface Running {
+  readonly config: Config;
+  readonly db: Db;
+  readonly metrics: Metrics;
+  /** Base URL of the HTTP API (api role), e.g. `http://127.0.0.1:8071`. */
+  readonly apiUrl: string | undefined;
+  /** Base URL of the admin server (dispatcher-only role). */
+  readonly adminUrl: string | undefined;
+  readonly dispatcher: DispatcherRole | undefined;
+  /** The admin token generated on this start (printed once), or null. */
+  readonly generatedAdminToken: string | null;
+  /** Graceful stop: stop claiming, finish or release in-flight leases, close servers and the pool. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Tidings: validates the configuration (every problem at once), opens the database, applies
+ * migrations under the advisory lock, resolves the encryption key ring, then starts the API and/or the
+ * dispatcher.
+ * @throws ConfigError, EncryptionSetupError, KeyRingError, or a database error when it cannot be reached
+ */
+export async function startTidings(options: StartOptions): Promise<Running> {
+  const config = loadConfig(options.env);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? cryptoRandom;
+  const logger = createLogger({ level: config.logLevel, ...(options.logDestination === undefined ? {} : { destination: options.logDestination }) });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') });
+  const closers: (() => Promise<void>)[] = [() => db.close()];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => logger.error({ err: error }, 'close failed'));
+  };
+  try {
+    logger.info({ engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles }, 'starting Tidings');
+    if (config.egressAllowlist.length > 0) logger.warn({ egressAllowlist: config.egressAllowlist }, 'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests');
+    await migrate(db, logger);
+    const cipher = await resolveCipher(config, logger);
+    const metrics = createMetrics();
+    const wakeups = createWakeups(db, logger);
+    const catalog = createPgCatalogStore(db, cipher);
+    const ready = async (): Promise<boolean> => {
+      try {
+        await db.query('SELECT 1');
+        return dispatcherRole === undefined || dispatcherRole.dispatcher.healthy();
+      } catch {
+        return false;
+      }
+    };
+
+    let dispatcherRole: DispatcherRole | undefined;
+    if (options.roles.dispatcher) {
+      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, metrics, wakeups, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      await wakeups.start();
+      closers.push(() => wakeups.stop());
+      dispatcherRole.dispatcher.start();
+      const role = dispatcherRole;
+      closers.push(async () => {
+        await role.dispatcher.stop();
+        await role.sender.close();
+      });
+      logger.info({ workerId: role.workerId, concurrency: config.concurrency }, 'dispatcher started');
+    }
+
+    let apiUrl: string | undefined;
+    let adminUrl: string | undefined;
+    let generatedAdminToken: string | null = null;
+    if (options.roles.api) {
+      generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
+      const app: FastifyInstance = buildApp({
+        config,
+        logger,
+        metrics,
+        authenticate: createAuthenticator({ store: catalog, adminToken: config.apiToken }),
+        ready,
+        idempotency: createPgIdempotencyStore(db),
+        applications: createApplications({ store: catalog, clock, random }),
+        endpoints: createEndpoints({ store: catalog, clock, random, egressAllowlist: config.egressAllowlist }),
+        queries: createQueries({ store: catalog }),
+        publisher: createPublisher({
+          messages: createPgMessageStore(db, cipher, () => wakeups.notifyLocal()),
+          clock,
+          random,
+          onPublished: (appId) => metrics.messagesPublished.inc({ app: appId }),
+        }),
+      });
+      await app.listen({ host: config.host, port: config.port });
+      closers.push(() => app.close());
+      apiUrl = urlOf(app);
+      logger.info({ url: apiUrl }, 'HTTP API listening');
+    } else {
+      const admin = buildAdminServer({ logger, registry: metrics.registry, ready });
+      await admin.listen({ host: config.host, port: config.adminPort });
+      closers.push(() => admin.close());
+      adminUrl = urlOf(admin);
+      logger.info({ url: adminUrl }, 'admin server listening (/livez, /readyz, /metrics)');
+    }
+
+    let stopping: Promise<void> | undefined;
+    return {
+      config, db, metrics, apiUrl, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
+      stop: () => (stopping ??= closeAll()),
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+function urlOf(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') return String(address);
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
