@@ -174,6 +174,17 @@ export const healthy: Behaviour = (socket, _request, { next }) => {
   next();
 };
 
+/**
+ * A healthy receiver that takes `processingMs` to answer each request (a real receiver does some work),
+ * so a sequential client sends at a steady, modest rate instead of a hot loop.
+ */
+export function healthyAfter(processingMs: number): Behaviour {
+  return (socket, request, context) => {
+    const timer = setTimeout(() => healthy(socket, request, context), processingMs);
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
+
 /** 200 and `Connection: close`: every request needs a new connection (and so a new lookup). */
 export const healthyClosing: Behaviour = (socket) => {
   socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
@@ -304,3 +315,44 @@ export const malformedStatusLine: Behaviour = (socket) => {
 export const unsolicitedContinue: Behaviour = (socket) => {
   socket.write('HTTP/1.1 100 Continue\r\n\r\n');
 };
+
+/**
+ * A plain-HTTP listener that answers `400 Bad Request` to whatever bytes arrive first (a TLS ClientHello
+ * included) and closes: what an https URL pointing at an http port meets.
+ */
+export async function startPlainHttpResponder(host = '127.0.0.1'): Promise<Receiver> {
+  return startRawReceiver(host, (socket) => {
+    socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
+  });
+}
+
+async function startRawReceiver(host: string, onConnection: (socket: Socket) => void): Promise<Receiver> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    onConnection(socket);
+  });
+  server.listen(0, host);
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    host,
+    port: address.port,
+    url: `http://${urlHost}:${address.port}/`,
+    connections: () => connections,
+    requests: () => [],
+    whenRequests: () => new Promise<void>(() => undefined),
+    bytesWritten: () => 0,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
