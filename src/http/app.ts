@@ -1,0 +1,65 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Api, HttpDeps } from './deps.ts';
+import { installAuth } from './plugins/auth.ts';
+import { installErrorHandler } from './plugins/error-handler.ts';
+import { installJsonBody } from './plugins/json-body.ts';
+import { installOpenApi } from './plugins/openapi.ts';
+import { genRequestId, installRequestId } from './plugins/request-id.ts';
+import { registerApplicationCreate } from './routes/application-create.ts';
+import { registerApplicationRead } from './routes/application-read.ts';
+import { registerApplicationWrite } from './routes/application-write.ts';
+import { registerAttemptRead } from './routes/attempt-read.ts';
+import { registerEndpointCreate } from './routes/endpoint-create.ts';
+import { registerEndpointRead } from './routes/endpoint-read.ts';
+import { registerEndpointWrite } from './routes/endpoint-write.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerMessageCreate } from './routes/message-create.ts';
+import { registerMessageRead } from './routes/message-read.ts';
+import { registerTimeline } from './routes/timeline.ts';
+
+export type { HttpDeps } from './deps.ts';
+
+/** Longest path parameter, in characters (a 256-character uid, percent-encoded, fits). */
+const MAX_PARAM_LENGTH = 1024;
+
+/** Version named in the OpenAPI document. */
+const API_VERSION = '1.0.0';
+
+/**
+ * Builds the HTTP API (DESIGN §10) without listening: Bearer auth, request ids, the error handler, the
+ * JSON body parser (bodies up to `config.maxBodyBytes`), the OpenAPI document, and one route file per
+ * operation. Call `ready()` or `listen()` on the result.
+ */
+export function buildApp(deps: HttpDeps): FastifyInstance {
+  const fastify = Fastify({
+    loggerInstance: deps.logger,
+    bodyLimit: deps.config.maxBodyBytes,
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+  });
+  const app: Api = fastify.withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installRequestId(fastify);
+  installErrorHandler(fastify);
+  installJsonBody(fastify, deps.config.maxBodyBytes);
+  installAuth(fastify, deps);
+  app.register(async (scoped) => {
+    const api = scoped.withTypeProvider<ZodTypeProvider>();
+    await installOpenApi(api, API_VERSION);
+    registerHealthRoutes(api, deps);
+    registerApplicationCreate(api, deps);
+    registerApplicationRead(api, deps);
+    registerApplicationWrite(api, deps);
+    registerEndpointCreate(api, deps);
+    registerEndpointRead(api, deps);
+    registerEndpointWrite(api, deps);
+    registerMessageCreate(api, deps);
+    registerMessageRead(api, deps);
+    registerAttemptRead(api, deps);
+    registerTimeline(api, deps);
+  });
+  return fastify;
+}

@@ -1,0 +1,48 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Applications } from '../app/applications.ts';
+import type { Principal } from '../app/credentials.ts';
+import type { Endpoints } from '../app/endpoints.ts';
+import type { Publisher } from '../app/publish.ts';
+import type { Queries } from '../app/queries.ts';
+import type { Config } from '../config/config.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { IdempotencyStore } from '../ports/idempotency-store.ts';
+
+/** Everything the HTTP API needs; main/ wires it (the HTTP layer never sees an adapter). */
+export interface HttpDeps {
+  /** Limits and idempotency settings: maxBodyBytes, idempotencyTtlMs, idempotencyWaitMs. */
+  readonly config: Config;
+  /** The process logger (pino, with redaction); Fastify logs through it. */
+  readonly logger: FastifyBaseLogger;
+  /** `/metrics` serves this registry in Prometheus text. */
+  readonly metrics: Pick<Metrics, 'registry'>;
+  /** Bearer token → principal, or null when unknown or revoked. */
+  readonly authenticate: (token: string) => Promise<Principal | null>;
+  /** Readiness: true when the database answers (`/readyz`). */
+  readonly ready: () => Promise<boolean>;
+  /** Idempotency keys, and the transaction of every write. */
+  readonly idempotency: IdempotencyStore;
+  readonly applications: Applications;
+  readonly endpoints: Endpoints;
+  readonly queries: Queries;
+  readonly publisher: Publisher;
+}
+
+/** The Fastify instance with the zod type provider, as route files see it. */
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on every non-public route. */
+    principal: Principal | null;
+    /** The raw bytes of a JSON request body (for payload spans and idempotency fingerprints). */
+    rawBody: Buffer | null;
+    /** The same body decoded as UTF-8. */
+    rawText: string | null;
+  }
+  interface FastifyContextConfig {
+    /** Served without authentication (health, readiness, metrics, OpenAPI document). */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,72 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, ERROR_CATALOG, type ErrorCode, type ValidationIssue } from '../../domain/errors.ts';
+
+/** Fastify's name for the part of the request that failed validation → the Svix/FastAPI `loc` head. */
+const LOC_HEAD: Readonly<Record<string, string>> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** Fastify's own request errors → catalog codes. */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_request',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+};
+
+/** Network error codes of a connection to the database that cannot be made or was lost. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Messages of the pg driver and pool when the connection is gone or none can be had in time. */
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+
+/**
+ * True when `error` (or one of its causes) says the database cannot be reached: SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shutdown / cannot connect now), or a network error. Such a request
+ * changed nothing, so it is answered 503 `service_unavailable` and may be retried.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || NETWORK_CODES.has(code))) return true;
+    if (e instanceof Error && CONNECTION_MESSAGES.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** Fastify/zod validation issues → `[{loc, msg, type}]` (numeric path segments become numbers). */
+function validationIssues(error: FastifyError): ValidationIssue[] {
+  const head = LOC_HEAD[error.validationContext ?? 'body'] ?? 'body';
+  return (error.validation ?? []).map((v) => ({
+    loc: [head, ...v.instancePath.split('/').filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s))],
+    msg: v.message ?? 'invalid',
+    type: v.keyword,
+  }));
+}
+
+function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly ValidationIssue[], headers: Readonly<Record<string, string>> = {}): FastifyReply {
+  return reply.code(ERROR_CATALOG[code].status).headers(headers).type('application/json; charset=utf-8').send({ code, detail });
+}
+
+/**
+ * The error handler (STYLE.md "Errors"): AppError → its status and `{code, detail}`; validation → 422 with
+ * the failing fields; body too large → 413; wrong content type → 415; the database unreachable → 503;
+ * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) return send(reply, error.code, error.detail, error.headers);
+    if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
+    const mapped = FASTIFY_CODES[error.code];
+    if (mapped !== undefined) return send(reply, mapped, error.message);
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return send(reply, 'service_unavailable', 'The database cannot be reached; nothing was changed. Retry later.', { 'retry-after': '1' });
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, 'bad_request', error.message);
+    }
+    request.log.error({ err: error }, 'unexpected fault');
+    return send(reply, 'internal_error', `Internal error (request id ${request.id})`);
+  });
+  app.setNotFoundHandler((request, reply) => send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`));
+}

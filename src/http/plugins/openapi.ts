@@ -1,0 +1,24 @@
+import swagger from '@fastify/swagger';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { Api } from '../deps.ts';
+
+/** Where the OpenAPI document is served (no authentication: it describes the API, not its data). */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+/**
+ * Registers @fastify/swagger (DESIGN §10: every route is described by a schema that also produces the
+ * OpenAPI document) and serves the document at {@link OPENAPI_PATH}. Must be registered before the routes.
+ */
+export async function installOpenApi(app: Api, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Tidings API', version, description: 'Webhook delivery in the shapes of the Svix API; Tidings additions are marked as such.' },
+      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ HTTPBearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  app.get(OPENAPI_PATH, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => reply.send(app.swagger()));
+}

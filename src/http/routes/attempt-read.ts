@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { AttemptFilters } from '../../app/queries.ts';
+import type { Api, HttpDeps } from '../deps.ts';
+import { principalOf } from '../idempotency.ts';
+import { attemptOut, listOut } from '../present.ts';
+import { attemptList, attemptListQuery, attemptOut as attemptOutSchema } from '../schemas/attempt.ts';
+import { commonErrors, refParam } from '../schemas/common.ts';
+
+type AttemptQuery = z.output<typeof attemptListQuery>;
+
+function filters(q: AttemptQuery): AttemptFilters {
+  return {
+    limit: q.limit, iterator: q.iterator ?? null, order: q.order,
+    status: q.status ?? null, statusCodeClass: q.status_code_class ?? null,
+    eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
+    channel: q.channel ?? null, tag: q.tag ?? null, before: q.before ?? null, after: q.after ?? null,
+    endpointRef: q.endpoint_id ?? null,
+  };
+}
+
+/**
+ * Svix attempt routes: `GET /api/v1/app/{app}/attempt/msg/{msg}`, `GET /api/v1/app/{app}/attempt/endpoint/{ep}`
+ * (newest first; filters status, status_code_class, event_types, channel, tag, before, after; endpoint_id
+ * on the message list) and `GET /api/v1/app/{app}/msg/{msg}/attempt/{attempt}`.
+ */
+export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries'>): void {
+  app.get('/api/v1/app/:appId/attempt/msg/:msgId', {
+    schema: { tags: ['Message Attempt'], summary: 'List attempts by message', params: z.object({ appId: refParam, msgId: refParam }), querystring: attemptListQuery, response: { 200: attemptList, ...commonErrors } },
+  }, async (request) => {
+    const q = request.query;
+    const page = await deps.queries.listAttemptsByMessage(principalOf(request), request.params.appId, request.params.msgId, filters(q));
+    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }));
+  });
+
+  app.get('/api/v1/app/:appId/attempt/endpoint/:endpointId', {
+    schema: { tags: ['Message Attempt'], summary: 'List attempts by endpoint', params: z.object({ appId: refParam, endpointId: refParam }), querystring: attemptListQuery, response: { 200: attemptList, ...commonErrors } },
+  }, async (request) => {
+    const q = request.query;
+    const page = await deps.queries.listAttemptsByEndpoint(principalOf(request), request.params.appId, request.params.endpointId, filters(q));
+    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }));
+  });
+
+  app.get('/api/v1/app/:appId/msg/:msgId/attempt/:attemptId', {
+    schema: { tags: ['Message Attempt'], summary: 'Get attempt', params: z.object({ appId: refParam, msgId: refParam, attemptId: refParam }), response: { 200: attemptOutSchema, ...commonErrors } },
+  }, async (request) => {
+    const attempt = await deps.queries.getAttempt(principalOf(request), request.params.appId, request.params.msgId, request.params.attemptId);
+    return attemptOut(attempt, { withContent: true, withMsg: false });
+  });
+}

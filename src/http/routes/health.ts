@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { AppError } from '../../domain/errors.ts';
+import type { Api, HttpDeps } from '../deps.ts';
+
+/**
+ * Health and operations routes, all without authentication: Svix `GET /api/v1/health` (204 while the API
+ * process is up), `GET /livez` (process alive), `GET /readyz` (the database answers; 503
+ * `service_unavailable` when not), `GET /metrics` (Prometheus text).
+ */
+export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'metrics'>): void {
+  app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['Health'], summary: 'Health (Svix)', response: { 204: z.null().describe('Up') } } }, async (_request, reply) => {
+    return reply.code(204).send(null);
+  });
+
+  app.get('/livez', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async () => {
+    let ready = false;
+    try {
+      ready = await deps.ready();
+    } catch (error) {
+      throw new AppError('service_unavailable', 'The database cannot be reached', { cause: error });
+    }
+    if (!ready) throw new AppError('service_unavailable', 'The database cannot be reached');
+    return { status: 'ready' };
+  });
+
+  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    const text = await deps.metrics.registry.metrics();
+    return reply.type(deps.metrics.registry.contentType).send(text);
+  });
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import type { Api, HttpDeps } from '../deps.ts';
+import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import { payloadBytes } from '../payload-span.ts';
+import { messageHead, messageJson } from '../present.ts';
+import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
+import { messageIn, messageOut, withContentQuery } from '../schemas/message.ts';
+import { applicationInput } from './application-create.ts';
+
+/**
+ * `POST /api/v1/app/{app}/msg` (Svix create message): stores the message and one delivery per subscribed
+ * endpoint in one transaction (with the Idempotency-Key when given), then answers 202 with the message. The
+ * payload stored and delivered is the exact byte span of `payload` in the request (DESIGN §5); the answer
+ * embeds it verbatim when `with_content` (default true; the svix client sends false).
+ *
+ * The stored idempotent answer holds the message without its payload (payloads are encrypted at rest and
+ * must not be copied into the key table in plain text); a replay reads the payload back from the message.
+ */
+export function registerMessageCreate(app: Api, deps: HttpDeps): void {
+  app.post('/api/v1/app/:appId/msg', {
+    schema: {
+      tags: ['Message'], summary: 'Create message', params: z.object({ appId: refParam }), querystring: withContentQuery, body: messageIn,
+      response: { 202: messageOut, 409: errorBody, 413: errorBody, ...commonErrors },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const body = request.body;
+    const payload = payloadBytes(request.rawText ?? '');
+    const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
+    const answer = await idempotentPost(deps, request, async (tx) => {
+      const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, body.application == null ? null : applicationInput(body.application));
+      const { message } = await deps.publisher.publish(tx, {
+        appId: target.id, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null,
+        payload, retentionHours,
+      });
+      return { status: 202, body: messageHead(message) };
+    });
+    const head = answer.body as ReturnType<typeof messageHead>;
+    let content: Uint8Array | null = null;
+    if (request.query.with_content) {
+      content = answer.replayed ? (await deps.queries.getMessage(principal, request.params.appId, head.id, true)).payload : payload;
+    }
+    reply.type('application/json; charset=utf-8');
+    return sendAnswer(reply, answer, messageJson(head, content));
+  });
+}

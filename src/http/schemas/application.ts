@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
+
+/** Svix `ApplicationIn` (`throttleRate`; the older name `rateLimit` is accepted too). Unknown fields are ignored. */
+export const applicationIn = z.object({
+  name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength),
+  uid: uidSchema.nullish(),
+  throttleRate: rateSchema.nullish().describe('Maximum messages per second; null = unlimited'),
+  rateLimit: rateSchema.nullish().describe('Older name of throttleRate'),
+  metadata: stringMap.nullish(),
+}).meta({ id: 'ApplicationIn' });
+
+/** Svix `ApplicationPatch`: only the given fields change; null clears a nullable one. */
+export const applicationPatch = z.object({
+  name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength).optional(),
+  uid: uidSchema.nullish(),
+  throttleRate: rateSchema.nullish(),
+  rateLimit: rateSchema.nullish(),
+  metadata: stringMap.optional(),
+}).meta({ id: 'ApplicationPatch' });
+
+/** Svix `ApplicationOut`, plus `rateLimit` (same value as `throttleRate`, older name). */
+export const applicationOut = z.object({
+  id: z.string(),
+  uid: z.string().nullable(),
+  name: z.string(),
+  throttleRate: z.number().nullable(),
+  rateLimit: z.number().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).meta({ id: 'ApplicationOut' });
+
+export const applicationList = listResponse(applicationOut).meta({ id: 'ListResponseApplicationOut' });
+
+/** `GET /api/v1/app` query: ascending by id (creation) unless `order=descending`. */
+export const applicationListQuery = listQuery(idIterator('app'), 'ascending');
+
+/** `POST /api/v1/app` query: `get_if_exists` (the svix client's getOrCreate) or `get_or_create`. */
+export const applicationCreateQuery = z.object({
+  get_if_exists: z.stringbool().optional(),
+  get_or_create: z.stringbool().optional(),
+});

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, refParam, tagName } from './common.ts';
+
+/** Svix `MessageStatus`: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
+const status = z.coerce.number().int().min(0).max(4);
+/** Svix `StatusCodeClass`: 0 (no response), 100, 200, 300, 400, 500. */
+const statusCodeClass = z.coerce.number().int().refine((n) => [0, 100, 200, 300, 400, 500].includes(n), 'must be 0, 100, 200, 300, 400 or 500');
+
+/** Filters shared by the attempt lists (Svix). Newest first unless `order=ascending`. */
+export const attemptListQuery = listQuery(idIterator('atmpt'), 'descending').extend({
+  status: status.optional(),
+  status_code_class: statusCodeClass.optional(),
+  event_types: listParam(eventTypeName).optional(),
+  channel: channelName.optional(),
+  tag: tagName.optional(),
+  before: instantQuery.optional(),
+  after: instantQuery.optional(),
+  with_content: flagQuery.default(true),
+  with_msg: flagQuery.default(false),
+  endpoint_id: refParam.optional(),
+});
+
+/**
+ * Svix `MessageAttemptOut`, plus Tidings' `attemptNumber` and `errorKind` (DESIGN §3; null on success).
+ * `responseStatusCode` is 0 when no HTTP status arrived. `response` is the stored prefix of the response
+ * body, or the error detail.
+ */
+export const attemptOut = z.object({
+  id: z.string(),
+  msgId: z.string(),
+  endpointId: z.string(),
+  url: z.string(),
+  response: z.string(),
+  responseStatusCode: z.number(),
+  responseDurationMs: z.number(),
+  status: z.number(),
+  statusText: z.string(),
+  triggerType: z.number(),
+  timestamp: z.string(),
+  attemptNumber: z.number(),
+  errorKind: z.string().nullable(),
+  msg: z.object({
+    id: z.string(), eventId: z.string().nullable(), eventType: z.string(), payload: z.unknown(),
+    channels: z.array(z.string()).nullable(), tags: z.array(z.string()).nullable(), timestamp: z.string(),
+  }).optional(),
+}).meta({ id: 'MessageAttemptOut' });
+
+export const attemptList = z.object({ data: z.array(attemptOut), iterator: z.string().nullable(), prevIterator: z.string().nullable(), done: z.boolean() }).meta({ id: 'ListResponseMessageAttemptOut' });
+
+/** One row of a delivery timeline (Tidings). Ids and fencing tokens are decimal strings. */
+export const timelineEntryOut = z.object({
+  id: z.string(),
+  state: z.string(),
+  workerId: z.string().nullable(),
+  fencingToken: z.string().nullable(),
+  statusCode: z.number().nullable(),
+  latencyMs: z.number().nullable(),
+  errorKind: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: z.string(),
+}).meta({ id: 'DeliveryTimelineEntry' });
+
+/** The timeline response: the delivery's current state and one page of its transitions. */
+export const timelineOut = z.object({
+  deliveryState: z.string(),
+  attemptCount: z.number(),
+  nextAttemptAt: z.string().nullable(),
+  deadReason: z.string().nullable(),
+  data: z.array(timelineEntryOut),
+  iterator: z.string().nullable(),
+  prevIterator: z.string().nullable(),
+  done: z.boolean(),
+}).meta({ id: 'DeliveryTimeline' });
+
+export const timelineQuery = listQuery(z.string().regex(/^-?\d{1,19}$/, 'must be an iterator returned by this list'), 'ascending');

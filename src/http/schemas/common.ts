@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { IdPrefix } from '../../domain/ids.ts';
+
+/**
+ * Limits of the wire contract, as the Svix API documents them (they shape requests, they are not
+ * deployment settings; operational limits such as the body size live in config.ts).
+ */
+export const WIRE_LIMITS = Object.freeze({
+  /** Page size: default and maximum of `limit` (Svix: 50 / 250). */
+  pageDefault: 50,
+  pageMax: 250,
+  /** uid, eventId, event type and idempotency key lengths (Svix: 256). */
+  nameMaxLength: 256,
+  /** Channel and tag length (Svix: 128). */
+  channelMaxLength: 128,
+  /** Channels per endpoint or message (Svix: 10). */
+  channelsMax: 10,
+  /** Tags per message. */
+  tagsMax: 10,
+  /** Event types an endpoint filters on. */
+  eventTypesMax: 1000,
+  /** Endpoint URL length. */
+  urlMaxLength: 65_536,
+  /** Metadata and custom header entries. */
+  mapEntriesMax: 100,
+} as const);
+
+/** Svix `uid`: 1–256 of letters, digits, `-`, `_`, `.`. */
+export const uidSchema = z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."');
+/** Event type name (Svix): 1–256 of letters, digits, `-`, `_`, `.`. */
+export const eventTypeName = z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."');
+/** Channel name (Svix): 1–128 of letters, digits, `-`, `_`, `.`, `:`. */
+export const channelName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_.:]+$/, 'may contain only letters, digits, "-", "_", "." and ":"');
+/** Tag (Svix): 1–128 of letters, digits and `-_./\#:`. */
+export const tagName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_./\\#:]+$/, 'may contain only letters, digits and "-_./\\#:"');
+/** String-to-string map (metadata). */
+export const stringMap = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string()).refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
+/** Messages (or requests) per second; null = unlimited. */
+export const rateSchema = z.number().int().min(1).max(2_147_483_647);
+
+/** The part of an id after its prefix (a ULID for ids Tidings makes). */
+const ID_BODY = '[0-9A-Za-z]{1,64}';
+
+/** An iterator over ids with `prefix` (`-` in front = the page before it). */
+export const idIterator = (prefix: IdPrefix) => z.string().regex(new RegExp(`^-?${prefix}_${ID_BODY}$`), `must be an iterator returned by this list (${prefix}_…)`);
+
+/** Page parameters of a list (Svix): limit 1–250 (default 50), iterator, order. */
+export function listQuery(iterator: z.ZodType<string>, defaultOrder: 'ascending' | 'descending') {
+  return z.object({
+    limit: z.coerce.number().int().min(1).max(WIRE_LIMITS.pageMax).default(WIRE_LIMITS.pageDefault),
+    iterator: iterator.nullish(),
+    order: z.enum(['ascending', 'descending']).default(defaultOrder).describe(`Sort order by id (creation); default ${defaultOrder}`),
+  });
+}
+
+/** An ISO-8601 instant in a query string, as a Date. */
+export const instantQuery = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+/** A boolean query flag (`true`/`false`, `1`/`0`…). */
+export const flagQuery = z.stringbool();
+
+/** A list in a query string: comma-separated and/or repeated. */
+export const listParam = (item: z.ZodString) =>
+  z.union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
+    .pipe(z.array(item));
+
+/** A path parameter naming an object by id or uid. */
+export const refParam = z.string().min(1).max(WIRE_LIMITS.nameMaxLength);
+
+/** `{code, detail}` error body (Svix `HttpErrorOut`; a 422 carries the failing fields as `detail`). */
+export const errorBody = z.object({
+  code: z.string(),
+  detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
+}).meta({ id: 'HttpError' });
+
+/** A list response `{data, iterator, prevIterator, done}` over `item`. */
+export function listResponse<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), iterator: z.string().nullable(), prevIterator: z.string().nullable(), done: z.boolean() });
+}
+
+/** Error responses every authenticated route may answer. */
+export const commonErrors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 500: errorBody, 503: errorBody } as const;

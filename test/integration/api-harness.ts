@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Svix } from 'svix';
+import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
+import { createPgIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { createApplications } from '../../src/app/applications.ts';
+import { createAuthenticator, generateToken, hashToken } from '../../src/app/credentials.ts';
+import { createEndpoints } from '../../src/app/endpoints.ts';
+import { createPublisher } from '../../src/app/publish.ts';
+import { createQueries } from '../../src/app/queries.ts';
+import { loadConfig, type Config } from '../../src/config/config.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { HttpDeps } from '../../src/http/deps.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import type { CatalogStore } from '../../src/ports/catalog-store.ts';
+import type { Cipher } from '../../src/ports/cipher.ts';
+import type { Clock, Random } from '../../src/ports/clock.ts';
+import type { DeliveryStore } from '../../src/ports/delivery-store.ts';
+import { testCipher } from '../support/cipher.ts';
+import type { TestDatabase } from '../support/db.ts';
+
+/** The admin token of every API test server. */
+export const ADMIN_TOKEN = 'tidings_test_admin_token_0123456789';
+
+/** Body limit of the test servers (small, so 413 is cheap to provoke). */
+export const TEST_MAX_BODY_BYTES = 64 * 1024;
+
+/** One running API on 127.0.0.1:0 over a fresh database, with the official client pointed at it. */
+export interface ApiHarness {
+  readonly database: TestDatabase;
+  readonly url: string;
+  readonly svix: Svix;
+  readonly store: CatalogStore;
+  readonly deliveries: DeliveryStore;
+  readonly cipher: Cipher;
+  readonly config: Config;
+  /** Raw request with the admin token (or `token`), JSON body text as given. */
+  request(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null }): Promise<Response>;
+  /** Creates an API key scoped to `appId` and returns its token. */
+  appKey(appId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const systemClock: Clock = { nowMs: () => Date.now(), sqlNow: () => null };
+const cryptoRandom: Random = { next: () => randomBytes(4).readUInt32BE(0) / 4_294_967_296 };
+
+/** Starts the API over a fresh database of `engine` (server or embedded). */
+export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}): Promise<ApiHarness> {
+  const database = await fresh();
+  const { db } = database;
+  const config = loadConfig({
+    TIDINGS_API_TOKEN: ADMIN_TOKEN,
+    TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32,::1/128',
+    TIDINGS_LOG_LEVEL: 'silent',
+    TIDINGS_MAX_BODY_BYTES: String(TEST_MAX_BODY_BYTES),
+    TIDINGS_IDEMPOTENCY_WAIT: '20s',
+    ...env,
+  });
+  const cipher = testCipher();
+  const store = createPgCatalogStore(db, cipher);
+  const deliveries = createPgDeliveryStore(db, cipher);
+  const deps: HttpDeps = {
+    config,
+    logger: createLogger({ level: config.logLevel }),
+    metrics: createMetrics({ defaultMetrics: false }),
+    authenticate: createAuthenticator({ store, adminToken: config.apiToken }),
+    ready: async () => {
+      await db.query('SELECT 1');
+      return true;
+    },
+    idempotency: createPgIdempotencyStore(db),
+    applications: createApplications({ store, clock: systemClock, random: cryptoRandom }),
+    endpoints: createEndpoints({ store, clock: systemClock, random: cryptoRandom, egressAllowlist: config.egressAllowlist }),
+    queries: createQueries({ store }),
+    publisher: createPublisher({ messages: createPgMessageStore(db, cipher, () => undefined), clock: systemClock, random: cryptoRandom }),
+  };
+  const app = buildApp(deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return {
+    database, url, store, deliveries, cipher, config,
+    svix: new Svix(ADMIN_TOKEN, { serverUrl: url }),
+    request: (method, path, options = {}) => fetch(url + path, {
+      method,
+      headers: {
+        ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? ADMIN_TOKEN}` }),
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      ...(options.body === undefined ? {} : { body: options.body }),
+    }),
+    async appKey(appId) {
+      const token = generateToken();
+      await store.insertApiKeyIfAbsent({ id: `key_${randomBytes(8).toString('hex')}`, name: 'scoped', role: 'app', appId, tokenHash: hashToken(token), tokenPrefix: token.slice(0, 12) }, null);
+      return token;
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+/** Reads a JSON error body and returns it with the status. */
+export async function errorOf(response: Response): Promise<{ status: number; code: string; detail: unknown }> {
+  const body = (await response.json()) as { code: string; detail: unknown };
+  return { status: response.status, code: body.code, detail: body.detail };
+}
