@@ -1,6 +1,5 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { isIP } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { SendResult } from '../../src/domain/attempt-outcome.ts';
@@ -271,55 +270,4 @@ test('send never throws: a bad URL, a refused scheme and an invalid header value
   const injected = await sender.send({ url: r.url, headers: { 'x-evil': 'a\r\nx-injected: 1' }, body: BODY });
   assert.equal(injected.type, 'error', JSON.stringify(injected));
   assert.equal(r.connections(), 0);
-});
-
-test('an already aborted signal sends nothing', async () => {
-  const r = await receiver(receivers.healthy);
-  const { result } = await timedSend(sender, r.url, AbortSignal.abort());
-  assert.deepEqual(result, { type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 0 });
-  assert.equal(r.connections(), 0);
-});
-
-test('an abort while connecting ends the attempt as deadline/aborted and the request is never written', async () => {
-  const r = await receiver(receivers.healthy);
-  const gate = Promise.withResolvers<void>();
-  const gated: LookupFunction = (_hostname, _options, callback) => {
-    void gate.promise.then(() => callback(null, [{ address: '127.0.0.1', family: isIP('127.0.0.1') }]));
-  };
-  // One connection per origin: both requests queue on it, in order.
-  const s = newSender({ lookup: gated, connectTimeoutMs: 5000, deadlineMs: 10_000, maxSocketsPerOrigin: 1 });
-  const controller = new AbortController();
-  const url = `http://gated.test:${r.port}/`;
-  const first = s.send({ url, headers: {}, body: Buffer.from('first') }, controller.signal);
-  controller.abort();
-  assert.deepEqual({ ...(await first), durationMs: 0 }, { type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 0 });
-  // Let the connection complete: undici drops the aborted request when the socket is ready (and closes
-  // that socket); the request queued after it is written on a fresh connection.
-  const second = s.send({ url, headers: {}, body: Buffer.from('second') });
-  gate.resolve();
-  const secondResult = await second;
-  assert.equal(secondResult.type === 'response' && secondResult.statusCode, 200, JSON.stringify(secondResult));
-  assert.deepEqual(r.requests().map((q) => q.body.toString()), ['second']);
-});
-
-test('an abort after the request was written says so', async () => {
-  const r = await receiver(receivers.headersNeverSent);
-  const controller = new AbortController();
-  const pending = sender.send({ url: r.url, headers: {}, body: BODY }, controller.signal);
-  await r.whenRequests(1);
-  controller.abort();
-  const result = await pending;
-  assert.equal(result.type === 'error' && result.errorKind, 'deadline');
-  assert.equal(result.type === 'error' && result.detail, 'aborted after the request was sent');
-});
-
-test('connections per origin are capped; queued attempts still end by their deadline', async () => {
-  const r = await receiver(receivers.headersNeverSent);
-  const s = newSender({ maxSocketsPerOrigin: 2, headersTimeoutMs: 10_000, deadlineMs: 1000 });
-  const outcomes = await Promise.all([0, 1, 2, 3].map(() => timedSend(s, r.url)));
-  assert.ok(r.connections() <= 2, `${r.connections()} connections`);
-  for (const { result, wallMs } of outcomes) {
-    assert.equal(result.type === 'error' && result.errorKind, 'deadline', JSON.stringify(result));
-    assert.ok(wallMs <= 2000);
-  }
 });

@@ -1,162 +1,18 @@
 import { once } from 'node:events';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createGzip } from 'node:zlib';
+import type { Behaviour } from './loopback-receiver.ts';
+
+export { startCanary, startPlainHttpResponder, startReceiver, type Behaviour, type Receiver } from './loopback-receiver.ts';
 
 /**
- * Receivers for the outbound-hardening tests (issue 5): raw TCP servers on loopback that answer a webhook
- * request the way a slow, huge, broken or malicious receiver would, plus a healthy receiver and canaries
- * (listeners that must never see a connection). Every loop is bounded and every timer stops when the
- * client goes away. Nothing here listens on or connects to anything outside 127.0.0.0/8 and ::1.
+ * Behaviours for the receivers of loopback-receiver.ts (issue 5): answers to a webhook request the way a
+ * slow, huge, broken or malicious receiver would, and healthy ones. Every loop is bounded and every timer
+ * stops when the client goes away.
  */
-
-/**
- * What a receiver does with one connection once a whole request has arrived. `context.written` counts
- * response bytes where a behaviour reports them; `context.next()` reads the next request on the connection.
- */
-export type Behaviour = (socket: Socket, request: RecordedRequest, context: BehaviourContext) => void;
-
-/** See {@link Behaviour}. */
-export interface BehaviourContext {
-  written: number;
-  readonly next: () => void;
-}
-
-/** One request as the receiver read it. */
-export interface RecordedRequest {
-  readonly head: string;
-  readonly body: Buffer;
-}
-
-/** A listening receiver and what it saw. */
-export interface Receiver {
-  readonly host: string;
-  readonly port: number;
-  /** `http://host:port/` (IPv6 hosts in brackets). */
-  readonly url: string;
-  /** TCP connections accepted. */
-  readonly connections: () => number;
-  /** Whole requests read. */
-  readonly requests: () => readonly RecordedRequest[];
-  /** Resolves once at least `count` whole requests have been read. */
-  readonly whenRequests: (count: number) => Promise<void>;
-  /** Response bytes the behaviour wrote (where it counts them, e.g. the 1 GB body). */
-  readonly bytesWritten: () => number;
-  close(): Promise<void>;
-}
 
 const TICK_MS = 100;
 const MAX_TICKS = 600; // a minute of dripping at most, whatever the client does
-
-/** Reads one HTTP/1.1 request (head + Content-Length body) from the socket, then calls `onRequest`. */
-function readRequest(socket: Socket, onRequest: (request: RecordedRequest) => void): void {
-  let buffered = Buffer.alloc(0);
-  const onData = (chunk: Buffer): void => {
-    buffered = Buffer.concat([buffered, chunk]);
-    const end = buffered.indexOf('\r\n\r\n');
-    if (end === -1) {
-      if (buffered.length > 1024 * 1024) socket.destroy();
-      return;
-    }
-    const head = buffered.subarray(0, end).toString('latin1');
-    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? '0');
-    if (buffered.length < end + 4 + length) return;
-    socket.off('data', onData);
-    onRequest({ head, body: Buffer.from(buffered.subarray(end + 4, end + 4 + length)) });
-  };
-  socket.on('data', onData);
-}
-
-/**
- * Starts a receiver on `host` (default 127.0.0.1) and `port` (default any free port) that reads each
- * request and hands the socket to `behaviour`. Sockets are destroyed on close.
- */
-export async function startReceiver(behaviour: Behaviour, host = '127.0.0.1', port = 0): Promise<Receiver> {
-  const sockets = new Set<Socket>();
-  const seen: RecordedRequest[] = [];
-  const waiters: { readonly count: number; readonly resolve: () => void }[] = [];
-  let connections = 0;
-  let written = 0;
-  const server: Server = createServer((socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    const serve = (): void =>
-      readRequest(socket, (request) => {
-        seen.push(request);
-        for (const waiter of waiters.filter((w) => w.count <= seen.length)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-        const context: BehaviourContext = {
-          get written() {
-            return written;
-          },
-          set written(value: number) {
-            written = value;
-          },
-          next: serve,
-        };
-        behaviour(socket, request, context);
-      });
-    serve();
-  });
-  server.listen(port, host);
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    host,
-    port: address.port,
-    url: `http://${urlHost}:${address.port}/`,
-    connections: () => connections,
-    requests: () => seen,
-    whenRequests(count) {
-      if (seen.length >= count) return Promise.resolve();
-      const { promise, resolve } = Promise.withResolvers<void>();
-      waiters.push({ count, resolve });
-      return promise;
-    },
-    bytesWritten: () => written,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
-
-/**
- * A canary: a listener that must never be reached. It counts every connection and closes it at once,
- * without reading or answering.
- */
-export async function startCanary(host: string, port: number): Promise<Receiver> {
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server = createServer((socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.destroy();
-  });
-  server.listen(port, host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    host,
-    port,
-    url: `http://${urlHost}:${port}/`,
-    connections: () => connections,
-    requests: () => [],
-    whenRequests: () => new Promise<void>(() => undefined),
-    bytesWritten: () => 0,
-    async close() {
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
 
 /** Repeats `step` every 100 ms until it returns false, the socket closes, or a minute has passed. */
 function drip(socket: Socket, step: (tick: number) => boolean): void {
@@ -316,43 +172,3 @@ export const unsolicitedContinue: Behaviour = (socket) => {
   socket.write('HTTP/1.1 100 Continue\r\n\r\n');
 };
 
-/**
- * A plain-HTTP listener that answers `400 Bad Request` to whatever bytes arrive first (a TLS ClientHello
- * included) and closes: what an https URL pointing at an http port meets.
- */
-export async function startPlainHttpResponder(host = '127.0.0.1'): Promise<Receiver> {
-  return startRawReceiver(host, (socket) => {
-    socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
-  });
-}
-
-async function startRawReceiver(host: string, onConnection: (socket: Socket) => void): Promise<Receiver> {
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server = createServer((socket) => {
-    connections += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    onConnection(socket);
-  });
-  server.listen(0, host);
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    host,
-    port: address.port,
-    url: `http://${urlHost}:${address.port}/`,
-    connections: () => connections,
-    requests: () => [],
-    whenRequests: () => new Promise<void>(() => undefined),
-    bytesWritten: () => 0,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}

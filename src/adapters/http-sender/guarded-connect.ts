@@ -2,7 +2,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
-import { isAddressAllowed, isLocalhostName, LOCALHOST_ADDRESSES } from '../../domain/egress-policy.ts';
+import { assertValidAllowlist, isAddressAllowed, isLocalhostName, LOCALHOST_ADDRESSES } from '../../domain/egress-policy.ts';
 
 /**
  * The SSRF guard in the connect path (DESIGN §7, issue 5). Every new connection of the delivery agent goes
@@ -118,7 +118,7 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[]) {
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
   const allowlist = Object.freeze([...options.egressAllowlist]);
-  isAddressAllowed('0.0.0.0', allowlist); // validates the allow-list up front
+  assertValidAllowlist(allowlist);
   const connectTcpOrTls = buildConnector({
     timeout: options.connectTimeoutMs,
     lookup: guardedLookup(options.lookup ?? defaultLookup, allowlist),
