@@ -154,6 +154,8 @@ for (const engine of ENGINES) {
       assert.equal(enabled.disabled, false);
       const state = await api.database.db.query<{ state: string }>('SELECT state FROM deliveries WHERE endpoint_id = $1', [ep.id]);
       assert.deepEqual(state.rows.map((r) => r.state), ['skipped']);
+      const history = await api.database.db.query<{ kind: string; reason: string | null }>('SELECT kind, reason FROM endpoint_events WHERE endpoint_id = $1 ORDER BY id', [ep.id]);
+      assert.deepEqual(history.rows, [{ kind: 'disabled', reason: 'disabled_by_api' }, { kind: 'enabled', reason: null }]);
     });
 
     test('deleting cancels pending deliveries with a timeline row, in the same transaction; the endpoint is gone', async () => {

@@ -3,6 +3,7 @@ import type { CatalogStore, EndpointRecord, EndpointStatus } from '../../ports/c
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
 import type { Db } from './db.ts';
+import type { Tx } from '../../ports/idempotency-store.ts';
 
 interface EndpointRow {
   id: string;
@@ -67,6 +68,11 @@ function toRecord(row: EndpointRow): EndpointRecord {
  * (context = endpoint id, so a value cannot be moved to another row) and never logged.
  */
 export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertEndpoint' | 'findEndpoint' | 'listEndpoints' | 'updateEndpoint' | 'softDeleteEndpoint' | 'endpointSecret' | 'settlePendingDeliveries'> {
+  /** Appends to the endpoint's health history (endpoint_events), as the dispatcher does for its own changes. */
+  const logEvent = async (tx: Tx, endpointId: string, kind: string, reason: string | null, now: Date | null) => {
+    await on(db, tx).query(`INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`, [endpointId, kind, reason, now]);
+  };
+
   return {
     async insertEndpoint(tx, ep, now) {
       const sealed = cipher.encrypt(Buffer.from(ep.secret, 'utf8'), ep.id);
@@ -115,6 +121,7 @@ export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertE
         () => on(db, tx).query<EndpointRow>(`UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`, params),
         UID_TAKEN,
       );
+      if (res.rows[0] !== undefined && status !== undefined) await logEvent(tx, id, status.status === 'active' ? 'enabled' : status.status, status.reason, now);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
@@ -123,7 +130,9 @@ export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertE
         `UPDATE endpoints SET deleted_at = ${nowSql(3)}, updated_at = ${nowSql(3)} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL`,
         [appId, id, now],
       );
-      return (res.rowCount ?? 0) > 0;
+      if ((res.rowCount ?? 0) === 0) return false;
+      await logEvent(tx, id, 'deleted', null, now);
+      return true;
     },
 
     async endpointSecret(appId, id) {

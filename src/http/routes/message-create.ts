@@ -35,7 +35,9 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
       });
       return { status: 202, body: messageHead(message) };
     });
-    const head = answer.body as ReturnType<typeof messageHead>;
+    // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
+    const stored = answer.body as ReturnType<typeof messageHead>;
+    const head = messageHead({ ...stored, createdAt: new Date(stored.timestamp) });
     let content: Uint8Array | null = null;
     if (request.query.with_content) {
       content = answer.replayed ? (await deps.queries.getMessage(principal, request.params.appId, head.id, true)).payload : payload;
