@@ -51,7 +51,7 @@ interface TimelineRow {
   at: Date;
 }
 
-/** Message columns; `$payload` is replaced by the payload expression (the column, or NULL when not wanted). */
+/** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
 const messageColumns = (withPayload: boolean) =>
   `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, created_at`;
 
