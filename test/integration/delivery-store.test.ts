@@ -126,6 +126,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(row, { state: 'dead', dead_reason: 'lease_lost_repeatedly' });
     });
 
+    test('a failed attempt whose endpoint was deleted meanwhile is canceled, and an expired lease on a deleted endpoint is never reclaimed', async () => {
+      const appId = await insertApp(t.db);
+      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+      await publishMany(appId, 2);
+      const store = createPgDeliveryStore(t.db, cipher);
+      const claimed = await store.claim({ workerId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      assert.equal(claimed.deliveries.length, 2);
+      await t.db.query('UPDATE endpoints SET deleted_at = clock_timestamp() WHERE id = $1', [ep.id]);
+      const [inFlight, abandoned] = claimed.deliveries;
+      await store.recordAttempts([{ ...succeededRecord(inFlight!), succeeded: false, statusCode: 500, errorKind: 'http_status', next: { next: 'retry', delayMs: 1000 } }], clock.sqlNow());
+      clock.advance(LEASE_MS + 1);
+      const again = await store.claim({ workerId: 'V', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      assert.equal(again.deliveries.length, 0, 'nothing of a deleted endpoint is claimed');
+      const rows = (await t.db.query('SELECT id, state FROM deliveries WHERE endpoint_id = $1 ORDER BY id', [ep.id])).rows;
+      assert.deepEqual(rows.map((r) => r.state), ['canceled', 'canceled']);
+      const reasons = (await t.db.query(`SELECT reason FROM delivery_events WHERE delivery_id = $1 ORDER BY id DESC LIMIT 1`, [abandoned!.deliveryId])).rows[0]!;
+      assert.equal(reasons.reason, 'endpoint_deleted');
+    });
+
     test('publish fans out by event type and channel, and a reused eventId is a conflict', async () => {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/all' });

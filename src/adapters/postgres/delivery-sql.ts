@@ -5,28 +5,52 @@
  */
 
 /*
- * DEAD_LETTER_LOST — dead-letters deliveries whose lease expired again after `maxReclaims` reclaims without
- * any recorded outcome (a payload that crashes dispatchers must not loop forever).
- * $1 max reclaims, $2 now, $3 batch limit. Returns one row per dead-lettered delivery.
+ * SWEEP — housekeeping of expired leases that the claim must not take, in one statement:
+ * (1) leases reclaimed `maxReclaims` times without any recorded outcome are dead-lettered with reason
+ *     `lease_lost_repeatedly` (a payload that crashes dispatchers must not loop forever);
+ * (2) expired leases of endpoints that are no longer active are settled: deleted → canceled (no request is
+ *     ever sent after deletion), disabled → skipped, paused → pending at 'infinity' (held until resumed).
+ * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row.
+ * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
  * Index: deliveries_lease_expiry.
  */
-export const DEAD_LETTER_LOST = `
+export const SWEEP = `
 WITH lost AS (
-  SELECT id FROM deliveries
-  WHERE state = 'leased' AND lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND reclaim_count >= $1
-  ORDER BY lease_expires_at, id
+  SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND d.reclaim_count >= $1
+    AND e.status = 'active' AND e.deleted_at IS NULL
+  ORDER BY d.lease_expires_at, d.id
   LIMIT $3
-  FOR UPDATE SKIP LOCKED
+  FOR UPDATE OF d SKIP LOCKED
+), orphans AS (
+  SELECT d.id, e.status, e.deleted_at IS NOT NULL AS deleted FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp())
+    AND (e.status <> 'active' OR e.deleted_at IS NOT NULL)
+  ORDER BY d.lease_expires_at, d.id
+  LIMIT $3
+  FOR UPDATE OF d SKIP LOCKED
 ), dead AS (
   UPDATE deliveries d
   SET state = 'dead', dead_reason = 'lease_lost_repeatedly', lease_owner = NULL, lease_expires_at = NULL,
       manual = false, manual_return = NULL, updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM lost WHERE d.id = lost.id
-  RETURNING d.id, d.fencing_token
+  RETURNING d.id, d.state, d.fencing_token, 'lease_lost_repeatedly' AS reason
+), settled AS (
+  UPDATE deliveries d
+  SET state = CASE WHEN o.deleted THEN 'canceled' WHEN o.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
+      next_attempt_at = CASE WHEN NOT o.deleted AND o.status = 'paused' THEN 'infinity'::timestamptz ELSE d.next_attempt_at END,
+      lease_owner = NULL, lease_expires_at = NULL, manual = false, manual_return = NULL,
+      updated_at = coalesce($2::timestamptz, clock_timestamp())
+  FROM orphans o WHERE d.id = o.id
+  RETURNING d.id, d.state, d.fencing_token,
+            CASE WHEN o.deleted THEN 'endpoint_deleted' WHEN o.status = 'disabled' THEN 'endpoint_disabled' ELSE 'endpoint_paused' END AS reason
+), changed AS (
+  SELECT * FROM dead UNION ALL SELECT * FROM settled
+), logged AS (
+  INSERT INTO delivery_events (delivery_id, state, fencing_token, reason, at)
+  SELECT id, state, fencing_token, reason, coalesce($2::timestamptz, clock_timestamp()) FROM changed
 )
-INSERT INTO delivery_events (delivery_id, state, fencing_token, reason, at)
-SELECT id, 'dead', fencing_token, 'lease_lost_repeatedly', coalesce($2::timestamptz, clock_timestamp()) FROM dead
-RETURNING delivery_id`;
+SELECT id, state, reason FROM changed`;
 
 /*
  * CLAIM — leases up to $2 due deliveries for worker $1 in one statement: pending with
@@ -48,11 +72,12 @@ WITH due AS (
   LIMIT $2
   FOR UPDATE OF d SKIP LOCKED
 ), expired AS (
-  SELECT d.id, d.state FROM deliveries d
+  SELECT d.id, d.state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
   WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($4::timestamptz, clock_timestamp()) AND d.reclaim_count < $5
+    AND e.status = 'active' AND e.deleted_at IS NULL
   ORDER BY d.lease_expires_at, d.id
   LIMIT $2
-  FOR UPDATE SKIP LOCKED
+  FOR UPDATE OF d SKIP LOCKED
 ), candidates AS (
   SELECT id, state FROM expired UNION ALL SELECT id, state FROM due
 ), picked AS (
@@ -123,10 +148,19 @@ WITH o AS (
                        $15::text[], $16::text[], $17::int[])
     AS o(id, token, worker, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
          status, body, location, error_kind, error_detail, duration_ms)
+), ep AS (
+  -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
+  SELECT DISTINCT e.id, e.status, e.deleted_at IS NOT NULL AS deleted
+  FROM endpoints e JOIN deliveries d ON d.endpoint_id = e.id JOIN o ON o.id = d.id
 ), upd AS (
   UPDATE deliveries d
-  SET state = CASE WHEN o.next_state = 'dead' AND d.manual AND d.manual_return IS NOT NULL THEN d.manual_return ELSE o.next_state END,
-      next_attempt_at = CASE WHEN o.next_state = 'pending'
+  SET state = CASE WHEN o.next_state = 'succeeded' THEN 'succeeded'
+                   WHEN ep.deleted THEN 'canceled'
+                   WHEN o.next_state = 'dead' AND d.manual AND d.manual_return IS NOT NULL THEN d.manual_return
+                   WHEN o.next_state = 'pending' AND ep.status = 'disabled' THEN 'skipped'
+                   ELSE o.next_state END,
+      next_attempt_at = CASE WHEN o.next_state = 'pending' AND ep.status = 'paused' THEN 'infinity'::timestamptz
+                             WHEN o.next_state = 'pending'
                              THEN coalesce($18::timestamptz, clock_timestamp()) + o.delay_ms * interval '1 millisecond'
                              ELSE d.next_attempt_at END,
       dead_reason = CASE WHEN o.next_state = 'dead' AND NOT (d.manual AND d.manual_return IS NOT NULL) THEN o.dead_reason ELSE d.dead_reason END,
@@ -134,8 +168,8 @@ WITH o AS (
       lease_owner = NULL, lease_expires_at = NULL, reclaim_count = 0, manual = false, manual_return = NULL,
       last_status_code = o.status, last_error_kind = o.error_kind,
       last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
-  FROM o
-  WHERE d.id = o.id AND d.fencing_token = o.token AND d.lease_owner = o.worker AND d.state = 'leased'
+  FROM o, ep
+  WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.lease_owner = o.worker AND d.state = 'leased'
   RETURNING d.id, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
@@ -148,7 +182,9 @@ WITH o AS (
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
   SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,
-         CASE WHEN upd.state = 'dead' THEN upd.dead_reason WHEN upd.state = 'pending' THEN 'retry_scheduled' WHEN o.trig = 'manual' THEN 'resent' END,
+         CASE WHEN upd.state = 'dead' THEN upd.dead_reason WHEN upd.state = 'pending' THEN 'retry_scheduled'
+              WHEN upd.state = 'canceled' THEN 'endpoint_deleted' WHEN upd.state = 'skipped' AND o.next_state = 'pending' THEN 'endpoint_disabled'
+              WHEN o.trig = 'manual' THEN 'resent' END,
          coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN upd ON upd.id = o.id
 )

@@ -2,7 +2,7 @@ import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db } from './db.ts';
-import { CLAIM, DEAD_LETTER_LOST, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import { CLAIM, SWEEP, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 
 interface ClaimRow {
   id: string;
@@ -26,8 +26,8 @@ interface ClaimRow {
   previous_secret_key_id: string | null;
 }
 
-/** Largest number of lost-lease dead letters written by one claim call. */
-const DEAD_LETTER_BATCH = 100;
+/** Most expired leases settled by the sweep that precedes each claim. */
+const SWEEP_BATCH = 100;
 
 /**
  * The PostgreSQL {@link DeliveryStore}: the statements of delivery-sql.ts, decryption of payloads
@@ -67,10 +67,10 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher): DeliveryStore {
 
   return {
     async claim(input) {
-      const dead = await db.query(DEAD_LETTER_LOST, [input.maxReclaims, input.now, DEAD_LETTER_BATCH]);
+      const swept = await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
       const res = await db.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims]);
       const deliveries = res.rows.map((row) => toClaimed(row, input.workerId));
-      return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: dead.rowCount ?? 0 };
+      return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },
 
     async extendLeases(leases, leaseMs, now) {
