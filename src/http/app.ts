@@ -16,6 +16,7 @@ import { registerEndpointWrite } from './routes/endpoint-write.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerMessageCreate } from './routes/message-create.ts';
 import { registerMessageRead } from './routes/message-read.ts';
+import { registerResend } from './routes/resend.ts';
 import { registerTimeline } from './routes/timeline.ts';
 
 export type { HttpDeps } from './deps.ts';
@@ -60,6 +61,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerMessageRead(api, deps);
     registerAttemptRead(api, deps);
     registerTimeline(api, deps);
+    registerResend(api, deps);
   });
   return fastify;
 }

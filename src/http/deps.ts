@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Applications } from '../app/applications.ts';
 import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
+import type { Resender } from '../app/resend.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
 import type { Config } from '../config/config.ts';
@@ -27,6 +28,8 @@ export interface HttpDeps {
   readonly endpoints: Endpoints;
   readonly queries: Queries;
   readonly publisher: Publisher;
+  /** Resend (one manual attempt now). */
+  readonly resender: Resender;
 }
 
 /** The Fastify instance with the zod type provider, as route files see it. */

@@ -2,16 +2,10 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { createPgCatalogStore } from '../adapters/postgres/catalog-store.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
-import { createPgIdempotencyStore } from '../adapters/postgres/idempotency-store.ts';
-import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
-import { createApplications } from '../app/applications.ts';
-import { createAuthenticator, ensureAdminToken } from '../app/credentials.ts';
-import { createEndpoints } from '../app/endpoints.ts';
-import { createPublisher } from '../app/publish.ts';
-import { createQueries } from '../app/queries.ts';
+import { ensureAdminToken } from '../app/credentials.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { createLogger } from '../observability/logger.ts';
@@ -20,6 +14,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
 import { resolveCipher } from './encryption.ts';
+import { createHttpDeps } from './http-deps.ts';
 import { createWakeups } from './wakeups.ts';
 
 /** Which roles this process runs (DESIGN §9): `serve` = both; `api`; `dispatcher`. */
@@ -106,23 +101,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
       generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
-      const app: FastifyInstance = buildApp({
-        config,
-        logger,
-        metrics,
-        authenticate: createAuthenticator({ store: catalog, adminToken: config.apiToken }),
-        ready,
-        idempotency: createPgIdempotencyStore(db),
-        applications: createApplications({ store: catalog, clock, random }),
-        endpoints: createEndpoints({ store: catalog, clock, random, egressAllowlist: config.egressAllowlist }),
-        queries: createQueries({ store: catalog }),
-        publisher: createPublisher({
-          messages: createPgMessageStore(db, cipher, () => wakeups.notifyLocal()),
-          clock,
-          random,
-          onPublished: (appId) => metrics.messagesPublished.inc({ app: appId }),
-        }),
-      });
+      const app: FastifyInstance = buildApp(createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal() }));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());
       apiUrl = urlOf(app);

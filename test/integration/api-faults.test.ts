@@ -5,13 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
 import { openDb, type Db } from '../../src/adapters/postgres/db.ts';
-import { createPgIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.ts';
-import { createApplications } from '../../src/app/applications.ts';
-import { createAuthenticator } from '../../src/app/credentials.ts';
-import { createEndpoints } from '../../src/app/endpoints.ts';
 import type { Queries } from '../../src/app/queries.ts';
 import { createQueries } from '../../src/app/queries.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { createHttpDeps } from '../../src/main/http-deps.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
@@ -39,21 +36,17 @@ describe('API faults', () => {
     const queries = createQueries({ store });
     const faulty: Queries = { ...queries, getMessage: async () => { throw new Error('boom: a secret detail'); } };
     const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>); done(); } });
-    app = buildApp({
-      config,
+    const deps = createHttpDeps({
+      config, db, cipher: testCipher(), clock, random,
       logger: createLogger({ level: 'error', destination: sink }),
       metrics: createMetrics({ defaultMetrics: false }),
-      authenticate: createAuthenticator({ store, adminToken: ADMIN_TOKEN }),
       ready: async () => {
         await db.query('SELECT 1');
         return true;
       },
-      idempotency: createPgIdempotencyStore(db),
-      applications: createApplications({ store, clock, random }),
-      endpoints: createEndpoints({ store, clock, random, egressAllowlist: [] }),
-      queries: faulty,
-      publisher: { publish: async () => { throw new Error('unreachable'); } },
+      wake: () => undefined,
     });
+    app = buildApp({ ...deps, queries: faulty, publisher: { publish: async () => { throw new Error('unreachable'); } } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });

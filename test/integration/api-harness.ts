@@ -1,23 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { generateToken, hashToken } from '../../src/app/credentials.ts';
 import type { AddressInfo } from 'node:net';
 import { Svix } from 'svix';
 import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
-import { createPgIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
-import { createApplications } from '../../src/app/applications.ts';
-import { createAuthenticator, generateToken, hashToken } from '../../src/app/credentials.ts';
-import { createEndpoints } from '../../src/app/endpoints.ts';
-import { createPublisher } from '../../src/app/publish.ts';
-import { createQueries } from '../../src/app/queries.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
+import { createHttpDeps } from '../../src/main/http-deps.ts';
+import { cryptoRandom, systemClock } from '../../src/adapters/system/system-clock.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { HttpDeps } from '../../src/http/deps.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import type { CatalogStore } from '../../src/ports/catalog-store.ts';
 import type { Cipher } from '../../src/ports/cipher.ts';
-import type { Clock, Random } from '../../src/ports/clock.ts';
 import type { DeliveryStore } from '../../src/ports/delivery-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import type { TestDatabase } from '../support/db.ts';
@@ -44,8 +39,6 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-const systemClock: Clock = { nowMs: () => Date.now(), sqlNow: () => null };
-const cryptoRandom: Random = { next: () => randomBytes(4).readUInt32BE(0) / 4_294_967_296 };
 
 /** Starts the API over a fresh database of `engine` (server or embedded). */
 export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}): Promise<ApiHarness> {
@@ -62,21 +55,16 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   const cipher = testCipher();
   const store = createPgCatalogStore(db, cipher);
   const deliveries = createPgDeliveryStore(db, cipher);
-  const deps: HttpDeps = {
-    config,
+  const deps: HttpDeps = createHttpDeps({
+    config, db, cipher, clock: systemClock, random: cryptoRandom,
     logger: createLogger({ level: config.logLevel }),
     metrics: createMetrics({ defaultMetrics: false }),
-    authenticate: createAuthenticator({ store, adminToken: config.apiToken }),
     ready: async () => {
       await db.query('SELECT 1');
       return true;
     },
-    idempotency: createPgIdempotencyStore(db),
-    applications: createApplications({ store, clock: systemClock, random: cryptoRandom }),
-    endpoints: createEndpoints({ store, clock: systemClock, random: cryptoRandom, egressAllowlist: config.egressAllowlist }),
-    queries: createQueries({ store }),
-    publisher: createPublisher({ messages: createPgMessageStore(db, cipher, () => undefined), clock: systemClock, random: cryptoRandom }),
-  };
+    wake: () => undefined,
+  });
   const app = buildApp(deps);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
