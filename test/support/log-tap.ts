@@ -39,6 +39,26 @@ export class LogTap extends Writable {
     return this.lines.map((l) => JSON.stringify(l)).join('\n') + this.#partial;
   }
 
+  /** Resolves once `count` lines (already written or future) match `predicate`; rejects after `timeoutMs`. */
+  async waitForCount(predicate: (l: LogLine) => boolean, count: number, timeoutMs: number, what = 'log lines'): Promise<LogLine[]> {
+    let seen = this.lines.filter(predicate).length;
+    if (seen < count) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${count} ${what}; ${seen} seen`));
+        }, timeoutMs);
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        // Counts only lines written from now on (those already written are in `seen`).
+        this.#waiters.push({ predicate: (l) => predicate(l) && ++seen >= count, resolve: done });
+      });
+    }
+    return this.lines.filter(predicate);
+  }
+
   /** Resolves with the first line (already written or future) matching `predicate`. */
   waitFor(predicate: (l: LogLine) => boolean, timeoutMs: number, what = 'a log line'): Promise<LogLine> {
     const seen = this.lines.find(predicate);
