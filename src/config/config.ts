@@ -54,6 +54,38 @@ const durationList = z.string().transform((text, ctx) => {
   return out;
 });
 
+/** Points of the delivery and publish paths where a test may inject a fault (see src/main/fault-points.ts). */
+export const FAULT_POINT_NAMES = ['after_claim', 'after_send', 'before_record', 'before_heartbeat', 'after_commit_before_response'] as const;
+/** One of {@link FAULT_POINT_NAMES}. */
+export type FaultPointName = (typeof FAULT_POINT_NAMES)[number];
+
+/**
+ * One armed fault point: at the `hit`-th time `point` is reached (`'every'`: each time), do `action` —
+ * `exit` (the process kills itself with SIGKILL) or `stall` for `stallMs`.
+ */
+export interface FaultPointSpec {
+  readonly point: FaultPointName;
+  readonly hit: number | 'every';
+  readonly action: 'exit' | 'stall';
+  readonly stallMs: number;
+}
+
+/** `point[@n|@*]:exit` or `point[@n|@*]:stall_ms=N`, comma-separated (test-only setting). */
+const faultPointList = z.string().transform((text, ctx) => {
+  const out: FaultPointSpec[] = [];
+  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const match = /^([a-z_]+)(?:@(\d+|\*))?:(exit|stall_ms=(\d+))$/.exec(part);
+    const point = FAULT_POINT_NAMES.find((name) => name === match?.[1]);
+    if (match === null || point === undefined || match[2] === '0') {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not a fault point (point[@n|@*]:exit or point[@n|@*]:stall_ms=N; points: ${FAULT_POINT_NAMES.join(', ')})` });
+      continue;
+    }
+    const hit = match[2] === undefined ? 1 : match[2] === '*' ? 'every' : Number(match[2]);
+    out.push(match[3] === 'exit' ? { point, hit, action: 'exit', stallMs: 0 } : { point, hit, action: 'stall', stallMs: Number(match[4]) });
+  }
+  return out;
+});
+
 /** One documented setting. `defaultValue` is the text form, as it would be written in the environment. */
 interface Setting<T extends z.ZodType> {
   readonly env: string;
@@ -70,7 +102,7 @@ export const SETTINGS = {
   dataDir: setting('TIDINGS_DATA_DIR', z.string().min(1), '.tidings', 'path', 'Folder of the embedded database and of generated local state.'),
   host: setting('HOST', z.string().min(1), '127.0.0.1', 'address', 'Address the HTTP API listens on.'),
   port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
-  adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /health, /ready and /metrics for a dispatcher-only process.'),
+  adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /livez, /readyz and /metrics of a dispatcher-only process.'),
   apiToken: setting('TIDINGS_API_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Admin Bearer token. Unset: one is generated on first start, stored hashed, and printed once.'),
   encryptionKeys: setting('TIDINGS_ENCRYPTION_KEYS', z.string().min(1).optional(), undefined, 'secret', 'Key ring for encryption at rest: comma-separated id:base64 (32-byte) keys, the first used for new writes. Unset on the embedded engine: a key is generated into TIDINGS_DATA_DIR. Unset with DATABASE_URL: start-up refuses.'),
   insecurePlaintextStorage: setting('TIDINGS_INSECURE_PLAINTEXT_STORAGE', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'Development only: store secrets and payloads unencrypted when no key ring is set.'),
@@ -98,6 +130,7 @@ export const SETTINGS = {
   maxBodyBytes: setting('TIDINGS_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024), '1048576', 'bytes', 'Largest API request body (a message payload included); larger → 413.'),
   idempotencyTtlMs: setting('TIDINGS_IDEMPOTENCY_TTL', durationMs(1000), '24h', 'duration', 'How long an Idempotency-Key and its answer are kept.'),
   idempotencyWaitMs: setting('TIDINGS_IDEMPOTENCY_WAIT', durationMs(1), '5s', 'duration', 'How long a duplicate waits for the first request with its key before 409.'),
+  testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -149,6 +182,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
 
 /** The configuration reference as a Markdown table (docs/reference/configuration.md). */
 export function configurationMarkdown(): string {
-  const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | ${s.defaultValue === undefined ? '(unset)' : `\`${s.defaultValue === '' ? '' : s.defaultValue}\``} | ${s.unit} | ${s.description} |`);
+  const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | ${s.defaultValue === undefined ? '(unset)' : s.defaultValue === '' ? '(empty)' : `\`${s.defaultValue}\``} | ${s.unit} | ${s.description} |`);
   return ['| Variable | Default | Unit | Meaning |', '| --- | --- | --- | --- |', ...rows].join('\n') + '\n';
 }

@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
+import { createFaultPoints } from './fault-points.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
 import { createWakeups } from './wakeups.ts';
@@ -73,6 +74,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     const metrics = createMetrics();
     const wakeups = createWakeups(db, logger);
     const catalog = createPgCatalogStore(db, cipher);
+    const faultPoints = createFaultPoints(config.testFaultPoints, logger);
     const ready = async (): Promise<boolean> => {
       try {
         await db.query('SELECT 1');
@@ -84,7 +86,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     let dispatcherRole: DispatcherRole | undefined;
     if (options.roles.dispatcher) {
-      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, metrics, wakeups, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push(() => wakeups.stop());
       dispatcherRole.dispatcher.start();
@@ -101,7 +103,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
       generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
-      const app: FastifyInstance = buildApp(createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal() }));
+      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal() });
+      const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());
       apiUrl = urlOf(app);

@@ -10,6 +10,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Sender } from '../ports/sender.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { FaultPoints } from './fault-points.ts';
 import type { Wakeups } from './wakeups.ts';
 
 /** The `user-agent` of every webhook request. */
@@ -27,6 +28,8 @@ export interface DispatcherRoleDeps {
   readonly wakeups: Wakeups;
   /** Test seam: the resolver of the SSRF-guarded connect. */
   readonly lookup?: LookupFunction;
+  /** Test seam: armed fault points (TIDINGS_TEST_FAULT_POINTS), wrapped around the store and the sender. */
+  readonly faultPoints?: FaultPoints | null;
 }
 
 /** A running dispatcher with its sender. */
@@ -40,7 +43,7 @@ export interface DispatcherRole {
 export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const { config, metrics } = deps;
   const workerId = config.workerId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
-  const sender = createHttpSender({
+  const httpSender = createHttpSender({
     connectTimeoutMs: config.connectTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
@@ -52,9 +55,12 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     userAgent: USER_AGENT,
     ...(deps.lookup === undefined ? {} : { lookup: deps.lookup }),
   });
+  const faults = deps.faultPoints ?? null;
+  const sender = faults === null ? httpSender : faults.sender(httpSender);
+  const store = createPgDeliveryStore(deps.db, deps.cipher);
   const logger = deps.logger.child({ role: 'dispatcher', workerId });
   const dispatcher = createDispatcher({
-    store: createPgDeliveryStore(deps.db, deps.cipher),
+    store: faults === null ? store : faults.deliveryStore(store),
     sender,
     clock: deps.clock,
     random: deps.random,
