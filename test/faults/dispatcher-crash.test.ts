@@ -1,0 +1,156 @@
+/**
+ * Issue 4, scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of the protocol, by the
+ * named fault points `after_send` (the request left, its outcome is not recorded) and `after_claim` (leases
+ * taken, nothing sent). Real processes: one API, the dispatcher that dies, the one that takes over, and a
+ * receiver that verifies and records every request.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiClient, createWorld, Ledger, printSummary, readMetric, type FaultWorld } from '../support/fault-world.ts';
+import type { TidingsProcess } from '../support/tidings-process.ts';
+
+const LEASE_MS = 3_000;
+const WAIT_MS = 60_000;
+
+interface DeliveryRow {
+  id: string;
+  message_id: string;
+  state: string;
+  attempt_count: number;
+}
+interface AttemptRow {
+  delivery_id: string;
+  attempt_number: number;
+  succeeded: boolean;
+  worker_id: string;
+}
+interface EventRow {
+  delivery_id: string;
+  state: string;
+  reason: string | null;
+  worker_id: string | null;
+  at: Date;
+}
+
+describe('dispatcher crashes between protocol steps', () => {
+  let world: FaultWorld;
+  let api: ApiClient;
+
+  before(async () => {
+    world = await createWorld();
+    const apiProcess = await world.startApi();
+    api = new ApiClient(apiProcess.apiUrl ?? '');
+  });
+  after(async () => {
+    await world?.close();
+  });
+
+  const deliveriesOf = (appId: string) => world.query<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id', [appId]);
+  const attemptsOf = (appId: string) => world.query<AttemptRow>('SELECT delivery_id, attempt_number, succeeded, worker_id FROM attempts WHERE app_id = $1 ORDER BY id', [appId]);
+  const eventsOf = (appId: string) => world.query<EventRow>('SELECT e.delivery_id, e.state, e.reason, e.worker_id, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 ORDER BY e.id', [appId]);
+
+  async function publish(appId: string, paths: readonly string[], count: number, ledger: Ledger): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const res = await api.publish(appId, { n: i });
+      assert.equal(res.status, 202, JSON.stringify(res.json));
+      ledger.accept(res.id ?? '', paths);
+    }
+  }
+
+  /** The takeover: after the lease, a reclaim by `by`, at least `LEASE_MS` (database clock) after the dead dispatcher's claim. */
+  function assertReclaimedAfterLease(events: readonly EventRow[], deliveryId: string, dead: string, by: string): number {
+    const mine = events.filter((e) => e.delivery_id === deliveryId);
+    const claimed = mine.find((e) => e.reason === 'claimed' && e.worker_id === dead);
+    const reclaimed = mine.find((e) => e.reason === 'reclaimed' && e.worker_id === by);
+    assert.ok(claimed !== undefined && reclaimed !== undefined, `timeline of ${deliveryId}: ${JSON.stringify(mine)}`);
+    const gapMs = reclaimed.at.getTime() - claimed.at.getTime();
+    assert.ok(gapMs >= LEASE_MS - 5, `reclaimed ${gapMs} ms after the claim, before the ${LEASE_MS} ms lease ended`);
+    return gapMs;
+  }
+
+  test('scenario 1: a dispatcher killed after the request left and before the outcome was recorded is redelivered after the lease with the same webhook-id, one delivered outcome, the duplicate counted', async () => {
+    const started = Date.now();
+    const { appId, endpoints } = await world.setupApp(api, 1, 's1');
+    const paths = endpoints.map((e) => e.path);
+    const ledger = new Ledger();
+    await publish(appId, paths, 5, ledger);
+
+    const a = await world.startDispatcher('s1-a', { TIDINGS_TEST_FAULT_POINTS: 'after_send:exit' });
+    const fired = await a.waitForLog((l) => l.event === 'fault_point.fired', WAIT_MS, 'after_send fired');
+    assert.equal(fired.point, 'after_send');
+    const exit = await a.waitForExit(WAIT_MS);
+    assert.equal(exit.signal, 'SIGKILL', 'the fault point kills the process');
+    const firedId = String(fired.webhookId);
+    const beforeTakeover = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
+    assert.ok(beforeTakeover.some((r) => r.webhookId === firedId), 'the request of the fired attempt reached the receiver');
+    assert.equal((await attemptsOf(appId)).length, 0, 'the dead dispatcher recorded no outcome');
+
+    const b = await world.startDispatcher('s1-b');
+    const seen = await world.receiver.waitFor((rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))), WAIT_MS, 'every message delivered');
+    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 5 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'all deliveries succeeded');
+
+    const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
+    const figures = ledger.figures(requests);
+    assert.equal(figures.lost, 0);
+    assert.equal(figures.invalidSignatures, 0);
+    assert.equal(requests.filter((r) => r.webhookId === firedId).length, 2, 'the fired message reached the receiver twice, with one webhook-id');
+    assert.ok(figures.duplicates >= 1 && figures.duplicates <= beforeTakeover.length, `duplicates ${figures.duplicates}: at least the fired one, at most the ${beforeTakeover.length} requests the dead dispatcher sent`);
+
+    const deliveries = await deliveriesOf(appId);
+    const attempts = await attemptsOf(appId);
+    for (const d of deliveries) {
+      assert.equal(d.attempt_count, 1, `delivery ${d.id}: one attempt charged`);
+      const mine = attempts.filter((x) => x.delivery_id === d.id);
+      assert.equal(mine.length, 1, `delivery ${d.id}: one recorded outcome`);
+      assert.deepEqual({ n: mine[0]?.attempt_number, ok: mine[0]?.succeeded, by: mine[0]?.worker_id }, { n: 1, ok: true, by: 's1-b' });
+    }
+    const events = await eventsOf(appId);
+    const firedDelivery = deliveries.find((d) => d.message_id === firedId);
+    assert.ok(firedDelivery !== undefined);
+    const gapMs = assertReclaimedAfterLease(events, firedDelivery.id, 's1-a', 's1-b');
+    const reclaimed = await readMetric(b.adminUrl ?? '', 'tidings_deliveries_reclaimed_total');
+    assert.equal(reclaimed, 5, 'every lease of the dead dispatcher was reclaimed, and counted');
+    assert.equal(await world.stuckLeases(), 0);
+    void seen;
+    printSummary('1 dispatcher SIGKILL after send, before record', figures, started, { reclaimed, reclaim_gap_ms: gapMs });
+    await b.stop();
+  });
+
+  test('scenario 2: a dispatcher killed after its claim and before sending is delivered exactly once after the lease, the attempt number not charged twice', async () => {
+    const started = Date.now();
+    const { appId, endpoints } = await world.setupApp(api, 1, 's2');
+    const paths = endpoints.map((e) => e.path);
+    const ledger = new Ledger();
+    await publish(appId, paths, 3, ledger);
+
+    const a: TidingsProcess = await world.startDispatcher('s2-a', { TIDINGS_TEST_FAULT_POINTS: 'after_claim:exit' });
+    const fired = await a.waitForLog((l) => l.event === 'fault_point.fired', WAIT_MS, 'after_claim fired');
+    assert.equal(fired.point, 'after_claim');
+    assert.equal((await a.waitForExit(WAIT_MS)).signal, 'SIGKILL');
+    const claimedIds = fired.deliveryIds as string[];
+    assert.equal(claimedIds.length, 3, 'the dead dispatcher held all three leases');
+    assert.equal((await world.receiver.requests()).filter((r) => paths.includes(r.path)).length, 0, 'no request left before the crash');
+
+    const b = await world.startDispatcher('s2-b');
+    await world.receiver.waitFor((rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))), WAIT_MS, 'every message delivered');
+    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 3 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'all deliveries succeeded');
+
+    const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
+    const figures = ledger.figures(requests);
+    assert.equal(figures.lost, 0);
+    assert.equal(figures.duplicates, 0, 'delivered exactly once');
+    assert.equal(figures.invalidSignatures, 0);
+    const attempts = await attemptsOf(appId);
+    const events = await eventsOf(appId);
+    let maxGap = 0;
+    for (const d of await deliveriesOf(appId)) {
+      assert.equal(d.attempt_count, 1, `delivery ${d.id}: the claim charged no attempt`);
+      assert.deepEqual(attempts.filter((x) => x.delivery_id === d.id).map((x) => x.attempt_number), [1], `delivery ${d.id}: one attempt, number 1`);
+      maxGap = Math.max(maxGap, assertReclaimedAfterLease(events, d.id, 's2-a', 's2-b'));
+    }
+    assert.equal(await readMetric(b.adminUrl ?? '', 'tidings_deliveries_reclaimed_total'), 3);
+    assert.equal(await world.stuckLeases(), 0);
+    printSummary('2 dispatcher SIGKILL after claim, before send', figures, started, { reclaimed: 3, reclaim_gap_ms: maxGap });
+    await b.stop();
+  });
+});
