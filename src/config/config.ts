@@ -130,6 +130,18 @@ export const SETTINGS = {
   maxBodyBytes: setting('TIDINGS_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024), '1048576', 'bytes', 'Largest API request body (a message payload included); larger → 413.'),
   idempotencyTtlMs: setting('TIDINGS_IDEMPOTENCY_TTL', durationMs(1000), '24h', 'duration', 'How long an Idempotency-Key and its answer are kept.'),
   idempotencyWaitMs: setting('TIDINGS_IDEMPOTENCY_WAIT', durationMs(1), '5s', 'duration', 'How long a duplicate waits for the first request with its key before 409.'),
+  apiRateLimitPerS: setting('TIDINGS_API_RATE_LIMIT', int(0, 1_000_000), '1000', 'requests/s', 'API requests per second per credential per API process (0 = no limit); beyond it → 429 with Retry-After. Public routes (health, metrics, OpenAPI) are not limited.'),
+  apiRateBurst: setting('TIDINGS_API_RATE_BURST', int(1, 10_000_000), '2000', 'requests', 'Requests a credential may make at once: the limit counts BURST requests per window of BURST/RATE seconds.'),
+  corsOrigins: setting('TIDINGS_CORS_ORIGINS', z.string().transform((text) => text.split(',').map((o) => o.trim()).filter((o) => o !== '')), '', 'origin list', 'Browser origins allowed to call the API (comma-separated, or *). Empty: CORS is off and browsers get no CORS headers.'),
+  appPortalUrl: setting('TIDINGS_APP_PORTAL_URL', z.string().url().optional(), undefined, 'URL', 'Base URL of the application portal that app-portal-access links point at (the token follows in the fragment). Unset: the API\'s own /app-portal.'),
+  appPortalTokenTtlMs: setting('TIDINGS_APP_PORTAL_TOKEN_TTL', durationMs(1000), '7d', 'duration', 'Lifetime of an application-portal token when the request names no expiry.'),
+  keyRotationBatch: setting('TIDINGS_KEY_ROTATION_BATCH', int(1, 10_000), '200', 'rows', 'Rows re-encrypted per statement by `tidings keys rotate` (one short transaction each).'),
+  payloadRetentionMs: setting('TIDINGS_PAYLOAD_RETENTION', durationMs(3_600_000), '90d', 'duration', 'Default payload retention (a message may set payloadRetentionHours / payloadRetentionPeriod): counted from the last final transition of its deliveries, then the payload and stored response bodies are expunged.'),
+  retentionSucceededAgeMs: setting('TIDINGS_RETENTION_SUCCEEDED_AGE', durationMs(0), '30d', 'duration', 'Succeeded deliveries, with their attempts and timeline rows, are deleted this long after they succeeded (0 = kept forever).'),
+  retentionIntervalMs: setting('TIDINGS_RETENTION_INTERVAL', durationMs(0), '5m', 'duration', 'Period of the retention job in each API process (0 = off; `tidings retention run` runs it once).'),
+  retentionJitter: setting('TIDINGS_RETENTION_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retention period is drawn from [p·(1−j), p·(1+j)] so that API processes do not run in step.'),
+  retentionBatch: setting('TIDINGS_RETENTION_BATCH', int(1, 10_000), '500', 'rows', 'Rows changed per statement by the retention job and by erasure tasks (one short transaction each).'),
+  taskResumeAfterMs: setting('TIDINGS_TASK_RESUME_AFTER', durationMs(1000), '1m', 'duration', 'An erasure task whose progress has not moved for this long (its process died) is resumed by the next retention run.'),
   testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
 } as const;
 
