@@ -127,6 +127,11 @@ export const SETTINGS = {
   pollIntervalMs: setting('TIDINGS_POLL_INTERVAL', durationMs(1), '1s', 'duration', 'Idle poll period (NOTIFY wakes dispatchers sooner).'),
   maxReclaims: setting('TIDINGS_MAX_RECLAIMS', int(1, 1000), '5', 'claims', 'Reclaims without a recorded outcome before dead-lettering (lease_lost_repeatedly).'),
   shutdownGraceMs: setting('TIDINGS_SHUTDOWN_GRACE', durationMs(0), '20s', 'duration', 'On SIGTERM/SIGINT: time to finish in-flight attempts before their leases are released.'),
+  breakerThreshold: setting('TIDINGS_BREAKER_THRESHOLD', int(1, 1_000_000), '10', 'attempts', 'Consecutive failed attempts of an endpoint that open its circuit breaker (deliveries then wait without spending attempts).'),
+  breakerCooldownMs: setting('TIDINGS_BREAKER_COOLDOWN', durationMs(1), '30s', 'duration', 'First cool-down of an open breaker before one probe is let through; doubles with each opening in a row.'),
+  breakerMaxCooldownMs: setting('TIDINGS_BREAKER_MAX_COOLDOWN', durationMs(1), '30m', 'duration', 'Longest breaker cool-down.'),
+  autoDisableAfterMs: setting('TIDINGS_AUTO_DISABLE_AFTER', durationMs(1), '5d', 'duration', 'An endpoint whose attempts have only failed for this long is disabled (reason and time recorded); its waiting deliveries become skipped.'),
+  operationalApp: setting('TIDINGS_OPERATIONAL_APP', z.string().min(1).optional(), undefined, 'app id or uid', 'Application that receives operational webhooks (endpoint.disabled, endpoint.breaker_opened, endpoint.recovered, message.attempt.exhausted, message.attempt.failing); unset = none.'),
   maxBodyBytes: setting('TIDINGS_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024), '1048576', 'bytes', 'Largest API request body (a message payload included); larger → 413.'),
   idempotencyTtlMs: setting('TIDINGS_IDEMPOTENCY_TTL', durationMs(1000), '24h', 'duration', 'How long an Idempotency-Key and its answer are kept.'),
   idempotencyWaitMs: setting('TIDINGS_IDEMPOTENCY_WAIT', durationMs(1), '5s', 'duration', 'How long a duplicate waits for the first request with its key before 409.'),
@@ -142,6 +147,11 @@ export const SETTINGS = {
   retentionJitter: setting('TIDINGS_RETENTION_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retention period is drawn from [p·(1−j), p·(1+j)] so that API processes do not run in step.'),
   retentionBatch: setting('TIDINGS_RETENTION_BATCH', int(1, 10_000), '500', 'rows', 'Rows changed per statement by the retention job and by erasure tasks (one short transaction each).'),
   taskResumeAfterMs: setting('TIDINGS_TASK_RESUME_AFTER', durationMs(1000), '1m', 'duration', 'An erasure task whose progress has not moved for this long (its process died) is resumed by the next retention run.'),
+  secretRotationGraceMs: setting('TIDINGS_SECRET_ROTATION_GRACE', durationMs(0), '24h', 'duration', 'After an endpoint secret is rotated, requests carry the previous secret\'s signature too for this long, unless the rotate request gives gracePeriodSeconds (0 to 7 days).'),
+  replayRatePerS: setting('TIDINGS_REPLAY_RATE', int(1, 100_000), '50', 'requests/s', 'Pace of recover, replay-missing and bulk replay: the deliveries they queue are spread over time at this rate per endpoint, so a recovering endpoint is not flooded.'),
+  taskBatch: setting('TIDINGS_TASK_BATCH', int(1, 10_000), '500', 'rows', 'Rows a recover / replay task examines per step (one short transaction each, progress recorded with it).'),
+  taskPollIntervalMs: setting('TIDINGS_TASK_POLL_INTERVAL', durationMs(10), '5s', 'duration', 'How often an idle API process looks for recover / replay tasks left running (by itself before a crash, or by another process); a new task starts at once.'),
+  strictEventTypes: setting('TIDINGS_STRICT_EVENT_TYPES', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'As Svix: endpoint filterTypes / eventTypes must name registered, unarchived event types (422 otherwise). false: any name is accepted.'),
   testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
 } as const;
 
