@@ -1,0 +1,157 @@
+import { Pool } from 'undici';
+
+const nowMs = (): number => performance.timeOrigin + performance.now();
+
+/** One accepted publish: the message id and when its 2xx arrived (Unix ms on this machine's clock). */
+export interface Ack {
+  readonly id: string;
+  readonly sentAt: number;
+  readonly ackAt: number;
+}
+
+/** What a publishing run did. Instants are Unix ms. */
+export interface PublishRun {
+  readonly acks: readonly Ack[];
+  readonly failed: number;
+  readonly firstError: string | null;
+  readonly startedAt: number;
+  /** The last 2xx. */
+  readonly endedAt: number;
+  /** Paced mode: sends that left more than 5 ms after their slot. */
+  readonly late: number;
+  /** Most calls in flight at once. */
+  readonly maxInFlight: number;
+}
+
+/**
+ * The load generator's client of the Tidings HTTP API (Svix shapes, Bearer token), on one undici `Pool`
+ * with as many connections as calls in flight.
+ */
+export interface ApiClient {
+  createApplication(name: string, uid: string): Promise<string>;
+  /** Creates an endpoint; `filterTypes` routes only those event types to it. Returns its id. */
+  createEndpoint(app: string, url: string, filterTypes?: readonly string[]): Promise<string>;
+  /** Publishes `count` messages, one per call, `inFlight` calls at a time; `eventType(i)` names each. */
+  publishBurst(app: string, count: number, inFlight: number, eventType: (i: number) => string, timeoutMs: number): Promise<PublishRun>;
+  /** Publishes at `rate` per second for `durationMs` (open loop, at most `inFlight` calls outstanding). */
+  publishPaced(app: string, rate: number, durationMs: number, inFlight: number, eventType: string, timeoutMs: number): Promise<PublishRun>;
+  close(): Promise<void>;
+}
+
+/**
+ * A payload of about `bytes` bytes: a small JSON object padded with a string field. Every message of a run
+ * carries the same payload apart from its sequence number.
+ */
+export function benchPayload(bytes: number, seq: number): string {
+  const head = `{"type":"bench","seq":${seq},"pad":"`;
+  const tail = '"}';
+  return head + 'x'.repeat(Math.max(0, bytes - head.length - tail.length)) + tail;
+}
+
+/** Makes the API client for `baseUrl` with `connections` sockets. */
+export function createApiClient(baseUrl: string, token: string, connections: number, payloadBytes: number): ApiClient {
+  const pool = new Pool(baseUrl, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const auth = `Bearer ${token}`;
+
+  const post = async (path: string, body: string): Promise<{ status: number; json: unknown; at: number }> => {
+    const res = await pool.request({ path, method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+    const at = nowMs();
+    const text = await res.body.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.statusCode, json, at };
+  };
+
+  const idOf = (r: { status: number; json: unknown }, what: string): string => {
+    if (r.status < 200 || r.status >= 300 || typeof r.json !== 'object' || r.json === null || !('id' in r.json)) {
+      throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+    }
+    return String((r.json as { id: unknown }).id);
+  };
+
+  const publishOne = async (app: string, eventType: string, seq: number, acks: Ack[], fail: (e: string) => void): Promise<void> => {
+    const sentAt = nowMs();
+    try {
+      const r = await post(`/api/v1/app/${encodeURIComponent(app)}/msg?with_content=false`, `{"eventType":"${eventType}","payload":${benchPayload(payloadBytes, seq)}}`);
+      if (r.status >= 200 && r.status < 300) acks.push({ id: String((r.json as { id: unknown }).id), sentAt, ackAt: r.at });
+      else fail(`HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+  };
+
+  return {
+    async createApplication(name, uid) {
+      return idOf(await post('/api/v1/app', JSON.stringify({ name, uid })), 'create application');
+    },
+    async createEndpoint(app, url, filterTypes) {
+      const body = filterTypes === undefined ? { url } : { url, filterTypes };
+      return idOf(await post(`/api/v1/app/${encodeURIComponent(app)}/endpoint`, JSON.stringify(body)), 'create endpoint');
+    },
+
+    async publishBurst(app, count, inFlight, eventType, timeoutMs) {
+      const acks: Ack[] = [];
+      let failed = 0;
+      let firstError: string | null = null;
+      const fail = (e: string): void => {
+        failed += 1;
+        firstError ??= e;
+      };
+      const startedAt = nowMs();
+      const deadline = startedAt + timeoutMs;
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < count && nowMs() < deadline) {
+          const i = next++;
+          await publishOne(app, eventType(i), i, acks, fail);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
+      const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
+      return { acks, failed, firstError, startedAt, endedAt, late: 0, maxInFlight: Math.min(inFlight, count) };
+    },
+
+    async publishPaced(app, rate, durationMs, inFlight, eventType, timeoutMs) {
+      const acks: Ack[] = [];
+      let failed = 0;
+      let firstError: string | null = null;
+      let late = 0;
+      let maxInFlight = 0;
+      const fail = (e: string): void => {
+        failed += 1;
+        firstError ??= e;
+      };
+      const total = Math.round((rate * durationMs) / 1000);
+      const running = new Set<Promise<void>>();
+      const startedAt = nowMs();
+      const deadline = startedAt + timeoutMs;
+      let i = 0;
+      while (i < total && nowMs() < deadline) {
+        const due = startedAt + (i * 1000) / rate;
+        const now = nowMs();
+        if (now < due) {
+          await new Promise((r) => setTimeout(r, Math.max(0, Math.floor(due - now))));
+          continue;
+        }
+        if (running.size >= inFlight) {
+          await Promise.race(running);
+          continue;
+        }
+        if (now - due > 5) late += 1;
+        const p = publishOne(app, eventType, i++, acks, fail);
+        running.add(p);
+        if (running.size > maxInFlight) maxInFlight = running.size;
+        void p.finally(() => running.delete(p));
+      }
+      await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, Math.max(0, deadline - nowMs())))]);
+      const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
+      return { acks, failed, firstError, startedAt, endedAt, late, maxInFlight };
+    },
+
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,135 @@
+import { parseArgs } from 'node:util';
+
+/** Every scenario of issue 7, in order. */
+export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+export type Scenario = (typeof ALL_SCENARIOS)[number];
+
+/** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog). */
+export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g']);
+
+/** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
+export interface Sizes {
+  /** (a), (b), (e): messages published in one burst. */
+  readonly burstMessages: number;
+  /** Publish calls in flight (load generator). */
+  readonly publishInFlight: number;
+  /** (c): deliveries in flight (TIDINGS_CONCURRENCY), endpoints, messages. */
+  readonly slowInFlight: number;
+  readonly slowEndpoints: number;
+  readonly slowMessages: number;
+  /** (d): paced rates (messages/s), measured duration and warm-up per rate, ms. */
+  readonly paceRates: readonly number[];
+  readonly paceDurationMs: number;
+  readonly paceWarmupMs: number;
+  /** (e): dispatcher process counts. */
+  readonly dispatcherCounts: readonly number[];
+  /** (f): messages, each fanned out to `fanOutEndpoints`. */
+  readonly fanOutMessages: number;
+  readonly fanOutEndpoints: number;
+  /** (g): backlog sizes (due deliveries) and timed claims per size. */
+  readonly backlogRows: readonly number[];
+  readonly claimRepeats: number;
+  /** Upper bound of one wait for deliveries, ms (every loop is bounded). */
+  readonly waitTimeoutMs: number;
+}
+
+const FULL: Sizes = {
+  burstMessages: 20_000, publishInFlight: 50,
+  slowInFlight: 2_000, slowEndpoints: 50, slowMessages: 20_000,
+  paceRates: [20, 200, 2_000], paceDurationMs: 10_000, paceWarmupMs: 1_000,
+  dispatcherCounts: [1, 2, 4],
+  fanOutMessages: 2_000, fanOutEndpoints: 10,
+  backlogRows: [1_000, 1_000_000], claimRepeats: 30,
+  waitTimeoutMs: 300_000,
+};
+
+const QUICK: Sizes = {
+  burstMessages: 2_000, publishInFlight: 50,
+  slowInFlight: 200, slowEndpoints: 10, slowMessages: 1_000,
+  paceRates: [20, 200, 2_000], paceDurationMs: 2_000, paceWarmupMs: 300,
+  dispatcherCounts: [1, 2],
+  fanOutMessages: 200, fanOutEndpoints: 10,
+  backlogRows: [1_000, 50_000], claimRepeats: 10,
+  waitTimeoutMs: 90_000,
+};
+
+/** The parsed command line of `npm run bench`. */
+export interface Options {
+  readonly scenarios: readonly Scenario[];
+  readonly runs: number;
+  readonly engines: readonly ('server' | 'embedded')[];
+  readonly quick: boolean;
+  readonly sizes: Sizes;
+  /** PostgreSQL server URL; the bench databases are created on it. */
+  readonly databaseUrl: string;
+  readonly dbName: string;
+  readonly payloadBytes: number;
+  readonly logLevel: string;
+  readonly probe: boolean;
+  readonly cpuProf: boolean;
+  /** JSON output path, or undefined for bench/results/bench-<time>.json. */
+  readonly out: string | undefined;
+  readonly help: boolean;
+}
+
+/** Usage text of `npm run bench -- --help`. */
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g)
+  --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
+  --engine E          server | embedded | both (default both; e and g run on the server only)
+  --quick             small sizes, to check the command end to end
+  --messages N        messages of the bursts in (a), (b), (e) (default 20000; --quick 2000)
+  --database-url URL  PostgreSQL server (default $BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
+  --db-name NAME      bench database, dropped and recreated for every run (default tidings_bench)
+  --payload-bytes N   bytes of each message payload (default 256)
+  --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
+  --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
+  --cpu-prof          write V8 CPU profiles of the Tidings processes and summarise them
+  --out FILE          JSON output (default bench/results/bench-<time>.json)
+
+TIDINGS_* variables in the environment are passed to the Tidings processes (e.g. TIDINGS_CONCURRENCY).`;
+
+/**
+ * Parses the benchmark's arguments.
+ * @throws Error for an unknown scenario, engine, or a non-positive count
+ */
+export function parseOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Options {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' },
+      messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
+      'payload-bytes': { type: 'string' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
+      'cpu-prof': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const quick = values.quick === true;
+  const scenarios = (values.scenarios ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–g)`);
+  const engine = values.engine ?? 'both';
+  if (!['server', 'embedded', 'both'].includes(engine)) throw new Error(`--engine must be server, embedded or both, not "${engine}"`);
+  const positive = (name: string, text: string | undefined, fallback: number): number => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, not "${text}"`);
+    return n;
+  };
+  let sizes = quick ? QUICK : FULL;
+  if (values.messages !== undefined) sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
+  return {
+    scenarios: ALL_SCENARIOS.filter((s) => scenarios.includes(s)),
+    runs: positive('runs', values.runs, quick ? 1 : 3),
+    engines: engine === 'both' ? ['server', 'embedded'] : [engine as 'server' | 'embedded'],
+    quick,
+    sizes,
+    databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+    dbName: values['db-name'] ?? 'tidings_bench',
+    payloadBytes: positive('payload-bytes', values['payload-bytes'], 256),
+    logLevel: values['log-level'] ?? 'info',
+    probe: values.probe === true,
+    cpuProf: values['cpu-prof'] === true,
+    out: values.out,
+    help: values.help === true,
+  };
+}

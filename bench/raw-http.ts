@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { procUsage, sleep, startChild } from './procs.ts';
+import type { RawHttpInit, RawHttpResult } from './raw-http-process.ts';
+
+const SCRIPT = fileURLToPath(new URL('./raw-http-process.ts', import.meta.url));
+
+/** What one raw-HTTP reference run measured. Rates per second, memory in bytes, CPU in seconds. */
+export interface RawHttpRun {
+  readonly init: Omit<RawHttpInit, 'body'> & { readonly bodyBytes: number };
+  readonly result: RawHttpResult;
+  /** Answered requests per second over the run (burst mode). */
+  readonly requestsPerS: number;
+  /** Resident memory before the workload and at its peak. */
+  readonly rssIdleBytes: number;
+  readonly rssPeakBytes: number;
+  /** CPU seconds the sender used during the workload. */
+  readonly cpuS: number;
+}
+
+/**
+ * Runs the raw-HTTP reference in a child process (raw-http-process.ts) and samples its memory every
+ * 50 ms. Bounded by `init.timeoutMs` plus 10 s for start and stop.
+ * @throws Error when the child exits without a result
+ */
+export async function runRawHttp(init: RawHttpInit, logFile?: string): Promise<RawHttpRun> {
+  const child = startChild({ name: 'raw-http', args: [SCRIPT, JSON.stringify(init)], env: { PATH: process.env.PATH }, ipc: true, ...(logFile === undefined ? {} : { logFile }) });
+  try {
+    const result = new Promise<RawHttpResult>((resolve, reject) => {
+      child.process.on('message', (m: RawHttpResult) => resolve(m));
+      void child.exited.then((code) => reject(new Error(`raw-http reference exited (${code}) without a result${logFile === undefined ? '' : `; see ${logFile}`}`)));
+    });
+    await sleep(300); // let it load its modules before reading idle memory
+    const idle = procUsage(child.pid);
+    let peak = idle?.rssBytes ?? 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const u = procUsage(child.pid);
+        if (u !== null && u.rssBytes > peak) peak = u.rssBytes;
+        await sleep(50);
+      }
+    })();
+    child.process.send('go');
+    const timeout = sleep(init.timeoutMs + 10_000).then(() => { throw new Error('raw-http reference did not finish in time'); });
+    const r = await Promise.race([result, timeout]);
+    const end = procUsage(child.pid);
+    sampling = false;
+    await sampler;
+    const { body, ...rest } = init;
+    const elapsedS = Math.max(1e-6, (r.endedAt - r.startedAt) / 1000);
+    return {
+      init: { ...rest, bodyBytes: Buffer.byteLength(body) },
+      result: r,
+      requestsPerS: r.ok / elapsedS,
+      rssIdleBytes: idle?.rssBytes ?? 0,
+      rssPeakBytes: peak,
+      cpuS: (end?.cpuS ?? 0) - (idle?.cpuS ?? 0),
+    };
+  } finally {
+    if (child.process.connected) child.process.disconnect();
+    await child.stop(3_000);
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * `npm run bench`: the Tidings benchmark (issue 7). Starts a receiver, Tidings (API and dispatcher
+ * processes on a PostgreSQL server, and the embedded engine in one `serve` process) and a load generator
+ * that publishes through the public API, runs scenarios (a)–(g) with the raw-HTTP reference in the same
+ * invocation, prints a table on stdout and writes a JSON file under bench/results/.
+ * See docs/guides/benchmark.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, release, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKeyEntry } from '../src/adapters/crypto/key-ring.ts';
+import type { BenchContext } from './context.ts';
+import { summarizeProfile } from './cpu-profile.ts';
+import { parseOptions, SERVER_ONLY, USAGE, type Options, type Scenario } from './options.ts';
+import type { ProbeDump } from './pg-probe.ts';
+import { serverInfo, type ServerInfo } from './pg-stats.ts';
+import { createFigureBook, figuresJson, formatTable } from './report.ts';
+import { scenarioG } from './scenario-claim.ts';
+import { scenarioD } from './scenario-latency.ts';
+import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
+import { round } from './stats.ts';
+import type { ClusterBase } from './tidings.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: BenchContext) => Promise<void> }> = {
+  a: { title: 'burst, 0 ms receiver, end to end', run: scenarioA },
+  b: { title: 'burst, 100 ms receiver, drain at the default window', run: scenarioB },
+  c: { title: '1 s receiver, large window over many endpoints and ports', run: scenarioC },
+  d: { title: 'publish → first attempt latency at paced rates', run: scenarioD },
+  e: { title: '1, 2, 4 dispatcher processes on one database', run: scenarioE },
+  f: { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioF },
+  g: { title: 'claim cost against backlog size (SQL)', run: scenarioG },
+};
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
+}
+
+/** Statements per message (API) and per delivery (dispatchers), and the costliest statements, from the probes. */
+function probeDigest(detail: Record<string, unknown>): Record<string, unknown> | undefined {
+  const probes = detail.probes as Record<string, ProbeDump> | undefined;
+  if (probes === undefined || Object.keys(probes).length === 0) return undefined;
+  const messages = Number(detail.messages ?? 0);
+  const deliveries = Number(detail.delivered ?? 0);
+  const out: Record<string, unknown> = {};
+  for (const [name, dump] of Object.entries(probes)) {
+    const statements = Object.entries(dump.statements);
+    const calls = statements.reduce((s, [, v]) => s + v.calls, 0);
+    const totalMs = statements.reduce((s, [, v]) => s + v.totalMs, 0);
+    const per = name.includes('dispatcher') ? deliveries : name.includes('api') ? messages : Math.max(messages, deliveries);
+    out[name] = {
+      statements: calls,
+      statementsPer: per === 0 ? null : round(calls / per, 2),
+      per: name.includes('dispatcher') ? 'delivery' : 'message',
+      statementMs: round(totalMs, 1),
+      poolWaitMs: dump.poolWait.totalMs,
+      poolWaitP99Ms: dump.poolWait.p99Ms,
+      top: statements.sort((a, b) => b[1].totalMs - a[1].totalMs).slice(0, 8).map(([sql, v]) => ({ sql, ...v, perCallMs: round(v.totalMs / Math.max(1, v.calls), 3) })),
+    };
+  }
+  return out;
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const started = new Date();
+  const resultsDir = join(ROOT, 'bench', 'results');
+  const logDir = join(resultsDir, `logs-${stamp()}`);
+  await mkdir(logDir, { recursive: true });
+  const userEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('TIDINGS_') && v !== undefined) userEnv[k] = v;
+  const base: ClusterBase = {
+    serverUrl: options.databaseUrl,
+    dbName: options.dbName,
+    encryptionKeys: generateKeyEntry('bench'),
+    apiToken: `bench_${randomBytes(24).toString('base64url')}`,
+    logLevel: options.logLevel,
+    logDir,
+    probe: options.probe,
+    cpuProf: options.cpuProf,
+    userEnv,
+  };
+  const needsServer = options.engines.includes('server') || options.scenarios.some((s) => SERVER_ONLY.has(s));
+  let server: ServerInfo | null = null;
+  if (needsServer) {
+    try {
+      server = await serverInfo(options.databaseUrl);
+    } catch (error) {
+      console.error(`cannot reach PostgreSQL at ${options.databaseUrl}: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  const cpuList = cpus();
+  const machine = { cores: cpuList.length, cpuModel: cpuList[0]?.model ?? 'unknown', memoryGiB: round(totalmem() / 2 ** 30, 1), kernel: release() };
+  const log = (line: string): void => console.error(line);
+  const book = createFigureBook();
+  const details: Record<string, unknown>[] = [];
+  const ctx: BenchContext = { options, base, book, details, log };
+  const redactedUrl = (() => {
+    const u = new URL(options.databaseUrl);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  })();
+
+  const header = [
+    `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.quick ? '  (--quick: small sizes, figures not comparable)' : ''}`,
+    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}`,
+    server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight`,
+    `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
+  ];
+  for (const line of header) console.log(line);
+  console.log('');
+
+  const failures: { scenario: string; error: string }[] = [];
+  for (const scenario of options.scenarios) {
+    log(`(${scenario}) ${SCENARIOS[scenario].title}`);
+    const t0 = performance.now();
+    try {
+      await SCENARIOS[scenario].run(ctx);
+    } catch (error) {
+      failures.push({ scenario, error: (error as Error).stack ?? String(error) });
+      log(`  (${scenario}) FAILED: ${(error as Error).message}`);
+    }
+    log(`  (${scenario}) took ${round((performance.now() - t0) / 1000, 1)} s`);
+  }
+
+  for (const d of details) {
+    const digest = probeDigest(d);
+    if (digest !== undefined) d.probeDigest = digest;
+    const files = d.cpuProfiles as string[] | undefined;
+    if (files !== undefined && files.length > 0) {
+      const summaries = [];
+      for (const f of files) {
+        try {
+          summaries.push(await summarizeProfile(f));
+        } catch (error) {
+          summaries.push({ file: f, error: (error as Error).message });
+        }
+      }
+      d.cpuProfileSummaries = summaries;
+    }
+  }
+
+  const results = book.results();
+  console.log(formatTable(results));
+  for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
+  const out = options.out ?? join(resultsDir, `bench-${stamp()}.json`);
+  const json = {
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    commit: gitCommit(),
+    machine,
+    node: process.version,
+    postgres: server === null ? null : { url: redactedUrl, ...server },
+    options: { ...options, sizes: options.sizes },
+    tidingsEnvFromUser: Object.keys(userEnv),
+    receivers: {
+      kind: 'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an empty body; counts requests and keeps the first arrival per webhook-id and path',
+      delaysMs: { a: 0, b: 100, c: 1000, d: 0, e: 0, f: 0 },
+    },
+    figures: figuresJson(results),
+    failures,
+    runs: details,
+    logDir: relative(ROOT, logDir),
+  };
+  await writeFile(out, JSON.stringify(json, null, 1));
+  console.log(`\nJSON: ${relative(process.cwd(), out)}   logs: ${relative(process.cwd(), logDir)}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();
