@@ -84,6 +84,14 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
     query: (text, params) => pool.query(text, params as unknown[]),
     async tx(fn) {
       const client = await pool.connect();
+      // A checked-out client has no error listener of the pool's: a connection ended by the server between
+      // two statements (e.g. 57P01 at a fast shutdown) would otherwise be an unhandled 'error' event that
+      // kills the process. Keep the error; the next statement fails, and the client is discarded.
+      let broken: Error | undefined;
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(client);
@@ -93,7 +101,8 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     },
     listenClient,
