@@ -127,6 +127,135 @@ export async function publishUntilAccepted(api: () => ApiClient | null, appId: s
   return { id: null, tries };
 }
 
+/** One publish try of a load: when it was sent and answered (test wall clock) and what came back. */
+export interface Answer {
+  readonly sentAtMs: number;
+  readonly answeredAtMs: number;
+  readonly status: number | 'network';
+  readonly id: string | null;
+}
+
+/** Options of {@link startLoad}. Every load is bounded in count and in time. */
+export interface LoadOptions {
+  /** The API to publish to; null while it is down (the try is skipped and counted as `network`). */
+  readonly api: () => ApiClient | null;
+  readonly appId: string;
+  /** Receiver paths each message fans out to. */
+  readonly paths: readonly string[];
+  readonly ledger: Ledger;
+  /** Most messages to publish. */
+  readonly maxMessages: number;
+  /** Stop publishing after this long, ms. */
+  readonly maxMs: number;
+  /** Publishers running at once. */
+  readonly concurrency: number;
+  /** Pause of each publisher between two publishes, ms (pacing of the load, not synchronisation). */
+  readonly paceMs: number;
+  /**
+   * With an Idempotency-Key, retry a message (same key) on 503 / 409 / network errors until it is
+   * accepted or `maxTries` is reached; without, each message is tried once.
+   */
+  readonly retry?: { readonly maxTries: number; readonly backoffMs: number };
+}
+
+/** A running load. */
+export interface Load {
+  /** Every publish try so far. */
+  readonly answers: readonly Answer[];
+  /** Messages accepted (2xx) so far. */
+  readonly accepted: number;
+  /** Resolves once `predicate` holds over the answers (checked after each answer); rejects after `timeoutMs`. */
+  waitFor(predicate: (answers: readonly Answer[]) => boolean, timeoutMs: number, what: string): Promise<void>;
+  /** Stops starting new messages and waits for those in flight. */
+  stop(): Promise<void>;
+  /** Resolves when the load ended by itself (count or time) or was stopped. */
+  readonly done: Promise<void>;
+}
+
+/** Starts a bounded publish load; every accepted message goes into the ledger. */
+export function startLoad(options: LoadOptions): Load {
+  const answers: Answer[] = [];
+  const waiters = new Set<{ predicate: (a: readonly Answer[]) => boolean; resolve: () => void }>();
+  let started = 0;
+  let accepted = 0;
+  let stopped = false;
+  const endAtMs = Date.now() + options.maxMs;
+  const record = (answer: Answer): void => {
+    answers.push(answer);
+    if (answer.id !== null) {
+      accepted += 1;
+      options.ledger.accept(answer.id, options.paths);
+    }
+    for (const w of [...waiters]) if (w.predicate(answers)) w.resolve();
+  };
+  const tryOnce = async (n: number, key: string | undefined): Promise<Answer> => {
+    const sentAtMs = Date.now();
+    const client = options.api();
+    let answer: Answer;
+    if (client === null) answer = { sentAtMs, answeredAtMs: sentAtMs, status: 'network', id: null };
+    else {
+      try {
+        const res = await client.publish(options.appId, { n, at: sentAtMs }, key, AbortSignal.timeout(15_000));
+        answer = { sentAtMs, answeredAtMs: Date.now(), status: res.status, id: res.id };
+      } catch {
+        answer = { sentAtMs, answeredAtMs: Date.now(), status: 'network', id: null };
+      }
+    }
+    record(answer);
+    return answer;
+  };
+  const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  const publisher = async (): Promise<void> => {
+    while (!stopped && started < options.maxMessages && Date.now() < endAtMs) {
+      started += 1;
+      const n = started;
+      if (options.retry === undefined) await tryOnce(n, undefined);
+      else {
+        const key = `load-${n}-${randomBytes(6).toString('hex')}`;
+        for (let i = 0; i < options.retry.maxTries; i++) {
+          const answer = await tryOnce(n, key);
+          if (answer.id !== null || (typeof answer.status === 'number' && ![409, 500, 503].includes(answer.status))) break;
+          await pause(options.retry.backoffMs);
+        }
+      }
+      await pause(options.paceMs);
+    }
+  };
+  const done = Promise.all(Array.from({ length: options.concurrency }, () => publisher())).then(() => {
+    stopped = true;
+    for (const w of [...waiters]) if (w.predicate(answers)) w.resolve();
+  });
+  return {
+    answers,
+    get accepted() {
+      return accepted;
+    },
+    waitFor(predicate, timeoutMs, what) {
+      if (predicate(answers)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          predicate,
+          resolve: () => {
+            clearTimeout(timer);
+            waiters.delete(waiter);
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`load.waitFor(${what}): not met within ${timeoutMs} ms; ${answers.length} answers, ${accepted} accepted`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    async stop() {
+      stopped = true;
+      await done;
+    },
+    done,
+  };
+}
+
 /** The figures of one scenario's run (the pass criterion of issue 4). */
 export interface Figures {
   /** Deliveries expected: acknowledged messages × the endpoints each fans out to. */
