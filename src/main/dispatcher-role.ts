@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import type { Db } from '../adapters/postgres/db.ts';
 import { createPgDeliveryStore } from '../adapters/postgres/delivery-store.ts';
+import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
+import { createPgOperationalEvents } from '../adapters/postgres/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { createDispatcher, type Dispatcher } from '../app/dispatcher/dispatcher.ts';
@@ -57,7 +59,17 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   });
   const faults = deps.faultPoints ?? null;
   const sender = faults === null ? httpSender : faults.sender(httpSender);
-  const store = createPgDeliveryStore(deps.db, deps.cipher);
+  const store = createPgDeliveryStore(deps.db, deps.cipher, {
+    policy: {
+      breakerThreshold: config.breakerThreshold,
+      breakerCooldownMs: config.breakerCooldownMs,
+      breakerMaxCooldownMs: config.breakerMaxCooldownMs,
+      autoDisableAfterMs: config.autoDisableAfterMs,
+    },
+    ...(config.operationalApp === undefined ? {} : {
+      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notifyLocal()), deps.clock, deps.random),
+    }),
+  });
   const logger = deps.logger.child({ role: 'dispatcher', workerId });
   const dispatcher = createDispatcher({
     store: faults === null ? store : faults.deliveryStore(store),

@@ -52,56 +52,128 @@ WITH lost AS (
 )
 SELECT id, state, reason FROM changed`;
 
+/** Advisory-lock namespace of the per-endpoint claim gate (first key of pg_try_advisory_xact_lock). */
+export const GATE_LOCK_NAMESPACE = 0x7469_6467; // "tidg"
+
 /*
- * CLAIM — leases up to $2 due deliveries for worker $1 in one statement: pending with
- * next_attempt_at ≤ now (index deliveries_due, read in its own order), or leased with an expired lease
- * (index deliveries_lease_expiry: the reclaim branch is the whole crash recovery). Rows are locked with
- * FOR UPDATE SKIP LOCKED on deliveries only — endpoint rows are read, never locked. Deliveries of
- * endpoints that are not active, or that are throttled, are left alone. Each claim bumps the fencing token,
- * counts a reclaim, and appends a timeline row; the message payload and the endpoint's URL, secrets and
- * headers are returned with it so the attempt needs no further read.
- * $1 worker id, $2 limit, $3 lease ms, $4 now, $5 max reclaims.
+ * GATE — step 1 of a claim, in the claim's transaction. Endpoints whose claims must be serialized across
+ * dispatchers (an in-flight cap, a rate limit, or a breaker that is not closed) and that have due work are
+ * locked with a transaction-scoped advisory lock, try-only: an endpoint another dispatcher is claiming from
+ * right now is skipped, as SKIP LOCKED skips rows. Endpoint rows themselves are not locked.
+ * $1 now. Returns the ids of the gated endpoints this transaction now holds.
+ */
+export const GATE = `
+SELECT g.id FROM (
+  SELECT e.id FROM endpoints e
+  WHERE e.status = 'active' AND e.deleted_at IS NULL
+    AND (e.max_in_flight IS NOT NULL OR e.rate_limit_per_s IS NOT NULL OR e.breaker_state <> 'closed')
+    AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($1::timestamptz, clock_timestamp()))
+    AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($1::timestamptz, clock_timestamp()))
+    AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
+                AND d.next_attempt_at <= coalesce($1::timestamptz, clock_timestamp()))
+  OFFSET 0
+) g
+WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`;
+
+/*
+ * CLAIM — step 2 of a claim (a new statement, so its snapshot sees every lease committed before the gate
+ * locks were taken). Leases up to $2 due deliveries for worker $1:
+ * - endpoints with due work (active, not deleted, not throttled; ungated, or gated and locked by this
+ *   transaction) are visited in random order, and each gets at most its fair share of the batch
+ *   (ceil(limit / endpoints)), so one endpoint's backlog cannot crowd out a quiet one;
+ * - a gated endpoint's share is further limited by its in-flight cap (counted from live leased rows, never
+ *   a stored counter), its token bucket (rate_limit_per_s, burst), and its breaker: open or half-open
+ *   allows exactly one probe when nothing of the endpoint is in flight;
+ * - each endpoint's due rows are read from deliveries_endpoint_due in due order and locked with
+ *   FOR UPDATE SKIP LOCKED (deliveries only); expired leases of endpoints with a closed breaker are
+ *   reclaimed (deliveries_lease_expiry) and counted;
+ * - the token buckets and the open → half-open transition of the endpoints claimed from are written in the
+ *   same statement (gated endpoints only, under their advisory lock).
+ * Each claim bumps the fencing token and appends a timeline row; the payload and the endpoint's URL,
+ * secrets and headers are returned with it. $1 worker id, $2 limit, $3 lease ms, $4 now, $5 max reclaims,
+ * $6 gated endpoint ids held by this transaction.
  */
 export const CLAIM = `
-WITH due AS (
-  SELECT d.id, d.state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-  WHERE d.state = 'pending' AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
-    AND e.status = 'active' AND e.deleted_at IS NULL
-    AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($4::timestamptz, clock_timestamp()))
-  ORDER BY d.next_attempt_at, d.id
+WITH t AS (
+  SELECT coalesce($4::timestamptz, clock_timestamp()) AS now
+), ep AS (
+  SELECT e.id, e.max_in_flight, e.rate_limit_per_s, coalesce(e.rate_burst, e.rate_limit_per_s) AS burst,
+         e.rate_tokens, e.rate_refilled_at, e.breaker_state, e.id = ANY ($6::text[]) AS gated
+  FROM endpoints e, t
+  WHERE e.status = 'active' AND e.deleted_at IS NULL
+    AND (e.throttled_until IS NULL OR e.throttled_until <= t.now)
+    AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY ($6::text[]))
+    AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now)
+), share AS (
+  SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep
+), bucket AS (
+  SELECT ep.*, s.per_endpoint, f.live,
+         CASE WHEN ep.rate_limit_per_s IS NULL THEN NULL
+              ELSE least(ep.burst::float8, coalesce(ep.rate_tokens, ep.burst::float8)
+                         + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at, t.now)) * ep.rate_limit_per_s) END AS tokens
+  FROM ep CROSS JOIN share s CROSS JOIN t
+  LEFT JOIN LATERAL (
+    SELECT count(*)::int AS live FROM deliveries l
+    WHERE ep.gated AND l.endpoint_id = ep.id AND l.state = 'leased' AND l.lease_expires_at > t.now
+  ) f ON true
+), allow AS (
+  SELECT id, gated, breaker_state, tokens, random() AS turn,
+         least(per_endpoint,
+               CASE WHEN breaker_state = 'closed' THEN per_endpoint WHEN live = 0 THEN 1 ELSE 0 END,
+               CASE WHEN max_in_flight IS NULL THEN per_endpoint ELSE greatest(0, max_in_flight - live) END,
+               CASE WHEN tokens IS NULL THEN per_endpoint ELSE greatest(0, floor(tokens))::int END) AS n
+  FROM bucket
+), due AS (
+  SELECT d.id, d.endpoint_id, 'pending'::text AS previous_state
+  FROM (SELECT * FROM allow WHERE n > 0 ORDER BY turn) a
+  CROSS JOIN LATERAL (
+    SELECT d.id, d.endpoint_id FROM deliveries d
+    WHERE d.endpoint_id = a.id AND d.state = 'pending' AND d.next_attempt_at <= (SELECT now FROM t)
+    ORDER BY d.next_attempt_at, d.id
+    LIMIT a.n
+    FOR UPDATE OF d SKIP LOCKED
+  ) d
   LIMIT $2
-  FOR UPDATE OF d SKIP LOCKED
 ), expired AS (
-  SELECT d.id, d.state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($4::timestamptz, clock_timestamp()) AND d.reclaim_count < $5
-    AND e.status = 'active' AND e.deleted_at IS NULL
+  SELECT d.id, d.endpoint_id, 'leased'::text AS previous_state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'leased' AND d.lease_expires_at <= (SELECT now FROM t) AND d.reclaim_count < $5
+    AND e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
   ORDER BY d.lease_expires_at, d.id
   LIMIT $2
   FOR UPDATE OF d SKIP LOCKED
-), candidates AS (
-  SELECT id, state FROM expired UNION ALL SELECT id, state FROM due
 ), picked AS (
-  SELECT id, state AS previous_state FROM candidates LIMIT $2
+  SELECT * FROM (SELECT * FROM expired UNION ALL SELECT * FROM due) c LIMIT $2
+), gated_update AS (
+  UPDATE endpoints e
+  SET rate_tokens = CASE WHEN a.tokens IS NOT NULL THEN a.tokens - c.n ELSE e.rate_tokens END,
+      rate_refilled_at = CASE WHEN a.tokens IS NOT NULL THEN t.now ELSE e.rate_refilled_at END,
+      breaker_state = CASE WHEN a.breaker_state = 'open' THEN 'half_open' ELSE e.breaker_state END,
+      breaker_changed_at = CASE WHEN a.breaker_state = 'open' THEN t.now ELSE e.breaker_changed_at END
+  FROM allow a JOIN (SELECT endpoint_id, count(*)::int AS n FROM picked WHERE previous_state = 'pending' GROUP BY 1) c ON c.endpoint_id = a.id, t
+  WHERE e.id = a.id AND a.gated AND (a.tokens IS NOT NULL OR a.breaker_state = 'open')
+  RETURNING e.id, a.breaker_state = 'open' AS probing
+), probe_events AS (
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
+  SELECT g.id, 'breaker_half_open', 'cool-down elapsed: one probe', t.now FROM gated_update g, t WHERE g.probing
 ), claimed AS (
   UPDATE deliveries d
   SET state = 'leased', lease_owner = $1,
-      lease_expires_at = coalesce($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond',
+      lease_expires_at = t.now + $3 * interval '1 millisecond',
       fencing_token = d.fencing_token + 1,
       reclaim_count = d.reclaim_count + CASE WHEN picked.previous_state = 'leased' THEN 1 ELSE 0 END,
-      updated_at = coalesce($4::timestamptz, clock_timestamp())
-  FROM picked WHERE d.id = picked.id
+      updated_at = t.now
+  FROM picked, t WHERE d.id = picked.id
   RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state
 ), logged AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
-  SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END,
-         coalesce($4::timestamptz, clock_timestamp())
-  FROM claimed
+  SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now
+  FROM claimed, t
 )
 SELECT c.id, c.fencing_token, c.app_id, c.message_id, c.endpoint_id, c.attempt_count, c.manual,
        c.previous_state = 'leased' AS reclaimed,
        m.event_type, m.payload, m.payload_key_id,
        e.url, e.headers, e.secret, e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
-       CASE WHEN e.previous_secret_until > coalesce($4::timestamptz, clock_timestamp()) THEN e.previous_secret END AS previous_secret,
+       CASE WHEN e.previous_secret_until > (SELECT now FROM t) THEN e.previous_secret END AS previous_secret,
        e.previous_secret_key_id
 FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`;
 
@@ -139,7 +211,13 @@ SELECT id FROM released`;
  * every row is guarded by (id, fencing token, owner, state = 'leased'). A fenced-out row matches nothing in
  * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. A failed
  * resend (manual) returns the delivery to the state it had before the resend.
- * Parameters are parallel arrays ($1 … $17, see the unnest list) plus $18 now. Returns the ids recorded.
+ * The endpoints of the recorded scheduled attempts get their health updated in the same statement
+ * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
+ * open on a failed probe, any success → closed; the cool-down is $20 ms doubled per opening up to $21 ms).
+ * Parameters: parallel arrays ($1 … $17, see the unnest list), $18 now, $19 breaker threshold,
+ * $20 cool-down ms, $21 max cool-down ms, $22 auto-disable after ms. Returns one row per recorded delivery
+ * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
+ * breaker changed state and whether the endpoint has failed long enough to be disabled).
  */
 export const RECORD_ATTEMPTS = `
 WITH o AS (
@@ -187,8 +265,47 @@ WITH o AS (
               WHEN o.trig = 'manual' THEN 'resent' END,
          coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN upd ON upd.id = o.id
+), t AS (
+  SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
+), h AS (
+  -- Scheduled attempts only: a manual resend says nothing about the endpoint's health.
+  SELECT upd.endpoint_id, count(*) FILTER (WHERE o.succeeded)::int AS ok, count(*) FILTER (WHERE NOT o.succeeded)::int AS failed
+  FROM upd JOIN o ON o.id = upd.id WHERE o.trig = 'scheduled' GROUP BY upd.endpoint_id
+), health AS (
+  -- Endpoint health by one atomic UPDATE per endpoint of the batch: counters change relative to the row's
+  -- current value (never read-modify-write), so they stay exact across any number of dispatchers.
+  UPDATE endpoints e
+  SET consecutive_failures = CASE WHEN h.ok > 0 THEN 0 ELSE e.consecutive_failures + h.failed END,
+      failing_since = CASE WHEN h.ok > 0 THEN NULL ELSE coalesce(e.failing_since, t.now) END,
+      last_success_at = CASE WHEN h.ok > 0 THEN t.now ELSE e.last_success_at END,
+      breaker_state = CASE WHEN h.ok > 0 THEN 'closed'
+                           WHEN e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19) THEN 'open'
+                           ELSE e.breaker_state END,
+      breaker_open_until = CASE WHEN h.ok = 0 AND (e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19))
+                                THEN t.now + least($21::float8, $20::float8 * power(2, least(e.breaker_opened_count, 30))) * interval '1 millisecond'
+                                ELSE e.breaker_open_until END,
+      breaker_opened_count = CASE WHEN h.ok > 0 THEN 0
+                                  WHEN e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19) THEN e.breaker_opened_count + 1
+                                  ELSE e.breaker_opened_count END,
+      breaker_changed_at = CASE WHEN (h.ok > 0 AND e.breaker_state <> 'closed')
+                                  OR (h.ok = 0 AND (e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19)))
+                                THEN t.now ELSE e.breaker_changed_at END
+  FROM h, t
+  WHERE e.id = h.endpoint_id
+    AND (h.failed > 0 OR e.consecutive_failures > 0 OR e.breaker_state <> 'closed' OR e.failing_since IS NOT NULL
+         OR e.last_success_at IS NULL OR e.last_success_at < t.now - interval '1 second')
+  RETURNING e.id, e.app_id, e.breaker_state, e.consecutive_failures, e.breaker_open_until,
+            e.breaker_changed_at = t.now AS breaker_changed,
+            e.failing_since IS NOT NULL AND e.failing_since <= t.now - $22 * interval '1 millisecond' AS should_disable,
+            e.failing_since
 )
-SELECT id, state, endpoint_id, dead_reason FROM upd`;
+SELECT 'delivery' AS kind, id::text AS id, app_id, state, endpoint_id, message_id, dead_reason,
+       NULL::int AS consecutive_failures, NULL::boolean AS breaker_changed, NULL::boolean AS should_disable,
+       NULL::timestamptz AS failing_since, NULL::timestamptz AS breaker_open_until
+FROM upd
+UNION ALL
+SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until
+FROM health`;
 
 /*
  * THROTTLE_ENDPOINT — a 429/503 with Retry-After holds the whole endpoint back until now + $2 ms

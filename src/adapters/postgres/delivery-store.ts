@@ -2,7 +2,9 @@ import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db } from './db.ts';
-import { CLAIM, SWEEP, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
+import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, GATE, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import { runTx } from './tx.ts';
 
 interface ClaimRow {
   id: string;
@@ -29,11 +31,56 @@ interface ClaimRow {
 /** Most expired leases settled by the sweep that precedes each claim. */
 const SWEEP_BATCH = 100;
 
+/** Endpoint health policy (issue 6). Durations in ms. */
+export interface FlowPolicy {
+  /** Consecutive failed attempts that open an endpoint's breaker. */
+  readonly breakerThreshold: number;
+  /** First cool-down of an open breaker; doubles with each opening in a row. */
+  readonly breakerCooldownMs: number;
+  readonly breakerMaxCooldownMs: number;
+  /** An endpoint whose attempts have only failed for this long is disabled. */
+  readonly autoDisableAfterMs: number;
+}
+
+/** Defaults of {@link FlowPolicy} (the config schema's defaults are the same). */
+export const DEFAULT_FLOW_POLICY: FlowPolicy = Object.freeze({
+  breakerThreshold: 10,
+  breakerCooldownMs: 30_000,
+  breakerMaxCooldownMs: 1_800_000,
+  autoDisableAfterMs: 5 * 86_400_000,
+});
+
+/** Options of {@link createPgDeliveryStore}. */
+export interface DeliveryStoreOptions {
+  readonly policy?: FlowPolicy;
+  /** Where operational events go; none = not emitted. */
+  readonly operational?: OperationalEvents;
+}
+
+interface RecordRow {
+  kind: 'delivery' | 'endpoint';
+  id: string;
+  app_id: string;
+  state: string;
+  endpoint_id: string;
+  message_id: string | null;
+  dead_reason: string | null;
+  consecutive_failures: number | null;
+  breaker_changed: boolean | null;
+  should_disable: boolean | null;
+  failing_since: Date | null;
+  breaker_open_until: Date | null;
+}
+
+/** The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix: the 4th). */
+const FAILING_EVENT_ATTEMPT = 4;
+
 /**
  * The PostgreSQL {@link DeliveryStore}: the statements of delivery-sql.ts, decryption of payloads
  * (context = message id) and secrets (context = endpoint id) with `cipher`.
  */
-export function createPgDeliveryStore(db: Db, cipher: Cipher): DeliveryStore {
+export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryStoreOptions = {}): DeliveryStore {
+  const policy = options.policy ?? DEFAULT_FLOW_POLICY;
   const decryptSecret = (data: Buffer, keyId: string, endpointId: string): Uint8Array =>
     decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
 
@@ -68,8 +115,13 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher): DeliveryStore {
   return {
     async claim(input) {
       const swept = await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
-      const res = await db.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims]);
-      const deliveries = res.rows.map((row) => toClaimed(row, input.workerId));
+      // Two statements in one transaction: the gate's advisory locks are held until COMMIT, and the claim's
+      // snapshot, taken after them, sees every lease of the gated endpoints committed before.
+      const rows = await db.tx(async (client) => {
+        const gated = (await client.query<{ id: string }>(GATE, [input.now])).rows.map((r) => r.id);
+        return (await client.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, gated])).rows;
+      });
+      const deliveries = rows.map((row) => toClaimed(row, input.workerId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },
 
@@ -96,7 +148,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher): DeliveryStore {
 
     async recordAttempts(records, now): Promise<RecordResult> {
       if (records.length === 0) return { recorded: [], fencedOut: [] };
-      const params = [
+      const params: unknown[] = [
         records.map((r) => r.deliveryId),
         records.map((r) => r.fencingToken),
         records.map((r) => r.workerId),
@@ -116,21 +168,51 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher): DeliveryStore {
         records.map((r) => Math.round(r.durationMs)),
         now,
       ];
-      const effects = records.filter((r) => r.throttleEndpointMs !== null || r.disableEndpointReason !== null);
-      const written = effects.length === 0
-        ? (await db.query<{ id: string }>(RECORD_ATTEMPTS, params)).rows
-        : await db.tx(async (client) => {
-            const rows = (await client.query<{ id: string }>(RECORD_ATTEMPTS, params)).rows;
-            const recordedIds = new Set(rows.map((r) => r.id));
-            // Endpoint effects only for outcomes that were not fenced out.
-            for (const r of effects) {
-              if (!recordedIds.has(r.deliveryId)) continue;
-              const endpointId = r.endpointId;
-              if (r.throttleEndpointMs !== null) await client.query(THROTTLE_ENDPOINT, [endpointId, r.throttleEndpointMs, now]);
-              if (r.disableEndpointReason !== null) await client.query(DISABLE_ENDPOINT, [endpointId, r.disableEndpointReason, now]);
-            }
-            return rows;
-          });
+      params.push(policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs);
+      const written = await runTx(db, async (tx, client) => {
+        const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
+        const deliveries = rows.filter((r) => r.kind === 'delivery');
+        const endpoints = rows.filter((r) => r.kind === 'endpoint');
+        const recordedIds = new Set(deliveries.map((r) => r.id));
+        const events: OperationalEvent[] = [];
+        // Endpoint effects only for outcomes that were not fenced out.
+        for (const r of records) {
+          if (!recordedIds.has(r.deliveryId)) continue;
+          if (r.throttleEndpointMs !== null) await client.query(THROTTLE_ENDPOINT, [r.endpointId, r.throttleEndpointMs, now]);
+          if (r.disableEndpointReason !== null) {
+            await client.query(DISABLE_ENDPOINT, [r.endpointId, r.disableEndpointReason, now]);
+            const appId = deliveries.find((d) => d.id === r.deliveryId)?.app_id ?? '';
+            events.push({ type: 'endpoint.disabled', appId, data: { appId, endpointId: r.endpointId, trigger: 'gone', reason: r.disableEndpointReason } });
+          }
+        }
+        for (const ep of endpoints) {
+          if (ep.should_disable === true) {
+            const reason = `every attempt failed since ${ep.failing_since?.toISOString()}`;
+            await client.query(DISABLE_ENDPOINT, [ep.endpoint_id, reason, now]);
+            events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
+          }
+          if (ep.breaker_changed === true) {
+            await client.query('INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))', [
+              ep.endpoint_id, ep.state === 'open' ? 'breaker_opened' : 'breaker_closed',
+              ep.state === 'open' ? `${ep.consecutive_failures} consecutive failures; open until ${ep.breaker_open_until?.toISOString()}` : 'an attempt succeeded', now,
+            ]);
+            if (ep.state === 'open') events.push({ type: 'endpoint.breaker_opened', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, consecutiveFailures: ep.consecutive_failures, openUntil: ep.breaker_open_until?.toISOString() } });
+            else events.push({ type: 'endpoint.recovered', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id } });
+          }
+        }
+        if (options.operational !== undefined) {
+          for (const r of records) {
+            const d = deliveries.find((x) => x.id === r.deliveryId);
+            if (d === undefined || r.succeeded) continue;
+            const lastAttempt = { id: r.attemptId, responseStatusCode: r.statusCode, errorKind: r.errorKind };
+            const base = { appId: d.app_id, msgId: d.message_id, endpointId: r.endpointId, lastAttempt };
+            if (d.state === 'dead' && d.dead_reason === 'exhausted') events.push({ type: 'message.attempt.exhausted', appId: d.app_id, data: base });
+            if (r.attemptNumber === FAILING_EVENT_ATTEMPT && d.state === 'pending') events.push({ type: 'message.attempt.failing', appId: d.app_id, data: base });
+          }
+          await options.operational.emit(tx, events, now ?? new Date());
+        }
+        return deliveries;
+      });
       const recorded = new Set(written.map((r) => r.id));
       return {
         recorded: records.filter((r) => recorded.has(r.deliveryId)).map((r) => r.deliveryId),

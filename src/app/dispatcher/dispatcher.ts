@@ -64,6 +64,11 @@ export interface Dispatcher {
   healthy(): boolean;
 }
 
+/** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
+const REFILL_FRACTION = 32;
+/** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
+const REFILL_DELAY_MS = 10;
+
 interface Flight {
   readonly delivery: ClaimedDelivery;
   readonly controller: AbortController;
@@ -83,6 +88,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let drainWaiters: (() => void)[] = [];
   let heartbeatTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
+  let refillTimer: NodeJS.Timeout | undefined;
   const recorder: Recorder = createRecorder(deps.store, {
     maxBatch: 500,
     retryDelayMs: 100,
@@ -105,9 +111,17 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       drainWaiters = [];
       for (const w of waiters) w();
     }
-    // Refill when a useful share of the window is free (or everything finished).
+    // Refill at once when a useful share of the window is free (or everything finished); otherwise soon,
+    // so slots freed one by one (slow receivers, per-endpoint caps) are refilled in small batches.
     const free = settings.concurrency - flights.size;
-    if (free >= Math.min(settings.claimBatch, Math.ceil(settings.concurrency / 4)) || flights.size === 0) wakeLoop();
+    if (free >= Math.min(settings.claimBatch, Math.max(1, Math.ceil(settings.concurrency / REFILL_FRACTION))) || flights.size === 0) wakeLoop();
+    else if (refillTimer === undefined) {
+      refillTimer = setTimeout(() => {
+        refillTimer = undefined;
+        wakeLoop();
+      }, REFILL_DELAY_MS);
+      refillTimer.unref();
+    }
   };
 
   const launch = (delivery: ClaimedDelivery): void => {
@@ -250,6 +264,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         }
       }
       if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
+      if (refillTimer !== undefined) clearTimeout(refillTimer);
       recorder.close();
     },
 
