@@ -5,6 +5,7 @@ import { migrate } from '../adapters/postgres/migrator.ts';
 import { ConfigError, configurationMarkdown, loadConfig } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
+import { runKeysRotate } from './keys-rotate.ts';
 
 const USAGE = `Usage: tidings <command>
 
@@ -14,6 +15,7 @@ Commands:
   dispatcher     dispatcher only (admin server on TIDINGS_ADMIN_PORT: /livez, /readyz, /metrics)
   migrate        apply pending database migrations and exit
   keys generate  print a new encryption key entry (id:base64) for TIDINGS_ENCRYPTION_KEYS
+  keys rotate    re-encrypt stored secrets and payloads under the first key of the ring (safe while running)
   config-docs    print the configuration reference (Markdown)
 
 Configuration comes from the environment; see docs/reference/configuration.md.`;
@@ -40,6 +42,23 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     if (command === 'keys' && positionals[1] === 'generate') {
       console.log(generateKeyEntry(positionals[2] ?? `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`));
       return 0;
+    }
+    if (command === 'keys' && positionals[1] === 'rotate') {
+      const config = loadConfig(env);
+      let stop = false;
+      const onSignal = (): void => {
+        stop = true;
+        console.error('stopping after this batch (run `tidings keys rotate` again to resume)…');
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const { exitCode } = await runKeysRotate({ config, logger: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }), out: (line) => console.log(line), shouldStop: () => stop });
+        return exitCode;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     }
     if (command === 'migrate') {
       const config = loadConfig(env);

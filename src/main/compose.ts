@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { createPgCatalogStore } from '../adapters/postgres/catalog-store.ts';
+import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
@@ -54,7 +55,8 @@ export interface Running {
  * Starts Tidings: validates the configuration (every problem at once), opens the database, applies
  * migrations under the advisory lock, resolves the encryption key ring, then starts the API and/or the
  * dispatcher.
- * @throws ConfigError, EncryptionSetupError, KeyRingError, or a database error when it cannot be reached
+ * @throws ConfigError, EncryptionSetupError, KeyRingError, KeyCheckError (`encryption_key_mismatch`,
+ *   `encryption_key_missing`), or a database error when it cannot be reached
  */
 export async function startTidings(options: StartOptions): Promise<Running> {
   const config = loadConfig(options.env);
@@ -71,6 +73,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (config.egressAllowlist.length > 0) logger.warn({ egressAllowlist: config.egressAllowlist }, 'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests');
     await migrate(db, logger);
     const cipher = await resolveCipher(config, logger);
+    // A wrong or missing key fails start-up here, before anything is read or written (issue 8).
+    await checkKeyRegistry(db, cipher);
     const metrics = createMetrics();
     const wakeups = createWakeups(db, logger);
     const catalog = createPgCatalogStore(db, cipher);

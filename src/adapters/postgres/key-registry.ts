@@ -1,0 +1,63 @@
+import { PLAINTEXT_KEY_ID } from '../crypto/key-ring.ts';
+import type { Cipher } from '../../ports/cipher.ts';
+import type { Db } from './db.ts';
+
+/** The text every canary holds; its context binds it to its key id. */
+const CANARY_TEXT = 'tidings encryption key check';
+const canaryContext = (keyId: string): string => `tidings-key-check:${keyId}`;
+
+/**
+ * Start-up refuses because the key ring cannot read what is stored: `encryption_key_mismatch` (a key with
+ * a known id but other bytes) or `encryption_key_missing` (a key that stored values still use is not in
+ * the ring, or encryption is off while values are encrypted).
+ */
+export class KeyCheckError extends Error {
+  readonly code: 'encryption_key_mismatch' | 'encryption_key_missing';
+  readonly keyIds: readonly string[];
+  constructor(code: KeyCheckError['code'], keyIds: readonly string[], message: string) {
+    super(message);
+    this.name = 'KeyCheckError';
+    this.code = code;
+    this.keyIds = keyIds;
+  }
+}
+
+/**
+ * Checks the key ring against the key registry (table `encryption_keys`) before anything is read or
+ * written (issue 8: a wrong or missing key fails start-up clearly):
+ * - the current key is registered with a canary (a fixed text encrypted under it) on first use;
+ * - every registered key that is not retired must decrypt its canary: a key id in the ring whose bytes
+ *   differ fails with `encryption_key_mismatch`; a key missing from the ring with `encryption_key_missing`.
+ * Keys are retired by `tidings keys rotate` once no stored value uses them; a retired key may leave the
+ * ring. A current key that was retired is taken back into use.
+ * @throws KeyCheckError listing every key that fails
+ */
+export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
+  const current = cipher.currentKeyId;
+  if (current !== PLAINTEXT_KEY_ID) {
+    const canary = cipher.encrypt(Buffer.from(CANARY_TEXT, 'utf8'), canaryContext(current)).data;
+    await db.query('INSERT INTO encryption_keys (id, canary) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [current, canary]);
+  }
+  const rows = (await db.query<{ id: string; canary: Buffer }>('SELECT id, canary FROM encryption_keys WHERE retired_at IS NULL OR id = $1 ORDER BY id', [current])).rows;
+  const mismatched: string[] = [];
+  const missing: string[] = [];
+  for (const row of rows) {
+    try {
+      const text = cipher.decrypt(row.id, row.canary, canaryContext(row.id)).toString('utf8');
+      if (text !== CANARY_TEXT) mismatched.push(row.id);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'unknown_key') missing.push(row.id);
+      else if (code === 'decrypt_failed') mismatched.push(row.id);
+      else throw error;
+    }
+  }
+  if (mismatched.length > 0) {
+    throw new KeyCheckError('encryption_key_mismatch', mismatched, `TIDINGS_ENCRYPTION_KEYS: key ${mismatched.map((k) => `"${k}"`).join(', ')} is not the key that encrypted the stored data (same id, other bytes); restore the original key`);
+  }
+  if (missing.length > 0) {
+    const off = current === PLAINTEXT_KEY_ID ? 'encryption is turned off, but ' : '';
+    throw new KeyCheckError('encryption_key_missing', missing, `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave the ring only after \`tidings keys rotate\` has retired it)`);
+  }
+  await db.query('UPDATE encryption_keys SET retired_at = NULL WHERE id = $1 AND retired_at IS NOT NULL', [current]);
+}
