@@ -1,11 +1,13 @@
 import type { Cipher } from '../../ports/cipher.ts';
 import type { CatalogStore, EndpointRecord, EndpointStatus } from '../../ports/catalog-store.ts';
+import { sealHeaders } from './catalog-endpoint-settings.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
 import type { Db } from './db.ts';
 import type { Tx } from '../../ports/idempotency-store.ts';
 
-interface EndpointRow {
+/** An endpoints row without its secrets (the non-secret columns, as the catalog reads them). */
+export interface EndpointRow {
   id: string;
   app_id: string;
   uid: string | null;
@@ -30,12 +32,14 @@ const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists
 /*
  * INSERT_ENDPOINT — $1 id, $2 app id, $3 uid, $4 url, $5 description, $6 version, $7 filter types,
  * $8 channels, $9 metadata (json text), $10 headers (json text), $11 rate limit, $12 status,
- * $13 status reason, $14 secret (ciphertext), $15 secret key id, $16 now. Returns the row.
+ * $13 status reason, $14 secret (ciphertext), $15 secret key id, $16 now, $17 sensitive headers
+ * (ciphertext or NULL), $18 their key id. Returns the row.
  */
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, app_id, uid, url, description, version, filter_types, channels, metadata, headers,
-                       rate_limit_per_s, status, status_reason, status_changed_at, secret, secret_key_id, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, ${nowSql(16)}, $14, $15, ${nowSql(16)}, ${nowSql(16)})
+                       rate_limit_per_s, status, status_reason, status_changed_at, secret, secret_key_id, created_at, updated_at,
+                       sensitive_headers, sensitive_headers_key)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, ${nowSql(16)}, $14, $15, ${nowSql(16)}, ${nowSql(16)}, $17, $18)
 RETURNING ${COLUMNS}`;
 
 /*
@@ -55,7 +59,8 @@ WITH moved AS (
 )
 SELECT count(*)::int AS n FROM moved`;
 
-function toRecord(row: EndpointRow): EndpointRecord {
+/** An endpoints row → {@link EndpointRecord}. */
+export function toRecord(row: EndpointRow): EndpointRecord {
   return {
     id: row.id, appId: row.app_id, uid: row.uid, url: row.url, description: row.description, version: row.version,
     filterTypes: row.filter_types, channels: row.channels, metadata: row.metadata, headers: row.headers,
@@ -76,11 +81,13 @@ export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertE
   return {
     async insertEndpoint(tx, ep, now) {
       const sealed = cipher.encrypt(Buffer.from(ep.secret, 'utf8'), ep.id);
+      // Credential headers (Authorization…) are stored encrypted, never in the plain headers column.
+      const headers = sealHeaders(cipher, ep.id, ep.headers);
       const res = await withConflict(
         () => on(db, tx).query<EndpointRow>(INSERT_ENDPOINT, [
           ep.id, ep.appId, ep.uid, ep.url, ep.description, ep.version, ep.filterTypes, ep.channels,
-          JSON.stringify(ep.metadata), JSON.stringify(ep.headers), ep.rateLimit, ep.status, ep.statusReason,
-          sealed.data, sealed.keyId, now,
+          JSON.stringify(ep.metadata), JSON.stringify(headers.plain), ep.rateLimit, ep.status, ep.statusReason,
+          sealed.data, sealed.keyId, now, headers.sealed?.data ?? null, headers.sealed?.keyId ?? null,
         ]),
         UID_TAKEN,
       );
@@ -106,13 +113,19 @@ export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertE
     },
 
     async updateEndpoint(tx, appId, id, changes, now) {
-      const { status, ...fields } = changes;
+      const { status, headers: given, ...rest } = changes;
+      const sealedHeaders = given === undefined ? undefined : sealHeaders(cipher, id, given);
+      const fields = sealedHeaders === undefined ? rest : { ...rest, headers: sealedHeaders.plain };
       const set = setClause(fields, {
         uid: 'uid', url: 'url', description: 'description', version: 'version', filterTypes: 'filter_types', channels: 'channels',
         metadata: 'metadata::jsonb', headers: 'headers::jsonb', rateLimit: 'rate_limit_per_s',
       }, 4);
       const sql = [...set.sql, `updated_at = ${nowSql(3)}`];
       const params: unknown[] = [appId, id, now, ...set.params];
+      if (sealedHeaders !== undefined) {
+        params.push(sealedHeaders.sealed?.data ?? null, sealedHeaders.sealed?.keyId ?? null);
+        sql.push(`sensitive_headers = $${params.length - 1}`, `sensitive_headers_key = $${params.length}`);
+      }
       if (status !== undefined) {
         params.push(status.status, status.reason);
         sql.push(`status = $${params.length - 1}`, `status_reason = $${params.length}`, `status_changed_at = ${nowSql(3)}`);
