@@ -1,0 +1,106 @@
+/**
+ * Issue 4, scenario 5: the database unreachable from a dispatcher at claim time. The dispatcher reaches
+ * the private cluster through a TCP proxy that the test cuts (every connection reset, new ones refused);
+ * the API reaches it directly, so messages keep being accepted meanwhile.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiClient, createWorld, Ledger, printSummary, type FaultWorld } from '../support/fault-world.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import type { LogLine } from '../support/tidings-process.ts';
+
+const WAIT_MS = 60_000;
+const CLAIM_FAILURES = 4;
+
+async function readyStatus(adminUrl: string): Promise<number> {
+  return (await fetch(`${adminUrl}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
+}
+
+describe('database unreachable at claim time', () => {
+  let world: FaultWorld;
+  let proxy: TcpProxy;
+
+  before(async () => {
+    world = await createWorld();
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port });
+  });
+  after(async () => {
+    await proxy?.close();
+    await world?.close();
+  });
+
+  test('scenario 5: a dispatcher cut from the database backs off with jitter, reports not ready, does not crash or send anything, and resumes when the path returns', async () => {
+    const started = Date.now();
+    const apiProcess = await world.startApi();
+    const api = new ApiClient(apiProcess.apiUrl ?? '');
+    const { appId, endpoints } = await world.setupApp(api, 1, 's5');
+    const paths = endpoints.map((e) => e.path);
+    const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
+    const d = await world.startDispatcher('s5-d', { DATABASE_URL: viaProxy });
+    const pid = d.pid;
+    const ledger = new Ledger();
+
+    const warmup = await api.publish(appId, { warmup: true });
+    ledger.accept(warmup.id ?? '', paths);
+    await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'warm-up delivered through the proxy');
+    assert.equal(await readyStatus(d.adminUrl ?? ''), 200);
+
+    const cutAtMs = Date.now();
+    proxy.setMode('cut');
+    const requestsAtCut = (await world.receiver.requests()).length;
+    for (let i = 0; i < 10; i++) {
+      const res = await api.publish(appId, { n: i });
+      assert.equal(res.status, 202, 'the API, on its own path, keeps accepting');
+      ledger.accept(res.id ?? '', paths);
+    }
+    const isFailure = (l: LogLine): boolean => l.msg === 'claim failed; backing off' && (l.time as number) >= cutAtMs;
+    while (d.logs(isFailure).length < CLAIM_FAILURES) {
+      const seen = d.logs(isFailure).length;
+      await d.waitForLog((l) => isFailure(l) && d.logs(isFailure).length > seen, WAIT_MS, `${CLAIM_FAILURES} failed claims`);
+    }
+    assert.equal(await readyStatus(d.adminUrl ?? ''), 503, 'readiness reports not ready while claims fail');
+    assert.equal(d.alive, true, 'no crash');
+    assert.equal(d.pid, pid);
+    assert.equal((await world.receiver.requests()).length, requestsAtCut, 'no HTTP request is sent without a claim');
+
+    // Back-off: exponential (base 100 ms · 2^n from the first failure), each delay jittered in [0.5, 1.5]·base,
+    // and the next claim waits for it (no hot loop).
+    const failures = d.logs(isFailure);
+    const delays = failures.map((l) => Number(l.retryInMs));
+    const times = failures.map((l) => Number(l.time));
+    const firstN = failures.length;
+    const ratios: number[] = [];
+    for (let k = 0; k < firstN; k++) {
+      const base = Math.min(30_000, 100 * 2 ** Math.min(k + 1, 9));
+      const ratio = (delays[k] ?? 0) / base;
+      ratios.push(ratio);
+      assert.ok(ratio >= 0.5 && ratio <= 1.5, `failure ${k + 1}: retry in ${delays[k]} ms, base ${base} ms`);
+      if (k > 0) assert.ok((times[k] ?? 0) - (times[k - 1] ?? 0) >= (delays[k - 1] ?? 0) - 5, `claim ${k + 1} waited for the back-off of claim ${k}`);
+    }
+    assert.ok(new Set(ratios.map((r) => r.toFixed(3))).size > 1, `the back-off is jittered: ratios ${ratios.join(', ')}`);
+
+    proxy.setMode('pass');
+    const restoredAtMs = Date.now();
+    await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'work resumes when the path returns');
+    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 11 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'every delivery succeeded');
+    const resumedInMs = Date.now() - restoredAtMs;
+    let ready = await readyStatus(d.adminUrl ?? '');
+    for (let i = 0; i < 50 && ready !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ready = await readyStatus(d.adminUrl ?? '');
+    }
+    assert.equal(ready, 200, 'ready again');
+
+    const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
+    const figures = ledger.figures(requests);
+    assert.equal(figures.lost, 0);
+    assert.equal(figures.duplicates, 0);
+    assert.equal(figures.invalidSignatures, 0);
+    const charged = await world.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND attempt_count <> 1', [appId]);
+    assert.equal(charged[0]?.n, 0, 'the cut charged no attempt');
+    assert.equal(await world.stuckLeases(), 0);
+    printSummary('5 database unreachable at claim time (proxy cut)', figures, started, {
+      claim_failures: failures.length, retry_in_ms: delays.join('/'), resumed_in_ms: resumedInMs,
+    });
+  });
+});
