@@ -202,9 +202,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     let failures = 0;
     while (running) {
       let claimed = 0;
-      let limit = 0;
       try {
-        limit = Math.min(settings.concurrency - flights.size, settings.claimBatch);
         claimed = await tick();
         failures = 0;
       } catch (error) {
@@ -218,8 +216,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         continue;
       }
       if (!running) break;
-      // A full batch means more may be due: claim again at once if slots are free.
-      if (claimed > 0 && claimed === limit && flights.size < settings.concurrency) continue;
+      // A claim that found work may have been cut by per-endpoint shares: claim again at once while slots
+      // are free; an empty claim waits for a wake-up, a freed slot or the poll.
+      if (claimed > 0 && flights.size < settings.concurrency) continue;
       await waitForWork(settings.pollIntervalMs);
     }
   };
