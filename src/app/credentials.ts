@@ -4,9 +4,9 @@ import type { Clock } from '../ports/clock.ts';
 
 /**
  * Who is calling (DESIGN §7, issue 8 §2): the operator (admin token or an admin API key), or a key scoped
- * to one application, which sees only that application's objects.
+ * to one application, which sees only that application's objects (and, when `readOnly`, may only read).
  */
-export type Principal = { readonly kind: 'admin' } | { readonly kind: 'app'; readonly appId: string };
+export type Principal = { readonly kind: 'admin' } | { readonly kind: 'app'; readonly appId: string; readonly readOnly?: true };
 
 /** Id of the API-key row that holds the hash of the admin token generated on first start. */
 export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';
@@ -49,7 +49,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): (token: string) =>
     const key = await deps.store.findApiKeyByHash(hash);
     if (key === null) return null;
     if (key.role === 'admin') return { kind: 'admin' };
-    return key.appId === null ? null : { kind: 'app', appId: key.appId };
+    if (key.appId === null) return null;
+    return key.readOnly === true ? { kind: 'app', appId: key.appId, readOnly: true } : { kind: 'app', appId: key.appId };
   };
 }
 

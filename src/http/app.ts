@@ -2,20 +2,25 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
+import { installCors } from './plugins/cors.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { installRateLimit } from './plugins/rate-limit.ts';
 import { genRequestId, installRequestId } from './plugins/request-id.ts';
+import { registerApiKeyRoutes } from './routes/api-key.ts';
 import { registerApplicationCreate } from './routes/application-create.ts';
 import { registerApplicationRead } from './routes/application-read.ts';
 import { registerApplicationWrite } from './routes/application-write.ts';
 import { registerAttemptRead } from './routes/attempt-read.ts';
+import { registerAuthRoutes } from './routes/auth-app-portal.ts';
 import { registerEndpointCreate } from './routes/endpoint-create.ts';
 import { registerEndpointRead } from './routes/endpoint-read.ts';
 import { registerEndpointWrite } from './routes/endpoint-write.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerMessageCreate } from './routes/message-create.ts';
 import { registerMessageRead } from './routes/message-read.ts';
+import { registerEndpointHealth } from './routes/endpoint-health.ts';
 import { registerResend } from './routes/resend.ts';
 import { registerTimeline } from './routes/timeline.ts';
 
@@ -47,6 +52,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   installErrorHandler(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installAuth(fastify, deps);
+  installCors(fastify, deps.config);
+  installRateLimit(fastify, deps.config);
   app.register(async (scoped) => {
     const api = scoped.withTypeProvider<ZodTypeProvider>();
     await installOpenApi(api, API_VERSION);
@@ -62,6 +69,9 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerAttemptRead(api, deps);
     registerTimeline(api, deps);
     registerResend(api, deps);
+    registerEndpointHealth(api, deps);
+    registerApiKeyRoutes(api, deps);
+    registerAuthRoutes(api, deps);
   });
   return fastify;
 }

@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ApiKeys } from '../app/api-keys.ts';
 import type { Applications } from '../app/applications.ts';
 import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
 import type { Resender } from '../app/resend.ts';
+import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
 import type { Config } from '../config/config.ts';
@@ -28,8 +30,12 @@ export interface HttpDeps {
   readonly endpoints: Endpoints;
   readonly queries: Queries;
   readonly publisher: Publisher;
+  /** Endpoint health, limits, pause and resume. */
+  readonly endpointHealth: EndpointHealthUseCases;
   /** Resend (one manual attempt now). */
   readonly resender: Resender;
+  /** The credentials API: API keys and application-portal tokens (issue 8 §2). */
+  readonly apiKeys: ApiKeys;
 }
 
 /** The Fastify instance with the zod type provider, as route files see it. */
@@ -47,5 +53,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication (health, readiness, metrics, OpenAPI document). */
     public?: boolean;
+    /** Operator only: an application-scoped key gets 403 before anything is read (issue 8 §3). */
+    adminOnly?: boolean;
+    /** A write that a read-only application key may still make (logging itself out). */
+    readOnlyAllowed?: boolean;
   }
 }

@@ -4,12 +4,16 @@ import type { Db } from '../adapters/postgres/db.ts';
 import { createPgIdempotencyStore } from '../adapters/postgres/idempotency-store.ts';
 import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
 import { createPgReplayStore } from '../adapters/postgres/replay-store.ts';
+import { createPgApiKeyStore } from '../adapters/postgres/api-key-store.ts';
+import { createApiKeys } from '../app/api-keys.ts';
 import { createApplications } from '../app/applications.ts';
 import { createAuthenticator } from '../app/credentials.ts';
 import { createEndpoints } from '../app/endpoints.ts';
 import { createPublisher } from '../app/publish.ts';
 import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
+import { createEndpointHealth } from '../app/endpoint-health.ts';
+import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint-health-store.ts';
 import type { Config } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -50,5 +54,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),
     }),
     resender: createResender({ store: catalog, replay: createPgReplayStore(w.db, w.wake), clock }),
+    endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
+    apiKeys: createApiKeys({ keys: createPgApiKeyStore(w.db), catalog, clock, random }),
   };
 }

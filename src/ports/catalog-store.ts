@@ -72,7 +72,7 @@ export interface CatalogStore {
   listTimeline(deliveryId: string, page: PageQuery): Promise<Page<TimelineEntry>>;
 
   // API keys (stored as SHA-256 hashes; DESIGN §7)
-  /** The live (not revoked) key with this token hash, or null. */
+  /** The live (not revoked, not expired) key with this token hash, or null. */
   findApiKeyByHash(tokenHash: Uint8Array): Promise<ApiKeyRecord | null>;
   /** Inserts a key; false (and nothing written) when a key with this id exists already. */
   insertApiKeyIfAbsent(key: NewApiKey, now: Date | null): Promise<boolean>;
@@ -284,6 +284,8 @@ export interface ApiKeyRecord {
   readonly role: 'admin' | 'app';
   readonly appId: string | null;
   readonly createdAt: Date;
+  /** Set on a key that may only read (GET routes). */
+  readonly readOnly?: boolean;
 }
 
 export interface NewApiKey {

@@ -7,16 +7,21 @@ interface ApiKeyRow {
   name: string;
   role: 'admin' | 'app';
   app_id: string | null;
+  read_only: boolean;
   created_at: Date;
 }
 
-const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at });
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at, ...(row.read_only ? { readOnly: true } : {}) });
 
-/** The API-key part of the PostgreSQL {@link CatalogStore}: only SHA-256 hashes of tokens are stored. */
+/**
+ * The API-key part of the PostgreSQL {@link CatalogStore}: only SHA-256 hashes of tokens are stored; a key
+ * is live until revoked or past its `expires_at` (database clock).
+ */
 export function pgApiKeys(db: Db): Pick<CatalogStore, 'findApiKeyByHash' | 'insertApiKeyIfAbsent' | 'revokeApplicationKeys'> {
   return {
     async findApiKeyByHash(tokenHash) {
-      const res = await db.query<ApiKeyRow>('SELECT id, name, role, app_id, created_at FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL', [Buffer.from(tokenHash)]);
+      const res = await db.query<ApiKeyRow>(`SELECT id, name, role, app_id, read_only, created_at FROM api_keys
+         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > clock_timestamp())`, [Buffer.from(tokenHash)]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 

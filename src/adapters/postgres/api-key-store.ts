@@ -1,0 +1,66 @@
+import type { ApiKeyStore, ApiKeyView } from '../../ports/api-key-store.ts';
+import { keyset, toPage } from './catalog-paging.ts';
+import { nowSql, on } from './catalog-common.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  id: string;
+  name: string;
+  role: 'admin' | 'app';
+  app_id: string | null;
+  read_only: boolean;
+  token_prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, name, role, app_id, read_only, token_prefix, created_at, expires_at, revoked_at';
+
+const toView = (r: Row): ApiKeyView => ({
+  id: r.id, name: r.name, role: r.role, appId: r.app_id, readOnly: r.read_only, tokenPrefix: r.token_prefix,
+  createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
+});
+
+/** The PostgreSQL {@link ApiKeyStore} (table api_keys; tokens only as SHA-256 hashes). */
+export function createPgApiKeyStore(db: Db): ApiKeyStore {
+  return {
+    async insert(key, now, tx) {
+      const res = await on(db, tx).query<Row>(
+        `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond')
+         RETURNING ${COLUMNS}`,
+        [key.id, key.name, key.appId === null ? 'admin' : 'app', key.appId, key.readOnly, Buffer.from(key.tokenHash), key.tokenPrefix, now, key.expiresInMs],
+      );
+      return toView(res.rows[0]!);
+    },
+
+    async list(query) {
+      const k = keyset(query, 'id', 3);
+      const res = await db.query<Row>(
+        `SELECT ${COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR app_id = $1) AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        [query.appId, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, query, (r) => r.id, toView);
+    },
+
+    async revoke(id, now) {
+      const res = await db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${nowSql(2)}) WHERE id = $1`, [id, now]);
+      return (res.rowCount ?? 0) > 0;
+    },
+
+    async revokeScopedByHash(tokenHash, now) {
+      const res = await db.query(`UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE token_hash = $1 AND role = 'app' AND revoked_at IS NULL`, [Buffer.from(tokenHash), now]);
+      return (res.rowCount ?? 0) > 0;
+    },
+
+    async expireApplicationKeys(appId, afterMs, now) {
+      const res = await db.query(
+        `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), ${nowSql(3)} + $2 * interval '1 millisecond')
+         WHERE app_id = $1 AND revoked_at IS NULL`,
+        [appId, afterMs, now],
+      );
+      return res.rowCount ?? 0;
+    },
+  };
+}

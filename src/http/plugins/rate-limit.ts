@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.ts';
+import { AppError } from '../../domain/errors.ts';
+
+const BEARER = /^Bearer[ \t]+(\S+)/i;
+
+/**
+ * The rate-limit key of a request: a hash of its Bearer token (one bucket per credential, never the token
+ * itself, so the limiter's memory holds no secret), or the client address when there is none.
+ */
+export function credentialKey(request: FastifyRequest): string {
+  const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  return token === undefined ? `ip:${request.ip}` : `cred:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
+}
+
+/**
+ * Rate limiting of the API per credential (issue 8 §4) with @fastify/rate-limit: at most
+ * TIDINGS_API_RATE_BURST requests per window of BURST/RATE seconds for each credential, counted in this
+ * process; beyond it 429 `rate_limited` with `Retry-After` (seconds until the window ends). Runs after
+ * authentication (a route hook, so unauthenticated requests are refused before they count). Public routes
+ * (health, readiness, metrics, OpenAPI) are not limited. TIDINGS_API_RATE_LIMIT=0 turns it off. Must be
+ * installed before the routes are registered.
+ */
+export function installRateLimit(app: FastifyInstance, config: Pick<Config, 'apiRateLimitPerS' | 'apiRateBurst'>): void {
+  if (config.apiRateLimitPerS === 0) return;
+  app.register(rateLimit, {
+    global: true,
+    max: config.apiRateBurst,
+    timeWindow: Math.max(1, Math.ceil((config.apiRateBurst / config.apiRateLimitPerS) * 1000)),
+    keyGenerator: credentialKey,
+    allowList: (request) => request.routeOptions.config.public === true,
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new AppError('rate_limited', `Too many requests for this credential; retry in ${seconds} s`, { headers: { 'retry-after': String(seconds) } });
+    },
+  });
+}
