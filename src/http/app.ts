@@ -21,6 +21,7 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerMessageCreate } from './routes/message-create.ts';
 import { registerMessageRead } from './routes/message-read.ts';
 import { registerEndpointHealth } from './routes/endpoint-health.ts';
+import { registerEndpointHealth } from './routes/endpoint-health.ts';
 import { registerResend } from './routes/resend.ts';
 import { registerTimeline } from './routes/timeline.ts';
 
@@ -69,6 +70,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerAttemptRead(api, deps);
     registerTimeline(api, deps);
     registerResend(api, deps);
+    registerEndpointHealth(api, deps);
     registerEndpointHealth(api, deps);
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);

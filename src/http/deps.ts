@@ -6,6 +6,7 @@ import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
 import type { Resender } from '../app/resend.ts';
 import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
+import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
 import type { Config } from '../config/config.ts';
@@ -30,6 +31,8 @@ export interface HttpDeps {
   readonly endpoints: Endpoints;
   readonly queries: Queries;
   readonly publisher: Publisher;
+  /** Endpoint health, limits, pause and resume. */
+  readonly endpointHealth: EndpointHealthUseCases;
   /** Endpoint health, limits, pause and resume. */
   readonly endpointHealth: EndpointHealthUseCases;
   /** Resend (one manual attempt now). */

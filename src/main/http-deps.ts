@@ -14,6 +14,8 @@ import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
 import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint-health-store.ts';
+import { createEndpointHealth } from '../app/endpoint-health.ts';
+import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint-health-store.ts';
 import type { Config } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -54,6 +56,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),
     }),
     resender: createResender({ store: catalog, replay: createPgReplayStore(w.db, w.wake), clock }),
+    endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: createPgApiKeyStore(w.db), catalog, clock, random }),
   };

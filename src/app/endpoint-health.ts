@@ -1,0 +1,56 @@
+import { notFound } from '../domain/errors.ts';
+import type { CatalogStore } from '../ports/catalog-store.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { EndpointHealth, EndpointHealthStore, EndpointLimits } from '../ports/endpoint-health-store.ts';
+import { resolveApplication } from './applications.ts';
+import type { Principal } from './credentials.ts';
+
+/** Dependencies of {@link createEndpointHealth}. */
+export interface EndpointHealthDeps {
+  readonly store: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly health: EndpointHealthStore;
+  readonly clock: Clock;
+}
+
+/** Endpoint health and flow control use cases (issue 6). Refs are ids or the caller's uids. */
+export interface EndpointHealthUseCases {
+  /** @throws AppError `not_found`; `conflict` when the endpoint is disabled */
+  pause(principal: Principal, appRef: string, endpointRef: string): Promise<void>;
+  /** @throws AppError `not_found` */
+  resume(principal: Principal, appRef: string, endpointRef: string): Promise<void>;
+  /** @throws AppError `not_found` */
+  setLimits(principal: Principal, appRef: string, endpointRef: string, limits: EndpointLimits): Promise<EndpointHealth>;
+  /** @throws AppError `not_found` */
+  health(principal: Principal, appRef: string, endpointRef: string): Promise<EndpointHealth>;
+}
+
+/** Makes the endpoint health use cases. */
+export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUseCases {
+  const endpointId = async (principal: Principal, appRef: string, endpointRef: string): Promise<string> => {
+    const app = await resolveApplication(deps.store, principal, appRef);
+    const ep = await deps.store.findEndpoint(app.id, endpointRef);
+    if (ep === null) throw notFound('Endpoint');
+    return ep.id;
+  };
+  const read = async (id: string): Promise<EndpointHealth> => {
+    const h = await deps.health.health(id, deps.clock.sqlNow());
+    if (h === null) throw notFound('Endpoint');
+    return h;
+  };
+  return {
+    async pause(principal, appRef, endpointRef) {
+      if (!(await deps.health.pause(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow()))) throw notFound('Endpoint');
+    },
+    async resume(principal, appRef, endpointRef) {
+      if (!(await deps.health.resume(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow()))) throw notFound('Endpoint');
+    },
+    async setLimits(principal, appRef, endpointRef, limits) {
+      const id = await endpointId(principal, appRef, endpointRef);
+      if (!(await deps.health.setLimits(id, limits))) throw notFound('Endpoint');
+      return read(id);
+    },
+    async health(principal, appRef, endpointRef) {
+      return read(await endpointId(principal, appRef, endpointRef));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { EndpointHealth } from '../../ports/endpoint-health-store.ts';
+import type { Api, HttpDeps } from '../deps.ts';
+import { principalOf } from '../idempotency.ts';
+import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
+
+const params = z.object({ appId: refParam, endpointId: refParam });
+const iso = (d: Date | null): string | null => (d === null || !Number.isFinite(d.valueOf()) ? null : d.toISOString());
+
+/** Limits body: every field optional; null = unlimited. Requests per second and burst are whole numbers. */
+const limitsIn = z.object({
+  maxInFlight: z.number().int().min(1).max(100_000).nullable().optional(),
+  rateLimit: z.number().int().min(1).max(100_000).nullable().optional(),
+  rateBurst: z.number().int().min(1).max(1_000_000).nullable().optional(),
+});
+
+const windowOut = z.object({
+  windowS: z.number(), attempts: z.number(), succeeded: z.number(), failed: z.number(),
+  successRatio: z.number().nullable(), p50LatencyMs: z.number().nullable(), p99LatencyMs: z.number().nullable(),
+});
+const healthOut = z.object({
+  status: z.enum(['active', 'paused', 'disabled']), statusReason: z.string().nullable(), statusChangedAt: z.string().nullable(),
+  breaker: z.object({ state: z.enum(['closed', 'open', 'half_open']), consecutiveFailures: z.number(), openUntil: z.string().nullable(), openedInARow: z.number(), changedAt: z.string().nullable() }),
+  failingSince: z.string().nullable(), lastSuccessAt: z.string().nullable(), throttledUntil: z.string().nullable(),
+  limits: z.object({ maxInFlight: z.number().nullable(), rateLimit: z.number().nullable(), rateBurst: z.number().nullable() }),
+  inFlight: z.number(), currentRatePerS: z.number(), deliveries: z.record(z.string(), z.number()),
+  windows: z.array(windowOut), history: z.array(z.object({ kind: z.string(), reason: z.string().nullable(), at: z.string() })),
+});
+
+function present(h: EndpointHealth): z.infer<typeof healthOut> {
+  return {
+    status: h.status, statusReason: h.statusReason, statusChangedAt: iso(h.statusChangedAt),
+    breaker: { ...h.breaker, openUntil: iso(h.breaker.openUntil), changedAt: iso(h.breaker.changedAt) },
+    failingSince: iso(h.failingSince), lastSuccessAt: iso(h.lastSuccessAt), throttledUntil: iso(h.throttledUntil),
+    limits: { maxInFlight: h.limits.maxInFlight, rateLimit: h.limits.rateLimitPerS, rateBurst: h.limits.rateBurst },
+    inFlight: h.inFlight, currentRatePerS: h.currentRatePerS, deliveries: { ...h.deliveries }, windows: [...h.windows],
+    history: h.history.map((e) => ({ kind: e.kind, reason: e.reason, at: e.at.toISOString() })),
+  };
+}
+
+/**
+ * Tidings endpoint health and flow control (issue 6):
+ * `GET …/endpoint/{ep}/health` (breaker, counters, in-flight, rate, success ratio and p50/p99 latency over
+ * 5 min / 1 h / 24 h, deliveries by state, health history), `PATCH …/endpoint/{ep}/limits` (in-flight cap,
+ * rate limit and burst, enforced across all dispatchers), `POST …/endpoint/{ep}/pause` and `…/resume`
+ * (deliveries held pending without attempts, nothing skipped). Pause and resume answer 204.
+ */
+export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointHealth'>): void {
+  app.get('/api/v1/app/:appId/endpoint/:endpointId/health', {
+    schema: { tags: ['Endpoint'], summary: 'Endpoint health (Tidings)', params, response: { 200: healthOut, ...commonErrors } },
+  }, async (request) => present(await deps.endpointHealth.health(principalOf(request), request.params.appId, request.params.endpointId)));
+
+  app.patch('/api/v1/app/:appId/endpoint/:endpointId/limits', {
+    schema: { tags: ['Endpoint'], summary: 'Set endpoint flow-control limits (Tidings)', params, body: limitsIn, response: { 200: healthOut, ...commonErrors } },
+  }, async (request) => {
+    const b = request.body;
+    const current = await deps.endpointHealth.health(principalOf(request), request.params.appId, request.params.endpointId);
+    const limits = {
+      maxInFlight: b.maxInFlight === undefined ? current.limits.maxInFlight : b.maxInFlight,
+      rateLimitPerS: b.rateLimit === undefined ? current.limits.rateLimitPerS : b.rateLimit,
+      rateBurst: b.rateBurst === undefined ? current.limits.rateBurst : b.rateBurst,
+    };
+    return present(await deps.endpointHealth.setLimits(principalOf(request), request.params.appId, request.params.endpointId, limits));
+  });
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(`/api/v1/app/:appId/endpoint/:endpointId/${action}`, {
+      schema: { tags: ['Endpoint'], summary: `${action === 'pause' ? 'Pause' : 'Resume'} an endpoint (Tidings)`, params, response: { 204: z.null(), 409: errorBody, ...commonErrors } },
+    }, async (request, reply) => {
+      await deps.endpointHealth[action](principalOf(request), request.params.appId, request.params.endpointId);
+      return reply.code(204).send(null);
+    });
+  }
+}
