@@ -123,6 +123,7 @@ export const SETTINGS = {
   egressAllowlist: setting('TIDINGS_EGRESS_ALLOWLIST', cidrList, '', 'CIDR list', 'Otherwise-refused ranges that outbound requests may reach (e.g. 127.0.0.1/32 for local development). Operator setting; logged at start-up.'),
   leaseMs: setting('TIDINGS_LEASE', durationMs(100), '60s', 'duration', 'Lease on a claimed delivery; renewed about every third of it while the request is in flight. Must be at least the attempt deadline plus 1 s.'),
   concurrency: setting('TIDINGS_CONCURRENCY', int(1, 100_000), '256', 'requests', 'Requests in flight per dispatcher; claims fill free slots only.'),
+  endpointWindowShare: setting('TIDINGS_ENDPOINT_WINDOW_SHARE', z.coerce.number().gt(0).max(1), '0.5', 'fraction', 'Most of a dispatcher\'s in-flight window one endpoint may hold, so a slow or black-holed endpoint cannot take every slot.'),
   claimBatch: setting('TIDINGS_CLAIM_BATCH', int(1, 10_000), '100', 'rows', 'Most deliveries claimed by one statement.'),
   pollIntervalMs: setting('TIDINGS_POLL_INTERVAL', durationMs(1), '1s', 'duration', 'Idle poll period (NOTIFY wakes dispatchers sooner).'),
   maxReclaims: setting('TIDINGS_MAX_RECLAIMS', int(1, 1000), '5', 'claims', 'Reclaims without a recorded outcome before dead-lettering (lease_lost_repeatedly).'),

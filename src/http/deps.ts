@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiKeys } from '../app/api-keys.ts';
+import type { Erasure } from '../app/retention.ts';
 import type { Applications } from '../app/applications.ts';
 import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
@@ -39,6 +40,8 @@ export interface HttpDeps {
   readonly resender: Resender;
   /** The credentials API: API keys and application-portal tokens (issue 8 §2). */
   readonly apiKeys: ApiKeys;
+  /** Erasure of payloads by tag or eventId prefix, as a background task (issue 8 §5). */
+  readonly erasure: Erasure;
 }
 
 /** The Fastify instance with the zod type provider, as route files see it. */

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { createPgCatalogStore } from '../adapters/postgres/catalog-store.ts';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
+import { createPgRetentionStore } from '../adapters/postgres/retention-store.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
@@ -17,6 +18,7 @@ import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts'
 import { createFaultPoints } from './fault-points.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
+import { createRetentionJob } from './retention-job.ts';
 import { createWakeups } from './wakeups.ts';
 
 /** Which roles this process runs (DESIGN §9): `serve` = both; `api`; `dispatcher`. */
@@ -107,10 +109,14 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
       generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
-      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal() });
+      // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (issue 8 §5).
+      const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
+      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal(), kickErasure: () => retention.kick() });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());
+      retention.start();
+      closers.push(() => retention.stop());
       apiUrl = urlOf(app);
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {

@@ -81,6 +81,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       workerId,
       concurrency: config.concurrency,
       claimBatch: config.claimBatch,
+      endpointWindowShare: config.endpointWindowShare,
       leaseMs: config.leaseMs,
       maxReclaims: config.maxReclaims,
       pollIntervalMs: config.pollIntervalMs,

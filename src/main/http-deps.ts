@@ -6,6 +6,8 @@ import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
 import { createPgReplayStore } from '../adapters/postgres/replay-store.ts';
 import { createPgApiKeyStore } from '../adapters/postgres/api-key-store.ts';
 import { createApiKeys } from '../app/api-keys.ts';
+import { createPgRetentionStore } from '../adapters/postgres/retention-store.ts';
+import { createErasure } from '../app/retention.ts';
 import { createApplications } from '../app/applications.ts';
 import { createAuthenticator } from '../app/credentials.ts';
 import { createEndpoints } from '../app/endpoints.ts';
@@ -33,6 +35,8 @@ export interface HttpWiring {
   readonly metrics: Metrics;
   readonly ready: () => Promise<boolean>;
   readonly wake: () => void;
+  /** Starts the erasure runner at once (the retention job of this process); absent = the next retention run. */
+  readonly kickErasure?: () => void;
 }
 
 /** Builds the dependencies of the HTTP API over PostgreSQL (the one place that wires them). */
@@ -59,5 +63,6 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: createPgApiKeyStore(w.db), catalog, clock, random }),
+    erasure: createErasure({ store: createPgRetentionStore(w.db), catalog, idempotency: createPgIdempotencyStore(w.db), clock, random, kick: w.kickErasure ?? (() => undefined) }),
   };
 }

@@ -12,8 +12,8 @@ export interface DeliveryStore {
   /**
    * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (DESIGN §2 step 1):
    * pending with next_attempt_at ≤ now, or leased with an expired lease (a reclaim, counted). Deliveries of
-   * endpoints that are not active are not claimed. Before claiming, expired leases already reclaimed
-   * `maxReclaims` times are dead-lettered with reason `lease_lost_repeatedly`.
+   * endpoints that are not active are not claimed. Before claiming (when `sweep` is not false), expired
+   * leases already reclaimed `maxReclaims` times are dead-lettered with reason `lease_lost_repeatedly`.
    */
   claim(input: ClaimInput): Promise<ClaimResult>;
   /**
@@ -43,6 +43,13 @@ export interface LeaseRef {
 export interface ClaimInput {
   readonly workerId: string;
   readonly limit: number;
+  /**
+   * Run the sweep of expired leases (lost-lease dead letters, leases of deleted/disabled/paused endpoints)
+   * before claiming. Default true; a dispatcher sweeps about once per poll interval, not on every wake-up.
+   */
+  readonly sweep?: boolean;
+  /** Endpoints this dispatcher will not take more of now (their share of its window is used up). */
+  readonly excludeEndpoints?: readonly string[];
   readonly leaseMs: number;
   readonly maxReclaims: number;
   readonly now: Date | null;

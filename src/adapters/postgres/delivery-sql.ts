@@ -91,7 +91,8 @@ WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`;
  *   same statement (gated endpoints only, under their advisory lock).
  * Each claim bumps the fencing token and appends a timeline row; the payload and the endpoint's URL,
  * secrets and headers are returned with it. $1 worker id, $2 limit, $3 lease ms, $4 now, $5 max reclaims,
- * $6 gated endpoint ids held by this transaction.
+ * $6 gated endpoint ids held by this transaction, $7 endpoint ids this dispatcher excludes (their share of
+ * its in-flight window is used up).
  */
 export const CLAIM = `
 WITH t AS (
@@ -103,6 +104,7 @@ WITH t AS (
   WHERE e.status = 'active' AND e.deleted_at IS NULL
     AND (e.throttled_until IS NULL OR e.throttled_until <= t.now)
     AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY ($6::text[]))
+    AND NOT (e.id = ANY ($7::text[]))
     AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now)
 ), share AS (
   SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep

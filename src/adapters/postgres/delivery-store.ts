@@ -114,12 +114,12 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
 
   return {
     async claim(input) {
-      const swept = await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
+      const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
       // Two statements in one transaction: the gate's advisory locks are held until COMMIT, and the claim's
       // snapshot, taken after them, sees every lease of the gated endpoints committed before.
       const rows = await db.tx(async (client) => {
         const gated = (await client.query<{ id: string }>(GATE, [input.now])).rows.map((r) => r.id);
-        return (await client.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, gated])).rows;
+        return (await client.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, gated, input.excludeEndpoints ?? []])).rows;
       });
       const deliveries = rows.map((row) => toClaimed(row, input.workerId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };

@@ -17,6 +17,11 @@ export interface DispatcherSettings {
   readonly maxReclaims: number;
   readonly pollIntervalMs: number;
   readonly shutdownGraceMs: number;
+  /**
+   * Most of this dispatcher's window one endpoint may hold, as a fraction of `concurrency` (0–1]: a slow or
+   * black-holed endpoint cannot take every slot. Default 0.5.
+   */
+  readonly endpointWindowShare?: number;
   readonly retryPolicy: RetryPolicy;
 }
 
@@ -64,6 +69,8 @@ export interface Dispatcher {
   healthy(): boolean;
 }
 
+/** Default {@link DispatcherSettings.endpointWindowShare}. */
+const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
 /** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
 const REFILL_FRACTION = 32;
 /** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
@@ -97,10 +104,15 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     onError: (error) => observer.storeError?.(error, 'record'),
   });
 
+  // A wake-up that arrives while the loop is busy (claiming) is remembered, so the loop's next wait
+  // returns at once instead of sleeping through work that was published meanwhile.
+  let wakePending = false;
+  let lastSweepMs = Number.NEGATIVE_INFINITY;
   const wakeLoop = (): void => {
     const s = signal;
     signal = undefined;
-    s?.();
+    if (s === undefined) wakePending = true;
+    else s();
   };
 
   const finish = (flight: Flight): void => {
@@ -151,14 +163,23 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const tick = async (): Promise<number> => {
     const free = settings.concurrency - flights.size;
     if (free <= 0) return 0;
+    const perEndpoint = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
+    const held = new Map<string, number>();
+    for (const f of flights.values()) held.set(f.delivery.endpointId, (held.get(f.delivery.endpointId) ?? 0) + 1);
+    const excludeEndpoints = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const nowMs = deps.clock.nowMs();
+    const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
       workerId: settings.workerId,
+      sweep,
+      excludeEndpoints,
       limit: Math.min(free, settings.claimBatch),
       leaseMs: settings.leaseMs,
       maxReclaims: settings.maxReclaims,
       now: deps.clock.sqlNow(),
     });
     healthy = true;
+    if (sweep) lastSweepMs = nowMs;
     if (result.deadLettered > 0) {
       observer.deadLettered?.(result.deadLettered, 'lease_lost_repeatedly');
       logger.warn({ count: result.deadLettered }, 'deliveries dead-lettered: lease lost repeatedly');
@@ -188,6 +209,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   const waitForWork = (ms: number): Promise<void> =>
     new Promise((resolve) => {
+      if (wakePending) {
+        wakePending = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(() => {
         signal = undefined;
         resolve();
@@ -202,6 +228,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     let failures = 0;
     while (running) {
       let claimed = 0;
+      wakePending = false; // this claim sees everything committed before it starts
       try {
         claimed = await tick();
         failures = 0;

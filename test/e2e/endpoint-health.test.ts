@@ -1,0 +1,109 @@
+/**
+ * End to end (issue 6): a black-holed endpoint does not slow a healthy one; pause, resume, limits and the
+ * health read model through the API. Tidings runs in process on the PostgreSQL server; the receiver is a
+ * separate process on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Svix } from 'svix';
+import { encodeSecret } from '../../src/domain/signing.ts';
+import { startTidings, type Running } from '../../src/main/compose.ts';
+import { TEST_ENCRYPTION_KEYS } from '../support/cipher.ts';
+import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { LogTap } from '../support/log-tap.ts';
+import { startTestReceiver, type TestReceiver } from '../support/test-receiver.ts';
+
+const TOKEN = 'e2e_admin_token_health_0123456789';
+
+describe('endpoint health end to end', () => {
+  let database: TestDatabase;
+  let tidings: Running;
+  let receiver: TestReceiver;
+  let svix: Svix;
+  const logs = new LogTap();
+  const api = (method: string, path: string, body?: unknown) => fetch(`${tidings.apiUrl}${path}`, {
+    method, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+  before(async () => {
+    database = await freshServerDatabase();
+    receiver = await startTestReceiver();
+    tidings = await startTidings({
+      roles: { api: true, dispatcher: true },
+      logDestination: logs,
+      env: {
+        DATABASE_URL: database.url, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: TOKEN,
+        HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_LOG_LEVEL: 'info',
+        TIDINGS_CONCURRENCY: '64', TIDINGS_ATTEMPT_DEADLINE: '3s', TIDINGS_HEADERS_TIMEOUT: '3s', TIDINGS_LEASE: '10s',
+        TIDINGS_RETRY_SCHEDULE: '500ms,1s,2s', TIDINGS_BREAKER_THRESHOLD: '1000', TIDINGS_POLL_INTERVAL: '50ms',
+      },
+    });
+    svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+  });
+  after(async () => {
+    await tidings?.stop();
+    await receiver?.stop();
+    await database?.drop();
+  });
+
+  async function endpoint(appId: string, path: string): Promise<string> {
+    const secret = encodeSecret(randomBytes(32));
+    await receiver.setSecret(path, secret);
+    return (await svix.endpoint.create(appId, { url: receiver.url(path), secret })).id;
+  }
+
+  /** Publishes `count` messages one by one (each awaited: a paced trickle) and returns publish → delivered latencies (ms, database clock). */
+  async function trickle(appId: string, count: number): Promise<number[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push((await svix.message.create(appId, { eventType: 'ping', payload: { i } })).id);
+    const idSet = new Set(ids);
+    await logs.waitForCount((l) => l.event === 'delivery.attempted' && idSet.has(String(l.messageId)) && l.next === 'succeeded', count, 60_000, 'healthy deliveries');
+    const rows = (await database.db.query<{ ms: number }>(
+      `SELECT extract(epoch FROM (v.at - m.created_at)) * 1000 AS ms FROM messages m JOIN deliveries d ON d.message_id = m.id
+       JOIN delivery_events v ON v.delivery_id = d.id AND v.state = 'succeeded' WHERE m.id = ANY ($1)`, [ids])).rows;
+    return rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
+  }
+  const p99 = (sorted: number[]): number => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+
+  test('a black-hole endpoint (accepts, never answers) does not push a healthy endpoint past 2× its solo p99 plus 50 ms', async () => {
+    const app = await svix.application.create({ name: 'shared' });
+    const healthyApp = await svix.application.create({ name: 'healthy' });
+    await endpoint(healthyApp.id, '/healthy');
+    const soloAll = await trickle(healthyApp.id, 40);
+    console.log('solo', soloAll.map((x) => Math.round(x)).join(' '));
+    const solo = p99(soloAll);
+    await endpoint(app.id, '/blackhole');
+    await receiver.script('/blackhole', [], { stall: true });
+    await Promise.all(Array.from({ length: 200 }, (_, i) => svix.message.create(app.id, { eventType: 'ping', payload: { i } })));
+    await receiver.waitForCount(20, 30_000, (r) => r.path === '/blackhole');
+    const shared = p99(await trickle(healthyApp.id, 40));
+    assert.ok(shared <= 2 * solo + 50, `healthy p99 with a black hole ${shared.toFixed(1)} ms vs solo ${solo.toFixed(1)} ms`);
+    await receiver.script('/blackhole', [], { status: 200 });
+  });
+
+  test('pause holds deliveries without attempts; resume sends them; limits and breaker state are visible in the health read model', async () => {
+    const app = await svix.application.create({ name: 'pausable' });
+    const ep = await endpoint(app.id, '/pausable');
+    assert.equal((await api('POST', `/api/v1/app/${app.id}/endpoint/${ep}/pause`)).status, 204);
+    const msg = await svix.message.create(app.id, { eventType: 'ping', payload: {} });
+    let health = await (await api('GET', `/api/v1/app/${app.id}/endpoint/${ep}/health`)).json() as { status: string; deliveries: Record<string, number>; history: { kind: string }[] };
+    assert.equal(health.status, 'paused');
+    assert.equal(health.deliveries.pending, 1);
+    assert.equal((await receiver.requests()).filter((r) => r.path === '/pausable').length, 0);
+    assert.equal((await api('POST', `/api/v1/app/${app.id}/endpoint/${ep}/resume`)).status, 204);
+    await receiver.waitForCount(1, 10_000, (r) => r.path === '/pausable' && r.webhookId === msg.id);
+    await logs.waitFor((l) => l.event === 'delivery.attempted' && l.messageId === msg.id, 10_000);
+    const limited = await (await api('PATCH', `/api/v1/app/${app.id}/endpoint/${ep}/limits`, { maxInFlight: 3, rateLimit: 20 })).json() as { limits: Record<string, unknown> };
+    assert.deepEqual(limited.limits, { maxInFlight: 3, rateLimit: 20, rateBurst: null });
+    health = await (await api('GET', `/api/v1/app/${app.id}/endpoint/${ep}/health`)).json() as typeof health;
+    assert.equal(health.status, 'active');
+    assert.deepEqual(health.history.map((h) => h.kind), ['resumed', 'paused']);
+    const full = await (await api('GET', `/api/v1/app/${app.id}/endpoint/${ep}/health`)).json() as { breaker: { state: string }; windows: { attempts: number; successRatio: number }[] };
+    assert.equal(full.breaker.state, 'closed');
+    assert.equal(full.windows[0]!.attempts, 1);
+    assert.equal(full.windows[0]!.successRatio, 1);
+    assert.equal((await api('PATCH', `/api/v1/app/${app.id}/endpoint/${ep}/limits`, { maxInFlight: 0 })).status, 422);
+  });
+});
