@@ -147,7 +147,6 @@ export const SETTINGS = {
   retentionIntervalMs: setting('TIDINGS_RETENTION_INTERVAL', durationMs(0), '5m', 'duration', 'Period of the retention job in each API process (0 = off; `tidings retention run` runs it once).'),
   retentionJitter: setting('TIDINGS_RETENTION_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retention period is drawn from [p·(1−j), p·(1+j)] so that API processes do not run in step.'),
   retentionBatch: setting('TIDINGS_RETENTION_BATCH', int(1, 10_000), '500', 'rows', 'Rows changed per statement by the retention job and by erasure tasks (one short transaction each).'),
-  taskResumeAfterMs: setting('TIDINGS_TASK_RESUME_AFTER', durationMs(1000), '1m', 'duration', 'An erasure task whose progress has not moved for this long (its process died) is resumed by the next retention run.'),
   secretRotationGraceMs: setting('TIDINGS_SECRET_ROTATION_GRACE', durationMs(0), '24h', 'duration', 'After an endpoint secret is rotated, requests carry the previous secret\'s signature too for this long, unless the rotate request gives gracePeriodSeconds (0 to 7 days).'),
   replayRatePerS: setting('TIDINGS_REPLAY_RATE', int(1, 100_000), '50', 'requests/s', 'Pace of recover, replay-missing and bulk replay: the deliveries they queue are spread over time at this rate per endpoint, so a recovering endpoint is not flooded.'),
   taskBatch: setting('TIDINGS_TASK_BATCH', int(1, 10_000), '500', 'rows', 'Rows a recover / replay task examines per step (one short transaction each, progress recorded with it).'),

@@ -22,9 +22,19 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerMessageCreate } from './routes/message-create.ts';
 import { registerMessageRead } from './routes/message-read.ts';
 import { registerEndpointHealth } from './routes/endpoint-health.ts';
-import { registerEndpointHealth } from './routes/endpoint-health.ts';
 import { registerResend } from './routes/resend.ts';
 import { registerTimeline } from './routes/timeline.ts';
+import { registerBackgroundTask } from './routes/background-task.ts';
+import { registerDeadLetters } from './routes/dead-letters.ts';
+import { registerEndpointHeaders } from './routes/endpoint-headers.ts';
+import { registerEndpointReplay } from './routes/endpoint-replay.ts';
+import { registerEndpointSecretRotate } from './routes/endpoint-secret-rotate.ts';
+import { registerEndpointSendExample } from './routes/endpoint-send-example.ts';
+import { registerEndpointStats } from './routes/endpoint-stats.ts';
+import { registerEventTypeRead } from './routes/event-type-read.ts';
+import { registerEventTypeWrite } from './routes/event-type-write.ts';
+import { registerMessageDestinations } from './routes/message-destinations.ts';
+import { registerMessageExpunge } from './routes/message-expunge.ts';
 
 export type { HttpDeps } from './deps.ts';
 
@@ -72,10 +82,24 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerTimeline(api, deps);
     registerResend(api, deps);
     registerEndpointHealth(api, deps);
-    registerEndpointHealth(api, deps);
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);
     registerMessageErase(api, deps);
+    registerEventTypeRead(api, deps);
+    registerEventTypeWrite(api, deps);
+    registerEndpointSecretRotate(api, deps);
+    registerEndpointHeaders(api, deps);
+    registerEndpointStats(api, deps);
+    registerEndpointSendExample(api, deps);
+    registerMessageExpunge(api, deps);
+    registerMessageDestinations(api, deps);
+    registerEndpointReplay(api, deps);
+    registerDeadLetters(api, deps);
+    registerBackgroundTask(api, deps);
   });
+  // Replay tasks run in the API process: stepped while the server is up, stopped (after the step in
+  // progress) when it closes.
+  fastify.addHook('onReady', async () => deps.taskRunner.start());
+  fastify.addHook('onClose', async () => deps.taskRunner.stop());
   return fastify;
 }

@@ -7,9 +7,16 @@ import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
 import type { Resender } from '../app/resend.ts';
 import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
-import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
+import type { DeliveryQueries } from '../app/delivery-queries.ts';
+import type { EndpointSettings } from '../app/endpoint-settings.ts';
+import type { EventTypes } from '../app/event-types.ts';
+import type { MessageContent } from '../app/message-content.ts';
+import type { Recoverer } from '../app/recover.ts';
+import type { Replays } from '../app/replay.ts';
+import type { ExampleSender } from '../app/send-example.ts';
+import type { TaskRunner, Tasks } from '../app/tasks.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { IdempotencyStore } from '../ports/idempotency-store.ts';
@@ -34,14 +41,30 @@ export interface HttpDeps {
   readonly publisher: Publisher;
   /** Endpoint health, limits, pause and resume. */
   readonly endpointHealth: EndpointHealthUseCases;
-  /** Endpoint health, limits, pause and resume. */
-  readonly endpointHealth: EndpointHealthUseCases;
   /** Resend (one manual attempt now). */
   readonly resender: Resender;
   /** The credentials API: API keys and application-portal tokens (issue 8 §2). */
   readonly apiKeys: ApiKeys;
   /** Erasure of payloads by tag or eventId prefix, as a background task (issue 8 §5). */
   readonly erasure: Erasure;
+  /** Event types (Svix `/event-type`), with their JSON Schemas. */
+  readonly eventTypes: EventTypes;
+  /** Endpoint secret rotation and custom headers. */
+  readonly endpointSettings: EndpointSettings;
+  /** Svix send-example. */
+  readonly exampleSender: ExampleSender;
+  /** Erasing message content. */
+  readonly messageContent: MessageContent;
+  /** Destinations of a message, messages of an endpoint, endpoint stats, dead letters. */
+  readonly deliveryQueries: DeliveryQueries;
+  /** Svix recover (a background task). */
+  readonly recoverer: Recoverer;
+  /** Replay-missing, bulk replay, dead-letter replay (background tasks). */
+  readonly replays: Replays;
+  /** Reading background tasks. */
+  readonly tasks: Tasks;
+  /** Steps replay tasks in this process; started and stopped with the HTTP server (buildApp). */
+  readonly taskRunner: TaskRunner;
 }
 
 /** The Fastify instance with the zod type provider, as route files see it. */

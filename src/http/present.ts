@@ -1,5 +1,9 @@
 import type { FastifyReply } from 'fastify';
+import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { ApplicationRecord, AttemptView, EndpointRecord, MessageView, Page, TimelineEntry } from '../ports/catalog-store.ts';
+import type { DeadLetterView, DestinationView, EndpointMessageView } from '../ports/delivery-query-store.ts';
+import type { EventTypeRecord } from '../ports/event-type-store.ts';
+import type { TaskRecord } from '../ports/task-store.ts';
 
 /**
  * Records → response bodies in the Svix shapes (camelCase, ISO-8601 instants). Message bodies are built as
@@ -86,4 +90,80 @@ export function listOut<T, U>(page: Page<T>, map: (item: T) => U) {
 /** Sends JSON built as bytes (message bodies), bypassing the schema serializer. */
 export function sendJsonBytes(reply: FastifyReply, bytes: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(bytes);
+}
+
+/** Svix `EventTypeOut`; `schemas` only `withContent` (Svix list semantics), else null. */
+export function eventTypeOut(et: EventTypeRecord, withContent = true) {
+  return {
+    name: et.name, description: et.description, archived: et.archived, deprecated: et.deprecated,
+    schemas: withContent && et.schemas !== null ? { ...et.schemas } : null, groupName: et.groupName,
+    featureFlags: et.featureFlags === null ? null : [...et.featureFlags], featureFlag: et.featureFlags?.[0] ?? null,
+    createdAt: iso(et.createdAt), updatedAt: iso(et.updatedAt),
+  };
+}
+
+/**
+ * Svix `MessageStatus` of a delivery state: succeeded 0 success, pending 1, dead 2 fail, leased 3 sending,
+ * canceled 4; Tidings' skipped (not sent: the endpoint was disabled) is shown as 4 canceled. Without
+ * `expanded` (Svix `expanded_statuses=false`), 4 is shown as 0, as Svix does for older clients.
+ */
+export function svixStatus(state: DeliveryState, expanded: boolean): { readonly status: number; readonly statusText: string } {
+  const table: Readonly<Record<DeliveryState, readonly [number, string]>> = {
+    succeeded: [0, 'success'], pending: [1, 'pending'], dead: [2, 'fail'], leased: [3, 'sending'], canceled: [4, 'canceled'], skipped: [4, 'canceled'],
+  };
+  const [status, statusText] = table[state];
+  return status === 4 && !expanded ? { status: 0, statusText: 'success' } : { status, statusText };
+}
+
+/** A finite instant as ISO text, else null. */
+const isoOrNull = (d: Date | null): string | null => (d === null || !Number.isFinite(d.valueOf()) ? null : d.toISOString());
+
+/** Svix `MessageEndpointOut`: the endpoint and its delivery's status, plus Tidings' `deliveryState`. */
+export function messageEndpointOut(d: DestinationView, expanded: boolean) {
+  const ep = endpointOut(d.endpoint);
+  return {
+    id: ep.id, ...svixStatus(d.state, expanded), nextAttempt: isoOrNull(d.nextAttemptAt), url: ep.url, description: ep.description,
+    throttleRate: ep.throttleRate, uid: ep.uid, disabled: ep.disabled, eventTypes: ep.eventTypes, channels: ep.channels,
+    createdAt: ep.createdAt, updatedAt: ep.updatedAt, deliveryState: d.state,
+  };
+}
+
+/** The JSON bytes of a list of Svix `EndpointMessageOut` (payloads verbatim, as {@link messageJson}). */
+export function endpointMessageListJson(page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean): Buffer {
+  const items = page.data.map((v) => messageJson(
+    { ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state },
+    withContent ? v.message.payload : null,
+  ));
+  const tail = JSON.stringify({ iterator: page.iterator, prevIterator: page.prevIterator, done: page.done });
+  const parts: Buffer[] = [Buffer.from('{"data":[')];
+  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [Buffer.from(','), item])));
+  parts.push(Buffer.from(`],${tail.slice(1)}`));
+  return Buffer.concat(parts);
+}
+
+/** Svix `EndpointStats` (deliveries by status), plus Tidings' `skipped` (kept apart from canceled). */
+export function endpointStatsOut(counts: Readonly<Record<DeliveryState, number>>) {
+  return { success: counts.succeeded, pending: counts.pending, sending: counts.leased, fail: counts.dead, canceled: counts.canceled, skipped: counts.skipped };
+}
+
+/** Tidings: one dead letter. */
+export function deadLetterOut(d: DeadLetterView) {
+  return {
+    msgId: d.messageId, endpointId: d.endpointId, eventType: d.eventType, msgTimestamp: iso(d.messageCreatedAt), reason: d.reason,
+    attemptCount: d.attemptCount, lastStatusCode: d.lastStatusCode, lastErrorKind: d.lastErrorKind, lastAttemptAt: isoOrNull(d.lastAttemptAt), deadAt: iso(d.deadAt),
+  };
+}
+
+/**
+ * Svix `BackgroundTaskOut`: `data` is the task's progress without its internal cursor and pace slots
+ * (replay tasks: messagesSent, scanned, alreadyQueued, expunged, unavailable, error).
+ */
+export function backgroundTaskOut(t: TaskRecord) {
+  const { cursor: _cursor, slots: _slots, ...data } = t.progress as Record<string, unknown>;
+  return { id: t.id, status: t.status, task: t.kind, data, updatedAt: iso(t.updatedAt) };
+}
+
+/** Svix `RecoverOut` / `ReplayOut`: the task that was started. */
+export function taskStartedOut(t: TaskRecord) {
+  return { id: t.id, status: t.status, task: t.kind, updatedAt: iso(t.updatedAt) };
 }

@@ -6,6 +6,7 @@ import { ConfigError, configurationMarkdown, loadConfig } from '../config/config
 import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
 import { runKeysRotate } from './keys-rotate.ts';
+import { runRetentionOnce } from './retention-run.ts';
 
 const USAGE = `Usage: tidings <command>
 
@@ -16,6 +17,7 @@ Commands:
   migrate        apply pending database migrations and exit
   keys generate  print a new encryption key entry (id:base64) for TIDINGS_ENCRYPTION_KEYS
   keys rotate    re-encrypt stored secrets and payloads under the first key of the ring (safe while running)
+  retention run  run the retention job once: expire payloads, prune old history and idempotency keys, run erasures
   config-docs    print the configuration reference (Markdown)
 
 Configuration comes from the environment; see docs/reference/configuration.md.`;
@@ -59,6 +61,12 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
+    }
+    if (command === 'retention' && positionals[1] === 'run') {
+      const config = loadConfig(env);
+      const report = await runRetentionOnce(config, createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }));
+      console.log(`payloads expunged: ${report.payloadsExpunged}, deliveries pruned: ${report.deliveriesPruned}, idempotency keys pruned: ${report.idempotencyKeysPruned}, erasure batches: ${report.erasureBatches}`);
+      return 0;
     }
     if (command === 'migrate') {
       const config = loadConfig(env);

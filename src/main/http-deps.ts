@@ -16,8 +16,20 @@ import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
 import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint-health-store.ts';
-import { createEndpointHealth } from '../app/endpoint-health.ts';
-import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint-health-store.ts';
+import { createPgDeliveryQueryStore } from '../adapters/postgres/catalog-deliveries.ts';
+import { createPgEndpointSettingsStore } from '../adapters/postgres/catalog-endpoint-settings.ts';
+import { createPgEventTypeStore } from '../adapters/postgres/catalog-event-types.ts';
+import { createPgMessageContentStore } from '../adapters/postgres/catalog-message-content.ts';
+import { createPgTaskStore } from '../adapters/postgres/catalog-tasks.ts';
+import { createDeliveryQueries } from '../app/delivery-queries.ts';
+import { createEndpointSettings } from '../app/endpoint-settings.ts';
+import { createEventTypes, withEventTypeChecks, withSubscriptionCheck } from '../app/event-types.ts';
+import { createMessageContent } from '../app/message-content.ts';
+import { createPayloadSchemas } from '../app/payload-schemas.ts';
+import { createRecoverer } from '../app/recover.ts';
+import { createReplays } from '../app/replay.ts';
+import { createExampleSender } from '../app/send-example.ts';
+import { createTaskRunner, createTasks } from '../app/tasks.ts';
 import type { Config } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -43,6 +55,12 @@ export interface HttpWiring {
 export function createHttpDeps(w: HttpWiring): HttpDeps {
   const catalog = createPgCatalogStore(w.db, w.cipher);
   const { clock, random } = w;
+  const eventTypeStore = createPgEventTypeStore(w.db);
+  const schemas = createPayloadSchemas();
+  const replayStore = createPgReplayStore(w.db, w.wake);
+  const taskStore = createPgTaskStore(w.db);
+  const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
+  const replays = { catalog, tasks: taskStore, clock, random };
   return {
     config: w.config,
     logger: w.logger,
@@ -51,18 +69,29 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     ready: w.ready,
     idempotency: createPgIdempotencyStore(w.db),
     applications: createApplications({ store: catalog, clock, random }),
-    endpoints: createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }),
+    endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
-    publisher: createPublisher({
+    publisher: withEventTypeChecks(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake),
       clock,
       random,
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),
-    }),
-    resender: createResender({ store: catalog, replay: createPgReplayStore(w.db, w.wake), clock }),
-    endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
+    }), { store: eventTypeStore, schemas }),
+    resender: createResender({ store: catalog, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: createPgApiKeyStore(w.db), catalog, clock, random }),
     erasure: createErasure({ store: createPgRetentionStore(w.db), catalog, idempotency: createPgIdempotencyStore(w.db), clock, random, kick: w.kickErasure ?? (() => undefined) }),
+    eventTypes: createEventTypes({ store: eventTypeStore, schemas, clock }),
+    endpointSettings: createEndpointSettings({ catalog, store: createPgEndpointSettingsStore(w.db, w.cipher), clock, rotationGraceMs: w.config.secretRotationGraceMs }),
+    exampleSender: createExampleSender({ catalog, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
+    messageContent: createMessageContent({ catalog, store: messageContent, clock }),
+    deliveryQueries: createDeliveryQueries({ catalog, store: createPgDeliveryQueryStore(w.db, w.cipher) }),
+    recoverer: createRecoverer(replays),
+    replays: createReplays(replays),
+    tasks: createTasks({ store: taskStore }),
+    taskRunner: createTaskRunner({
+      store: taskStore, replay: replayStore, catalog, clock, logger: w.logger, pollIntervalMs: w.config.taskPollIntervalMs,
+      settings: { batch: w.config.taskBatch, intervalMs: 1000 / w.config.replayRatePerS },
+    }),
   };
 }

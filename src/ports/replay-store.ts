@@ -1,3 +1,66 @@
+import type { Tx } from './idempotency-store.ts';
+
+/** States a bulk replay may move back to pending (DESIGN §3: dead, skipped or succeeded). */
+export type ReplayableState = 'dead' | 'skipped' | 'succeeded';
+
+/** Selection and pace shared by the replay batches. Instants from the database clock; `now` = Clock seam. */
+export interface ReplayBatchBase {
+  readonly appId: string;
+  /** Messages created in [since, until) (until null = unbounded). */
+  readonly since: Date;
+  readonly until: Date | null;
+  /** Continue after this cursor (as returned by the previous batch); null = from the start. */
+  readonly after: string | null;
+  /** Most rows examined by this batch. */
+  readonly limit: number;
+  /**
+   * Pace: deliveries queued for one endpoint are due at least this many ms apart, starting at the later of
+   * now and that endpoint's slot in `slots` (the next free instant left by the previous batch).
+   */
+  readonly intervalMs: number;
+  readonly slots: Readonly<Record<string, Date>>;
+  /** Timeline reason of the rows this batch moves (e.g. `recover_requested`). */
+  readonly reason: string;
+  readonly now: Date | null;
+}
+
+/** A batch of a delivery-based replay (recover, bulk replay, dead-letter replay). */
+export interface DeliveryReplayBatch extends ReplayBatchBase {
+  /** One endpoint, or null = every endpoint of the application. */
+  readonly endpointId: string | null;
+  readonly states: readonly ReplayableState[];
+  readonly eventTypes: readonly string[] | null;
+  readonly channel: string | null;
+  readonly tag: string | null;
+  /** The class of the last attempt's HTTP status (0 = none, 100…500), or null = any. */
+  readonly statusCodeClass: number | null;
+}
+
+/** A batch of replay-missing: one endpoint's skipped deliveries and the messages it has no delivery for. */
+export interface MissingReplayBatch extends ReplayBatchBase {
+  readonly endpointId: string;
+}
+
+/** What one batch did. */
+export interface ReplayBatchResult {
+  /** The cursor to continue after (the last row examined), unchanged when none was. */
+  readonly cursor: string | null;
+  /** Rows examined; fewer than `limit` means the selection is exhausted. */
+  readonly scanned: number;
+  /** Deliveries moved to pending or made (each will be sent once more). */
+  readonly queued: number;
+  /** Examined but already pending, leased, or already attempted (replay-missing), so not queued again. */
+  readonly alreadyQueued: number;
+  /** Examined but their message's content was expunged, so there is nothing to send. */
+  readonly expunged: number;
+  /** Examined but their endpoint is deleted or disabled. */
+  readonly unavailable: number;
+  /** Per endpoint that got deliveries: the next free instant for the pace. */
+  readonly slots: Readonly<Record<string, Date>>;
+  /** The database's now for this batch (slots before it are no longer needed). */
+  readonly at: Date;
+}
+
 /**
  * Operator actions on deliveries (DESIGN §3): resend (one manual attempt now) and replay (dead, skipped or
  * succeeded → pending with a fresh schedule; idempotent per delivery).
@@ -12,4 +75,22 @@ export interface ReplayStore {
    * @throws AppError `conflict` when the endpoint is disabled or paused
    */
   resend(input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
+  /**
+   * Replay (DESIGN §3), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
+   * pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual
+   * flags, lease and dead reason cleared), due at the pace of {@link ReplayBatchBase.intervalMs}, each with a
+   * timeline row. Idempotent per delivery: one already pending or leased is not selected (and a row that
+   * changed meanwhile is re-checked by the UPDATE). The message keeps its id, so the webhook-id is the
+   * original. Deliveries of expunged messages and of deleted or disabled endpoints are left alone. Wakes
+   * dispatchers when `tx` commits (NOTIFY on a server, `wake` in process). Cursor: the delivery id.
+   */
+  replayDeliveries(tx: Tx, batch: DeliveryReplayBatch): Promise<ReplayBatchResult>;
+  /**
+   * Replay-missing, one bounded batch in `tx`, over the application's messages in the window (cursor: the
+   * message id): a skipped delivery to the endpoint goes back to pending as in {@link replayDeliveries}; a
+   * message that the endpoint's current subscription (event types, channels) matches and that has no
+   * delivery to it gets one, pending. Messages already attempted, pending or leased are left alone, so each
+   * message is sent once.
+   */
+  replayMissing(tx: Tx, batch: MissingReplayBatch): Promise<ReplayBatchResult>;
 }

@@ -1,0 +1,73 @@
+import type { DeliveryState } from '../domain/delivery-state.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import type { CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { DeadLetterQuery, DeadLetterView, DeliveryQueryStore, DestinationView, EndpointMessageQuery, EndpointMessageView } from '../ports/delivery-query-store.ts';
+import { resolveApplication } from './applications.ts';
+import type { Principal } from './credentials.ts';
+
+/** Dependencies of {@link createDeliveryQueries}. */
+export interface DeliveryQueriesDeps {
+  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint' | 'findMessage'>;
+  readonly store: DeliveryQueryStore;
+}
+
+/**
+ * Read side of deliveries (issue 3): Svix's destinations of a message and messages of an endpoint, endpoint
+ * stats, and Tidings' dead-letter lists. Objects are named by id or by the caller's uid / eventId.
+ */
+export interface DeliveryQueries {
+  /** Svix `GET /app/{app}/msg/{msg}/endpoint`. @throws AppError `not_found` (application, message) */
+  destinations(principal: Principal, appRef: string, messageRef: string, page: PageQuery): Promise<Page<DestinationView>>;
+  /** Svix `GET /app/{app}/endpoint/{ep}/msg`. @throws AppError `not_found` (application, endpoint) */
+  endpointMessages(principal: Principal, appRef: string, endpointRef: string, query: EndpointMessageQuery): Promise<Page<EndpointMessageView>>;
+  /**
+   * Svix `GET /app/{app}/endpoint/{ep}/stats`: deliveries by state for messages created in [since, until).
+   * @throws AppError `not_found`, `validation` (since after until)
+   */
+  stats(principal: Principal, appRef: string, endpointRef: string, since: Date | null, until: Date | null): Promise<Readonly<Record<DeliveryState, number>>>;
+  /**
+   * Tidings: dead letters of an application, or of one of its endpoints when `endpointRef` is given.
+   * @throws AppError `not_found` (application, endpoint)
+   */
+  deadLetters(principal: Principal, appRef: string, endpointRef: string | null, query: Omit<DeadLetterQuery, 'endpointId'>): Promise<Page<DeadLetterView>>;
+}
+
+/** Makes the delivery queries. */
+export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQueries {
+  const { catalog, store } = deps;
+  const endpointOf = async (appId: string, ref: string) => {
+    const endpoint = await catalog.findEndpoint(appId, ref);
+    if (endpoint === null) throw notFound('Endpoint');
+    return endpoint;
+  };
+
+  return {
+    async destinations(principal, appRef, messageRef, page) {
+      const app = await resolveApplication(catalog, principal, appRef);
+      const message = await catalog.findMessage(app.id, messageRef, { withPayload: false });
+      if (message === null) throw notFound('Message');
+      return store.listDestinations(app.id, message.id, page);
+    },
+
+    async endpointMessages(principal, appRef, endpointRef, query) {
+      const app = await resolveApplication(catalog, principal, appRef);
+      const endpoint = await endpointOf(app.id, endpointRef);
+      return store.listEndpointMessages(app.id, endpoint.id, query);
+    },
+
+    async stats(principal, appRef, endpointRef, since, until) {
+      if (since !== null && until !== null && since.valueOf() > until.valueOf()) {
+        throw new AppError('validation', [{ loc: ['query', 'since'], msg: 'since must not be after until', type: 'value_error' }]);
+      }
+      const app = await resolveApplication(catalog, principal, appRef);
+      const endpoint = await endpointOf(app.id, endpointRef);
+      return store.endpointStats(app.id, endpoint.id, since, until);
+    },
+
+    async deadLetters(principal, appRef, endpointRef, query) {
+      const app = await resolveApplication(catalog, principal, appRef);
+      const endpointId = endpointRef === null ? null : (await endpointOf(app.id, endpointRef)).id;
+      return store.listDeadLetters(app.id, { ...query, endpointId });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { Api, HttpDeps } from '../deps.ts';
+import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import { deadLetterOut, listOut, taskStartedOut } from '../present.ts';
+import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
+import { deadLetterList, deadLetterListQuery } from '../schemas/delivery.ts';
+import { deadLetterReplayIn, taskStartedOut as taskStartedOutSchema } from '../schemas/replay.ts';
+
+type ListQuery = z.output<typeof deadLetterListQuery>;
+
+const filters = (q: ListQuery) => ({
+  limit: q.limit, iterator: q.iterator ?? null, order: q.order,
+  eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
+  before: q.before ?? null, after: q.after ?? null,
+});
+
+/**
+ * Tidings dead letters, in the Svix style: `GET /api/v1/app/{app}/dead-letter` and
+ * `GET /api/v1/app/{app}/endpoint/{ep}/dead-letter` (deliveries that ended dead, newest first, with the
+ * reason and the last attempt; filters event_types, before, after on the message's creation), and
+ * `POST /api/v1/app/{app}/dead-letter/replay` (202 with a background task: the dead letters selected by
+ * endpoint, event types and window go back to pending, paced per endpoint by TIDINGS_REPLAY_RATE).
+ */
+export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'config'>): void {
+  app.get('/api/v1/app/:appId/dead-letter', {
+    schema: {
+      tags: ['Dead Letter'], summary: 'List dead letters of an application (Tidings)', params: z.object({ appId: refParam }), querystring: deadLetterListQuery,
+      response: { 200: deadLetterList, ...commonErrors },
+    },
+  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, null, filters(request.query)), deadLetterOut));
+
+  app.get('/api/v1/app/:appId/endpoint/:endpointId/dead-letter', {
+    schema: {
+      tags: ['Dead Letter'], summary: 'List dead letters of an endpoint (Tidings)', params: z.object({ appId: refParam, endpointId: refParam }),
+      querystring: deadLetterListQuery, response: { 200: deadLetterList, ...commonErrors },
+    },
+  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, request.params.endpointId, filters(request.query)), deadLetterOut));
+
+  app.post('/api/v1/app/:appId/dead-letter/replay', {
+    schema: {
+      tags: ['Dead Letter'], summary: 'Replay dead letters by filter (Tidings)', params: z.object({ appId: refParam }), body: deadLetterReplayIn,
+      response: { 202: taskStartedOutSchema, 409: errorBody, ...commonErrors },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const b = request.body;
+    const answer = await idempotentPost(deps, request, async (tx) => ({
+      status: 202,
+      body: taskStartedOut(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, {
+        since: b.since, until: b.until ?? null, endpointRef: b.endpointId ?? null, eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
+      })),
+    }));
+    deps.taskRunner.kick();
+    return sendAnswer(reply, answer);
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { Api, HttpDeps } from '../deps.ts';
+import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import { messageHead, messageJson } from '../present.ts';
+import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
+import { eventExampleIn } from '../schemas/endpoint-settings.ts';
+import { messageOut } from '../schemas/message.ts';
+
+/**
+ * Svix `POST /api/v1/app/{app}/endpoint/{ep}/send-example` (202 with the message): publishes the event
+ * type's example (the `examples` of its latest schema version; `{}` without one) to this endpoint only,
+ * signed like any message. The event type must be registered (422 at body.eventType); a disabled endpoint
+ * is 409. Idempotency-Key honoured (the stored answer holds no payload; a replay reads it back).
+ */
+export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exampleSender' | 'queries' | 'idempotency' | 'config'>): void {
+  app.post('/api/v1/app/:appId/endpoint/:endpointId/send-example', {
+    schema: {
+      tags: ['Endpoint'], summary: 'Send an example message to the endpoint', params: z.object({ appId: refParam, endpointId: refParam }),
+      body: eventExampleIn, response: { 202: messageOut, 409: errorBody, ...commonErrors },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const p = request.params;
+    let payload: Uint8Array | null = null;
+    const answer = await idempotentPost(deps, request, async (tx) => {
+      const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null });
+      payload = message.payload;
+      return { status: 202, body: messageHead(message) };
+    });
+    const stored = answer.body as ReturnType<typeof messageHead>;
+    const head = messageHead({ ...stored, createdAt: new Date(stored.timestamp) });
+    if (answer.replayed) payload = (await deps.queries.getMessage(principal, p.appId, head.id, true)).payload;
+    reply.type('application/json; charset=utf-8');
+    return sendAnswer(reply, answer, messageJson(head, payload));
+  });
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, listResponse, tagName } from './common.ts';
+
+/** Svix `MessageStatus` in a query: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
+export const messageStatusQuery = z.coerce.number().int().min(0).max(4);
+
+/** `expanded_statuses` (Svix): false (the default when absent) shows canceled as success, as Svix does. */
+const expandedStatuses = flagQuery.default(false);
+
+/** `GET /app/{app}/msg/{msg}/endpoint` query: by endpoint id, ascending unless asked otherwise. */
+export const destinationListQuery = listQuery(idIterator('ep'), 'ascending').extend({ expanded_statuses: expandedStatuses });
+
+/** Svix `MessageEndpointOut`, plus Tidings' `deliveryState` (pending, leased, succeeded, dead, skipped, canceled). */
+export const messageEndpointOut = z.object({
+  id: z.string(),
+  status: z.number(),
+  statusText: z.string(),
+  nextAttempt: z.string().nullable(),
+  url: z.string(),
+  description: z.string(),
+  throttleRate: z.number().nullable(),
+  uid: z.string().nullable(),
+  disabled: z.boolean(),
+  eventTypes: z.array(z.string()).nullable(),
+  channels: z.array(z.string()).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deliveryState: z.string(),
+}).meta({ id: 'MessageEndpointOut' });
+
+export const messageEndpointList = listResponse(messageEndpointOut).meta({ id: 'ListResponseMessageEndpointOut' });
+
+/** `GET /app/{app}/endpoint/{ep}/msg` query (Svix): newest first; filters status, channel, tag, event_types, before, after. */
+export const endpointMessageListQuery = listQuery(idIterator('msg'), 'descending').extend({
+  status: messageStatusQuery.optional(),
+  channel: channelName.optional(),
+  tag: tagName.optional(),
+  event_types: listParam(eventTypeName).optional(),
+  before: instantQuery.optional(),
+  after: instantQuery.optional(),
+  with_content: flagQuery.default(true),
+  expanded_statuses: expandedStatuses,
+});
+
+/** Svix `EndpointMessageOut` (the message with its delivery's status), plus Tidings' `deliveryState`. */
+export const endpointMessageOut = z.object({
+  status: z.number(),
+  statusText: z.string(),
+  nextAttempt: z.string().nullable(),
+  id: z.string(),
+  eventId: z.string().nullable(),
+  eventType: z.string(),
+  payload: z.unknown(),
+  channels: z.array(z.string()).nullable(),
+  tags: z.array(z.string()).nullable(),
+  timestamp: z.string(),
+  deliveryState: z.string(),
+}).meta({ id: 'EndpointMessageOut' });
+
+export const endpointMessageList = listResponse(endpointMessageOut).meta({ id: 'ListResponseEndpointMessageOut' });
+
+/** An opaque dead-letter cursor (`-` in front = the page before it). */
+const deadLetterIterator = z.string().regex(/^-?\d{1,19}$/, 'must be an iterator returned by this list');
+
+/** `GET …/dead-letter` query (Tidings): newest first; filters event_types, before, after (message creation). */
+export const deadLetterListQuery = listQuery(deadLetterIterator, 'descending').extend({
+  event_types: listParam(eventTypeName).optional(),
+  before: instantQuery.optional(),
+  after: instantQuery.optional(),
+});
+
+/** Tidings: one dead letter — a delivery that ended `dead`, with its reason and last attempt. */
+export const deadLetterOut = z.object({
+  msgId: z.string(),
+  endpointId: z.string(),
+  eventType: z.string(),
+  msgTimestamp: z.string(),
+  reason: z.string().nullable().describe('exhausted, gone, lease_lost_repeatedly, …'),
+  attemptCount: z.number(),
+  lastStatusCode: z.number().nullable(),
+  lastErrorKind: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  deadAt: z.string(),
+}).meta({ id: 'DeadLetterOut' });
+
+export const deadLetterList = listResponse(deadLetterOut).meta({ id: 'ListResponseDeadLetterOut' });

@@ -1,0 +1,76 @@
+import type { DeliveryState } from '../domain/delivery-state.ts';
+import type { EndpointRecord, MessageView, Page, PageQuery } from './catalog-store.ts';
+
+/**
+ * Read side of deliveries in the Svix shapes (issue 3): the destinations of a message, the messages of an
+ * endpoint, endpoint stats, and Tidings' dead-letter lists. Instants come from the database clock.
+ * `nextAttemptAt` is null unless the delivery is pending with a finite due time (a paused endpoint's
+ * deliveries wait at 'infinity').
+ */
+export interface DeliveryQueryStore {
+  /** The live endpoints a message has a delivery to, by endpoint id (iterator = endpoint id). */
+  listDestinations(appId: string, messageId: string, page: PageQuery): Promise<Page<DestinationView>>;
+  /** The messages delivered (or being delivered) to an endpoint, by message id (iterator = message id). */
+  listEndpointMessages(appId: string, endpointId: string, query: EndpointMessageQuery): Promise<Page<EndpointMessageView>>;
+  /** Deliveries of the endpoint by state, for messages created in [since, until) (null = unbounded). */
+  endpointStats(appId: string, endpointId: string, since: Date | null, until: Date | null): Promise<Readonly<Record<DeliveryState, number>>>;
+  /**
+   * Dead letters (deliveries in state `dead`) of an application, optionally of one endpoint, newest first
+   * unless ascending. The iterator is an opaque cursor (the delivery's internal id as decimal text).
+   */
+  listDeadLetters(appId: string, query: DeadLetterQuery): Promise<Page<DeadLetterView>>;
+}
+
+/** One destination of a message (Svix `MessageEndpointOut`): the endpoint and its delivery's state. */
+export interface DestinationView {
+  readonly endpoint: EndpointRecord;
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: Date | null;
+}
+
+/** One message of an endpoint (Svix `EndpointMessageOut`): the message and its delivery's state. */
+export interface EndpointMessageView {
+  readonly message: MessageView;
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: Date | null;
+}
+
+/** Filters of {@link DeliveryQueryStore.listEndpointMessages} (Svix names: channel, tag, status, before, after, event_types). */
+export interface EndpointMessageQuery extends PageQuery {
+  readonly withPayload: boolean;
+  /** Only deliveries in these states (null = all). */
+  readonly states: readonly DeliveryState[] | null;
+  readonly eventTypes: readonly string[] | null;
+  readonly channel: string | null;
+  readonly tag: string | null;
+  /** Messages created strictly before / after. */
+  readonly before: Date | null;
+  readonly after: Date | null;
+}
+
+/** Filters of a dead-letter list. */
+export interface DeadLetterQuery extends PageQuery {
+  readonly endpointId: string | null;
+  readonly eventTypes: readonly string[] | null;
+  /** Messages created strictly before / after. */
+  readonly before: Date | null;
+  readonly after: Date | null;
+}
+
+/** One dead letter: which message to which endpoint, why, and its last attempt. */
+export interface DeadLetterView {
+  /** Opaque cursor of this row in the list. */
+  readonly cursor: string;
+  readonly messageId: string;
+  readonly endpointId: string;
+  readonly eventType: string;
+  readonly messageCreatedAt: Date;
+  /** exhausted, gone, lease_lost_repeatedly, … (DeadReason). */
+  readonly reason: string | null;
+  readonly attemptCount: number;
+  readonly lastStatusCode: number | null;
+  readonly lastErrorKind: string | null;
+  readonly lastAttemptAt: Date | null;
+  /** When the delivery last changed (it became dead then). */
+  readonly deadAt: Date;
+}
