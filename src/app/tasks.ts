@@ -3,13 +3,19 @@ import type { Page } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import { REPLAY_TASK_KINDS, type TaskListQuery, type TaskRecord, type TaskStore } from '../ports/task-store.ts';
+import { requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { stepReplayTask, type ReplayStepDeps } from './replay.ts';
 
-/** Reading background tasks (Svix `/api/v1/background-task`). A scoped credential sees its application's only. */
+/**
+ * Reading background tasks (Svix `/api/v1/background-task`). The list is the operator's (as in Svix, where
+ * tasks belong to the environment); a credential scoped to an application may read its own tasks by id
+ * (the id the recover or replay call answered).
+ */
 export interface Tasks {
   /** @throws AppError `not_found` (also for another application's task) */
   get(principal: Principal, id: string): Promise<TaskRecord>;
+  /** @throws AppError `forbidden` for a scoped credential */
   list(principal: Principal, query: Omit<TaskListQuery, 'appId'>): Promise<Page<TaskRecord>>;
 }
 
@@ -22,7 +28,10 @@ export function createTasks(deps: { readonly store: Pick<TaskStore, 'findTask' |
       if (task === null) throw notFound('Background task');
       return task;
     },
-    list: (principal, query) => deps.store.listTasks({ ...query, appId: scope(principal) }),
+    async list(principal, query) {
+      requireAdmin(principal);
+      return deps.store.listTasks({ ...query, appId: null });
+    },
   };
 }
 

@@ -8,7 +8,8 @@ import { backgroundTaskList, backgroundTaskListQuery, backgroundTaskOut as backg
 /**
  * Svix `GET /api/v1/background-task` (newest first; filters status, task) and
  * `GET /api/v1/background-task/{id}`: recover and replay tasks (and any other kind stored in the same
- * table) with their progress in `data`. A credential scoped to an application sees only its tasks.
+ * table) with their progress in `data`. The list is for operator credentials (403 otherwise); a credential
+ * scoped to an application reads its own tasks by id (another application's is 404).
  */
 export function registerBackgroundTask(app: Api, deps: Pick<HttpDeps, 'tasks'>): void {
   app.get('/api/v1/background-task', {
