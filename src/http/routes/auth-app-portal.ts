@@ -63,7 +63,7 @@ export function registerAuthRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'a
 
   app.post('/api/v1/auth/app/:appId/expire-all', {
     config: { adminOnly: true },
-    schema: { tags: ['Authentication'], summary: 'Expire all tokens of an application', params: z.object({ appId: refParam }), body: tokenExpireIn.optional(), response: { 204: z.null(), ...commonErrors } },
+    schema: { tags: ['Authentication'], summary: 'Expire all tokens of an application', params: z.object({ appId: refParam }), body: tokenExpireIn.nullish(), response: { 204: z.null(), ...commonErrors } },
   }, async (request, reply) => {
     await deps.apiKeys.expireAll(principalOf(request), request.params.appId, (request.body?.expiry ?? 0) * 1000);
     return reply.code(204).send(null);

@@ -23,7 +23,7 @@ const eraseOut = z.object({
  */
 export function registerMessageErase(app: Api, deps: Pick<HttpDeps, 'erasure'>): void {
   app.post('/api/v1/app/:appId/msg/expunge-all-contents', {
-    schema: { tags: ['Message'], summary: 'Expunge all contents (optionally by tag or eventId prefix)', params: z.object({ appId: refParam }), body: eraseIn.optional(), response: { 202: eraseOut, ...commonErrors } },
+    schema: { tags: ['Message'], summary: 'Expunge all contents (optionally by tag or eventId prefix)', params: z.object({ appId: refParam }), body: eraseIn.nullish(), response: { 202: eraseOut, ...commonErrors } },
   }, async (request, reply) => {
     const body = request.body ?? {};
     const task = await deps.erasure.start(principalOf(request), request.params.appId, { tag: body.tag ?? null, eventIdPrefix: body.eventIdPrefix ?? null });
