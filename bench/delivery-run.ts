@@ -7,7 +7,7 @@ import { backendPids, counterDelta, dbCounters, deliveryStates, type DbCounters 
 import { procUsage, sleep } from './procs.ts';
 import type { Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
-import { startCluster, type ClusterBase, type Engine } from './tidings.ts';
+import { startCluster, type ClusterBase, type Engine, type FinalState } from './tidings.ts';
 
 /** One Tidings delivery workload (scenarios a, b, c, e, f). */
 export interface DeliverySpec {
@@ -54,12 +54,16 @@ export interface DeliveryResult {
   readonly deliveriesPerS: number;
   /** The last new delivery's arrival minus the burst's last 2xx, ms (e2e). */
   readonly lastAfterBurstMs: number;
+  /** CPU and memory while delivering (drain) or over the whole workload (e2e). */
   readonly usage: UsageReport;
+  /** Drain mode: CPU and memory while the backlog was published (dispatchers stopped). */
+  readonly publishUsage: UsageReport | null;
   /** Resident memory of the dispatching processes, summed: idle before the workload, and peak. */
   readonly dispatcherRssIdleBytes: number;
   readonly dispatcherRssPeakBytes: number;
-  /** Server engine: deliveries per state at the end, and database counters over the workload. */
-  readonly states: Readonly<Record<string, number>> | null;
+  /** The database after the processes stopped: deliveries per state, acknowledged messages stored. */
+  readonly final: FinalState | null;
+  /** Server engine: database counters over the workload (WAL counters are cluster-wide). */
   readonly db: DbCounters | null;
   /** Statement timings per process (with --probe). */
   readonly probes: Readonly<Record<string, ProbeDump>>;
@@ -95,39 +99,43 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
     const rssIdle = dispatching.reduce((sum, c) => sum + (procUsage(c.pid)?.rssBytes ?? 0), 0);
     if (mode === 'drain') for (const c of dispatching) process.kill(c.pid, 'SIGSTOP');
     const counters0 = dbUrl === null ? null : await dbCounters(dbUrl, base.dbName);
-    const monitor = startMonitor(async () => ({
+    const roles = async () => ({
       api: [cluster.api.pid],
       ...(spec.engine === 'server' ? { dispatcher: cluster.dispatchers.map((d) => d.pid) } : {}),
       receiver: [spec.receiver.child.pid],
       loadgen: [process.pid],
       ...(dbUrl === null ? {} : { postgres: await backendPids(dbUrl, base.dbName) }),
-    }));
-
+    });
+    // e2e: one window over publishing and delivering. drain: the publish window, then the delivery window.
+    const publishMonitor = startMonitor(roles);
     let pub: PublishRun;
-    let countFrom: number;
+    let publishUsage: UsageReport | null = null;
     try {
       pub = await client.publishBurst(app, spec.messages, spec.publishInFlight, eventType, spec.waitTimeoutMs);
-      countFrom = pub.startedAt;
     } finally {
-      if (mode === 'drain') for (const c of dispatching) process.kill(c.pid, 'SIGCONT');
+      if (mode === 'drain') {
+        publishUsage = await publishMonitor.stop();
+        for (const c of dispatching) process.kill(c.pid, 'SIGCONT');
+      }
     }
-    if (mode === 'drain') countFrom = performance.timeOrigin + performance.now();
+    const monitor = mode === 'drain' ? startMonitor(roles) : publishMonitor;
+    const countFrom = mode === 'drain' ? performance.timeOrigin + performance.now() : pub.startedAt;
     await client.close();
 
     const stats = await spec.receiver.waitForUnique(pub.acks.length * (expected / spec.messages), spec.waitTimeoutMs);
     const usage = await monitor.stop();
-    let states: Record<string, number> | null = null;
     if (dbUrl !== null) {
       // Outcomes are recorded after the receiver answered: wait (bounded) until nothing is leased or pending.
       const until = Date.now() + 15_000;
-      do {
-        states = await deliveryStates(dbUrl);
+      while (Date.now() < until) {
+        const states = await deliveryStates(dbUrl);
         if ((states.leased ?? 0) + (states.pending ?? 0) === 0) break;
         await sleep(200);
-      } while (Date.now() < until);
+      }
     }
     stopped = true;
-    probeFiles = await cluster.stop();
+    const report = await cluster.stop(pub.acks.map((a) => a.id));
+    probeFiles = report.probeFiles;
     const counters1 = dbUrl === null ? null : await dbCounters(dbUrl, base.dbName);
     const calls = pub.acks.map((a) => a.ackAt - a.sentAt);
     const end = stats.lastNewAt ?? Number.NaN;
@@ -157,9 +165,10 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
       deliveriesPerS: round(stats.unique / Math.max(1e-6, (end - countFrom) / 1000), 1),
       lastAfterBurstMs: round(end - pub.endedAt, 1),
       usage,
+      publishUsage,
       dispatcherRssIdleBytes: rssIdle,
       dispatcherRssPeakBytes: usage.rssPeakBytes[spec.engine === 'server' ? 'dispatcher' : 'api'] ?? 0,
-      states,
+      final: report.final,
       db: counters0 === null || counters1 === null ? null : counterDelta(counters0, counters1),
       probes: await readProbes(probeFiles),
       cpuProfiles: profiles,

@@ -4,6 +4,7 @@ import { benchPayload, createApiClient } from './load.ts';
 import { runRawHttp } from './raw-http.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
+import { deliveryStates } from './pg-stats.ts';
 import { startCluster, type Engine } from './tidings.ts';
 
 /** Most publish calls (or raw requests) outstanding in the paced runs; more would no longer be paced. */
@@ -54,6 +55,8 @@ async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run
 async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engine, run: number): Promise<void> {
   const { sizes } = ctx.options;
   const cluster = await startCluster(ctx.base, { engine, dispatchers: 1, env: {}, tag: `d-${engine}-${run}` });
+  const acked: string[] = [];
+  let stopped = false;
   try {
     const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, PACED_IN_FLIGHT, ctx.options.payloadBytes);
     const app = await client.createApplication('bench', `bench-d-${run}`);
@@ -64,21 +67,32 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         await receiver.waitForUnique(Math.round((rate * sizes.paceWarmupMs) / 1000), 10_000, 5_000);
         await receiver.reset();
         const pub = await client.publishPaced(app, rate, sizes.paceDurationMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceDurationMs + 30_000);
-        await receiver.waitForUnique(pub.acks.length, 30_000, 10_000);
+        for (const a of pub.acks) acked.push(a.id);
+        await receiver.waitForUnique(pub.acks.length, 120_000, 30_000);
         const l = latencies(new Map(pub.acks.map((a) => [`${a.id}@/ep0`, a.ackAt])), await receiver.times());
         addLatency(ctx, engine, rate, l, true);
+        const achieved = round(pub.acks.length / Math.max(1e-6, (pub.endedAt - pub.startedAt) / 1000), 1);
+        ctx.book.add({ scenario: 'd', engine, name: `achieved msgs/s @${rate}/s`, unit: '/s', better: 'higher', target: String(rate) }, achieved);
+        const states = cluster.databaseUrl === null ? null : await deliveryStates(cluster.databaseUrl);
         const calls = pub.acks.map((a) => a.ackAt - a.sentAt);
         const apiP50 = round(quantile(calls, 0.5), 3);
         const apiP99 = round(quantile(calls, 0.99), 3);
         ctx.book.add({ scenario: 'd', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
-        ctx.details.push({ scenario: 'd', run, engine, rate, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
-        ctx.log(`  d ${engine} run ${run} @${rate}/s: 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived; publish call p50 ${apiP50} ms p99 ${apiP99} ms; ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
+        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, states, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
+        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms; ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
       }
     } finally {
       await client.close();
     }
+    stopped = true;
+    const report = await cluster.stop(acked);
+    if (report.final !== null) {
+      ctx.book.add({ scenario: 'd', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' }, report.final.ackedChecked - report.final.ackedStored);
+      ctx.details.push({ scenario: 'd', run, engine, final: report.final });
+      ctx.log(`  d ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`);
+    }
   } finally {
-    await cluster.stop();
+    if (!stopped) await cluster.stop();
   }
 }
 

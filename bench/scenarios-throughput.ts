@@ -10,11 +10,13 @@ function recordDelivery(ctx: BenchContext, scenario: string, run: number, r: Del
   const engine = r.engine;
   ctx.book.add({ scenario, engine, name: `deliveries/s${suffix}`, unit: '/s', better: 'higher', ceiling: extra.ceiling, target: engine === 'server' ? extra.deliveriesTarget ?? null : null }, r.deliveriesPerS);
   ctx.book.add({ scenario, engine, name: `missing deliveries${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.expectedDeliveries - r.delivered);
+  if (r.final !== null) ctx.book.add({ scenario, engine, name: `lost: 2xx but not stored${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.final.ackedChecked - r.final.ackedStored);
   ctx.details.push({ scenario, run, ...r });
   const c = r.usage.cores;
   const cores = Object.entries(c).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
   ctx.log(`  ${scenario} ${engine}${suffix} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s (${r.mode}), publish ${n0(r.publish.perS)}/s` +
     ` (p99 call ${r.publish.callP99Ms} ms), ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen};` +
+    ` final states ${JSON.stringify(r.final?.states ?? null)}${r.final?.error === undefined ? '' : ` (${r.final.error})`};` +
     ` cores: ${cores}; machine ${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}${r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''}`);
 }
 

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { freePort, startChild, waitHttpOk, type Child } from './procs.ts';
@@ -46,8 +47,69 @@ export interface Cluster {
   dispatching(): readonly Child[];
   /** Starts `count` more dispatcher-only processes and waits for their readiness (server engine). */
   addDispatchers(count: number): Promise<void>;
-  /** Stops every process (SIGTERM, graceful), removes temporary folders; returns the probe dump files. */
-  stop(): Promise<readonly string[]>;
+  /**
+   * Stops every process (SIGTERM, graceful), then reads the final state of the database (the server
+   * database, or the embedded data folder opened with PGlite once `serve` has exited) and removes
+   * temporary folders. `ackedIds` are the message ids the API answered 2xx for: each must be stored.
+   */
+  stop(ackedIds?: readonly string[]): Promise<StopReport>;
+}
+
+/** What {@link Cluster.stop} found. */
+export interface StopReport {
+  readonly probeFiles: readonly string[];
+  /** Null when the database could not be read (reported, not thrown). */
+  readonly final: FinalState | null;
+}
+
+/** The database after the processes stopped. */
+export interface FinalState {
+  /** Deliveries per state; `pending` or `leased` ones were not delivered within the bench's bounded wait. */
+  readonly states: Readonly<Record<string, number>>;
+  /** Of the acknowledged message ids, how many were checked and how many are stored (DESIGN §1: all of them). */
+  readonly ackedChecked: number;
+  readonly ackedStored: number;
+  readonly error?: string;
+}
+
+const STATES_SQL = 'SELECT state, count(*)::int AS n FROM deliveries GROUP BY state';
+const ACKED_SQL = 'SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::text[])';
+
+async function finalState(query: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>, ackedIds: readonly string[]): Promise<FinalState> {
+  const rows = await query(STATES_SQL);
+  const states = Object.fromEntries(rows.map((r) => [String(r.state), Number(r.n)]));
+  let stored = 0;
+  for (let i = 0; i < ackedIds.length; i += 10_000) {
+    const chunk = ackedIds.slice(i, i + 10_000);
+    stored += Number((await query(ACKED_SQL, [chunk]))[0]?.n ?? 0);
+  }
+  return { states, ackedChecked: ackedIds.length, ackedStored: stored };
+}
+
+/** Reads {@link FinalState} from the server database or the embedded data folder; errors become a report. */
+async function readFinalState(dbUrl: string | null, dataDir: string | null, ackedIds: readonly string[]): Promise<FinalState | null> {
+  try {
+    if (dbUrl !== null) {
+      const client = new pg.Client({ connectionString: dbUrl });
+      await client.connect();
+      try {
+        return await finalState(async (sql, params) => (await client.query(sql, params)).rows as Record<string, unknown>[], ackedIds);
+      } finally {
+        await client.end();
+      }
+    }
+    if (dataDir !== null) {
+      const lite = await PGlite.create(join(dataDir, 'pgdata'));
+      try {
+        return await finalState(async (sql, params) => (await lite.query<Record<string, unknown>>(sql, params)).rows, ackedIds);
+      } finally {
+        await lite.close();
+      }
+    }
+    return null;
+  } catch (error) {
+    return { states: {}, ackedChecked: ackedIds.length, ackedStored: 0, error: (error as Error).message };
+  }
 }
 
 /** Options of one cluster. */
@@ -151,12 +213,13 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
     return { child, env, url };
   };
 
-  const stopAll = async (): Promise<readonly string[]> => {
+  const stopAll = async (ackedIds: readonly string[] = []): Promise<StopReport> => {
     // Dispatchers first (they finish or release their leases), then the API.
     await Promise.all(children.slice(1).map((c) => c.stop(15_000)));
     if (children[0] !== undefined) await children[0].stop(15_000);
+    const final = children.length === 0 ? null : await readFinalState(dbUrl, dataDir, ackedIds);
     if (dataDir !== null) await rm(dataDir, { recursive: true, force: true });
-    return probeFiles;
+    return { probeFiles, final };
   };
 
   try {
