@@ -10,6 +10,12 @@ import type { Db } from './db.ts';
 const ENDPOINT_COLUMNS = ['id', 'app_id', 'uid', 'url', 'description', 'version', 'filter_types', 'channels', 'metadata', 'headers', 'rate_limit_per_s', 'status', 'status_reason', 'created_at', 'updated_at']
   .map((c) => `e.${c}`).join(', ');
 
+/**
+ * A message's creation instant at the millisecond precision the API shows (`timestamp`), so that a window
+ * or a before/after filter given a message's own timestamp treats it as the same instant.
+ */
+const MSG_MS = `date_trunc('milliseconds', m.created_at)`;
+
 /** The due time of a delivery as the API shows it: only a pending one with a finite due time has one. */
 const NEXT_ATTEMPT = `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS next_attempt`;
 
@@ -95,8 +101,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
       if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
       if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
-      if (query.before !== null) c.add((p) => `m.created_at < ${p}`, query.before);
-      if (query.after !== null) c.add((p) => `m.created_at > ${p}`, query.after);
+      if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.message_id', limitParam + 1);
       const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
@@ -111,8 +117,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
 
     async endpointStats(appId, endpointId, since, until) {
       const c = conditions([endpointId, appId]);
-      if (since !== null) c.add((p) => `m.created_at >= ${p}`, since);
-      if (until !== null) c.add((p) => `m.created_at < ${p}`, until);
+      if (since !== null) c.add((p) => `${MSG_MS} >= ${p}`, since);
+      if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
       const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
       const res = await db.query<{ state: DeliveryState; n: number }>(
         `SELECT d.state, count(*)::int AS n FROM deliveries d ${join} WHERE d.endpoint_id = $1 AND d.app_id = $2${c.text} GROUP BY d.state`,
@@ -127,8 +133,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       const c = conditions([appId]);
       if (query.endpointId !== null) c.add((p) => `d.endpoint_id = ${p}`, query.endpointId);
       if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
-      if (query.before !== null) c.add((p) => `m.created_at < ${p}`, query.before);
-      if (query.after !== null) c.add((p) => `m.created_at > ${p}`, query.after);
+      if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.id', limitParam + 1);
       const res = await db.query<DeadLetterRow>(

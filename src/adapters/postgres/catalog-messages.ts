@@ -107,8 +107,9 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
   if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
   if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
   if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
-  if (query.before !== null) c.add((p) => `a.created_at < ${p}`, query.before);
-  if (query.after !== null) c.add((p) => `a.created_at > ${p}`, query.after);
+  // At the millisecond precision the API shows, so an item's own timestamp is not "after" itself.
+  if (query.before !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) < ${p}`, query.before);
+  if (query.after !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) > ${p}`, query.after);
 }
 
 /**
@@ -136,8 +137,8 @@ export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'fi
       if (query.eventTypes !== null) c.add((p) => `event_type = ANY (${p}::text[])`, query.eventTypes);
       if (query.channel !== null) c.add((p) => `${p} = ANY (channels)`, query.channel);
       if (query.tag !== null) c.add((p) => `${p} = ANY (tags)`, query.tag);
-      if (query.before !== null) c.add((p) => `created_at < ${p}`, query.before);
-      if (query.after !== null) c.add((p) => `created_at > ${p}`, query.after);
+      if (query.before !== null) c.add((p) => `date_trunc('milliseconds', created_at) < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `date_trunc('milliseconds', created_at) > ${p}`, query.after);
       const k = keyset(query, 'id', c.next + 1);
       const limitParam = c.next;
       const res = await db.query<MessageRow>(

@@ -39,7 +39,8 @@ const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, man
 /*
  * REPLAY_DELIVERIES — one batch of recover / bulk replay / dead-letter replay. Reads deliveries in id order
  * after the cursor (index deliveries_endpoint_state for one endpoint, deliveries_app_state for an
- * application), filtered by their message (window on messages.created_at, event types, channel, tag) and
+ * application), filtered by their message (window on messages.created_at at the millisecond precision the
+ * API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
  * disabled) at the pace, each endpoint from its slot. The UPDATE re-checks the state, so a delivery that a
  * resend or a dispatcher changed meanwhile is left alone.
@@ -55,7 +56,7 @@ WITH clock AS (
   FROM deliveries d JOIN messages m ON m.id = d.message_id
   WHERE d.app_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2) AND d.state = ANY ($3::text[])
     AND ($4::bigint IS NULL OR d.id > $4::bigint)
-    AND m.created_at >= $5::timestamptz AND ($6::timestamptz IS NULL OR m.created_at < $6::timestamptz)
+    AND date_trunc('milliseconds', m.created_at) >= $5::timestamptz AND ($6::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $6::timestamptz)
     AND ($7::text[] IS NULL OR m.event_type = ANY ($7::text[]))
     AND ($8::text IS NULL OR $8::text = ANY (m.channels))
     AND ($9::text IS NULL OR $9::text = ANY (m.tags))
@@ -112,7 +113,7 @@ WITH clock AS (
   FROM messages m CROSS JOIN ep
   LEFT JOIN deliveries d ON d.message_id = m.id AND d.endpoint_id = ep.id
   WHERE m.app_id = $1 AND ($3::text IS NULL OR m.id > $3::text)
-    AND m.created_at >= $4::timestamptz AND ($5::timestamptz IS NULL OR m.created_at < $5::timestamptz)
+    AND date_trunc('milliseconds', m.created_at) >= $4::timestamptz AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $5::timestamptz)
     AND (d.id IS NOT NULL OR (
           (ep.filter_types IS NULL OR cardinality(ep.filter_types) = 0 OR m.event_type = ANY (ep.filter_types))
       AND (ep.channels IS NULL OR cardinality(ep.channels) = 0 OR ep.channels && coalesce(m.channels, '{}'::text[]))))
