@@ -2,7 +2,8 @@ import { pino, type Logger as PinoLogger } from 'pino';
 
 /**
  * Paths redacted from every log line (DESIGN §7, issue 8): credentials, secrets and signatures never reach
- * the logs. Fastify shares this logger, so request headers are covered too.
+ * the logs. Fastify shares this logger, so request headers are covered too. This is the one place
+ * redaction is configured; test/e2e/security-hygiene.test.ts scans the logs of a whole flow for leaks.
  */
 export const REDACT_PATHS: readonly string[] = [
   'req.headers.authorization',
@@ -16,6 +17,25 @@ export const REDACT_PATHS: readonly string[] = [
   'signature',
   'headers["webhook-signature"]',
   '*.headers["webhook-signature"]',
+  // Issue 8 §4: every other place a credential, secret, key or signature could sit in a logged object.
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  '*.authorization',
+  '*.*.secret',
+  'previousSecret',
+  '*.previousSecret',
+  'signingKeys',
+  '*.signingKeys',
+  'encryptionKeys',
+  '*.encryptionKeys',
+  'sensitiveHeaders',
+  '*.sensitiveHeaders',
+  '*.apiToken',
+  'key',
+  '*.key',
+  '*.signature',
+  'headers["svix-signature"]',
+  '*.headers["svix-signature"]',
 ];
 
 /** Makes the process logger (pino, JSON lines on stdout). */
