@@ -32,6 +32,8 @@ export interface ApiHarness {
   readonly deliveries: DeliveryStore;
   readonly cipher: Cipher;
   readonly config: Config;
+  /** The dependencies the API was built with (e.g. to step the replay task runner by hand). */
+  readonly deps: HttpDeps;
   /** Raw request with the admin token (or `token`), JSON body text as given. */
   request(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null }): Promise<Response>;
   /** Creates an API key scoped to `appId` and returns its token. */
@@ -69,7 +71,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
-    database, url, store, deliveries, cipher, config,
+    database, url, store, deliveries, cipher, config, deps,
     svix: new Svix(ADMIN_TOKEN, { serverUrl: url }),
     request: (method, path, options = {}) => fetch(url + path, {
       method,
