@@ -2,7 +2,7 @@ import { notFound } from '../domain/errors.ts';
 import type { Page } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import { REPLAY_TASK_KINDS, type TaskListQuery, type TaskRecord, type TaskStore } from '../ports/task-store.ts';
+import { REPLAY_TASK_KINDS, type TaskListQuery, type TaskRecord, type TaskStepResult, type TaskStore } from '../ports/task-store.ts';
 import { requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { stepReplayTask, type ReplayStepDeps } from './replay.ts';
@@ -69,13 +69,23 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   let wakeUp: (() => void) | null = null;
   let kicked = false;
 
-  const step = (): Promise<boolean> => deps.store.stepNext(REPLAY_TASK_KINDS, deps.clock.sqlNow(), async (tx, task) => {
-    const result = await stepReplayTask(deps, tx, task);
-    const p = result.progress as { messagesSent?: number; cursor?: string | null; error?: string | null };
-    deps.logger.debug({ taskId: task.id, kind: task.kind, status: result.status, messagesSent: p.messagesSent, cursor: p.cursor }, 'task.stepped');
-    if (result.status !== 'running') deps.logger.info({ taskId: task.id, kind: task.kind, status: result.status, progress: { ...result.progress, slots: undefined, cursor: undefined } }, 'task.ended');
-    return result;
-  });
+  const step = async (): Promise<boolean> => {
+    let done: { readonly task: TaskRecord; readonly result: TaskStepResult } | null = null;
+    const worked = await deps.store.stepNext(REPLAY_TASK_KINDS, deps.clock.sqlNow(), async (tx, task) => {
+      const result = await stepReplayTask(deps, tx, task);
+      done = { task, result };
+      return result;
+    });
+    // Logged once the step has committed, so a reader of the log line reads the task as it says.
+    const stepped = done as { readonly task: TaskRecord; readonly result: TaskStepResult } | null;
+    if (stepped !== null) {
+      const { task, result } = stepped;
+      const { cursor, slots: _slots, ...counts } = result.progress as Record<string, unknown>;
+      deps.logger.debug({ taskId: task.id, kind: task.kind, status: result.status, cursor, ...counts }, 'task.stepped');
+      if (result.status !== 'running') deps.logger.info({ taskId: task.id, kind: task.kind, appId: task.appId, status: result.status, ...counts }, 'task.ended');
+    }
+    return worked;
+  };
 
   /** Resolves after `ms` or at the next kick, whichever is first. */
   const idle = (ms: number): Promise<void> => new Promise((resolve) => {
