@@ -25,19 +25,16 @@ export class KeyCheckError extends Error {
 /**
  * Checks the key ring against the key registry (table `encryption_keys`) before anything is read or
  * written (issue 8: a wrong or missing key fails start-up clearly):
- * - the current key is registered with a canary (a fixed text encrypted under it) on first use;
- * - every registered key that is not retired must decrypt its canary: a key id in the ring whose bytes
- *   differ fails with `encryption_key_mismatch`; a key missing from the ring with `encryption_key_missing`.
+ * - every registered key that is not retired (and the current one) must decrypt its canary: a key id in
+ *   the ring whose bytes differ fails with `encryption_key_mismatch`; a key missing from the ring with
+ *   `encryption_key_missing`;
+ * - then the current key is registered with a canary (a fixed text encrypted under it) on first use.
  * Keys are retired by `tidings keys rotate` once no stored value uses them; a retired key may leave the
  * ring. A current key that was retired is taken back into use.
  * @throws KeyCheckError listing every key that fails
  */
 export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
   const current = cipher.currentKeyId;
-  if (current !== PLAINTEXT_KEY_ID) {
-    const canary = cipher.encrypt(Buffer.from(CANARY_TEXT, 'utf8'), canaryContext(current)).data;
-    await db.query('INSERT INTO encryption_keys (id, canary) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [current, canary]);
-  }
   const rows = (await db.query<{ id: string; canary: Buffer }>('SELECT id, canary FROM encryption_keys WHERE retired_at IS NULL OR id = $1 ORDER BY id', [current])).rows;
   const mismatched: string[] = [];
   const missing: string[] = [];
@@ -58,6 +55,13 @@ export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
   if (missing.length > 0) {
     const off = current === PLAINTEXT_KEY_ID ? 'encryption is turned off, but ' : '';
     throw new KeyCheckError('encryption_key_missing', missing, `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave the ring only after \`tidings keys rotate\` has retired it)`);
+  }
+  // Registered only once every known key checked out, so a refused start leaves the registry unchanged.
+  if (current !== PLAINTEXT_KEY_ID) {
+    const canary = cipher.encrypt(Buffer.from(CANARY_TEXT, 'utf8'), canaryContext(current)).data;
+    const inserted = await db.query('INSERT INTO encryption_keys (id, canary) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [current, canary]);
+    // Lost a race with another process registering the same id: check its canary like any other.
+    if ((inserted.rowCount ?? 0) === 0 && !rows.some((r) => r.id === current)) return checkKeyRegistry(db, cipher);
   }
   await db.query('UPDATE encryption_keys SET retired_at = NULL WHERE id = $1 AND retired_at IS NOT NULL', [current]);
 }
