@@ -114,7 +114,9 @@ async function main(): Promise<void> {
     }
   };
 
-  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const go = new Promise<void>((resolve) => process.once('message', () => resolve()));
+  process.send({ type: 'ready' });
+  await go;
   if (init.mode === 'burst') {
     // Warm-up, not counted: open the connections and let the JIT settle, as a running dispatcher has.
     await Promise.all(Array.from({ length: Math.min(init.inFlight, init.count) }, (_, i) => one(i, true)));

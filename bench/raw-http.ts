@@ -25,11 +25,13 @@ export interface RawHttpRun {
 export async function runRawHttp(init: RawHttpInit, logFile?: string): Promise<RawHttpRun> {
   const child = startChild({ name: 'raw-http', args: [SCRIPT, JSON.stringify(init)], env: { PATH: process.env.PATH }, ipc: true, ...(logFile === undefined ? {} : { logFile }) });
   try {
+    let ready: () => void = () => undefined;
+    const isReady = new Promise<void>((resolve) => { ready = resolve; });
     const result = new Promise<RawHttpResult>((resolve, reject) => {
-      child.process.on('message', (m: RawHttpResult) => resolve(m));
+      child.process.on('message', (m: RawHttpResult | { type: 'ready' }) => (m.type === 'ready' ? ready() : resolve(m)));
       void child.exited.then((code) => reject(new Error(`raw-http reference exited (${code}) without a result${logFile === undefined ? '' : `; see ${logFile}`}`)));
     });
-    await sleep(300); // let it load its modules before reading idle memory
+    await Promise.race([isReady, result, sleep(30_000)]); // modules loaded: now its memory is the idle baseline
     const idle = procUsage(child.pid);
     let peak = idle?.rssBytes ?? 0;
     let sampling = true;

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, release, totalmem } from 'node:os';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyEntry } from '../src/adapters/crypto/key-ring.ts';
@@ -86,6 +86,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = new Date();
+  const startLoad = loadavg();
   const resultsDir = join(ROOT, 'bench', 'results');
   const logDir = join(resultsDir, `logs-${stamp()}`);
   await mkdir(logDir, { recursive: true });
@@ -126,7 +127,7 @@ async function main(): Promise<number> {
 
   const header = [
     `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.quick ? '  (--quick: small sizes, figures not comparable)' : ''}`,
-    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}`,
+    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
     server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
     `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight`,
     `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
@@ -164,8 +165,10 @@ async function main(): Promise<number> {
     }
   }
 
+  const loadAtEnd = loadavg();
   const results = book.results();
   console.log(formatTable(results));
+  console.log(`\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`);
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
   const out = options.out ?? join(resultsDir, `bench-${stamp()}.json`);
   const json = {
@@ -173,7 +176,7 @@ async function main(): Promise<number> {
     finishedAt: new Date().toISOString(),
     command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
     commit: gitCommit(),
-    machine,
+    machine: { ...machine, loadAverageAtStart: startLoad, loadAverageAtEnd: loadAtEnd },
     node: process.version,
     postgres: server === null ? null : { url: redactedUrl, ...server },
     options: { ...options, sizes: options.sizes },
