@@ -43,6 +43,16 @@ const FULL: Sizes = {
   waitTimeoutMs: 300_000,
 };
 
+const MODERATE: Sizes = {
+  burstMessages: 5_000, publishInFlight: 50,
+  slowInFlight: 1_000, slowEndpoints: 50, slowMessages: 5_000,
+  paceRates: [20, 200, 2_000], paceDurationMs: 5_000, paceWarmupMs: 500,
+  dispatcherCounts: [1, 2, 4],
+  fanOutMessages: 500, fanOutEndpoints: 10,
+  backlogRows: [1_000, 1_000_000], claimRepeats: 20,
+  waitTimeoutMs: 300_000,
+};
+
 const QUICK: Sizes = {
   burstMessages: 2_000, publishInFlight: 50,
   slowInFlight: 200, slowEndpoints: 10, slowMessages: 1_000,
@@ -58,6 +68,8 @@ export interface Options {
   readonly scenarios: readonly Scenario[];
   readonly runs: number;
   readonly engines: readonly ('server' | 'embedded')[];
+  /** `full` (the issue's sizes), `moderate` (a quarter of the messages, the full 1,000,000-row backlog), or `quick`. */
+  readonly size: 'full' | 'moderate' | 'quick';
   readonly quick: boolean;
   readonly sizes: Sizes;
   /** PostgreSQL server URL; the bench databases are created on it. */
@@ -78,7 +90,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
   --engine E          server | embedded | both (default both; e and g run on the server only)
-  --quick             small sizes, to check the command end to end
+  --size S            full | moderate | quick (default full: the issue's sizes; moderate: 5000-message
+                      bursts, 1000 in flight in (c), 5 s per rate in (d), full 1,000,000-row backlog in (g))
+  --quick             the same as --size quick: small sizes, to check the command end to end
   --messages N        messages of the bursts in (a), (b), (e) (default 20000; --quick 2000)
   --database-url URL  PostgreSQL server (default $BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
   --db-name NAME      bench database, dropped and recreated for every run (default tidings_bench)
@@ -98,13 +112,15 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' },
+      scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' }, size: { type: 'string' },
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
-  const quick = values.quick === true;
+  const size = values.quick === true ? 'quick' : values.size ?? 'full';
+  if (size !== 'full' && size !== 'moderate' && size !== 'quick') throw new Error(`--size must be full, moderate or quick, not "${size}"`);
+  const quick = size === 'quick';
   const scenarios = (values.scenarios ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
   for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–g)`);
   const engine = values.engine ?? 'both';
@@ -115,12 +131,13 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, not "${text}"`);
     return n;
   };
-  let sizes = quick ? QUICK : FULL;
+  let sizes = size === 'quick' ? QUICK : size === 'moderate' ? MODERATE : FULL;
   if (values.messages !== undefined) sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
   return {
     scenarios: ALL_SCENARIOS.filter((s) => scenarios.includes(s)),
     runs: positive('runs', values.runs, quick ? 1 : 3),
     engines: engine === 'both' ? ['server', 'embedded'] : [engine as 'server' | 'embedded'],
+    size,
     quick,
     sizes,
     databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',

@@ -126,7 +126,7 @@ async function main(): Promise<number> {
   })();
 
   const header = [
-    `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.quick ? '  (--quick: small sizes, figures not comparable)' : ''}`,
+    `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`}`,
     `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
     server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
     `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight`,
