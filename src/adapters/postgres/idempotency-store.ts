@@ -6,12 +6,15 @@ import { runTx } from './tx.ts';
 
 /*
  * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
- * statement wait (unique index) until it commits or rolls back, bounded by lock_timeout. $1 owner, $2 route,
- * $3 key, $4 fingerprint, $5 ttl ms. Returns one row when the key is ours; none when it already exists.
+ * statement wait (unique index) until it commits or rolls back, bounded by the transaction's lock_timeout,
+ * which the statement sets first ($6, e.g. '5000ms'; it stays for the rest of this short transaction).
+ * $1 owner, $2 route, $3 key, $4 fingerprint, $5 ttl ms. Returns one row when the key is ours; none when it
+ * already exists.
  */
 const CLAIM_KEY = `
+WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
 INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
-VALUES ($1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond')
+SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond' FROM wait
 ON CONFLICT (owner, route, key) DO NOTHING
 RETURNING 1`;
 
@@ -32,16 +35,16 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
     async run(scope: IdempotencyScope, work) {
       const keyParams = [scope.owner, scope.route, scope.key];
       return runTx(db, async (tx, client) => {
-        await client.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(scope.waitMs))}ms`]);
+        const claimParams = [...keyParams, scope.fingerprint, scope.ttlMs, `${Math.max(1, Math.round(scope.waitMs))}ms`];
         let claimed: boolean;
         try {
-          claimed = (await client.query(CLAIM_KEY, [...keyParams, scope.fingerprint, scope.ttlMs])).rowCount === 1;
+          claimed = (await client.query(CLAIM_KEY, claimParams)).rowCount === 1;
           if (!claimed) {
             const existing = await client.query<{ fingerprint: string; response_status: number | null; response_body: unknown; expired: boolean }>(READ_KEY, keyParams);
             const row = existing.rows[0];
             if (row !== undefined && row.expired) {
               await client.query(DROP_EXPIRED, keyParams);
-              claimed = (await client.query(CLAIM_KEY, [...keyParams, scope.fingerprint, scope.ttlMs])).rowCount === 1;
+              claimed = (await client.query(CLAIM_KEY, claimParams)).rowCount === 1;
             } else if (row !== undefined) {
               if (row.fingerprint !== scope.fingerprint) {
                 throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request');
@@ -57,7 +60,6 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
           throw error;
         }
         if (!claimed) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight; retry shortly', { headers: { 'retry-after': '1' } });
-        await client.query(`SELECT set_config('lock_timeout', '0', true)`);
         const answer: StoredAnswer = await work(tx);
         await client.query(STORE_ANSWER, [...keyParams, answer.status, JSON.stringify(answer.body)]);
         return { ...answer, replayed: false };
