@@ -18,6 +18,7 @@ import { testCipher } from '../support/cipher.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { deferred } from '../support/deferred.ts';
 
 const LEASE_MS = 30_000;
 
@@ -209,6 +210,25 @@ for (const engine of ENGINES) {
         assert.equal(a.a.length, 5);
         assert.equal(a.b.length, 3);
         assert.equal(new Set([...a.a, ...a.b]).size, 8, 'the two claims are disjoint');
+      });
+
+      test('(server only: concurrent transactions) a duplicate that waits longer than the idempotency wait while the first still runs gets idempotency_key_in_flight', async () => {
+        const appId = await insertApp(t.db);
+        const idem = createPgIdempotencyStore(t.db);
+        const gate = deferred<void>();
+        const holding = deferred<void>();
+        const scope = (waitMs: number) => ({ owner: 'admin', route: 'POST /msg', key: `slow-${appId}`, fingerprint: 'same', ttlMs: 60_000, waitMs });
+        const first = idem.run(scope(10_000), async () => {
+          holding.resolve();
+          await gate.promise;
+          return { status: 202, body: { id: 'msg_first' } };
+        });
+        await holding.promise;
+        await assert.rejects(idem.run(scope(150), async () => ({ status: 202, body: { id: 'msg_second' } })), (e: unknown) => e instanceof AppError && e.code === 'idempotency_key_in_flight');
+        gate.resolve();
+        assert.deepEqual((await first).body, { id: 'msg_first' });
+        const replay = await idem.run(scope(150), async () => ({ status: 202, body: { id: 'never' } }));
+        assert.deepEqual({ replayed: replay.replayed, body: replay.body }, { replayed: true, body: { id: 'msg_first' } });
       });
 
       test('(server only: concurrent transactions) twenty concurrent publishes with one Idempotency-Key make one message; every answer carries its id', async () => {
