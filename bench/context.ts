@@ -45,7 +45,7 @@ export async function rawReference(ctx: BenchContext, o: RawReferenceOptions): P
     urls, inFlight: o.inFlight, connectionsPerOrigin: o.connectionsPerOrigin, sign: o.sign,
     body: benchPayload(ctx.options.payloadBytes, 0), idPrefix: o.idPrefix, mode: 'burst', count: o.count, rate: 0, durationMs: 0,
     timeoutMs: ctx.options.sizes.waitTimeoutMs,
-  });
+  }, undefined, o.receiver.child.pid);
 }
 
 /** Formats a number with thousands separators for progress lines. */

@@ -37,6 +37,8 @@ export interface DeliverySpec {
 export interface DeliveryResult {
   readonly tag: string;
   readonly engine: Engine;
+  /** Commit of the engine source, and whether src/ or migrations/ had uncommitted changes. */
+  readonly source: { readonly commit: string | null; readonly dirty: boolean | null };
   readonly mode: 'e2e' | 'drain';
   readonly dispatchers: number;
   readonly concurrency: number;
@@ -143,6 +145,7 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
     return {
       tag: spec.tag,
       engine: spec.engine,
+      source: cluster.source,
       mode,
       dispatchers: spec.engine === 'server' ? spec.dispatchers : 1,
       concurrency: cluster.config.concurrency,

@@ -15,14 +15,16 @@ export interface RawHttpRun {
   readonly rssPeakBytes: number;
   /** CPU seconds the sender used during the workload. */
   readonly cpuS: number;
+  /** CPU seconds the receiver used meanwhile (when its pid was given), else null. */
+  readonly receiverCpuS: number | null;
 }
 
 /**
  * Runs the raw-HTTP reference in a child process (raw-http-process.ts) and samples its memory every
- * 50 ms. Bounded by `init.timeoutMs` plus 10 s for start and stop.
+ * 50 ms; with `receiverPid`, also the receiver's CPU time over the workload. Bounded by `init.timeoutMs` plus 10 s for start and stop.
  * @throws Error when the child exits without a result
  */
-export async function runRawHttp(init: RawHttpInit, logFile?: string): Promise<RawHttpRun> {
+export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPid?: number): Promise<RawHttpRun> {
   const child = startChild({ name: 'raw-http', args: [SCRIPT, JSON.stringify(init)], env: { PATH: process.env.PATH }, ipc: true, ...(logFile === undefined ? {} : { logFile }) });
   try {
     let ready: () => void = () => undefined;
@@ -42,10 +44,12 @@ export async function runRawHttp(init: RawHttpInit, logFile?: string): Promise<R
         await sleep(50);
       }
     })();
+    const receiverStart = receiverPid === undefined ? null : procUsage(receiverPid);
     child.process.send('go');
     const timeout = sleep(init.timeoutMs + 10_000).then(() => { throw new Error('raw-http reference did not finish in time'); });
     const r = await Promise.race([result, timeout]);
     const end = procUsage(child.pid);
+    const receiverEnd = receiverPid === undefined ? null : procUsage(receiverPid);
     sampling = false;
     await sampler;
     const { body, ...rest } = init;
@@ -57,6 +61,7 @@ export async function runRawHttp(init: RawHttpInit, logFile?: string): Promise<R
       rssIdleBytes: idle?.rssBytes ?? 0,
       rssPeakBytes: peak,
       cpuS: (end?.cpuS ?? 0) - (idle?.cpuS ?? 0),
+      receiverCpuS: receiverStart === null || receiverEnd === null ? null : receiverEnd.cpuS - receiverStart.cpuS,
     };
   } finally {
     if (child.process.connected) child.process.disconnect();

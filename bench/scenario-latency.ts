@@ -88,7 +88,7 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
     const report = await cluster.stop(acked);
     if (report.final !== null) {
       ctx.book.add({ scenario: 'd', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' }, report.final.ackedChecked - report.final.ackedStored);
-      ctx.details.push({ scenario: 'd', run, engine, final: report.final });
+      ctx.details.push({ scenario: 'd', run, engine, source: cluster.source, final: report.final });
       ctx.log(`  d ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`);
     }
   } finally {

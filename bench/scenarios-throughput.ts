@@ -10,6 +10,10 @@ function recordDelivery(ctx: BenchContext, scenario: string, run: number, r: Del
   const engine = r.engine;
   ctx.book.add({ scenario, engine, name: `deliveries/s${suffix}`, unit: '/s', better: 'higher', ceiling: extra.ceiling, target: engine === 'server' ? extra.deliveriesTarget ?? null : null }, r.deliveriesPerS);
   ctx.book.add({ scenario, engine, name: `missing deliveries${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.expectedDeliveries - r.delivered);
+  // CPU per delivery over every process involved (API, dispatchers, their database backends, receiver, load
+  // generator): less sensitive to other load on the machine than a rate.
+  const cpuS = Object.values(r.usage.cpuS).reduce((a, b) => a + b, 0) + (r.publishUsage === null ? 0 : Object.values(r.publishUsage.cpuS).reduce((a, b) => a + b, 0));
+  ctx.book.add({ scenario, engine, name: `CPU ms per delivery${suffix}`, unit: 'ms', better: 'lower', ceiling: `CPU ms per request${suffix.replace(/^ ×\d+$/, '')}` }, (1000 * cpuS) / Math.max(1, r.delivered));
   if (r.final !== null) ctx.book.add({ scenario, engine, name: `lost: 2xx but not stored${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.final.ackedChecked - r.final.ackedStored);
   ctx.details.push({ scenario, run, ...r });
   const c = r.usage.cores;
@@ -20,8 +24,11 @@ function recordDelivery(ctx: BenchContext, scenario: string, run: number, r: Del
     ` cores: ${cores}; machine ${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}${r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''}`);
 }
 
-function recordRaw(ctx: BenchContext, scenario: string, run: number, name: string, raw: RawHttpRun): void {
+function recordRaw(ctx: BenchContext, scenario: string, run: number, name: string, raw: RawHttpRun, cpuFigure = true): void {
   ctx.book.add({ scenario, engine: 'raw', name, unit: '/s', better: 'higher' }, raw.requestsPerS);
+  if (cpuFigure && raw.receiverCpuS !== null) {
+    ctx.book.add({ scenario, engine: 'raw', name: 'CPU ms per request', unit: 'ms', better: 'lower' }, (1000 * (raw.cpuS + raw.receiverCpuS)) / Math.max(1, raw.result.ok));
+  }
   ctx.details.push({ scenario, run, raw: name, ...raw, result: { ...raw.result, ids: undefined, sentAt: undefined } });
   ctx.log(`  ${scenario} raw ${name} run ${run}: ${n0(raw.requestsPerS)} req/s, ${raw.result.ok}/${raw.result.sent} ok, max in flight ${raw.result.maxInFlight}${raw.result.failed > 0 ? `, first error ${raw.result.firstError}` : ''}`);
 }
@@ -47,7 +54,7 @@ export async function scenarioA(ctx: BenchContext): Promise<void> {
     for (let run = 1; run <= runs; run += 1) {
       const raw = { receiver, paths: 1, inFlight: config.concurrency, count: sizes.burstMessages, connectionsPerOrigin: config.maxSocketsPerOrigin };
       recordRaw(ctx, 'a', run, 'req/s signed', await rawReference(ctx, { ...raw, sign: true, idPrefix: `raw_a${run}s_` }));
-      recordRaw(ctx, 'a', run, 'req/s unsigned', await rawReference(ctx, { ...raw, sign: false, idPrefix: `raw_a${run}u_` }));
+      recordRaw(ctx, 'a', run, 'req/s unsigned', await rawReference(ctx, { ...raw, sign: false, idPrefix: `raw_a${run}u_` }), false);
       for (const engine of engines) {
         const r = await runDelivery(ctx.base, spec(ctx, { tag: `a-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'e2e', dispatchers: 1, env: {} }));
         recordDelivery(ctx, 'a', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 7500 (floor 5000)' });
@@ -118,7 +125,7 @@ export async function scenarioE(ctx: BenchContext): Promise<void> {
       let single = Number.NaN;
       for (const k of sizes.dispatcherCounts) {
         const raw = await rawReference(ctx, { receiver, paths: 1, inFlight: config.concurrency * k, count: sizes.burstMessages, connectionsPerOrigin: config.maxSocketsPerOrigin * k, sign: true, idPrefix: `raw_e${run}_${k}_` });
-        recordRaw(ctx, 'e', run, `req/s signed ×${k}`, raw);
+        recordRaw(ctx, 'e', run, `req/s signed ×${k}`, raw, k === sizes.dispatcherCounts[0]);
         const r = await runDelivery(ctx.base, spec(ctx, { tag: `e-${k}-${run}`, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: k, env: {} }));
         recordDelivery(ctx, 'e', run, r, { ceiling: `req/s signed ×${k}`, suffix: ` ×${k}` });
         ctx.book.add({ scenario: 'e', engine: 'server', name: `machine busy cores ×${k}`, unit: 'cores', better: 'lower', target: `of ${r.usage.machineCores}` }, r.usage.machineBusyCores);

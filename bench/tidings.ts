@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,8 @@ export interface Cluster {
   readonly config: Config;
   /** URL of the bench database (server engine), else null. */
   readonly databaseUrl: string | null;
+  /** The engine source the processes started with. */
+  readonly source: ReturnType<typeof sourceVersion>;
   /** Processes that dispatch: the dispatcher-only ones, or the embedded `serve`. */
   dispatching(): readonly Child[];
   /** Starts `count` more dispatcher-only processes and waits for their readiness (server engine). */
@@ -121,6 +124,21 @@ export interface ClusterOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Tag used in log file names. */
   readonly tag: string;
+}
+
+/**
+ * The engine source a cluster starts with: the commit, and whether src/ or migrations/ differ from it
+ * (other work may land in the checkout while a long benchmark runs).
+ */
+export function sourceVersion(): { readonly commit: string | null; readonly dirty: boolean | null } {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations'], { cwd: root, encoding: 'utf8' }).trim();
+    return { commit, dirty: status !== '' };
+  } catch {
+    return { commit: null, dirty: null };
+  }
 }
 
 /** URL of database `name` on the server of `serverUrl`. */
@@ -223,6 +241,7 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
   };
 
   try {
+    const source = sourceVersion();
     const first = await launch(options.engine === 'server' ? 'api' : 'serve');
     const config = loadConfig(first.env);
     const dispatchers: Child[] = [];
@@ -239,6 +258,7 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
       dispatchers,
       config,
       databaseUrl: dbUrl,
+      source,
       dispatching: () => (options.engine === 'server' ? dispatchers : [first.child]),
       addDispatchers,
       stop: stopAll,
