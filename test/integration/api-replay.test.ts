@@ -224,6 +224,14 @@ for (const engine of ENGINES) {
       const all = await finished((await api.svix.endpoint.bulkReplay(app.id, ep.id, { since })).id);
       assert.equal(all.data.messagesSent, 7, 'dead and succeeded by default (Svix: both)');
       assert.ok((await rows(ep.id, 'bulk_replay_requested')).every((r) => r.state === 'pending'));
+
+      // A paused endpoint's replayed deliveries wait like its other pending ones (at 'infinity') until resumed.
+      await settle(deadA, ep.id, 'dead', 503);
+      await db().query(`UPDATE endpoints SET status = 'paused' WHERE id = $1`, [ep.id]);
+      const paused = await finished((await api.svix.endpoint.bulkReplay(app.id, ep.id, { since, status: MessageStatus.Fail })).id);
+      assert.equal(paused.data.messagesSent, 3);
+      const held = (await db().query<{ held: boolean }>(`SELECT next_attempt_at = 'infinity'::timestamptz AS held FROM deliveries WHERE message_id = ANY ($1::text[]) AND endpoint_id = $2`, [deadA, ep.id])).rows;
+      assert.deepEqual(held.map((r) => r.held), [true, true, true]);
     });
 
     test('dead letters are listed per application and per endpoint with their reason, and replayed by filter, paced per endpoint', async () => {

@@ -42,7 +42,8 @@ const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, man
  * application), filtered by their message (window on messages.created_at at the millisecond precision the
  * API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
- * disabled) at the pace, each endpoint from its slot. The UPDATE re-checks the state, so a delivery that a
+ * disabled) at the pace, each endpoint from its slot; a paused endpoint's wait at 'infinity' like its other
+ * pending deliveries (DESIGN §3), until it is resumed. The UPDATE re-checks the state, so a delivery that a
  * resend or a dispatcher changed meanwhile is left alone.
  * $1 app id, $2 endpoint id (NULL = all), $3 states, $4 cursor (delivery id, NULL = start), $5 since,
  * $6 until (NULL = unbounded), $7 event types (NULL = all), $8 channel, $9 tag, $10 status code class,
@@ -65,16 +66,18 @@ WITH clock AS (
   ORDER BY d.id
   LIMIT $11
 ), usable AS (
-  SELECT c.id, c.endpoint_id FROM cand c JOIN endpoints e ON e.id = c.endpoint_id
+  SELECT c.id, c.endpoint_id, e.status = 'paused' AS paused FROM cand c JOIN endpoints e ON e.id = c.endpoint_id
   WHERE NOT c.expunged AND e.deleted_at IS NULL AND e.status <> 'disabled'
 ), ranked AS (
-  SELECT u.id, u.endpoint_id, row_number() OVER (PARTITION BY u.endpoint_id ORDER BY u.id) AS rank,
+  SELECT u.id, u.endpoint_id, u.paused, row_number() OVER (PARTITION BY u.endpoint_id ORDER BY u.id) AS rank,
          greatest(clock.now, coalesce(s.slot, clock.now)) AS base
   FROM usable u CROSS JOIN clock
   LEFT JOIN unnest($13::text[], $14::timestamptz[]) AS s(endpoint_id, slot) ON s.endpoint_id = u.endpoint_id
 ), moved AS (
   UPDATE deliveries d
-  SET ${REPLAY_SET}, next_attempt_at = r.base + (r.rank - 1) * $12::double precision * interval '1 millisecond',
+  SET ${REPLAY_SET},
+      next_attempt_at = CASE WHEN r.paused THEN 'infinity'::timestamptz
+                             ELSE r.base + (r.rank - 1) * $12::double precision * interval '1 millisecond' END,
       updated_at = (SELECT now FROM clock)
   FROM ranked r
   WHERE d.id = r.id AND d.state = ANY ($3::text[])
@@ -90,7 +93,7 @@ SELECT (SELECT max(id)::text FROM cand) AS cursor,
        (SELECT count(*)::int FROM usable) - (SELECT count(*)::int FROM moved) AS already_queued,
        (SELECT count(*)::int FROM moved) AS queued,
        (SELECT coalesce(json_object_agg(endpoint_id, last), '{}'::json)
-          FROM (SELECT endpoint_id, max(next_attempt_at) AS last FROM moved GROUP BY endpoint_id) x) AS last_due,
+          FROM (SELECT endpoint_id, max(next_attempt_at) AS last FROM moved WHERE next_attempt_at <> 'infinity'::timestamptz GROUP BY endpoint_id) x) AS last_due,
        (SELECT now FROM clock) AS at`;
 
 /*
@@ -106,7 +109,8 @@ const REPLAY_MISSING = `
 WITH clock AS (
   SELECT coalesce($10::timestamptz, clock_timestamp()) AS now
 ), ep AS (
-  SELECT id, filter_types, channels, status <> 'disabled' AND deleted_at IS NULL AS usable FROM endpoints WHERE id = $2 AND app_id = $1
+  SELECT id, filter_types, channels, status <> 'disabled' AND deleted_at IS NULL AS usable, status = 'paused' AS paused
+  FROM endpoints WHERE id = $2 AND app_id = $1
 ), cand AS (
   SELECT m.id AS message_id, d.id AS delivery_id, d.state,
          (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged
@@ -126,14 +130,17 @@ WITH clock AS (
   WHERE ep.usable AND NOT c.expunged AND (c.delivery_id IS NULL OR c.state = 'skipped')
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
-  SELECT $1, t.message_id, $2, 'pending', t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond',
+  SELECT $1, t.message_id, $2, 'pending',
+         CASE WHEN (SELECT paused FROM ep) THEN 'infinity'::timestamptz ELSE t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond' END,
          (SELECT now FROM clock), (SELECT now FROM clock)
   FROM todo t WHERE t.delivery_id IS NULL
   ON CONFLICT (message_id, endpoint_id) DO NOTHING
   RETURNING id, next_attempt_at, fencing_token
 ), moved AS (
   UPDATE deliveries d
-  SET ${REPLAY_SET}, next_attempt_at = t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond',
+  SET ${REPLAY_SET},
+      next_attempt_at = CASE WHEN (SELECT paused FROM ep) THEN 'infinity'::timestamptz
+                             ELSE t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond' END,
       updated_at = (SELECT now FROM clock)
   FROM todo t
   WHERE d.id = t.delivery_id AND d.state = 'skipped'
@@ -152,7 +159,8 @@ SELECT (SELECT max(message_id) FROM cand) AS cursor,
          - CASE WHEN (SELECT usable FROM ep) THEN 0 ELSE (SELECT count(*)::int FROM cand WHERE NOT expunged) END
          - (SELECT count(*)::int FROM changed) AS already_queued,
        (SELECT count(*)::int FROM changed) AS queued,
-       (SELECT CASE WHEN count(*) = 0 THEN '{}'::json ELSE json_build_object($2::text, max(next_attempt_at)) END FROM changed) AS last_due,
+       (SELECT CASE WHEN count(*) = 0 THEN '{}'::json ELSE json_build_object($2::text, max(next_attempt_at)) END
+          FROM changed WHERE next_attempt_at <> 'infinity'::timestamptz) AS last_due,
        (SELECT now FROM clock) AS at`;
 
 interface BatchRow {
