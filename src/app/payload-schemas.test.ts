@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AppError } from '../domain/errors.ts';
+import type { EventTypeRecord } from '../ports/event-type-store.ts';
+import { createPayloadSchemas, latestVersion } from './payload-schemas.ts';
+
+const eventType = (schemas: Record<string, unknown> | null, updatedAtMs = 0): EventTypeRecord => ({
+  name: 'thing.happened', description: '', archived: false, deprecated: false, schemas, groupName: null, featureFlags: null,
+  createdAt: new Date(0), updatedAt: new Date(updatedAtMs),
+});
+
+const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+/** The issues of a refused payload, as `loc joined by dots → type`. */
+function refusal(run: () => void): string[] {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof AppError && error.code === 'validation' && Array.isArray(error.detail));
+    return (error.detail as { loc: (string | number)[]; type: string }[]).map((d) => `${d.loc.join('.')} ${d.type}`).sort();
+  }
+  assert.fail('expected a 422');
+}
+
+test('latestVersion picks the highest numeric version, not the last key or the largest string', () => {
+  assert.equal(latestVersion({ 2: {}, 10: {}, 9: {} }), '10');
+  assert.equal(latestVersion({}), null);
+  assert.equal(latestVersion({ v1: {} }), null);
+});
+
+test('check accepts Svix schemas maps and names each bad version', () => {
+  const s = createPayloadSchemas();
+  assert.deepEqual(s.check(null), []);
+  assert.deepEqual(s.check({ 1: { type: 'object' }, 2: true }), []);
+  assert.deepEqual(s.check({ 1: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }] } }), []);
+  assert.deepEqual(s.check([]).map((i) => i.loc), [['body', 'schemas']]);
+  assert.deepEqual(s.check({ one: {}, 0: {}, 2: 'x', 3: { type: 'nonsense' } }).map((i) => i.loc.join('.')).sort(), ['body.schemas.0', 'body.schemas.2', 'body.schemas.3', 'body.schemas.one']);
+});
+
+test('validate checks the latest version with formats and reports every violation under body.payload', () => {
+  const s = createPayloadSchemas();
+  const et = eventType({
+    1: { type: 'object', required: ['old'] },
+    2: { type: 'object', required: ['id', 'at'], properties: { id: { type: 'integer' }, at: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' } } } },
+  });
+  assert.doesNotThrow(() => s.validate(et, bytes({ id: 1, at: '2026-01-01T00:00:00Z' })), 'version 1 no longer applies');
+  assert.deepEqual(refusal(() => s.validate(et, bytes({ at: 'soon', tags: ['a', 2] }))), [
+    'body.payload.at value_error.jsonschema.format',
+    'body.payload.id value_error.jsonschema.required',
+    'body.payload.tags.1 value_error.jsonschema.type',
+  ]);
+  assert.deepEqual(refusal(() => s.validate(et, Buffer.from('{not json'))), ['body.payload value_error.json']);
+  assert.doesNotThrow(() => s.validate(eventType(null), Buffer.from('"anything"')));
+});
+
+test('a changed event type is compiled again (the cache follows updatedAt)', () => {
+  const s = createPayloadSchemas();
+  assert.doesNotThrow(() => s.validate(eventType({ 1: { type: 'number' } }, 1), bytes(5)));
+  assert.deepEqual(refusal(() => s.validate(eventType({ 1: { type: 'string' } }, 2), bytes(5))), ['body.payload value_error.jsonschema.type']);
+  assert.doesNotThrow(() => s.validate(eventType({ 1: { type: 'number' } }, 3), bytes(5)));
+});
