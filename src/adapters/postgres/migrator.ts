@@ -24,6 +24,9 @@ export async function migrate(db: Db, logger: Logger): Promise<string[]> {
         migrationsTable: 'pgmigrations',
         count: Number.POSITIVE_INFINITY,
         checkOrder: true,
+        // Processes that start together wait for the one migrating (the default, 'fail', made every other
+        // start-up exit with "Another migration is already running").
+        advisoryLockMode: 'wait',
         logger: { debug: () => undefined, info: (msg: string) => logger.debug({ msg }, 'migrate'), warn: (msg: string) => logger.warn({ msg }, 'migrate'), error: (msg: string) => logger.error({ msg }, 'migrate') },
       });
       return result.map((m) => m.name);
