@@ -41,7 +41,7 @@ describe('database restart under load', () => {
     for (const path of paths) await world.receiver.script(path, [], { status: 200, delayMs: 200 });
     const dispatchers: TidingsProcess[] = [await world.startDispatcher('s4-d1'), await world.startDispatcher('s4-d2')];
     const ledger = new Ledger();
-    const load = startLoad({ api: () => api, appId, paths, ledger, maxMessages: 600, maxMs: 120_000, concurrency: 3, paceMs: 20 });
+    const load = startLoad({ api: () => api, appId, paths, ledger, maxMessages: 3_000, maxMs: 120_000, concurrency: 3, paceMs: 20 });
 
     const outages: { mode: StopMode; downAtMs: number; upAtMs: number; answersWhileDown: Answer[] }[] = [];
     for (const mode of ['fast', 'immediate'] as const) {

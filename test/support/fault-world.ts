@@ -175,7 +175,7 @@ export interface Load {
 /** Starts a bounded publish load; every accepted message goes into the ledger. */
 export function startLoad(options: LoadOptions): Load {
   const answers: Answer[] = [];
-  const waiters = new Set<{ predicate: (a: readonly Answer[]) => boolean; resolve: () => void }>();
+  const waiters = new Set<{ predicate: (a: readonly Answer[]) => boolean; resolve: () => void; reject: (error: Error) => void }>();
   let started = 0;
   let accepted = 0;
   let stopped = false;
@@ -221,9 +221,14 @@ export function startLoad(options: LoadOptions): Load {
       await pause(options.paceMs);
     }
   };
+  let ended = false;
   const done = Promise.all(Array.from({ length: options.concurrency }, () => publisher())).then(() => {
     stopped = true;
-    for (const w of [...waiters]) if (w.predicate(answers)) w.resolve();
+    ended = true;
+    for (const w of [...waiters]) {
+      if (w.predicate(answers)) w.resolve();
+      else w.reject(new Error(`the load ended (${answers.length} answers, ${accepted} accepted) before the awaited condition held`));
+    }
   });
   return {
     answers,
@@ -232,6 +237,7 @@ export function startLoad(options: LoadOptions): Load {
     },
     waitFor(predicate, timeoutMs, what) {
       if (predicate(answers)) return Promise.resolve();
+      if (ended) return Promise.reject(new Error(`load.waitFor(${what}): the load has ended (${answers.length} answers, ${accepted} accepted)`));
       return new Promise((resolve, reject) => {
         const waiter = {
           predicate,
@@ -239,6 +245,11 @@ export function startLoad(options: LoadOptions): Load {
             clearTimeout(timer);
             waiters.delete(waiter);
             resolve();
+          },
+          reject: (error: Error) => {
+            clearTimeout(timer);
+            waiters.delete(waiter);
+            reject(new Error(`load.waitFor(${what}): ${error.message}`));
           },
         };
         const timer = setTimeout(() => {

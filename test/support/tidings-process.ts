@@ -25,7 +25,7 @@ export interface TidingsProcessOptions {
   readonly env: Readonly<Record<string, string>>;
   /** A name for messages (e.g. `dispatcher-a`). */
   readonly name?: string;
-  /** How long to wait for the role to listen (default 60 s; machines are shared and slow). */
+  /** How long to wait for the role to listen (default 120 s: machines are shared, and a start-up under load is slow). */
   readonly startTimeoutMs?: number;
   /** Print the child's stderr lines to ours (default: only when TIDINGS_FAULT_VERBOSE is set). */
   readonly echoStderr?: boolean;
@@ -238,7 +238,7 @@ export async function startTidingsProcess(options: TidingsProcessOptions): Promi
     ? (l: LogLine) => typeof l.msg === 'string' && l.msg.startsWith('admin server listening')
     : (l: LogLine) => l.msg === 'HTTP API listening';
   try {
-    await p.waitForLog(listening, options.startTimeoutMs ?? 60_000, `${options.role} listening`);
+    await p.waitForLog(listening, options.startTimeoutMs ?? 120_000, `${options.role} listening`);
   } catch (error) {
     await p.kill().catch(() => undefined);
     throw error;
