@@ -20,6 +20,12 @@ export interface Receiver {
    * Returns the last stats; the caller compares `unique` with what it expected.
    */
   waitForUnique(count: number, timeoutMs: number, idleMs?: number): Promise<ReceiverStats>;
+  /**
+   * Polls until every one of `keys` (`<webhook-id>@<path>`) has arrived, or nothing new arrived for
+   * `idleMs`, or `timeoutMs` passed; returns the arrival times then (a key without one did not arrive).
+   * Unlike {@link waitForUnique} it is not fooled by stragglers of an earlier phase.
+   */
+  waitForKeys(keys: readonly string[], timeoutMs: number, idleMs?: number): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +89,24 @@ export async function startReceiver(init: ReceiverInit, logFile?: string): Promi
         last = s;
       }
       return last;
+    },
+    async waitForKeys(keys, timeoutMs, idleMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let lastRequests = -1;
+      let lastChange = Date.now();
+      for (;;) {
+        const s = await receiver.stats();
+        if (s.requests !== lastRequests) {
+          lastRequests = s.requests;
+          lastChange = Date.now();
+        }
+        const done = Date.now() >= deadline || Date.now() - lastChange >= idleMs;
+        if (s.unique >= keys.length || done) {
+          const times = await receiver.times();
+          if (done || keys.every((k) => times.has(k))) return times;
+        }
+        await sleep(s.unique >= keys.length ? 250 : 50);
+      }
     },
     async stop() {
       try {

@@ -14,6 +14,7 @@ function recordDelivery(ctx: BenchContext, scenario: string, run: number, r: Del
   // generator): less sensitive to other load on the machine than a rate.
   const cpuS = Object.values(r.usage.cpuS).reduce((a, b) => a + b, 0) + (r.publishUsage === null ? 0 : Object.values(r.publishUsage.cpuS).reduce((a, b) => a + b, 0));
   ctx.book.add({ scenario, engine, name: `CPU ms per delivery${suffix}`, unit: 'ms', better: 'lower', ceiling: `CPU ms per request${suffix.replace(/^ ×\d+$/, '')}` }, (1000 * cpuS) / Math.max(1, r.delivered));
+  ctx.book.add({ scenario, engine, name: `publish calls failed${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.publish.failed);
   if (r.final !== null) ctx.book.add({ scenario, engine, name: `lost: 2xx but not stored${suffix}`, unit: 'count', better: 'lower', target: '0' }, r.final.ackedChecked - r.final.ackedStored);
   ctx.details.push({ scenario, run, ...r });
   const c = r.usage.cores;
