@@ -31,7 +31,9 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
     try {
       value = JSON.parse(text);
     } catch (error) {
-      done(new AppError('bad_request', `Malformed JSON: ${(error as Error).message}`, { cause: error }), undefined);
+      // Only the position: the parser's own message quotes the body, which may hold a secret.
+      const position = /position (\d+)/.exec((error as Error).message)?.[1];
+      done(new AppError('bad_request', position === undefined ? 'Malformed JSON' : `Malformed JSON at byte ${position}`, { cause: error }), undefined);
       return;
     }
     request.rawBody = bytes;
