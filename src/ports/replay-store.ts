@@ -72,7 +72,7 @@ export interface ReplayStore {
    * state it had and is not retried. A pending delivery is made due now. A leased one is left alone (an
    * attempt is already in flight). With no delivery yet for the pair, one is made.
    * @returns false when the message or the endpoint does not exist in the application (or is deleted)
-   * @throws AppError `conflict` when the endpoint is disabled or paused
+   * @throws AppError `conflict` when the endpoint is disabled or paused, or the message content was expunged
    */
   resend(input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
   /**

@@ -153,6 +153,19 @@ describe('end to end on the PostgreSQL server', () => {
     assert.deepEqual(row, { state: 'skipped' }, 'messages for a disabled endpoint are kept as skipped');
   });
 
+  test('resend of a message whose content was expunged is refused with 409 and sends nothing', async () => {
+    const app = await svix.application.create({ name: 'expunged' });
+    const epId = await endpoint(app.id, '/expunged');
+    const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { secret: 'gone soon' } });
+    await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
+    await svix.message.expungeContent(app.id, msg.id);
+    const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(res.status, 409);
+    assert.equal(((await res.json()) as { code: string }).code, 'conflict');
+    const state = (await database.db.query('SELECT state FROM deliveries WHERE message_id = $1', [msg.id])).rows[0];
+    assert.deepEqual(state, { state: 'succeeded' });
+  });
+
   test('metrics count published messages and attempts by outcome', async () => {
     const text = await (await fetch(`${tidings.apiUrl}/metrics`)).text();
     assert.match(text, /tidings_messages_published_total\{app="app_[^"]+"\} \d+/);

@@ -11,14 +11,14 @@ import { onCommit, txClient } from './tx.ts';
  */
 const RESEND = `
 WITH target AS (
-  SELECT m.id AS message_id, e.id AS endpoint_id, e.status
+  SELECT m.id AS message_id, e.id AS endpoint_id, e.status, m.payload IS NULL OR m.payload_expunged_at IS NOT NULL AS expunged
   FROM messages m JOIN endpoints e ON e.app_id = m.app_id
   WHERE m.app_id = $1 AND m.id = $2 AND e.id = $3 AND e.deleted_at IS NULL
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, manual, manual_return, created_at, updated_at)
   SELECT $1, message_id, endpoint_id, 'pending', coalesce($4::timestamptz, clock_timestamp()), true, 'dead',
          coalesce($4::timestamptz, clock_timestamp()), coalesce($4::timestamptz, clock_timestamp())
-  FROM target WHERE status = 'active'
+  FROM target WHERE status = 'active' AND NOT expunged
   ON CONFLICT (message_id, endpoint_id) DO UPDATE
   SET manual = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN true ELSE deliveries.manual END,
       manual_return = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN deliveries.state ELSE deliveries.manual_return END,
@@ -30,7 +30,7 @@ WITH target AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at)
   SELECT id, state, 'resend_requested', coalesce($4::timestamptz, clock_timestamp()) FROM made
 )
-SELECT t.status, (SELECT count(*)::int FROM made) AS queued FROM target t`;
+SELECT t.status, t.expunged, (SELECT count(*)::int FROM made) AS queued FROM target t`;
 
 /** The SET list of a replay (DESIGN §3): pending, a fresh schedule, nothing left of the previous round's lease or resend. */
 const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, manual = false, manual_return = NULL,
@@ -196,12 +196,13 @@ export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
   return {
     async resend(input) {
       const res = await db.tx(async (client) => {
-        const r = await client.query<{ status: string; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
+        const r = await client.query<{ status: string; expunged: boolean; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
         if ((r.rows[0]?.queued ?? 0) > 0 && db.engine === 'server') await client.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
         return r.rows[0];
       });
       if (res === undefined) return false;
       if (res.status !== 'active') throw new AppError('conflict', `The endpoint is ${res.status}; enable it before resending`);
+      if (res.expunged) throw new AppError('conflict', 'The message content was expunged; there is nothing to send');
       wake();
       return true;
     },
