@@ -7,6 +7,7 @@ import type { Db, Queryable } from '../src/adapters/postgres/db.ts';
 import * as deliverySql from '../src/adapters/postgres/delivery-sql.ts';
 import { createPgDeliveryStore } from '../src/adapters/postgres/delivery-store.ts';
 import { n0, effectiveConfig, type BenchContext } from './context.ts';
+import { commitReference } from './pg-reference.ts';
 import { startChild } from './procs.ts';
 import { quantile, round } from './stats.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
@@ -160,7 +161,8 @@ function perStatement(samples: readonly ClaimSample[]): Record<string, number> {
  * (g) Claim cost against the size of the backlog (server only): the bench database is filled by SQL
  * (generate_series) with each backlog size in turn; the store's `claim` (every statement it runs, CLAIM
  * of delivery-sql.ts among them) and a minimal SKIP LOCKED claim are timed in rolled-back transactions,
- * and EXPLAIN (ANALYZE, BUFFERS) of each statement is kept.
+ * and EXPLAIN (ANALYZE, BUFFERS) of each statement is kept. Then the database ceiling: small commits per
+ * second from 8 clients, plain and with pg_notify (pg-reference.ts).
  */
 export async function scenarioG(ctx: BenchContext): Promise<void> {
   if (!ctx.options.engines.includes('server')) return;
@@ -205,6 +207,12 @@ export async function scenarioG(ctx: BenchContext): Promise<void> {
         });
         ctx.log(`  g run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(statements).map(([k, v]) => `${k} ${v}`).join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`);
       }
+    }
+    for (let run = 1; run <= runs; run += 1) {
+      const commits = await commitReference(url, ctx.options.quick ? 1_000 : 3_000);
+      for (const [figure, perS] of Object.entries(commits)) ctx.book.add({ scenario: 'g', engine: 'raw', name: figure, unit: '/s', better: 'higher' }, perS);
+      ctx.details.push({ scenario: 'g', run, commitReference: commits, clients: 8 });
+      ctx.log(`  g run ${run} commit reference (8 clients): ${Object.entries(commits).map(([k, v]) => `${k.replace('commits/s: ', '')} ${n0(v)}/s`).join(', ')}`);
     }
     const small = sizes.backlogRows[0];
     const large = sizes.backlogRows[sizes.backlogRows.length - 1];
