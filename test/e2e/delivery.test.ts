@@ -4,17 +4,14 @@
  * verifies every request with the public `standardwebhooks` package.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Svix } from 'svix';
-import { encodeSecret } from '../../src/domain/signing.ts';
-import { startTidings, type Running } from '../../src/main/compose.ts';
-import { TEST_ENCRYPTION_KEYS } from '../support/cipher.ts';
-import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { LogTap, type LogLine } from '../support/log-tap.ts';
-import { startTestReceiver, type TestReceiver } from '../support/test-receiver.ts';
+import type { Svix } from 'svix';
+import type { Running } from '../../src/main/compose.ts';
+import type { TestDatabase } from '../support/db.ts';
+import type { LogTap, LogLine } from '../support/log-tap.ts';
+import { startInProcessWorld, type InProcessWorld } from '../support/in-process.ts';
+import type { TestReceiver } from '../support/test-receiver.ts';
 
-const TOKEN = 'e2e_admin_token_0123456789abcdef';
 /** Retry schedule in ms for the test: 4 attempts in all. */
 const SCHEDULE_MS = [60, 120, 180];
 
@@ -22,46 +19,23 @@ const attempted = (messageId: string, next?: string) => (l: LogLine): boolean =>
   l.event === 'delivery.attempted' && l.messageId === messageId && (next === undefined || l.next === next);
 
 describe('end to end on the PostgreSQL server', () => {
+  let world: InProcessWorld;
   let database: TestDatabase;
   let tidings: Running;
   let receiver: TestReceiver;
   let svix: Svix;
-  const logs = new LogTap();
+  let logs: LogTap;
+  let endpoint: InProcessWorld['endpoint'];
 
   before(async () => {
-    database = await freshServerDatabase();
-    receiver = await startTestReceiver();
-    tidings = await startTidings({
-      roles: { api: true, dispatcher: true },
-      logDestination: logs,
-      env: {
-        DATABASE_URL: database.url,
-        TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-        TIDINGS_API_TOKEN: TOKEN,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
-        TIDINGS_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => `${ms}ms`).join(','),
-        TIDINGS_POLL_INTERVAL: '50ms',
-        TIDINGS_LOG_LEVEL: 'info',
-      },
-    });
-    svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+    world = await startInProcessWorld({ TIDINGS_RETRY_SCHEDULE: SCHEDULE_MS.map((ms) => `${ms}ms`).join(',') });
+    ({ database, tidings, receiver, svix, logs } = world);
+    endpoint = (appId, path) => world.endpoint(appId, path);
   });
 
   after(async () => {
-    await tidings?.stop();
-    await receiver?.stop();
-    await database?.drop();
+    await world?.stop();
   });
-
-  /** Creates an endpoint on `path` of the receiver with a known secret the receiver verifies with. */
-  async function endpoint(appId: string, path: string): Promise<string> {
-    const secret = encodeSecret(randomBytes(32));
-    await receiver.setSecret(path, secret);
-    const ep = await svix.endpoint.create(appId, { url: receiver.url(path), secret });
-    return ep.id;
-  }
 
   test('1,000 messages fanned out to 3 endpoints are all delivered, each once, every signature valid', async () => {
     const app = await svix.application.create({ name: 'fan-out', uid: 'fan-out' });
@@ -120,7 +94,7 @@ describe('end to end on the PostgreSQL server', () => {
     const dead = await logs.waitFor(attempted(msg.id, 'dead'), 30_000, 'the dead letter');
     assert.equal(dead.attempt, SCHEDULE_MS.length + 1);
     assert.equal(dead.deadReason, 'exhausted');
-    const timeline = await (await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as { deliveryState: string; attemptCount: number };
+    const timeline = await (await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, { headers: { authorization: `Bearer ${world.token}` } })).json() as { deliveryState: string; attemptCount: number };
     assert.equal(timeline.deliveryState, 'dead');
     assert.equal(timeline.attemptCount, SCHEDULE_MS.length + 1);
     assert.equal((await receiver.requests()).filter((r) => r.path === '/down').length, SCHEDULE_MS.length + 1);
@@ -159,7 +133,7 @@ describe('end to end on the PostgreSQL server', () => {
     const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { secret: 'gone soon' } });
     await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
     await svix.message.expungeContent(app.id, msg.id);
-    const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, { method: 'POST', headers: { authorization: `Bearer ${world.token}` } });
     assert.equal(res.status, 409);
     assert.equal(((await res.json()) as { code: string }).code, 'conflict');
     const state = (await database.db.query('SELECT state FROM deliveries WHERE message_id = $1', [msg.id])).rows[0];

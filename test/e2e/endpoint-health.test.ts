@@ -4,55 +4,34 @@
  * separate process on 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Svix } from 'svix';
-import { encodeSecret } from '../../src/domain/signing.ts';
-import { startTidings, type Running } from '../../src/main/compose.ts';
-import { TEST_ENCRYPTION_KEYS } from '../support/cipher.ts';
-import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { LogTap } from '../support/log-tap.ts';
-import { startTestReceiver, type TestReceiver } from '../support/test-receiver.ts';
+import type { Svix } from 'svix';
+import type { TestDatabase } from '../support/db.ts';
+import { startInProcessWorld, type InProcessWorld } from '../support/in-process.ts';
+import type { LogTap } from '../support/log-tap.ts';
+import type { TestReceiver } from '../support/test-receiver.ts';
 
-const TOKEN = 'e2e_admin_token_health_0123456789';
 
 describe('endpoint health end to end', () => {
+  let world: InProcessWorld;
   let database: TestDatabase;
-  let tidings: Running;
   let receiver: TestReceiver;
   let svix: Svix;
-  const logs = new LogTap();
-  const api = (method: string, path: string, body?: unknown) => fetch(`${tidings.apiUrl}${path}`, {
-    method, headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  let logs: LogTap;
+  let api: InProcessWorld['api'];
+  let endpoint: InProcessWorld['endpoint'];
 
   before(async () => {
-    database = await freshServerDatabase();
-    receiver = await startTestReceiver();
-    tidings = await startTidings({
-      roles: { api: true, dispatcher: true },
-      logDestination: logs,
-      env: {
-        DATABASE_URL: database.url, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: TOKEN,
-        HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_LOG_LEVEL: 'info',
-        TIDINGS_CONCURRENCY: '64', TIDINGS_ATTEMPT_DEADLINE: '3s', TIDINGS_HEADERS_TIMEOUT: '3s', TIDINGS_LEASE: '10s',
-        TIDINGS_RETRY_SCHEDULE: '500ms,1s,2s', TIDINGS_BREAKER_THRESHOLD: '1000', TIDINGS_POLL_INTERVAL: '50ms',
-      },
+    world = await startInProcessWorld({
+      TIDINGS_CONCURRENCY: '64', TIDINGS_ATTEMPT_DEADLINE: '3s', TIDINGS_HEADERS_TIMEOUT: '3s', TIDINGS_LEASE: '10s',
+      TIDINGS_RETRY_SCHEDULE: '500ms,1s,2s', TIDINGS_BREAKER_THRESHOLD: '1000',
     });
-    svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+    ({ database, receiver, svix, logs, api } = world);
+    endpoint = (appId, path) => world.endpoint(appId, path);
   });
   after(async () => {
-    await tidings?.stop();
-    await receiver?.stop();
-    await database?.drop();
+    await world?.stop();
   });
-
-  async function endpoint(appId: string, path: string): Promise<string> {
-    const secret = encodeSecret(randomBytes(32));
-    await receiver.setSecret(path, secret);
-    return (await svix.endpoint.create(appId, { url: receiver.url(path), secret })).id;
-  }
 
   /** Publishes `count` messages one by one (each awaited: a paced trickle) and returns publish → delivered latencies (ms, database clock). */
   async function trickle(appId: string, count: number): Promise<number[]> {
@@ -71,9 +50,7 @@ describe('endpoint health end to end', () => {
     const app = await svix.application.create({ name: 'shared' });
     const healthyApp = await svix.application.create({ name: 'healthy' });
     await endpoint(healthyApp.id, '/healthy');
-    const soloAll = await trickle(healthyApp.id, 40);
-    console.log('solo', soloAll.map((x) => Math.round(x)).join(' '));
-    const solo = p99(soloAll);
+    const solo = p99(await trickle(healthyApp.id, 40));
     await endpoint(app.id, '/blackhole');
     await receiver.script('/blackhole', [], { stall: true });
     await Promise.all(Array.from({ length: 200 }, (_, i) => svix.message.create(app.id, { eventType: 'ping', payload: { i } })));

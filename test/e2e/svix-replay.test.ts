@@ -8,15 +8,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { BackgroundTaskStatus, Svix, Webhook as SvixWebhook } from 'svix';
+import { BackgroundTaskStatus, Webhook as SvixWebhook, type Svix } from 'svix';
 import { encodeSecret } from '../../src/domain/signing.ts';
-import { startTidings, type Running } from '../../src/main/compose.ts';
-import { TEST_ENCRYPTION_KEYS } from '../support/cipher.ts';
-import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { LogTap, type LogLine } from '../support/log-tap.ts';
-import { startTestReceiver, type ReceivedRequest, type TestReceiver } from '../support/test-receiver.ts';
+import type { TestDatabase } from '../support/db.ts';
+import { startInProcessWorld, type InProcessWorld } from '../support/in-process.ts';
+import type { LogTap, LogLine } from '../support/log-tap.ts';
+import type { ReceivedRequest, TestReceiver } from '../support/test-receiver.ts';
 
-const TOKEN = 'e2e_svix_admin_token_0123456789abcdef';
 /** 3 attempts in all: a message whose receiver keeps failing is a dead letter within ~50 ms. */
 const SCHEDULE = '10ms,20ms';
 const WAIT_MS = 60_000;
@@ -41,45 +39,28 @@ function verifies(secret: string, r: ReceivedRequest): { standardwebhooks: boole
 }
 
 describe('Svix API end to end on the PostgreSQL server: rotation, recover, replay-missing', () => {
+  let world: InProcessWorld;
   let database: TestDatabase;
-  let tidings: Running;
   let receiver: TestReceiver;
   let svix: Svix;
-  const logs = new LogTap();
+  let logs: LogTap;
 
   before(async () => {
-    database = await freshServerDatabase();
-    receiver = await startTestReceiver();
-    tidings = await startTidings({
-      roles: { api: true, dispatcher: true },
-      logDestination: logs,
-      env: {
-        DATABASE_URL: database.url,
-        TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-        TIDINGS_API_TOKEN: TOKEN,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
-        TIDINGS_RETRY_SCHEDULE: SCHEDULE,
-        TIDINGS_RETRY_JITTER: '0',
-        TIDINGS_POLL_INTERVAL: '50ms',
-        TIDINGS_REPLAY_RATE: '500',
-        TIDINGS_TASK_BATCH: '20',
-        // The failing phase must end in dead letters, not be held back by the endpoint's circuit breaker.
-        TIDINGS_BREAKER_THRESHOLD: '1000000',
-        TIDINGS_LOG_LEVEL: 'info',
-      },
+    world = await startInProcessWorld({
+      TIDINGS_RETRY_SCHEDULE: SCHEDULE,
+      TIDINGS_RETRY_JITTER: '0',
+      TIDINGS_REPLAY_RATE: '500',
+      TIDINGS_TASK_BATCH: '20',
+      // The failing phase must end in dead letters, not be held back by the endpoint's circuit breaker.
+      TIDINGS_BREAKER_THRESHOLD: '1000000',
     });
-    svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+    ({ database, receiver, svix, logs } = world);
   });
 
   after(async () => {
-    await tidings?.stop();
-    await receiver?.stop();
-    await database?.drop();
+    await world?.stop();
   });
 
-  /** Waits for the task's end (its `task.ended` log line) and returns it as the svix client reads it. */
   async function taskEnded(taskId: string) {
     await logs.waitFor((l) => l.msg === 'task.ended' && l.taskId === taskId, WAIT_MS, `the end of task ${taskId}`);
     return svix.backgroundTask.get(taskId);
