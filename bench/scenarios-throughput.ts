@@ -80,6 +80,7 @@ export async function scenarioB(ctx: BenchContext): Promise<void> {
         const r = await runDelivery(ctx.base, spec(ctx, { tag: `b-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: 1, env: {} }));
         recordDelivery(ctx, 'b', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 4500' });
         ctx.book.add({ scenario: 'b', engine, name: 'share of in-flight bound', unit: '%', better: 'higher', target: engine === 'server' ? '≥ 97' : null }, (100 * r.deliveriesPerS) / bound);
+        ctx.book.add({ scenario: 'b', engine, name: 'in flight reached', unit: 'count', better: 'higher', target: String(config.concurrency) }, r.receiverMaxOpen);
       }
     }
   });
