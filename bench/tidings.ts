@@ -127,13 +127,14 @@ export interface ClusterOptions {
 }
 
 /**
- * The engine source a cluster starts with: the commit, and whether src/ or migrations/ differ from it
+ * The engine source a cluster starts with: the last commit that touched src/ or migrations/, and whether
+ * they differ from it
  * (other work may land in the checkout while a long benchmark runs).
  */
 export function sourceVersion(): { readonly commit: string | null; readonly dirty: boolean | null } {
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src', 'migrations'], { cwd: root, encoding: 'utf8' }).trim();
     const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations'], { cwd: root, encoding: 'utf8' }).trim();
     return { commit, dirty: status !== '' };
   } catch {
