@@ -13,7 +13,14 @@ import { AppError } from '../domain/errors.ts';
  *   (JSON.parse keeps the last duplicate; an ambiguous body is refused instead)
  */
 export function payloadBytes(text: string): Buffer {
-  const root = parseTree(text);
+  let root: ReturnType<typeof parseTree>;
+  try {
+    root = parseTree(text);
+  } catch (error) {
+    // The tree parser recurses: a value nested thousands of levels deep exhausts the stack. Refuse it.
+    if (error instanceof RangeError) throw new AppError('validation', [{ loc: ['body', 'payload'], msg: 'the payload is nested too deeply', type: 'value_error' }], { cause: error });
+    throw error;
+  }
   const matches = (root?.type === 'object' ? root.children ?? [] : []).filter((property) => property.children?.[0]?.value === 'payload');
   if (matches.length !== 1) {
     throw new AppError('validation', [{ loc: ['body', 'payload'], msg: matches.length === 0 ? 'field required' : 'the key "payload" appears more than once', type: 'value_error' }]);

@@ -65,7 +65,8 @@ export function messageListJson(page: Page<MessageView>, withContent: boolean): 
 export function attemptOut(a: AttemptView, options: { readonly withContent: boolean; readonly withMsg: boolean }) {
   return {
     id: a.id, msgId: a.messageId, endpointId: a.endpointId, url: a.url,
-    response: options.withContent ? (a.responseBody ?? a.errorDetail ?? '') : '',
+    // An attempt without a response body shows why it failed (error detail, e.g. the refused address).
+    response: options.withContent ? (a.responseBody !== null && a.responseBody !== '' ? a.responseBody : (a.errorDetail ?? '')) : '',
     responseStatusCode: a.responseStatusCode ?? 0, responseDurationMs: a.durationMs,
     status: a.succeeded ? 0 : 2, statusText: a.succeeded ? 'success' : 'fail', triggerType: a.trigger === 'manual' ? 1 : 0,
     timestamp: iso(a.createdAt), attemptNumber: a.attemptNumber, errorKind: a.errorKind,

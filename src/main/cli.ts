@@ -85,6 +85,10 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 2;
     }
+    if (command !== 'serve' && (env.DATABASE_URL ?? '') === '') {
+      console.error(`tidings ${command}: the embedded engine runs in one process — use \`tidings serve\`, or set DATABASE_URL to run the API and dispatchers as separate processes`);
+      return 2;
+    }
     const running = await startTidings({ env, roles });
     if (running.generatedAdminToken !== null) {
       console.log(`\nAdmin API token (shown once, stored only as a hash; keep it):\n\n  ${running.generatedAdminToken}\n`);
@@ -113,5 +117,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
 }
 
 if (import.meta.main) {
-  process.exitCode = await main(process.argv.slice(2), process.env);
+  const code = await main(process.argv.slice(2), process.env);
+  // A failed start may leave handles open (a half-opened engine): exit explicitly so supervisors see it.
+  if (code !== 0) process.exit(code);
 }

@@ -73,10 +73,15 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   try {
     logger.info({ engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles }, 'starting Tidings');
     if (config.egressAllowlist.length > 0) logger.warn({ egressAllowlist: config.egressAllowlist }, 'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests');
-    await migrate(db, logger);
+    // Keys first: a configuration that cannot encrypt is refused before the schema is touched.
     const cipher = await resolveCipher(config, logger);
+    await migrate(db, logger);
     // A wrong or missing key fails start-up here, before anything is read or written (issue 8).
     await checkKeyRegistry(db, cipher);
+    if (config.operationalApp !== undefined) {
+      const found = await db.query('SELECT 1 FROM applications WHERE id = $1 OR uid = $1', [config.operationalApp]);
+      if (found.rowCount === 0) logger.warn({ operationalApp: config.operationalApp }, 'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists');
+    }
     const metrics = createMetrics();
     const wakeups = createWakeups(db, logger);
     const catalog = createPgCatalogStore(db, cipher);
@@ -108,13 +113,14 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let adminUrl: string | undefined;
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
-      generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (issue 8 §5).
       const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
       const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal(), kickErasure: () => retention.kick() });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());
+      // Only once the API listens: a start that fails earlier must not swallow the one-time token.
+      generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
       retention.start();
       closers.push(() => retention.stop());
       apiUrl = urlOf(app);

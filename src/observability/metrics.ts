@@ -20,7 +20,7 @@ export interface Metrics {
 /** Makes a fresh registry with every Tidings metric (one per process; tests make their own). */
 export function createMetrics(options: { readonly defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tidings_process_' });
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'tidings_' });
   const registers = [registry];
   return {
     registry,

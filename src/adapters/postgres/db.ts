@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -33,6 +34,8 @@ export interface OpenDbOptions {
   readonly dataDir: string;
   /** Pool size for a server; the embedded engine always uses one connection. */
   readonly poolSize: number;
+  /** Embedded engine: how often to retry a data folder held by another process before giving up (default 2, 6 s apart). */
+  readonly lockRetries?: number;
   /** Called with connection-level errors of idle clients (logged, never thrown). */
   readonly onError?: (error: Error) => void;
 }
@@ -53,17 +56,50 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   }
   const dir = resolve(options.dataDir);
   await mkdir(dir, { recursive: true });
-  const lite = await PGlite.create(join(dir, 'pgdata'));
-  const socketDir = await socketFolder(dir);
-  const server = new PGLiteSocketServer({ db: lite, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 1 });
-  await server.start();
-  const pool = new pg.Pool({ host: socketDir, port: 5432, user: 'postgres', database: 'postgres', max: 1 });
-  pool.on('error', (error) => options.onError?.(error));
-  return poolDb('embedded', pool, async () => null, async () => {
-    await pool.end();
-    await server.stop();
-    await lite.close();
-  });
+  // The embedded engine is one process: a second one opening the same files would corrupt them. The lock
+  // is refused while its holder lives, and taken over once it is stale (the holder crashed).
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockfile.lock(dir, { lockfilePath: join(dir, 'tidings.lock'), stale: DATA_DIR_LOCK_STALE_MS, update: DATA_DIR_LOCK_STALE_MS / 2, retries: { retries: options.lockRetries ?? 2, minTimeout: DATA_DIR_LOCK_RETRY_MS, factor: 1 },
+      // A long stall of this process (a slow first start) must not crash it: say so, keep running.
+      onCompromised: (error) => options.onError?.(error) });
+  } catch (error) {
+    throw new DataDirInUseError(`the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; stop it, or use DATABASE_URL for several processes)`, { cause: error });
+  }
+  let lite: PGlite | undefined;
+  let server: PGLiteSocketServer | undefined;
+  try {
+    lite = await PGlite.create(join(dir, 'pgdata'));
+    const socketDir = await socketFolder(dir);
+    const socketPath = join(socketDir, '.s.PGSQL.5432');
+    await rm(socketPath, { force: true }); // left by a crashed holder of the lock we now hold
+    server = new PGLiteSocketServer({ db: lite, path: socketPath, maxConnections: 1 });
+    await server.start();
+    const pool = new pg.Pool({ host: socketDir, port: 5432, user: 'postgres', database: 'postgres', max: 1 });
+    pool.on('error', (error) => options.onError?.(error));
+    const [liteDb, socketServer] = [lite, server];
+    return poolDb('embedded', pool, async () => null, async () => {
+      await pool.end();
+      await socketServer.stop();
+      await liteDb.close();
+      await unlock();
+    });
+  } catch (error) {
+    await server?.stop().catch(() => undefined);
+    await lite?.close().catch(() => undefined);
+    await unlock().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** How long a crashed holder's lock on the data folder stays, in ms (the lock is refreshed at half that). */
+const DATA_DIR_LOCK_STALE_MS = 10_000;
+/** Wait between tries for a held data folder, in ms: two tries outlast a crashed holder's stale lock. */
+const DATA_DIR_LOCK_RETRY_MS = 6_000;
+
+/** Thrown when another live process holds the embedded data folder. */
+export class DataDirInUseError extends Error {
+  readonly code = 'data_dir_in_use';
 }
 
 /** A short socket folder: unix socket paths are limited to ~107 bytes. */
