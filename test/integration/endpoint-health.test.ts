@@ -101,6 +101,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(kinds, ['breaker_opened', 'breaker_half_open', 'breaker_opened', 'breaker_half_open', 'breaker_closed']);
     });
 
+    test('a 429 with Retry-After holds that endpoint back for the stated time while other endpoints keep being claimed', async () => {
+      const appId = await insertApp(t.db);
+      const stormy = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/storm' });
+      await publish(t, clock, appId, 4);
+      const calmApp = await insertApp(t.db);
+      const calm = await insertEndpoint(t.db, cipher, { appId: calmApp, url: 'http://127.0.0.1:9/calm' });
+      const store = createPgDeliveryStore(t.db, cipher, { policy: { ...policy, breakerThreshold: 1000 } });
+      const first = await claim(store, 1);
+      assert.equal(first.deliveries[0]!.endpointId, stormy.id);
+      await store.recordAttempts([{ ...outcome(first.deliveries[0]!, false, 1000), statusCode: 429, throttleEndpointMs: 60_000 }], clock.sqlNow());
+      await publish(t, clock, calmApp, 2);
+      clock.advance(1000);
+      const during = await claim(store, 10);
+      assert.deepEqual(new Set(during.deliveries.map((d) => d.endpointId)), new Set([calm.id]), 'only the calm endpoint is served while the other is throttled');
+      clock.advance(59_000);
+      const afterThrottle = await claim(store, 10);
+      assert.equal(afterThrottle.deliveries.filter((d) => d.endpointId === stormy.id).length, 4, 'the throttled endpoint resumes when the Retry-After time is over');
+    });
+
     test('breaker cool-down growth stops at the maximum', async () => {
       const appId = await insertApp(t.db);
       const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
