@@ -127,6 +127,14 @@ export async function publishUntilAccepted(api: () => ApiClient | null, appId: s
   return { id: null, tries };
 }
 
+/** True when the receiver took the request: it answered (no stall, no dropped connection) with a 2xx. */
+export function acceptedByReceiver(r: ReceivedRequest): boolean {
+  const a = r.answer;
+  if (a.stall === true || a.destroy === true || a.stallAfterHeaders === true) return false;
+  const status = a.status ?? 200;
+  return status >= 200 && status < 300;
+}
+
 /** One publish try of a load: when it was sent and answered (test wall clock) and what came back. */
 export interface Answer {
   readonly sentAtMs: number;
@@ -271,10 +279,16 @@ export function startLoad(options: LoadOptions): Load {
 export interface Figures {
   /** Deliveries expected: acknowledged messages × the endpoints each fans out to. */
   readonly messages: number;
-  /** Expected (endpoint path, webhook-id) pairs the receiver never saw. */
+  /** Expected (endpoint path, webhook-id) pairs the receiver never accepted (answered 2xx). */
   readonly lost: number;
-  /** Requests beyond the first for each (path, webhook-id). */
+  /**
+   * Accepted (2xx-answered) requests beyond the first for each (path, webhook-id): the receiver got the
+   * event again after it had taken it. A request it refused (e.g. a scripted 500) is a failed attempt, not
+   * a duplicate.
+   */
   readonly duplicates: number;
+  /** Every request the receiver recorded for these deliveries. */
+  readonly requests: number;
   /** Requests whose signature standardwebhooks refused. */
   readonly invalidSignatures: number;
   /** Requests carrying an id that was never acknowledged (a publish whose answer was lost may still deliver). */
@@ -314,11 +328,14 @@ export class Ledger {
     const seen = new Map<string, number>();
     let invalidSignatures = 0;
     let unacknowledged = 0;
+    let counted = 0;
     for (const r of requests) {
+      if (r.webhookId === null || !this.#expected.has(r.webhookId)) unacknowledged += 1;
+      else counted += 1;
+      if (r.signatureValid !== true) invalidSignatures += 1;
+      if (!acceptedByReceiver(r)) continue;
       const key = `${r.path} ${r.webhookId ?? ''}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
-      if (r.signatureValid !== true) invalidSignatures += 1;
-      if (r.webhookId === null || !this.#expected.has(r.webhookId)) unacknowledged += 1;
     }
     let lost = 0;
     let duplicates = 0;
@@ -329,12 +346,12 @@ export class Ledger {
         else duplicates += n - 1;
       }
     }
-    return { messages: this.deliveries, lost, duplicates, invalidSignatures, unacknowledged };
+    return { messages: this.deliveries, lost, duplicates, requests: counted, invalidSignatures, unacknowledged };
   }
 
-  /** The expected pairs not yet seen (for failure messages), at most `limit`. */
+  /** The expected pairs not yet accepted by the receiver (for failure messages), at most `limit`. */
   missing(requests: readonly ReceivedRequest[], limit = 10): string[] {
-    const seen = new Set(requests.map((r) => `${r.path} ${r.webhookId ?? ''}`));
+    const seen = new Set(requests.filter(acceptedByReceiver).map((r) => `${r.path} ${r.webhookId ?? ''}`));
     const out: string[] = [];
     for (const [id, paths] of this.#expected) {
       for (const path of paths) if (!seen.has(`${path} ${id}`) && out.length < limit) out.push(`${path} ${id}`);
@@ -349,7 +366,7 @@ export class Ledger {
  */
 export function printSummary(scenario: string, figures: Figures, startedAtMs: number, extra: Record<string, unknown> = {}): string {
   const seconds = ((Date.now() - startedAtMs) / 1000).toFixed(1);
-  const line = `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} duplicates=${figures.duplicates} invalid_signatures=${figures.invalidSignatures} time_s=${seconds}${Object.entries(extra).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('')}`;
+  const line = `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} duplicates=${figures.duplicates} requests=${figures.requests} invalid_signatures=${figures.invalidSignatures} time_s=${seconds}${Object.entries(extra).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('')}`;
   console.log(line);
   return line;
 }

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { onProcessExit } from './exit-cleanup.ts';
 
 /** How the server is stopped: `fast` (sessions terminated, clean checkpoint) or `immediate` (crash recovery on the next start). */
 export type StopMode = 'fast' | 'immediate';
@@ -39,8 +40,6 @@ export interface PgCluster {
   destroy(): Promise<void>;
 }
 
-const live = new Set<{ destroySync(): void }>();
-let exitHookInstalled = false;
 
 function binDir(): string {
   const fromEnv = process.env.TIDINGS_PG_BINDIR;
@@ -123,13 +122,8 @@ export async function startPgCluster(): Promise<PgCluster> {
       rmSync(root, { recursive: true, force: true });
     },
   };
-  live.add(handle);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const h of live) h.destroySync();
-    });
-  }
+  const unregister = onProcessExit(() => handle.destroySync());
+  let destroyed = false;
 
   const cluster: PgCluster = {
     port,
@@ -162,8 +156,9 @@ export async function startPgCluster(): Promise<PgCluster> {
       await cluster.start();
     },
     async destroy() {
-      if (!live.has(handle)) return;
-      live.delete(handle);
+      if (destroyed) return;
+      destroyed = true;
+      unregister();
       if (running) await runPg(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', '-t', '30', 'stop'], 40_000);
       running = false;
       rmSync(root, { recursive: true, force: true });

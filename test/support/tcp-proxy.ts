@@ -42,8 +42,17 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
   let accepted = 0;
   let closed = false;
 
+  /**
+   * Ends `socket` with a reset (RST) when it is connected and open both ways, else with a plain destroy: a
+   * reset of a socket still connecting or half-closed can leave its handle unclosed, and the process then
+   * never exits.
+   */
   const reset = (socket: Socket): void => {
     if (socket.destroyed) return;
+    if (socket.connecting || socket.pending || socket.writableEnded || socket.readableEnded) {
+      socket.destroy();
+      return;
+    }
     try {
       socket.resetAndDestroy();
     } catch {
@@ -72,10 +81,11 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
     upstream.pause();
     const pair: Pair = { client, upstream };
     pairs.add(pair);
+    // One side closed or failed: close the other one too (plainly; only `cut` sends resets).
     const drop = (): void => {
       if (!pairs.delete(pair)) return;
-      reset(client);
-      reset(upstream);
+      client.destroy();
+      upstream.destroy();
     };
     client.on('error', drop);
     upstream.on('error', drop);

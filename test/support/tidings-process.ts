@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { onProcessExit } from './exit-cleanup.ts';
 
 const CLI = fileURLToPath(new URL('../../src/main/cli.ts', import.meta.url));
 
@@ -34,11 +35,11 @@ export interface TidingsProcessOptions {
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** Kills (SIGKILL) every child still alive when the test process exits, so none outlives the suite. */
+/** Kills (SIGKILL) every child still alive when the test process ends, so none outlives the suite. */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
+  onProcessExit(() => {
     for (const child of children) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
