@@ -4,6 +4,7 @@ import { benchPayload, createApiClient } from './load.ts';
 import { runRawHttp } from './raw-http.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
+import pg from 'pg';
 import { deliveryStates } from './pg-stats.ts';
 import { startCluster, type Engine } from './tidings.ts';
 
@@ -37,6 +38,61 @@ function addLatency(ctx: BenchContext, engine: string, rate: number, l: LatencyF
   if (ceiling) ctx.book.add({ scenario: 'd', engine, name: `missing @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, l.missing);
 }
 
+/*
+ * STAGES — the database's own timestamps of each message's first delivery: the timeline rows of the
+ * publish (`published`) and of the first claim (`leased`), and the first attempt's record. $1 message ids.
+ */
+const STAGES = `
+SELECT d.message_id AS id,
+       extract(epoch FROM min(e.at) FILTER (WHERE e.reason = 'published')) * 1000 AS published_ms,
+       extract(epoch FROM min(e.at) FILTER (WHERE e.state = 'leased')) * 1000 AS leased_ms,
+       extract(epoch FROM min(a.created_at)) * 1000 AS recorded_ms
+FROM deliveries d
+JOIN delivery_events e ON e.delivery_id = d.id
+LEFT JOIN attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
+WHERE d.message_id = ANY($1::text[])
+GROUP BY d.message_id`;
+
+/** p50 of each stage of the first delivery, ms (server engine; database and load generator share this machine's clock). */
+interface Stages {
+  /** Publish statement start → 2xx at the load generator: commit and answer. */
+  readonly publishToAck: number;
+  /** Publish statement start → claim statement: commit, NOTIFY, wake-up, claim round trips. */
+  readonly publishToClaim: number;
+  /** Claim statement → receiver's first byte: claim commit, decrypt, sign, send. */
+  readonly claimToFirstByte: number;
+  /** Receiver's first byte → attempt recorded. */
+  readonly firstByteToRecord: number;
+}
+
+async function stages(url: string, acks: readonly { id: string; ackAt: number }[], arrived: ReadonlyMap<string, number>): Promise<Stages> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const rows = (await client.query<{ id: string; published_ms: string | null; leased_ms: string | null; recorded_ms: string | null }>(STAGES, [acks.map((a) => a.id)])).rows;
+    const ackAt = new Map(acks.map((a) => [a.id, a.ackAt]));
+    const toAck: number[] = [];
+    const toClaim: number[] = [];
+    const toByte: number[] = [];
+    const toRecord: number[] = [];
+    for (const r of rows) {
+      const published = Number(r.published_ms);
+      const leased = Number(r.leased_ms);
+      const recorded = Number(r.recorded_ms);
+      const first = arrived.get(`${r.id}@/ep0`);
+      const ack = ackAt.get(r.id);
+      if (r.published_ms !== null && ack !== undefined) toAck.push(ack - published);
+      if (r.published_ms !== null && r.leased_ms !== null) toClaim.push(leased - published);
+      if (r.leased_ms !== null && first !== undefined) toByte.push(first - leased);
+      if (r.recorded_ms !== null && first !== undefined) toRecord.push(recorded - first);
+    }
+    const p50 = (v: number[]) => round(quantile(v, 0.5), 3);
+    return { publishToAck: p50(toAck), publishToClaim: p50(toClaim), claimToFirstByte: p50(toByte), firstByteToRecord: p50(toRecord) };
+  } finally {
+    await client.end();
+  }
+}
+
 /** Raw reference: undici → receiver at the paced rate; latency from handing the request to undici to the receiver's first byte. */
 async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run: number): Promise<LatencyFigures> {
   await receiver.reset();
@@ -68,7 +124,12 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         const pub = await client.publishPaced(app, rate, sizes.paceDurationMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceDurationMs + 30_000);
         for (const a of pub.acks) acked.push(a.id);
         const sent = new Map(pub.acks.map((a) => [`${a.id}@/ep0`, a.ackAt]));
-        const l = latencies(sent, await receiver.waitForKeys([...sent.keys()], 120_000, 30_000));
+        const arrived = await receiver.waitForKeys([...sent.keys()], 120_000, 30_000);
+        const l = latencies(sent, arrived);
+        const stage = cluster.databaseUrl === null ? null : await stages(cluster.databaseUrl, pub.acks, arrived);
+        if (stage !== null) {
+          for (const [name, ms] of Object.entries(stage)) ctx.book.add({ scenario: 'd', engine, name: `  stage ${name} p50 @${rate}/s`, unit: 'ms', better: 'lower' }, ms);
+        }
         addLatency(ctx, engine, rate, l, true);
         const achieved = round(pub.acks.length / Math.max(1e-6, (pub.endedAt - pub.startedAt) / 1000), 1);
         ctx.book.add({ scenario: 'd', engine, name: `achieved msgs/s @${rate}/s`, unit: '/s', better: 'higher', target: String(rate) }, achieved);
@@ -78,8 +139,8 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         const apiP50 = round(quantile(calls, 0.5), 3);
         const apiP99 = round(quantile(calls, 0.99), 3);
         ctx.book.add({ scenario: 'd', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
-        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, states, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
-        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms; ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
+        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
+        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
       }
     } finally {
       await client.close();
