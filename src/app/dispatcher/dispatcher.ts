@@ -81,6 +81,8 @@ interface Flight {
   readonly controller: AbortController;
   /** Set when the lease was lost or handed back: the outcome must not be written. */
   abandoned: boolean;
+  /** Set once the outcome is handed to the recorder: the heartbeat no longer renews it (it may already be written). */
+  recording: boolean;
   done: Promise<void>;
 }
 
@@ -137,12 +139,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const launch = (delivery: ClaimedDelivery): void => {
-    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, done: Promise.resolve() };
+    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve() };
     flights.set(delivery.deliveryId, flight);
     flight.done = (async () => {
       try {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
         if (flight.abandoned) return;
+        flight.recording = true;
         let recorded: boolean;
         try {
           recorded = await recorder.record(outcome.record);
@@ -191,7 +194,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const heartbeat = async (): Promise<readonly string[]> => {
-    const live = [...flights.values()].filter((f) => !f.abandoned).map((f) => f.delivery);
+    // Only attempts still in flight: an outcome handed to the recorder may already be written, and renewing
+    // its (released) lease would report a lease as lost that was not.
+    const live = [...flights.values()].filter((f) => !f.abandoned && !f.recording).map((f) => f.delivery);
     if (live.length === 0) return [];
     const lost = await deps.store.extendLeases(live, settings.leaseMs, deps.clock.sqlNow());
     for (const id of lost) {
