@@ -5,7 +5,7 @@
  * receiver that verifies and records every request.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { ApiClient, createWorld, Ledger, printSummary, readMetric, type FaultWorld } from '../support/fault-world.ts';
 import type { TidingsProcess } from '../support/tidings-process.ts';
 
@@ -40,6 +40,9 @@ describe('dispatcher crashes between protocol steps', () => {
     world = await createWorld();
     const apiProcess = await world.startApi();
     api = new ApiClient(apiProcess.apiUrl ?? '');
+  });
+  afterEach(async () => {
+    await world?.killDispatchers();
   });
   after(async () => {
     await world?.close();

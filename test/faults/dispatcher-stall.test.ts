@@ -8,7 +8,7 @@
  * if the stale write were not fenced out, the older outcome would overwrite the newer one.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { ApiClient, createWorld, Ledger, printSummary, type FaultWorld } from '../support/fault-world.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import type { LogLine, TidingsProcess } from '../support/tidings-process.ts';
@@ -38,6 +38,9 @@ describe('dispatcher stalled longer than its lease', () => {
   before(async () => {
     world = await createWorld();
     api = new ApiClient((await world.startApi()).apiUrl ?? '');
+  });
+  afterEach(async () => {
+    await world?.killDispatchers();
   });
   after(async () => {
     await world?.close();

@@ -402,6 +402,8 @@ export interface FaultWorld {
    * most `timeoutMs`; database errors while polling (a restart) count as "not yet".
    */
   waitForRows<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: readonly unknown[], predicate: (rows: R[]) => boolean, timeoutMs: number, what: string): Promise<R[]>;
+  /** Kills (SIGKILL) every dispatcher still running: a failed test must not leave one to claim the next test's work. */
+  killDispatchers(): Promise<void>;
   /** Deliveries leased with a lease that expired more than `graceMs` ago (database clock): must be none. */
   stuckLeases(graceMs?: number): Promise<number>;
   close(): Promise<void>;
@@ -466,6 +468,9 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
         if (Date.now() > deadline) throw new Error(`waitForRows(${what}): not met within ${timeoutMs} ms; last: ${JSON.stringify(last).slice(0, 1500)}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    },
+    async killDispatchers() {
+      for (const p of processes) if (p.role === 'dispatcher' && p.alive) await p.kill().catch(() => undefined);
     },
     async stuckLeases(graceMs = 0) {
       const rows = await query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`, [graceMs]);
