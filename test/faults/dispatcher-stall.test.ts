@@ -1,8 +1,9 @@
 /**
- * Issue 4, scenario 6: a dispatcher stalled longer than its lease while its request is in flight — frozen
- * with SIGSTOP, or cut off by a stalled database path (TCP proxy) while it waits at the `before_record`
- * fault point. Another dispatcher takes the delivery over; when the stalled one goes on, its heartbeat and
- * its outcome write must change nothing and be logged as fenced.
+ * Issue 4, scenario 6: a dispatcher stalled longer than its lease — frozen with SIGSTOP while its request
+ * is in flight (6a), cut off by a stalled database path (TCP proxy) while its request is in flight (6b), or
+ * held at the `before_record` fault point with its outcome not yet written (6c). Another dispatcher takes
+ * the delivery over; when the stalled one goes on, its heartbeat (6a, 6b; the heartbeat no longer renews an
+ * outcome being recorded) and its outcome write must change nothing and be logged as fenced.
  *
  * The receiver answers the stalled dispatcher's request with 500 (a retry) and the takeover's with 200:
  * if the stale write were not fenced out, the older outcome would overwrite the newer one.
@@ -106,14 +107,14 @@ describe('dispatcher stalled longer than its lease', () => {
     await b.stop();
   });
 
-  test('scenario 6b: a dispatcher whose database path stalls past its lease (waiting at before_record) is taken over; when the path returns its heartbeat and its outcome write match zero rows and are logged as fenced', async () => {
+  test('scenario 6b: a dispatcher whose database path stalls past its lease while its request is in flight is taken over; when the path returns its heartbeat and its outcome write match zero rows and are logged as fenced', async () => {
     const started = Date.now();
     const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port });
     try {
       const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
-      const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy, TIDINGS_TEST_FAULT_POINTS: 'before_record:stall_ms=4000' });
-      const { appId, path, messageId, ledger } = await oneMessage('s6b', 0);
-      await a.waitForLog((l) => l.event === 'fault_point.fired' && l.point === 'before_record', WAIT_MS, 'before_record fired');
+      const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy });
+      const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
+      await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
       proxy.setMode('stall');
       const stalledAtMs = Date.now();
       const b = await world.startDispatcher('s6b-b');
@@ -131,5 +132,26 @@ describe('dispatcher stalled longer than its lease', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('scenario 6c: a dispatcher held at before_record (its outcome not yet written) past its lease is taken over; its late outcome write matches zero rows and is logged as fenced', async () => {
+    const started = Date.now();
+    const a = await world.startDispatcher('s6c-a', { TIDINGS_TEST_FAULT_POINTS: 'before_record:stall_ms=3000' });
+    const { appId, path, messageId, ledger } = await oneMessage('s6c', 0);
+    await a.waitForLog((l) => l.event === 'fault_point.fired' && l.point === 'before_record', WAIT_MS, 'before_record fired');
+    // Frozen inside the hold, so the takeover cannot lose a race against the end of the hold.
+    a.pause();
+    const frozenAtMs = Date.now();
+    const b = await world.startDispatcher('s6c-b');
+    await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
+    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'the takeover recorded its outcome');
+    a.resume();
+    const heldMs = Date.now() - frozenAtMs;
+    await a.waitForLog(isFencedWrite, WAIT_MS, 'late outcome fenced out');
+    assert.equal(a.logs('delivery.attempted').length, 0, 'the late outcome was not written');
+    const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6c-a', 's6c-b');
+    printSummary('6c dispatcher held before recording past its lease', figures, started, { held_ms: heldMs, stale_outcome: 'write fenced out' });
+    await a.stop();
+    await b.stop();
   });
 });
