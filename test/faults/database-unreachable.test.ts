@@ -43,6 +43,9 @@ describe('database unreachable at claim time', () => {
     const warmup = await api.publish(appId, { warmup: true });
     ledger.accept(warmup.id ?? '', paths);
     await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'warm-up delivered through the proxy');
+    // Its outcome must be written before the cut: an outcome still waiting to be recorded when the path goes
+    // would be retried until its lease expires, and the delivery then sent again (a legitimate duplicate).
+    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'warm-up recorded');
     assert.equal(await readyStatus(d.adminUrl ?? ''), 200);
 
     const cutAtMs = Date.now();
