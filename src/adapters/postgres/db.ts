@@ -46,7 +46,9 @@ export interface OpenDbOptions {
  */
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl !== undefined) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000 });
+    // query_timeout bounds every statement on the client side, so a connection that died without a word
+    // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000, query_timeout: QUERY_TIMEOUT_MS });
     pool.on('error', (error) => options.onError?.(error));
     return poolDb('server', pool, async () => {
       const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 5_000 });
@@ -92,6 +94,9 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   }
 }
 
+/** Client-side bound of one statement on a server, in ms (migrations included). */
+const QUERY_TIMEOUT_MS = 120_000;
+
 /** How long a crashed holder's lock on the data folder stays, in ms (the lock is refreshed at half that). */
 const DATA_DIR_LOCK_STALE_MS = 10_000;
 /** Wait between tries for a held data folder, in ms: two tries outlast a crashed holder's stale lock. */
@@ -134,7 +139,10 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
         throw error;
       } finally {
         client.off('error', onError);
