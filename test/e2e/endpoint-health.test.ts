@@ -46,7 +46,7 @@ describe('endpoint health end to end', () => {
   }
   const p99 = (sorted: number[]): number => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
 
-  test('a black-hole endpoint (accepts, never answers) does not push a healthy endpoint past 2× its solo p99 plus 100 ms', async () => {
+  test('a black-hole endpoint (accepts, never answers) does not push a healthy endpoint past 2× its solo p99 plus 250 ms', async () => {
     const app = await svix.application.create({ name: 'shared' });
     const healthyApp = await svix.application.create({ name: 'healthy' });
     await endpoint(healthyApp.id, '/healthy');
@@ -60,7 +60,9 @@ describe('endpoint health end to end', () => {
     await Promise.all(Array.from({ length: 200 }, (_, i) => svix.message.create(app.id, { eventType: 'ping', payload: { i } })));
     await hole.waitForCount(20, 30_000, (r) => r.path === '/blackhole');
     const shared = p99(await trickle(healthyApp.id, 60));
-    assert.ok(shared <= 2 * solo + 100, `healthy p99 with a black hole ${shared.toFixed(1)} ms vs solo ${solo.toFixed(1)} ms`);
+    // The constant absorbs a shared 2-core machine's noise; a healthy endpoint starved by the black hole waits for
+    // the 3 s attempt deadline (seen at ~2 s when the window share was broken on purpose).
+    assert.ok(shared <= 2 * solo + 250, `healthy p99 with a black hole ${shared.toFixed(1)} ms vs solo ${solo.toFixed(1)} ms`);
   });
 
   test('pause holds deliveries without attempts; resume sends them; limits and breaker state are visible in the health read model', async () => {
