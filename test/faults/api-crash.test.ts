@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiClient, createWorld, Ledger, printSummary, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary } from '../support/fault-load.ts';
+import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 
 const WAIT_MS = 60_000;
 

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiClient, createWorld, Ledger, printSummary, startLoad, type Answer, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary, startLoad, type Answer } from '../support/fault-load.ts';
+import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import type { StopMode } from '../support/pg-cluster.ts';
 import type { LogLine, TidingsProcess } from '../support/tidings-process.ts';
 

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { ApiClient, createWorld, Ledger, printSummary, readMetric, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary } from '../support/fault-load.ts';
+import { ApiClient, createWorld, readMetric, type FaultWorld } from '../support/fault-world.ts';
 import type { TidingsProcess } from '../support/tidings-process.ts';
 
 const LEASE_MS = 3_000;

@@ -10,7 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { ApiClient, createWorld, Ledger, printSummary, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary } from '../support/fault-load.ts';
+import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import type { LogLine, TidingsProcess } from '../support/tidings-process.ts';
 

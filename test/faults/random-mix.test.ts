@@ -10,7 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiClient, createWorld, Ledger, printSummary, startLoad, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary, startLoad } from '../support/fault-load.ts';
+import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import { mulberry32 } from '../support/random.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import type { TidingsProcess } from '../support/tidings-process.ts';

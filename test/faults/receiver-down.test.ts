@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { encodeSecret } from '../../src/domain/signing.ts';
-import { ApiClient, createWorld, Ledger, printSummary, type FaultWorld } from '../support/fault-world.ts';
+import { Ledger, printSummary } from '../support/fault-load.ts';
+import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const WAIT_MS = 60_000;
