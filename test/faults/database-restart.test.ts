@@ -6,12 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CLAIM_BACKOFF_BASE_MS, CLAIM_BACKOFF_MAX_MS } from '../../src/app/dispatcher/dispatcher.ts';
 import { Ledger, printSummary, startLoad, type Answer } from '../support/fault-load.ts';
 import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import type { StopMode } from '../support/pg-cluster.ts';
 import type { LogLine, TidingsProcess } from '../support/tidings-process.ts';
 
 const WAIT_MS = 90_000;
+/** Failed claims after which the back-off has reached its cap (the 6th waits min(5 s, 100 ms · 2^6)). */
+const CAPPED_AFTER_FAILURES = Math.ceil(Math.log2(CLAIM_BACKOFF_MAX_MS / CLAIM_BACKOFF_BASE_MS));
+/** Longest wait from the database's return to a dispatcher's next successful claim, in ms: one capped, jittered back-off plus slack. */
+const RESUME_BOUND_MS = 1.5 * CLAIM_BACKOFF_MAX_MS + 5_000;
 
 /** Resolves once `p` has logged `count` lines matching `predicate` (event-driven: re-armed on each match). */
 async function waitForCount(p: TidingsProcess, predicate: (l: LogLine) => boolean, count: number, timeoutMs: number): Promise<void> {
@@ -44,6 +49,7 @@ describe('database restart under load', () => {
     const ledger = new Ledger();
     const load = startLoad({ api: () => api, appId, paths, ledger, maxMessages: 3_000, maxMs: 120_000, concurrency: 3, paceMs: 20 });
 
+    const resumedInMs: number[] = [];
     const outages: { mode: StopMode; downAtMs: number; upAtMs: number; answersWhileDown: Answer[] }[] = [];
     for (const mode of ['fast', 'immediate'] as const) {
       const before = load.accepted;
@@ -51,19 +57,26 @@ describe('database restart under load', () => {
       await world.cluster.stop(mode);
       const downAtMs = Date.now();
       await load.waitFor((answers) => answers.filter((a) => a.sentAtMs > downAtMs).length >= 10, WAIT_MS, '10 publishes tried while the database is down');
-      // The outage lasts until every dispatcher has failed to claim (fast: once; immediate: three times in a row).
-      const failures = mode === 'fast' ? 1 : 3;
+      // The outage lasts until every dispatcher has failed to claim (fast: once; immediate: until its back-off
+      // has reached its cap, so the restart also shows how soon a long-backed-off dispatcher comes back).
+      const failures = mode === 'fast' ? 1 : CAPPED_AFTER_FAILURES;
       for (const d of dispatchers) {
         await waitForCount(d, (l) => l.msg === 'claim failed; backing off' && (l.time as number) >= downAtMs, failures, WAIT_MS);
       }
       const upAtMs = Date.now();
       await world.cluster.start();
+      for (const d of dispatchers) {
+        await waitForCount(d, (l) => l.msg === 'claims resumed' && (l.time as number) >= upAtMs, 1, WAIT_MS);
+        const resumed = d.logs((l) => l.msg === 'claims resumed' && (l.time as number) >= upAtMs)[0];
+        resumedInMs.push((resumed?.time as number) - upAtMs);
+      }
       outages.push({ mode, downAtMs, upAtMs, answersWhileDown: load.answers.filter((a) => a.sentAtMs > downAtMs && a.answeredAtMs <= upAtMs) });
       const after = load.accepted;
       await load.waitFor(() => load.accepted >= after + 40, WAIT_MS, '40 more accepted after the restart');
     }
     await load.stop();
 
+    for (const ms of resumedInMs) assert.ok(ms <= RESUME_BOUND_MS, `a dispatcher claimed again ${ms} ms after the database returned (bound ${RESUME_BOUND_MS} ms)`);
     for (const o of outages) {
       assert.ok(o.answersWhileDown.length >= 10, `${o.mode}: publishes tried while down`);
       const statuses = [...new Set(o.answersWhileDown.map((a) => a.status))];
@@ -111,7 +124,7 @@ describe('database restart under load', () => {
     assert.ok(figures.duplicates <= (reclaims[0]?.n ?? 0), `duplicates (${figures.duplicates}) come only from reclaimed leases (${reclaims[0]?.n})`);
     const refused = outages.reduce((n, o) => n + o.answersWhileDown.length, 0);
     printSummary('4 database restart under load (fast + immediate)', figures, started, {
-      publishes_tried: load.answers.length, refused_503_while_down: refused, reclaimed: reclaims[0]?.n ?? 0, unacknowledged_delivered: figures.unacknowledged,
+      publishes_tried: load.answers.length, refused_503_while_down: refused, reclaimed: reclaims[0]?.n ?? 0, resumed_in_ms: resumedInMs.join('/'), unacknowledged_delivered: figures.unacknowledged,
     });
   });
 });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CLAIM_BACKOFF_BASE_MS, CLAIM_BACKOFF_MAX_MS } from '../../src/app/dispatcher/dispatcher.ts';
 import { Ledger, printSummary } from '../support/fault-load.ts';
 import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -75,7 +76,7 @@ describe('database unreachable at claim time', () => {
     const firstN = failures.length;
     const ratios: number[] = [];
     for (let k = 0; k < firstN; k++) {
-      const base = Math.min(30_000, 100 * 2 ** Math.min(k + 1, 9));
+      const base = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(k + 1, 16));
       const ratio = (delays[k] ?? 0) / base;
       ratios.push(ratio);
       assert.ok(ratio >= 0.5 && ratio <= 1.5, `failure ${k + 1}: retry in ${delays[k]} ms, base ${base} ms`);

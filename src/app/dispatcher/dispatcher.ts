@@ -75,6 +75,14 @@ const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
 const REFILL_FRACTION = 32;
 /** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
 const REFILL_DELAY_MS = 10;
+/**
+ * Back-off after a failed claim, in ms: `min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS · 2^failures)`, each
+ * delay jittered to [0.5, 1.5]× that. The cap is short so that a dispatcher resumes within seconds of the
+ * database coming back, however long the outage was.
+ */
+export const CLAIM_BACKOFF_BASE_MS = 100;
+/** Upper bound of the claim back-off before jitter, in ms (see {@link CLAIM_BACKOFF_BASE_MS}). */
+export const CLAIM_BACKOFF_MAX_MS = 5_000;
 
 interface Flight {
   readonly delivery: ClaimedDelivery;
@@ -236,12 +244,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       wakePending = false; // this claim sees everything committed before it starts
       try {
         claimed = await tick();
+        if (failures > 0) logger.info({ failedClaims: failures }, 'claims resumed');
         failures = 0;
       } catch (error) {
         healthy = false;
         failures += 1;
         observer.storeError?.(error, 'claim');
-        const backoff = Math.min(30_000, 100 * 2 ** Math.min(failures, 9));
+        const backoff = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(failures, 16));
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
         logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
         await waitForWork(delay);
