@@ -36,9 +36,7 @@ export interface ProbeDump {
 interface Acc { calls: number; totalMs: number; maxMs: number; rows: number; sample: number[] }
 
 const SAMPLE_MAX = 20_000;
-const named = new Map<string, string>(
-  Object.entries(deliverySql as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [v, k]),
-);
+const named = new Map<string, string>(Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])));
 const byName = new Map<string, Acc>();
 const poolWait: Acc = { calls: 0, totalMs: 0, maxMs: 0, rows: 0, sample: [] };
 

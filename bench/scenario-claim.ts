@@ -15,9 +15,7 @@ import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 const CLI = fileURLToPath(new URL('../src/main/cli.ts', import.meta.url));
 
 /** Names of the statements of delivery-sql.ts, by their text. */
-const STATEMENT_NAMES = new Map<string, string>(
-  Object.entries(deliverySql as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [v, k]),
-);
+const STATEMENT_NAMES = new Map<string, string>(Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])));
 const statementName = (text: string): string => STATEMENT_NAMES.get(text) ?? text.replace(/\s+/g, ' ').trim().slice(0, 40);
 
 /** Endpoints the backlog is spread over (deliveries = messages × endpoints). */
@@ -83,7 +81,8 @@ function capturingDb(client: pg.Client, captured: Captured[]): Db {
   const query: Queryable['query'] = async (text, params) => {
     const t0 = performance.now();
     const result = await client.query(text, params as unknown[]);
-    captured.push({ name: statementName(text), text, params: params ?? [], ms: performance.now() - t0, rows: result.rowCount ?? 0 });
+    const sql = typeof text === 'string' ? text : text.text;
+    captured.push({ name: statementName(sql), text: sql, params: params ?? [], ms: performance.now() - t0, rows: result.rowCount ?? 0 });
     return result as never;
   };
   return { engine: 'server', query, tx: (fn) => fn({ query }), listenClient: async () => null, close: async () => undefined } as Db;

@@ -195,7 +195,8 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
       const value = process.env[name];
       if (value !== undefined) env[name] = value;
     }
-    Object.assign(env, { TIDINGS_LOG_LEVEL: base.logLevel, TIDINGS_SHUTDOWN_GRACE: '3s' }, base.userEnv, options.env);
+    // The per-credential API rate limit is a policy, not an engine cost: off unless the caller sets it.
+    Object.assign(env, { TIDINGS_LOG_LEVEL: base.logLevel, TIDINGS_SHUTDOWN_GRACE: '3s', TIDINGS_API_RATE_LIMIT: '0' }, base.userEnv, options.env);
     const allow = [base.userEnv.TIDINGS_EGRESS_ALLOWLIST, options.env.TIDINGS_EGRESS_ALLOWLIST, '127.0.0.1/32'].filter((v) => v !== undefined && v !== '');
     Object.assign(env, {
       HOST: '127.0.0.1',

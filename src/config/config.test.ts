@@ -26,7 +26,7 @@ test('an empty environment loads the documented defaults', () => {
   assert.equal(config.connectTimeoutMs, 5_000);
   assert.equal(config.headersTimeoutMs, 10_000);
   assert.equal(config.bodyTimeoutMs, 10_000);
-  assert.equal(config.concurrency, 256);
+  assert.equal(config.concurrency, 1024);
   assert.equal(config.claimBatch, 100);
   assert.equal(config.maxReclaims, 5);
   assert.deepEqual(config.egressAllowlist, []);

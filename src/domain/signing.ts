@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; DESIGN §6).
@@ -45,11 +45,12 @@ export function encodeSecret(key: Uint8Array): string {
 
 /**
  * One `v1,<base64>` signature entry over (msgId, timestampS, body).
- * @param key raw key bytes (see {@link decodeSecret})
+ * @param key raw key bytes (see {@link decodeSecret}), or a KeyObject made once from them (`createSecretKey`):
+ *   a KeyObject skips the per-call key import, several times faster on Node 24
  * @param timestampS Unix time in whole seconds, as sent in `webhook-timestamp`
  * @param body the exact body bytes sent
  */
-export function signV1(key: Uint8Array, msgId: string, timestampS: number, body: Uint8Array): string {
+export function signV1(key: Uint8Array | KeyObject, msgId: string, timestampS: number, body: Uint8Array): string {
   const hmac = createHmac('sha256', key);
   hmac.update(`${msgId}.${timestampS}.`, 'utf8');
   hmac.update(body);
@@ -67,7 +68,7 @@ export interface SignatureHeaders {
  * Builds the Standard Webhooks headers. With several keys (secret rotation grace period) the signature
  * header carries one entry per key, space-separated, newest first.
  */
-export function signatureHeaders(keys: readonly Uint8Array[], msgId: string, timestampS: number, body: Uint8Array): SignatureHeaders {
+export function signatureHeaders(keys: readonly (Uint8Array | KeyObject)[], msgId: string, timestampS: number, body: Uint8Array): SignatureHeaders {
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(timestampS),

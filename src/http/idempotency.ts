@@ -23,13 +23,20 @@ export function fingerprint(request: FastifyRequest): string {
 /**
  * Runs the work of a POST (DESIGN §5, issue 3): with an `Idempotency-Key`, through the idempotency store,
  * scoped to (principal, method + route template, key), so the same request answers the stored answer and
- * the key commits with the work; without one, in a plain transaction.
+ * the key commits with the work; without one, in a plain transaction, or with `withoutKey: 'autocommit'`
+ * (work that writes with one statement) with no transaction at all.
  * @returns the answer and whether it was replayed
  * @throws AppError `validation` for an empty or over-long key, `idempotency_key_mismatch`, `idempotency_key_in_flight`
  */
-export async function idempotentPost(deps: Pick<HttpDeps, 'idempotency' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>): Promise<StoredAnswer & { readonly replayed: boolean }> {
+export async function idempotentPost(
+  deps: Pick<HttpDeps, 'idempotency' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>,
+  options: { readonly withoutKey?: 'transaction' | 'autocommit' } = {},
+): Promise<StoredAnswer & { readonly replayed: boolean }> {
   const header = request.headers['idempotency-key'];
-  if (header === undefined) return { ...(await deps.idempotency.transaction(work)), replayed: false };
+  if (header === undefined) {
+    const answer = options.withoutKey === 'autocommit' ? await deps.idempotency.autocommit(work) : await deps.idempotency.transaction(work);
+    return { ...answer, replayed: false };
+  }
   if (typeof header !== 'string' || header === '' || header.length > WIRE_LIMITS.nameMaxLength) {
     throw new AppError('validation', [{ loc: ['header', 'idempotency-key'], msg: `must be 1–${WIRE_LIMITS.nameMaxLength} characters, given once`, type: 'value_error' }]);
   }

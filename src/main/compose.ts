@@ -115,7 +115,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (options.roles.api) {
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (issue 8 §5).
       const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
-      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notifyLocal(), kickErasure: () => retention.kick() });
+      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick() });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());

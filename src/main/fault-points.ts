@@ -97,6 +97,15 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
       // Only transactions in which a message was published count: creating applications or endpoints
       // goes through the same store.
       const publishedIn = new WeakSet<Tx>();
+      const withoutKey = async <T>(runner: (work: (tx: Tx) => Promise<T>) => Promise<T>, work: (tx: Tx) => Promise<T>): Promise<T> => {
+        let tx: Tx | undefined;
+        const result = await runner((t) => {
+          tx = t;
+          return work(t);
+        });
+        if (tx !== undefined && publishedIn.has(tx)) await reach('after_commit_before_response', {});
+        return result;
+      };
       const idempotency: IdempotencyStore = {
         async run(scope, work) {
           let tx: Tx | undefined;
@@ -107,15 +116,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
           if (tx !== undefined && publishedIn.has(tx) && !answer.replayed) await reach('after_commit_before_response', { idempotencyKey: scope.key });
           return answer;
         },
-        async transaction(work) {
-          let tx: Tx | undefined;
-          const result = await deps.idempotency.transaction((t) => {
-            tx = t;
-            return work(t);
-          });
-          if (tx !== undefined && publishedIn.has(tx)) await reach('after_commit_before_response', {});
-          return result;
-        },
+        transaction: (work) => withoutKey(deps.idempotency.transaction.bind(deps.idempotency), work),
+        autocommit: (work) => withoutKey(deps.idempotency.autocommit.bind(deps.idempotency), work),
       };
       return {
         ...deps,

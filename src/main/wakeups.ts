@@ -4,10 +4,18 @@ import type { Db } from '../adapters/postgres/db.ts';
 import { WAKE_CHANNEL } from '../adapters/postgres/message-store.ts';
 import type { Logger } from '../ports/logger.ts';
 
-/** Publish wake-ups for dispatchers: in-process always, plus LISTEN on a PostgreSQL server (DESIGN §5). */
+/**
+ * Publish wake-ups for dispatchers (DESIGN §5): in-process always; on a PostgreSQL server also a NOTIFY on
+ * {@link WAKE_CHANNEL}, sent after commit and coalesced, and a LISTEN that turns other processes' NOTIFYs into
+ * local wake-ups. A wake-up is a hint: a lost one costs at most one poll interval, never a message.
+ */
 export interface Wakeups {
-  /** Wakes this process's dispatcher (called after a publish commits). */
-  notifyLocal(): void;
+  /**
+   * Called after a commit that made work due: wakes this process's dispatcher at once and, on a server, sends
+   * one NOTIFY for every burst of calls (at most one statement in flight; calls made meanwhile are folded into
+   * one more). Never throws; a failed NOTIFY is logged at debug level.
+   */
+  notify(): void;
   /** Subscribes a listener; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** Starts LISTEN (server only); reconnects by itself with back-off when the connection drops. */
@@ -26,6 +34,24 @@ export function createWakeups(db: Db, logger: Logger): Wakeups {
   let stopped = false;
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
+  let notifying = false;
+  let notifyAgain = false;
+
+  // One NOTIFY statement in flight at most: a notifying commit takes a cluster-wide lock, so one per burst of
+  // publishes is what keeps publish commits from being serialized behind it.
+  const broadcast = async (): Promise<void> => {
+    notifying = true;
+    try {
+      do {
+        notifyAgain = false;
+        await db.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
+      } while (notifyAgain && !stopped);
+    } catch (error) {
+      logger.debug({ err: error }, 'NOTIFY failed; other dispatchers find the work at their next poll');
+    } finally {
+      notifying = false;
+    }
+  };
 
   const connect = async (): Promise<void> => {
     if (stopped) return;
@@ -62,7 +88,12 @@ export function createWakeups(db: Db, logger: Logger): Wakeups {
   };
 
   return {
-    notifyLocal: () => emitter.emit('wake'),
+    notify() {
+      emitter.emit('wake');
+      if (db.engine !== 'server' || stopped) return;
+      if (notifying) notifyAgain = true;
+      else void broadcast();
+    },
     subscribe(listener) {
       emitter.on('wake', listener);
       return () => emitter.off('wake', listener);

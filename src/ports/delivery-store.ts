@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { ErrorKind } from '../domain/error-kinds.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
@@ -77,8 +78,11 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly url: string;
   /** Exact payload bytes as published. */
   readonly payload: Uint8Array;
-  /** Signing keys: the current secret first, then the previous one during a rotation grace period. */
-  readonly signingKeys: readonly Uint8Array[];
+  /**
+   * Signing keys: the current secret first, then the previous one during a rotation grace period. Raw key
+   * bytes or KeyObjects made from them (the PostgreSQL store imports each endpoint's key once).
+   */
+  readonly signingKeys: readonly (Uint8Array | KeyObject)[];
   /** Custom static endpoint headers (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
 }

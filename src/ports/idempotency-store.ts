@@ -42,4 +42,10 @@ export interface IdempotencyStore {
   run(scope: IdempotencyScope, work: (tx: Tx) => Promise<StoredAnswer>): Promise<StoredAnswer & { readonly replayed: boolean }>;
   /** Runs `work` in a plain transaction (a POST without an Idempotency-Key). */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` without an enclosing transaction: each statement commits on its own, and after-commit hooks
+   * run once `work` returns. Only for work whose writes are one statement (publish without an
+   * Idempotency-Key: ADR 0006), where BEGIN and COMMIT would be two round trips that add nothing.
+   */
+  autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }

@@ -1,7 +1,7 @@
 import type { ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
-import type { Db } from './db.ts';
+import { prepared, type Db } from './db.ts';
 
 interface ApplicationRow {
   id: string;
@@ -14,6 +14,9 @@ interface ApplicationRow {
 }
 
 const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at';
+/** An application by id or uid (the id wins); run on every publish. $1 id or uid. */
+const FIND_APPLICATION = prepared('tidings_find_application', `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1`);
+const FIND_APPLICATION_FOR_UPDATE = prepared('tidings_find_application_for_update', `${FIND_APPLICATION.text} FOR UPDATE`);
 const UID_TAKEN = { applications_uid_key: 'An application with this uid already exists' };
 
 /*
@@ -48,10 +51,7 @@ export function pgApplications(db: Db): Pick<CatalogStore, 'insertApplication' |
     },
 
     async findApplication(ref, options = {}) {
-      const res = await on(db, options.tx).query<ApplicationRow>(
-        `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
-        [ref],
-      );
+      const res = await on(db, options.tx).query<ApplicationRow>(options.forUpdate === true ? FIND_APPLICATION_FOR_UPDATE : FIND_APPLICATION, [ref]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 

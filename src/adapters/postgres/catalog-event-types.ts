@@ -1,7 +1,7 @@
 import type { EventTypeRecord, EventTypeStore } from '../../ports/event-type-store.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause } from './catalog-common.ts';
-import type { Db } from './db.ts';
+import { prepared, type Db } from './db.ts';
 
 interface EventTypeRow {
   name: string;
@@ -16,6 +16,9 @@ interface EventTypeRow {
 }
 
 const COLUMNS = 'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at';
+/** An event type by name; run on every publish (schema check). $1 name. */
+const FIND_EVENT_TYPE = prepared('tidings_find_event_type', `SELECT ${COLUMNS} FROM event_types WHERE name = $1`);
+const FIND_EVENT_TYPE_FOR_UPDATE = prepared('tidings_find_event_type_for_update', `${FIND_EVENT_TYPE.text} FOR UPDATE`);
 
 /*
  * WRITE_EVENT_TYPE — inserts an event type; on a name that exists, `onConflict` decides. $1 name,
@@ -58,10 +61,7 @@ export function createPgEventTypeStore(db: Db): EventTypeStore {
     },
 
     async findEventType(name, options = {}) {
-      const res = await on(db, options.tx).query<EventTypeRow>(
-        `SELECT ${COLUMNS} FROM event_types WHERE name = $1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
-        [name],
-      );
+      const res = await on(db, options.tx).query<EventTypeRow>(options.forUpdate === true ? FIND_EVENT_TYPE_FOR_UPDATE : FIND_EVENT_TYPE, [name]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 

@@ -2,7 +2,6 @@ import type { Cipher } from '../../ports/cipher.ts';
 import type { MessageContentStore } from '../../ports/message-content-store.ts';
 import { nowSql } from './catalog-common.ts';
 import type { Db } from './db.ts';
-import { WAKE_CHANNEL } from './message-store.ts';
 import { onCommit, txClient } from './tx.ts';
 
 /*
@@ -52,10 +51,7 @@ export function createPgMessageContentStore(db: Db, cipher: Cipher, wake: () => 
       const sealed = cipher.encrypt(message.payload, message.id);
       const res = await client.query<{ created_at: Date; due: number }>(INSERT_EXAMPLE, [message.id, message.appId, message.eventType, sealed.data, sealed.keyId, endpointId, now]);
       const row = res.rows[0]!;
-      if (row.due > 0) {
-        if (db.engine === 'server') await client.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-        onCommit(tx, wake);
-      }
+      if (row.due > 0) onCommit(tx, wake);
       return {
         id: message.id, appId: message.appId, eventId: null, eventType: message.eventType, channels: null, tags: null,
         payload: message.payload, createdAt: row.created_at,

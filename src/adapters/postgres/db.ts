@@ -5,9 +5,24 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
+/**
+ * A statement prepared once per connection under `name`: later calls skip parsing and planning (PostgreSQL
+ * may then use a generic plan, see "PREPARE" in its manual). Only for constant texts on hot paths: a
+ * connection keeps every statement it prepared until it closes. Make one with {@link prepared}.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Declares a {@link Prepared} statement; `name` must be unique in the process. */
+export function prepared(name: string, text: string): Prepared {
+  return { name, text };
+}
+
 /** Something that runs one SQL statement: the pool, or the client of an open transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | Prepared, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 /**

@@ -1,8 +1,11 @@
 /*
  * The hot-path statements of the delivery protocol (DESIGN §2). Each is a constant with its purpose,
  * parameters, rows returned and the index it reads. `now` parameters are NULL in production (the database
- * clock, clock_timestamp()) and a fixed instant under a test clock.
+ * clock, clock_timestamp()) and a fixed instant under a test clock. Every one is a {@link Prepared} statement:
+ * each connection parses and plans it once.
  */
+
+import { prepared } from './db.ts';
 
 /*
  * SWEEP — housekeeping of expired leases that the claim must not take, in one statement:
@@ -14,7 +17,7 @@
  * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
  * Index: deliveries_lease_expiry.
  */
-export const SWEEP = `
+export const SWEEP = prepared('tidings_sweep', `
 WITH lost AS (
   SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
   WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND d.reclaim_count >= $1
@@ -50,7 +53,7 @@ WITH lost AS (
   INSERT INTO delivery_events (delivery_id, state, fencing_token, reason, at)
   SELECT id, state, fencing_token, reason, coalesce($2::timestamptz, clock_timestamp()) FROM changed
 )
-SELECT id, state, reason FROM changed`;
+SELECT id, state, reason FROM changed`);
 
 /** Advisory-lock namespace of the per-endpoint claim gate (first key of pg_try_advisory_xact_lock). */
 export const GATE_LOCK_NAMESPACE = 0x7469_6467; // "tidg"
@@ -62,7 +65,7 @@ export const GATE_LOCK_NAMESPACE = 0x7469_6467; // "tidg"
  * right now is skipped, as SKIP LOCKED skips rows. Endpoint rows themselves are not locked.
  * $1 now. Returns the ids of the gated endpoints this transaction now holds.
  */
-export const GATE = `
+export const GATE = prepared('tidings_gate', `
 SELECT g.id FROM (
   SELECT e.id FROM endpoints e
   WHERE e.status = 'active' AND e.deleted_at IS NULL
@@ -73,7 +76,7 @@ SELECT g.id FROM (
                 AND d.next_attempt_at <= coalesce($1::timestamptz, clock_timestamp()))
   OFFSET 0
 ) g
-WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`;
+WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`);
 
 /*
  * CLAIM — step 2 of a claim (a new statement, so its snapshot sees every lease committed before the gate
@@ -94,7 +97,7 @@ WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`;
  * $6 gated endpoint ids held by this transaction, $7 endpoint ids this dispatcher excludes (their share of
  * its in-flight window is used up).
  */
-export const CLAIM = `
+export const CLAIM = prepared('tidings_claim', `
 WITH t AS (
   SELECT coalesce($4::timestamptz, clock_timestamp()) AS now
 ), ep AS (
@@ -177,24 +180,24 @@ SELECT c.id, c.fencing_token, c.app_id, c.message_id, c.endpoint_id, c.attempt_c
        e.url, e.headers, e.secret, e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
        CASE WHEN e.previous_secret_until > (SELECT now FROM t) THEN e.previous_secret END AS previous_secret,
        e.previous_secret_key_id
-FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`;
+FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`);
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still
  * match. $1 ids, $2 tokens, $3 owner, $4 lease ms, $5 now. Returns the ids renewed (the rest are lost).
  */
-export const EXTEND_LEASES = `
+export const EXTEND_LEASES = prepared('tidings_extend_leases', `
 UPDATE deliveries d
 SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
 WHERE d.id = l.id AND d.fencing_token = l.token AND d.lease_owner = $3 AND d.state = 'leased'
-RETURNING d.id`;
+RETURNING d.id`);
 
 /*
  * RELEASE_LEASES — graceful stop: gives leases back without charging an attempt; the deliveries are due
  * now. Fenced like every write. $1 ids, $2 tokens, $3 owner, $4 now. Returns the ids released.
  */
-export const RELEASE_LEASES = `
+export const RELEASE_LEASES = prepared('tidings_release_leases', `
 WITH released AS (
   UPDATE deliveries d
   SET state = 'pending', lease_owner = NULL, lease_expires_at = NULL,
@@ -206,7 +209,7 @@ WITH released AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
   SELECT id, 'pending', $3, fencing_token, 'released', coalesce($4::timestamptz, clock_timestamp()) FROM released
 )
-SELECT id FROM released`;
+SELECT id FROM released`);
 
 /*
  * RECORD_ATTEMPTS — step 3 of the protocol for a batch of outcomes, in one statement (one transaction):
@@ -221,7 +224,7 @@ SELECT id FROM released`;
  * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
  * breaker changed state and whether the endpoint has failed long enough to be disabled).
  */
-export const RECORD_ATTEMPTS = `
+export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
 WITH o AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
                        $8::int[], $9::text[], $10::text[], $11::bool[], $12::int[], $13::text[], $14::text[],
@@ -307,22 +310,22 @@ SELECT 'delivery' AS kind, id::text AS id, app_id, state, endpoint_id, message_i
 FROM upd
 UNION ALL
 SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until
-FROM health`;
+FROM health`);
 
 /*
  * THROTTLE_ENDPOINT — a 429/503 with Retry-After holds the whole endpoint back until now + $2 ms
  * (never shortens an existing throttle). Atomic single-statement update. $1 endpoint id, $2 ms, $3 now.
  */
-export const THROTTLE_ENDPOINT = `
+export const THROTTLE_ENDPOINT = prepared('tidings_throttle_endpoint', `
 UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infinity'), coalesce($3::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond')
-WHERE id = $1`;
+WHERE id = $1`);
 
 /*
  * DISABLE_ENDPOINT — 410 Gone (or an operator): the endpoint is disabled with a reason, and its pending
  * deliveries become skipped (kept for replay-missing), each with a timeline row. $1 endpoint id, $2 reason,
  * $3 now. Returns the skipped delivery ids.
  */
-export const DISABLE_ENDPOINT = `
+export const DISABLE_ENDPOINT = prepared('tidings_disable_endpoint', `
 WITH ep AS (
   UPDATE endpoints SET status = 'disabled', status_reason = $2, status_changed_at = coalesce($3::timestamptz, clock_timestamp()),
                        updated_at = coalesce($3::timestamptz, clock_timestamp())
@@ -337,4 +340,4 @@ WITH ep AS (
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
 )
-SELECT id FROM skipped`;
+SELECT id FROM skipped`);

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
@@ -72,6 +73,9 @@ interface RecordRow {
   breaker_open_until: Date | null;
 }
 
+/** Most endpoint signing keys a delivery store keeps imported (see `decryptSecret`). */
+const SIGNING_KEY_CACHE_MAX = 10_000;
+
 /** The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix: the 4th). */
 const FAILING_EVENT_ATTEMPT = 4;
 
@@ -81,8 +85,19 @@ const FAILING_EVENT_ATTEMPT = 4;
  */
 export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryStoreOptions = {}): DeliveryStore {
   const policy = options.policy ?? DEFAULT_FLOW_POLICY;
-  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): Uint8Array =>
-    decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
+  // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
+  // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
+  const signingKeyCache = new Map<string, KeyObject>();
+  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): KeyObject => {
+    const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
+    let key = signingKeyCache.get(cacheKey);
+    if (key === undefined) {
+      key = createSecretKey(decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8')));
+      if (signingKeyCache.size >= SIGNING_KEY_CACHE_MAX) signingKeyCache.clear();
+      signingKeyCache.set(cacheKey, key);
+    }
+    return key;
+  };
 
   const toClaimed = (row: ClaimRow, workerId: string): ClaimedDelivery => {
     const signingKeys = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];

@@ -1,7 +1,6 @@
 import { AppError } from '../../domain/errors.ts';
 import type { EndpointHealth, EndpointHealthStore } from '../../ports/endpoint-health-store.ts';
 import type { Db } from './db.ts';
-import { WAKE_CHANNEL } from './message-store.ts';
 
 /** Recent windows of the health read model, in seconds: 5 minutes, 1 hour, 24 hours. */
 export const HEALTH_WINDOWS_S: readonly number[] = Object.freeze([300, 3600, 86_400]);
@@ -78,7 +77,7 @@ interface HealthRow {
   history: { kind: string; reason: string | null; at: string }[];
 }
 
-/** The PostgreSQL {@link EndpointHealthStore}. `wake` wakes in-process dispatchers after a resume. */
+/** The PostgreSQL {@link EndpointHealthStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a resume. */
 export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointHealthStore {
   return {
     async pause(endpointId, now) {
@@ -90,10 +89,7 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
     async resume(endpointId, now) {
       const row = (await db.query<{ status: string | null; due: number }>(RESUME, [endpointId, now])).rows[0];
       if (row === undefined || row.status === null) return false;
-      if (row.due > 0) {
-        if (db.engine === 'server') await db.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-        wake();
-      }
+      if (row.due > 0) wake();
       return true;
     },
     async setLimits(endpointId, limits) {

@@ -1,8 +1,8 @@
 import { AppError } from '../../domain/errors.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../ports/idempotency-store.ts';
-import type { Db } from './db.ts';
+import { prepared, type Db } from './db.ts';
 import { sqlState, SqlState } from './sqlstate.ts';
-import { runTx } from './tx.ts';
+import { runAutocommit, runTx } from './tx.ts';
 
 /*
  * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
@@ -11,18 +11,18 @@ import { runTx } from './tx.ts';
  * $1 owner, $2 route, $3 key, $4 fingerprint, $5 ttl ms. Returns one row when the key is ours; none when it
  * already exists.
  */
-const CLAIM_KEY = `
+const CLAIM_KEY = prepared('tidings_claim_key', `
 WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
 INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
 SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond' FROM wait
 ON CONFLICT (owner, route, key) DO NOTHING
-RETURNING 1`;
+RETURNING 1`);
 
-const READ_KEY = `
+const READ_KEY = prepared('tidings_read_key', `
 SELECT fingerprint, response_status, response_body, expires_at < clock_timestamp() AS expired
-FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`;
+FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`);
 
-const STORE_ANSWER = `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`;
+const STORE_ANSWER = prepared('tidings_store_answer', `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`);
 const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
 
 /**
@@ -32,6 +32,7 @@ const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = 
 export function createPgIdempotencyStore(db: Db): IdempotencyStore {
   return {
     transaction: (work) => runTx(db, (tx) => work(tx)),
+    autocommit: (work) => runAutocommit(db, (tx) => work(tx)),
     async run(scope: IdempotencyScope, work) {
       const keyParams = [scope.owner, scope.route, scope.key];
       return runTx(db, async (tx, client) => {

@@ -1,24 +1,25 @@
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
-import type { Db } from './db.ts';
+import { prepared, type Db } from './db.ts';
 import { constraintOf, sqlState, SqlState } from './sqlstate.ts';
 import { onCommit, txClient } from './tx.ts';
 
-/** Channel of the NOTIFY that wakes idle dispatchers at commit (DESIGN §5). */
+/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
 export const WAKE_CHANNEL = 'tidings_due';
 
 /*
  * PUBLISH — stores one message and its fan-out in one statement (one round trip): the message row, one
- * delivery per subscribed endpoint of its application, the first timeline row of each, and (on a server,
- * $11 true) a NOTIFY that wakes idle dispatchers at commit. Subscribed: not deleted; no event-type filter or
+ * delivery per subscribed endpoint of its application and the first timeline row of each. No NOTIFY inside:
+ * a notifying commit takes a cluster-wide lock that serializes every such commit (halving the publish rate
+ * measured by `npm run bench`); the caller's `wake` sends one coalesced NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or
  * the type is in it; no channels or at least one shared channel. Disabled endpoints get `skipped`
  * deliveries (kept for replay-missing); paused ones get pending deliveries due at 'infinity' until resumed.
  * $1 id, $2 app id, $3 event id, $4 event type, $5 channels, $6 tags, $7 payload (ciphertext),
- * $8 payload key id, $9 retention hours, $10 now (NULL = database clock), $11 notify.
+ * $8 payload key id, $9 retention hours, $10 now (NULL = database clock).
  * Returns created_at, the number of deliveries and how many are due now.
  */
-const PUBLISH = `
+const PUBLISH = prepared('tidings_publish', `
 WITH t AS (
   SELECT coalesce($10::timestamptz, clock_timestamp()) AS now
 ), msg AS (
@@ -42,14 +43,12 @@ WITH t AS (
 ), counts AS (
   SELECT count(*)::int AS total, count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <> 'infinity')::int AS due FROM made
 )
-SELECT msg.created_at, counts.total, counts.due,
-       CASE WHEN $11::boolean AND counts.due > 0 THEN pg_notify('${WAKE_CHANNEL}', '') END AS notified
-FROM msg CROSS JOIN counts`;
+SELECT msg.created_at, counts.total, counts.due FROM msg CROSS JOIN counts`);
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
- * `wake` is called after a commit that made due deliveries (in-process dispatchers); other processes are
- * woken by NOTIFY on {@link WAKE_CHANNEL} when the database is a server.
+ * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
+ * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others.
  */
 export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void): MessageStore {
   return {
@@ -60,7 +59,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void): 
       try {
         const res = await client.query<{ created_at: Date; total: number; due: number }>(PUBLISH, [
           message.id, message.appId, message.eventId, message.eventType, message.channels, message.tags,
-          sealed.data, sealed.keyId, message.retentionHours, now, db.engine === 'server',
+          sealed.data, sealed.keyId, message.retentionHours, now,
         ]);
         row = res.rows[0]!;
       } catch (error) {

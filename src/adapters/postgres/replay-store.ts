@@ -2,7 +2,6 @@ import { AppError } from '../../domain/errors.ts';
 import type { Tx } from '../../ports/idempotency-store.ts';
 import type { ReplayBatchResult, ReplayStore } from '../../ports/replay-store.ts';
 import type { Db } from './db.ts';
-import { WAKE_CHANNEL } from './message-store.ts';
 import { onCommit, txClient } from './tx.ts';
 
 /*
@@ -179,10 +178,7 @@ interface BatchRow {
  * interval. Wakes dispatchers at commit when anything was queued.
  */
 async function finishBatch(db: Db, tx: Tx, row: BatchRow, previousCursor: string | null, intervalMs: number, wake: () => void): Promise<ReplayBatchResult> {
-  if (row.queued > 0) {
-    if (db.engine === 'server') await txClient(tx).query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-    onCommit(tx, wake);
-  }
+  if (row.queued > 0) onCommit(tx, wake);
   const slots: Record<string, Date> = {};
   for (const [endpointId, last] of Object.entries(row.last_due)) slots[endpointId] = new Date(new Date(last).valueOf() + intervalMs);
   return {
@@ -191,13 +187,12 @@ async function finishBatch(db: Db, tx: Tx, row: BatchRow, previousCursor: string
   };
 }
 
-/** The PostgreSQL {@link ReplayStore}. `wake` wakes in-process dispatchers after a change. */
+/** The PostgreSQL {@link ReplayStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a commit that queued work. */
 export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
   return {
     async resend(input) {
       const res = await db.tx(async (client) => {
         const r = await client.query<{ status: string; expunged: boolean; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
-        if ((r.rows[0]?.queued ?? 0) > 0 && db.engine === 'server') await client.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
         return r.rows[0];
       });
       if (res === undefined) return false;

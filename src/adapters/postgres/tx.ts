@@ -17,6 +17,17 @@ export function onCommit(tx: Tx, hook: () => void): void {
   (tx as PgTx).afterCommit.push(hook);
 }
 
+/**
+ * Runs `work` with a {@link Tx} handle whose statements each commit on their own (the pool: no BEGIN/COMMIT);
+ * after-commit hooks run once `work` returns. For work that writes with a single statement (ADR 0006).
+ */
+export async function runAutocommit<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await work({ client: db, afterCommit: hooks } as unknown as PgTx, db);
+  for (const hook of hooks) hook();
+  return result;
+}
+
 /** Runs `work` in one transaction with a {@link Tx} handle; after-commit hooks run after COMMIT. */
 export async function runTx<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];

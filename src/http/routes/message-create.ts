@@ -34,7 +34,8 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
         payload, retentionHours,
       });
       return { status: 202, body: messageHead(message) };
-    });
+    // Without get-or-create, the only write is the one PUBLISH statement: no BEGIN/COMMIT needed (ADR 0006).
+    }, { withoutKey: body.application == null ? 'autocommit' : 'transaction' });
     // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
     const stored = answer.body as ReturnType<typeof messageHead>;
     const head = messageHead({ ...stored, createdAt: new Date(stored.timestamp) });
