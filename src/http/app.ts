@@ -54,6 +54,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.logger,
     bodyLimit: deps.config.maxBodyBytes,
     genReqId: genRequestId,
+    // One line per request (below) instead of Fastify's two: half the logging cost of every API call.
+    disableRequestLogging: true,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   });
@@ -61,6 +63,9 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
+  fastify.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+  });
   installErrorHandler(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installAuth(fastify, deps);
