@@ -1,6 +1,7 @@
 import { notFound } from '../domain/errors.ts';
 import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
+import type { Tx } from '../ports/idempotency-store.ts';
 import type { ReplayStore } from '../ports/replay-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
@@ -16,23 +17,24 @@ export interface ResenderDeps {
 export interface Resender {
   /**
    * Queues one manual attempt of the message to the endpoint, now. Ids or the caller's uid / eventId are
-   * accepted. A failed manual attempt is not retried.
+   * accepted. A failed manual attempt is not retried. Queued in `tx` (the request's transaction, with its
+   * Idempotency-Key when given).
    * @throws AppError `not_found` (application, message or endpoint; the same 404 for another tenant's objects)
    * @throws AppError `conflict` when the endpoint is disabled or paused
    */
-  resend(principal: Principal, appRef: string, messageRef: string, endpointRef: string): Promise<void>;
+  resend(tx: Tx, principal: Principal, appRef: string, messageRef: string, endpointRef: string): Promise<void>;
 }
 
 /** Makes the resend use case. */
 export function createResender(deps: ResenderDeps): Resender {
   return {
-    async resend(principal, appRef, messageRef, endpointRef) {
+    async resend(tx, principal, appRef, messageRef, endpointRef) {
       const app = await resolveApplication(deps.store, principal, appRef);
       const message = await deps.store.findMessage(app.id, messageRef, { withPayload: false });
       if (message === null) throw notFound('Message');
       const endpoint = await deps.store.findEndpoint(app.id, endpointRef);
       if (endpoint === null) throw notFound('Endpoint');
-      const queued = await deps.replay.resend({ appId: app.id, messageId: message.id, endpointId: endpoint.id, now: deps.clock.sqlNow() });
+      const queued = await deps.replay.resend(tx, { appId: app.id, messageId: message.id, endpointId: endpoint.id, now: deps.clock.sqlNow() });
       if (!queued) throw notFound('Endpoint');
     },
   };

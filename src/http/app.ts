@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
@@ -41,6 +41,20 @@ export type { HttpDeps } from './deps.ts';
 /** Longest path parameter, in characters (a 256-character uid, percent-encoded, fits). */
 const MAX_PARAM_LENGTH = 1024;
 
+/**
+ * One log line per API request — method, url, status and duration, at its end — instead of Fastify's two
+ * (an "incoming request" line is half the logging cost of every call and says nothing the last one does not).
+ */
+class OneLineLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 /** Version named in the OpenAPI document. */
 const API_VERSION = '1.0.0';
 
@@ -54,8 +68,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.logger,
     bodyLimit: deps.config.maxBodyBytes,
     genReqId: genRequestId,
-    // One line per request (below) instead of Fastify's two: half the logging cost of every API call.
-    disableRequestLogging: true,
+    logController: new OneLineLogController(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   });
@@ -63,9 +76,6 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
-  fastify.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
-  });
   installErrorHandler(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installAuth(fastify, deps);

@@ -67,14 +67,15 @@ export interface ReplayBatchResult {
  */
 export interface ReplayStore {
   /**
-   * Queues one manual attempt of a message to an endpoint, due now (Svix "resend"). A terminal delivery
+   * Queues one manual attempt of a message to an endpoint, due now (Svix "resend"), in `tx` (the request's
+   * transaction, shared with its Idempotency-Key); dispatchers are woken after commit. A terminal delivery
    * (dead, succeeded, skipped) becomes pending with `manual` set: if that attempt fails it returns to the
    * state it had and is not retried. A pending delivery is made due now. A leased one is left alone (an
    * attempt is already in flight). With no delivery yet for the pair, one is made.
    * @returns false when the message or the endpoint does not exist in the application (or is deleted)
    * @throws AppError `conflict` when the endpoint is disabled or paused, or the message content was expunged
    */
-  resend(input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
+  resend(tx: Tx, input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
   /**
    * Replay (DESIGN §3), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
    * pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual

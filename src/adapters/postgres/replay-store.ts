@@ -190,15 +190,14 @@ async function finishBatch(db: Db, tx: Tx, row: BatchRow, previousCursor: string
 /** The PostgreSQL {@link ReplayStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a commit that queued work. */
 export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
   return {
-    async resend(input) {
-      const res = await db.tx(async (client) => {
-        const r = await client.query<{ status: string; expunged: boolean; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
-        return r.rows[0];
-      });
+    async resend(tx, input) {
+      const r = await txClient(tx).query<{ status: string; expunged: boolean; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
+      const res = r.rows[0];
       if (res === undefined) return false;
+      // Thrown inside the transaction: anything the statement queued is rolled back with it.
       if (res.status !== 'active') throw new AppError('conflict', `The endpoint is ${res.status}; enable it before resending`);
       if (res.expunged) throw new AppError('conflict', 'The message content was expunged; there is nothing to send');
-      wake();
+      onCommit(tx, wake);
       return true;
     },
 

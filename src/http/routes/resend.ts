@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
-import { principalOf } from '../idempotency.ts';
+import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 
 /**
  * `POST /api/v1/app/{app}/msg/{msg}/endpoint/{ep}/resend` (Svix resend): one manual attempt now, with the
- * message's original `webhook-id`; if it fails it is not retried (DESIGN §3). Answers 202 with no body.
+ * message's original `webhook-id`; if it fails it is not retried (DESIGN §3). Answers 202 with no body. With an
+ * Idempotency-Key, a retried call answers the stored 202 and queues nothing more.
  */
-export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender'>): void {
+export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender' | 'idempotency' | 'config'>): void {
   app.post('/api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/resend', {
     schema: {
       tags: ['Message Attempt'], summary: 'Resend a message to an endpoint',
@@ -16,7 +17,10 @@ export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender'>): void
     },
   }, async (request, reply) => {
     const p = request.params;
-    await deps.resender.resend(principalOf(request), p.appId, p.msgId, p.endpointId);
-    return reply.code(202).send(null);
+    const answer = await idempotentPost(deps, request, async (tx) => {
+      await deps.resender.resend(tx, principalOf(request), p.appId, p.msgId, p.endpointId);
+      return { status: 202, body: null };
+    });
+    return sendAnswer(reply, answer);
   });
 }
