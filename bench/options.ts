@@ -95,7 +95,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --quick             the same as --size quick: small sizes, to check the command end to end
   --messages N        messages of the bursts in (a), (b), (e) (default 20000; --quick 2000)
   --database-url URL  PostgreSQL server (default $BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
-  --db-name NAME      bench database, dropped and recreated for every run (default tidings_bench)
+  --db-name NAME      bench database, dropped and recreated for every run and dropped at the end; must start
+                      with tidings_bench (default tidings_bench)
   --payload-bytes N   bytes of each message payload (default 256)
   --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
   --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
@@ -123,6 +124,12 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   const quick = size === 'quick';
   const scenarios = (values.scenarios ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
   for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–g)`);
+  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–g)');
+  const dbName = values['db-name'] ?? 'tidings_bench';
+  // The bench drops and recreates this database: only names of its own, never `test` or anyone else's.
+  if (!/^tidings_bench[a-z0-9_]*$/.test(dbName)) throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);
+  const databaseUrl = values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (!URL.canParse(databaseUrl) || !/^postgres(ql)?:$/.test(new URL(databaseUrl).protocol)) throw new Error(`--database-url must be a postgresql:// URL, not "${databaseUrl}"`);
   const engine = values.engine ?? 'both';
   if (!['server', 'embedded', 'both'].includes(engine)) throw new Error(`--engine must be server, embedded or both, not "${engine}"`);
   const positive = (name: string, text: string | undefined, fallback: number): number => {
@@ -140,8 +147,8 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     size,
     quick,
     sizes,
-    databaseUrl: values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-    dbName: values['db-name'] ?? 'tidings_bench',
+    databaseUrl,
+    dbName,
     payloadBytes: positive('payload-bytes', values['payload-bytes'], 256),
     logLevel: values['log-level'] ?? 'info',
     probe: values.probe === true,

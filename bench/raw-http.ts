@@ -33,7 +33,9 @@ export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPi
       child.process.on('message', (m: RawHttpResult | { type: 'ready' }) => (m.type === 'ready' ? ready() : resolve(m)));
       void child.exited.then((code) => reject(new Error(`raw-http reference exited (${code}) without a result${logFile === undefined ? '' : `; see ${logFile}`}`)));
     });
-    await Promise.race([isReady, result, sleep(30_000)]); // modules loaded: now its memory is the idle baseline
+    // Bounds that must not keep the benchmark alive once it is done: unref'd timers.
+    const bound = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+    await Promise.race([isReady, result, bound(30_000)]); // modules loaded: now its memory is the idle baseline
     const idle = procUsage(child.pid);
     let peak = idle?.rssBytes ?? 0;
     let sampling = true;
@@ -46,7 +48,7 @@ export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPi
     })();
     const receiverStart = receiverPid === undefined ? null : procUsage(receiverPid);
     child.process.send('go');
-    const timeout = sleep(init.timeoutMs + 10_000).then(() => { throw new Error('raw-http reference did not finish in time'); });
+    const timeout = bound(init.timeoutMs + 10_000).then(() => { throw new Error('raw-http reference did not finish in time'); });
     const r = await Promise.race([result, timeout]);
     const end = procUsage(child.pid);
     const receiverEnd = receiverPid === undefined ? null : procUsage(receiverPid);

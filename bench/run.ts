@@ -7,9 +7,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { generateKeyEntry } from '../src/adapters/crypto/key-ring.ts';
 import type { BenchContext } from './context.ts';
@@ -22,7 +24,7 @@ import { scenarioG } from './scenario-claim.ts';
 import { scenarioD } from './scenario-latency.ts';
 import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
 import { round } from './stats.ts';
-import type { ClusterBase } from './tidings.ts';
+import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -73,6 +75,22 @@ function probeDigest(detail: Record<string, unknown>): Record<string, unknown> |
   return out;
 }
 
+/**
+ * Holds a session-level advisory lock named after the bench database for the whole run, so two benchmarks
+ * cannot drop and recreate the same database under each other.
+ * @throws Error when another benchmark holds it
+ */
+async function lockBenchDatabase(serverUrl: string, dbName: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl(serverUrl, 'postgres') });
+  await client.connect();
+  const got = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`tidings-bench:${dbName}`])).rows[0]?.ok === true;
+  if (!got) {
+    await client.end();
+    throw new Error(`another benchmark is running with --db-name ${dbName} on this server; wait for it or pick another --db-name`);
+  }
+  return client;
+}
+
 async function main(): Promise<number> {
   let options: Options;
   try {
@@ -88,6 +106,15 @@ async function main(): Promise<number> {
   const started = new Date();
   const startLoad = loadavg();
   const resultsDir = join(ROOT, 'bench', 'results');
+  const out = options.out ?? join(resultsDir, `bench-${stamp()}.json`);
+  if (options.out !== undefined) {
+    try {
+      await access(dirname(out), constants.W_OK);
+    } catch {
+      console.error(`--out: the folder ${dirname(out)} does not exist or is not writable`);
+      return 2;
+    }
+  }
   const logDir = join(resultsDir, `logs-${stamp()}`);
   await mkdir(logDir, { recursive: true });
   const userEnv: Record<string, string> = {};
@@ -105,11 +132,13 @@ async function main(): Promise<number> {
   };
   const needsServer = options.engines.includes('server') || options.scenarios.some((s) => SERVER_ONLY.has(s));
   let server: ServerInfo | null = null;
+  let benchLock: pg.Client | null = null;
   if (needsServer) {
     try {
       server = await serverInfo(options.databaseUrl);
+      benchLock = await lockBenchDatabase(options.databaseUrl, options.dbName);
     } catch (error) {
-      console.error(`cannot reach PostgreSQL at ${options.databaseUrl}: ${(error as Error).message}`);
+      console.error(`cannot use PostgreSQL at ${options.databaseUrl}: ${(error as Error).message}`);
       return 1;
     }
   }
@@ -170,7 +199,11 @@ async function main(): Promise<number> {
   console.log(formatTable(results));
   console.log(`\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`);
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
-  const out = options.out ?? join(resultsDir, `bench-${stamp()}.json`);
+  if (benchLock !== null) {
+    await dropDatabase(options.databaseUrl, options.dbName).catch(() => undefined);
+    await dropDatabase(options.databaseUrl, `${options.dbName}_claim`).catch(() => undefined);
+    await benchLock.end().catch(() => undefined);
+  }
   const json = {
     startedAt: started.toISOString(),
     finishedAt: new Date().toISOString(),

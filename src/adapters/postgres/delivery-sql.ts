@@ -55,132 +55,18 @@ WITH lost AS (
 )
 SELECT id, state, reason FROM changed`);
 
-/** Advisory-lock namespace of the per-endpoint claim gate (first key of pg_try_advisory_xact_lock). */
-export const GATE_LOCK_NAMESPACE = 0x7469_6467; // "tidg"
-
 /*
- * GATE — step 1 of a claim, in the claim's transaction. Endpoints whose claims must be serialized across
- * dispatchers (an in-flight cap, a rate limit, or a breaker that is not closed) and that have due work are
- * locked with a transaction-scoped advisory lock, try-only: an endpoint another dispatcher is claiming from
- * right now is skipped, as SKIP LOCKED skips rows. Endpoint rows themselves are not locked.
- * $1 now. Returns the ids of the gated endpoints this transaction now holds.
+ * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql, which holds
+ * its two queries and their documentation): step 1 locks, with try-only advisory locks, the endpoints whose
+ * claims must be serialized across dispatchers (an in-flight cap, a rate limit, a breaker not closed);
+ * step 2, with a fresh snapshot, leases up to $2 due deliveries spread over endpoints by fair share, within
+ * each gated endpoint's cap, token bucket and breaker, reclaims expired leases, bumps fencing tokens,
+ * appends timeline rows, and returns each delivery with its payload and the endpoint's URL, secrets and
+ * headers. One round trip, no BEGIN/COMMIT (ADR 0006). $1 worker id, $2 limit, $3 lease ms, $4 now,
+ * $5 max reclaims, $6 endpoint ids this dispatcher excludes (their share of its window is used up).
+ * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
  */
-export const GATE = prepared('tidings_gate', `
-SELECT g.id FROM (
-  SELECT e.id FROM endpoints e
-  WHERE e.status = 'active' AND e.deleted_at IS NULL
-    AND (e.max_in_flight IS NOT NULL OR e.rate_limit_per_s IS NOT NULL OR e.breaker_state <> 'closed')
-    AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($1::timestamptz, clock_timestamp()))
-    AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($1::timestamptz, clock_timestamp()))
-    AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
-                AND d.next_attempt_at <= coalesce($1::timestamptz, clock_timestamp()))
-  OFFSET 0
-) g
-WHERE pg_try_advisory_xact_lock(${GATE_LOCK_NAMESPACE}, hashtext(g.id))`);
-
-/*
- * CLAIM — step 2 of a claim (a new statement, so its snapshot sees every lease committed before the gate
- * locks were taken). Leases up to $2 due deliveries for worker $1:
- * - endpoints with due work (active, not deleted, not throttled; ungated, or gated and locked by this
- *   transaction) are visited in random order, and each gets at most its fair share of the batch
- *   (ceil(limit / endpoints)), so one endpoint's backlog cannot crowd out a quiet one;
- * - a gated endpoint's share is further limited by its in-flight cap (counted from live leased rows, never
- *   a stored counter), its token bucket (rate_limit_per_s, burst), and its breaker: open or half-open
- *   allows exactly one probe when nothing of the endpoint is in flight;
- * - each endpoint's due rows are read from deliveries_endpoint_due in due order and locked with
- *   FOR UPDATE SKIP LOCKED (deliveries only); expired leases of endpoints with a closed breaker are
- *   reclaimed (deliveries_lease_expiry) and counted;
- * - the token buckets and the open → half-open transition of the endpoints claimed from are written in the
- *   same statement (gated endpoints only, under their advisory lock).
- * Each claim bumps the fencing token and appends a timeline row; the payload and the endpoint's URL,
- * secrets and headers are returned with it. $1 worker id, $2 limit, $3 lease ms, $4 now, $5 max reclaims,
- * $6 gated endpoint ids held by this transaction, $7 endpoint ids this dispatcher excludes (their share of
- * its in-flight window is used up).
- */
-export const CLAIM = prepared('tidings_claim', `
-WITH t AS (
-  SELECT coalesce($4::timestamptz, clock_timestamp()) AS now
-), ep AS (
-  SELECT e.id, e.max_in_flight, e.rate_limit_per_s, coalesce(e.rate_burst, e.rate_limit_per_s) AS burst,
-         e.rate_tokens, e.rate_refilled_at, e.breaker_state, e.id = ANY ($6::text[]) AS gated
-  FROM endpoints e, t
-  WHERE e.status = 'active' AND e.deleted_at IS NULL
-    AND (e.throttled_until IS NULL OR e.throttled_until <= t.now)
-    AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY ($6::text[]))
-    AND NOT (e.id = ANY ($7::text[]))
-    AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now)
-), share AS (
-  SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep
-), bucket AS (
-  SELECT ep.*, s.per_endpoint, f.live,
-         CASE WHEN ep.rate_limit_per_s IS NULL THEN NULL
-              ELSE least(ep.burst::float8, coalesce(ep.rate_tokens, ep.burst::float8)
-                         + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at, t.now)) * ep.rate_limit_per_s) END AS tokens
-  FROM ep CROSS JOIN share s CROSS JOIN t
-  LEFT JOIN LATERAL (
-    SELECT count(*)::int AS live FROM deliveries l
-    WHERE ep.gated AND l.endpoint_id = ep.id AND l.state = 'leased' AND l.lease_expires_at > t.now
-  ) f ON true
-), allow AS (
-  SELECT id, gated, breaker_state, tokens, random() AS turn,
-         least(per_endpoint,
-               CASE WHEN breaker_state = 'closed' THEN per_endpoint WHEN live = 0 THEN 1 ELSE 0 END,
-               CASE WHEN max_in_flight IS NULL THEN per_endpoint ELSE greatest(0, max_in_flight - live) END,
-               CASE WHEN tokens IS NULL THEN per_endpoint ELSE greatest(0, floor(tokens))::int END) AS n
-  FROM bucket
-), due AS (
-  SELECT d.id, d.endpoint_id, 'pending'::text AS previous_state
-  FROM (SELECT * FROM allow WHERE n > 0 ORDER BY turn) a
-  CROSS JOIN LATERAL (
-    SELECT d.id, d.endpoint_id FROM deliveries d
-    WHERE d.endpoint_id = a.id AND d.state = 'pending' AND d.next_attempt_at <= (SELECT now FROM t)
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT a.n
-    FOR UPDATE OF d SKIP LOCKED
-  ) d
-  LIMIT $2
-), expired AS (
-  SELECT d.id, d.endpoint_id, 'leased'::text AS previous_state FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-  WHERE d.state = 'leased' AND d.lease_expires_at <= (SELECT now FROM t) AND d.reclaim_count < $5
-    AND e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
-  ORDER BY d.lease_expires_at, d.id
-  LIMIT $2
-  FOR UPDATE OF d SKIP LOCKED
-), picked AS (
-  SELECT * FROM (SELECT * FROM expired UNION ALL SELECT * FROM due) c LIMIT $2
-), gated_update AS (
-  UPDATE endpoints e
-  SET rate_tokens = CASE WHEN a.tokens IS NOT NULL THEN a.tokens - c.n ELSE e.rate_tokens END,
-      rate_refilled_at = CASE WHEN a.tokens IS NOT NULL THEN t.now ELSE e.rate_refilled_at END,
-      breaker_state = CASE WHEN a.breaker_state = 'open' THEN 'half_open' ELSE e.breaker_state END,
-      breaker_changed_at = CASE WHEN a.breaker_state = 'open' THEN t.now ELSE e.breaker_changed_at END
-  FROM allow a JOIN (SELECT endpoint_id, count(*)::int AS n FROM picked WHERE previous_state = 'pending' GROUP BY 1) c ON c.endpoint_id = a.id, t
-  WHERE e.id = a.id AND a.gated AND (a.tokens IS NOT NULL OR a.breaker_state = 'open')
-  RETURNING e.id, a.breaker_state = 'open' AS probing
-), probe_events AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
-  SELECT g.id, 'breaker_half_open', 'cool-down elapsed: one probe', t.now FROM gated_update g, t WHERE g.probing
-), claimed AS (
-  UPDATE deliveries d
-  SET state = 'leased', lease_owner = $1,
-      lease_expires_at = t.now + $3 * interval '1 millisecond',
-      fencing_token = d.fencing_token + 1,
-      reclaim_count = d.reclaim_count + CASE WHEN picked.previous_state = 'leased' THEN 1 ELSE 0 END,
-      updated_at = t.now
-  FROM picked, t WHERE d.id = picked.id
-  RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state
-), logged AS (
-  INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
-  SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now
-  FROM claimed, t
-)
-SELECT c.id, c.fencing_token, c.app_id, c.message_id, c.endpoint_id, c.attempt_count, c.manual,
-       c.previous_state = 'leased' AS reclaimed,
-       m.event_type, m.payload, m.payload_key_id,
-       e.url, e.headers, e.secret, e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
-       CASE WHEN e.previous_secret_until > (SELECT now FROM t) THEN e.previous_secret END AS previous_secret,
-       e.previous_secret_key_id
-FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id`);
+export const CLAIM = prepared('tidings_claim', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6)');
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still

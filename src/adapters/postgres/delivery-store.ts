@@ -4,7 +4,7 @@ import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db } from './db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
-import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, GATE, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from './tx.ts';
 
 interface ClaimRow {
@@ -130,12 +130,8 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
   return {
     async claim(input) {
       const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
-      // Two statements in one transaction: the gate's advisory locks are held until COMMIT, and the claim's
-      // snapshot, taken after them, sees every lease of the gated endpoints committed before.
-      const rows = await db.tx(async (client) => {
-        const gated = (await client.query<{ id: string }>(GATE, [input.now])).rows.map((r) => r.id);
-        return (await client.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, gated, input.excludeEndpoints ?? []])).rows;
-      });
+      // One statement: the gate and the claim run inside the function tidings_claim (ADR 0006).
+      const rows = (await db.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? []])).rows;
       const deliveries = rows.map((row) => toClaimed(row, input.workerId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },
