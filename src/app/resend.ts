@@ -29,10 +29,11 @@ export interface Resender {
 export function createResender(deps: ResenderDeps): Resender {
   return {
     async resend(tx, principal, appRef, messageRef, endpointRef) {
-      const app = await resolveApplication(deps.store, principal, appRef);
-      const message = await deps.store.findMessage(app.id, messageRef, { withPayload: false });
+      // Every read in `tx`: the embedded engine has one connection, which the transaction holds.
+      const app = await resolveApplication(deps.store, principal, appRef, tx);
+      const message = await deps.store.findMessage(app.id, messageRef, { withPayload: false, tx });
       if (message === null) throw notFound('Message');
-      const endpoint = await deps.store.findEndpoint(app.id, endpointRef);
+      const endpoint = await deps.store.findEndpoint(app.id, endpointRef, { tx });
       if (endpoint === null) throw notFound('Endpoint');
       const queued = await deps.replay.resend(tx, { appId: app.id, messageId: message.id, endpointId: endpoint.id, now: deps.clock.sqlNow() });
       if (!queued) throw notFound('Endpoint');
