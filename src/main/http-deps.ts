@@ -72,7 +72,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
     publisher: withEventTypeChecks(createPublisher({
-      messages: createPgMessageStore(w.db, w.cipher, w.wake),
+      messages: createPgMessageStore(w.cipher, w.wake),
       clock,
       random,
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),

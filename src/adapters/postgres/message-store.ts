@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
-import { prepared, type Db } from './db.ts';
+import { prepared } from './db.ts';
 import { constraintOf, sqlState, SqlState } from './sqlstate.ts';
 import { onCommit, txClient } from './tx.ts';
 
@@ -50,7 +50,7 @@ SELECT msg.created_at, counts.total, counts.due FROM msg CROSS JOIN counts`);
  * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
  * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others.
  */
-export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void): MessageStore {
+export function createPgMessageStore(cipher: Cipher, wake: () => void): MessageStore {
   return {
     async insert(tx, message: NewMessage, now) {
       const client = txClient(tx);
