@@ -109,6 +109,8 @@ export const SETTINGS = {
   logLevel: setting('TIDINGS_LOG_LEVEL', z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']), 'info', 'level', 'pino log level.'),
   workerId: setting('TIDINGS_WORKER_ID', z.string().min(1).optional(), undefined, 'text', 'Dispatcher id written into leases and the timeline. Unset: host-pid-random.'),
   dbPoolSize: setting('TIDINGS_DB_POOL_SIZE', int(1, 200), '10', 'connections', 'Connections per process to a PostgreSQL server (the embedded engine always uses one).'),
+  dbBatch: setting('TIDINGS_DB_BATCH', int(1, 10_000), '256', 'calls', 'Most concurrent publishes (and application / event-type lookups) folded into one statement: group commit (ADR 0007).'),
+  dbBatchesInFlight: setting('TIDINGS_DB_BATCHES_IN_FLIGHT', int(1, 100), '2', 'statements', 'Grouped statements of one kind running at once per process; further calls wait and join the next group. Keep below TIDINGS_DB_POOL_SIZE.'),
   retrySchedule: setting('TIDINGS_RETRY_SCHEDULE', durationList, '5s,5m,30m,2h,5h,10h,10h', 'durations', 'Delay after each failed attempt; attempts = entries + 1 (the first is immediate).'),
   retryJitter: setting('TIDINGS_RETRY_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retry delay is drawn from [d·(1−j), d·(1+j)].'),
   retryAfterMinMs: setting('TIDINGS_RETRY_AFTER_MIN', durationMs(0), '1s', 'duration', 'Lower clamp of a receiver\'s Retry-After.'),

@@ -67,7 +67,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       autoDisableAfterMs: config.autoDisableAfterMs,
     },
     ...(config.operationalApp === undefined ? {} : {
-      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
+      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
     }),
   });
   const logger = deps.logger.child({ role: 'dispatcher', workerId });

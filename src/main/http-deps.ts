@@ -53,9 +53,10 @@ export interface HttpWiring {
 
 /** Builds the dependencies of the HTTP API over PostgreSQL (the one place that wires them). */
 export function createHttpDeps(w: HttpWiring): HttpDeps {
-  const catalog = createPgCatalogStore(w.db, w.cipher);
+  const batchLimits = { maxBatch: w.config.dbBatch, maxInFlight: w.config.dbBatchesInFlight };
+  const catalog = createPgCatalogStore(w.db, w.cipher, batchLimits);
   const { clock, random } = w;
-  const eventTypeStore = createPgEventTypeStore(w.db);
+  const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
   const schemas = createPayloadSchemas();
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
@@ -72,7 +73,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
     publisher: withEventTypeChecks(createPublisher({
-      messages: createPgMessageStore(w.cipher, w.wake),
+      messages: createPgMessageStore(w.db, w.cipher, w.wake, batchLimits),
       clock,
       random,
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),

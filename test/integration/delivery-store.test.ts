@@ -42,7 +42,7 @@ for (const engine of ENGINES) {
     beforeEach(async () => { await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`); });
 
     async function publishMany(appId: string, count: number): Promise<void> {
-      const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
       for (let i = 0; i < count; i++) {
         await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'user.created', eventId: null, channels: null, tags: null, payload: Buffer.from(`{"n":${i}}`), retentionHours: null }));
       }
@@ -152,7 +152,7 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/typed', filterTypes: ['invoice.paid'] });
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/chan', channels: ['eu'] });
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/off', status: 'disabled' });
-      const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
       const pub = (eventType: string, channels: string[] | null, eventId: string | null) =>
         runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType, eventId, channels, tags: null, payload: Buffer.from('{}'), retentionHours: null }));
       assert.equal((await pub('user.created', null, null)).deliveries, 2, 'all + disabled (skipped)');
@@ -166,7 +166,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       const payload = Buffer.from('{ "z":1,  "a": 12345678901234567890, "marker":"PLAINTEXT-MARKER-7f3a" }');
-      const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
       const { message } = await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'x', eventId: null, channels: null, tags: null, payload, retentionHours: null }));
       const raw = (await t.db.query('SELECT payload, payload_key_id FROM messages WHERE id = $1', [message.id])).rows[0]!;
       assert.equal(raw.payload_key_id, 'test1');
@@ -180,7 +180,7 @@ for (const engine of ENGINES) {
     test('one Idempotency-Key with the same request answers the same message; with another body it is refused', async () => {
       const appId = await insertApp(t.db);
       const idem = createPgIdempotencyStore(t.db);
-      const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
       const scope = (fingerprint: string) => ({ owner: 'admin', route: 'POST /msg', key: `k-${appId}`, fingerprint, ttlMs: 60_000, waitMs: 5_000 });
       const work = () => idem.run(scope('f1'), async (tx) => {
         const { message } = await publisher.publish(tx, { appId, eventType: 'x', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null });
@@ -235,7 +235,7 @@ for (const engine of ENGINES) {
         const appId = await insertApp(t.db);
         await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
         const idem = createPgIdempotencyStore(t.db);
-        const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+        const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
         const answers = await Promise.all(Array.from({ length: 20 }, () => idem.run(
           { owner: 'admin', route: 'POST /msg', key: `race-${appId}`, fingerprint: 'same', ttlMs: 60_000, waitMs: 10_000 },
           async (tx) => {

@@ -59,7 +59,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       const ep = await insertEndpoint(t.db, cipher, { appId, url: receiver.url(path) });
       await receiver.setSecret(path, ep.secret);
-      const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
       for (let i = 0; i < count; i++) {
         await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from(`{"i":${i}}`), retentionHours: null }));
       }

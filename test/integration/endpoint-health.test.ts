@@ -38,7 +38,7 @@ function outcome(d: ClaimedDelivery, ok: boolean, delayMs = 0): AttemptRecord {
 }
 
 async function publish(t: TestDatabase, clock: Clock, appId: string, count: number): Promise<void> {
-  const publisher = createPublisher({ messages: createPgMessageStore(cipher, () => undefined), clock, random: cryptoRandom });
+  const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
   for (let i = 0; i < count; i++) {
     await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from(`{"i":${i}}`), retentionHours: null }));
   }
@@ -161,7 +161,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publish(t, clock, appId, 3);
-      const operational = createPgOperationalEvents(opsApp, createPgMessageStore(cipher, () => undefined), clock, cryptoRandom);
+      const operational = createPgOperationalEvents(opsApp, createPgMessageStore(t.db, cipher, () => undefined), clock, cryptoRandom);
       const store = createPgDeliveryStore(t.db, cipher, { policy: { ...policy, breakerThreshold: 1000 }, operational });
       const a = await claim(store, 1);
       await store.recordAttempts([outcome(a.deliveries[0]!, false, 100)], clock.sqlNow());

@@ -1,7 +1,9 @@
 import type { ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
 import { prepared, type Db } from './db.ts';
+import { isAutocommit } from './tx.ts';
 
 interface ApplicationRow {
   id: string;
@@ -16,6 +18,8 @@ interface ApplicationRow {
 const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at';
 /** An application by id or uid (the id wins); run on every publish. $1 id or uid. */
 const FIND_APPLICATION = prepared('tidings_find_application', `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1`);
+/** Applications by id or uid, for many refs at once (lookups grouped across requests). $1 refs. */
+const FIND_APPLICATIONS = prepared('tidings_find_applications', `SELECT ${COLUMNS} FROM applications WHERE id = ANY ($1::text[]) OR uid = ANY ($1::text[])`);
 const FIND_APPLICATION_FOR_UPDATE = prepared('tidings_find_application_for_update', `${FIND_APPLICATION.text} FOR UPDATE`);
 const UID_TAKEN = { applications_uid_key: 'An application with this uid already exists' };
 
@@ -33,8 +37,19 @@ function toRecord(row: ApplicationRow): ApplicationRecord {
   return { id: row.id, uid: row.uid, name: row.name, rateLimit: row.rate_limit, metadata: row.metadata, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
-/** The application part of the PostgreSQL {@link CatalogStore}. */
-export function pgApplications(db: Db): Pick<CatalogStore, 'insertApplication' | 'insertApplicationIfAbsent' | 'findApplication' | 'listApplications' | 'updateApplication' | 'deleteApplication'> {
+/**
+ * The application part of the PostgreSQL {@link CatalogStore}. Lookups outside a transaction (no `tx`, or an
+ * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007).
+ */
+export function pgApplications(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS): Pick<CatalogStore, 'insertApplication' | 'insertApplicationIfAbsent' | 'findApplication' | 'listApplications' | 'updateApplication' | 'deleteApplication'> {
+  const grouped = statementBatcher<string, ApplicationRecord | null>(limits, async (refs) => {
+    const res = await db.query<ApplicationRow>(FIND_APPLICATIONS, [[...new Set(refs)]]);
+    // The id wins over a uid that happens to equal it, as in FIND_APPLICATION.
+    return refs.map((ref) => {
+      const row = res.rows.find((r) => r.id === ref) ?? res.rows.find((r) => r.uid === ref);
+      return row === undefined ? null : toRecord(row);
+    });
+  });
   return {
     async insertApplication(tx, app, now) {
       const res = await withConflict(() => on(db, tx).query<ApplicationRow>(insertApplication(''), [app.id, app.uid, app.name, app.rateLimit, JSON.stringify(app.metadata), now]), UID_TAKEN);
@@ -51,6 +66,7 @@ export function pgApplications(db: Db): Pick<CatalogStore, 'insertApplication' |
     },
 
     async findApplication(ref, options = {}) {
+      if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(ref);
       const res = await on(db, options.tx).query<ApplicationRow>(options.forUpdate === true ? FIND_APPLICATION_FOR_UPDATE : FIND_APPLICATION, [ref]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },

@@ -1,7 +1,9 @@
 import type { EventTypeRecord, EventTypeStore } from '../../ports/event-type-store.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause } from './catalog-common.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
 import { prepared, type Db } from './db.ts';
+import { isAutocommit } from './tx.ts';
 
 interface EventTypeRow {
   name: string;
@@ -18,6 +20,8 @@ interface EventTypeRow {
 const COLUMNS = 'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at';
 /** An event type by name; run on every publish (schema check). $1 name. */
 const FIND_EVENT_TYPE = prepared('tidings_find_event_type', `SELECT ${COLUMNS} FROM event_types WHERE name = $1`);
+/** Event types by name, for many names at once (lookups grouped across requests). $1 names. */
+const FIND_EVENT_TYPES = prepared('tidings_find_event_types', `SELECT ${COLUMNS} FROM event_types WHERE name = ANY ($1::text[])`);
 const FIND_EVENT_TYPE_FOR_UPDATE = prepared('tidings_find_event_type_for_update', `${FIND_EVENT_TYPE.text} FOR UPDATE`);
 
 /*
@@ -42,8 +46,16 @@ function toRecord(row: EventTypeRow): EventTypeRecord {
   };
 }
 
-/** The PostgreSQL {@link EventTypeStore} (table event_types). */
-export function createPgEventTypeStore(db: Db): EventTypeStore {
+/**
+ * The PostgreSQL {@link EventTypeStore} (table event_types). Lookups outside a transaction (no `tx`, or an
+ * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007).
+ */
+export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS): EventTypeStore {
+  const grouped = statementBatcher<string, EventTypeRecord | null>(limits, async (names) => {
+    const res = await db.query<EventTypeRow>(FIND_EVENT_TYPES, [[...new Set(names)]]);
+    const byName = new Map(res.rows.map((row) => [row.name, toRecord(row)]));
+    return names.map((name) => byName.get(name) ?? null);
+  });
   const params = (name: string, f: Parameters<EventTypeStore['createEventType']>[2], now: Date | null) => [
     name, f.description, f.archived, f.deprecated, f.schemas === null ? null : JSON.stringify(f.schemas), f.groupName, f.featureFlags, now,
   ];
@@ -61,6 +73,7 @@ export function createPgEventTypeStore(db: Db): EventTypeStore {
     },
 
     async findEventType(name, options = {}) {
+      if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(name);
       const res = await on(db, options.tx).query<EventTypeRow>(options.forUpdate === true ? FIND_EVENT_TYPE_FOR_UPDATE : FIND_EVENT_TYPE, [name]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },

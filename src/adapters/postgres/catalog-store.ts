@@ -4,12 +4,14 @@ import { pgApiKeys } from './catalog-api-keys.ts';
 import { pgApplications } from './catalog-applications.ts';
 import { pgEndpoints } from './catalog-endpoints.ts';
 import { pgMessageQueries } from './catalog-messages.ts';
+import type { BatchLimits } from './batching.ts';
 import type { Db } from './db.ts';
 
 /**
  * The PostgreSQL {@link CatalogStore}: raw SQL per aggregate (applications, endpoints, message/attempt/
- * timeline queries, API keys). Endpoint secrets and payloads go through `cipher` (DESIGN §7).
+ * timeline queries, API keys). Endpoint secrets and payloads go through `cipher` (DESIGN §7). `limits` bound
+ * the grouped application lookups (ADR 0007; default: the batching module's defaults).
  */
-export function createPgCatalogStore(db: Db, cipher: Cipher): CatalogStore {
-  return { ...pgApplications(db), ...pgEndpoints(db, cipher), ...pgMessageQueries(db, cipher), ...pgApiKeys(db) };
+export function createPgCatalogStore(db: Db, cipher: Cipher, limits?: BatchLimits): CatalogStore {
+  return { ...pgApplications(db, limits), ...pgEndpoints(db, cipher), ...pgMessageQueries(db, cipher), ...pgApiKeys(db) };
 }

@@ -94,6 +94,12 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     await server.start();
     const pool = new pg.Pool({ host: socketDir, port: 5432, user: 'postgres', database: 'postgres', max: 1 });
     pool.on('error', (error) => options.onError?.(error));
+    // Every socket connection reaches the same PGlite session, which keeps the statements an earlier
+    // connection prepared: a new connection (after a lost one) would fail "prepared statement … already
+    // exists" on each of them. Queued before any other statement of the connection.
+    pool.on('connect', (client) => {
+      client.query('DEALLOCATE ALL').catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+    });
     const [liteDb, socketServer] = [lite, server];
     return poolDb('embedded', pool, async () => null, async () => {
       await pool.end();
@@ -134,10 +140,35 @@ async function socketFolder(dataDir: string): Promise<string> {
   return mkdtemp(join(tmpdir(), 'tidings-'));
 }
 
+/**
+ * Runs one statement on a pooled connection. Unlike `pool.query`, which closes the connection after any
+ * error, a statement the server refused (a `DatabaseError`: constraint, bad input…) hands the healthy
+ * connection back; only a connection-level failure (socket error, client-side timeout) discards it. On
+ * the embedded engine a discarded connection also broke the next statement (its one-connection socket
+ * server was still closing the old one), so errors must not cost connections.
+ */
+async function pooledQuery(pool: pg.Pool, text: string | Prepared, params: readonly unknown[] | undefined): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    return await client.query(text, params as unknown[]);
+  } catch (error) {
+    if (!(error instanceof pg.DatabaseError)) broken ??= error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.off('error', onError);
+    client.release(broken);
+  }
+}
+
 function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise<pg.Client | null>, close: () => Promise<void>): Db {
   return {
     engine,
-    query: (text, params) => pool.query(text, params as unknown[]),
+    query: (text, params) => pooledQuery(pool, text, params) as never,
     async tx(fn) {
       const client = await pool.connect();
       // A checked-out client has no error listener of the pool's: a connection ended by the server between

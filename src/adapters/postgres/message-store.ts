@@ -1,81 +1,144 @@
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
-import { prepared } from './db.ts';
-import { constraintOf, sqlState, SqlState } from './sqlstate.ts';
-import { onCommit, txClient } from './tx.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
+import { prepared, type Db, type Queryable } from './db.ts';
+import { sqlState } from './sqlstate.ts';
+import { isAutocommit, onCommit, txClient } from './tx.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
 export const WAKE_CHANNEL = 'tidings_due';
 
 /*
- * PUBLISH — stores one message and its fan-out in one statement (one round trip): the message row, one
- * delivery per subscribed endpoint of its application and the first timeline row of each. No NOTIFY inside:
- * a notifying commit takes a cluster-wide lock that serializes every such commit (halving the publish rate
- * measured by `npm run bench`); the caller's `wake` sends one coalesced NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or
- * the type is in it; no channels or at least one shared channel. Disabled endpoints get `skipped`
- * deliveries (kept for replay-missing); paused ones get pending deliveries due at 'infinity' until resumed.
- * $1 id, $2 app id, $3 event id, $4 event type, $5 channels, $6 tags, $7 payload (ciphertext),
- * $8 payload key id, $9 retention hours, $10 now (NULL = database clock).
- * Returns created_at, the number of deliveries and how many are due now.
+ * PUBLISH — stores messages and their fan-out in one statement (one round trip, one commit when run on its
+ * own): per message the message row, one delivery per subscribed endpoint of its application and the first
+ * timeline row of each. Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
+ * or one inside a transaction passes arrays of one. No NOTIFY inside: a notifying commit takes a
+ * cluster-wide lock that serializes every such commit (ADR 0006); the caller's `wake` sends one coalesced
+ * NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
+ * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
+ * replay-missing); paused ones get pending deliveries due at 'infinity' until resumed. A message whose
+ * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result.
+ * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
+ * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
+ * $10 now (NULL = database clock).
+ * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
  */
 const PUBLISH = prepared('tidings_publish', `
-WITH t AS (
-  SELECT coalesce($10::timestamptz, clock_timestamp()) AS now
+WITH input AS (
+  SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at)
 ), msg AS (
   INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, t.now FROM t
+  SELECT id, app_id, event_id, event_type,
+         CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
+         CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
+         payload, payload_key_id, retention_hours, now
+  FROM input
+  ON CONFLICT DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
   SELECT msg.app_id, msg.id, e.id,
          CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
-         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE t.now END,
-         t.now, t.now
-  FROM msg CROSS JOIN t JOIN endpoints e ON e.app_id = msg.app_id
+         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE msg.created_at END,
+         msg.created_at, msg.created_at
+  FROM msg JOIN endpoints e ON e.app_id = msg.app_id
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
-  RETURNING id, state, next_attempt_at
+  RETURNING id, message_id, state, next_attempt_at, created_at
 ), logged AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at)
-  SELECT id, state, CASE WHEN state = 'skipped' THEN 'endpoint_disabled' ELSE 'published' END, t.now FROM made CROSS JOIN t
+  SELECT id, state, CASE WHEN state = 'skipped' THEN 'endpoint_disabled' ELSE 'published' END, created_at FROM made
 ), counts AS (
-  SELECT count(*)::int AS total, count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <> 'infinity')::int AS due FROM made
+  SELECT message_id, count(*)::int AS total,
+         count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <> 'infinity')::int AS due
+  FROM made GROUP BY message_id
 )
-SELECT msg.created_at, counts.total, counts.due FROM msg CROSS JOIN counts`);
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due
+FROM msg LEFT JOIN counts ON counts.message_id = msg.id`);
+
+/** A message ready for {@link PUBLISH}: the payload already sealed. */
+interface SealedMessage {
+  readonly message: NewMessage;
+  readonly data: Buffer;
+  readonly keyId: string;
+  readonly now: Date | null;
+}
+
+/** What {@link PUBLISH} returns for one stored message. */
+interface PublishedRow {
+  readonly id: string;
+  readonly created_at: Date;
+  readonly total: number;
+  readonly due: number;
+}
+
+const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
+
+/** Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`. */
+async function publishRows(client: Queryable, batch: readonly SealedMessage[]): Promise<(PublishedRow | AppError)[]> {
+  const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
+  const res = await client.query<PublishedRow>(PUBLISH, [
+    column((m) => m.message.id), column((m) => m.message.appId), column((m) => m.message.eventId), column((m) => m.message.eventType),
+    column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), column((m) => m.data),
+    column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
+  ]);
+  const byId = new Map(res.rows.map((row) => [row.id, row]));
+  return batch.map(({ message }) => {
+    const row = byId.get(message.id);
+    if (row !== undefined) return row;
+    // Only the (app, eventId) index can make a fresh random id conflict.
+    return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
+  });
+}
+
+/**
+ * Whether a failed batch may be retried message by message: only a statement the database refused for its
+ * data (SQLSTATE classes 22 and 23, e.g. an application deleted meanwhile) — nothing of it was stored. After
+ * any other error (connection lost, timeout) the outcome is unknown, and every call of the batch fails.
+ */
+function retryAlone(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23'));
+}
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
- * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others.
+ * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others. Inserts outside a transaction (an
+ * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
+ * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */
-export function createPgMessageStore(cipher: Cipher, wake: () => void): MessageStore {
+export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, limits: BatchLimits = DEFAULT_BATCH_LIMITS): MessageStore {
+  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
+    try {
+      return await publishRows(db, batch);
+    } catch (error) {
+      if (batch.length === 1 || !retryAlone(error)) throw error;
+      return Promise.all(batch.map(async (one) => {
+        try {
+          return (await publishRows(db, [one]))[0]!;
+        } catch (alone) {
+          return alone instanceof Error ? alone : new Error(String(alone));
+        }
+      }));
+    }
+  });
   return {
     async insert(tx, message: NewMessage, now) {
-      const client = txClient(tx);
       const sealed = cipher.encrypt(message.payload, message.id);
-      let row: { created_at: Date; total: number; due: number };
-      try {
-        const res = await client.query<{ created_at: Date; total: number; due: number }>(PUBLISH, [
-          message.id, message.appId, message.eventId, message.eventType, message.channels, message.tags,
-          sealed.data, sealed.keyId, message.retentionHours, now,
-        ]);
-        row = res.rows[0]!;
-      } catch (error) {
-        if (sqlState(error) === SqlState.uniqueViolation && constraintOf(error) === 'messages_app_event_id') {
-          throw new AppError('conflict', `A message with eventId "${message.eventId}" already exists`, { cause: error });
-        }
-        throw error;
-      }
-      const createdAt = row.created_at;
-      const total = row.total;
+      const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
+      const row = isAutocommit(tx) ? await grouped(input) : (await publishRows(txClient(tx), [input]))[0]!;
+      if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wake);
       const record: MessageRecord = {
         id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
-        channels: message.channels, tags: message.tags, payload: message.payload, createdAt,
+        channels: message.channels, tags: message.tags, payload: message.payload, createdAt: row.created_at,
       };
-      return { message: record, deliveries: total };
+      return { message: record, deliveries: row.total };
     },
   };
 }

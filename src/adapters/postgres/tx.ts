@@ -5,6 +5,13 @@ import type { Db, Queryable } from './db.ts';
 interface PgTx extends Tx {
   readonly client: Queryable;
   readonly afterCommit: (() => void)[];
+  /** True for {@link runAutocommit}'s handle: each statement commits on its own. */
+  readonly autocommit: boolean;
+}
+
+/** Whether `tx` is an autocommit handle (no open transaction: statements may be grouped with other callers'). */
+export function isAutocommit(tx: Tx): boolean {
+  return (tx as PgTx).autocommit;
 }
 
 /** Unwraps a {@link Tx} made by {@link runTx} into its client. */
@@ -23,7 +30,7 @@ export function onCommit(tx: Tx, hook: () => void): void {
  */
 export async function runAutocommit<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
-  const result = await work({ client: db, afterCommit: hooks } as unknown as PgTx, db);
+  const result = await work({ client: db, afterCommit: hooks, autocommit: true } as unknown as PgTx, db);
   for (const hook of hooks) hook();
   return result;
 }
@@ -31,7 +38,7 @@ export async function runAutocommit<T>(db: Db, work: (tx: Tx, client: Queryable)
 /** Runs `work` in one transaction with a {@link Tx} handle; after-commit hooks run after COMMIT. */
 export async function runTx<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
-  const result = await db.tx((client) => work({ client, afterCommit: hooks } as unknown as PgTx, client));
+  const result = await db.tx((client) => work({ client, afterCommit: hooks, autocommit: false } as unknown as PgTx, client));
   for (const hook of hooks) hook();
   return result;
 }

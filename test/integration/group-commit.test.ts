@@ -1,0 +1,174 @@
+/**
+ * Group commit (ADR 0007) on both engines: concurrent publishes outside a transaction share one statement,
+ * each call still gets its own answer (its row, its 409, its own failure), lookups are grouped the same way,
+ * and a batcher never runs more statements at once than its limit.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { statementBatcher } from '../../src/adapters/postgres/batching.ts';
+import { pgApplications } from '../../src/adapters/postgres/catalog-applications.ts';
+import { createPgEventTypeStore } from '../../src/adapters/postgres/catalog-event-types.ts';
+import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
+import { AppError } from '../../src/domain/errors.ts';
+import type { NewMessage } from '../../src/ports/message-store.ts';
+import { testCipher } from '../support/cipher.ts';
+import { ENGINES, type TestDatabase } from '../support/db.ts';
+import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+
+/** `db` with every statement counted by its prepared name (or its first words). */
+function counting(db: Db): { readonly db: Db; readonly calls: (name: string) => number } {
+  const counts = new Map<string, number>();
+  const counted: Db = {
+    ...db,
+    query: (text, params) => {
+      const name = typeof text === 'string' ? text.trim().slice(0, 40) : (text as Prepared).name;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return db.query(text, params);
+    },
+  };
+  return { db: counted, calls: (name) => counts.get(name) ?? 0 };
+}
+
+let serial = 0;
+function message(appId: string, fields: Partial<NewMessage> = {}): NewMessage {
+  serial += 1;
+  return {
+    id: `msg_group${String(serial).padStart(20, '0')}`, appId, eventId: null, eventType: 'invoice.paid', channels: null, tags: null,
+    payload: Buffer.from(`{"n":${serial}}`), retentionHours: null, ...fields,
+  };
+}
+
+for (const engine of ENGINES) {
+  describe(`group commit on ${engine.name}`, () => {
+    let t: TestDatabase;
+    const cipher = testCipher();
+    before(async () => { t = await engine.fresh(); });
+    after(async () => { await t.drop(); });
+
+    test('50 concurrent publishes share one statement; each gets its own row, deliveries, timeline and after-commit wake', async () => {
+      const appId = await insertApp(t.db);
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
+      const { db, calls } = counting(t.db);
+      let wakes = 0;
+      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { maxBatch: 256, maxInFlight: 2 });
+      const messages = Array.from({ length: 50 }, (_, i) => message(appId, { channels: i % 2 === 0 ? ['even'] : null, tags: [`t${i}`] }));
+      const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
+      assert.equal(calls('tidings_publish'), 1, 'one statement for the whole group');
+      assert.deepEqual(results.map((r) => r.message.id), messages.map((m) => m.id));
+      assert.ok(results.every((r) => r.deliveries === 1), 'each message fans out to the one subscribed endpoint');
+      assert.ok(results.every((r) => r.message.createdAt instanceof Date));
+      assert.equal(wakes, 50, 'each call runs its own after-commit hook');
+      const stored = await t.db.query<{ id: string; channels: string[] | null; tags: string[]; deliveries: number; events: number }>(
+        `SELECT m.id, m.channels, m.tags, count(DISTINCT d.id)::int AS deliveries, count(e.*)::int AS events
+         FROM messages m JOIN deliveries d ON d.message_id = m.id JOIN delivery_events e ON e.delivery_id = d.id
+         WHERE m.app_id = $1 GROUP BY m.id, m.channels, m.tags ORDER BY m.id`, [appId]);
+      assert.equal(stored.rowCount, 50);
+      for (const [i, row] of stored.rows.entries()) {
+        assert.deepEqual(row.channels, i % 2 === 0 ? ['even'] : null);
+        assert.deepEqual(row.tags, [`t${i}`]);
+        assert.equal(row.deliveries, 1);
+        assert.equal(row.events, 1, 'one "published" timeline row per delivery');
+      }
+    });
+
+    test('a taken eventId fails its own call with 409; the rest of the group is stored', async () => {
+      const appId = await insertApp(t.db);
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken' }), null));
+      const group = [message(appId), message(appId, { eventId: 'evt-taken' }), message(appId, { eventId: 'evt-twice' }), message(appId, { eventId: 'evt-twice' }), message(appId)];
+      const settled = await Promise.allSettled(group.map((m) => runAutocommit(t.db, (tx) => store.insert(tx, m, null))));
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+      for (const s of settled) if (s.status === 'rejected') assert.ok(s.reason instanceof AppError && s.reason.code === 'conflict', String(s.reason));
+      const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId]);
+      assert.equal(count.rows[0]!.n, 4);
+    });
+
+    test('a message the database refuses (its application is gone) fails alone: the group is retried message by message', async () => {
+      const appId = await insertApp(t.db);
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+      const { db, calls } = counting(t.db);
+      const store = createPgMessageStore(db, cipher, () => undefined);
+      const group = [message(appId), message('app_doesnotexist0000000000000'), message(appId)];
+      const settled = await Promise.allSettled(group.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal(calls('tidings_publish'), 4, 'the refused group, then each message alone');
+      const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE id = ANY ($1)', [group.map((m) => m.id)]);
+      assert.equal(count.rows[0]!.n, 2);
+    });
+
+    test('a publish inside a transaction runs on that transaction and is undone with it', async () => {
+      const appId = await insertApp(t.db);
+      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      const m = message(appId);
+      await assert.rejects(runTx(t.db, async (tx) => {
+        await store.insert(tx, m, null);
+        throw new Error('roll back');
+      }), /roll back/);
+      const count = await t.db.query('SELECT 1 FROM messages WHERE id = $1', [m.id]);
+      assert.equal(count.rowCount, 0);
+    });
+
+    test('a statement the database refuses leaves the connection usable: the same prepared statement runs next (regression: it broke the embedded engine)', async () => {
+      const divide = { name: 'tidings_test_divide', text: 'SELECT 10 / $1::int AS x' };
+      await assert.rejects(t.db.query(divide, [0]), /division by zero/);
+      assert.deepEqual((await t.db.query(divide, [2])).rows, [{ x: 5 }]);
+      await assert.rejects(t.db.query(divide, [0]), /division by zero/);
+      assert.deepEqual((await t.db.query(divide, [5])).rows, [{ x: 2 }]);
+    });
+
+    test('application and event-type lookups made together share one statement and answer each ref', async () => {
+      const appId = await insertApp(t.db);
+      await t.db.query(`UPDATE applications SET uid = 'grouped-uid' WHERE id = $1`, [appId]);
+      await t.db.query(`INSERT INTO event_types (name, description) VALUES ('grouped.type', 'd')`);
+      const { db, calls } = counting(t.db);
+      const apps = pgApplications(db);
+      const types = createPgEventTypeStore(db);
+      const [byId, byUid, missing, type, noType] = await Promise.all([
+        apps.findApplication(appId), apps.findApplication('grouped-uid'), apps.findApplication('nope'),
+        types.findEventType('grouped.type'), types.findEventType('no.such.type'),
+      ]);
+      assert.equal(byId?.id, appId);
+      assert.equal(byUid?.id, appId);
+      assert.equal(missing, null);
+      assert.equal(type?.name, 'grouped.type');
+      assert.equal(noType, null);
+      assert.equal(calls('tidings_find_applications'), 1);
+      assert.equal(calls('tidings_find_event_types'), 1);
+    });
+  });
+}
+
+describe('statementBatcher limits', () => {
+  test('never more statements at once than maxInFlight; calls made meanwhile join the next group, up to maxBatch', async () => {
+    let running = 0;
+    let most = 0;
+    const sizes: number[] = [];
+    const release: (() => void)[] = [];
+    const load = statementBatcher<number, number>({ maxBatch: 4, maxInFlight: 1 }, async (keys) => {
+      running += 1;
+      most = Math.max(most, running);
+      sizes.push(keys.length);
+      await new Promise<void>((resolve) => release.push(resolve));
+      running -= 1;
+      return keys.map((k) => k * 2);
+    });
+    const first = Promise.all([1, 2].map(load));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sizes, [2], 'the first group starts at the end of the turn');
+    const later = Promise.all([3, 4, 5, 6, 7, 8, 9].map(load));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sizes, [2], 'calls made while a group runs wait for it');
+    while (sizes.length < 3 || release.length > 0) {
+      release.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await first, [2, 4]);
+    assert.deepEqual(await later, [6, 8, 10, 12, 14, 16, 18]);
+    assert.deepEqual(sizes, [2, 4, 3]);
+    assert.equal(most, 1);
+  });
+});
