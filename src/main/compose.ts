@@ -10,7 +10,7 @@ import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import { ensureAdminToken } from '../app/credentials.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
-import { createLogger } from '../observability/logger.ts';
+import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
@@ -97,7 +97,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     let dispatcherRole: DispatcherRole | undefined;
     if (options.roles.dispatcher) {
-      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push(() => wakeups.stop());
       dispatcherRole.dispatcher.start();

@@ -26,6 +26,8 @@ export interface DispatcherRoleDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
+  /** Logger of the attempt line only, which may write without redaction (`withoutRedaction`); default `logger`. */
+  readonly attemptLogger?: Logger;
   readonly metrics: Metrics;
   readonly wakeups: Wakeups;
   /** Test seam: the resolver of the SSRF-guarded connect. */
@@ -71,12 +73,14 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     }),
   });
   const logger = deps.logger.child({ role: 'dispatcher', workerId });
+  const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', workerId }) ?? logger;
   const dispatcher = createDispatcher({
     store: faults === null ? store : faults.deliveryStore(store),
     sender,
     clock: deps.clock,
     random: deps.random,
     logger,
+    attemptLogger,
     settings: {
       workerId,
       concurrency: config.concurrency,

@@ -43,6 +43,11 @@ export interface DispatcherDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
+  /**
+   * Logger of the one line per attempt ({@link attemptLine}); default `logger`. It may skip redaction: that
+   * line holds only ids, numbers and flags (src/app/dispatcher/attempt-line.test.ts keeps it so).
+   */
+  readonly attemptLogger?: Logger;
   readonly settings: DispatcherSettings;
   readonly observer?: DispatcherObserver;
   readonly onWake?: (listener: () => void) => () => void;
@@ -97,6 +102,7 @@ interface Flight {
 /** Makes a dispatcher (DESIGN §2, §9). */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
+  const attemptLogger = deps.attemptLogger ?? logger;
   const flights = new Map<string, Flight>();
   let running = false;
   let healthy = true;
@@ -162,7 +168,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         }
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
-        logAttempt(logger, delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
+        const line = attemptLine(delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
+        if (!recorded) attemptLogger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
+        else attemptLogger.info(line, 'delivery.attempted');
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
@@ -316,10 +324,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 }
 
-/** The one wide log line per attempt (STYLE.md): receiver failures are info, fenced-out writes warn. */
-function logAttempt(logger: Logger, delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): void {
+/**
+ * The fields of the one wide log line per attempt (STYLE.md), logged at info, or at warn when the outcome
+ * was fenced out. Only ids, numbers, flags and closed-set words: no header, URL, body or secret, so the line
+ * needs no redaction (issue 8 §4; src/app/dispatcher/attempt-line.test.ts fails if that stops being true).
+ */
+export function attemptLine(delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): Readonly<Record<string, string | number | boolean | null | undefined>> {
   const { result, classification, next } = outcome;
-  const line = {
+  return {
     event: 'delivery.attempted',
     deliveryId: delivery.deliveryId,
     messageId: delivery.messageId,
@@ -339,6 +351,4 @@ function logAttempt(logger: Logger, delivery: ClaimedDelivery, outcome: AttemptR
     reclaimed: delivery.reclaimed,
     recorded,
   };
-  if (!recorded) logger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
-  else logger.info(line, 'delivery.attempted');
 }
