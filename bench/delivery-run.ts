@@ -21,6 +21,8 @@ export interface DeliverySpec {
   readonly messages: number;
   readonly publishInFlight: number;
   readonly payloadBytes: number;
+  /** Publish with an Idempotency-Key per call (`--idempotency-keys`). */
+  readonly idempotencyKeys: boolean;
   /**
    * `e2e`: dispatchers run while the burst is published; the rate counts from the first publish call.
    * `drain`: the backlog is published while the dispatchers are stopped (SIGSTOP), then they continue;
@@ -87,7 +89,7 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
   let probeFiles: readonly string[] = [];
   let stopped = false;
   try {
-    const client = createApiClient(cluster.apiUrl, base.apiToken, spec.publishInFlight, spec.payloadBytes);
+    const client = createApiClient(cluster.apiUrl, base.apiToken, spec.publishInFlight, spec.payloadBytes, spec.idempotencyKeys);
     const app = await client.createApplication('bench', `bench-${spec.tag}`);
     const ports = spec.receiver.ports;
     for (let i = 0; i < spec.endpoints; i += 1) {

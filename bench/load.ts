@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
@@ -51,13 +52,18 @@ export function benchPayload(bytes: number, seq: number): string {
   return head + 'x'.repeat(Math.max(0, bytes - head.length - tail.length)) + tail;
 }
 
-/** Makes the API client for `baseUrl` with `connections` sockets. */
-export function createApiClient(baseUrl: string, token: string, connections: number, payloadBytes: number): ApiClient {
+/**
+ * Makes the API client for `baseUrl` with `connections` sockets. With `idempotencyKeys`, every publish carries
+ * an `idempotency-key: auto_<uuid>` header, as the svix client adds to every POST.
+ */
+export function createApiClient(baseUrl: string, token: string, connections: number, payloadBytes: number, idempotencyKeys = false): ApiClient {
   const pool = new Pool(baseUrl, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
   const auth = `Bearer ${token}`;
 
-  const post = async (path: string, body: string): Promise<{ status: number; json: unknown; at: number }> => {
-    const res = await pool.request({ path, method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+  const post = async (path: string, body: string, keyed = false): Promise<{ status: number; json: unknown; at: number }> => {
+    const headers: Record<string, string> = { authorization: auth, 'content-type': 'application/json' };
+    if (keyed) headers['idempotency-key'] = `auto_${randomUUID()}`;
+    const res = await pool.request({ path, method: 'POST', headers, body });
     const at = nowMs();
     const text = await res.body.text();
     let json: unknown = null;
@@ -79,7 +85,7 @@ export function createApiClient(baseUrl: string, token: string, connections: num
   const publishOne = async (app: string, eventType: string, seq: number, acks: Ack[], fail: (e: string) => void): Promise<void> => {
     const sentAt = nowMs();
     try {
-      const r = await post(`/api/v1/app/${encodeURIComponent(app)}/msg?with_content=false`, `{"eventType":"${eventType}","payload":${benchPayload(payloadBytes, seq)}}`);
+      const r = await post(`/api/v1/app/${encodeURIComponent(app)}/msg?with_content=false`, `{"eventType":"${eventType}","payload":${benchPayload(payloadBytes, seq)}}`, idempotencyKeys);
       if (r.status >= 200 && r.status < 300) acks.push({ id: String((r.json as { id: unknown }).id), sentAt, ackAt: r.at });
       else fail(`HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
     } catch (error) {

@@ -76,6 +76,8 @@ export interface Options {
   readonly databaseUrl: string;
   readonly dbName: string;
   readonly payloadBytes: number;
+  /** Send an Idempotency-Key with every publish, as the svix client does (`auto_<uuid>`). */
+  readonly idempotencyKeys: boolean;
   readonly logLevel: string;
   readonly probe: boolean;
   readonly cpuProf: boolean;
@@ -98,6 +100,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --db-name NAME      bench database, dropped and recreated for every run and dropped at the end; must start
                       with tidings_bench (default tidings_bench)
   --payload-bytes N   bytes of each message payload (default 256)
+  --idempotency-keys  send an Idempotency-Key (auto_<uuid>) with every publish, as the svix client does
   --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
   --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
   --cpu-prof          write V8 CPU profiles of the Tidings processes and summarise them
@@ -115,7 +118,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     options: {
       scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' }, size: { type: 'string' },
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
-      'payload-bytes': { type: 'string' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
+      'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -150,6 +153,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     databaseUrl,
     dbName,
     payloadBytes: positive('payload-bytes', values['payload-bytes'], 256),
+    idempotencyKeys: values['idempotency-keys'] === true,
     logLevel: values['log-level'] ?? 'info',
     probe: values.probe === true,
     cpuProf: values['cpu-prof'] === true,

@@ -158,7 +158,7 @@ async function main(): Promise<number> {
     `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`}`,
     `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
     server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
-    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight`,
+    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
     `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
   ];
   for (const line of header) console.log(line);

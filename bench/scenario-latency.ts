@@ -113,7 +113,7 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
   const acked: string[] = [];
   let stopped = false;
   try {
-    const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, PACED_IN_FLIGHT, ctx.options.payloadBytes);
+    const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, PACED_IN_FLIGHT, ctx.options.payloadBytes, ctx.options.idempotencyKeys);
     const app = await client.createApplication('bench', `bench-d-${run}`);
     await client.createEndpoint(app, `http://127.0.0.1:${receiver.ports[0]}/ep0`);
     try {

@@ -34,8 +34,8 @@ function recordRaw(ctx: BenchContext, scenario: string, run: number, name: strin
   ctx.log(`  ${scenario} raw ${name} run ${run}: ${n0(raw.requestsPerS)} req/s, ${raw.result.ok}/${raw.result.sent} ok, max in flight ${raw.result.maxInFlight}${raw.result.failed > 0 ? `, first error ${raw.result.firstError}` : ''}`);
 }
 
-function spec(ctx: BenchContext, partial: Omit<DeliverySpec, 'publishInFlight' | 'payloadBytes' | 'waitTimeoutMs'>): DeliverySpec {
-  return { ...partial, publishInFlight: ctx.options.sizes.publishInFlight, payloadBytes: ctx.options.payloadBytes, waitTimeoutMs: ctx.options.sizes.waitTimeoutMs };
+function spec(ctx: BenchContext, partial: Omit<DeliverySpec, 'publishInFlight' | 'payloadBytes' | 'idempotencyKeys' | 'waitTimeoutMs'>): DeliverySpec {
+  return { ...partial, publishInFlight: ctx.options.sizes.publishInFlight, payloadBytes: ctx.options.payloadBytes, idempotencyKeys: ctx.options.idempotencyKeys, waitTimeoutMs: ctx.options.sizes.waitTimeoutMs };
 }
 
 async function withReceiver<T>(ctx: BenchContext, delayMs: number, ports: number, fn: (r: Receiver) => Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@ import { fieldError, requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import type { Endpoints } from './endpoints.ts';
 import type { PayloadSchemas } from './payload-schemas.ts';
-import type { Publisher } from './publish.ts';
+import type { Publisher, PublishInput } from './publish.ts';
 
 /** Dependencies of {@link createEventTypes}. */
 export interface EventTypesDeps {
@@ -95,14 +95,21 @@ export function createEventTypes(deps: EventTypesDeps): EventTypes {
  * message of an event type that is not registered is accepted, as Svix accepts it.
  */
 export function withEventTypeChecks(publisher: Publisher, deps: { readonly store: Pick<EventTypeStore, 'findEventType'>; readonly schemas: PayloadSchemas }): Publisher {
+  const check = async (tx: Tx | undefined, input: PublishInput): Promise<void> => {
+    const eventType = await deps.store.findEventType(input.eventType, tx === undefined ? {} : { tx });
+    if (eventType !== null) {
+      if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
+      deps.schemas.validate(eventType, input.payload);
+    }
+  };
   return {
     async publish(tx, input) {
-      const eventType = await deps.store.findEventType(input.eventType, { tx });
-      if (eventType !== null) {
-        if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
-        deps.schemas.validate(eventType, input.payload);
-      }
+      await check(tx, input);
       return publisher.publish(tx, input);
+    },
+    async publishKeyed(scope, input, answerOf) {
+      await check(undefined, input);
+      return publisher.publishKeyed(scope, input, answerOf);
     },
   };
 }

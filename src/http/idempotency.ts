@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../app/credentials.ts';
 import { AppError } from '../domain/errors.ts';
-import type { StoredAnswer, Tx } from '../ports/idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
 import type { HttpDeps } from './deps.ts';
 import { WIRE_LIMITS } from './schemas/common.ts';
 
@@ -32,23 +32,34 @@ export async function idempotentPost(
   deps: Pick<HttpDeps, 'idempotency' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>,
   options: { readonly withoutKey?: 'transaction' | 'autocommit' } = {},
 ): Promise<StoredAnswer & { readonly replayed: boolean }> {
-  const header = request.headers['idempotency-key'];
-  if (header === undefined) {
+  const scope = keyScope(deps, request);
+  if (scope === null) {
     const answer = options.withoutKey === 'autocommit' ? await deps.idempotency.autocommit(work) : await deps.idempotency.transaction(work);
     return { ...answer, replayed: false };
   }
+  return deps.idempotency.run(scope, work);
+}
+
+/**
+ * The idempotency scope of a request (DESIGN §5): (principal, method + route template, key), with the
+ * request's fingerprint; null when it carries no `Idempotency-Key`.
+ * @throws AppError `validation` for an empty or over-long key, or one given twice
+ */
+export function keyScope(deps: Pick<HttpDeps, 'config'>, request: FastifyRequest): IdempotencyScope | null {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return null;
   if (typeof header !== 'string' || header === '' || header.length > WIRE_LIMITS.nameMaxLength) {
     throw new AppError('validation', [{ loc: ['header', 'idempotency-key'], msg: `must be 1–${WIRE_LIMITS.nameMaxLength} characters, given once`, type: 'value_error' }]);
   }
   const principal = principalOf(request);
-  return deps.idempotency.run({
+  return {
     owner: principal.kind === 'admin' ? 'admin' : principal.appId,
     route: `${request.method} ${request.routeOptions.url ?? ''}`,
     key: header,
     fingerprint: fingerprint(request),
     ttlMs: deps.config.idempotencyTtlMs,
     waitMs: deps.config.idempotencyWaitMs,
-  }, work);
+  };
 }
 
 /** Sends an idempotent answer; a replay is marked with `idempotent-replayed: true`. */

@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
 
 /** A message to store, with its fan-out (DESIGN §5). `payload` is the exact published byte span. */
 export interface NewMessage {
@@ -34,4 +34,21 @@ export interface MessageStore {
    * @returns the stored message and the number of deliveries made
    */
   insert(tx: Tx, message: NewMessage, now: Date | null): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
+
+  /**
+   * Stores a message published under an Idempotency-Key that is fresh, together with the key and the answer
+   * `answerOf` makes from the stored message, in one transaction shared with concurrent calls (grouped keyed
+   * publish, ADR 0007); wakes dispatchers after commit.
+   * @returns the stored message, its deliveries and its answer; or null, with nothing stored, when this call
+   *   cannot be grouped: its key exists (answered, expired, in flight), its eventId is taken, or the group
+   *   failed (the caller then runs the ordinary keyed path, which answers exactly as before)
+   */
+  insertKeyed(scope: IdempotencyScope, message: NewMessage, now: Date | null, answerOf: (message: MessageRecord) => StoredAnswer): Promise<KeyedInsert | null>;
+}
+
+/** What {@link MessageStore.insertKeyed} stored. */
+export interface KeyedInsert {
+  readonly message: MessageRecord;
+  readonly deliveries: number;
+  readonly answer: StoredAnswer;
 }

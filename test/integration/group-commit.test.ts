@@ -1,9 +1,11 @@
 /**
  * Group commit (ADR 0007) on both engines: concurrent publishes outside a transaction share one statement,
  * each call still gets its own answer (its row, its 409, its own failure), lookups are grouped the same way,
- * and a batcher never runs more statements at once than its limit.
+ * and a batcher never runs more statements at once than its limit. Keyed publishes with fresh keys share one
+ * transaction with their keys and answers; any other keyed call leaves the group with nothing stored.
  */
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { statementBatcher } from '../../src/adapters/postgres/batching.ts';
 import { pgApplications } from '../../src/adapters/postgres/catalog-applications.ts';
@@ -12,7 +14,8 @@ import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import { AppError } from '../../src/domain/errors.ts';
-import type { NewMessage } from '../../src/ports/message-store.ts';
+import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
+import type { MessageRecord, NewMessage } from '../../src/ports/message-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
@@ -30,6 +33,9 @@ function counting(db: Db): { readonly db: Db; readonly calls: (name: string) => 
   };
   return { db: counted, calls: (name) => counts.get(name) ?? 0 };
 }
+
+const scope = (key: string): IdempotencyScope => ({ owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key, fingerprint: `fp-${key}`, ttlMs: 60_000, waitMs: 5_000 });
+const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id, timestamp: m.createdAt.toISOString() } });
 
 let serial = 0;
 function message(appId: string, fields: Partial<NewMessage> = {}): NewMessage {
@@ -119,6 +125,70 @@ for (const engine of ENGINES) {
       await assert.rejects(t.db.query(divide, [0]), /division by zero/);
       assert.deepEqual((await t.db.query(divide, [5])).rows, [{ x: 2 }]);
     });
+
+    test('concurrent keyed publishes with fresh keys commit in one transaction, each key with its stored answer', async () => {
+      const appId = await insertApp(t.db);
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+      let wakes = 0;
+      const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; });
+      const keys = Array.from({ length: 30 }, (_, i) => `group-fresh-${engine.name}-${i}`);
+      const results = await Promise.all(keys.map((k) => store.insertKeyed(scope(k), message(appId), null, answerOf)));
+      assert.ok(results.every((r) => r !== null && r.deliveries === 1 && r.answer.status === 202));
+      assert.equal(wakes, 30);
+      const rows = await t.db.query<{ key: string; response_status: number; response_body: { id: string }; tx: string }>(
+        'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ($1) ORDER BY key', [keys]);
+      assert.equal(rows.rowCount, 30);
+      assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'every key was written by one transaction');
+      for (const [i, key] of keys.entries()) {
+        const row = rows.rows.find((r) => r.key === key)!;
+        assert.equal(row.response_status, 202);
+        assert.equal(row.response_body.id, results[i]!.message.id, 'the stored answer names the message stored with it');
+      }
+      const messages = await t.db.query<{ tx: string }>('SELECT DISTINCT xmin::text AS tx FROM messages WHERE id = ANY ($1)', [results.map((r) => r!.message.id)]);
+      assert.deepEqual(messages.rows.map((r) => r.tx), [rows.rows[0]!.tx], 'the messages committed with their keys');
+    });
+
+    test('a key that exists, a key given twice and a taken eventId leave the group with nothing stored; the rest commit', async () => {
+      const appId = await insertApp(t.db);
+      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      const k = (name: string) => `group-mixed-${engine.name}-${name}`;
+      assert.notEqual(await store.insertKeyed(scope(k('existing')), message(appId), null, answerOf), null);
+      await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken-keyed' }), null));
+      const group = [
+        { key: k('fresh'), m: message(appId) },
+        { key: k('existing'), m: message(appId) },
+        { key: k('twice'), m: message(appId) },
+        { key: k('twice'), m: message(appId) },
+        { key: k('taken-event'), m: message(appId, { eventId: 'evt-taken-keyed' }) },
+      ];
+      const results = await Promise.all(group.map((g) => store.insertKeyed(scope(g.key), g.m, null, answerOf)));
+      assert.deepEqual(results.map((r) => r !== null), [true, false, true, false, false]);
+      const keys = await t.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key', [`group-mixed-${engine.name}-%`]);
+      assert.deepEqual(keys.rows.map((r) => r.key), [k('existing'), k('fresh'), k('twice')], 'the key of the taken eventId was given back');
+      const stored = await t.db.query<{ id: string }>('SELECT id FROM messages WHERE id = ANY ($1)', [group.map((g) => g.m.id)]);
+      assert.deepEqual(stored.rows.map((r) => r.id).sort(), [group[0]!.m.id, group[2]!.m.id].sort());
+    });
+
+    if (engine.name === 'server') {
+      test('a key held by an in-flight request makes its group give up within the lock timeout: nothing of the group is stored', async () => {
+        const appId = await insertApp(t.db);
+        const store = createPgMessageStore(t.db, cipher, () => undefined);
+        const holder = new pg.Client({ connectionString: t.url! });
+        await holder.connect();
+        try {
+          await holder.query('BEGIN');
+          await holder.query(`INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at) VALUES ('admin', 'POST /api/v1/app/:appId/msg', 'group-held', 'fp', now() + interval '1 hour')`);
+          const [held, other] = [message(appId), message(appId)];
+          const results = await Promise.all([store.insertKeyed(scope('group-held'), held, null, answerOf), store.insertKeyed(scope('group-bystander'), other, null, answerOf)]);
+          assert.deepEqual(results, [null, null]);
+          const stored = await t.db.query('SELECT 1 FROM messages WHERE id = ANY ($1) UNION ALL SELECT 1 FROM idempotency_keys WHERE key = $2', [[held.id, other.id], 'group-bystander']);
+          assert.equal(stored.rowCount, 0);
+        } finally {
+          await holder.query('ROLLBACK');
+          await holder.end();
+        }
+      });
+    }
 
     test('application and event-type lookups made together share one statement and answer each ref', async () => {
       const appId = await insertApp(t.db);

@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../ports/idempotency-store.ts';
-import { prepared, type Db } from './db.ts';
+import { prepared, type Db, type Queryable } from './db.ts';
 import { sqlState, SqlState } from './sqlstate.ts';
 import { runAutocommit, runTx } from './tx.ts';
 
@@ -24,6 +24,64 @@ FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`);
 
 const STORE_ANSWER = prepared('tidings_store_answer', `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`);
 const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
+
+/*
+ * CLAIM_KEYS — takes many fresh keys at once for a grouped keyed publish (ADR 0007), waiting at most $6
+ * (e.g. '50ms') for a key that a concurrent transaction holds. Parallel arrays: $1 owners, $2 routes,
+ * $3 keys, $4 fingerprints, $5 ttl ms. Returns the keys it inserted; a key that exists (answered, expired
+ * or in flight) is not returned.
+ */
+const CLAIM_KEYS = prepared('tidings_claim_keys', `
+WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
+INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
+SELECT k.owner, k.route, k.key, k.fingerprint, clock_timestamp() + k.ttl_ms * interval '1 millisecond'
+FROM wait, unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS k (owner, route, key, fingerprint, ttl_ms)
+ON CONFLICT (owner, route, key) DO NOTHING
+RETURNING owner, route, key`);
+
+/* STORE_ANSWERS — the answers of many claimed keys. Parallel arrays: $1 owners, $2 routes, $3 keys, $4 statuses, $5 bodies (JSON text). */
+const STORE_ANSWERS = prepared('tidings_store_answers', `
+UPDATE idempotency_keys i SET response_status = a.status, response_body = a.body::jsonb
+FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) AS a (owner, route, key, status, body)
+WHERE i.owner = a.owner AND i.route = a.route AND i.key = a.key`);
+
+/* DROP_KEYS — gives back keys claimed in this transaction whose work was not done. Parallel arrays: $1 owners, $2 routes, $3 keys. */
+const DROP_KEYS = prepared('tidings_drop_keys', `
+DELETE FROM idempotency_keys i USING unnest($1::text[], $2::text[], $3::text[]) AS k (owner, route, key)
+WHERE i.owner = k.owner AND i.route = k.route AND i.key = k.key`);
+
+/** The identity of a key row: owner, route and key joined by NUL (none of them holds one: they are header and path text). */
+export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string => `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;
+
+const columns = (scopes: readonly Pick<IdempotencyScope, 'owner' | 'route' | 'key'>[]): [string[], string[], string[]] =>
+  [scopes.map((s) => s.owner), scopes.map((s) => s.route), scopes.map((s) => s.key)];
+
+/**
+ * Claims the fresh keys among `scopes` in the caller's open transaction (grouped keyed publish, ADR 0007),
+ * waiting at most `lockTimeoutMs` for a key another transaction holds.
+ * @returns the {@link keyIdentity} of every key claimed; keys that exist are left to the ordinary path
+ * @throws the database's lock_not_available (55P03) when a key stayed held longer than `lockTimeoutMs`
+ */
+export async function claimFreshKeys(client: Queryable, scopes: readonly IdempotencyScope[], lockTimeoutMs: number): Promise<Set<string>> {
+  if (scopes.length === 0) return new Set();
+  const res = await client.query<{ owner: string; route: string; key: string }>(CLAIM_KEYS, [
+    ...columns(scopes), scopes.map((s) => s.fingerprint), scopes.map((s) => s.ttlMs), `${Math.max(1, Math.round(lockTimeoutMs))}ms`,
+  ]);
+  return new Set(res.rows.map(keyIdentity));
+}
+
+/** Stores the answers of keys claimed by {@link claimFreshKeys} in the same transaction. */
+export async function storeAnswers(client: Queryable, answers: readonly { readonly scope: IdempotencyScope; readonly answer: StoredAnswer }[]): Promise<void> {
+  if (answers.length === 0) return;
+  const scopes = answers.map((a) => a.scope);
+  await client.query(STORE_ANSWERS, [...columns(scopes), answers.map((a) => a.answer.status), answers.map((a) => JSON.stringify(a.answer.body))]);
+}
+
+/** Deletes keys claimed by {@link claimFreshKeys} in the same transaction whose work was not done. */
+export async function dropClaimedKeys(client: Queryable, scopes: readonly IdempotencyScope[]): Promise<void> {
+  if (scopes.length === 0) return;
+  await client.query(DROP_KEYS, columns(scopes));
+}
 
 /**
  * The PostgreSQL {@link IdempotencyStore} (DESIGN §5): insert-first with ON CONFLICT, so twenty racing

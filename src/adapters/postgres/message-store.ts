@@ -1,8 +1,10 @@
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
-import type { MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
+import type { IdempotencyScope, StoredAnswer } from '../../ports/idempotency-store.ts';
+import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
 import { prepared, type Db, type Queryable } from './db.ts';
+import { claimFreshKeys, dropClaimedKeys, keyIdentity, storeAnswers } from './idempotency-store.ts';
 import { sqlState } from './sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from './tx.ts';
 
@@ -106,6 +108,54 @@ function retryAlone(error: unknown): boolean {
 }
 
 /**
+ * Longest wait of a grouped keyed publish for a key that a concurrent request holds, in ms: past it the
+ * group gives up and each of its calls takes the ordinary keyed path (which waits TIDINGS_IDEMPOTENCY_WAIT).
+ * Short, because the wait holds every call of the group.
+ */
+export const KEYED_GROUP_LOCK_TIMEOUT_MS = 50;
+
+/** One call of a grouped keyed publish. */
+interface KeyedCall {
+  readonly scope: IdempotencyScope;
+  readonly sealed: SealedMessage;
+  readonly answerOf: (message: MessageRecord) => StoredAnswer;
+}
+
+const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
+  id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
+  channels: message.channels, tags: message.tags, payload: message.payload, createdAt,
+});
+
+/**
+ * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
+ * their answers. A call whose key is not fresh, or whose eventId is taken (its key is given back), gets
+ * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown).
+ */
+async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[]): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+  return db.tx(async (client) => {
+    const claimed = await claimFreshKeys(client, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
+    // The same key twice in one group: the first call holds it, the other takes the ordinary path.
+    const holders = new Map<string, KeyedCall>();
+    for (const call of calls) {
+      const id = keyIdentity(call.scope);
+      if (claimed.has(id) && !holders.has(id)) holders.set(id, call);
+    }
+    const mine = [...holders.values()];
+    const rows = mine.length === 0 ? [] : await publishRows(client, mine.map((c) => c.sealed));
+    const done = new Map<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer }>();
+    const giveBack: IdempotencyScope[] = [];
+    for (const [i, call] of mine.entries()) {
+      const row = rows[i]!;
+      if (row instanceof Error) giveBack.push(call.scope);
+      else done.set(call, { row, answer: call.answerOf(recordOf(call.sealed.message, row.created_at)) });
+    }
+    await dropClaimedKeys(client, giveBack);
+    await storeAnswers(client, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
+    return calls.map((call) => done.get(call) ?? null);
+  });
+}
+
+/**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
  * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others. Inserts outside a transaction (an
@@ -127,18 +177,30 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, l
       }));
     }
   });
+  const keyedGroups = statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
+    try {
+      return await publishKeyedGroup(db, calls);
+    } catch {
+      // Rolled back, or its outcome is unknown: the ordinary path reads the key and answers right either way.
+      return calls.map(() => null);
+    }
+  });
   return {
+    async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
+      const sealed = cipher.encrypt(message.payload, message.id);
+      const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
+      if (result === null) return null;
+      if (result.row.due > 0) wake();
+      return { message: recordOf(message, result.row.created_at), deliveries: result.row.total, answer: result.answer };
+    },
+
     async insert(tx, message: NewMessage, now) {
       const sealed = cipher.encrypt(message.payload, message.id);
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const row = isAutocommit(tx) ? await grouped(input) : (await publishRows(txClient(tx), [input]))[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wake);
-      const record: MessageRecord = {
-        id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
-        channels: message.channels, tags: message.tags, payload: message.payload, createdAt: row.created_at,
-      };
-      return { message: record, deliveries: row.total };
+      return { message: recordOf(message, row.created_at), deliveries: row.total };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import type { StoredAnswer } from '../../ports/idempotency-store.ts';
+import { idempotentPost, keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { payloadBytes } from '../payload-span.ts';
 import { messageHead, messageJson } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
@@ -15,6 +16,12 @@ import { applicationInput } from './application-create.ts';
  *
  * The stored idempotent answer holds the message without its payload (payloads are encrypted at rest and
  * must not be copied into the key table in plain text); a replay reads the payload back from the message.
+ *
+ * A request with an Idempotency-Key and without get-or-create first tries the grouped keyed publish (ADR
+ * 0007): lookups and checks outside a transaction, then key, message and answer in a transaction shared
+ * with concurrent requests. Any other outcome than "stored" (the key exists, a lookup or check failed, the
+ * group failed) stored nothing, and the request takes the ordinary keyed path, which answers it as before
+ * (replay, 404, 409, 422…).
  */
 export function registerMessageCreate(app: Api, deps: HttpDeps): void {
   app.post('/api/v1/app/:appId/msg', {
@@ -27,7 +34,20 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     const body = request.body;
     const payload = payloadBytes(request.rawText ?? '');
     const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
-    const answer = await idempotentPost(deps, request, async (tx) => {
+    const scope = body.application == null ? keyScope(deps, request) : null;
+    const answerOf = (message: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(message) });
+    let grouped: StoredAnswer | null = null;
+    if (scope !== null) {
+      grouped = await deps.idempotency.autocommit(async (tx) => {
+        const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, null);
+        const stored = await deps.publisher.publishKeyed(scope, {
+          appId: target.id, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null,
+          payload, retentionHours,
+        }, answerOf);
+        return stored === null ? null : stored.answer;
+      }).catch(() => null);
+    }
+    const answer = grouped !== null ? { ...grouped, replayed: false } : await idempotentPost(deps, request, async (tx) => {
       const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, body.application == null ? null : applicationInput(body.application));
       const { message } = await deps.publisher.publish(tx, {
         appId: target.id, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null,
