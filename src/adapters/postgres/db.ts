@@ -141,44 +141,42 @@ async function socketFolder(dataDir: string): Promise<string> {
 }
 
 /**
- * Runs one statement on a pooled connection. Unlike `pool.query`, which closes the connection after any
- * error, a statement the server refused (a `DatabaseError`: constraint, bad input…) hands the healthy
- * connection back; only a connection-level failure (socket error, client-side timeout) discards it. On
- * the embedded engine a discarded connection also broke the next statement (its one-connection socket
- * server was still closing the old one), so errors must not cost connections.
+ * Runs `fn` on a connection checked out of `pool`, then hands the connection back: discarded when it failed
+ * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. A checked-out client
+ * has no error listener of the pool's: a connection ended by the server between two statements (e.g. 57P01
+ * at a fast shutdown) would otherwise be an unhandled 'error' event that kills the process.
  */
-async function pooledQuery(pool: pg.Pool, text: string | Prepared, params: readonly unknown[] | undefined): Promise<pg.QueryResult> {
+async function onConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (error: Error): void => {
-    broken = error;
+  let failure: Error | undefined;
+  const broken = (error: unknown): void => {
+    failure ??= error instanceof Error ? error : new Error(String(error));
   };
-  client.on('error', onError);
+  client.on('error', broken);
   try {
-    return await client.query(text, params as unknown[]);
-  } catch (error) {
-    if (!(error instanceof pg.DatabaseError)) broken ??= error instanceof Error ? error : new Error(String(error));
-    throw error;
+    return await fn(client, broken);
   } finally {
-    client.off('error', onError);
-    client.release(broken);
+    client.off('error', broken);
+    client.release(failure);
   }
 }
 
 function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise<pg.Client | null>, close: () => Promise<void>): Db {
   return {
     engine,
-    query: (text, params) => pooledQuery(pool, text, params) as never,
-    async tx(fn) {
-      const client = await pool.connect();
-      // A checked-out client has no error listener of the pool's: a connection ended by the server between
-      // two statements (e.g. 57P01 at a fast shutdown) would otherwise be an unhandled 'error' event that
-      // kills the process. Keep the error; the next statement fails, and the client is discarded.
-      let broken: Error | undefined;
-      const onError = (error: Error): void => {
-        broken = error;
-      };
-      client.on('error', onError);
+    // Unlike `pool.query`, which closes the connection after any error, a statement the server refused (a
+    // `DatabaseError`: constraint, bad input…) hands the healthy connection back; only a connection-level
+    // failure (socket error, client-side timeout) discards it. On the embedded engine a discarded connection
+    // also broke the next statement (its one-connection socket server was still closing the old one).
+    query: (text, params) => onConnection(pool, async (client, broken) => {
+      try {
+        return await client.query(text, params as unknown[]);
+      } catch (error) {
+        if (!(error instanceof pg.DatabaseError)) broken(error);
+        throw error;
+      }
+    }) as never,
+    tx: (fn) => onConnection(pool, async (client, broken) => {
       try {
         await client.query('BEGIN');
         const result = await fn(client);
@@ -186,15 +184,10 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
         return result;
       } catch (error) {
         // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
+        await client.query('ROLLBACK').catch(broken);
         throw error;
-      } finally {
-        client.off('error', onError);
-        client.release(broken);
       }
-    },
+    }),
     listenClient,
     close,
   };
