@@ -27,7 +27,8 @@ const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = 
 
 /*
  * CLAIM_KEYS — takes many fresh keys at once for a grouped keyed publish (ADR 0007), waiting at most $6
- * (e.g. '50ms') for a key that a concurrent transaction holds. Parallel arrays: $1 owners, $2 routes,
+ * (e.g. '50ms') for a key that a concurrent transaction holds; in key order, so that two groups sharing
+ * keys wait in the same order. Parallel arrays: $1 owners, $2 routes,
  * $3 keys, $4 fingerprints, $5 ttl ms. Returns the keys it inserted; a key that exists (answered, expired
  * or in flight) is not returned.
  */
@@ -36,6 +37,7 @@ WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
 INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
 SELECT k.owner, k.route, k.key, k.fingerprint, clock_timestamp() + k.ttl_ms * interval '1 millisecond'
 FROM wait, unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS k (owner, route, key, fingerprint, ttl_ms)
+ORDER BY k.owner, k.route, k.key
 ON CONFLICT (owner, route, key) DO NOTHING
 RETURNING owner, route, key`);
 

@@ -20,7 +20,9 @@ export const WAKE_CHANNEL = 'tidings_due';
  * NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
  * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
  * replay-missing); paused ones get pending deliveries due at 'infinity' until resumed. A message whose
- * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result.
+ * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result. Messages
+ * are inserted in (app, eventId) order: two groups that share eventIds wait for each other's rows in the
+ * same order, so they cannot deadlock (in any other order they could: each holds a row the other needs).
  * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
  * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
  * $10 now (NULL = database clock).
@@ -38,6 +40,7 @@ WITH input AS (
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
          payload, payload_key_id, retention_hours, now
   FROM input
+  ORDER BY app_id, event_id
   ON CONFLICT DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at
 ), made AS (
@@ -98,13 +101,14 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
 }
 
 /**
- * Whether a failed batch may be retried message by message: only a statement the database refused for its
- * data (SQLSTATE classes 22 and 23, e.g. an application deleted meanwhile) — nothing of it was stored. After
- * any other error (connection lost, timeout) the outcome is unknown, and every call of the batch fails.
+ * Whether a failed batch may be retried message by message: only a statement the database refused, so that
+ * nothing of it was stored — for its data (SQLSTATE classes 22 and 23, e.g. an application deleted
+ * meanwhile) or as a deadlock or serialization victim (class 40). After any other error (connection lost,
+ * timeout) the outcome is unknown, and every call of the batch fails.
  */
 function retryAlone(error: unknown): boolean {
   const state = sqlState(error);
-  return state !== undefined && (state.startsWith('22') || state.startsWith('23'));
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23') || state.startsWith('40'));
 }
 
 /**
