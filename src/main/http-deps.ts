@@ -73,7 +73,11 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
     publisher: withEventTypeChecks(createPublisher({
-      messages: createPgMessageStore(w.db, w.cipher, w.wake, batchLimits),
+      messages: createPgMessageStore(w.db, w.cipher, w.wake, {
+        limits: batchLimits,
+        maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
+        onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
+      }),
       clock,
       random,
       onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),

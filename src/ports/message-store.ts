@@ -40,8 +40,10 @@ export interface MessageStore {
    * `answerOf` makes from the stored message, in one transaction shared with concurrent calls (grouped keyed
    * publish, ADR 0007); wakes dispatchers after commit.
    * @returns the stored message, its deliveries and its answer; or null, with nothing stored, when this call
-   *   cannot be grouped: its key exists (answered, expired, in flight), its eventId is taken, or the group
-   *   failed (the caller then runs the ordinary keyed path, which answers exactly as before)
+   *   cannot be grouped: its payload is above the grouping limit, its key exists (answered, expired, in
+   *   flight), its eventId is taken, or the database refused the group (the caller then runs the ordinary
+   *   keyed path, which answers exactly as before)
+   * @throws the connection's error when the group's commit outcome is unknown (the key row tells, on a retry)
    */
   insertKeyed(scope: IdempotencyScope, message: NewMessage, now: Date | null, answerOf: (message: MessageRecord) => StoredAnswer): Promise<KeyedInsert | null>;
 }

@@ -127,6 +127,18 @@ for (const engine of ENGINES) {
       assert.equal((await api.request('POST', '/api/v1/app/not-created/msg', { body: '{"eventType":"a.b","payload":{}}' })).status, 404);
     });
 
+    test('a NUL character in a text field is 422 validation, with or without an Idempotency-Key, and stores nothing (regression: it was a 500)', async () => {
+      const count = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+      const before = await count();
+      for (const headers of [{}, { 'idempotency-key': randomUUID() }]) {
+        const err = await errorOf(await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","eventId":"nul\\u0000id","payload":{}}', headers }));
+        assert.equal(err.status, 422);
+        assert.equal(err.code, 'validation');
+      }
+      assert.equal(await count(), before);
+      assert.equal((await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","payload":{}}' })).status, 202, 'the next request is served');
+    });
+
     test('a reused eventId is 409 and stores nothing', async () => {
       await api.svix.message.create(appId, { eventType: 'a.b', eventId: 'once', payload: {} });
       await assert.rejects(api.svix.message.create(appId, { eventType: 'a.b', eventId: 'once', payload: { other: 1 } }), (e: ApiException<{ code: string }>) => e.code === 409 && e.body.code === 'conflict');

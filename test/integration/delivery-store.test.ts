@@ -4,6 +4,7 @@
  * and run on the PostgreSQL server only (the embedded engine is one session); the rest run on both.
  */
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { CLAIM } from '../../src/adapters/postgres/delivery-sql.ts';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
@@ -247,6 +248,47 @@ for (const engine of ENGINES) {
         assert.equal(answers.filter((a) => !a.replayed).length, 1);
         assert.equal((await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n, 1);
         assert.equal((await t.db.query('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1', [appId])).rows[0]!.n, 1);
+      });
+
+      test('(server only) twenty concurrent requests with an expired Idempotency-Key make one new message; the others replay it (regression: some were answered "in flight" after it committed)', async () => {
+        const appId = await insertApp(t.db);
+        const idem = createPgIdempotencyStore(t.db);
+        const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
+        const scope = (ttlMs: number) => ({ owner: 'admin', route: 'POST /msg', key: `expired-${appId}`, fingerprint: 'same', ttlMs, waitMs: 10_000 });
+        // The request that re-claims the expired key holds its work until the others wait behind its claim.
+        let gate: Promise<void> = Promise.resolve();
+        const work = async (tx: Parameters<Parameters<typeof idem.run>[1]>[0]) => {
+          await gate;
+          const { message } = await publisher.publish(tx, { appId, eventType: 'x', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null });
+          return { status: 202, body: { id: message.id } };
+        };
+        const first = await idem.run(scope(1), work);
+        await t.db.query(`UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 second' WHERE key = $1`, [`expired-${appId}`]);
+        const held = deferred<void>();
+        gate = held.promise;
+        const running = Promise.all(Array.from({ length: 20 }, () => idem.run(scope(60_000), work)));
+        // Every other pooled connection (the pool has 10) is now blocked on the key row the first one holds;
+        // watched from a connection of its own (the pool's are all taken).
+        const watcher = new pg.Client({ connectionString: t.url! });
+        await watcher.connect();
+        try {
+          const waitingDeadline = Date.now() + 10_000;
+          for (;;) {
+            const waiting = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+            if (waiting.rows[0]!.n >= 8) break;
+            assert.ok(Date.now() < waitingDeadline, 'the other requests never blocked on the re-claimed key');
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        } finally {
+          held.resolve();
+          await watcher.end();
+        }
+        const answers = await running;
+        const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
+        assert.equal(ids.size, 1);
+        assert.ok(!ids.has((first.body as { id: string }).id), 'the expired answer is not replayed');
+        assert.equal(answers.filter((a) => !a.replayed).length, 1);
+        assert.equal((await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n, 2);
       });
     }
   });

@@ -59,7 +59,7 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
       const { db, calls } = counting(t.db);
       let wakes = 0;
-      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { maxBatch: 256, maxInFlight: 2 });
+      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { limits: { maxBatch: 256, maxInFlight: 2 } });
       const messages = Array.from({ length: 50 }, (_, i) => message(appId, { channels: i % 2 === 0 ? ['even'] : null, tags: [`t${i}`] }));
       const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
       assert.equal(calls('tidings_publish'), 1, 'one statement for the whole group');
@@ -104,6 +104,20 @@ for (const engine of ENGINES) {
       assert.equal(calls('tidings_publish'), 4, 'the refused group, then each message alone');
       const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE id = ANY ($1)', [group.map((m) => m.id)]);
       assert.equal(count.rows[0]!.n, 2);
+    });
+
+    test('a message whose payload is above the grouping limit is published by a statement of its own; a keyed one takes the ordinary path', async () => {
+      const appId = await insertApp(t.db);
+      const { db, calls } = counting(t.db);
+      const store = createPgMessageStore(db, cipher, () => undefined, { maxGroupedPayloadBytes: 16 });
+      const small = [message(appId, { payload: Buffer.from('{}') }), message(appId, { payload: Buffer.from('{}') })];
+      const big = [message(appId, { payload: Buffer.from(`{"pad":"${'x'.repeat(32)}"}`) }), message(appId, { payload: Buffer.from(`{"pad":"${'y'.repeat(32)}"}`) })];
+      const results = await Promise.all([...small, ...big].map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
+      assert.equal(results.length, 4);
+      assert.equal(calls('tidings_publish'), 3, 'one group for the small ones, one statement per large one');
+      assert.equal(await store.insertKeyed(scope(`group-big-${engine.name}`), message(appId, { payload: big[0]!.payload }), null, answerOf), null);
+      const key = await t.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [`group-big-${engine.name}`]);
+      assert.equal(key.rowCount, 0);
     });
 
     test('a publish inside a transaction runs on that transaction and is undone with it', async () => {
@@ -189,6 +203,17 @@ for (const engine of ENGINES) {
         assert.equal(calls('tidings_publish'), 2 * rounds, 'one statement per group: no group was refused (a deadlock victim would be retried message by message)');
         const count = await t.db.query<{ n: number }>('SELECT count(DISTINCT event_id)::int AS n FROM messages WHERE app_id = $1', [appId]);
         assert.equal(count.rows[0]!.n, 20 * rounds);
+      });
+
+      test('a prepared statement made stale by a schema change fails once; the connection is then replaced and the statement runs (a live migration must not break publishing)', async () => {
+        await t.db.query('CREATE TABLE stale_shape (a int)');
+        await t.db.query('INSERT INTO stale_shape VALUES (1)');
+        const read = { name: 'tidings_test_stale', text: 'SELECT * FROM stale_shape' };
+        assert.deepEqual((await t.db.query(read)).rows, [{ a: 1 }]);
+        await t.db.query('ALTER TABLE stale_shape ALTER COLUMN a TYPE text');
+        await assert.rejects(t.db.query(read), /cached plan must not change result type/);
+        assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
+        assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
       });
 
       test('a key held by an in-flight request makes its group give up within the lock timeout: nothing of the group is stored', async () => {

@@ -141,6 +141,18 @@ async function socketFolder(dataDir: string): Promise<string> {
 }
 
 /**
+ * SQLSTATEs after which a connection is not reused although the server answered: its prepared statements no
+ * longer fit the schema (0A000 "cached plan must not change result type" after a column changed type;
+ * 26000 a prepared statement the session lost). A new connection prepares them again.
+ */
+const STALE_STATEMENT_STATES = new Set(['0A000', '26000']);
+
+/** Whether a failed statement leaves its connection unfit for reuse: a connection-level failure or a stale prepared statement. */
+function spoilsConnection(error: unknown): boolean {
+  return !(error instanceof pg.DatabaseError) || STALE_STATEMENT_STATES.has(error.code ?? '');
+}
+
+/**
  * Runs `fn` on a connection checked out of `pool`, then hands the connection back: discarded when it failed
  * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. A checked-out client
  * has no error listener of the pool's: a connection ended by the server between two statements (e.g. 57P01
@@ -166,13 +178,14 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
     engine,
     // Unlike `pool.query`, which closes the connection after any error, a statement the server refused (a
     // `DatabaseError`: constraint, bad input…) hands the healthy connection back; only a connection-level
-    // failure (socket error, client-side timeout) discards it. On the embedded engine a discarded connection
-    // also broke the next statement (its one-connection socket server was still closing the old one).
+    // failure (socket error, client-side timeout) or a stale prepared statement discards it. On the embedded
+    // engine a discarded connection also broke the next statement (its one-connection socket server was still
+    // closing the old one).
     query: (text, params) => onConnection(pool, async (client, broken) => {
       try {
         return await client.query(text, params as unknown[]);
       } catch (error) {
-        if (!(error instanceof pg.DatabaseError)) broken(error);
+        if (spoilsConnection(error)) broken(error);
         throw error;
       }
     }) as never,
@@ -185,6 +198,7 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
       } catch (error) {
         // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
         await client.query('ROLLBACK').catch(broken);
+        if (spoilsConnection(error) && error instanceof pg.DatabaseError) broken(error);
         throw error;
       }
     }),

@@ -85,6 +85,9 @@ export async function dropClaimedKeys(client: Queryable, scopes: readonly Idempo
   await client.query(DROP_KEYS, columns(scopes));
 }
 
+/** Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing request takes two). */
+const KEY_READ_ROUNDS = 3;
+
 /**
  * The PostgreSQL {@link IdempotencyStore} (DESIGN §5): insert-first with ON CONFLICT, so twenty racing
  * duplicates make one row and one piece of work; the answer commits with the work.
@@ -100,19 +103,22 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
         let claimed: boolean;
         try {
           claimed = (await client.query(CLAIM_KEY, claimParams)).rowCount === 1;
-          if (!claimed) {
+          // The key exists. Read it: an answer is replayed; an expired key is dropped and claimed again — and
+          // when a concurrent request re-claimed it first (the claim waited for it to commit), its answer is
+          // read on the next round instead of calling it in flight.
+          for (let round = 0; !claimed && round < KEY_READ_ROUNDS; round++) {
             const existing = await client.query<{ fingerprint: string; response_status: number | null; response_body: unknown; expired: boolean }>(READ_KEY, keyParams);
             const row = existing.rows[0];
-            if (row !== undefined && row.expired) {
-              await client.query(DROP_EXPIRED, keyParams);
+            if (row === undefined || row.expired) {
+              if (row !== undefined) await client.query(DROP_EXPIRED, keyParams);
               claimed = (await client.query(CLAIM_KEY, claimParams)).rowCount === 1;
-            } else if (row !== undefined) {
-              if (row.fingerprint !== scope.fingerprint) {
-                throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request');
-              }
-              if (row.response_status === null) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
-              return { status: row.response_status, body: row.response_body, replayed: true };
+              continue;
             }
+            if (row.fingerprint !== scope.fingerprint) {
+              throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request');
+            }
+            if (row.response_status === null) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
+            return { status: row.response_status, body: row.response_body, replayed: true };
           }
         } catch (error) {
           if (sqlState(error) === SqlState.lockNotAvailable) {

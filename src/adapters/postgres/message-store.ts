@@ -5,7 +5,8 @@ import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../..
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
 import { prepared, type Db, type Queryable } from './db.ts';
 import { claimFreshKeys, dropClaimedKeys, keyIdentity, storeAnswers } from './idempotency-store.ts';
-import { sqlState } from './sqlstate.ts';
+import pg from 'pg';
+import { sqlState, SqlState } from './sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from './tx.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
@@ -41,7 +42,7 @@ WITH input AS (
          payload, payload_key_id, retention_hours, now
   FROM input
   ORDER BY app_id, event_id
-  ON CONFLICT DO NOTHING
+  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
@@ -95,9 +96,19 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
   return batch.map(({ message }) => {
     const row = byId.get(message.id);
     if (row !== undefined) return row;
-    // Only the (app, eventId) index can make a fresh random id conflict.
+    // ON CONFLICT names the (app, eventId) index only: any other conflict fails the statement.
     return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
   });
+}
+
+/**
+ * Whether a grouped keyed publish refused by the server is an expected event, not worth a log line: a key
+ * held by a concurrent request (55P03), a deadlock or serialization victim (class 40), or a request's own
+ * data (classes 22 and 23: the ordinary path answers it).
+ */
+function expectedGroupRefusal(error: unknown): boolean {
+  const state = sqlState(error) ?? '';
+  return state === SqlState.lockNotAvailable || /^(22|23|40)/.test(state);
 }
 
 /**
@@ -159,6 +170,25 @@ async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[]): Promise<(
   });
 }
 
+/** Options of {@link createPgMessageStore}. */
+export interface MessageStoreOptions {
+  /** Group sizes and statements in flight (TIDINGS_DB_BATCH, TIDINGS_DB_BATCHES_IN_FLIGHT). */
+  readonly limits?: BatchLimits;
+  /**
+   * Largest payload, in bytes, of a message that joins a group (TIDINGS_DB_BATCH_MAX_PAYLOAD); a larger one is
+   * published by a statement of its own, so that a group's parameters stay small. Default 65,536.
+   */
+  readonly maxGroupedPayloadBytes?: number;
+  /**
+   * Told when a grouped keyed publish failed in a way worth a look (not a key held by a concurrent request):
+   * its calls took the ordinary keyed path. For a log line.
+   */
+  readonly onGroupError?: (error: unknown) => void;
+}
+
+/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}. */
+export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = 65_536;
+
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
@@ -166,7 +196,9 @@ async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[]): Promise<(
  * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
  * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */
-export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, limits: BatchLimits = DEFAULT_BATCH_LIMITS): MessageStore {
+export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, options: MessageStoreOptions = {}): MessageStore {
+  const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
+  const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
       return await publishRows(db, batch);
@@ -184,13 +216,18 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, l
   const keyedGroups = statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
       return await publishKeyedGroup(db, calls);
-    } catch {
-      // Rolled back, or its outcome is unknown: the ordinary path reads the key and answers right either way.
+    } catch (error) {
+      // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
+      // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
+      // with its key is answered from the key row if the group did commit.
+      if (!(error instanceof pg.DatabaseError)) throw error;
+      if (!expectedGroupRefusal(error)) options.onGroupError?.(error);
       return calls.map(() => null);
     }
   });
   return {
     async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
+      if (message.payload.byteLength > maxGroupedBytes) return null;
       const sealed = cipher.encrypt(message.payload, message.id);
       const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
       if (result === null) return null;
@@ -201,7 +238,8 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, l
     async insert(tx, message: NewMessage, now) {
       const sealed = cipher.encrypt(message.payload, message.id);
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
-      const row = isAutocommit(tx) ? await grouped(input) : (await publishRows(txClient(tx), [input]))[0]!;
+      const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
+      const row = alone ? (await publishRows(isAutocommit(tx) ? db : txClient(tx), [input]))[0]! : await grouped(input);
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wake);
       return { message: recordOf(message, row.created_at), deliveries: row.total };

@@ -33,6 +33,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * SQLSTATEs of text the database cannot store, all from the request: 22021 a NUL character in a text value,
+ * 22P05 a `\u0000` escape in a JSON value (PostgreSQL Appendix A). Answered 422 instead of a fault.
+ */
+const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']);
+
 /** Fastify/zod validation issues → `[{loc, msg, type}]` (numeric path segments become numbers). */
 function validationIssues(error: FastifyError): ValidationIssue[] {
   const head = LOC_HEAD[error.validationContext ?? 'body'] ?? 'body';
@@ -49,7 +55,8 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
 
 /**
  * The error handler (STYLE.md "Errors"): AppError → its status and `{code, detail}`; validation → 422 with
- * the failing fields; body too large → 413; wrong content type → 415; the database unreachable → 503;
+ * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
+ * content type → 415; the database unreachable → 503;
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404.
  */
 export function installErrorHandler(app: FastifyInstance): void {
@@ -61,6 +68,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return send(reply, 'service_unavailable', 'The database cannot be reached; nothing was changed. Retry later.', { 'retry-after': '1' });
+    }
+    if (UNSTORABLE_TEXT_STATES.has(String((error as { code?: unknown }).code))) {
+      return send(reply, 'validation', [{ loc: ['body'], msg: 'text values must not contain the NUL character (\\u0000)', type: 'value_error.str.nul' }]);
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return send(reply, 'bad_request', error.message);

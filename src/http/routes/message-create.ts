@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { StoredAnswer } from '../../ports/idempotency-store.ts';
 import { idempotentPost, keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { payloadBytes } from '../payload-span.ts';
@@ -19,9 +20,10 @@ import { applicationInput } from './application-create.ts';
  *
  * A request with an Idempotency-Key and without get-or-create first tries the grouped keyed publish (ADR
  * 0007): lookups and checks outside a transaction, then key, message and answer in a transaction shared
- * with concurrent requests. Any other outcome than "stored" (the key exists, a lookup or check failed, the
- * group failed) stored nothing, and the request takes the ordinary keyed path, which answers it as before
- * (replay, 404, 409, 422…).
+ * with concurrent requests. When it is not stored that way (the key exists, a lookup or check refused it, the
+ * database refused the group) nothing was stored, and the request takes the ordinary keyed path, which
+ * answers it as before (replay, 404, 409, 422…). A connection failure is answered as such (503); a client
+ * retrying with its key is then answered from the key row if the group did commit.
  */
 export function registerMessageCreate(app: Api, deps: HttpDeps): void {
   app.post('/api/v1/app/:appId/msg', {
@@ -45,7 +47,12 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
           payload, retentionHours,
         }, answerOf);
         return stored === null ? null : stored.answer;
-      }).catch(() => null);
+      // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
+      // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
+      }).catch((error: unknown) => {
+        if (error instanceof AppError) return null;
+        throw error;
+      });
     }
     const answer = grouped !== null ? { ...grouped, replayed: false } : await idempotentPost(deps, request, async (tx) => {
       const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, body.application == null ? null : applicationInput(body.application));
