@@ -180,8 +180,9 @@ export interface MessageStoreOptions {
    */
   readonly maxGroupedPayloadBytes?: number;
   /**
-   * Told when a grouped keyed publish failed in a way worth a look (not a key held by a concurrent request):
-   * its calls took the ordinary keyed path. For a log line.
+   * Told when the server refused a grouped keyed publish for an unexpected reason (not a key held by a
+   * concurrent request, a deadlock or serialization victim, or a request's own data): its calls took the
+   * ordinary keyed path. For a log line.
    */
   readonly onGroupError?: (error: unknown) => void;
 }
