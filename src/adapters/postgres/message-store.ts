@@ -107,8 +107,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
  * data (classes 22 and 23: the ordinary path answers it).
  */
 function expectedGroupRefusal(error: unknown): boolean {
-  const state = sqlState(error) ?? '';
-  return state === SqlState.lockNotAvailable || /^(22|23|40)/.test(state);
+  return sqlState(error) === SqlState.lockNotAvailable || retryAlone(error);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { AppError } from '../../domain/errors.ts';
+import type { PublishInput } from '../../app/publish.ts';
 import type { StoredAnswer } from '../../ports/idempotency-store.ts';
 import { idempotentPost, keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { payloadBytes } from '../payload-span.ts';
@@ -37,15 +38,15 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     const payload = payloadBytes(request.rawText ?? '');
     const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
     const scope = body.application == null ? keyScope(deps, request) : null;
+    const inputFor = (appId: string): PublishInput => ({
+      appId, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null, payload, retentionHours,
+    });
     const answerOf = (message: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(message) });
     let grouped: StoredAnswer | null = null;
     if (scope !== null) {
       grouped = await deps.idempotency.autocommit(async (tx) => {
         const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, null);
-        const stored = await deps.publisher.publishKeyed(scope, {
-          appId: target.id, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null,
-          payload, retentionHours,
-        }, answerOf);
+        const stored = await deps.publisher.publishKeyed(scope, inputFor(target.id), answerOf);
         return stored === null ? null : stored.answer;
       // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
       // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
@@ -56,11 +57,8 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     }
     const answer = grouped !== null ? { ...grouped, replayed: false } : await idempotentPost(deps, request, async (tx) => {
       const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, body.application == null ? null : applicationInput(body.application));
-      const { message } = await deps.publisher.publish(tx, {
-        appId: target.id, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null,
-        payload, retentionHours,
-      });
-      return { status: 202, body: messageHead(message) };
+      const { message } = await deps.publisher.publish(tx, inputFor(target.id));
+      return answerOf(message);
     // Without get-or-create, the only write is the one PUBLISH statement: no BEGIN/COMMIT needed (ADR 0006).
     }, { withoutKey: body.application == null ? 'autocommit' : 'transaction' });
     // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
