@@ -143,12 +143,12 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     const [a, b, c, ...rest] = claimed;
     await store.recordAttempts([outcome(a!, true), outcome(b!, false), outcome(c!, true, String(BigInt(c!.fencingToken) + BigInt(1)))], null);
     await store.recordAttempts(rest.map((d) => outcome(d, true)), null);
-    const count = async (name: string): Promise<number> => (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => v.metricName === `${name}_count`)!.value;
+    const count = async (name: string): Promise<number> => (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => (v as { metricName?: string }).metricName === `${name}_count`)!.value;
     assert.equal(await count('tidings_queue_wait_seconds'), 5, 'five written, one fenced out');
     assert.equal(await count('tidings_publish_to_first_attempt_seconds'), 5);
     assert.equal(await count('tidings_publish_to_delivered_seconds'), 4, 'four successes written');
     assert.equal(await count('tidings_record_batch_size'), 2, 'two statements');
-    const sum = (await metrics.registry.getSingleMetric('tidings_record_batch_size')!.get()).values.find((v) => v.metricName === 'tidings_record_batch_size_sum')!.value;
+    const sum = (await metrics.registry.getSingleMetric('tidings_record_batch_size')!.get()).values.find((v) => (v as { metricName?: string }).metricName === 'tidings_record_batch_size_sum')!.value;
     assert.equal(sum, 6, 'rows sent per statement: 3 + 3');
   });
 });
