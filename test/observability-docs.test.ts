@@ -10,7 +10,7 @@ import { createMetrics } from '../src/observability/metrics.ts';
 
 test('docs/reference/metrics.md lists every metric with its type and labels, and only those', async () => {
   const { registry } = createMetrics({ defaultMetrics: false });
-  registerBacklogGauges(registry, { read: async () => ({ due: 0, scheduled: 0, held: 0, leased: 0, oldestDueAgeMs: 0 }), cap: 1, cacheMs: 0, nowMs: () => 0 });
+  registerBacklogGauges(registry, { read: async () => ({ due: 0, scheduled: 0, held: 0, leased: 0, breakersOpen: 0, oldestDueAgeMs: 0 }), cap: 1, cacheMs: 0, nowMs: () => 0 });
   const code = registry.getMetricsAsArray().map((m) => {
     const labels = (m as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
     return `${m.name} ${(m as unknown as { type: string }).type} ${labels.length === 0 ? '—' : labels.join(',')}`;

@@ -51,6 +51,13 @@ export function registerBacklogGauges(registry: Registry, options: BacklogGaugeO
       if (r !== null) this.set(r.oldestDueAgeMs / 1000);
     },
   });
+  new Gauge({
+    name: 'tidings_breakers_open', help: 'Endpoints whose circuit breaker is open or half-open (stops at tidings_backlog_count_cap).', registers: [registry],
+    async collect() {
+      const r = await current();
+      if (r !== null) this.set(r.breakersOpen);
+    },
+  });
   new Gauge({ name: 'tidings_backlog_count_cap', help: 'The value at which each tidings_backlog_deliveries count stops (TIDINGS_METRICS_BACKLOG_CAP).', registers: [registry] }).set(options.cap);
   void deliveries;
   return { refresh: query };

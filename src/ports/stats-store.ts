@@ -104,6 +104,8 @@ export interface BacklogReading {
   readonly held: number;
   /** Leased deliveries with a live lease. */
   readonly leased: number;
+  /** Endpoints whose breaker is open or half-open. */
+  readonly breakersOpen: number;
   /** now − due time of the oldest due delivery, ms; 0 when none is due. */
   readonly oldestDueAgeMs: number;
 }

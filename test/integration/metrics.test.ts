@@ -114,7 +114,11 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     await store.recordAttempts(claimed.slice(0, 10).map((d) => outcome(d, false)), null);
     await check('after ten retries');
     assert.ok(await gauge(registry, 'tidings_backlog_oldest_due_age_seconds') > 0);
-    assert.equal(eps.length, 2);
+    assert.equal(await gauge(registry, 'tidings_breakers_open'), 0);
+    await t.db.query(`UPDATE endpoints SET breaker_state = 'open' WHERE id = $1`, [eps[0]!.id]);
+    now += 5000;
+    await gauges.refresh();
+    assert.equal(await gauge(registry, 'tidings_breakers_open'), 1);
 
     now += 5000;
     const before = queries;
