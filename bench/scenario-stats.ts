@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDb } from '../src/adapters/postgres/db.ts';
-import { createPgStatsStore } from '../src/adapters/postgres/stats-store.ts';
+import { createPgBacklogReader, createPgStatsStore } from '../src/adapters/postgres/stats-store.ts';
+import { effectiveConfig } from './context.ts';
+import { fill as fillBacklog } from './scenario-claim.ts';
 import { STATS_WINDOWS } from '../src/app/stats.ts';
 import { n0, type BenchContext } from './context.ts';
 import { startChild } from './procs.ts';
@@ -56,7 +58,8 @@ export async function fillTimeline(client: pg.Client, rows: number): Promise<voi
  * (h) Statistics reads against the size of the timeline (server only): the store's time-in-state read of
  * the last hour (installation, one application, one endpoint) and the overview, timed `claimRepeats`
  * times each with `timelineRows` timeline rows in the window. Target: time-in-state under 200 ms at
- * 1,000,000 rows (ADR 0013).
+ * 1,000,000 rows (ADR 0013). Then the backlog gauges' query against the backlog sizes of (g) (target:
+ * the same cost at 1,000 and 1,000,000 waiting deliveries).
  */
 export async function scenarioH(ctx: BenchContext): Promise<void> {
   if (!ctx.options.engines.includes('server')) return;
@@ -101,6 +104,27 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
         ctx.log(`  h run ${run} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}; fill ${round(fillS, 1)} s`);
       }
     }
+    // The backlog gauges' one query against the number of waiting deliveries (target: flat).
+    const readBacklog = createPgBacklogReader(db);
+    const cap = effectiveConfig(ctx, {}).metricsBacklogCap;
+    const p50: number[] = [];
+    for (const rows of ctx.options.sizes.backlogRows) {
+      await fillBacklog(client, rows);
+      await readBacklog(cap);
+      for (let run = 1; run <= ctx.options.runs; run += 1) {
+        const ms: number[] = [];
+        for (let i = 0; i < ctx.options.sizes.claimRepeats; i += 1) {
+          const s = performance.now();
+          await readBacklog(cap);
+          ms.push(performance.now() - s);
+        }
+        ctx.book.add({ scenario: 'h', engine: 'server', name: `backlog gauge query @${n0(rows)} waiting`, unit: 'ms', better: 'lower' }, quantile(ms, 0.5));
+        ctx.details.push({ scenario: 'h', run, backlogRows: rows, backlogCap: cap, backlogQueryMs: ms.map((v) => round(v, 3)) });
+        ctx.log(`  h run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`);
+        if (run === 1) p50.push(quantile(ms, 0.5));
+      }
+    }
+    if (p50.length > 1) ctx.book.add({ scenario: 'h', engine: 'server', name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, p50.at(-1)! / p50[0]!);
   } finally {
     await db.close();
     await client.end();
