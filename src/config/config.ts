@@ -104,7 +104,7 @@ export const SETTINGS = {
   port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
   adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /livez, /readyz and /metrics of a dispatcher-only process.'),
   metricsToken: setting('TIDINGS_METRICS_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Bearer token that /metrics requires (API and admin server); any other request gets 401. Unset: /metrics is served without authentication (it carries no application or endpoint identifier).'),
-  metricsBacklogCap: setting('TIDINGS_METRICS_BACKLOG_CAP', int(1, 100_000_000), '10000', 'deliveries', 'Each backlog gauge count stops here, so a scrape costs the same at any backlog size (the age of the oldest due delivery is exact).'),
+  metricsBacklogCap: setting('TIDINGS_METRICS_BACKLOG_CAP', int(1, 100_000_000), '1000', 'deliveries', 'Each backlog gauge count stops here, so a scrape costs the same at any backlog size (the age of the oldest due delivery is exact).'),
   metricsBacklogCacheMs: setting('TIDINGS_METRICS_BACKLOG_CACHE', durationMs(0), '5s', 'duration', 'A backlog reading younger than this is served to the next scrapes; concurrent scrapes share one query.'),
   apiToken: setting('TIDINGS_API_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Admin Bearer token. Unset: one is generated on first start, stored hashed, and printed once.'),
   encryptionKeys: setting('TIDINGS_ENCRYPTION_KEYS', z.string().min(1).optional(), undefined, 'secret', 'Key ring for encryption at rest: comma-separated id:base64 (32-byte) keys, the first used for new writes. Unset on the embedded engine: a key is generated into TIDINGS_DATA_DIR. Unset with DATABASE_URL: start-up refuses.'),
