@@ -202,9 +202,13 @@ export interface MessageView {
   readonly eventType: string;
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
-  /** The exact published payload bytes (decrypted), when requested and not expunged. */
+  /** The exact published payload bytes (decrypted), when requested and not expunged; a raw message's body. */
   readonly payload: Uint8Array | null;
   readonly expunged: boolean;
+  /** Content type of a raw message (its payload is then the raw body, not JSON); null for a JSON payload. */
+  readonly contentType: string | null;
+  /** The `deliverAt` the message was published with; null = at once. */
+  readonly deliverAt: Date | null;
   readonly createdAt: Date;
 }
 

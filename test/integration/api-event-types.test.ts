@@ -144,7 +144,7 @@ for (const engine of ENGINES) {
     test('a key scoped to an application may read the catalog but not change it (403)', async () => {
       const app = await api.svix.application.create({ name: 'scoped' });
       const token = await api.appKey(app.id);
-      const forbidden = { code: 'forbidden', detail: 'This credential may not use this route' };
+      const forbidden = { code: 'insufficient access', detail: 'This credential may not use this route' };
       assert.deepEqual(await errorOf(await api.request('POST', '/api/v1/event-type', { token, body: JSON.stringify({ name: 'x.y', description: 'x' }) })), { status: 403, ...forbidden });
       assert.deepEqual(await errorOf(await api.request('PUT', '/api/v1/event-type/x.y', { token, body: JSON.stringify({ description: 'x' }) })), { status: 403, ...forbidden });
       assert.deepEqual(await errorOf(await api.request('PATCH', '/api/v1/event-type/invoice.paid', { token, body: JSON.stringify({ description: 'x' }) })), { status: 403, ...forbidden });
