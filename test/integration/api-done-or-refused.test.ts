@@ -80,6 +80,19 @@ for (const engine of ENGINES) {
       }
     });
 
+    test('a scheduled message held by a paused endpoint keeps its deliverAt when the endpoint is resumed', async () => {
+      const app = await api.svix.application.create({ name: 'paused-schedule' });
+      const ep = await api.svix.endpoint.create(app.id, { url: 'https://hooks.example/paused' });
+      assert.equal((await api.request('POST', `/api/v1/app/${app.id}/endpoint/${ep.id}/pause`)).status, 204);
+      const deliverAt = new Date(Date.now() + 3_600_000);
+      const later = await api.svix.message.create(app.id, { eventType: 'note.later', payload: {}, deliverAt });
+      const now = await api.svix.message.create(app.id, { eventType: 'note.now', payload: {} });
+      assert.equal((await api.request('POST', `/api/v1/app/${app.id}/endpoint/${ep.id}/resume`)).status, 204);
+      const due = async (id: string) => (await api.database.db.query<{ next_attempt_at: Date }>('SELECT next_attempt_at FROM deliveries WHERE message_id = $1', [id])).rows[0]!.next_attempt_at;
+      assert.deepEqual(await due(later.id), deliverAt);
+      assert.ok((await due(now.id)).getTime() <= Date.now() + 1000, 'the unscheduled one is due at once');
+    });
+
     test('a payload that is not a JSON object is 422 at body.payload and stores nothing', async () => {
       const count = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
       const before = await count();
