@@ -135,6 +135,7 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
   let receiver: TestReceiver;
   let tidings: Running | undefined;
   let sender: Sender;
+  let dispatcher: Dispatcher | undefined;
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tidings-scheduled-'));
@@ -145,6 +146,7 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
     });
   });
   after(async () => {
+    await dispatcher?.stop();
     await tidings?.stop();
     await sender?.close();
     await receiver?.stop();
@@ -172,11 +174,12 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
     const msg = await svix.message.create(app.id, { eventType: 'note.hour', payload: { n: 1 }, deliverAt });
     assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString());
 
-    let dispatcher = dispatcherOn(tidings);
+    dispatcher = dispatcherOn(tidings);
     assert.equal(await dispatcher.tick(), 0, 'not due at publish time');
     clock.advance(HOUR_MS - 1000);
     assert.equal(await dispatcher.tick(), 0, 'not due one second before deliverAt');
 
+    await dispatcher.stop();
     await tidings.stop();
     tidings = await startApi();
     dispatcher = dispatcherOn(tidings);

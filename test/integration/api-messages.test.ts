@@ -119,7 +119,7 @@ for (const engine of ENGINES) {
       const before = await count();
       for (const [extra, loc] of [
         [{ somethingNew: true }, ['body', 'somethingNew']],
-        [{ transformationsParams: { x: 1 } }, ['body', 'transformationsParams', 'x']],
+        [{ transformationsParams: { rawPayload: 'r', x: 1 } }, ['body', 'transformationsParams', 'x']],
         [{ transformationsParams: { rawPayload: 'r', headers: { 'x-custom': 'v' } } }, ['body', 'transformationsParams', 'headers', 'x-custom']],
       ] as const) {
         const err = await errorOf(await api.request('POST', '/api/v1/app/auto-created/msg', { body: JSON.stringify({ eventType: 'a.b', payload: {}, application: { name: 'Auto' }, ...extra }) }));
