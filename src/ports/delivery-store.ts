@@ -78,8 +78,8 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly url: string;
   /** Exact payload bytes as published (a raw message's body). */
   readonly payload: Uint8Array;
-  /** Content type of a raw message's body; null for a JSON payload (sent as application/json). */
-  readonly contentType: string | null;
+  /** Content type of a raw message's body; null or absent for a JSON payload (sent as application/json). */
+  readonly contentType?: string | null;
   /**
    * Signing keys: the current secret first, then the previous one during a rotation grace period. Raw key
    * bytes or KeyObjects made from them (the PostgreSQL store imports each endpoint's key once).
