@@ -92,6 +92,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       maxReclaims: config.maxReclaims,
       pollIntervalMs: config.pollIntervalMs,
       shutdownGraceMs: config.shutdownGraceMs,
+      signatureHeaders: config.signatureHeaders,
       retryPolicy: {
         delaysMs: config.retrySchedule,
         jitter: config.retryJitter,

@@ -83,6 +83,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       clock,
       random,
       onPublished: () => w.metrics.messagesPublished.inc(),
+      deliverAtHorizonMs: w.config.deliverAtHorizonMs,
     }), { store: eventTypeStore, schemas }),
     resender: createResender({ store: catalog, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),

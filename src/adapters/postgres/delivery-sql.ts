@@ -57,7 +57,8 @@ SELECT id, state, reason FROM changed`);
 
 /*
  * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql, which holds
- * its two queries and their documentation): step 1 locks, with try-only advisory locks, the endpoints whose
+ * its two queries and their documentation; 1764000005000 re-creates it with the message's content type
+ * as one more column): step 1 locks, with try-only advisory locks, the endpoints whose
  * claims must be serialized across dispatchers (an in-flight cap, a rate limit, a breaker not closed);
  * step 2, with a fresh snapshot, leases up to $2 due deliveries spread over endpoints by fair share, within
  * each gated endpoint's cap, token bucket and breaker, reclaims expired leases, bumps fencing tokens,

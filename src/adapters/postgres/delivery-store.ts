@@ -19,6 +19,7 @@ interface ClaimRow {
   event_type: string;
   payload: Buffer | null;
   payload_key_id: string | null;
+  content_type: string | null;
   url: string;
   headers: Record<string, string> | null;
   secret: Buffer;
@@ -158,6 +159,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       url: row.url,
       // An expunged payload is delivered as JSON null: the delivery history stays, the content is gone.
       payload: row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id),
+      contentType: row.content_type,
       signingKeys,
       headers,
     };
