@@ -7,6 +7,7 @@
  * not use answers `403 forbidden`. Runs on both engines.
  */
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -199,6 +200,56 @@ for (const engine of ENGINES) {
       assert.deepEqual(await Promise.all([s1, s1b, s2, none, appKey].map(works)), [false, false, true, true, true]);
       await svix.authentication.expireAll(target.id, { sessionIds: [] });
       assert.deepEqual(await Promise.all([s2, none, appKey].map(works)), [false, false, false], 'an empty list expires every token (Svix)');
+    });
+
+    test('a customer credential cannot rename its application\'s uid, change or drop throttleRate, change metadata or name, or delete it (403 naming the field); the operator\'s get-or-create publish still lands in it', async () => {
+      const target = await svix.application.create({ name: 'Customer', uid: `customer-${engine.name}`, throttleRate: 7, metadata: { plan: 'gold' } });
+      const portal = new Svix((await svix.authentication.appPortalAccess(target.id, {})).token, { serverUrl: url });
+      const appKey = new Svix(await apiKey({ name: 'backend', appId: target.id }), { serverUrl: url });
+      const fieldForbidden = (field: string) => (e: unknown) => {
+        const body = (e as { code?: number; body?: { code?: string; detail?: string } });
+        return body.code === 403 && body.body?.code === 'field_forbidden' && (body.body.detail ?? '').includes(`application's ${field}`);
+      };
+      for (const client of [portal, appKey]) {
+        await assert.rejects(client.application.patch(target.id, { uid: 'renamed' }), fieldForbidden('uid'));
+        await assert.rejects(client.application.patch(target.id, { throttleRate: null }), fieldForbidden('throttleRate'));
+        await assert.rejects(client.application.upsert(target.id, { name: 'Customer', uid: target.uid!, metadata: { plan: 'gold' } }), fieldForbidden('throttleRate'), 'a PUT without throttleRate would drop it');
+        await assert.rejects(client.application.patch(target.id, { metadata: { plan: 'platinum' } }), fieldForbidden('metadata'));
+        await assert.rejects(client.application.patch(target.id, { name: 'Renamed' }), fieldForbidden('name'));
+        await assert.rejects(client.application.delete(target.id), code403);
+        const echoed = await client.application.upsert(target.id, { name: 'Customer', uid: target.uid!, throttleRate: 7, metadata: { plan: 'gold' } });
+        assert.equal(echoed.id, target.id, 'a PUT that changes nothing is answered');
+      }
+      const after = await svix.application.get(target.id);
+      assert.deepEqual([after.uid, after.name, after.throttleRate, after.metadata], [target.uid, 'Customer', 7, { plan: 'gold' }]);
+      const published = await svix.message.create(target.uid!, { eventType: 'x.y', payload: {}, application: { name: 'Customer', uid: target.uid! } });
+      assert.equal((await svix.message.get(target.id, published.id)).id, published.id, 'the get-or-create publish reached the same application');
+      await svix.application.patch(target.id, { throttleRate: 9 });
+      assert.equal((await svix.application.get(target.id)).throttleRate, 9, 'the operator still changes it');
+    });
+
+    test('the app-portal link is built from configuration or the connection\'s own address, never from a forged Host header', async () => {
+      const target = await svix.application.create({ name: 'links' });
+      const forged = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest(`${url}/api/v1/auth/app-portal-access/${target.id}`, { method: 'POST', headers: { host: 'attacker.example', authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      const link = (JSON.parse(forged) as { url: string }).url;
+      assert.ok(link.startsWith(`${url}/app-portal#key=`), link);
+      const configured = buildApp(createHttpDeps({
+        config: loadConfig({ TIDINGS_API_TOKEN: ADMIN, TIDINGS_LOG_LEVEL: 'silent', TIDINGS_PUBLIC_URL: 'https://hooks.example.com/' }), db: database.db, cipher: testCipher(), clock: systemClock, random: cryptoRandom,
+        logger: createLogger({ level: 'silent' }), metrics: createMetrics({ defaultMetrics: false }), ready: async () => true, wake: () => undefined,
+      }));
+      try {
+        const res = await configured.inject({ method: 'POST', url: `/api/v1/auth/app-portal-access/${target.id}`, headers: { host: 'attacker.example', authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, payload: '{}' });
+        assert.match((JSON.parse(res.body) as { url: string }).url, /^https:\/\/hooks\.example\.com\/app-portal#key=tidings_/);
+      } finally {
+        await configured.close();
+      }
     });
   });
 }
