@@ -85,6 +85,9 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   // The list spans every application; a scoped credential reads its own tasks by id.
   'GET /api/v1/background-task': 'operator',
   'GET /api/v1/background-task/:taskId': VIEW,
+  // Statistics: an application credential sees its own application's.
+  'GET /api/v1/stats/overview': VIEW,
+  'GET /api/v1/stats/time-in-state': VIEW,
 });
 
 /**
