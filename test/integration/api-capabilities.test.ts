@@ -3,8 +3,8 @@
  * official client where it has the call. The table test enumerates every route registered in the Fastify app
  * (an onRoute hook, as the cross-application matrix does) and calls each with tokens of every capability set,
  * naming objects of the token's own application that do not exist: the capability check runs before anything
- * is read, so a route the token may use answers anything but `403 forbidden` (404, 422, 2xx), and one it may
- * not use answers `403 forbidden`. Runs on both engines.
+ * is read, so a route the token may use answers anything but a `forbidden` 403 (404, 422, 2xx), and one it
+ * may not use answers a `forbidden` 403 (its wire code is Svix's `"insufficient access"`). Runs on both engines.
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
@@ -16,6 +16,7 @@ import { cryptoRandom, systemClock } from '../../src/adapters/system/system-cloc
 import { hashToken } from '../../src/app/credentials.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { SVIX_CAPABILITIES, type Capability } from '../../src/domain/capabilities.ts';
+import { wireCode } from '../../src/domain/errors.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { ROUTE_REQUIREMENTS } from '../../src/http/route-capabilities.ts';
 import { createHttpDeps } from '../../src/main/http-deps.ts';
@@ -111,7 +112,7 @@ for (const engine of ENGINES) {
           if (r.url.endsWith('/secret') && allowed !== ['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint'].some((c) => held.has(c as Capability))) problems.push(`${set.label}: secret readable = ${allowed}`);
           const res = await call(r.method, fill(r.url), set.token, reading || r.method === 'DELETE' ? undefined : {});
           calls++;
-          const refused = res.status === 403 && (r.method === 'HEAD' || res.json?.code === 'forbidden');
+          const refused = res.status === 403 && (r.method === 'HEAD' || res.json?.code === wireCode('forbidden'));
           if (refused === allowed) problems.push(`${set.label}: ${r.method} ${r.url} answered ${res.status} ${JSON.stringify(res.json)}; expected ${allowed ? 'to be let through' : '403 forbidden'}`);
         }
       }
