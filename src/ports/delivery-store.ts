@@ -54,6 +54,27 @@ export interface ClaimInput {
   readonly leaseMs: number;
   readonly maxReclaims: number;
   readonly now: Date | null;
+  /** The caller's in-flight window, so that its shares hold within this claim (ADR 0009). Absent: no bound but `limit`. */
+  readonly window?: ClaimWindow;
+}
+
+/**
+ * A dispatcher's view of its in-flight window at claim time (docs/adr/0009-window-share-within-a-claim.md).
+ * The claim gives each endpoint at most `share − held` deliveries (reclaims included), and the endpoints
+ * not in `answering` together at most `budget`; past the budget, an endpoint that holds nothing and is not
+ * in `unresponsive` still gets one delivery (the attempt that can show it answers).
+ */
+export interface ClaimWindow {
+  /** Most deliveries one endpoint may hold in the window (≥ 1). */
+  readonly share: number;
+  /** Deliveries in flight now, by endpoint id (endpoints holding none may be left out). */
+  readonly held: ReadonlyMap<string, number>;
+  /** Endpoints whose last attempt on this dispatcher got a status line. */
+  readonly answering: readonly string[];
+  /** Endpoints whose last attempt on this dispatcher ended without a status line (timeout, reset, refusal). */
+  readonly unresponsive: readonly string[];
+  /** Deliveries the endpoints not in `answering` may take together in this claim (≥ 0). */
+  readonly budget: number;
 }
 
 export interface ClaimResult {

@@ -56,17 +56,20 @@ WITH lost AS (
 SELECT id, state, reason FROM changed`);
 
 /*
- * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql, which holds
- * its two queries and their documentation): step 1 locks, with try-only advisory locks, the endpoints whose
- * claims must be serialized across dispatchers (an in-flight cap, a rate limit, a breaker not closed);
- * step 2, with a fresh snapshot, leases up to $2 due deliveries spread over endpoints by fair share, within
- * each gated endpoint's cap, token bucket and breaker, reclaims expired leases, bumps fencing tokens,
- * appends timeline rows, and returns each delivery with its payload and the endpoint's URL, secrets and
- * headers. One round trip, no BEGIN/COMMIT (ADR 0006). $1 worker id, $2 limit, $3 lease ms, $4 now,
- * $5 max reclaims, $6 endpoint ids this dispatcher excludes (their share of its window is used up).
+ * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql holds its two
+ * queries and their documentation; migrations/1764000006000_claim-window-share.sql adds the caller's window):
+ * step 1 locks, with try-only advisory locks, the endpoints whose claims must be serialized across
+ * dispatchers (an in-flight cap, a rate limit, a breaker not closed); step 2, with a fresh snapshot, leases
+ * up to $2 due deliveries spread over endpoints by fair share, within each endpoint's share of the caller's
+ * window (share − held, over due and reclaimed rows together), within the budget of endpoints not known to
+ * be answering, within each gated endpoint's cap, token bucket and breaker; reclaims expired leases, bumps
+ * fencing tokens, appends timeline rows, and returns each delivery with its payload and the endpoint's URL,
+ * secrets and headers. One round trip, no BEGIN/COMMIT (ADR 0006, ADR 0009). $1 worker id, $2 limit,
+ * $3 lease ms, $4 now, $5 max reclaims, $6 endpoint ids this dispatcher excludes, $7 share per endpoint,
+ * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
  * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
  */
-export const CLAIM = prepared('tidings_claim', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6)');
+export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6, $7, $8, $9, $10, $11, $12)');
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still

@@ -131,7 +131,13 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     async claim(input) {
       const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
       // One statement: the gate and the claim run inside the function tidings_claim (ADR 0006).
-      const rows = (await db.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? []])).rows;
+      const w = input.window;
+      const held = [...(w?.held ?? new Map<string, number>())];
+      const rows = (await db.query<ClaimRow>(CLAIM, [
+        input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
+        w?.share ?? input.limit, held.map(([id]) => id), held.map(([, n]) => n),
+        w?.answering ?? [], w?.unresponsive ?? [], w?.budget ?? input.limit,
+      ])).rows;
       const deliveries = rows.map((row) => toClaimed(row, input.workerId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },

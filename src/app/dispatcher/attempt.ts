@@ -38,6 +38,7 @@ export function prepareRequest(delivery: ClaimedDelivery, nowMs: number): Outbou
     url: delivery.url,
     headers: { ...delivery.headers, 'content-type': 'application/json', ...signed },
     body: delivery.payload,
+    poolKey: delivery.endpointId,
   };
 }
 

@@ -22,6 +22,13 @@ export interface DispatcherSettings {
    * black-holed endpoint cannot take every slot. Default 0.5.
    */
   readonly endpointWindowShare?: number;
+  /**
+   * Part of the window, as a fraction of `concurrency` [0–1), kept for endpoints that are answering: the
+   * endpoints not known to answer (unresponsive, or not yet attempted by this dispatcher) together hold at
+   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default 0.25;
+   * at least one slot when `concurrency` ≥ 2 and the fraction is above 0.
+   */
+  readonly windowReserve?: number;
   readonly retryPolicy: RetryPolicy;
 }
 
@@ -76,6 +83,10 @@ export interface Dispatcher {
 
 /** Default {@link DispatcherSettings.endpointWindowShare}. */
 const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
+/** Default {@link DispatcherSettings.windowReserve}. */
+const DEFAULT_WINDOW_RESERVE = 0.25;
+/** Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet attempted. */
+const VERDICT_MEMORY = 1024;
 /** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
 const REFILL_FRACTION = 32;
 /** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
@@ -104,6 +115,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
   const attemptLogger = deps.attemptLogger ?? logger;
   const flights = new Map<string, Flight>();
+  // The last verdict on each endpoint this dispatcher attempted, most recent last (insertion order).
+  const verdicts = new Map<string, 'answering' | 'unresponsive'>();
+  const noteVerdict = (endpointId: string, answered: boolean): void => {
+    verdicts.delete(endpointId);
+    verdicts.set(endpointId, answered ? 'answering' : 'unresponsive');
+    if (verdicts.size > VERDICT_MEMORY) verdicts.delete(verdicts.keys().next().value as string);
+  };
+  const perEndpoint = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
+  const reserveFraction = settings.windowReserve ?? DEFAULT_WINDOW_RESERVE;
+  const reserved = settings.concurrency >= 2 && reserveFraction > 0 ? Math.max(1, Math.floor(settings.concurrency * reserveFraction)) : 0;
   let running = false;
   let healthy = true;
   let loopDone: Promise<void> = Promise.resolve();
@@ -159,6 +180,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       try {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
         if (flight.abandoned) return;
+        noteVerdict(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
         let recorded: boolean;
         try {
@@ -182,17 +204,26 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const tick = async (): Promise<number> => {
     const free = settings.concurrency - flights.size;
     if (free <= 0) return 0;
-    const perEndpoint = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
     const held = new Map<string, number>();
     for (const f of flights.values()) held.set(f.delivery.endpointId, (held.get(f.delivery.endpointId) ?? 0) + 1);
     const excludeEndpoints = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const limit = Math.min(free, settings.claimBatch);
+    let heldUnproven = 0;
+    for (const [id, n] of held) if (verdicts.get(id) !== 'answering') heldUnproven += n;
+    const budget = Math.max(0, settings.concurrency - reserved - heldUnproven);
+    // While the budget cannot bind, the verdicts change nothing: the claim is spared the two lists.
+    const binds = budget < limit;
+    const answering: string[] = [];
+    const unresponsive: string[] = [];
+    if (binds) for (const [id, v] of verdicts) (v === 'answering' ? answering : unresponsive).push(id);
     const nowMs = deps.clock.nowMs();
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
       workerId: settings.workerId,
       sweep,
       excludeEndpoints,
-      limit: Math.min(free, settings.claimBatch),
+      limit,
+      window: { share: perEndpoint, held, answering, unresponsive, budget: Math.min(budget, limit) },
       leaseMs: settings.leaseMs,
       maxReclaims: settings.maxReclaims,
       now: deps.clock.sqlNow(),
