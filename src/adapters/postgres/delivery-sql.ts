@@ -212,7 +212,10 @@ WHERE id = $1`);
 /*
  * DISABLE_ENDPOINT — 410 Gone (or an operator): the endpoint is disabled with a reason, and its pending
  * deliveries become skipped (kept for replay-missing), each with a timeline row. $1 endpoint id, $2 reason,
- * $3 now. Returns the skipped delivery ids.
+ * $3 now. Returns one row: `transitioned` (this statement made the active → disabled transition; false
+ * when the endpoint was disabled already, by another 410 of the batch, an auto-disable, or a concurrent
+ * transaction whose commit the row lock waited for) and `skipped` (deliveries skipped). The operational
+ * event `endpoint.disabled` is published only when `transitioned` is true, so once per transition.
  */
 export const DISABLE_ENDPOINT = prepared('tidings_disable_endpoint', `
 WITH ep AS (
@@ -229,4 +232,4 @@ WITH ep AS (
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
 )
-SELECT id FROM skipped`);
+SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`);

@@ -2,7 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from './tx.ts';
@@ -197,7 +197,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
           if (!recordedIds.has(r.deliveryId)) continue;
           if (r.throttleEndpointMs !== null) await client.query(THROTTLE_ENDPOINT, [r.endpointId, r.throttleEndpointMs, now]);
           if (r.disableEndpointReason !== null) {
-            await client.query(DISABLE_ENDPOINT, [r.endpointId, r.disableEndpointReason, now]);
+            if (!(await disable(client, r.endpointId, r.disableEndpointReason, now))) continue;
             const appId = deliveries.find((d) => d.id === r.deliveryId)?.app_id ?? '';
             events.push({ type: 'endpoint.disabled', appId, data: { appId, endpointId: r.endpointId, trigger: 'gone', reason: r.disableEndpointReason } });
           }
@@ -205,8 +205,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         for (const ep of endpoints) {
           if (ep.should_disable === true) {
             const reason = `every attempt failed since ${ep.failing_since?.toISOString()}`;
-            await client.query(DISABLE_ENDPOINT, [ep.endpoint_id, reason, now]);
-            events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
+            if (await disable(client, ep.endpoint_id, reason, now)) events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
           }
           if (ep.breaker_changed === true) {
             await client.query('INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))', [
@@ -237,6 +236,15 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       };
     },
   };
+}
+
+/**
+ * Disables an endpoint (DISABLE_ENDPOINT) and tells whether this call made the transition: only then is an
+ * `endpoint.disabled` event published, in the same transaction (one event per transition).
+ */
+async function disable(client: Queryable, endpointId: string, reason: string, now: Date | null): Promise<boolean> {
+  const res = await client.query<{ transitioned: boolean }>(DISABLE_ENDPOINT, [endpointId, reason, now]);
+  return res.rows[0]?.transitioned === true;
 }
 
 function groupByOwner(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
