@@ -108,8 +108,11 @@ SELECT id FROM released`);
  * The endpoints of the recorded scheduled attempts get their health updated in the same statement
  * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
  * open on a failed probe, any success → closed; the cool-down is $20 ms doubled per opening up to $21 ms).
- * Parameters: parallel arrays ($1 … $17, see the unnest list), $18 now, $19 breaker threshold,
- * $20 cool-down ms, $21 max cool-down ms, $22 auto-disable after ms. Returns one row per recorded delivery
+ * An outcome that is fenced out writes no attempt and no timeline row of the delivery; it is kept, marked,
+ * in `fenced_attempts` (the operator's record of a request that may have reached the receiver).
+ * Parameters: parallel arrays ($1 … $17, $23 response-body key ids, $24 operator details; the response body
+ * $13 is hex of its ciphertext), $18 now, $19 breaker threshold, $20 cool-down ms, $21 max cool-down ms,
+ * $22 auto-disable after ms. Returns one row per recorded delivery
  * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
  * breaker changed state and whether the endpoint has failed long enough to be disabled).
  */
@@ -117,9 +120,9 @@ export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
 WITH o AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
                        $8::int[], $9::text[], $10::text[], $11::bool[], $12::int[], $13::text[], $14::text[],
-                       $15::text[], $16::text[], $17::int[])
+                       $15::text[], $16::text[], $17::int[], $23::text[], $24::jsonb[])
     AS o(id, token, worker, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
-         status, body, location, error_kind, error_detail, duration_ms)
+         status, body_hex, location, error_kind, error_detail, duration_ms, body_key_id, operator_detail)
 ), ep AS (
   -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
   SELECT DISTINCT e.id, e.status, e.deleted_at IS NOT NULL AS deleted
@@ -145,12 +148,21 @@ WITH o AS (
   RETURNING d.id, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
-                        response_status_code, response_body, response_location, error_kind, error_detail, url,
-                        duration_ms, worker_id, fencing_token, created_at)
+                        response_status_code, response_body, response_body_key_id, response_location, error_kind,
+                        error_detail, url, duration_ms, worker_id, fencing_token, operator_detail, created_at)
   SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
-         o.status, o.body, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms, o.worker, o.token,
-         coalesce($18::timestamptz, clock_timestamp())
+         o.status, decode(o.body_hex, 'hex'), o.body_key_id, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms,
+         o.worker, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN upd ON upd.id = o.id
+), fenced AS (
+  -- Outcomes fenced out: recorded apart, marked, outside the delivery's history (the request may have been sent).
+  INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, worker_id, fencing_token, response_status_code,
+                               error_kind, duration_ms, operator_detail, created_at)
+  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.worker, o.token, o.status, o.error_kind, o.duration_ms,
+         o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM o JOIN deliveries d ON d.id = o.id
+  WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = o.id)
+  ON CONFLICT (id) DO NOTHING
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
   SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,

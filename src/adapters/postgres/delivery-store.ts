@@ -165,6 +165,8 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
 
     async recordAttempts(records, now): Promise<RecordResult> {
       if (records.length === 0) return { recorded: [], fencedOut: [] };
+      // The response prefix may echo the customer's data: encrypted like the payload (context = attempt id).
+      const sealedBodies = records.map((r) => (r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId)));
       const params: unknown[] = [
         records.map((r) => r.deliveryId),
         records.map((r) => r.fencingToken),
@@ -178,7 +180,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         records.map((r) => r.url),
         records.map((r) => r.succeeded),
         records.map((r) => r.statusCode),
-        records.map((r) => r.responseBody),
+        sealedBodies.map((b) => (b === null ? null : b.data.toString('hex'))),
         records.map((r) => r.location),
         records.map((r) => r.errorKind),
         records.map((r) => r.errorDetail),
@@ -186,6 +188,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         now,
       ];
       params.push(policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs);
+      params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
       const written = await runTx(db, async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
         const deliveries = rows.filter((r) => r.kind === 'delivery');
