@@ -1,4 +1,4 @@
-import { createHmac, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; DESIGN §6).
@@ -74,4 +74,13 @@ export function signatureHeaders(keys: readonly (Uint8Array | KeyObject)[], msgI
     'webhook-timestamp': String(timestampS),
     'webhook-signature': keys.map((key) => signV1(key, msgId, timestampS, body)).join(' '),
   };
+}
+
+/**
+ * The id of a signing secret as attempt records name it: `key_` and the first 16 hex digits of SHA-256 of
+ * the secret's key bytes (the base64-decoded part of `whsec_…`). It identifies the secret without revealing
+ * it; an operator computes the same from a secret they hold.
+ */
+export function signingKeyId(key: Uint8Array): string {
+  return `key_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -86,6 +86,43 @@ function outboundHeaders(request: OutboundRequest, userAgent: string): Record<st
   return headers;
 }
 
+/** What an endpoint's pool last resolved and connected to (its latest new connection). */
+interface Seen {
+  resolved: readonly string[] | null;
+  connected: string | null;
+}
+
+interface Pool {
+  readonly agent: Agent;
+  active: number;
+  readonly seen: Seen;
+}
+
+/** The egress-policy refusal as a tenant reads it: no internal name or address (docs/reference/error-kinds.md). */
+export const REFUSED_ADDRESS_DETAIL = 'refused address';
+
+/**
+ * Adds the operator's {@link NetworkDetail} to a result, and keeps the tenant's detail free of what names
+ * resolve to: a `blocked_address` refusal reads "refused address" (the full reason is `network.reason`);
+ * a refusal names the setting or limit that decided it.
+ */
+function withNetwork(result: SendResult, seen: Seen, maxHeaderBytes: number): SendResult {
+  const network: { resolvedAddresses?: readonly string[]; connectedAddress: string | null; reason?: string; decidedBy?: string } = {
+    connectedAddress: seen.connected,
+  };
+  if (seen.resolved !== null) network.resolvedAddresses = seen.resolved;
+  if (result.type === 'error' && result.errorKind === ErrorKind.blockedAddress) {
+    return { ...result, detail: REFUSED_ADDRESS_DETAIL, network: { ...network, connectedAddress: null, reason: result.detail, decidedBy: 'TIDINGS_EGRESS_ALLOWLIST' } };
+  }
+  if (result.type === 'error' && result.errorKind === ErrorKind.tooLarge) {
+    return { ...result, network: { ...network, reason: result.detail, decidedBy: `response header limit of ${maxHeaderBytes} bytes` } };
+  }
+  if (result.type === 'response' && result.bodyError === ErrorKind.tooLarge) {
+    return { ...result, network: { ...network, decidedBy: 'TIDINGS_MAX_RESPONSE_BYTES' } };
+  }
+  return { ...result, network };
+}
+
 function refused(errorKind: ErrorKind, detail: string): SendResult {
   return { type: 'error', errorKind, detail, durationMs: 0 };
 }
@@ -109,11 +146,12 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  */
 export function createHttpSender(options: HttpSenderOptions): Sender {
   validate(options);
-  const makeAgent = (): Agent => new Agent({
+  const makeAgent = (seen: Seen): Agent => new Agent({
     connect: createGuardedConnector({
       connectTimeoutMs: options.connectTimeoutMs,
       egressAllowlist: options.egressAllowlist,
       ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      observer: { resolved: (a) => { seen.resolved = a; seen.connected = null; }, connected: (a) => { seen.connected = a; } },
     }),
     connections: options.maxSocketsPerOrigin,
     pipelining: 1,
@@ -124,11 +162,14 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
   // One agent per pool key (an endpoint), so a black-holed endpoint's connections never hold up another
   // endpoint's requests on the same origin (ADR 0009). Bounded: past MAX_POOLS, idle pools are closed,
   // least recently used first.
-  const pools = new Map<string, { agent: Agent; active: number }>();
-  const acquire = (key: string): { agent: Agent; active: number } => {
+  const pools = new Map<string, Pool>();
+  const acquire = (key: string): Pool => {
     let pool = pools.get(key);
     if (pool !== undefined) pools.delete(key);
-    else pool = { agent: makeAgent(), active: 0 };
+    else {
+      const seen: Seen = { resolved: null, connected: null };
+      pool = { agent: makeAgent(seen), active: 0, seen };
+    }
     pools.set(key, pool);
     pool.active += 1;
     if (pools.size > MAX_POOLS) {
@@ -141,6 +182,7 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
     }
     return pool;
   };
+  const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
   const limits = { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes };
 
   function send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
@@ -164,7 +206,7 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
         pool.active -= 1;
         clearTimeout(deadline);
         signal?.removeEventListener('abort', onAbort);
-        resolve(result);
+        resolve(withNetwork(result, pool.seen, maxHeaderBytes));
       });
       const deadline = setTimeout(() => {
         handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', `attempt deadline of ${options.deadlineMs} ms passed`), `attempt deadline of ${options.deadlineMs} ms passed`);

@@ -1,5 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { decodeSecret } from '../../domain/signing.ts';
+import { decodeSecret, signingKeyId } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db, Queryable } from './db.ts';
@@ -87,23 +87,26 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
   const policy = options.policy ?? DEFAULT_FLOW_POLICY;
   // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
   // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
-  const signingKeyCache = new Map<string, KeyObject>();
-  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): KeyObject => {
+  const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
+  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): { key: KeyObject; id: string } => {
     const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
-    let key = signingKeyCache.get(cacheKey);
-    if (key === undefined) {
-      key = createSecretKey(decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8')));
+    let entry = signingKeyCache.get(cacheKey);
+    if (entry === undefined) {
+      const raw = decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
+      entry = { key: createSecretKey(raw), id: signingKeyId(raw) };
       if (signingKeyCache.size >= SIGNING_KEY_CACHE_MAX) signingKeyCache.clear();
-      signingKeyCache.set(cacheKey, key);
+      signingKeyCache.set(cacheKey, entry);
     }
-    return key;
+    return entry;
   };
 
   const toClaimed = (row: ClaimRow, workerId: string): ClaimedDelivery => {
-    const signingKeys = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
+    const secrets = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
     if (row.previous_secret !== null && row.previous_secret_key_id !== null) {
-      signingKeys.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
+      secrets.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
     }
+    const signingKeys = secrets.map((s) => s.key);
+    const signingKeyIds = secrets.map((s) => s.id);
     const headers: Record<string, string> = { ...(row.headers ?? {}) };
     if (row.sensitive_headers !== null && row.sensitive_headers_key !== null) {
       Object.assign(headers, JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8')) as Record<string, string>);
@@ -123,6 +126,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       // An expunged payload is delivered as JSON null: the delivery history stays, the content is gone.
       payload: row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id),
       signingKeys,
+      signingKeyIds,
       headers,
     };
   };

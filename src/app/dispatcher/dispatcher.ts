@@ -193,6 +193,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const line = attemptLine(delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
         if (!recorded) attemptLogger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
         else attemptLogger.info(line, 'delivery.attempted');
+        // The operator's log has what the tenant's record leaves out: the full reason, the addresses, the setting.
+        const detail = outcome.record.operatorDetail;
+        if (detail?.decidedBy !== undefined) {
+          logger.warn({ deliveryId: delivery.deliveryId, endpointId: delivery.endpointId, errorKind: outcome.classification.errorKind, ...detail }, 'attempt refused or cut by a limit');
+        }
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
