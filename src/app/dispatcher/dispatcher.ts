@@ -5,6 +5,7 @@ import type { Logger } from '../../ports/logger.ts';
 import type { Sender } from '../../ports/sender.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
+import { createWindowBook } from './window.ts';
 
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
@@ -81,12 +82,6 @@ export interface Dispatcher {
   healthy(): boolean;
 }
 
-/** Default {@link DispatcherSettings.endpointWindowShare}. */
-const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
-/** Default {@link DispatcherSettings.windowReserve}. */
-const DEFAULT_WINDOW_RESERVE = 0.25;
-/** Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet attempted. */
-const VERDICT_MEMORY = 1024;
 /** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
 const REFILL_FRACTION = 32;
 /** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
@@ -115,16 +110,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
   const attemptLogger = deps.attemptLogger ?? logger;
   const flights = new Map<string, Flight>();
-  // The last verdict on each endpoint this dispatcher attempted, most recent last (insertion order).
-  const verdicts = new Map<string, 'answering' | 'unresponsive'>();
-  const noteVerdict = (endpointId: string, answered: boolean): void => {
-    verdicts.delete(endpointId);
-    verdicts.set(endpointId, answered ? 'answering' : 'unresponsive');
-    if (verdicts.size > VERDICT_MEMORY) verdicts.delete(verdicts.keys().next().value as string);
-  };
-  const perEndpoint = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
-  const reserveFraction = settings.windowReserve ?? DEFAULT_WINDOW_RESERVE;
-  const reserved = settings.concurrency >= 2 && reserveFraction > 0 ? Math.max(1, Math.floor(settings.concurrency * reserveFraction)) : 0;
+  const book = createWindowBook(settings);
   let running = false;
   let healthy = true;
   let loopDone: Promise<void> = Promise.resolve();
@@ -192,7 +178,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       try {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
         if (flight.abandoned) return;
-        noteVerdict(delivery.endpointId, outcome.result.type === 'response');
+        book.note(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
         let recorded: boolean;
         try {
@@ -221,18 +207,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const tick = async (): Promise<number> => {
     const free = settings.concurrency - flights.size;
     if (free <= 0) return 0;
-    const held = new Map<string, number>();
-    for (const f of flights.values()) held.set(f.delivery.endpointId, (held.get(f.delivery.endpointId) ?? 0) + 1);
-    const excludeEndpoints = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-    const limit = Math.min(free, settings.claimBatch);
-    let heldUnproven = 0;
-    for (const [id, n] of held) if (verdicts.get(id) !== 'answering') heldUnproven += n;
-    const budget = Math.max(0, settings.concurrency - reserved - heldUnproven);
-    // While the budget cannot bind, the verdicts change nothing: the claim is spared the two lists.
-    const binds = budget < limit;
-    const answering: string[] = [];
-    const unresponsive: string[] = [];
-    if (binds) for (const [id, v] of verdicts) (v === 'answering' ? answering : unresponsive).push(id);
+    const { limit, excludeEndpoints, window } = book.bounds([...flights.values()].map((f) => f.delivery.endpointId), free);
     const nowMs = deps.clock.nowMs();
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
@@ -240,7 +215,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       sweep,
       excludeEndpoints,
       limit,
-      window: { share: perEndpoint, held, answering, unresponsive, budget: Math.min(budget, limit) },
+      window,
       leaseMs: settings.leaseMs,
       maxReclaims: settings.maxReclaims,
       now: deps.clock.sqlNow(),
