@@ -119,7 +119,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
 }
 
 /** Client-side bound of one statement on a server, in ms (migrations included). */
-const QUERY_TIMEOUT_MS = 30_000;
+export const QUERY_TIMEOUT_MS = 30_000;
 
 /** Thrown when another live process holds the embedded data folder. */
 export class DataDirInUseError extends Error {
