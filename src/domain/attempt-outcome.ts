@@ -11,7 +11,7 @@ import { ErrorKind } from './error-kinds.ts';
  *
  * Durations are in milliseconds.
  */
-export type SendResult =
+export type SendResult = (
   | {
       readonly type: 'response';
       readonly statusCode: number;
@@ -26,9 +26,29 @@ export type SendResult =
   | {
       readonly type: 'error';
       readonly errorKind: ErrorKind;
+      /** Shown to the tenant: never what an internal name resolves to (that is in `network.reason`). */
       readonly detail: string;
       readonly durationMs: number;
-    };
+    }
+) & {
+  /** What the operator needs and the tenant must not see; absent when the sender knows nothing more. */
+  readonly network?: NetworkDetail;
+};
+
+/**
+ * The network side of an attempt, for the operator only (addresses of the operator's network must not
+ * reach tenants). Addresses are IP literals; `connectedAddress` adds `:port` (IPv6 in brackets).
+ */
+export interface NetworkDetail {
+  /** Every address the host name resolved to at the endpoint's latest connection (the literal itself for an IP host). */
+  readonly resolvedAddresses?: readonly string[];
+  /** The peer of the endpoint's latest connection, null when none was made. */
+  readonly connectedAddress?: string | null;
+  /** The full reason of a refusal or failure, names and addresses included. */
+  readonly reason?: string;
+  /** The setting or limit that decided it, e.g. `TIDINGS_EGRESS_ALLOWLIST`. */
+  readonly decidedBy?: string;
+}
 
 /** The verdict on one attempt: delivered, retry later, or give up now (410 Gone). */
 export type Verdict = 'delivered' | 'retryable' | 'gone';

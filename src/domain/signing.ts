@@ -1,4 +1,4 @@
-import { createHmac, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; DESIGN §6).
@@ -93,4 +93,13 @@ export function signatureHeadersFor(set: SignatureHeaderSet, keys: readonly (Uin
   if (set === 'webhook') return { ...signed };
   const svix = { 'svix-id': signed['webhook-id'], 'svix-timestamp': signed['webhook-timestamp'], 'svix-signature': signed['webhook-signature'] };
   return set === 'svix' ? svix : { ...signed, ...svix };
+}
+
+/**
+ * The id of a signing secret as attempt records name it: `key_` and the first 16 hex digits of SHA-256 of
+ * the secret's key bytes (the base64-decoded part of `whsec_…`). It identifies the secret without revealing
+ * it; an operator computes the same from a secret they hold.
+ */
+export function signingKeyId(key: Uint8Array): string {
+  return `key_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -69,7 +69,7 @@ export function messageListJson(page: Page<MessageView>, withContent: boolean): 
 }
 
 /** Svix `MessageAttemptOut` (status 0 success / 2 fail; triggerType 0 scheduled / 1 manual). */
-export function attemptOut(a: AttemptView, options: { readonly withContent: boolean; readonly withMsg: boolean }) {
+export function attemptOut(a: AttemptView, options: { readonly withContent: boolean; readonly withMsg: boolean; readonly operator?: boolean }) {
   return {
     id: a.id, msgId: a.messageId, endpointId: a.endpointId, url: a.url,
     // An attempt without a response body shows why it failed (error detail, e.g. the refused address).
@@ -79,6 +79,8 @@ export function attemptOut(a: AttemptView, options: { readonly withContent: bool
     timestamp: iso(a.createdAt), attemptNumber: a.attemptNumber, errorKind: a.errorKind,
     // Svix: "message payloads are never included in the response, regardless of this flag".
     ...(options.withMsg ? { msg: { ...messageHead({ id: a.messageId, ...a.message }), payload: {} } } : {}),
+    // The operator's network detail (addresses, deciding setting): never shown to an application's key.
+    ...(options.operator === true ? { operatorDetail: a.operatorDetail } : {}),
   };
 }
 

@@ -88,6 +88,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       concurrency: config.concurrency,
       claimBatch: config.claimBatch,
       endpointWindowShare: config.endpointWindowShare,
+      windowReserve: config.windowReserve,
       leaseMs: config.leaseMs,
       maxReclaims: config.maxReclaims,
       pollIntervalMs: config.pollIntervalMs,

@@ -268,6 +268,8 @@ export interface AttemptView {
   readonly errorDetail: string | null;
   readonly durationMs: number;
   readonly createdAt: Date;
+  /** What only the operator may see (addresses, deciding setting, signing key ids, Retry-After); null when none. */
+  readonly operatorDetail: Readonly<Record<string, unknown>> | null;
   readonly message: { readonly eventId: string | null; readonly eventType: string; readonly channels: readonly string[] | null; readonly tags: readonly string[] | null; readonly createdAt: Date };
 }
 

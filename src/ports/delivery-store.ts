@@ -54,6 +54,27 @@ export interface ClaimInput {
   readonly leaseMs: number;
   readonly maxReclaims: number;
   readonly now: Date | null;
+  /** The caller's in-flight window, so that its shares hold within this claim (ADR 0009). Absent: no bound but `limit`. */
+  readonly window?: ClaimWindow;
+}
+
+/**
+ * A dispatcher's view of its in-flight window at claim time (docs/adr/0009-window-share-within-a-claim.md).
+ * The claim gives each endpoint at most `share − held` deliveries (reclaims included), and the endpoints
+ * not in `answering` together at most `budget`; past the budget, an endpoint that holds nothing and is not
+ * in `unresponsive` still gets one delivery (the attempt that can show it answers).
+ */
+export interface ClaimWindow {
+  /** Most deliveries one endpoint may hold in the window (≥ 1). */
+  readonly share: number;
+  /** Deliveries in flight now, by endpoint id (endpoints holding none may be left out). */
+  readonly held: ReadonlyMap<string, number>;
+  /** Endpoints whose last attempt on this dispatcher got a status line. */
+  readonly answering: readonly string[];
+  /** Endpoints whose last attempt on this dispatcher ended without a status line (timeout, reset, refusal). */
+  readonly unresponsive: readonly string[];
+  /** Deliveries the endpoints not in `answering` may take together in this claim (≥ 0). */
+  readonly budget: number;
 }
 
 export interface ClaimResult {
@@ -87,6 +108,8 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly signingKeys: readonly (Uint8Array | KeyObject)[];
   /** Custom static endpoint headers (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
+  /** Ids of `signingKeys`, in the same order: a fingerprint of each secret, never the secret (OperatorDetail.signedWith). */
+  readonly signingKeyIds?: readonly string[];
 }
 
 /** One attempt's outcome to record, fenced by its lease. */
@@ -108,6 +131,30 @@ export interface AttemptRecord extends LeaseRef {
   readonly throttleEndpointMs: number | null;
   /** Disable the endpoint with this reason (410 Gone); null = leave it. */
   readonly disableEndpointReason: string | null;
+  /**
+   * What only the operator sees ({@link OperatorDetail}): stored with the attempt, never in the tenant's view.
+   * Absent: none.
+   */
+  readonly operatorDetail?: OperatorDetail | null;
+}
+
+/**
+ * The operator's part of an attempt record (docs/adr/0009-window-share-within-a-claim.md). Every field is
+ * optional; none holds a secret (signing secrets appear as key ids only).
+ */
+export interface OperatorDetail {
+  /** Every address the endpoint's host name resolved to (DNS answer as checked by the SSRF guard). */
+  readonly resolvedAddresses?: readonly string[];
+  /** The address the request's connection was made to (`ip` or `[ip]`, then `:port`). */
+  readonly connectedAddress?: string | null;
+  /** The full reason of a failure, internal names and addresses included (the tenant sees a short one). */
+  readonly reason?: string;
+  /** The setting or limit that decided a refusal, e.g. `TIDINGS_EGRESS_ALLOWLIST`, `TIDINGS_MAX_RESPONSE_BYTES`. */
+  readonly decidedBy?: string;
+  /** Ids of the secrets that signed the request, current first (see `signingKeyId`). */
+  readonly signedWith?: readonly string[];
+  /** The receiver's Retry-After, as received, and whether it set the next attempt's delay (or held the endpoint back). */
+  readonly retryAfter?: { readonly received: string; readonly delayMs: number | null; readonly applied: boolean };
 }
 
 export interface RecordResult {

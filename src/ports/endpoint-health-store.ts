@@ -37,6 +37,8 @@ export interface HealthWindow {
   readonly successRatio: number | null;
   readonly p50LatencyMs: number | null;
   readonly p99LatencyMs: number | null;
+  /** Attempts answered with a redirect (3xx; never followed, so each is a failed attempt). */
+  readonly redirects: number;
 }
 
 /** The health read model of one endpoint. */
@@ -62,6 +64,8 @@ export interface EndpointHealth {
   /** Deliveries by state. */
   readonly deliveries: Readonly<Record<string, number>>;
   readonly windows: readonly HealthWindow[];
+  /** The latest attempt of the last 24 h answered with a redirect, with its Location; null when none. */
+  readonly lastRedirect: { readonly at: Date; readonly statusCode: number; readonly location: string | null } | null;
   /** Latest health events (breaker transitions, disable, pause/resume), newest first. */
   readonly history: readonly { readonly kind: string; readonly reason: string | null; readonly at: Date }[];
 }

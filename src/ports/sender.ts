@@ -6,6 +6,11 @@ export interface OutboundRequest {
   /** Header names in lower case: content-type, webhook-id/-timestamp/-signature, endpoint custom headers. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Uint8Array;
+  /**
+   * Connection pool of the request: requests with different keys never share or queue for connections,
+   * even to one origin. The dispatcher passes the endpoint id (ADR 0009). Absent: one shared pool.
+   */
+  readonly poolKey?: string;
 }
 
 /**

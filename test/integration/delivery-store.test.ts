@@ -225,7 +225,7 @@ for (const engine of ENGINES) {
         await publishMany(appId, 8);
         const store = createPgDeliveryStore(t.db, cipher);
         const a = await t.db.tx(async (client) => {
-          const heldA = await client.query<{ id: string }>(CLAIM, ['A', 5, LEASE_MS, clock.sqlNow(), 5, []]);
+          const heldA = await client.query<{ id: string }>(CLAIM, ['A', 5, LEASE_MS, clock.sqlNow(), 5, [], 5, [], [], [], [], 5]);
           // A's transaction is still open here: its five rows stay locked while B claims.
           const b = await store.claim({ workerId: 'B', limit: 5, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
           return { a: heldA.rows.map((r) => r.id), b: b.deliveries.map((d) => d.deliveryId) };

@@ -1,13 +1,17 @@
 /**
  * The embedded engine's data folder (issue 2 / review): one process at a time — a second opener is refused
  * with a coded error while the first lives, the folder reopens after a clean close, and a socket left by a
- * crashed process does not block the next start.
+ * crashed process does not block the next start; a holder killed with SIGKILL is seen dead by its pid and
+ * its folder taken over at once, not after its lock goes stale.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { openDb, DataDirInUseError } from '../../src/adapters/postgres/db.ts';
 
 let dataDir: string;
@@ -34,5 +38,34 @@ test('a socket file left by a crashed process does not block the next start', as
     assert.deepEqual((await db.query('SELECT 2 AS ok')).rows, [{ ok: 2 }]);
   } finally {
     await db.close();
+  }
+});
+
+test('a holder killed with SIGKILL is seen dead by its pid: its data folder is taken over at once, without waiting for the lock to go stale', async () => {
+  const dir = join(dataDir, 'killed');
+  const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
+  const script = `const { openDb } = await import(${JSON.stringify(dbModule)}); await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)}, poolSize: 1, lockRetries: 0 }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); if (out.includes('ready')) resolve(); });
+      child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+    });
+    await assert.rejects(openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 }), (e: unknown) => e instanceof DataDirInUseError, 'a live holder in another process is refused');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    // No retries: only a take-over at once can succeed (the lock was refreshed moments ago, far from stale).
+    const startedAt = Date.now();
+    const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
+    const tookMs = Date.now() - startedAt;
+    try {
+      assert.deepEqual((await db.query('SELECT 3 AS ok')).rows, [{ ok: 3 }]);
+    } finally {
+      await db.close();
+    }
+    assert.ok(tookMs < 10_000, `open after the kill took ${tookMs} ms (the lock's staleness is 10 s)`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 });

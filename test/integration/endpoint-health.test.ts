@@ -200,7 +200,8 @@ describe('flow control with four dispatchers (PostgreSQL server)', () => {
 
   const dispatchers = (count: number, clock: Clock, policy: FlowPolicy): Dispatcher[] => Array.from({ length: count }, (_, i) => createDispatcher({
     store: createPgDeliveryStore(t.db, cipher, { policy }), sender, clock, random: cryptoRandom, logger: silentLogger,
-    settings: { workerId: `D${i}`, concurrency: 25, claimBatch: 25, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 5000, retryPolicy: DEFAULT_RETRY_POLICY },
+    settings: { workerId: `D${i}`, concurrency: 25, claimBatch: 25, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 5000, retryPolicy: DEFAULT_RETRY_POLICY,
+      endpointWindowShare: 1, windowReserve: 0 }, // one endpoint per test: it may take each dispatcher's whole window
   }));
 
   /** Most requests of `path` in flight at once at the receiver ([arrival, arrival + delay] intervals). */

@@ -53,7 +53,7 @@ for (const engine of ENGINES) {
       }
     }
     const message = async (id: string) => (await q<{ payload: Buffer | null; payload_expunged_at: Date | null; retention_hours: number | null }>('SELECT payload, payload_expunged_at, retention_hours FROM messages WHERE id = $1', [id]))[0]!;
-    const bodies = async (id: string) => (await q<{ response_body: string | null }>('SELECT response_body FROM attempts WHERE message_id = $1', [id])).map((r) => r.response_body);
+    const bodies = async (id: string) => (await q<{ response_body: string | null }>('SELECT convert_from(response_body, $$UTF8$$) AS response_body FROM attempts WHERE message_id = $1', [id])).map((r) => r.response_body);
     const expire = (when: Date) => runRetention(store, { ...settings, succeededAgeMs: 0 }, at(when));
 
     test('a payload expires its retention after the last final transition of all its deliveries, never while one is pending or leased; the history stays', async () => {

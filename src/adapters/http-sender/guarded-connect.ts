@@ -52,6 +52,16 @@ export interface GuardedConnectorOptions {
   readonly egressAllowlist: readonly string[];
   /** Resolver; default `dns.lookup` (the system resolver, as every other program on the host). */
   readonly lookup?: LookupFunction;
+  /** Told what each new connection resolved and connected to (the operator's attempt record). */
+  readonly observer?: ConnectObserver;
+}
+
+/** Hooks of {@link GuardedConnectorOptions.observer}. */
+export interface ConnectObserver {
+  /** Every address a host resolved to (before the check), or the IP literal itself. */
+  resolved(addresses: readonly string[]): void;
+  /** The peer a connection was made to, as `ip:port` (`[ip]:port` for IPv6). */
+  connected(address: string): void;
 }
 
 type NetLookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -75,7 +85,7 @@ function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowl
  * The `lookup` that `net.connect` calls for a host name: one resolver call, every answer checked, the
  * checked answers handed back unchanged (in the form `net.connect` asked for: all or one).
  */
-function guardedLookup(resolve: LookupFunction, allowlist: readonly string[]) {
+function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], observer?: ConnectObserver) {
   return (hostname: string, options: LookupOptions, callback: NetLookupCallback): void => {
     let answered = false;
     const answer = (error: NodeJS.ErrnoException | null, found: readonly LookupAddress[]): void => {
@@ -85,6 +95,7 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[]) {
         callback(new DnsLookupError(`lookup of ${hostname} failed: ${error.code ?? error.message}`, { cause: error }), []);
         return;
       }
+      observer?.resolved(found.map((a) => a.address));
       const refused = refuseAny(hostname, found, allowlist);
       if (refused !== null) {
         callback(refused, []);
@@ -121,13 +132,14 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
   assertValidAllowlist(allowlist);
   const connectTcpOrTls = buildConnector({
     timeout: options.connectTimeoutMs,
-    lookup: guardedLookup(options.lookup ?? defaultLookup, allowlist),
+    lookup: guardedLookup(options.lookup ?? defaultLookup, allowlist, options.observer),
     autoSelectFamily: true,
   });
   return (connectOptions, callback) => {
     // undici passes IPv6 literals without brackets; names as the WHATWG parser left them.
     const host = connectOptions.hostname;
     if (isIP(host) !== 0) {
+      options.observer?.resolved([host]);
       const verdict = isAddressAllowed(host, allowlist);
       if (!verdict.allowed) {
         process.nextTick(callback, new BlockedAddressError(verdict.reason), null);
@@ -140,6 +152,7 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
         return;
       }
       const peer = (socket as Socket).remoteAddress ?? '';
+      options.observer?.connected(isIP(peer) === 6 ? `[${peer}]:${(socket as Socket).remotePort}` : `${peer}:${(socket as Socket).remotePort}`);
       const verdict = isAddressAllowed(peer, allowlist);
       if (!verdict.allowed) {
         socket.destroy();

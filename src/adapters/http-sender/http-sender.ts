@@ -31,7 +31,10 @@ export interface HttpSenderOptions {
   readonly maxResponseBytes: number;
   /** Body bytes kept as the attempt's `bodyPrefix`, at most maxResponseBytes (TIDINGS_RESPONSE_PREFIX_BYTES). */
   readonly responsePrefixBytes: number;
-  /** Connections per receiver origin (scheme, host, port); further attempts queue (TIDINGS_MAX_SOCKETS_PER_ORIGIN). */
+  /**
+   * Connections per pool and origin (scheme, host, port); further attempts of that pool queue
+   * (TIDINGS_MAX_SOCKETS_PER_ORIGIN). Each {@link OutboundRequest.poolKey} (an endpoint) has its own pool.
+   */
   readonly maxSocketsPerOrigin: number;
   /** CIDR ranges that open otherwise refused addresses (TIDINGS_EGRESS_ALLOWLIST, DESIGN §7). */
   readonly egressAllowlist: readonly string[];
@@ -53,6 +56,8 @@ const SENDER_OWNED_HEADERS = new Set([
 ]);
 
 const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
+/** Most connection pools (endpoints) a sender keeps; past it, idle ones are closed (least recently used first). */
+const MAX_POOLS = 4096;
 
 function requirePositive(name: string, value: number, min = 1): void {
   if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
@@ -81,6 +86,43 @@ function outboundHeaders(request: OutboundRequest, userAgent: string): Record<st
   return headers;
 }
 
+/** What an endpoint's pool last resolved and connected to (its latest new connection). */
+interface Seen {
+  resolved: readonly string[] | null;
+  connected: string | null;
+}
+
+interface Pool {
+  readonly agent: Agent;
+  active: number;
+  readonly seen: Seen;
+}
+
+/** The egress-policy refusal as a tenant reads it: no internal name or address (docs/reference/error-kinds.md). */
+export const REFUSED_ADDRESS_DETAIL = 'refused address';
+
+/**
+ * Adds the operator's {@link NetworkDetail} to a result, and keeps the tenant's detail free of what names
+ * resolve to: a `blocked_address` refusal reads "refused address" (the full reason is `network.reason`);
+ * a refusal names the setting or limit that decided it.
+ */
+function withNetwork(result: SendResult, seen: Seen, maxHeaderBytes: number): SendResult {
+  const network: { resolvedAddresses?: readonly string[]; connectedAddress: string | null; reason?: string; decidedBy?: string } = {
+    connectedAddress: seen.connected,
+  };
+  if (seen.resolved !== null) network.resolvedAddresses = seen.resolved;
+  if (result.type === 'error' && result.errorKind === ErrorKind.blockedAddress) {
+    return { ...result, detail: REFUSED_ADDRESS_DETAIL, network: { ...network, connectedAddress: null, reason: result.detail, decidedBy: 'TIDINGS_EGRESS_ALLOWLIST' } };
+  }
+  if (result.type === 'error' && result.errorKind === ErrorKind.tooLarge) {
+    return { ...result, network: { ...network, reason: result.detail, decidedBy: `response header limit of ${maxHeaderBytes} bytes` } };
+  }
+  if (result.type === 'response' && result.bodyError === ErrorKind.tooLarge) {
+    return { ...result, network: { ...network, decidedBy: 'TIDINGS_MAX_RESPONSE_BYTES' } };
+  }
+  return { ...result, network };
+}
+
 function refused(errorKind: ErrorKind, detail: string): SendResult {
   return { type: 'error', errorKind, detail, durationMs: 0 };
 }
@@ -104,11 +146,12 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  */
 export function createHttpSender(options: HttpSenderOptions): Sender {
   validate(options);
-  const agent = new Agent({
+  const makeAgent = (seen: Seen): Agent => new Agent({
     connect: createGuardedConnector({
       connectTimeoutMs: options.connectTimeoutMs,
       egressAllowlist: options.egressAllowlist,
       ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      observer: { resolved: (a) => { seen.resolved = a; seen.connected = null; }, connected: (a) => { seen.connected = a; } },
     }),
     connections: options.maxSocketsPerOrigin,
     pipelining: 1,
@@ -116,6 +159,30 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
     bodyTimeout: options.bodyTimeoutMs,
     maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
   });
+  // One agent per pool key (an endpoint), so a black-holed endpoint's connections never hold up another
+  // endpoint's requests on the same origin (ADR 0009). Bounded: past MAX_POOLS, idle pools are closed,
+  // least recently used first.
+  const pools = new Map<string, Pool>();
+  const acquire = (key: string): Pool => {
+    let pool = pools.get(key);
+    if (pool !== undefined) pools.delete(key);
+    else {
+      const seen: Seen = { resolved: null, connected: null };
+      pool = { agent: makeAgent(seen), active: 0, seen };
+    }
+    pools.set(key, pool);
+    pool.active += 1;
+    if (pools.size > MAX_POOLS) {
+      for (const [k, p] of pools) {
+        if (pools.size <= MAX_POOLS) break;
+        if (p.active > 0) continue;
+        pools.delete(k);
+        void p.agent.close();
+      }
+    }
+    return pool;
+  };
+  const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
   const limits = { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes };
 
   function send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
@@ -134,10 +201,12 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
       const onAbort = (): void => {
         handler.stop(new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'), handler.requestSent ? 'aborted after the request was sent' : 'aborted');
       };
+      const pool = acquire(request.poolKey ?? '');
       const handler = new AttemptHandler(limits, startedAt, (result) => {
+        pool.active -= 1;
         clearTimeout(deadline);
         signal?.removeEventListener('abort', onAbort);
-        resolve(result);
+        resolve(withNetwork(result, pool.seen, maxHeaderBytes));
       });
       const deadline = setTimeout(() => {
         handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', `attempt deadline of ${options.deadlineMs} ms passed`), `attempt deadline of ${options.deadlineMs} ms passed`);
@@ -145,7 +214,7 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
-        agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: outboundHeaders(request, options.userAgent), body: request.body }, handler);
+        pool.agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: outboundHeaders(request, options.userAgent), body: request.body }, handler);
       } catch (error) {
         handler.onError(error instanceof Error ? error : new Error(String(error)));
       }
@@ -155,7 +224,9 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
   return {
     send,
     async close(): Promise<void> {
-      await agent.close();
+      const all = [...pools.values()];
+      pools.clear();
+      await Promise.all(all.map((p) => p.agent.close()));
     },
   };
 }

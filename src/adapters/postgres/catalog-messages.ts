@@ -29,7 +29,9 @@ interface AttemptRow {
   succeeded: boolean;
   url: string;
   response_status_code: number | null;
-  response_body: string | null;
+  response_body: Buffer | null;
+  response_body_key_id: string | null;
+  operator_detail: Record<string, unknown> | null;
   error_kind: string | null;
   error_detail: string | null;
   duration_ms: number;
@@ -58,7 +60,7 @@ const messageColumns = (withPayload: boolean) =>
   `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
 
 const ATTEMPT_COLUMNS = `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
-  a.response_body, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
+  a.response_body, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
   m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
 
 /** Collects `AND …` conditions with numbered parameters. */
@@ -77,10 +79,13 @@ class Conditions {
   }
 }
 
-function attemptView(row: AttemptRow): AttemptView {
+function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
+  // A NULL key id with a body present: written before response bodies were encrypted (plain UTF-8).
+  const body = row.response_body === null ? null : row.response_body_key_id === null ? row.response_body : cipher.decrypt(row.response_body_key_id, row.response_body, row.id);
   return {
     id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, attemptNumber: row.attempt_number, trigger: row.trigger,
-    succeeded: row.succeeded, url: row.url, responseStatusCode: row.response_status_code, responseBody: row.response_body,
+    succeeded: row.succeeded, url: row.url, responseStatusCode: row.response_status_code, responseBody: body === null ? null : body.toString('utf8'),
+    operatorDetail: row.operator_detail,
     errorKind: row.error_kind, errorDetail: row.error_detail, durationMs: row.duration_ms, createdAt: row.created_at,
     message: { eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags, createdAt: row.msg_created_at },
   };
@@ -162,7 +167,7 @@ export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'fi
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
       );
-      return toPage(res.rows, query, (r) => r.id, attemptView);
+      return toPage(res.rows, query, (r) => r.id, (r) => attemptView(cipher, r));
     },
 
     async findAttempt(appId, messageId, attemptId) {
@@ -170,7 +175,7 @@ export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'fi
         `SELECT ${ATTEMPT_COLUMNS} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id = $1 AND a.message_id = $2 AND a.id = $3`,
         [appId, messageId, attemptId],
       );
-      return res.rows[0] === undefined ? null : attemptView(res.rows[0]);
+      return res.rows[0] === undefined ? null : attemptView(cipher, res.rows[0]);
     },
 
     async findDelivery(appId, messageId, endpointId) {

@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
-import lockfile from 'proper-lockfile';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { lockDataDir } from './data-dir-lock.ts';
 
 /**
  * A statement prepared once per connection under `name`: later calls skip parsing and planning (PostgreSQL
@@ -75,11 +75,14 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   await mkdir(dir, { recursive: true });
   // The embedded engine is one process: a second one opening the same files would corrupt them. The lock
   // is refused while its holder lives, and taken over once it is stale (the holder crashed).
+  // A holder that died (SIGKILL) is detected by its pid at once and taken over (data-dir-lock.ts).
   let unlock: () => Promise<void>;
   try {
-    unlock = await lockfile.lock(dir, { lockfilePath: join(dir, 'tidings.lock'), stale: DATA_DIR_LOCK_STALE_MS, update: DATA_DIR_LOCK_STALE_MS / 2, retries: { retries: options.lockRetries ?? 2, minTimeout: DATA_DIR_LOCK_RETRY_MS, factor: 1 },
+    unlock = await lockDataDir(dir, {
+      retries: options.lockRetries ?? 2,
       // A long stall of this process (a slow first start) must not crash it: say so, keep running.
-      onCompromised: (error) => options.onError?.(error) });
+      onCompromised: (error) => options.onError?.(error),
+    });
   } catch (error) {
     throw new DataDirInUseError(`the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; stop it, or use DATABASE_URL for several processes)`, { cause: error });
   }
@@ -117,11 +120,6 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
 
 /** Client-side bound of one statement on a server, in ms (migrations included). */
 export const QUERY_TIMEOUT_MS = 30_000;
-
-/** How long a crashed holder's lock on the data folder stays, in ms (the lock is refreshed at half that). */
-const DATA_DIR_LOCK_STALE_MS = 10_000;
-/** Wait between tries for a held data folder, in ms: two tries outlast a crashed holder's stale lock. */
-const DATA_DIR_LOCK_RETRY_MS = 6_000;
 
 /** Thrown when another live process holds the embedded data folder. */
 export class DataDirInUseError extends Error {

@@ -56,18 +56,21 @@ WITH lost AS (
 SELECT id, state, reason FROM changed`);
 
 /*
- * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql, which holds
- * its two queries and their documentation; 1764000005000 re-creates it with the message's content type
- * as one more column): step 1 locks, with try-only advisory locks, the endpoints whose
- * claims must be serialized across dispatchers (an in-flight cap, a rate limit, a breaker not closed);
- * step 2, with a fresh snapshot, leases up to $2 due deliveries spread over endpoints by fair share, within
- * each gated endpoint's cap, token bucket and breaker, reclaims expired leases, bumps fencing tokens,
- * appends timeline rows, and returns each delivery with its payload and the endpoint's URL, secrets and
- * headers. One round trip, no BEGIN/COMMIT (ADR 0006). $1 worker id, $2 limit, $3 lease ms, $4 now,
- * $5 max reclaims, $6 endpoint ids this dispatcher excludes (their share of its window is used up).
+ * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql holds its two
+ * queries and their documentation; 1764000005000 adds the message's content type as one more column;
+ * migrations/1764000006000_claim-window-share.sql adds the caller's window):
+ * step 1 locks, with try-only advisory locks, the endpoints whose claims must be serialized across
+ * dispatchers (an in-flight cap, a rate limit, a breaker not closed); step 2, with a fresh snapshot, leases
+ * up to $2 due deliveries spread over endpoints by fair share, within each endpoint's share of the caller's
+ * window (share − held, over due and reclaimed rows together), within the budget of endpoints not known to
+ * be answering, within each gated endpoint's cap, token bucket and breaker; reclaims expired leases, bumps
+ * fencing tokens, appends timeline rows, and returns each delivery with its payload and the endpoint's URL,
+ * secrets and headers. One round trip, no BEGIN/COMMIT (ADR 0006, ADR 0009). $1 worker id, $2 limit,
+ * $3 lease ms, $4 now, $5 max reclaims, $6 endpoint ids this dispatcher excludes, $7 share per endpoint,
+ * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
  * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
  */
-export const CLAIM = prepared('tidings_claim', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6)');
+export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6, $7, $8, $9, $10, $11, $12)');
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still
@@ -108,8 +111,11 @@ SELECT id FROM released`);
  * The endpoints of the recorded scheduled attempts get their health updated in the same statement
  * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
  * open on a failed probe, any success → closed; the cool-down is $20 ms doubled per opening up to $21 ms).
- * Parameters: parallel arrays ($1 … $17, see the unnest list), $18 now, $19 breaker threshold,
- * $20 cool-down ms, $21 max cool-down ms, $22 auto-disable after ms. Returns one row per recorded delivery
+ * An outcome that is fenced out writes no attempt and no timeline row of the delivery; it is kept, marked,
+ * in `fenced_attempts` (the operator's record of a request that may have reached the receiver).
+ * Parameters: parallel arrays ($1 … $17, $23 response-body key ids, $24 operator details; the response body
+ * $13 is hex of its ciphertext), $18 now, $19 breaker threshold, $20 cool-down ms, $21 max cool-down ms,
+ * $22 auto-disable after ms. Returns one row per recorded delivery
  * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
  * breaker changed state and whether the endpoint has failed long enough to be disabled). Delivery rows also
  * carry the record instant's distance from the delivery's publish and from its due time, ms (for metrics).
@@ -118,9 +124,9 @@ export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
 WITH o AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
                        $8::int[], $9::text[], $10::text[], $11::bool[], $12::int[], $13::text[], $14::text[],
-                       $15::text[], $16::text[], $17::int[])
+                       $15::text[], $16::text[], $17::int[], $23::text[], $24::jsonb[])
     AS o(id, token, worker, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
-         status, body, location, error_kind, error_detail, duration_ms)
+         status, body_hex, location, error_kind, error_detail, duration_ms, body_key_id, operator_detail)
 ), ep AS (
   -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
   SELECT DISTINCT e.id, e.status, e.deleted_at IS NOT NULL AS deleted
@@ -146,12 +152,21 @@ WITH o AS (
   RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
-                        response_status_code, response_body, response_location, error_kind, error_detail, url,
-                        duration_ms, worker_id, fencing_token, created_at)
+                        response_status_code, response_body, response_body_key_id, response_location, error_kind,
+                        error_detail, url, duration_ms, worker_id, fencing_token, operator_detail, created_at)
   SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
-         o.status, o.body, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms, o.worker, o.token,
-         coalesce($18::timestamptz, clock_timestamp())
+         o.status, decode(o.body_hex, 'hex'), o.body_key_id, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms,
+         o.worker, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
+), fenced AS (
+  -- Outcomes fenced out: recorded apart, marked, outside the delivery's history (the request may have been sent).
+  INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, worker_id, fencing_token, response_status_code,
+                               error_kind, duration_ms, operator_detail, created_at)
+  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.worker, o.token, o.status, o.error_kind, o.duration_ms,
+         o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM o JOIN deliveries d ON d.id = o.id
+  WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = o.id AND upd.fencing_token = o.token)
+  ON CONFLICT (id) DO NOTHING
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
   SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,
@@ -218,7 +233,10 @@ WHERE id = $1`);
 /*
  * DISABLE_ENDPOINT — 410 Gone (or an operator): the endpoint is disabled with a reason, and its pending
  * deliveries become skipped (kept for replay-missing), each with a timeline row. $1 endpoint id, $2 reason,
- * $3 now. Returns the skipped delivery ids.
+ * $3 now. Returns one row: `transitioned` (this statement made the active → disabled transition; false
+ * when the endpoint was disabled already, by another 410 of the batch, an auto-disable, or a concurrent
+ * transaction whose commit the row lock waited for) and `skipped` (deliveries skipped). The operational
+ * event `endpoint.disabled` is published only when `transitioned` is true, so once per transition.
  */
 export const DISABLE_ENDPOINT = prepared('tidings_disable_endpoint', `
 WITH ep AS (
@@ -235,4 +253,4 @@ WITH ep AS (
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
 )
-SELECT id FROM skipped`);
+SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`);

@@ -1,8 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { decodeSecret } from '../../domain/signing.ts';
+import { decodeSecret, signingKeyId } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from './tx.ts';
@@ -124,23 +124,26 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
   const policy = options.policy ?? DEFAULT_FLOW_POLICY;
   // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
   // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
-  const signingKeyCache = new Map<string, KeyObject>();
-  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): KeyObject => {
+  const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
+  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): { key: KeyObject; id: string } => {
     const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
-    let key = signingKeyCache.get(cacheKey);
-    if (key === undefined) {
-      key = createSecretKey(decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8')));
+    let entry = signingKeyCache.get(cacheKey);
+    if (entry === undefined) {
+      const raw = decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
+      entry = { key: createSecretKey(raw), id: signingKeyId(raw) };
       if (signingKeyCache.size >= SIGNING_KEY_CACHE_MAX) signingKeyCache.clear();
-      signingKeyCache.set(cacheKey, key);
+      signingKeyCache.set(cacheKey, entry);
     }
-    return key;
+    return entry;
   };
 
   const toClaimed = (row: ClaimRow, workerId: string): ClaimedDelivery => {
-    const signingKeys = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
+    const secrets = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
     if (row.previous_secret !== null && row.previous_secret_key_id !== null) {
-      signingKeys.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
+      secrets.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
     }
+    const signingKeys = secrets.map((s) => s.key);
+    const signingKeyIds = secrets.map((s) => s.id);
     const headers: Record<string, string> = { ...(row.headers ?? {}) };
     if (row.sensitive_headers !== null && row.sensitive_headers_key !== null) {
       Object.assign(headers, JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8')) as Record<string, string>);
@@ -161,6 +164,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       payload: row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id),
       contentType: row.content_type,
       signingKeys,
+      signingKeyIds,
       headers,
     };
   };
@@ -169,7 +173,13 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     async claim(input) {
       const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
       // One statement: the gate and the claim run inside the function tidings_claim (ADR 0006).
-      const rows = (await db.query<ClaimRow>(CLAIM, [input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? []])).rows;
+      const w = input.window;
+      const held = [...(w?.held ?? new Map<string, number>())];
+      const rows = (await db.query<ClaimRow>(CLAIM, [
+        input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
+        w?.share ?? input.limit, held.map(([id]) => id), held.map(([, n]) => n),
+        w?.answering ?? [], w?.unresponsive ?? [], w?.budget ?? input.limit,
+      ])).rows;
       const deliveries = rows.map((row) => toClaimed(row, input.workerId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },
@@ -197,6 +207,8 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
 
     async recordAttempts(records, now): Promise<RecordResult> {
       if (records.length === 0) return { recorded: [], fencedOut: [] };
+      // The response prefix may echo the customer's data: encrypted like the payload (context = attempt id).
+      const sealedBodies = records.map((r) => (r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId)));
       const params: unknown[] = [
         records.map((r) => r.deliveryId),
         records.map((r) => r.fencingToken),
@@ -210,7 +222,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         records.map((r) => r.url),
         records.map((r) => r.succeeded),
         records.map((r) => r.statusCode),
-        records.map((r) => r.responseBody),
+        sealedBodies.map((b) => (b === null ? null : b.data.toString('hex'))),
         records.map((r) => r.location),
         records.map((r) => r.errorKind),
         records.map((r) => r.errorDetail),
@@ -218,6 +230,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         now,
       ];
       params.push(policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs);
+      params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
       let committedEvents: OperationalEvent[] = [];
       const written = await runTx(db, async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
@@ -230,7 +243,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
           if (!recordedIds.has(r.deliveryId)) continue;
           if (r.throttleEndpointMs !== null) await client.query(THROTTLE_ENDPOINT, [r.endpointId, r.throttleEndpointMs, now]);
           if (r.disableEndpointReason !== null) {
-            await client.query(DISABLE_ENDPOINT, [r.endpointId, r.disableEndpointReason, now]);
+            if (!(await disable(client, r.endpointId, r.disableEndpointReason, now))) continue;
             const appId = deliveries.find((d) => d.id === r.deliveryId)?.app_id ?? '';
             events.push({ type: 'endpoint.disabled', appId, data: { appId, endpointId: r.endpointId, trigger: 'gone', reason: r.disableEndpointReason } });
           }
@@ -238,8 +251,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         for (const ep of endpoints) {
           if (ep.should_disable === true) {
             const reason = `every attempt failed since ${ep.failing_since?.toISOString()}`;
-            await client.query(DISABLE_ENDPOINT, [ep.endpoint_id, reason, now]);
-            events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
+            if (await disable(client, ep.endpoint_id, reason, now)) events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
           }
           if (ep.breaker_changed === true) {
             await client.query('INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))', [
@@ -272,6 +284,15 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       };
     },
   };
+}
+
+/**
+ * Disables an endpoint (DISABLE_ENDPOINT) and tells whether this call made the transition: only then is an
+ * `endpoint.disabled` event published, in the same transaction (one event per transition).
+ */
+async function disable(client: Queryable, endpointId: string, reason: string, now: Date | null): Promise<boolean> {
+  const res = await client.query<{ transitioned: boolean }>(DISABLE_ENDPOINT, [endpointId, reason, now]);
+  return res.rows[0]?.transitioned === true;
 }
 
 function groupByOwner(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {

@@ -48,11 +48,15 @@ SELECT e.status, e.status_reason, e.status_changed_at, e.breaker_state, e.consec
        (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = e.id GROUP BY state) s) AS deliveries,
        (SELECT jsonb_agg(w ORDER BY w.window_s) FROM (
           SELECT win AS window_s, count(a.id)::int AS attempts, count(a.id) FILTER (WHERE a.succeeded)::int AS succeeded,
+                 count(a.id) FILTER (WHERE a.error_kind = 'redirect')::int AS redirects,
                  percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS p50,
                  percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS p99
           FROM unnest($3::int[]) AS win CROSS JOIN t
           LEFT JOIN attempts a ON a.endpoint_id = e.id AND a.created_at > t.now - win * interval '1 second'
           GROUP BY win) w) AS windows,
+       (SELECT jsonb_build_object('at', r.created_at, 'statusCode', r.response_status_code, 'location', r.response_location)
+          FROM attempts r, t WHERE r.endpoint_id = e.id AND r.error_kind = 'redirect' AND r.created_at > t.now - interval '1 day'
+          ORDER BY r.id DESC LIMIT 1) AS last_redirect,
        (SELECT coalesce(jsonb_agg(h ORDER BY h.id DESC), '[]') FROM (
           SELECT id, kind, reason, at FROM endpoint_events WHERE endpoint_id = e.id ORDER BY id DESC LIMIT ${HISTORY_ROWS}) h) AS history
 FROM endpoints e WHERE e.id = $1 AND e.deleted_at IS NULL`;
@@ -75,7 +79,8 @@ interface HealthRow {
   in_flight: number;
   rate_now: number;
   deliveries: Record<string, number>;
-  windows: { window_s: number; attempts: number; succeeded: number; p50: number | null; p99: number | null }[];
+  windows: { window_s: number; attempts: number; succeeded: number; redirects: number; p50: number | null; p99: number | null }[];
+  last_redirect: { at: string; statusCode: number; location: string | null } | null;
   history: { kind: string; reason: string | null; at: string }[];
 }
 
@@ -121,7 +126,9 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
           windowS: w.window_s, attempts: w.attempts, succeeded: w.succeeded, failed: w.attempts - w.succeeded,
           successRatio: w.attempts === 0 ? null : w.succeeded / w.attempts,
           p50LatencyMs: w.p50 === null ? null : Math.round(w.p50), p99LatencyMs: w.p99 === null ? null : Math.round(w.p99),
+          redirects: w.redirects,
         })),
+        lastRedirect: row.last_redirect === null ? null : { ...row.last_redirect, at: new Date(row.last_redirect.at) },
         history: row.history.map((h) => ({ kind: h.kind, reason: h.reason, at: new Date(h.at) })),
       };
     },

@@ -4,7 +4,8 @@ import type { Db } from './db.ts';
 
 /**
  * One encrypted column and the column naming its key (DESIGN §7). The encryption context of every value is
- * the row's `id` (the endpoint id for secrets and headers, the message id for payloads). A NULL key id with a
+ * the row's `id` (the endpoint id for secrets and headers, the message id for payloads, the attempt id for
+ * response bodies). A NULL key id with a
  * value present means the value was stored in plain text.
  */
 export interface EncryptedColumn {
@@ -23,6 +24,7 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = Object.freeze([
   { table: 'endpoints', data: 'previous_secret', keyId: 'previous_secret_key_id' },
   { table: 'endpoints', data: 'sensitive_headers', keyId: 'sensitive_headers_key' },
   { table: 'messages', data: 'payload', keyId: 'payload_key_id' },
+  { table: 'attempts', data: 'response_body', keyId: 'response_body_key_id' },
 ]);
 
 /** Progress of one batch of {@link rotateKeys}, reported as it happens. */

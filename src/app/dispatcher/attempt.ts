@@ -3,7 +3,7 @@ import { newId } from '../../domain/ids.ts';
 import { decideNextStep, parseRetryAfterMs, type NextStep, type RetryPolicy } from '../../domain/retry-schedule.ts';
 import { signatureHeadersFor, type SignatureHeaderSet } from '../../domain/signing.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
-import type { AttemptRecord, ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { AttemptRecord, ClaimedDelivery, OperatorDetail } from '../../ports/delivery-store.ts';
 import type { OutboundRequest, Sender } from '../../ports/sender.ts';
 
 /** Settings one attempt needs. */
@@ -44,6 +44,7 @@ export function prepareRequest(delivery: ClaimedDelivery, nowMs: number, headerS
     url: delivery.url,
     headers: { ...delivery.headers, 'content-type': delivery.contentType ?? JSON_CONTENT_TYPE, ...signed },
     body: delivery.payload,
+    poolKey: delivery.endpointId,
   };
 }
 
@@ -66,6 +67,23 @@ export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, s
     random: () => deps.random.next(),
   });
   const throttles = result.type === 'response' && (result.statusCode === 429 || result.statusCode === 503) && retryAfterMs !== null;
+  const operatorDetail: OperatorDetail = {
+    ...(result.network?.resolvedAddresses === undefined ? {} : { resolvedAddresses: result.network.resolvedAddresses }),
+    ...(result.network === undefined ? {} : { connectedAddress: result.network.connectedAddress ?? null }),
+    ...(result.network?.reason === undefined ? {} : { reason: result.network.reason }),
+    ...(result.network?.decidedBy === undefined ? {} : { decidedBy: result.network.decidedBy }),
+    ...(delivery.signingKeyIds === undefined ? {} : { signedWith: delivery.signingKeyIds }),
+    ...(result.type === 'response' && result.retryAfter !== null
+      ? {
+          retryAfter: {
+            received: result.retryAfter,
+            delayMs: retryAfterMs,
+            // Applied: it set the next attempt's delay (longer than the schedule's), or held the endpoint back.
+            applied: retryAfterMs !== null && (throttles || (next.next === 'retry' && next.delayMs === retryAfterMs)),
+          },
+        }
+      : {}),
+  };
   const record: AttemptRecord = {
     deliveryId: delivery.deliveryId,
     fencingToken: delivery.fencingToken,
@@ -85,6 +103,7 @@ export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, s
     next,
     throttleEndpointMs: throttles ? retryAfterMs : null,
     disableEndpointReason: classification.verdict === 'gone' ? 'receiver answered 410 Gone' : null,
+    operatorDetail: Object.keys(operatorDetail).length === 0 ? null : operatorDetail,
   };
   return { record, result, classification, next };
 }

@@ -6,6 +6,7 @@ import type { Sender } from '../../ports/sender.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
+import { createWindowBook } from './window.ts';
 
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
@@ -23,6 +24,13 @@ export interface DispatcherSettings {
    * black-holed endpoint cannot take every slot. Default 0.5.
    */
   readonly endpointWindowShare?: number;
+  /**
+   * Part of the window, as a fraction of `concurrency` [0–1), kept for endpoints that are answering: the
+   * endpoints not known to answer (unresponsive, or not yet attempted by this dispatcher) together hold at
+   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default 0.25;
+   * at least one slot when `concurrency` ≥ 2 and the fraction is above 0.
+   */
+  readonly windowReserve?: number;
   readonly retryPolicy: RetryPolicy;
   /** Signature headers each request carries (TIDINGS_SIGNATURE_HEADERS); default `both`. */
   readonly signatureHeaders?: SignatureHeaderSet;
@@ -77,8 +85,6 @@ export interface Dispatcher {
   healthy(): boolean;
 }
 
-/** Default {@link DispatcherSettings.endpointWindowShare}. */
-const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
 /** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
 const REFILL_FRACTION = 32;
 /** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
@@ -107,6 +113,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
   const attemptLogger = deps.attemptLogger ?? logger;
   const flights = new Map<string, Flight>();
+  const book = createWindowBook(settings);
   let running = false;
   let healthy = true;
   let loopDone: Promise<void> = Promise.resolve();
@@ -174,6 +181,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       try {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
         if (flight.abandoned) return;
+        book.note(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
         let recorded: boolean;
         try {
@@ -186,6 +194,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const line = attemptLine(delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
         if (!recorded) attemptLogger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
         else attemptLogger.info(line, 'delivery.attempted');
+        // The operator's log has what the tenant's record leaves out: the full reason, the addresses, the setting.
+        const detail = outcome.record.operatorDetail;
+        if (detail?.decidedBy !== undefined) {
+          logger.warn({ deliveryId: delivery.deliveryId, endpointId: delivery.endpointId, errorKind: outcome.classification.errorKind, ...detail }, 'attempt refused or cut by a limit');
+        }
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
@@ -197,17 +210,15 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const tick = async (): Promise<number> => {
     const free = settings.concurrency - flights.size;
     if (free <= 0) return 0;
-    const perEndpoint = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
-    const held = new Map<string, number>();
-    for (const f of flights.values()) held.set(f.delivery.endpointId, (held.get(f.delivery.endpointId) ?? 0) + 1);
-    const excludeEndpoints = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const { limit, excludeEndpoints, window } = book.bounds([...flights.values()].map((f) => f.delivery.endpointId), free);
     const nowMs = deps.clock.nowMs();
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
       workerId: settings.workerId,
       sweep,
       excludeEndpoints,
-      limit: Math.min(free, settings.claimBatch),
+      limit,
+      window,
       leaseMs: settings.leaseMs,
       maxReclaims: settings.maxReclaims,
       now: deps.clock.sqlNow(),

@@ -21,7 +21,8 @@ function filters(q: AttemptQuery): AttemptFilters {
 /**
  * Svix attempt routes: `GET /api/v1/app/{app}/attempt/msg/{msg}`, `GET /api/v1/app/{app}/attempt/endpoint/{ep}`
  * (newest first; filters status, status_code_class, event_types, channel, tag, before, after; endpoint_id
- * on the message list) and `GET /api/v1/app/{app}/msg/{msg}/attempt/{attempt}`.
+ * on the message list) and `GET /api/v1/app/{app}/msg/{msg}/attempt/{attempt}` (with `operatorDetail` for an
+ * operator credential only).
  */
 export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries'>): void {
   app.get('/api/v1/app/:appId/attempt/msg/:msgId', {
@@ -43,7 +44,8 @@ export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries'>): 
   app.get('/api/v1/app/:appId/msg/:msgId/attempt/:attemptId', {
     schema: { tags: ['Message Attempt'], summary: 'Get attempt', params: z.object({ appId: refParam, msgId: refParam, attemptId: refParam }), response: { 200: attemptOutSchema, ...commonErrors } },
   }, async (request) => {
-    const attempt = await deps.queries.getAttempt(principalOf(request), request.params.appId, request.params.msgId, request.params.attemptId);
-    return attemptOut(attempt, { withContent: true, withMsg: false });
+    const principal = principalOf(request);
+    const attempt = await deps.queries.getAttempt(principal, request.params.appId, request.params.msgId, request.params.attemptId);
+    return attemptOut(attempt, { withContent: true, withMsg: false, operator: principal.kind === 'admin' });
   });
 }

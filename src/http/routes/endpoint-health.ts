@@ -17,6 +17,7 @@ const limitsIn = z.strictObject({
 const windowOut = z.object({
   windowS: z.number(), attempts: z.number(), succeeded: z.number(), failed: z.number(),
   successRatio: z.number().nullable(), p50LatencyMs: z.number().nullable(), p99LatencyMs: z.number().nullable(),
+  redirects: z.number(),
 });
 const healthOut = z.object({
   status: z.enum(['active', 'paused', 'disabled']), statusReason: z.string().nullable(), statusChangedAt: z.string().nullable(),
@@ -24,7 +25,9 @@ const healthOut = z.object({
   failingSince: z.string().nullable(), lastSuccessAt: z.string().nullable(), throttledUntil: z.string().nullable(),
   limits: z.object({ maxInFlight: z.number().nullable(), rateLimit: z.number().nullable(), rateBurst: z.number().nullable() }),
   inFlight: z.number(), currentRatePerS: z.number(), deliveries: z.record(z.string(), z.number()),
-  windows: z.array(windowOut), history: z.array(z.object({ kind: z.string(), reason: z.string().nullable(), at: z.string() })),
+  windows: z.array(windowOut),
+  lastRedirect: z.object({ at: z.string(), statusCode: z.number(), location: z.string().nullable() }).nullable(),
+  history: z.array(z.object({ kind: z.string(), reason: z.string().nullable(), at: z.string() })),
 });
 
 function present(h: EndpointHealth): z.infer<typeof healthOut> {
@@ -34,6 +37,7 @@ function present(h: EndpointHealth): z.infer<typeof healthOut> {
     failingSince: iso(h.failingSince), lastSuccessAt: iso(h.lastSuccessAt), throttledUntil: iso(h.throttledUntil),
     limits: { maxInFlight: h.limits.maxInFlight, rateLimit: h.limits.rateLimitPerS, rateBurst: h.limits.rateBurst },
     inFlight: h.inFlight, currentRatePerS: h.currentRatePerS, deliveries: { ...h.deliveries }, windows: [...h.windows],
+    lastRedirect: h.lastRedirect === null ? null : { ...h.lastRedirect, at: h.lastRedirect.at.toISOString() },
     history: h.history.map((e) => ({ kind: e.kind, reason: e.reason, at: e.at.toISOString() })),
   };
 }

@@ -43,6 +43,11 @@ export const attemptOut = z.object({
     id: z.string(), eventId: z.string().nullable(), eventType: z.string(), payload: z.unknown(),
     channels: z.array(z.string()).nullable(), tags: z.array(z.string()).nullable(), timestamp: z.string(),
   }).optional(),
+  /**
+   * Tidings, operator credentials only (never an application's key): resolved and connected addresses, the
+   * full reason of a refusal and the setting that decided it, signing key ids, the Retry-After received.
+   */
+  operatorDetail: z.record(z.string(), z.unknown()).nullable().optional(),
 }).meta({ id: 'MessageAttemptOut' });
 
 export const attemptList = z.object({ data: z.array(attemptOut), iterator: z.string().nullable(), prevIterator: z.string().nullable(), done: z.boolean() }).meta({ id: 'ListResponseMessageAttemptOut' });
