@@ -16,6 +16,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
 import { createFaultPoints } from './fault-points.ts';
+import { fdBudget, openFileLimit } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
 import { createRetentionJob } from './retention-job.ts';
@@ -95,9 +96,18 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       }
     };
 
+    const budget = fdBudget(config, options.roles, db.engine === 'server');
+    const fdLimit = openFileLimit();
+    if (fdLimit !== null && budget.total > fdLimit) logger.warn({ fdBudget: budget, fdLimit }, 'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)');
+
     let dispatcherRole: DispatcherRole | undefined;
     if (options.roles.dispatcher) {
-      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      // With the API in the same process, the dispatcher claims and records through a pool of its own:
+      // API requests waiting for a connection never delay a claim (ADR 0010).
+      const ownPool = options.roles.api && db.engine === 'server';
+      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') }) : db;
+      if (ownPool) closers.push(() => dispatcherDb.close());
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push(() => wakeups.stop());
       dispatcherRole.dispatcher.start();
