@@ -10,6 +10,7 @@ import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import { ensureAdminToken } from '../app/credentials.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
+import type { ConnectionStats } from '../http/plugins/connection-guard.ts';
 import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -45,6 +46,8 @@ export interface Running {
   readonly metrics: Metrics;
   /** Base URL of the HTTP API (api role), e.g. `http://127.0.0.1:8071`. */
   readonly apiUrl: string | undefined;
+  /** The API's connection figures (api role): open now, peak, evicted, refused (TIDINGS_API_MAX_CONNECTIONS). */
+  readonly apiConnections: (() => ConnectionStats) | undefined;
   /** Base URL of the admin server (dispatcher-only role). */
   readonly adminUrl: string | undefined;
   readonly dispatcher: DispatcherRole | undefined;
@@ -120,6 +123,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     }
 
     let apiUrl: string | undefined;
+    let apiConnections: (() => ConnectionStats) | undefined;
     let adminUrl: string | undefined;
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
@@ -134,6 +138,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       retention.start();
       closers.push(() => retention.stop());
       apiUrl = urlOf(app);
+      apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
       const admin = buildAdminServer({ logger, registry: metrics.registry, ready });
@@ -145,7 +150,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     let stopping: Promise<void> | undefined;
     return {
-      config, db, metrics, apiUrl, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
+      config, db, metrics, apiUrl, apiConnections, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
       stop: () => (stopping ??= closeAll()),
     };
   } catch (error) {

@@ -37,6 +37,8 @@ export function guardConnections(server: Server, maxConnections: number, sampler
   // Insertion-ordered sets: the first element is the oldest. A socket is in at most one of them.
   const fresh = new Set<Socket>();
   const idle = new Set<Socket>();
+  // Counted as open until closed or evicted (an evicted socket's 'close' comes later: it is not counted twice).
+  const counted = new Set<Socket>();
   let open = 0;
   let peak = 0;
   let evicted = 0;
@@ -55,13 +57,15 @@ export function guardConnections(server: Server, maxConnections: number, sampler
       if (sampler.take()) log({ open, maxConnections, neverSentRequest: fresh.has(victim) }, 'connection evicted: TIDINGS_API_MAX_CONNECTIONS reached');
       fresh.delete(victim);
       idle.delete(victim);
+      if (counted.delete(victim)) open--;
       victim.destroy();
     }
     open++;
     peak = Math.max(peak, open);
+    counted.add(socket);
     fresh.add(socket);
     socket.once('close', () => {
-      open--;
+      if (counted.delete(socket)) open--;
       fresh.delete(socket);
       idle.delete(socket);
     });
