@@ -58,7 +58,8 @@ const linearRegExp: RegExpEngine = Object.assign((pattern: string) => {
   } catch (error) {
     throw new UnsupportedPatternError(`pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no look-around, no back-references): ${(error as Error).message}`);
   }
-  return { test: (text: string) => re.test(text) };
+  // ajv keys compiled patterns by `toString()`: each must name its own pattern, or all would share the first.
+  return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
 }, { code: 're2js' });
 
 /** Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS). */
@@ -70,7 +71,7 @@ export interface SchemaLimits {
 }
 
 /** Defaults of {@link SchemaLimits}, as in src/config/config.ts. */
-export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxSchemaBytes: 65_536, maxSchemaPatterns: 256 };
+export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxSchemaBytes: 16_384, maxSchemaPatterns: 64 };
 
 /**
  * The regular expressions of a schema: each string `pattern` and each key of a `patternProperties` object,
@@ -95,18 +96,37 @@ export function countPatterns(schema: unknown): number {
   return count;
 }
 
+const AJV_OPTIONS = { allErrors: true, strict: false, code: { regExp: linearRegExp } } as const;
+/** One instance per draft, made once: a new instance with its formats cost more than compiling a small schema. */
+const compilers: { draft7?: Ajv; draft2019?: Ajv; draft2020?: Ajv } = {};
+
 function compilerFor(schema: unknown): Ajv {
   const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
-  const options = { allErrors: true, strict: false, code: { regExp: linearRegExp } } as const;
-  // A fresh instance per schema: compiled schemas are not registered twice under the same $id.
-  const ajv = typeof declared === 'string' && declared.includes('2020-12') ? new Ajv2020(options)
-    : typeof declared === 'string' && declared.includes('2019-09') ? new Ajv2019(options)
-      : new Ajv(options);
-  return addFormats(ajv);
+  if (typeof declared === 'string' && declared.includes('2020-12')) return (compilers.draft2020 ??= addFormats(new Ajv2020(AJV_OPTIONS)));
+  if (typeof declared === 'string' && declared.includes('2019-09')) return (compilers.draft2019 ??= addFormats(new Ajv2019(AJV_OPTIONS)));
+  return (compilers.draft7 ??= addFormats(new Ajv(AJV_OPTIONS)));
 }
 
+/** Validators compiled lately, by schema text: a schema checked when written is not compiled again to publish. */
+const RECENT_MAX = 64;
+const recent = new Map<string, ValidateFunction>();
+
 function compile(schema: unknown): ValidateFunction {
-  return compilerFor(schema).compile(schema as object | boolean);
+  const text = JSON.stringify(schema);
+  const hit = recent.get(text);
+  if (hit !== undefined) return hit;
+  const ajv = compilerFor(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema as object | boolean);
+  } finally {
+    // Unregistered at once: the same $id may be compiled again (a new version, another event type), and the
+    // shared instance keeps nothing per schema.
+    if (typeof schema === 'object' && schema !== null) ajv.removeSchema(schema as object);
+  }
+  recent.set(text, validate);
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
+  return validate;
 }
 
 /** ajv's error → the Svix/FastAPI issue shape, under `body.payload`. */
