@@ -86,7 +86,7 @@ describe('event-type schemas and the event loop', () => {
     const stall = await longestStallMs(async () => {
       await api.svix.eventType.create({ name: 'at.caps', description: 'x', schemas: { 1: { type: 'object', properties } } });
       const app = await api.svix.application.create({ name: 'caps' });
-      await api.svix.message.create(app.id, { eventType: 'at.caps', payload: { p0: 'x0x0abc', p63: 'yyy' } }).catch((e: unknown) => assert.fail(JSON.stringify((e as ApiException).body)));
+      await api.svix.message.create(app.id, { eventType: 'at.caps', payload: { p0: 'x0x0abc', p63: 'yyy' } }).catch((e: unknown) => assert.fail(JSON.stringify((e as ApiException<unknown>).body)));
     });
     console.log(JSON.stringify({ figure: 'schema-at-caps', patterns: 64, longestStallMs: Math.round(stall) }));
     // Compiling is ajv code generation on the event loop: the caps bound it (about 0.1 s for 64 patterns here).
