@@ -85,7 +85,10 @@ describe('slow unauthenticated connections', () => {
     const latencies: number[] = [];
     try {
       // The attack has filled the cap once the server closes a connection without answering it.
-      await siege.firstClose;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([siege.firstClose, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the server never closed a connection at the cap: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`)), 30_000);
+      })]).finally(() => clearTimeout(timer));
       assert.ok(world.tidings.apiConnections!().evicted > 0, `the server evicts: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`);
       for (let i = 0; i < PUBLISHES; i++) {
         const started = performance.now();
