@@ -15,7 +15,7 @@ const AUTH = `Authorization: Bearer ${ADMIN_TOKEN}\r\n`;
 describe('the HTTP edge answers in the error contract', () => {
   let api: ApiHarness;
   before(async () => {
-    api = await startApi(freshServerDatabase, { TIDINGS_API_HEADERS_TIMEOUT: '600ms', TIDINGS_API_REQUEST_TIMEOUT: '1200ms' });
+    api = await startApi(freshServerDatabase, { TIDINGS_API_HEADERS_TIMEOUT: '600ms', TIDINGS_API_REQUEST_TIMEOUT: '3s' });
   });
   after(async () => api?.close());
 
@@ -97,7 +97,7 @@ describe('the HTTP edge answers in the error contract', () => {
     const r = await exchange('POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"name":', 3000);
     assert.equal(r.status, 401);
     assert.notEqual(r.closedAfterMs, null, 'the server closed the connection');
-    assert.ok(r.closedAfterMs! < 500, `closed after ${r.closedAfterMs} ms (the request timeout is 1,200 ms)`);
+    assert.ok(r.closedAfterMs! < 500, `closed after ${r.closedAfterMs} ms (the request timeout is 3 s)`);
   });
 
   test('100 Continue is sent only after authentication: never to a caller without a valid token', async () => {
@@ -122,6 +122,15 @@ describe('the HTTP edge answers in the error contract', () => {
     const r = await exchange('POST /api/v1/app HTTP/1.1\r\nHost: t\r\n', 5000);
     assert.equal(r.status, 408);
     assert.equal((r.body as { code: string }).code, 'request_timeout');
-    assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 2500, `closed after ${r.closedAfterMs} ms (headers timeout 600 ms)`);
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms (headers timeout 600 ms, request timeout 3 s)`);
+  });
+
+  test('an authenticated client that sends its body too slowly gets 408 request_timeout JSON within TIDINGS_API_REQUEST_TIMEOUT, and nothing is created', async () => {
+    const before = await appCount();
+    const r = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 8000);
+    assert.equal(r.status, 408);
+    assert.equal((r.body as { code: string }).code, 'request_timeout');
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs >= 2500 && r.closedAfterMs < 6000, `closed after ${r.closedAfterMs} ms (request timeout 3 s)`);
+    assert.equal(await appCount(), before);
   });
 });
