@@ -1,6 +1,6 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
-import type { ApplicationChanges, ApplicationRecord, CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { ApplicationChanges, ApplicationListFilters, ApplicationRecord, CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/idempotency-store.ts';
 import type { Principal } from './credentials.ts';
@@ -60,7 +60,8 @@ export interface Applications {
    */
   create(tx: Tx, principal: Principal, input: ApplicationInput, options: { readonly getIfExists: boolean }): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
   /** @throws AppError `forbidden` for a scoped key */
-  list(principal: Principal, page: PageQuery): Promise<Page<ApplicationRecord>>;
+  /** One page of applications, less those `filters` exclude (Svix `exclude_apps_with_*`). Operator only. */
+  list(principal: Principal, page: PageQuery, filters?: ApplicationListFilters): Promise<Page<ApplicationRecord>>;
   /** @throws AppError `not_found` */
   get(principal: Principal, ref: string): Promise<ApplicationRecord>;
   /**
@@ -102,9 +103,9 @@ export function createApplications(deps: ApplicationsDeps): Applications {
       return { app: await store.insertApplication(tx, app, clock.sqlNow()), created: true };
     },
 
-    async list(principal, page) {
+    async list(principal, page, filters = {}) {
       requireAdmin(principal);
-      return store.listApplications(page);
+      return store.listApplications(page, filters);
     },
 
     get: (principal, ref) => resolveApplication(store, principal, ref),

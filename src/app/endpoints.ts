@@ -109,7 +109,7 @@ export function normaliseSecret(secret: string): string {
 
 function checkUrl(url: string, allowlist: readonly string[]): void {
   const verdict = checkEndpointUrl(url, allowlist);
-  if (!verdict.ok) throw new AppError('url_not_allowed', `Endpoint URL refused: ${verdict.reason}`);
+  if (!verdict.ok) throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg: `Endpoint URL refused: ${verdict.reason}`, type: 'value_error.url_not_allowed' }]);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Tx } from '../ports/idempotency-store.ts';
 import { fieldError, requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import type { Endpoints } from './endpoints.ts';
-import type { PayloadSchemas } from './payload-schemas.ts';
+import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 import type { Publisher, PublishInput } from './publish.ts';
 
 /** Dependencies of {@link createEventTypes}. */
@@ -99,6 +99,13 @@ export function withEventTypeChecks(publisher: Publisher, deps: { readonly store
     const eventType = await deps.store.findEventType(input.eventType, tx === undefined ? {} : { tx });
     if (eventType !== null) {
       if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
+      // A raw body is not JSON: it cannot be checked against the type's schema, so it is refused, not let through.
+      if (input.contentType != null) {
+        if (eventType.schemas !== null && latestVersion(eventType.schemas) !== null) {
+          throw fieldError(['body', 'transformationsParams', 'rawPayload'], `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`);
+        }
+        return;
+      }
       deps.schemas.validate(eventType, input.payload);
     }
   };

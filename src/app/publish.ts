@@ -1,9 +1,13 @@
+import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 
-/** What a caller publishes (DESIGN §5). `payload` is the exact byte span of the request's payload value. */
+/**
+ * What a caller publishes (DESIGN §5). `payload` is the exact byte span of the request's payload value, or a
+ * raw message's body (`contentType` set).
+ */
 export interface PublishInput {
   readonly appId: string;
   readonly eventType: string;
@@ -11,6 +15,10 @@ export interface PublishInput {
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
   readonly payload: Uint8Array;
+  /** Content type of a raw message's body; null for a JSON payload. */
+  readonly contentType?: string | null;
+  /** First attempt not before this instant (Svix `deliverAt`); null = at once. */
+  readonly deliverAt?: Date | null;
   /** Payload retention in hours (Svix `payloadRetentionHours`), null = the deployment default. */
   readonly retentionHours: number | null;
 }
@@ -21,14 +29,24 @@ export interface PublisherDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly onPublished?: (appId: string) => void;
+  /**
+   * Furthest a `deliverAt` may lie ahead of the clock, in ms (TIDINGS_DELIVER_AT_HORIZON); default 24 h, as
+   * Svix documents for `deliverAt`.
+   */
+  readonly deliverAtHorizonMs?: number;
 }
+
+/** Default {@link PublisherDeps.deliverAtHorizonMs}: 24 h. */
+export const DEFAULT_DELIVER_AT_HORIZON_MS = 86_400_000;
 
 /** The publish use case. */
 export interface Publisher {
   /**
    * Stores the message and its fan-out in `tx` (the caller's transaction, shared with the idempotency key),
-   * so that a 2xx answer means both are committed (DESIGN §1).
+   * so that a 2xx answer means both are committed (DESIGN §1). A `deliverAt` ahead of the clock makes the
+   * first attempt due then; one in the past, at once.
    * @throws AppError `conflict` when the eventId is already used in the application
+   * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon
    */
   publish(tx: Tx, input: PublishInput): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
   /**
@@ -43,14 +61,23 @@ export interface Publisher {
 
 /** Makes the publish use case. */
 export function createPublisher(deps: PublisherDeps): Publisher {
+  const horizonMs = deps.deliverAtHorizonMs ?? DEFAULT_DELIVER_AT_HORIZON_MS;
+  const checkDeliverAt = (input: PublishInput): void => {
+    if (input.deliverAt == null || input.deliverAt.getTime() - deps.clock.nowMs() <= horizonMs) return;
+    throw new AppError('validation', [{
+      loc: ['body', 'deliverAt'], msg: `deliverAt may lie at most ${horizonMs / 1000} s ahead (TIDINGS_DELIVER_AT_HORIZON)`, type: 'value_error.datetime.horizon',
+    }]);
+  };
   return {
     async publish(tx, input) {
+      checkDeliverAt(input);
       const id = newId('msg', deps.clock.nowMs(), () => deps.random.next());
       const result = await deps.messages.insert(tx, { id, ...input }, deps.clock.sqlNow());
       deps.onPublished?.(input.appId);
       return result;
     },
     async publishKeyed(scope, input, answerOf) {
+      checkDeliverAt(input);
       const id = newId('msg', deps.clock.nowMs(), () => deps.random.next());
       const result = await deps.messages.insertKeyed(scope, { id, ...input }, deps.clock.sqlNow(), answerOf);
       if (result !== null) deps.onPublished?.(input.appId);

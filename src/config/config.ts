@@ -103,6 +103,9 @@ export const SETTINGS = {
   host: setting('HOST', z.string().min(1), '127.0.0.1', 'address', 'Address the HTTP API listens on.'),
   port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
   adminPort: setting('TIDINGS_ADMIN_PORT', int(0, 65535), '9464', 'port', 'Port of /livez, /readyz and /metrics of a dispatcher-only process.'),
+  metricsToken: setting('TIDINGS_METRICS_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Bearer token that /metrics requires (API and admin server); any other request gets 401. Unset: /metrics is served without authentication (it carries no application or endpoint identifier).'),
+  metricsBacklogCap: setting('TIDINGS_METRICS_BACKLOG_CAP', int(1, 100_000_000), '1000', 'deliveries', 'Each backlog gauge count stops here, so a scrape costs the same at any backlog size (the age of the oldest due delivery is exact).'),
+  metricsBacklogCacheMs: setting('TIDINGS_METRICS_BACKLOG_CACHE', durationMs(0), '5s', 'duration', 'A backlog reading younger than this is served to the next scrapes; concurrent scrapes share one query.'),
   apiToken: setting('TIDINGS_API_TOKEN', z.string().min(16).optional(), undefined, 'secret', 'Admin Bearer token. Unset: one is generated on first start, stored hashed, and printed once.'),
   encryptionKeys: setting('TIDINGS_ENCRYPTION_KEYS', z.string().min(1).optional(), undefined, 'secret', 'Key ring for encryption at rest: comma-separated id:base64 (32-byte) keys, the first used for new writes. Unset on the embedded engine: a key is generated into TIDINGS_DATA_DIR. Unset with DATABASE_URL: start-up refuses.'),
   insecurePlaintextStorage: setting('TIDINGS_INSECURE_PLAINTEXT_STORAGE', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'Development only: store secrets and payloads unencrypted when no key ring is set.'),
@@ -167,6 +170,8 @@ export const SETTINGS = {
   taskBatch: setting('TIDINGS_TASK_BATCH', int(1, 10_000), '500', 'rows', 'Rows a recover / replay task examines per step (one short transaction each, progress recorded with it).'),
   taskPollIntervalMs: setting('TIDINGS_TASK_POLL_INTERVAL', durationMs(10), '5s', 'duration', 'How often an idle API process looks for recover / replay tasks left running (by itself before a crash, or by another process); a new task starts at once.'),
   strictEventTypes: setting('TIDINGS_STRICT_EVENT_TYPES', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'As Svix: endpoint filterTypes / eventTypes must name registered, unarchived event types (422 otherwise). false: any name is accepted.'),
+  signatureHeaders: setting('TIDINGS_SIGNATURE_HEADERS', z.enum(['webhook', 'svix', 'both']), 'both', 'header set', 'Signature headers on every request: webhook (webhook-id, -timestamp, -signature: Standard Webhooks), svix (svix-id, -timestamp, -signature, for receivers written against Svix), or both (the same values under both names).'),
+  deliverAtHorizonMs: setting('TIDINGS_DELIVER_AT_HORIZON', durationMs(1000), '24h', 'duration', 'Furthest a message\'s deliverAt may lie in the future (Svix: 24 h); a later one is refused with 422. A deliverAt in the past is delivered at once.'),
   testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
 } as const;
 

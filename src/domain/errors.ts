@@ -9,6 +9,7 @@ export const ERROR_CATALOG = Object.freeze({
   authentication_failed: { status: 401, description: 'No Bearer token, or one that is unknown or revoked.' },
   forbidden: { status: 403, description: 'The credential may not use this route.' },
   not_found: { status: 404, description: 'No such object, or not visible to this credential.' },
+  not_served: { status: 404, description: 'A Svix route Tidings deliberately does not serve; detail gives the reason (README "Coming from Svix").' },
   conflict: { status: 409, description: 'A unique field (uid, eventId, name) is already taken.' },
   idempotency_key_in_flight: { status: 409, description: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   idempotency_key_mismatch: { status: 422, description: 'This Idempotency-Key was used with a different request.' },
@@ -29,6 +30,18 @@ export const ERROR_CATALOG = Object.freeze({
 
 /** A stable error code from {@link ERROR_CATALOG}. */
 export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/**
+ * Codes sent on the wire under another name, where the svix client models Svix's own: a 403 carries
+ * `"insufficient access"`, the code self-hosted Svix answers (svix-server `HttpError::permission_denied`).
+ * Every other code is sent as it is named in {@link ERROR_CATALOG}.
+ */
+export const WIRE_CODES: Readonly<Partial<Record<ErrorCode, string>>> = Object.freeze({ forbidden: 'insufficient access' });
+
+/** The `code` an error is answered with: {@link WIRE_CODES} or the catalog name. */
+export function wireCode(code: ErrorCode): string {
+  return WIRE_CODES[code] ?? code;
+}
 
 /** One failing field of a 422 validation error, in the Svix/FastAPI shape. */
 export interface ValidationIssue {

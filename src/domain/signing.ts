@@ -75,3 +75,22 @@ export function signatureHeaders(keys: readonly (Uint8Array | KeyObject)[], msgI
     'webhook-signature': keys.map((key) => signV1(key, msgId, timestampS, body)).join(' '),
   };
 }
+
+/**
+ * Which signature headers a request carries: `webhook` (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`, Standard Webhooks), `svix` (`svix-id`, `svix-timestamp`, `svix-signature`, what Svix
+ * sends by default) or `both` (the same three values under both names). The `svix` and `standardwebhooks`
+ * verifiers accept either set (TIDINGS_SIGNATURE_HEADERS).
+ */
+export type SignatureHeaderSet = 'webhook' | 'svix' | 'both';
+
+/**
+ * The signature headers of one attempt under the names `set` asks for; the signatures are computed once
+ * (see {@link signatureHeaders}).
+ */
+export function signatureHeadersFor(set: SignatureHeaderSet, keys: readonly (Uint8Array | KeyObject)[], msgId: string, timestampS: number, body: Uint8Array): Readonly<Record<string, string>> {
+  const signed = signatureHeaders(keys, msgId, timestampS, body);
+  if (set === 'webhook') return { ...signed };
+  const svix = { 'svix-id': signed['webhook-id'], 'svix-timestamp': signed['webhook-timestamp'], 'svix-signature': signed['webhook-signature'] };
+  return set === 'svix' ? svix : { ...signed, ...svix };
+}

@@ -39,6 +39,7 @@ import { registerEventTypeRead } from './routes/event-type-read.ts';
 import { registerEventTypeWrite } from './routes/event-type-write.ts';
 import { registerMessageDestinations } from './routes/message-destinations.ts';
 import { registerMessageExpunge } from './routes/message-expunge.ts';
+import { registerStats } from './routes/stats.ts';
 
 export type { HttpDeps } from './deps.ts';
 
@@ -145,6 +146,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerEndpointReplay(api, deps);
     registerDeadLetters(api, deps);
     registerBackgroundTask(api, deps);
+    registerStats(api, deps);
   });
   // Replay tasks run in the API process: stepped while the server is up, stopped (after the step in
   // progress) when it closes.

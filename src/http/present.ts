@@ -31,29 +31,36 @@ export function endpointOut(ep: EndpointRecord) {
   };
 }
 
-/** The fields of a message other than its payload, in Svix `MessageOut` order. */
-export function messageHead(msg: Pick<MessageView, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'createdAt'>) {
+/** The fields of a message other than its payload, in Svix `MessageOut` order (`deliverAt` last). */
+export function messageHead(msg: Pick<MessageView, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'createdAt'> & { readonly deliverAt?: Date | null }) {
   return {
     eventId: msg.eventId, eventType: msg.eventType,
     channels: msg.channels === null ? null : [...msg.channels], tags: msg.tags === null ? null : [...msg.tags],
-    id: msg.id, timestamp: iso(msg.createdAt),
+    id: msg.id, timestamp: iso(msg.createdAt), deliverAt: msg.deliverAt == null ? null : iso(msg.deliverAt),
   };
+}
+
+/** {@link messageHead} rebuilt from its JSON form (a stored idempotent answer), in the same key order. */
+export function messageHeadFromJson(stored: ReturnType<typeof messageHead>) {
+  return messageHead({ ...stored, createdAt: new Date(stored.timestamp), deliverAt: stored.deliverAt == null ? null : new Date(stored.deliverAt) });
 }
 
 const EMPTY_OBJECT = Buffer.from('{}');
 
 /**
  * The JSON bytes of a Svix `MessageOut`: `head` serialised, then `"payload":` followed by the payload bytes
- * exactly as stored (or `{}` when there is no content to show, as Svix does).
+ * exactly as stored (or `{}` when there is no content to show, as Svix does). A raw message's body
+ * (`contentType` set) is not JSON: it is shown as a JSON string of its text.
  */
-export function messageJson(head: object, payload: Uint8Array | null): Buffer {
+export function messageJson(head: object, payload: Uint8Array | null, contentType: string | null = null): Buffer {
   const fields = JSON.stringify(head);
-  return Buffer.concat([Buffer.from(`${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}"payload":`), payload ?? EMPTY_OBJECT, Buffer.from('}')]);
+  const shown = payload === null ? EMPTY_OBJECT : contentType === null ? payload : Buffer.from(JSON.stringify(Buffer.from(payload).toString('utf8')));
+  return Buffer.concat([Buffer.from(`${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}"payload":`), shown, Buffer.from('}')]);
 }
 
 /** The JSON bytes of a list of messages (each built with {@link messageJson}). */
 export function messageListJson(page: Page<MessageView>, withContent: boolean): Buffer {
-  const items = page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null));
+  const items = page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null, m.contentType));
   const tail = JSON.stringify({ iterator: page.iterator, prevIterator: page.prevIterator, done: page.done });
   const parts: Buffer[] = [Buffer.from('{"data":[')];
   items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [Buffer.from(','), item])));
@@ -134,6 +141,7 @@ export function endpointMessageListJson(page: Page<EndpointMessageView>, withCon
   const items = page.data.map((v) => messageJson(
     { ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state },
     withContent ? v.message.payload : null,
+    v.message.contentType,
   ));
   const tail = JSON.stringify({ iterator: page.iterator, prevIterator: page.prevIterator, done: page.done });
   const parts: Buffer[] = [Buffer.from('{"data":[')];

@@ -26,7 +26,8 @@ export interface CatalogStore {
   insertApplicationIfAbsent(tx: Tx, app: NewApplication & { readonly uid: string }, now: Date | null): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
   /** Finds an application by id (`app_…`) or by uid. `forUpdate` locks the row (needs `tx`). */
   findApplication(ref: string, options?: FindOptions): Promise<ApplicationRecord | null>;
-  listApplications(page: PageQuery): Promise<Page<ApplicationRecord>>;
+  /** One page of applications, without those `filters` exclude (Svix `exclude_apps_with_*`). */
+  listApplications(page: PageQuery, filters?: ApplicationListFilters): Promise<Page<ApplicationRecord>>;
   /**
    * Changes the given fields; absent fields keep their value.
    * @throws AppError `conflict` when the new `uid` is taken
@@ -99,6 +100,19 @@ export type Ordering = 'ascending' | 'descending';
  * Keyset pagination in the Svix style. `iterator` null = first page; an id = the page after that id in
  * `order`; `-` + id = the page before it (a `prevIterator`). `limit` rows at most.
  */
+/**
+ * Svix's application list filters (`exclude_apps_with_no_endpoints`, `…_disabled_endpoints`,
+ * `…_svix_play_endpoints`); deleted endpoints do not count. Each absent or false = no filter.
+ */
+export interface ApplicationListFilters {
+  /** Leave out applications without any endpoint. */
+  readonly excludeWithNoEndpoints?: boolean;
+  /** Leave out applications that have endpoints, all of them disabled. */
+  readonly excludeWithDisabledEndpoints?: boolean;
+  /** Leave out applications that have endpoints, all of them Svix Play URLs (https://play.svix.com/…). */
+  readonly excludeWithSvixPlayEndpoints?: boolean;
+}
+
 export interface PageQuery {
   readonly limit: number;
   readonly iterator: string | null;
@@ -208,9 +222,13 @@ export interface MessageView {
   readonly eventType: string;
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
-  /** The exact published payload bytes (decrypted), when requested and not expunged. */
+  /** The exact published payload bytes (decrypted), when requested and not expunged; a raw message's body. */
   readonly payload: Uint8Array | null;
   readonly expunged: boolean;
+  /** Content type of a raw message (its payload is then the raw body, not JSON); null for a JSON payload. */
+  readonly contentType: string | null;
+  /** The `deliverAt` the message was published with; null = at once. */
+  readonly deliverAt: Date | null;
   readonly createdAt: Date;
 }
 

@@ -76,8 +76,10 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly manual: boolean;
   readonly reclaimed: boolean;
   readonly url: string;
-  /** Exact payload bytes as published. */
+  /** Exact payload bytes as published (a raw message's body). */
   readonly payload: Uint8Array;
+  /** Content type of a raw message's body; null or absent for a JSON payload (sent as application/json). */
+  readonly contentType?: string | null;
   /**
    * Signing keys: the current secret first, then the previous one during a rotation grace period. Raw key
    * bytes or KeyObjects made from them (the PostgreSQL store imports each endpoint's key once).

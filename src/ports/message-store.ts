@@ -1,6 +1,9 @@
 import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
 
-/** A message to store, with its fan-out (DESIGN §5). `payload` is the exact published byte span. */
+/**
+ * A message to store, with its fan-out (DESIGN §5). `payload` is the exact published byte span of a JSON
+ * payload, or a raw message's body (then `contentType` is set).
+ */
 export interface NewMessage {
   readonly id: string;
   readonly appId: string;
@@ -9,6 +12,13 @@ export interface NewMessage {
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
   readonly payload: Uint8Array;
+  /** Content type of a raw message (Svix `transformationsParams.rawPayload`); null for a JSON payload. */
+  readonly contentType?: string | null;
+  /**
+   * When the first attempt is due (Svix `deliverAt`); null or an instant not after the message's creation =
+   * at once. Stored and echoed as given.
+   */
+  readonly deliverAt?: Date | null;
   readonly retentionHours: number | null;
 }
 
@@ -21,6 +31,8 @@ export interface MessageRecord {
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
   readonly payload: Uint8Array | null;
+  readonly contentType: string | null;
+  readonly deliverAt: Date | null;
   readonly createdAt: Date;
 }
 

@@ -109,7 +109,7 @@ describe('dispatcher stalled longer than its lease', () => {
     await b.stop();
   });
 
-  test('scenario 6b: a dispatcher whose database path stalls past its lease while its request is in flight is taken over; when the path returns its heartbeat and its outcome write match zero rows and are logged as fenced', async () => {
+  test('scenario 6b: a dispatcher whose database path stalls past its lease while its request is in flight is taken over; when the path returns its outcome write matches zero rows and is logged as fenced, and nothing it did is written', async () => {
     const started = Date.now();
     const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port });
     try {
@@ -117,7 +117,7 @@ describe('dispatcher stalled longer than its lease', () => {
       const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy });
       // The takeover is started (and frozen, so that it claims nothing) before the stall: its start-up on a
       // busy machine must not lengthen the stall past the client's query timeout, which would end the stalled
-      // heartbeat with an error instead of the "lease lost" this scenario shows.
+      // statements with an error.
       const b = await world.startDispatcher('s6b-b');
       b.pause();
       const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
@@ -130,11 +130,16 @@ describe('dispatcher stalled longer than its lease', () => {
       proxy.setMode('pass');
       const stalledMs = Date.now() - stalledAtMs;
       assert.ok(stalledMs < QUERY_TIMEOUT_MS, `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout (${QUERY_TIMEOUT_MS} ms)`);
-      await a.waitForLog(isLeaseLost, WAIT_MS, 'lease lost (heartbeat fenced)');
+      // The stale outcome write is fenced out: that is what the guarantee needs. Whether the heartbeat also
+      // reports the lost lease depends on the pool: a heartbeat that waits on an open connection through the
+      // stall answers "lease lost" when the path returns, but one that needs a new connection fails with a
+      // connect timeout during the stall, and once the outcome is waiting to be written the heartbeat no
+      // longer renews that lease. Scenario 6a shows the fenced heartbeat without depending on the pool.
       await a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out');
       assert.equal(a.logs('delivery.attempted').length, 0, 'the stalled dispatcher recorded nothing');
+      const heartbeat = a.logs(isLeaseLost).length > 0 ? 'fenced' : 'failed during the stall';
       const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6b-a', 's6b-b');
-      printSummary('6b dispatcher database path stalled past its lease', figures, started, { stalled_ms: stalledMs, stale_heartbeat: 'fenced', stale_outcome: 'write fenced out' });
+      printSummary('6b dispatcher database path stalled past its lease', figures, started, { stalled_ms: stalledMs, stale_heartbeat: heartbeat, stale_outcome: 'write fenced out' });
       await a.stop();
       await b.stop();
     } finally {

@@ -240,7 +240,7 @@ for (const engine of ENGINES) {
           const url = fill(r.url, (n) => (n === 'appId' ? appRef : n === 'keyId' ? world.b.keyId! : 'x'));
           const res = await call(r.method, url, world.tokenA, r.method === 'GET' || r.method === 'DELETE' ? null : { unexpected: [1, 2, 3] });
           assert.equal(res.status, 403, `${r.method} ${url}: ${res.body}`);
-          if (r.method !== 'HEAD') assert.deepEqual(JSON.parse(res.body), { code: 'forbidden', detail: 'This credential may not use this route' });
+          if (r.method !== 'HEAD') assert.deepEqual(JSON.parse(res.body), { code: 'insufficient access', detail: 'This credential may not use this route' });
         }
       }
     });

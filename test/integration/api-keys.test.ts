@@ -63,12 +63,12 @@ for (const engine of ENGINES) {
       assert.equal((await api.request('GET', `/api/v1/app/${b.id}`, { token })).status, 404);
       for (const [method, path, body] of [['GET', '/api/v1/app'], ['POST', '/api/v1/app', '{"name":"x"}'], ['POST', '/api/v1/app', 'not json'], ['GET', '/api/v1/api-key'], ['POST', '/api/v1/api-key', '{}'], ['DELETE', `/api/v1/api-key/${scoped.id}`], ['POST', `/api/v1/auth/app-portal-access/${a.id}`, '{}']] as const) {
         const res = await api.request(method, path, { token, ...(body === undefined ? {} : { body }) });
-        assert.deepEqual(await errorOf(res), { status: 403, code: 'forbidden', detail: 'This credential may not use this route' }, `${method} ${path}`);
+        assert.deepEqual(await errorOf(res), { status: 403, code: 'insufficient access', detail: 'This credential may not use this route' }, `${method} ${path}`);
       }
       const reader = ((await (await createKey({ name: 'a reader', appId: a.id, readOnly: true })).json()) as KeyBody).token!;
       assert.equal((await api.request('GET', `/api/v1/app/${a.id}/msg`, { token: reader })).status, 200);
       const write = await api.request('POST', `/api/v1/app/${a.id}/msg`, { token: reader, body: '{"eventType":"x","payload":{}}' });
-      assert.deepEqual(await errorOf(write), { status: 403, code: 'forbidden', detail: 'This credential may only read' });
+      assert.deepEqual(await errorOf(write), { status: 403, code: 'insufficient access', detail: 'This credential may only read' });
       assert.equal((await createKey({ name: 'bad', readOnly: true })).status, 422, 'an operator key cannot be read-only');
     });
 

@@ -114,9 +114,22 @@ for (const engine of ENGINES) {
       assert.equal(await count(), before);
     });
 
-    test('unknown fields the svix client may send are accepted; retention and application creation are honoured', async () => {
+    test('a field outside MessageIn, or a transformationsParams key Tidings does not carry out, is refused with 422 naming it and stores nothing; retention and application creation are honoured', async () => {
+      const count = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+      const before = await count();
+      for (const [extra, loc] of [
+        [{ somethingNew: true }, ['body', 'somethingNew']],
+        [{ transformationsParams: { rawPayload: 'r', x: 1 } }, ['body', 'transformationsParams', 'x']],
+        [{ transformationsParams: { rawPayload: 'r', headers: { 'x-custom': 'v' } } }, ['body', 'transformationsParams', 'headers', 'x-custom']],
+      ] as const) {
+        const err = await errorOf(await api.request('POST', '/api/v1/app/auto-created/msg', { body: JSON.stringify({ eventType: 'a.b', payload: {}, application: { name: 'Auto' }, ...extra }) }));
+        assert.equal(err.status, 422, JSON.stringify(extra));
+        assert.equal(err.code, 'validation');
+        assert.deepEqual((err.detail as { loc: unknown[] }[]).map((d) => d.loc), [loc]);
+      }
+      assert.equal(await count(), before, 'nothing stored');
       const res = await api.request('POST', '/api/v1/app/auto-created/msg', {
-        body: JSON.stringify({ eventType: 'a.b', payload: {}, deliverAt: null, transformationsParams: { x: 1 }, payloadRetentionPeriod: 2, application: { name: 'Auto' }, somethingNew: true }),
+        body: JSON.stringify({ eventType: 'a.b', payload: {}, deliverAt: null, transformationsParams: null, payloadRetentionPeriod: 2, application: { name: 'Auto' } }),
       });
       assert.equal(res.status, 202);
       const { id } = (await res.json()) as { id: string };

@@ -146,7 +146,7 @@ for (const engine of ENGINES) {
       assert.equal(again.id, first.id);
       assert.equal(await tasks(), 1);
       const mismatch = await refusal(api.svix.endpoint.recover(app.id, ep.id, { since: new Date(0) }, { idempotencyKey: 'recover-1' }));
-      assert.deepEqual(mismatch, { status: 422, body: { code: 'idempotency_key_mismatch', detail: 'This Idempotency-Key was already used with a different request' } });
+      assert.deepEqual(mismatch, { status: 422, body: { code: 'idempotency_key_mismatch', detail: [{ loc: ['header', 'idempotency-key'], msg: 'This Idempotency-Key was already used with a different request', type: 'value_error.idempotency_key_mismatch' }] } });
 
       assert.deepEqual(await refusal(api.svix.endpoint.recover(app.id, 'no-such-ep', { since })), { status: 404, body: { code: 'not_found', detail: 'Endpoint not found' } });
       assert.deepEqual(await refusal(api.svix.endpoint.recover('no-such-app', ep.id, { since })), { status: 404, body: { code: 'not_found', detail: 'Application not found' } });
@@ -327,7 +327,7 @@ for (const engine of ENGINES) {
       const other = await api.svix.endpoint.recover(theirs.id, epTheirs.id, { since: new Date(since) });
       assert.equal((await api.request('GET', `/api/v1/background-task/${own.id}`, { token })).status, 200);
       assert.deepEqual(await errorOf(await api.request('GET', `/api/v1/background-task/${other.id}`, { token })), { status: 404, code: 'not_found', detail: 'Background task not found' });
-      assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/background-task', { token })), { status: 403, code: 'forbidden', detail: 'This credential may not use this route' });
+      assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/background-task', { token })), { status: 403, code: 'insufficient access', detail: 'This credential may not use this route' });
       assert.deepEqual(await errorOf(await api.request('POST', `/api/v1/app/${theirs.id}/endpoint/${epTheirs.id}/recover`, { token, body: JSON.stringify({ since }) })), { status: 404, code: 'not_found', detail: 'Application not found' });
     });
   });

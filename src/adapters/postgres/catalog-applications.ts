@@ -1,4 +1,4 @@
-import type { ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
+import type { ApplicationListFilters, ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
 import { keyset, toPage } from './catalog-paging.ts';
 import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
@@ -37,6 +37,21 @@ function toRecord(row: ApplicationRow): ApplicationRecord {
   return { id: row.id, uid: row.uid, name: row.name, rateLimit: row.rate_limit, metadata: row.metadata, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
+/** Endpoints of the application row `applications.id` that count for the list filters (not deleted). */
+const LIVE_ENDPOINTS = 'FROM endpoints e WHERE e.app_id = applications.id AND e.deleted_at IS NULL';
+
+/** Svix Play's URL prefix (its hosted request inspector). */
+const SVIX_PLAY_URL = `'https://play.svix.com/%'`;
+
+/** The `AND …` conditions of {@link ApplicationListFilters} (constant SQL, no parameters). */
+function listFilterSql(filters: ApplicationListFilters): string {
+  const parts: string[] = [];
+  if (filters.excludeWithNoEndpoints === true) parts.push(`EXISTS (SELECT 1 ${LIVE_ENDPOINTS})`);
+  if (filters.excludeWithDisabledEndpoints === true) parts.push(`(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.status <> 'disabled'))`);
+  if (filters.excludeWithSvixPlayEndpoints === true) parts.push(`(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.url NOT LIKE ${SVIX_PLAY_URL}))`);
+  return parts.map((p) => ` AND ${p}`).join('');
+}
+
 /**
  * The application part of the PostgreSQL {@link CatalogStore}. Lookups outside a transaction (no `tx`, or an
  * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007).
@@ -71,9 +86,9 @@ export function pgApplications(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMIT
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
-    async listApplications(page) {
+    async listApplications(page, filters = {}) {
       const k = keyset(page, 'id', 2);
-      const res = await db.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE ${k.where} ORDER BY ${k.orderBy} LIMIT $1`, [k.fetch, ...k.params]);
+      const res = await db.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE ${k.where}${listFilterSql(filters)} ORDER BY ${k.orderBy} LIMIT $1`, [k.fetch, ...k.params]);
       return toPage(res.rows, page, (r) => r.id, toRecord);
     },
 

@@ -23,7 +23,7 @@ const NEXT_ATTEMPT = `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'in
 const messageColumns = (withPayload: boolean) =>
   `m.id AS msg_id, m.app_id AS msg_app_id, m.event_id, m.event_type, m.channels AS msg_channels, m.tags,
    ${withPayload ? 'm.payload' : 'NULL::bytea AS payload'}, m.payload_key_id,
-   (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.created_at AS msg_created_at`;
+   (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.content_type, m.deliver_at, m.created_at AS msg_created_at`;
 
 interface MessageColumns {
   msg_id: string;
@@ -35,6 +35,8 @@ interface MessageColumns {
   payload: Buffer | null;
   payload_key_id: string | null;
   expunged: boolean;
+  content_type: string | null;
+  deliver_at: Date | null;
   msg_created_at: Date;
 }
 
@@ -79,7 +81,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
   const messageView = (row: MessageColumns): MessageView => ({
     id: row.msg_id, appId: row.msg_app_id, eventId: row.event_id, eventType: row.event_type, channels: row.msg_channels, tags: row.tags,
     payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
-    expunged: row.expunged, createdAt: row.msg_created_at,
+    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.msg_created_at,
   });
 
   return {

@@ -54,7 +54,7 @@ export function createPgMessageContentStore(db: Db, cipher: Cipher, wake: () => 
       if (row.due > 0) onCommit(tx, wake);
       return {
         id: message.id, appId: message.appId, eventId: null, eventType: message.eventType, channels: null, tags: null,
-        payload: message.payload, createdAt: row.created_at,
+        payload: message.payload, contentType: null, deliverAt: null, createdAt: row.created_at,
       };
     },
   };

@@ -15,6 +15,8 @@ interface MessageRow {
   payload: Buffer | null;
   payload_key_id: string | null;
   expunged: boolean;
+  content_type: string | null;
+  deliver_at: Date | null;
   created_at: Date;
 }
 
@@ -53,7 +55,7 @@ interface TimelineRow {
 
 /** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
 const messageColumns = (withPayload: boolean) =>
-  `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, created_at`;
+  `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
 
 const ATTEMPT_COLUMNS = `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
   a.response_body, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
@@ -120,7 +122,7 @@ export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'fi
   const messageView = (row: MessageRow): MessageView => ({
     id: row.id, appId: row.app_id, eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags,
     payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
-    expunged: row.expunged, createdAt: row.created_at,
+    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.created_at,
   });
 
   return {

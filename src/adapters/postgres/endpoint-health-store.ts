@@ -27,9 +27,11 @@ WITH ep AS (
   WHERE id = $1 AND deleted_at IS NULL AND status = 'paused'
   RETURNING id
 ), due AS (
-  UPDATE deliveries SET next_attempt_at = coalesce($2::timestamptz, clock_timestamp())
-  WHERE endpoint_id IN (SELECT id FROM ep) AND state = 'pending' AND next_attempt_at = 'infinity'
-  RETURNING id
+  -- A scheduled message not yet attempted keeps its deliverAt (greatest ignores the NULL of the others).
+  UPDATE deliveries d SET next_attempt_at = greatest(coalesce($2::timestamptz, clock_timestamp()), CASE WHEN d.attempt_count = 0 THEN m.deliver_at END)
+  FROM messages m
+  WHERE m.id = d.message_id AND d.endpoint_id IN (SELECT id FROM ep) AND d.state = 'pending' AND d.next_attempt_at = 'infinity'
+  RETURNING d.id
 ), ev AS (
   INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )

@@ -115,7 +115,7 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
               continue;
             }
             if (row.fingerprint !== scope.fingerprint) {
-              throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different request');
+              throw new AppError('idempotency_key_mismatch', [{ loc: ['header', 'idempotency-key'], msg: 'This Idempotency-Key was already used with a different request', type: 'value_error.idempotency_key_mismatch' }]);
             }
             if (row.response_status === null) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
             return { status: row.response_status, body: row.response_body, replayed: true };

@@ -24,31 +24,34 @@ export const WAKE_CHANNEL = 'tidings_due';
  * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result. Messages
  * are inserted in (app, eventId) order: two groups that share eventIds wait for each other's rows in the
  * same order, so they cannot deadlock (in any other order they could: each holds a row the other needs).
+ * A scheduled message (deliver_at later than its creation) gets pending deliveries due at deliver_at, and
+ * their first timeline row says `scheduled` instead of `published`; a deliver_at in the past is due at once.
  * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
  * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
- * $10 now (NULL = database clock).
+ * $10 now (NULL = database clock), $11 content type (NULL = JSON payload), $12 deliver_at (NULL = at once).
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
  */
 const PUBLISH = prepared('tidings_publish', `
 WITH input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[])
-    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at)
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[],
+              $11::text[], $12::timestamptz[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at, content_type, deliver_at)
 ), msg AS (
-  INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at)
+  INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at)
   SELECT id, app_id, event_id, event_type,
          CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
-         payload, payload_key_id, retention_hours, now
+         payload, payload_key_id, retention_hours, now, content_type, deliver_at
   FROM input
   ORDER BY app_id, event_id
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
-  RETURNING id, app_id, event_type, channels, created_at
+  RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
   SELECT msg.app_id, msg.id, e.id,
          CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
-         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE msg.created_at END,
+         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE msg.due_at END,
          msg.created_at, msg.created_at
   FROM msg JOIN endpoints e ON e.app_id = msg.app_id
   WHERE e.deleted_at IS NULL
@@ -57,10 +60,13 @@ WITH input AS (
   RETURNING id, message_id, state, next_attempt_at, created_at
 ), logged AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at)
-  SELECT id, state, CASE WHEN state = 'skipped' THEN 'endpoint_disabled' ELSE 'published' END, created_at FROM made
+  SELECT id, state,
+         CASE WHEN state = 'skipped' THEN 'endpoint_disabled'
+              WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
+         created_at FROM made
 ), counts AS (
   SELECT message_id, count(*)::int AS total,
-         count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <> 'infinity')::int AS due
+         count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
   FROM made GROUP BY message_id
 )
 SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due
@@ -91,6 +97,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
     column((m) => m.message.id), column((m) => m.message.appId), column((m) => m.message.eventId), column((m) => m.message.eventType),
     column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), column((m) => m.data),
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
+    column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
   ]);
   const byId = new Map(res.rows.map((row) => [row.id, row]));
   return batch.map(({ message }) => {
@@ -137,7 +144,8 @@ interface KeyedCall {
 
 const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
   id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
-  channels: message.channels, tags: message.tags, payload: message.payload, createdAt,
+  channels: message.channels, tags: message.tags, payload: message.payload, contentType: message.contentType ?? null,
+  deliverAt: message.deliverAt ?? null, createdAt,
 });
 
 /**

@@ -1,7 +1,7 @@
 import { classifyAttempt, type Classification, type SendResult } from '../../domain/attempt-outcome.ts';
 import { newId } from '../../domain/ids.ts';
 import { decideNextStep, parseRetryAfterMs, type NextStep, type RetryPolicy } from '../../domain/retry-schedule.ts';
-import { signatureHeaders } from '../../domain/signing.ts';
+import { signatureHeadersFor, type SignatureHeaderSet } from '../../domain/signing.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { AttemptRecord, ClaimedDelivery } from '../../ports/delivery-store.ts';
 import type { OutboundRequest, Sender } from '../../ports/sender.ts';
@@ -9,7 +9,12 @@ import type { OutboundRequest, Sender } from '../../ports/sender.ts';
 /** Settings one attempt needs. */
 export interface AttemptSettings {
   readonly retryPolicy: RetryPolicy;
+  /** Signature headers each request carries (TIDINGS_SIGNATURE_HEADERS); default `both`. */
+  readonly signatureHeaders?: SignatureHeaderSet;
 }
+
+/** The content type of a JSON payload (a message published with `payload`). */
+const JSON_CONTENT_TYPE = 'application/json';
 
 /** Dependencies of one attempt. */
 export interface AttemptDeps {
@@ -29,14 +34,15 @@ export interface AttemptResult {
 
 /**
  * Stage 1, prepare: the outbound request, signed for this attempt (Standard Webhooks; DESIGN §6).
- * `webhook-id` is the message id (the same on every retry, replay and worker); the timestamp is the
- * attempt's own, in seconds.
+ * `webhook-id` (and/or `svix-id`, per `headerSet`) is the message id (the same on every retry, replay and
+ * worker); the timestamp is the attempt's own, in seconds. The body is the stored payload byte for byte, sent
+ * as `application/json`, or for a raw message with the content type it was published with.
  */
-export function prepareRequest(delivery: ClaimedDelivery, nowMs: number): OutboundRequest {
-  const signed = signatureHeaders(delivery.signingKeys, delivery.messageId, Math.floor(nowMs / 1000), delivery.payload);
+export function prepareRequest(delivery: ClaimedDelivery, nowMs: number, headerSet: SignatureHeaderSet = 'both'): OutboundRequest {
+  const signed = signatureHeadersFor(headerSet, delivery.signingKeys, delivery.messageId, Math.floor(nowMs / 1000), delivery.payload);
   return {
     url: delivery.url,
-    headers: { ...delivery.headers, 'content-type': 'application/json', ...signed },
+    headers: { ...delivery.headers, 'content-type': delivery.contentType ?? JSON_CONTENT_TYPE, ...signed },
     body: delivery.payload,
   };
 }
@@ -46,7 +52,7 @@ export function prepareRequest(delivery: ClaimedDelivery, nowMs: number): Outbou
  * record for the single fenced store write; it writes nothing itself.
  */
 export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
-  const request = prepareRequest(delivery, deps.clock.nowMs());
+  const request = prepareRequest(delivery, deps.clock.nowMs(), deps.settings.signatureHeaders);
   const result = await deps.sender.send(request, signal);
   const classification = classifyAttempt(result);
   const policy = deps.settings.retryPolicy;

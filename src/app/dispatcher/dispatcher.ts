@@ -4,6 +4,7 @@ import type { ClaimedDelivery, DeliveryStore } from '../../ports/delivery-store.
 import type { Logger } from '../../ports/logger.ts';
 import type { Sender } from '../../ports/sender.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
+import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
 
 /** Settings of a dispatcher. Durations in ms. */
@@ -23,6 +24,8 @@ export interface DispatcherSettings {
    */
   readonly endpointWindowShare?: number;
   readonly retryPolicy: RetryPolicy;
+  /** Signature headers each request carries (TIDINGS_SIGNATURE_HEADERS); default `both`. */
+  readonly signatureHeaders?: SignatureHeaderSet;
 }
 
 /** Hooks for metrics; every one optional. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, ERROR_CATALOG, type ErrorCode, type ValidationIssue } from '../../domain/errors.ts';
+import { AppError, ERROR_CATALOG, wireCode, type ErrorCode, type ValidationIssue } from '../../domain/errors.ts';
+import { notServedFamily } from '../not-served.ts';
 
 /** Fastify's name for the part of the request that failed validation → the Svix/FastAPI `loc` head. */
 const LOC_HEAD: Readonly<Record<string, string>> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -39,25 +40,38 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']);
 
-/** Fastify/zod validation issues → `[{loc, msg, type}]` (numeric path segments become numbers). */
+/**
+ * Fastify/zod validation issues → `[{loc, msg, type}]` (numeric path segments become numbers). A field
+ * outside the model is one issue per field, at its own loc (`extra fields not permitted`, as Svix says).
+ */
 function validationIssues(error: FastifyError): ValidationIssue[] {
   const head = LOC_HEAD[error.validationContext ?? 'body'] ?? 'body';
-  return (error.validation ?? []).map((v) => ({
-    loc: [head, ...v.instancePath.split('/').filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s))],
-    msg: v.message ?? 'invalid',
-    type: v.keyword,
-  }));
+  return (error.validation ?? []).flatMap((v) => {
+    const loc = [head, ...v.instancePath.split('/').filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+    const keys = (v.params as { keys?: unknown } | undefined)?.keys;
+    if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+      return keys.map((key) => ({ loc: [...loc, String(key)], msg: 'extra fields not permitted', type: 'value_error.extra' }));
+    }
+    return [{ loc, msg: v.message ?? 'invalid', type: v.keyword }];
+  });
 }
 
+/**
+ * The body of an error answer: `{code, detail}`. Every 422 carries `detail` as a list of `{loc, msg, type}`
+ * (the svix client's `HTTPValidationError`); a 422 whose cause has no field names the body as a whole.
+ */
 function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly ValidationIssue[], headers: Readonly<Record<string, string>> = {}): FastifyReply {
-  return reply.code(ERROR_CATALOG[code].status).headers(headers).type('application/json; charset=utf-8').send({ code, detail });
+  const status = ERROR_CATALOG[code].status;
+  const shaped = status === 422 && typeof detail === 'string' ? [{ loc: ['body'], msg: detail, type: `value_error.${code}` }] : detail;
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ code: wireCode(code), detail: shaped });
 }
 
 /**
  * The error handler (STYLE.md "Errors"): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
  * content type → 415; a body the client aborted → 400, logged as such (no stack); the database unreachable → 503;
- * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404.
+ * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
+ * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -84,5 +98,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unexpected fault');
     return send(reply, 'internal_error', `Internal error (request id ${request.id})`);
   });
-  app.setNotFoundHandler((request, reply) => send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const family = notServedFamily(path);
+    if (family !== undefined) return send(reply, 'not_served', `Tidings does not serve ${family.name} (${request.method} ${path}): ${family.reason}`);
+    return send(reply, 'not_found', `No route ${request.method} ${path}`);
+  });
 }

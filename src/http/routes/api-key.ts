@@ -8,7 +8,7 @@ import { commonErrors, idIterator, listQuery, listResponse, refParam, WIRE_LIMIT
 /** Longest key lifetime a caller may ask for, in seconds (10 years). */
 const MAX_EXPIRY_SECONDS = 10 * 365 * 24 * 3600;
 
-const apiKeyIn = z.object({
+const apiKeyIn = z.strictObject({
   name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength),
   appId: refParam.nullish().describe('Application id or uid: the key may act on this application only. Absent = an operator key.'),
   expiry: z.number().int().min(1).max(MAX_EXPIRY_SECONDS).nullish().describe('Lifetime in seconds; absent = until revoked'),

@@ -5,13 +5,16 @@ import { applicationOut, listOut } from '../present.ts';
 import { applicationList, applicationListQuery, applicationOut as applicationOutSchema } from '../schemas/application.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 
-/** `GET /api/v1/app` (admin only; ascending by id unless `order=descending`) and `GET /api/v1/app/{app}` (id or uid). */
+/** `GET /api/v1/app` (admin only; ascending by id unless `order=descending`; Svix's `exclude_apps_with_*` filters) and `GET /api/v1/app/{app}` (id or uid). */
 export function registerApplicationRead(app: Api, deps: Pick<HttpDeps, 'applications'>): void {
   app.get('/api/v1/app', {
     schema: { tags: ['Application'], summary: 'List applications', querystring: applicationListQuery, response: { 200: applicationList, ...commonErrors } },
   }, async (request) => {
     const q = request.query;
-    const page = await deps.applications.list(principalOf(request), { limit: q.limit, iterator: q.iterator ?? null, order: q.order });
+    const page = await deps.applications.list(principalOf(request), { limit: q.limit, iterator: q.iterator ?? null, order: q.order }, {
+      excludeWithNoEndpoints: q.exclude_apps_with_no_endpoints, excludeWithDisabledEndpoints: q.exclude_apps_with_disabled_endpoints,
+      excludeWithSvixPlayEndpoints: q.exclude_apps_with_svix_play_endpoints,
+    });
     return listOut(page, applicationOut);
   });
 

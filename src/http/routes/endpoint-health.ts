@@ -8,7 +8,7 @@ const params = z.object({ appId: refParam, endpointId: refParam });
 const iso = (d: Date | null): string | null => (d === null || !Number.isFinite(d.valueOf()) ? null : d.toISOString());
 
 /** Limits body: every field optional; null = unlimited. Requests per second and burst are whole numbers. */
-const limitsIn = z.object({
+const limitsIn = z.strictObject({
   maxInFlight: z.number().int().min(1).max(100_000).nullable().optional(),
   rateLimit: z.number().int().min(1).max(100_000).nullable().optional(),
   rateBurst: z.number().int().min(1).max(1_000_000).nullable().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
-import { messageHead, messageJson } from '../present.ts';
+import { messageHead, messageHeadFromJson, messageJson } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { eventExampleIn } from '../schemas/endpoint-settings.ts';
 import { messageOut } from '../schemas/message.ts';
@@ -27,8 +27,7 @@ export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exam
       payload = message.payload;
       return { status: 202, body: messageHead(message) };
     });
-    const stored = answer.body as ReturnType<typeof messageHead>;
-    const head = messageHead({ ...stored, createdAt: new Date(stored.timestamp) });
+    const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
     if (answer.replayed) payload = (await deps.queries.getMessage(principal, p.appId, head.id, true)).payload;
     reply.type('application/json; charset=utf-8');
     return sendAnswer(reply, answer, messageJson(head, payload));

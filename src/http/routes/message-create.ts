@@ -5,16 +5,21 @@ import type { PublishInput } from '../../app/publish.ts';
 import type { StoredAnswer } from '../../ports/idempotency-store.ts';
 import { idempotentPost, keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { payloadBytes } from '../payload-span.ts';
-import { messageHead, messageJson } from '../present.ts';
+import { messageHead, messageHeadFromJson, messageJson } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { messageIn, messageOut, withContentQuery } from '../schemas/message.ts';
 import { applicationInput } from './application-create.ts';
 
+/** Content type of a raw message whose request names none. */
+const RAW_DEFAULT_CONTENT_TYPE = 'text/plain';
+
 /**
  * `POST /api/v1/app/{app}/msg` (Svix create message): stores the message and one delivery per subscribed
  * endpoint in one transaction (with the Idempotency-Key when given), then answers 202 with the message. The
- * payload stored and delivered is the exact byte span of `payload` in the request (DESIGN §5); the answer
- * embeds it verbatim when `with_content` (default true; the svix client sends false).
+ * payload stored and delivered is the exact byte span of `payload` in the request (DESIGN §5), or for a raw
+ * message (`transformationsParams.rawPayload`, the svix client's `messageInRaw`) the raw body's UTF-8 bytes
+ * with its content type (default text/plain); the answer embeds it when `with_content` (default true; the
+ * svix client sends false). `deliverAt` makes the first attempt due then, and is echoed.
  *
  * The stored idempotent answer holds the message without its payload (payloads are encrypted at rest and
  * must not be copied into the key table in plain text); a replay reads the payload back from the message.
@@ -35,11 +40,14 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
   }, async (request, reply) => {
     const principal = principalOf(request);
     const body = request.body;
-    const payload = payloadBytes(request.rawText ?? '');
+    const raw = body.transformationsParams ?? null;
+    const payload = raw === null ? payloadBytes(request.rawText ?? '') : Buffer.from(raw.rawPayload, 'utf8');
+    const contentType = raw === null ? null : raw.headers?.['content-type'] ?? RAW_DEFAULT_CONTENT_TYPE;
     const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
     const scope = body.application == null ? keyScope(deps, request) : null;
     const inputFor = (appId: string): PublishInput => ({
       appId, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null, payload, retentionHours,
+      contentType, deliverAt: body.deliverAt ?? null,
     });
     const answerOf = (message: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(message) });
     let grouped: StoredAnswer | null = null;
@@ -62,13 +70,12 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     // Without get-or-create, the only write is the one PUBLISH statement: no BEGIN/COMMIT needed (ADR 0006).
     }, { withoutKey: body.application == null ? 'autocommit' : 'transaction' });
     // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
-    const stored = answer.body as ReturnType<typeof messageHead>;
-    const head = messageHead({ ...stored, createdAt: new Date(stored.timestamp) });
-    let content: Uint8Array | null = null;
+    const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
+    let content: { payload: Uint8Array | null; contentType: string | null } = { payload: null, contentType: null };
     if (request.query.with_content) {
-      content = answer.replayed ? (await deps.queries.getMessage(principal, request.params.appId, head.id, true)).payload : payload;
+      content = answer.replayed ? await deps.queries.getMessage(principal, request.params.appId, head.id, true) : { payload, contentType };
     }
     reply.type('application/json; charset=utf-8');
-    return sendAnswer(reply, answer, messageJson(head, content));
+    return sendAnswer(reply, answer, messageJson(head, content.payload, content.contentType));
   });
 }

@@ -4,7 +4,7 @@ import { principalOf } from '../idempotency.ts';
 import { commonErrors, refParam, tagName, WIRE_LIMITS } from '../schemas/common.ts';
 
 /** Tidings filters of an erasure; without a body every payload of the application is erased (as in Svix). */
-const eraseIn = z.object({
+const eraseIn = z.strictObject({
   tag: tagName.nullish().describe('Only messages carrying this tag (Tidings)'),
   eventIdPrefix: z.string().min(1).max(WIRE_LIMITS.nameMaxLength).nullish().describe('Only messages whose eventId starts with this (Tidings)'),
 }).meta({ id: 'ExpungeAllContentsIn' });

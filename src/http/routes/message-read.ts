@@ -28,6 +28,6 @@ export function registerMessageRead(app: Api, deps: Pick<HttpDeps, 'queries'>): 
   }, async (request, reply) => {
     const withContent = request.query.with_content;
     const msg = await deps.queries.getMessage(principalOf(request), request.params.appId, request.params.msgId, withContent);
-    return sendJsonBytes(reply, messageJson(messageHead(msg), withContent ? msg.payload : null));
+    return sendJsonBytes(reply, messageJson(messageHead(msg), withContent ? msg.payload : null, msg.contentType));
   });
 }

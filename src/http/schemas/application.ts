@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
+import { flagQuery, idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
 
-/** Svix `ApplicationIn` (`throttleRate`; the older name `rateLimit` is accepted too). Unknown fields are ignored. */
-export const applicationIn = z.object({
+/** Svix `ApplicationIn` (`throttleRate`; the older name `rateLimit` is accepted too). Any other field is refused (422 naming it). */
+export const applicationIn = z.strictObject({
   name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength),
   uid: uidSchema.nullish(),
   throttleRate: rateSchema.nullish().describe('Maximum messages per second; null = unlimited'),
@@ -11,7 +11,7 @@ export const applicationIn = z.object({
 }).meta({ id: 'ApplicationIn' });
 
 /** Svix `ApplicationPatch`: only the given fields change; null clears a nullable one. */
-export const applicationPatch = z.object({
+export const applicationPatch = z.strictObject({
   name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength).optional(),
   uid: uidSchema.nullish(),
   throttleRate: rateSchema.nullish(),
@@ -34,7 +34,11 @@ export const applicationOut = z.object({
 export const applicationList = listResponse(applicationOut).meta({ id: 'ListResponseApplicationOut' });
 
 /** `GET /api/v1/app` query: ascending by id (creation) unless `order=descending`. */
-export const applicationListQuery = listQuery(idIterator('app'), 'ascending');
+export const applicationListQuery = listQuery(idIterator('app'), 'ascending').extend({
+  exclude_apps_with_no_endpoints: flagQuery.default(false).describe('Leave out applications without endpoints'),
+  exclude_apps_with_disabled_endpoints: flagQuery.default(false).describe('Leave out applications whose endpoints are all disabled'),
+  exclude_apps_with_svix_play_endpoints: flagQuery.default(false).describe('Leave out applications whose endpoints are all Svix Play URLs'),
+});
 
 /** `POST /api/v1/app` query: `get_if_exists` (the svix client's getOrCreate) or `get_or_create`. */
 export const applicationCreateQuery = z.object({

@@ -2,8 +2,13 @@ import { z } from 'zod';
 import { channelName, eventTypeName, idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
 
 const url = z.string().min(1).max(WIRE_LIMITS.urlMaxLength).describe('http(s) URL; addresses refused by the egress policy answer 422 url_not_allowed');
-const eventTypes = z.array(eventTypeName).max(WIRE_LIMITS.eventTypesMax);
-const channels = z.array(channelName).max(WIRE_LIMITS.channelsMax);
+/**
+ * An endpoint's event-type filter and channels: at least one entry, or null/absent for "every event type" /
+ * "every channel". An empty list is refused (as Svix does): stored, it would read as "everything", the
+ * opposite of what an empty list says.
+ */
+const eventTypes = z.array(eventTypeName).min(1, 'must not be empty: omit it (or send null) to receive every event type').max(WIRE_LIMITS.eventTypesMax);
+const channels = z.array(channelName).min(1, 'must not be empty: omit it (or send null) to receive every channel').max(WIRE_LIMITS.channelsMax);
 const headers = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string().max(WIRE_LIMITS.urlMaxLength))
   .refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
 const version = z.number().int().min(1).max(2_147_483_647);
@@ -12,7 +17,7 @@ const version = z.number().int().min(1).max(2_147_483_647);
  * Svix `EndpointIn`. `eventTypes` and its older name `filterTypes` are both accepted (as are `throttleRate`
  * and `rateLimit`). `secret`: `whsec_` + base64 of 24–64 bytes (or the bare base64); omitted = generated.
  */
-export const endpointIn = z.object({
+export const endpointIn = z.strictObject({
   url,
   description: z.string().max(WIRE_LIMITS.urlMaxLength).nullish(),
   uid: uidSchema.nullish(),
@@ -32,7 +37,7 @@ export const endpointIn = z.object({
 export const endpointUpdate = endpointIn.omit({ secret: true }).meta({ id: 'EndpointUpdate' });
 
 /** Svix `EndpointPatch`: only the given fields change; null clears a nullable one. */
-export const endpointPatch = z.object({
+export const endpointPatch = z.strictObject({
   url: url.optional(),
   description: z.string().max(WIRE_LIMITS.urlMaxLength).optional(),
   uid: uidSchema.nullish(),

@@ -9,7 +9,7 @@ const featureFlags = z.array(flagName).max(WIRE_LIMITS.mapEntriesMax);
 const schemas = z.record(z.string(), z.unknown()).describe('Version ("1", "2", …) → JSON Schema; messages are checked against the highest version');
 
 /** Svix `EventTypeIn`. `featureFlag` (the older single flag) is accepted as one more flag. */
-export const eventTypeIn = z.object({
+export const eventTypeIn = z.strictObject({
   name: eventTypeName,
   description,
   archived: z.boolean().nullish(),
@@ -24,7 +24,7 @@ export const eventTypeIn = z.object({
 export const eventTypeUpsertIn = eventTypeIn.omit({ name: true }).meta({ id: 'EventTypeUpsertIn' });
 
 /** Svix `EventTypePatch`: only the given fields change; null clears a nullable one. */
-export const eventTypePatch = z.object({
+export const eventTypePatch = z.strictObject({
   description: description.optional(),
   archived: z.boolean().optional(),
   deprecated: z.boolean().optional(),

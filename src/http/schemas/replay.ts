@@ -11,10 +11,10 @@ const window = {
 };
 
 /** Svix `RecoverIn`. */
-export const recoverIn = z.object(window).meta({ id: 'RecoverIn' });
+export const recoverIn = z.strictObject(window).meta({ id: 'RecoverIn' });
 
 /** Svix `ReplayIn` (replay-missing). */
-export const replayIn = z.object(window).meta({ id: 'ReplayIn' });
+export const replayIn = z.strictObject(window).meta({ id: 'ReplayIn' });
 
 /** Svix `StatusCodeClass`: 0 (no response), 100, 200, 300, 400, 500. */
 const statusCodeClass = z.number().int().refine((n) => [0, 100, 200, 300, 400, 500].includes(n), 'must be 0, 100, 200, 300, 400 or 500');
@@ -24,7 +24,7 @@ const statusCodeClass = z.number().int().refine((n) => [0, 100, 200, 300, 400, 5
  * ones, absent → dead and succeeded (Svix: "both successful and failed"); 1 and 3 (pending, sending) select
  * nothing to replay. `statusCodeClass` filters on the last attempt's status.
  */
-export const bulkReplayIn = z.object({
+export const bulkReplayIn = z.strictObject({
   ...window,
   eventTypes: z.array(eventTypeName).max(WIRE_LIMITS.eventTypesMax).nullish(),
   channel: channelName.nullish(),
@@ -34,7 +34,7 @@ export const bulkReplayIn = z.object({
 }).meta({ id: 'BulkReplayIn' });
 
 /** Tidings: `POST /app/{app}/dead-letter/replay` — dead letters by endpoint, event types and window, paced. */
-export const deadLetterReplayIn = z.object({
+export const deadLetterReplayIn = z.strictObject({
   ...window,
   endpointId: refParam.nullish().describe('One endpoint (id or uid); absent = every endpoint of the application'),
   eventTypes: z.array(eventTypeName).max(WIRE_LIMITS.eventTypesMax).nullish(),
