@@ -65,13 +65,16 @@ export interface EndpointsDeps {
   readonly random: Random;
   /** TIDINGS_EGRESS_ALLOWLIST: CIDR ranges endpoint URLs may point at although refused by default. */
   readonly egressAllowlist: readonly string[];
+  /** TIDINGS_MAX_ENDPOINTS_PER_APP: most live endpoints of one application (bounds one publish's fan-out). */
+  readonly maxEndpointsPerApp: number;
 }
 
 /** Endpoint management (Svix endpoints API). Writes run in the caller's transaction. */
 export interface Endpoints {
   /**
    * Creates an endpoint with a given or generated `whsec_` secret.
-   * @throws AppError `not_found` (application), `url_not_allowed`, `validation` (secret, headers, uid), `conflict` (uid)
+   * @throws AppError `not_found` (application), `url_not_allowed`, `validation` (secret, headers, uid), `conflict` (uid),
+   *   `endpoint_limit_reached` (the application has TIDINGS_MAX_ENDPOINTS_PER_APP endpoints)
    */
   create(tx: Tx, principal: Principal, appRef: string, input: EndpointInput): Promise<EndpointRecord>;
   list(principal: Principal, appRef: string, page: PageQuery): Promise<Page<EndpointRecord>>;
@@ -148,6 +151,10 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
   const insert = async (tx: Tx, appId: string, input: EndpointInput, uid: string | null) => {
     const url = checkUrl(input.url, deps.egressAllowlist);
     checkUid(uid);
+    const live = await store.countEndpointsLocked(tx, appId);
+    if (live >= deps.maxEndpointsPerApp) {
+      throw new AppError('endpoint_limit_reached', `The application has ${live} endpoints; at most ${deps.maxEndpointsPerApp} (TIDINGS_MAX_ENDPOINTS_PER_APP). Delete one first.`);
+    }
     const secret = input.secret === undefined || input.secret === null ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES)) : normaliseSecret(input.secret);
     const endpoint = await store.insertEndpoint(tx, {
       id: newId('ep', clock.nowMs(), () => deps.random.next()), appId, uid, url, description: input.description, version: input.version,

@@ -59,3 +59,23 @@ test('a changed event type is compiled again (the cache follows updatedAt)', () 
   assert.deepEqual(refusal(() => s.validate(eventType({ 1: { type: 'string' } }, 2), bytes(5))), ['body.payload value_error.jsonschema.type']);
   assert.doesNotThrow(() => s.validate(eventType({ 1: { type: 'number' } }, 3), bytes(5)));
 });
+
+test('each pattern is checked by its own expression, within one schema and across schemas (one shared compiler)', () => {
+  const s = createPayloadSchemas();
+  const first = { 1: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } };
+  const second = { 1: { type: 'object', properties: { x: { type: 'string', pattern: '^x+$' }, y: { type: 'string', pattern: '^y+$' } } } };
+  assert.deepEqual([...s.check(first), ...s.check(second)], []);
+  const record = (name: string, schemas: object) => ({ name, updatedAt: new Date(1), schemas }) as never;
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+  assert.throws(() => s.validate(record('first', first), json({ s: `${'a'.repeat(40)}!` })), /payload/);
+  s.validate(record('second', second), json({ x: 'xxx', y: 'yy' }));
+  assert.throws(() => s.validate(record('second', second), json({ x: 'yy', y: 'yy' })), (e: { detail: { loc: unknown[] }[] }) => e.detail.length === 1 && e.detail[0]!.loc.at(-1) === 'x');
+});
+
+test('a schema over the size or pattern cap is refused naming the setting', () => {
+  const s = createPayloadSchemas({ maxSchemaBytes: 1024, maxSchemaPatterns: 2 });
+  const big = { 1: { type: 'object', description: 'd'.repeat(2000) } };
+  assert.match(s.check(big)[0]?.msg ?? '', /TIDINGS_MAX_SCHEMA_BYTES/);
+  const many = { 1: { type: 'object', patternProperties: { '^a': {}, '^b': {} }, properties: { c: { pattern: '^c' } } } };
+  assert.match(s.check(many)[0]?.msg ?? '', /3 patterns; at most 2 \(TIDINGS_MAX_SCHEMA_PATTERNS\)/);
+});

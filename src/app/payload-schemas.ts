@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
+import { RE2JS } from 're2js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -39,18 +41,92 @@ export function latestVersion(schemas: Readonly<Record<string, unknown>>): strin
   return versions.at(-1) ?? null;
 }
 
-function compilerFor(schema: unknown): Ajv {
-  const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
-  const options = { allErrors: true, strict: false } as const;
-  // A fresh instance per schema: compiled schemas are not registered twice under the same $id.
-  const ajv = typeof declared === 'string' && declared.includes('2020-12') ? new Ajv2020(options)
-    : typeof declared === 'string' && declared.includes('2019-09') ? new Ajv2019(options)
-      : new Ajv(options);
-  return addFormats(ajv);
+/** Thrown by the regular-expression engine for a pattern RE2 cannot run (look-around, back-references). */
+class UnsupportedPatternError extends Error {}
+
+/**
+ * ajv's engine for `pattern` and `patternProperties`: RE2 semantics through re2js (a pure-JavaScript port of
+ * RE2), whose matching time is linear in the input, so no pattern can freeze the event loop by
+ * backtracking — `^(a+)+$` on 30 characters took 1.8 s with JavaScript's RegExp. JSON Schema patterns are
+ * ECMA-262 (JSON Schema 2020-12 core §6.4); the ones RE2 cannot run — look-around, back-references — are
+ * refused when the schema is written (ajv's `code.regExp` option is the documented way to swap engines).
+ */
+const linearRegExp: RegExpEngine = Object.assign((pattern: string) => {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch (error) {
+    throw new UnsupportedPatternError(`pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no look-around, no back-references): ${(error as Error).message}`);
+  }
+  // ajv keys compiled patterns by `toString()`: each must name its own pattern, or all would share the first.
+  return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
+}, { code: 're2js' });
+
+/** Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS). */
+export interface SchemaLimits {
+  /** Largest schema of one version, as JSON text, in bytes. */
+  readonly maxSchemaBytes: number;
+  /** Most `pattern` values plus `patternProperties` keys in one schema. */
+  readonly maxSchemaPatterns: number;
 }
 
+/** Defaults of {@link SchemaLimits}, as in src/config/config.ts. */
+export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxSchemaBytes: 16_384, maxSchemaPatterns: 64 };
+
+/**
+ * The regular expressions of a schema: each string `pattern` and each key of a `patternProperties` object,
+ * at any depth (walked with an explicit stack: a deeply nested schema cannot overflow the call stack).
+ */
+export function countPatterns(schema: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'pattern' && typeof value === 'string') count++;
+      if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) count += Object.keys(value).length;
+      stack.push(value);
+    }
+  }
+  return count;
+}
+
+const AJV_OPTIONS = { allErrors: true, strict: false, code: { regExp: linearRegExp } } as const;
+/** One instance per draft, made once: a new instance with its formats cost more than compiling a small schema. */
+const compilers: { draft7?: Ajv; draft2019?: Ajv; draft2020?: Ajv } = {};
+
+function compilerFor(schema: unknown): Ajv {
+  const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (typeof declared === 'string' && declared.includes('2020-12')) return (compilers.draft2020 ??= addFormats(new Ajv2020(AJV_OPTIONS)));
+  if (typeof declared === 'string' && declared.includes('2019-09')) return (compilers.draft2019 ??= addFormats(new Ajv2019(AJV_OPTIONS)));
+  return (compilers.draft7 ??= addFormats(new Ajv(AJV_OPTIONS)));
+}
+
+/** Validators compiled lately, by schema text: a schema checked when written is not compiled again to publish. */
+const RECENT_MAX = 64;
+const recent = new Map<string, ValidateFunction>();
+
 function compile(schema: unknown): ValidateFunction {
-  return compilerFor(schema).compile(schema as object | boolean);
+  const text = JSON.stringify(schema);
+  const hit = recent.get(text);
+  if (hit !== undefined) return hit;
+  const ajv = compilerFor(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema as object | boolean);
+  } finally {
+    // Unregistered at once: the same $id may be compiled again (a new version, another event type), and the
+    // shared instance keeps nothing per schema.
+    if (typeof schema === 'object' && schema !== null) ajv.removeSchema(schema as object);
+  }
+  recent.set(text, validate);
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
+  return validate;
 }
 
 /** ajv's error → the Svix/FastAPI issue shape, under `body.payload`. */
@@ -60,8 +136,13 @@ function issueOf(error: ErrorObject): ValidationIssue {
   return { loc: ['body', 'payload', ...path, ...missing], msg: error.message ?? 'does not match the event type schema', type: `value_error.jsonschema.${error.keyword}` };
 }
 
-/** Makes the payload schema checks (with their validator cache). */
-export function createPayloadSchemas(): PayloadSchemas {
+/**
+ * Makes the payload schema checks (with their validator cache). A schema is refused at write time when its
+ * JSON is larger than `limits.maxSchemaBytes` or it has more than `limits.maxSchemaPatterns` regular
+ * expressions, so compiling one (at write time, and once per event-type change on the publish path) and
+ * checking a payload against it cost bounded time: a schema of 8,000 patterns took 7.8 s to compile.
+ */
+export function createPayloadSchemas(limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS): PayloadSchemas {
   const cache = new Map<string, { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }>();
 
   const validatorOf = (eventType: EventTypeRecord, schemas: Readonly<Record<string, unknown>>, version: string): ValidateFunction => {
@@ -86,9 +167,23 @@ export function createPayloadSchemas(): PayloadSchemas {
           issues.push({ loc: ['body', 'schemas', version], msg: 'must be a JSON Schema object', type: 'type_error.dict' });
           continue;
         }
+        const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+        if (bytes > limits.maxSchemaBytes) {
+          issues.push({ loc: ['body', 'schemas', version], msg: `the schema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} (TIDINGS_MAX_SCHEMA_BYTES)`, type: 'value_error.jsonschema.too_large' });
+          continue;
+        }
+        const patterns = countPatterns(schema);
+        if (patterns > limits.maxSchemaPatterns) {
+          issues.push({ loc: ['body', 'schemas', version], msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`, type: 'value_error.jsonschema.too_many_patterns' });
+          continue;
+        }
         try {
           compile(schema);
         } catch (error) {
+          if (error instanceof UnsupportedPatternError) {
+            issues.push({ loc: ['body', 'schemas', version], msg: error.message, type: 'value_error.jsonschema.pattern' });
+            continue;
+          }
           issues.push({ loc: ['body', 'schemas', version], msg: `not a valid JSON Schema: ${(error as Error).message}`, type: 'value_error.jsonschema' });
         }
       }

@@ -2,7 +2,11 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
+import { installAuthFailureLimit } from './plugins/auth-failures.ts';
+import { continueAfterAuthentication, guardConnections } from './plugins/connection-guard.ts';
 import { installCors } from './plugins/cors.ts';
+import { clientErrorHandler, frameworkErrors, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
+import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installOpenApi } from './plugins/openapi.ts';
@@ -46,12 +50,22 @@ const MAX_PARAM_LENGTH = 1024;
 /**
  * One log line per API request — method, url, status and duration, at its end — instead of Fastify's two
  * (an "incoming request" line is half the logging cost of every call and says nothing the last one does not).
+ * Credentials in the query string are redacted from the url; refusals (401, 429) are sampled by
+ * `refusals` (TIDINGS_REFUSAL_LOG_RATE).
  */
 class OneLineLogController extends LogController {
+  readonly #refusals: LineSampler;
+
+  constructor(refusals: LineSampler) {
+    super();
+    this.#refusals = refusals;
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if ((reply.statusCode === 401 || reply.statusCode === 429) && !this.#refusals.take()) return;
+    const line = { req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
   }
@@ -66,20 +80,40 @@ const API_VERSION = '1.0.0';
  * operation. Call `ready()` or `listen()` on the result.
  */
 export function buildApp(deps: HttpDeps): FastifyInstance {
+  const { config } = deps;
+  const refusals = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'refused request' });
+  const info = (obj: object, msg: string): void => deps.logger.info(obj, msg);
   const fastify = Fastify({
     loggerInstance: deps.logger,
-    bodyLimit: deps.config.maxBodyBytes,
+    bodyLimit: config.maxBodyBytes,
     genReqId: genRequestId,
-    logController: new OneLineLogController(),
+    logController: new OneLineLogController(refusals),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Slow clients (ADR 0010): headers, the whole request, idle keep-alive and idle sockets are each bounded.
+    requestTimeout: config.apiRequestTimeoutMs,
+    keepAliveTimeout: config.apiKeepAliveTimeoutMs,
+    connectionTimeout: config.apiIdleTimeoutMs,
+    http: {
+      headersTimeout: config.apiHeadersTimeoutMs,
+      // Node checks the two timeouts above on this period (30 s by default, which would stretch them).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.apiHeadersTimeoutMs / 4))),
+      // A missing Host is answered in the error contract by the shape checks, not by Node's empty 400.
+      requireHostHeader: false,
+    },
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(refusals, info),
   });
+  fastify.decorate('connectionStats', guardConnections(fastify.server, config.apiMaxConnections, refusals, info));
+  continueAfterAuthentication(fastify);
   const app: Api = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
   installErrorHandler(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
+  installEdgeErrors(fastify);
+  installAuthFailureLimit(fastify, config);
   installAuth(fastify, deps);
   installCors(fastify, deps.config);
   installRateLimit(fastify, deps.config);

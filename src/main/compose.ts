@@ -10,6 +10,7 @@ import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import { ensureAdminToken } from '../app/credentials.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
+import type { ConnectionStats } from '../http/plugins/connection-guard.ts';
 import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
@@ -18,6 +19,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
 import { createFaultPoints } from './fault-points.ts';
+import { fdBudget, openFileLimit } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
 import { createRetentionJob } from './retention-job.ts';
@@ -46,6 +48,8 @@ export interface Running {
   readonly metrics: Metrics;
   /** Base URL of the HTTP API (api role), e.g. `http://127.0.0.1:8071`. */
   readonly apiUrl: string | undefined;
+  /** The API's connection figures (api role): open now, peak, evicted, refused (TIDINGS_API_MAX_CONNECTIONS). */
+  readonly apiConnections: (() => ConnectionStats) | undefined;
   /** Base URL of the admin server (dispatcher-only role). */
   readonly adminUrl: string | undefined;
   readonly dispatcher: DispatcherRole | undefined;
@@ -101,9 +105,18 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       }
     };
 
+    const budget = fdBudget(config, options.roles, db.engine === 'server');
+    const fdLimit = openFileLimit();
+    if (fdLimit !== null && budget.total > fdLimit) logger.warn({ fdBudget: budget, fdLimit }, 'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)');
+
     let dispatcherRole: DispatcherRole | undefined;
     if (options.roles.dispatcher) {
-      dispatcherRole = createDispatcherRole({ config, db, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      // With the API in the same process, the dispatcher claims and records through a pool of its own:
+      // API requests waiting for a connection never delay a claim (ADR 0010).
+      const ownPool = options.roles.api && db.engine === 'server';
+      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') }) : db;
+      if (ownPool) closers.push(() => dispatcherDb.close());
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push(() => wakeups.stop());
       dispatcherRole.dispatcher.start();
@@ -116,6 +129,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     }
 
     let apiUrl: string | undefined;
+    let apiConnections: (() => ConnectionStats) | undefined;
     let adminUrl: string | undefined;
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
@@ -130,6 +144,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       retention.start();
       closers.push(() => retention.stop());
       apiUrl = urlOf(app);
+      apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
       const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken });
@@ -141,7 +156,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     let stopping: Promise<void> | undefined;
     return {
-      config, db, metrics, apiUrl, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
+      config, db, metrics, apiUrl, apiConnections, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
       stop: () => (stopping ??= closeAll()),
     };
   } catch (error) {

@@ -59,7 +59,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const catalog = createPgCatalogStore(w.db, w.cipher, batchLimits);
   const { clock, random } = w;
   const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
-  const schemas = createPayloadSchemas();
+  const schemas = createPayloadSchemas({ maxSchemaBytes: w.config.maxSchemaBytes, maxSchemaPatterns: w.config.maxSchemaPatterns });
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
   const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
@@ -72,7 +72,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     ready: w.ready,
     idempotency: createPgIdempotencyStore(w.db),
     applications: createApplications({ store: catalog, clock, random }),
-    endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
+    endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
     publisher: withEventTypeChecks(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {

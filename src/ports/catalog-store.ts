@@ -42,6 +42,12 @@ export interface CatalogStore {
    * @throws AppError `conflict` when `uid` is taken in the application
    */
   insertEndpoint(tx: Tx, endpoint: NewEndpoint, now: Date | null): Promise<EndpointRecord>;
+  /**
+   * Live (not deleted) endpoints of `appId`, counted after locking the application row (FOR NO KEY UPDATE,
+   * so publishes are not blocked) until `tx` ends: concurrent creations in one application are serialised,
+   * and a count checked against a cap stays true until the insert commits.
+   */
+  countEndpointsLocked(tx: Tx, appId: string): Promise<number>;
   /** Finds a live (not deleted) endpoint of `appId` by id (`ep_…`) or uid. */
   findEndpoint(appId: string, ref: string, options?: FindOptions): Promise<EndpointRecord | null>;
   listEndpoints(appId: string, page: PageQuery): Promise<Page<EndpointRecord>>;

@@ -72,7 +72,7 @@ export function toRecord(row: EndpointRow): EndpointRecord {
  * The endpoint part of the PostgreSQL {@link CatalogStore}. Signing secrets are encrypted with `cipher`
  * (context = endpoint id, so a value cannot be moved to another row) and never logged.
  */
-export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertEndpoint' | 'findEndpoint' | 'listEndpoints' | 'updateEndpoint' | 'softDeleteEndpoint' | 'endpointSecret' | 'settlePendingDeliveries'> {
+export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertEndpoint' | 'countEndpointsLocked' | 'findEndpoint' | 'listEndpoints' | 'updateEndpoint' | 'softDeleteEndpoint' | 'endpointSecret' | 'settlePendingDeliveries'> {
   /** Appends to the endpoint's health history (endpoint_events), as the dispatcher does for its own changes. */
   const logEvent = async (tx: Tx, endpointId: string, kind: string, reason: string | null, now: Date | null) => {
     await on(db, tx).query(`INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`, [endpointId, kind, reason, now]);
@@ -92,6 +92,12 @@ export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertE
         UID_TAKEN,
       );
       return toRecord(res.rows[0]!);
+    },
+
+    async countEndpointsLocked(tx, appId) {
+      await on(db, tx).query('SELECT 1 FROM applications WHERE id = $1 FOR NO KEY UPDATE', [appId]);
+      const res = await on(db, tx).query<{ n: string }>('SELECT count(*) AS n FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL', [appId]);
+      return Number(res.rows[0]?.n ?? 0);
     },
 
     async findEndpoint(appId, ref, options = {}) {

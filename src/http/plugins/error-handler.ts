@@ -69,7 +69,7 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
 /**
  * The error handler (STYLE.md "Errors"): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
- * content type → 415; the database unreachable → 503;
+ * content type → 415; a body the client aborted → 400, logged as such (no stack); the database unreachable → 503;
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
  * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
@@ -79,6 +79,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
     const mapped = FASTIFY_CODES[error.code];
     if (mapped !== undefined) return send(reply, mapped, error.message);
+    if (request.raw.readableAborted) {
+      // The client closed the connection before its body arrived (its ECONNRESET is not the database's):
+      // nothing was read, nothing was changed, and nobody is left to answer.
+      request.log.info({ aborted: true }, 'client aborted the request before its body arrived');
+      return send(reply, 'bad_request', 'The request body was not received completely');
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return send(reply, 'service_unavailable', 'The database cannot be reached; nothing was changed. Retry later.', { 'retry-after': '1' });

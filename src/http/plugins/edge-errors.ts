@@ -1,0 +1,135 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TOKEN_PREFIX } from '../../app/credentials.ts';
+import { AppError, ERROR_CATALOG, type ErrorCode } from '../../domain/errors.ts';
+import type { LineSampler } from './line-sampler.ts';
+
+/**
+ * The HTTP edge cases that never reach a route, answered in the error contract (`{code, detail}` JSON,
+ * docs/reference/errors.md) instead of Fastify's or Node's own bodies, and requests whose meaning would have
+ * to be guessed, refused before authentication reads anything.
+ */
+
+/** Headers a request may carry at most once: a second one would be dropped or joined by Node, i.e. guessed. */
+const SINGLE_HEADERS = ['authorization', 'idempotency-key', 'content-type', 'host'] as const;
+
+/**
+ * Query parameter names that carry a credential in other APIs (OAuth 2.0's `access_token`, RFC 6750 §2.3,
+ * and the usual `token` / `api_key` spellings). A URL is logged, cached and kept in browser histories, so a
+ * credential there leaks: such a request is refused (RFC 6750 §5.3 advises against query credentials).
+ */
+const CREDENTIAL_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'api-key', 'key', 'auth', 'authorization', 'bearer', 'secret', 'password', 'jwt']);
+
+/** True when a query parameter `name=value` looks like a credential (by name, or a Tidings token as value). */
+function isCredentialParam(name: string, value: string): boolean {
+  return CREDENTIAL_PARAMS.has(name.toLowerCase()) || value.startsWith(TOKEN_PREFIX);
+}
+
+/**
+ * `url` with the value of every credential-looking query parameter replaced by `[redacted]`, for log lines
+ * (the request itself is refused with `credentials_in_query`). A URL without a query is returned as it is.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url.slice(q + 1).split('&').map((part) => {
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    let name = rawName;
+    let value = rawValue;
+    try {
+      name = decodeURIComponent(rawName.replaceAll('+', ' '));
+      value = decodeURIComponent(rawValue.replaceAll('+', ' '));
+    } catch {
+      return `${rawName}=[redacted]`; // not decodable: nothing of it is worth logging
+    }
+    return isCredentialParam(name, value) ? `${rawName}=[redacted]` : part;
+  });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+function count(rawHeaders: readonly string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) n++;
+  return n;
+}
+
+/**
+ * The checks run first on every request (an `onRequest` hook installed before authentication):
+ * - HTTP/1.1 without `Host` → 400 `bad_request` (RFC 9112 §3.2: "A server MUST respond with a 400 … to any
+ *   HTTP/1.1 request message that lacks a Host header field");
+ * - two `Authorization`, `Idempotency-Key`, `Content-Type` or `Host` headers → 400 `ambiguous_request`
+ *   (Node keeps the first Authorization and joins two Idempotency-Keys with ", ": either is a guess);
+ * - a `Content-Encoding` other than `identity` → 415 `unsupported_content_encoding` with
+ *   `Accept-Encoding: identity` (RFC 9110 §15.5.16 and §12.5.3: 415 is the status for an unsupported content
+ *   coding; the body is never decompressed, so its size limit holds);
+ * - a credential in the query string → 400 `credentials_in_query` (see {@link redactUrl} for the log).
+ * @throws AppError as listed
+ */
+export function checkRequestShape(request: FastifyRequest): void {
+  const raw = request.raw;
+  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1 && count(raw.rawHeaders, 'host') === 0) {
+    throw new AppError('bad_request', 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', { headers: { connection: 'close' } });
+  }
+  for (const name of SINGLE_HEADERS) {
+    if (count(raw.rawHeaders, name) > 1) throw new AppError('ambiguous_request', `The ${name} header appears more than once; send it once`, { headers: { connection: 'close' } });
+  }
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not accepted; send the body uncompressed', { headers: { 'accept-encoding': 'identity', connection: 'close' } });
+  }
+  const q = request.url.indexOf('?');
+  if (q >= 0 && redactUrl(request.url) !== request.url) {
+    throw new AppError('credentials_in_query', 'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this one as leaked', { headers: { connection: 'close' } });
+  }
+}
+
+/** Fastify's framework errors (a bad percent-encoding, a path segment over the router's limit) → the contract. */
+function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [code, detail]: [ErrorCode, string] = error.code === 'FST_ERR_BAD_URL' ? ['bad_request', 'The request target is not a valid URL (a malformed percent-encoding)']
+    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? ['uri_too_long', 'A path segment of the request target is too long']
+      : ['bad_request', 'The request could not be routed'];
+  // The request target is not echoed: it may hold anything, a credential included.
+  void reply.code(ERROR_CATALOG[code].status).type('application/json; charset=utf-8').send({ code, detail });
+}
+
+/** Node's parser errors → status, code and detail (llhttp error codes; ERR_HTTP_REQUEST_TIMEOUT from the server). */
+function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['request_timeout', 'The request did not arrive in time (TIDINGS_API_HEADERS_TIMEOUT, TIDINGS_API_REQUEST_TIMEOUT)'];
+  if (err.code === 'HPE_HEADER_OVERFLOW') return ['headers_too_large', 'The request line and headers are larger than the server accepts'];
+  if (err.code === 'HPE_URI_TOO_LONG') return ['uri_too_long', 'The request target is too long'];
+  return ['bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
+}
+
+/**
+ * Installs the framework-error answers and the shape checks. Node's own client errors are answered by
+ * {@link clientErrorHandler}, passed to Fastify at construction.
+ */
+export function installEdgeErrors(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => checkRequestShape(request));
+}
+
+/** The `frameworkErrors` option of Fastify (set at construction). */
+export const frameworkErrors = frameworkError;
+
+/**
+ * Makes Fastify's `clientErrorHandler`: a request Node could not parse, or that timed out, is answered with
+ * `{code, detail}` JSON and the connection closed (nothing of the request is echoed). A reset or already
+ * closed socket gets nothing. Lines are written through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
+ */
+export function clientErrorHandler(sampler: LineSampler, log: (obj: object, msg: string) => void): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [code, detail] = clientErrorAnswer(err);
+    const status = ERROR_CATALOG[code].status;
+    if (sampler.take()) log({ clientError: err.code, status }, 'client error');
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({ code, detail });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+}

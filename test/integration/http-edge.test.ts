@@ -1,0 +1,136 @@
+/**
+ * The HTTP edge over raw sockets to 127.0.0.1 (PostgreSQL server): requests that never reach a route are
+ * answered in the error contract (`{code, detail}` JSON) without echoing the request; requests whose meaning
+ * would be a guess are refused; an unauthenticated caller's body is never read, and `100 Continue` is sent
+ * only after authentication; slow requests time out with 408.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { freshServerDatabase } from '../support/db.ts';
+import { rawExchange } from '../support/raw-http.ts';
+import { ADMIN_TOKEN, startApi, type ApiHarness } from './api-harness.ts';
+
+const AUTH = `Authorization: Bearer ${ADMIN_TOKEN}\r\n`;
+
+describe('the HTTP edge answers in the error contract', () => {
+  let api: ApiHarness;
+  before(async () => {
+    api = await startApi(freshServerDatabase, { TIDINGS_API_HEADERS_TIMEOUT: '600ms', TIDINGS_API_REQUEST_TIMEOUT: '3s' });
+  });
+  after(async () => api?.close());
+
+  const exchange = (text: string, timeoutMs?: number) => rawExchange(api.url, text, timeoutMs === undefined ? {} : { timeoutMs });
+  const appCount = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM applications')).rows[0]?.n);
+
+  test('a malformed percent-encoding in the path (FST_ERR_BAD_URL) is 400 bad_request JSON that does not echo the URL', async () => {
+    const r = await exchange(`GET /api/v1/app/%zz-secret-looking HTTP/1.1\r\nHost: t\r\nConnection: close\r\n${AUTH}\r\n`);
+    assert.equal(r.status, 400);
+    assert.deepEqual(Object.keys(r.body as object), ['code', 'detail']);
+    assert.equal((r.body as { code: string }).code, 'bad_request');
+    assert.doesNotMatch(r.text, /secret-looking|FST_ERR/);
+  });
+
+  test('a path segment over the router limit is 414 uri_too_long JSON that does not echo the URL', async () => {
+    const r = await exchange(`GET /api/v1/app/${'s'.repeat(3000)} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n${AUTH}\r\n`);
+    assert.equal(r.status, 414);
+    assert.equal((r.body as { code: string }).code, 'uri_too_long');
+    assert.doesNotMatch(r.text, /sssss/);
+  });
+
+  test('headers over the size limit are 431 headers_too_large JSON, and the connection is closed', async () => {
+    const r = await exchange(`GET /api/v1/app HTTP/1.1\r\nHost: t\r\nX-Pad: ${'p'.repeat(20_000)}\r\n${AUTH}\r\n`);
+    assert.equal(r.status, 431);
+    assert.equal((r.body as { code: string }).code, 'headers_too_large');
+    assert.notEqual(r.closedAfterMs, null);
+  });
+
+  test("a request Node cannot parse gets {code, detail} JSON, not Node's or Fastify's own body", async () => {
+    const r = await exchange('NOT-HTTP at all\r\n\r\n');
+    assert.equal(r.status, 400);
+    assert.equal((r.body as { code: string }).code, 'bad_request');
+    assert.doesNotMatch(r.text, /"statusCode"|Client Error/);
+  });
+
+  test('an HTTP/1.1 request without Host is 400 bad_request with a JSON body, not an empty 400', async () => {
+    const r = await exchange(`GET /api/v1/app HTTP/1.1\r\n${AUTH}\r\n`);
+    assert.equal(r.status, 400);
+    assert.equal((r.body as { code: string }).code, 'bad_request');
+    assert.match((r.body as { detail: string }).detail, /Host/);
+  });
+
+  test('two Authorization, Idempotency-Key or Content-Type headers are refused 400 ambiguous_request and create nothing', async () => {
+    const before = await appCount();
+    const body = '{"name":"twice"}';
+    const head = `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Length: ${body.length}\r\n`;
+    for (const extra of [
+      `${AUTH}Authorization: Bearer someone-else\r\nContent-Type: application/json\r\n`,
+      `${AUTH}Content-Type: application/json\r\nIdempotency-Key: a\r\nIdempotency-Key: b\r\n`,
+      `${AUTH}Content-Type: application/json\r\nContent-Type: text/plain\r\n`,
+    ]) {
+      const r = await exchange(`${head}${extra}\r\n${body}`);
+      assert.equal(r.status, 400, extra);
+      assert.equal((r.body as { code: string }).code, 'ambiguous_request', extra);
+    }
+    assert.equal(await appCount(), before);
+  });
+
+  test('a compressed body is refused 415 unsupported_content_encoding with Accept-Encoding: identity, and nothing is created', async () => {
+    const before = await appCount();
+    const r = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 16\r\n\r\n{"name":"gzip!"}`);
+    assert.equal(r.status, 415);
+    assert.equal((r.body as { code: string }).code, 'unsupported_content_encoding');
+    assert.match(r.text, /accept-encoding: identity/i);
+    assert.equal(await appCount(), before);
+  });
+
+  test('a credential in the query string is refused 400 credentials_in_query, even with a valid Authorization header', async () => {
+    for (const query of ['access_token=tidings_leaked', 'token=abc', 'api_key=abc', 'iterator=tidings_abc']) {
+      const res = await api.request('GET', `/api/v1/app?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(((await res.json()) as { code: string }).code, 'credentials_in_query', query);
+    }
+    assert.equal((await api.request('GET', '/api/v1/app?limit=5')).status, 200, 'ordinary query parameters pass');
+  });
+
+  test("an unauthenticated request's body is never read: 401 at once and the server closes the connection", async () => {
+    // Headers announce 10 MB; the body never comes. Before, the 401 kept the connection open to read it.
+    const r = await exchange('POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"name":', 3000);
+    assert.equal(r.status, 401);
+    assert.notEqual(r.closedAfterMs, null, 'the server closed the connection');
+    assert.ok(r.closedAfterMs! < 500, `closed after ${r.closedAfterMs} ms (the request timeout is 3 s)`);
+  });
+
+  test('100 Continue is sent only after authentication: never to a caller without a valid token', async () => {
+    const refused = await exchange('POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer wrong\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 16\r\n\r\n', 3000);
+    assert.equal(refused.status, 401);
+    assert.doesNotMatch(refused.text, /100 Continue/);
+
+    const body = '{"name":"cont."}';
+    const accepted = await rawExchange(api.url, `POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`, {
+      timeoutMs: 5000,
+      then: (socket) => {
+        socket.once('data', (chunk) => {
+          assert.match(chunk.toString('latin1'), /^HTTP\/1\.1 100 Continue/);
+          socket.write(body);
+        });
+      },
+    });
+    assert.equal(accepted.status, 201, accepted.text);
+  });
+
+  test('a client that sends its headers too slowly gets 408 request_timeout JSON and is disconnected', async () => {
+    const r = await exchange('POST /api/v1/app HTTP/1.1\r\nHost: t\r\n', 5000);
+    assert.equal(r.status, 408);
+    assert.equal((r.body as { code: string }).code, 'request_timeout');
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms (headers timeout 600 ms, request timeout 3 s)`);
+  });
+
+  test('an authenticated client that sends its body too slowly gets 408 request_timeout JSON within TIDINGS_API_REQUEST_TIMEOUT, and nothing is created', async () => {
+    const before = await appCount();
+    const r = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 8000);
+    assert.equal(r.status, 408);
+    assert.equal((r.body as { code: string }).code, 'request_timeout');
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs >= 2500 && r.closedAfterMs < 6000, `closed after ${r.closedAfterMs} ms (request timeout 3 s)`);
+    assert.equal(await appCount(), before);
+  });
+});
