@@ -59,3 +59,14 @@ test('a changed event type is compiled again (the cache follows updatedAt)', () 
   assert.deepEqual(refusal(() => s.validate(eventType({ 1: { type: 'string' } }, 2), bytes(5))), ['body.payload value_error.jsonschema.type']);
   assert.doesNotThrow(() => s.validate(eventType({ 1: { type: 'number' } }, 3), bytes(5)));
 });
+
+test('an event type schema whose own example fails it is refused at the example, a passing one is accepted', () => {
+  const schemas = createPayloadSchemas();
+  const schema = { type: 'object', required: ['invoice'], properties: { invoice: { type: 'integer' } } };
+  assert.deepEqual(schemas.check({ 1: { ...schema, examples: [{ invoice: 1 }] } }), []);
+  const issues = schemas.check({ 1: { ...schema, examples: [{ invoice: 1 }, { invoice: 'one' }, {}] } });
+  assert.deepEqual(issues.map((i) => `${i.loc.join('.')} ${i.type}`).sort(), [
+    'body.schemas.1.examples.1.invoice value_error.jsonschema.type',
+    'body.schemas.1.examples.2.invoice value_error.jsonschema.required',
+  ]);
+});

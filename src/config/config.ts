@@ -143,6 +143,14 @@ export const SETTINGS = {
   apiRateBurst: setting('TIDINGS_API_RATE_BURST', int(1, 10_000_000), '2000', 'requests', 'Requests a credential may make at once: the limit counts BURST requests per window of BURST/RATE seconds.'),
   corsOrigins: setting('TIDINGS_CORS_ORIGINS', z.string().transform((text) => text.split(',').map((o) => o.trim()).filter((o) => o !== '')), '', 'origin list', 'Browser origins allowed to call the API (comma-separated, or *). Empty: CORS is off and browsers get no CORS headers.'),
   appPortalUrl: setting('TIDINGS_APP_PORTAL_URL', z.string().url().optional(), undefined, 'URL', 'Base URL of the application portal that app-portal-access links point at (the token follows in the fragment). Unset: the API\'s own /app-portal.'),
+  portalFrameAncestors: setting('TIDINGS_PORTAL_FRAME_ANCESTORS', z.string().transform((text, ctx) => {
+    const parts = text.split(/[\s,]+/).filter((o) => o !== '');
+    for (const part of parts) if (!/^(https?:\/\/[a-zA-Z0-9.\-\[\]:*]+|'self')$/.test(part)) ctx.addIssue({ code: 'custom', message: `"${part}" is not an origin (https://app.example.com) or 'self'` });
+    return parts;
+  }), "'self'", 'origin list', 'Origins whose pages may show the application portal (/app-portal) in an iframe: the CSP frame-ancestors of the portal (space- or comma-separated). The console (/console) may never be framed.'),
+  portalBrandName: setting('TIDINGS_PORTAL_BRAND_NAME', z.string().min(1).max(100), 'Webhooks', 'text', 'Name shown at the top of the application portal.'),
+  portalBrandLogoUrl: setting('TIDINGS_PORTAL_BRAND_LOGO_URL', z.string().url().refine((u) => /^https?:/.test(u), 'must be an http(s) URL').optional(), undefined, 'URL', 'Logo shown at the top of the application portal (its origin is added to the portal\'s CSP img-src); unset = none.'),
+  portalBrandAccent: setting('TIDINGS_PORTAL_BRAND_ACCENT', z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'), '#3b5bdb', 'colour', 'Accent colour of the application portal (#rrggbb).'),
   appPortalTokenTtlMs: setting('TIDINGS_APP_PORTAL_TOKEN_TTL', durationMs(1000), '7d', 'duration', 'Lifetime of an application-portal token when the request names no expiry.'),
   keyRotationBatch: setting('TIDINGS_KEY_ROTATION_BATCH', int(1, 10_000), '200', 'rows', 'Rows re-encrypted per statement by `tidings keys rotate` (one short transaction each).'),
   payloadRetentionMs: setting('TIDINGS_PAYLOAD_RETENTION', durationMs(3_600_000), '90d', 'duration', 'Default payload retention (a message may set payloadRetentionHours / payloadRetentionPeriod): counted from the last final transition of its deliveries, then the payload and stored response bodies are expunged.'),
