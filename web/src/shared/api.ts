@@ -34,6 +34,14 @@ function detailText(detail: unknown): string {
   return JSON.stringify(detail);
 }
 
+/** A request body given as JSON text, sent byte for byte (a payload keeps its key order and numbers). */
+export class RawJson {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /** Sends one request; answers the raw response text (null for 204). @throws ApiError on a non-2xx or no answer. */
 export async function apiText(method: string, path: string, body?: unknown): Promise<string | null> {
   const headers: Record<string, string> = {};
@@ -41,7 +49,7 @@ export async function apiText(method: string, path: string, body?: unknown): Pro
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? null : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    response = await fetch(path, { method, headers, body: body === undefined ? null : body instanceof RawJson ? body.text : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
   } catch (error) {
     throw new ApiError(0, 'network_error', `Tidings did not answer (${(error as Error).message})`);
   }
