@@ -37,6 +37,7 @@ import { registerEventTypeWrite } from './routes/event-type-write.ts';
 import { registerMessageDestinations } from './routes/message-destinations.ts';
 import { registerMessageExpunge } from './routes/message-expunge.ts';
 import { registerSettings } from './routes/settings.ts';
+import { registerStats } from './routes/stats.ts';
 
 export type { HttpDeps } from './deps.ts';
 
@@ -114,6 +115,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerDeadLetters(api, deps);
     registerBackgroundTask(api, deps);
     registerSettings(api, deps);
+    registerStats(api, deps);
   });
   installWebUi(fastify, deps.config);
   // Replay tasks run in the API process: stepped while the server is up, stopped (after the step in

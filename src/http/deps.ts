@@ -16,6 +16,7 @@ import type { MessageContent } from '../app/message-content.ts';
 import type { Recoverer } from '../app/recover.ts';
 import type { Replays } from '../app/replay.ts';
 import type { ExampleSender } from '../app/send-example.ts';
+import type { Stats } from '../app/stats.ts';
 import type { TaskRunner, Tasks } from '../app/tasks.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -63,6 +64,8 @@ export interface HttpDeps {
   readonly replays: Replays;
   /** Reading background tasks. */
   readonly tasks: Tasks;
+  /** Installation statistics: overview and time-in-state. */
+  readonly stats: Stats;
   /** Steps replay tasks in this process; started and stopped with the HTTP server (buildApp). */
   readonly taskRunner: TaskRunner;
 }

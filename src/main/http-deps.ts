@@ -30,6 +30,8 @@ import { createRecoverer } from '../app/recover.ts';
 import { createReplays } from '../app/replay.ts';
 import { createExampleSender } from '../app/send-example.ts';
 import { createTaskRunner, createTasks } from '../app/tasks.ts';
+import { createStats } from '../app/stats.ts';
+import { createPgStatsStore } from '../adapters/postgres/stats-store.ts';
 import type { Config } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -94,6 +96,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
     tasks: createTasks({ store: taskStore }),
+    stats: createStats({ catalog, store: createPgStatsStore(w.db), clock }),
     taskRunner: createTaskRunner({
       store: taskStore, replay: replayStore, catalog, clock, logger: w.logger, pollIntervalMs: w.config.taskPollIntervalMs,
       settings: { batch: w.config.taskBatch, intervalMs: 1000 / w.config.replayRatePerS },

@@ -13,6 +13,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import type { CatalogStore } from '../../src/ports/catalog-store.ts';
 import type { Cipher } from '../../src/ports/cipher.ts';
+import type { Clock } from '../../src/ports/clock.ts';
 import type { DeliveryStore } from '../../src/ports/delivery-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import type { TestDatabase } from '../support/db.ts';
@@ -42,8 +43,8 @@ export interface ApiHarness {
 }
 
 
-/** Starts the API over a fresh database of `engine` (server or embedded). */
-export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}): Promise<ApiHarness> {
+/** Starts the API over a fresh database of `engine` (server or embedded); `options.clock` steers its time (default the system clock). */
+export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}, options: { readonly clock?: Clock } = {}): Promise<ApiHarness> {
   const database = await fresh();
   const { db } = database;
   const config = loadConfig({
@@ -58,7 +59,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   const store = createPgCatalogStore(db, cipher);
   const deliveries = createPgDeliveryStore(db, cipher);
   const deps: HttpDeps = createHttpDeps({
-    config, db, cipher, clock: systemClock, random: cryptoRandom,
+    config, db, cipher, clock: options.clock ?? systemClock, random: cryptoRandom,
     logger: createLogger({ level: config.logLevel }),
     metrics: createMetrics({ defaultMetrics: false }),
     ready: async () => {
