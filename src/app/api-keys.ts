@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
-import type { ApiKeyStore, ApiKeyView } from '../ports/api-key-store.ts';
+import { portalCapabilities } from '../domain/capabilities.ts';
+import type { ApiKeyStore, ApiKeyView, NewManagedApiKey } from '../ports/api-key-store.ts';
 import type { CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/idempotency-store.ts';
@@ -19,6 +20,20 @@ export interface ApiKeyInput {
   readonly expiresInMs: number | null;
   /** A scoped key that may only read. */
   readonly readOnly: boolean;
+}
+
+/**
+ * An app-portal token as Svix `AppPortalAccessIn` asks for it (ADR 0011): `capabilities` as requested
+ * (null = Svix's default: every capability, or `ViewBase` with `readOnly`), `sessionId` for a later
+ * `expire-all` by session, `featureFlags` handed back by `GET /api/v1/auth/me`.
+ */
+export interface PortalTokenOptions {
+  readonly name: string;
+  readonly expiresInMs: number;
+  readonly readOnly: boolean;
+  readonly capabilities: readonly string[] | null;
+  readonly sessionId: string | null;
+  readonly featureFlags: readonly string[] | null;
 }
 
 /** A new key and its token: the token is in this answer only (issue 8 §2: shown once). */
@@ -51,17 +66,18 @@ export interface ApiKeys {
    * `expiresInMs`.
    * @throws AppError `forbidden` for a scoped key
    */
-  issueAppToken(tx: Tx, principal: Principal, appId: string, options: { readonly expiresInMs: number; readonly readOnly: boolean; readonly name: string }): Promise<IssuedKey>;
+  issueAppToken(tx: Tx, principal: Principal, appId: string, options: PortalTokenOptions): Promise<IssuedKey>;
   /**
    * Svix `authentication.logout`: revokes the application-scoped token the caller used.
    * @throws AppError `forbidden` when the caller used an operator token (it is revoked through the keys API)
    */
   logout(principal: Principal, token: string): Promise<void>;
   /**
-   * Svix `authentication.expireAll`: every token scoped to the application expires after `afterMs` (0 = now).
+   * Svix `authentication.expireAll`: every token scoped to the application expires after `afterMs` (0 = now);
+   * with a non-empty `sessionIds`, only the portal tokens issued with one of those session ids.
    * @throws AppError `forbidden` for a scoped key; `not_found`
    */
-  expireAll(principal: Principal, appRef: string, afterMs: number): Promise<void>;
+  expireAll(principal: Principal, appRef: string, afterMs: number, sessionIds?: readonly string[] | null): Promise<void>;
 }
 
 /** Makes the credentials use cases. */
@@ -69,9 +85,12 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
   const { keys, clock } = deps;
   const newKeyId = () => newId('key', clock.nowMs(), () => deps.random.next());
 
-  const issue = async (name: string, appId: string | null, readOnly: boolean, expiresInMs: number | null, tx?: Tx): Promise<IssuedKey> => {
+  const issue = async (name: string, appId: string | null, readOnly: boolean, expiresInMs: number | null, tx?: Tx, portal?: Pick<NewManagedApiKey, 'capabilities' | 'sessionId' | 'featureFlags'>): Promise<IssuedKey> => {
     const token = generateToken();
-    const key = await keys.insert({ id: newKeyId(), name, appId, readOnly, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX_LENGTH), expiresInMs }, clock.sqlNow(), tx);
+    const key = await keys.insert({
+      id: newKeyId(), name, appId, readOnly, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX_LENGTH), expiresInMs,
+      ...(portal === undefined ? {} : { portal: true, ...portal }),
+    }, clock.sqlNow(), tx);
     return { key, token };
   };
 
@@ -98,7 +117,13 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
 
     async issueAppToken(tx, principal, appId, options) {
       requireAdmin(principal);
-      return issue(options.name, appId, options.readOnly, options.expiresInMs, tx);
+      const verdict = portalCapabilities(options.capabilities, options.readOnly);
+      if (!verdict.ok) {
+        const { field, index, msg } = verdict.problem;
+        throw new AppError('validation', [{ loc: index === null ? ['body', field] : ['body', field, index], msg, type: 'value_error' }]);
+      }
+      const readOnly = options.readOnly || verdict.capabilities.every((c) => c === 'ViewBase');
+      return issue(options.name, appId, readOnly, options.expiresInMs, tx, { capabilities: verdict.capabilities, sessionId: options.sessionId, featureFlags: options.featureFlags });
     },
 
     async logout(principal, token) {
@@ -106,10 +131,10 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
       await keys.revokeScopedByHash(hashToken(token), clock.sqlNow());
     },
 
-    async expireAll(principal, appRef, afterMs) {
+    async expireAll(principal, appRef, afterMs, sessionIds) {
       requireAdmin(principal);
       const app = await resolveApplication(deps.catalog, principal, appRef);
-      await keys.expireApplicationKeys(app.id, afterMs, clock.sqlNow());
+      await keys.expireApplicationKeys(app.id, afterMs, clock.sqlNow(), sessionIds ?? null);
     },
   };
 }

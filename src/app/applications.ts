@@ -39,6 +39,30 @@ export async function resolveApplication(store: Pick<CatalogStore, 'findApplicat
   return app;
 }
 
+/** The application's fields in the order a refusal names them, with the name the API gives each. */
+const OPERATOR_FIELDS: readonly (readonly [keyof ApplicationChanges, string])[] = [['uid', 'uid'], ['rateLimit', 'throttleRate'], ['metadata', 'metadata'], ['name', 'name']];
+
+const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const sameMetadata = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean =>
+  sameValue(Object.entries(a).sort(([x], [y]) => (x < y ? -1 : 1)), Object.entries(b).sort(([x], [y]) => (x < y ? -1 : 1)));
+
+/**
+ * An application's fields are the operator's (docs/adr/0011-credential-capabilities.md): a credential scoped
+ * to the application may send them unchanged (a PUT echoing what it read) but changes none of them — a new
+ * uid would send the operator's get-or-create publishes to a new, empty application; `throttleRate` is the
+ * operator's limit on its customer.
+ * @throws AppError `field_forbidden` naming the first field `changes` would change
+ */
+export function checkCustomerChanges(principal: Principal, current: ApplicationRecord, changes: ApplicationChanges): void {
+  if (principal.kind === 'admin') return;
+  for (const [field, wire] of OPERATOR_FIELDS) {
+    const next = changes[field];
+    if (next === undefined) continue;
+    const unchanged = field === 'metadata' ? sameMetadata(current.metadata, next as Readonly<Record<string, string>>) : sameValue(current[field], next);
+    if (!unchanged) throw new AppError('field_forbidden', `This credential may not change the application's ${wire}; only the operator can`);
+  }
+}
+
 /** A uid must not look like an application id, or it could shadow one. */
 function checkUid(uid: string | null | undefined): void {
   if (typeof uid === 'string' && hasPrefix(uid, 'app')) throw fieldError(['body', 'uid'], 'uid must not have the form of an application id (app_…)');
@@ -64,14 +88,22 @@ export interface Applications {
   /** @throws AppError `not_found` */
   get(principal: Principal, ref: string): Promise<ApplicationRecord>;
   /**
-   * PUT: replaces name, rate limit and metadata (and uid when given). When `ref` names no application and
+   * PUT: replaces name, rate limit and metadata (and uid when given); a scoped credential may only send them
+   * unchanged (`field_forbidden` otherwise). When `ref` names no application and
    * is not an `app_` id, an admin creates one with uid = `input.uid ?? ref` (Svix "create or update").
    * @throws AppError `not_found`, `conflict`
    */
   upsert(tx: Tx, principal: Principal, ref: string, input: ApplicationInput): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
-  /** PATCH: changes the given fields only. @throws AppError `not_found`, `conflict` */
+  /**
+   * PATCH: changes the given fields only.
+   * @throws AppError `not_found`, `conflict`, `field_forbidden` (a scoped credential changing any field)
+   */
   patch(tx: Tx, principal: Principal, ref: string, changes: ApplicationChanges): Promise<ApplicationRecord>;
-  /** Deletes the application, everything it owns, and revokes its scoped keys. @throws AppError `not_found` */
+  /**
+   * Deletes the application, everything it owns, and revokes its scoped keys. Operator only (ADR 0011; the
+   * route refuses scoped credentials before this runs).
+   * @throws AppError `not_found`, `forbidden`
+   */
   delete(tx: Tx, principal: Principal, ref: string): Promise<void>;
   /**
    * The application a message is published to: `ref` resolved for `principal`; when missing and `create`
@@ -115,6 +147,7 @@ export function createApplications(deps: ApplicationsDeps): Applications {
       if (principal.kind === 'app' && principal.appId !== found.id) throw notFound('Application');
       checkUid(input.uid);
       const changes: ApplicationChanges = { name: input.name, rateLimit: input.rateLimit, metadata: input.metadata, ...(input.uid === undefined ? {} : { uid: input.uid }) };
+      checkCustomerChanges(principal, found, changes);
       const app = await store.updateApplication(tx, found.id, changes, clock.sqlNow());
       if (app === null) throw notFound('Application');
       return { app, created: false };
@@ -123,12 +156,14 @@ export function createApplications(deps: ApplicationsDeps): Applications {
     async patch(tx, principal, ref, changes) {
       const found = await resolveApplication(store, principal, ref, tx, true);
       checkUid(changes.uid);
+      checkCustomerChanges(principal, found, changes);
       const app = await store.updateApplication(tx, found.id, changes, clock.sqlNow());
       if (app === null) throw notFound('Application');
       return app;
     },
 
     async delete(tx, principal, ref) {
+      requireAdmin(principal);
       const found = await resolveApplication(store, principal, ref, tx, true);
       await store.revokeApplicationKeys(tx, found.id, clock.sqlNow());
       await store.deleteApplication(tx, found.id);

@@ -1,12 +1,57 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CatalogStore } from '../ports/catalog-store.ts';
+import { APP_KEY_CAPABILITIES, CAPABILITIES, PORTAL_DEFAULT_CAPABILITIES, READ_ONLY_CAPABILITIES, type Capability } from '../domain/capabilities.ts';
+import type { ApiKeyRecord, CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 
 /**
- * Who is calling (DESIGN §7, issue 8 §2): the operator (admin token or an admin API key), or a key scoped
- * to one application, which sees only that application's objects (and, when `readOnly`, may only read).
+ * Who is calling (DESIGN §7, docs/adr/0011-credential-capabilities.md): the operator (the admin token, or an
+ * operator API key: `operatorKey`), or a credential scoped to one application — an application key, or an
+ * app-portal token (`portal`) — which sees only that application's objects and does what its capabilities
+ * allow. `readOnly` = `ViewBase` only. `capabilities` absent = those its kind and `readOnly` give
+ * ({@link capabilitiesOf}).
  */
-export type Principal = { readonly kind: 'admin' } | { readonly kind: 'app'; readonly appId: string; readonly readOnly?: true };
+export type Principal =
+  | { readonly kind: 'admin'; readonly operatorKey?: true }
+  | {
+    readonly kind: 'app';
+    readonly appId: string;
+    readonly readOnly?: true;
+    readonly portal?: true;
+    readonly capabilities?: readonly Capability[];
+    /** Svix `sessionId` the portal token was issued with. */
+    readonly sessionId?: string;
+    /** Svix `featureFlags` the portal token was issued with. */
+    readonly featureFlags?: readonly string[];
+    readonly expiresAt?: Date;
+  };
+
+const ALL: ReadonlySet<Capability> = new Set(CAPABILITIES);
+
+/**
+ * The capabilities `principal` holds (ADR 0011): the operator every one; a scoped credential those it was
+ * issued with, or — when none were stored — `ViewBase` for a read-only one, every Svix capability for a
+ * portal token (Svix's default), every capability (`ManageMessages` included) for an application key.
+ */
+export function capabilitiesOf(principal: Principal): ReadonlySet<Capability> {
+  if (principal.kind === 'admin') return ALL;
+  if (principal.capabilities !== undefined) return new Set(principal.capabilities);
+  if (principal.readOnly === true) return new Set(READ_ONLY_CAPABILITIES);
+  return new Set(principal.portal === true ? PORTAL_DEFAULT_CAPABILITIES : APP_KEY_CAPABILITIES);
+}
+
+/** The principal of a stored scoped key (stored capabilities Tidings no longer knows are dropped: they allow nothing). */
+function scopedPrincipal(key: ApiKeyRecord & { readonly appId: string }): Principal {
+  const known = new Set<string>(CAPABILITIES);
+  return {
+    kind: 'app', appId: key.appId,
+    ...(key.readOnly === true ? { readOnly: true as const } : {}),
+    ...(key.portal === true ? { portal: true as const } : {}),
+    ...(key.capabilities === undefined ? {} : { capabilities: key.capabilities.filter((c): c is Capability => known.has(c)) }),
+    ...(key.sessionId === undefined ? {} : { sessionId: key.sessionId }),
+    ...(key.featureFlags === undefined ? {} : { featureFlags: key.featureFlags }),
+    ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
+  };
+}
 
 /** Id of the API-key row that holds the hash of the admin token generated on first start. */
 export const BOOTSTRAP_ADMIN_KEY_ID = 'key_bootstrap_admin';
@@ -48,9 +93,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): (token: string) =>
     if (adminHash !== null && timingSafeEqual(hash, adminHash)) return { kind: 'admin' };
     const key = await deps.store.findApiKeyByHash(hash);
     if (key === null) return null;
-    if (key.role === 'admin') return { kind: 'admin' };
+    if (key.role === 'admin') return key.id === BOOTSTRAP_ADMIN_KEY_ID ? { kind: 'admin' } : { kind: 'admin', operatorKey: true };
     if (key.appId === null) return null;
-    return key.readOnly === true ? { kind: 'app', appId: key.appId, readOnly: true } : { kind: 'app', appId: key.appId };
+    return scopedPrincipal({ ...key, appId: key.appId });
   };
 }
 

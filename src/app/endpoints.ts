@@ -23,8 +23,12 @@ export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
 
 /** RFC 9110 §5.1 token: the characters of a header name. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** RFC 9110 §5.5: a field value without CR, LF or NUL (no header injection). */
-const HEADER_VALUE = /^[^\r\n\0]*$/;
+/**
+ * RFC 9110 §5.5 field value, restricted to what the sender can send: visible ASCII, space and tab. CR, LF
+ * and NUL would inject headers; other controls and non-ASCII (obs-text) are refused by the HTTP client at
+ * every attempt, so they are refused here, at write time.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 /** Why an endpoint stops or starts being sent to, as recorded with the status and in the timeline. */
 export const EndpointReason = Object.freeze({
@@ -104,9 +108,14 @@ export function normaliseSecret(secret: string): string {
   return full;
 }
 
-function checkUrl(url: string, allowlist: readonly string[]): void {
+/**
+ * Checks an endpoint URL (egress policy and form) and returns it as it will be contacted (WHATWG `href`).
+ * @throws AppError `url_not_allowed`
+ */
+function checkUrl(url: string, allowlist: readonly string[]): string {
   const verdict = checkEndpointUrl(url, allowlist);
   if (!verdict.ok) throw new AppError('url_not_allowed', `Endpoint URL refused: ${verdict.reason}`);
+  return verdict.url.href;
 }
 
 /**
@@ -119,7 +128,7 @@ export function normaliseHeaders(headers: Readonly<Record<string, string>>): Rec
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) throw fieldError(['body', 'headers', name], 'not a valid header name');
     if (RESERVED_HEADER_NAMES.includes(lower) || lower.startsWith('webhook-') || lower.startsWith('svix-')) throw fieldError(['body', 'headers', name], 'this header is set by Tidings and cannot be overridden');
-    if (!HEADER_VALUE.test(value)) throw fieldError(['body', 'headers', name], 'header values may not contain CR, LF or NUL');
+    if (!HEADER_VALUE.test(value)) throw fieldError(['body', 'headers', name], 'header values may contain only visible ASCII characters, space and tab (no control characters, no non-ASCII: percent- or base64-encode them)');
     out[lower] = value;
   }
   return out;
@@ -137,11 +146,11 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
   const { store, clock } = deps;
 
   const insert = async (tx: Tx, appId: string, input: EndpointInput, uid: string | null) => {
-    checkUrl(input.url, deps.egressAllowlist);
+    const url = checkUrl(input.url, deps.egressAllowlist);
     checkUid(uid);
     const secret = input.secret === undefined || input.secret === null ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES)) : normaliseSecret(input.secret);
     const endpoint = await store.insertEndpoint(tx, {
-      id: newId('ep', clock.nowMs(), () => deps.random.next()), appId, uid, url: input.url, description: input.description, version: input.version,
+      id: newId('ep', clock.nowMs(), () => deps.random.next()), appId, uid, url, description: input.description, version: input.version,
       filterTypes: orAll(input.filterTypes), channels: orAll(input.channels), metadata: input.metadata, headers: normaliseHeaders(input.headers ?? {}),
       rateLimit: input.rateLimit, status: input.disabled ? 'disabled' : 'active', statusReason: input.disabled ? EndpointReason.disabledByApi : null, secret,
     }, clock.sqlNow());
@@ -150,8 +159,8 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
 
   /** Applies changes to a locked endpoint; a move to disabled settles its pending deliveries as skipped. */
   const change = async (tx: Tx, current: EndpointRecord, changes: EndpointPatch): Promise<EndpointRecord> => {
-    const { disabled, ...fields } = changes;
-    if (fields.url !== undefined) checkUrl(fields.url, deps.egressAllowlist);
+    const { disabled, ...given } = changes;
+    const fields = given.url === undefined ? given : { ...given, url: checkUrl(given.url, deps.egressAllowlist) };
     checkUid(fields.uid);
     const status = disabled === true && current.status !== 'disabled' ? { status: 'disabled' as const, reason: EndpointReason.disabledByApi }
       : disabled === false && current.status === 'disabled' ? { status: 'active' as const, reason: null } : undefined;

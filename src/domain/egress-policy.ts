@@ -209,6 +209,20 @@ export function checkUrlHost(hostname: string, allowlist: readonly string[]): Ad
   return { allowed: true };
 }
 
+/** C0 controls, space and DEL: the WHATWG parser strips or drops them silently (URL Standard §4.4, basic URL parser). */
+const URL_WHITESPACE_OR_CONTROL = /[\u0000-\u0020\u007f]/;
+
+/**
+ * The URL's characters as typed, before parsing: null when the parser will contact what was typed, or the
+ * reason it would not (see {@link checkEndpointUrl}).
+ */
+export function checkUrlForm(url: string): string | null {
+  if (URL_WHITESPACE_OR_CONTROL.test(url)) return 'the URL contains whitespace or a control character (tab, CR and LF would be dropped silently); percent-encode them';
+  if (url.includes('\\')) return 'the URL contains a backslash, which would be read as "/"; percent-encode it (%5C)';
+  if (/^https?:/i.test(url) && !/^https?:\/\/[^/?#]/i.test(url)) return 'after "http:" or "https:" the URL must have "//" and a host (e.g. http:///path would contact the host "path")';
+  return null;
+}
+
 /**
  * Checks an endpoint URL when it is created or changed (issue 5: a refused literal address or name → 422
  * `url_not_allowed`). Parsed with the WHATWG URL parser, which already turns every IPv4 spelling (decimal
@@ -219,11 +233,17 @@ export function checkUrlHost(hostname: string, allowlist: readonly string[]): Ad
  * they would be stored and listed with the URL, and the sender never sends them; receivers that need a
  * secret get it through endpoint headers); a literal address or localhost name refused by
  * {@link checkUrlHost}. Names are not resolved here; DNS can change, so the delivery-time guard decides.
+ * Also refused, because the parser would silently contact something other than what was typed
+ * ({@link checkUrlForm}): whitespace or control characters (the parser drops tab, CR and LF), a backslash
+ * (read as `/`), a scheme not followed by `//` and a host (`http:///path` contacts the host `path`), port 0.
+ * The caller stores `url.href`: the URL as it will be contacted.
  *
  * @param allowlist CIDR ranges (TIDINGS_EGRESS_ALLOWLIST).
  * @throws RangeError when an allow-list entry is not a CIDR range.
  */
 export function checkEndpointUrl(url: string, allowlist: readonly string[]): UrlVerdict {
+  const form = checkUrlForm(url);
+  if (form !== null) return { ok: false, reason: form };
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -237,6 +257,7 @@ export function checkEndpointUrl(url: string, allowlist: readonly string[]): Url
     return { ok: false, reason: 'credentials in the URL are not accepted; send them as endpoint headers' };
   }
   if (parsed.hostname === '') return { ok: false, reason: 'the URL has no host' };
+  if (parsed.port === '0') return { ok: false, reason: 'port 0 cannot be connected to' };
   const verdict = checkUrlHost(parsed.hostname, allowlist);
   if (!verdict.allowed) return { ok: false, reason: verdict.reason };
   return { ok: true, url: parsed };

@@ -8,6 +8,7 @@ export const ERROR_CATALOG = Object.freeze({
   bad_request: { status: 400, description: 'The request could not be read (malformed JSON, wrong content type).' },
   authentication_failed: { status: 401, description: 'No Bearer token, or one that is unknown or revoked.' },
   forbidden: { status: 403, description: 'The credential may not use this route.' },
+  field_forbidden: { status: 403, description: 'The credential may not change the field that detail names (the operator can).' },
   not_found: { status: 404, description: 'No such object, or not visible to this credential.' },
   conflict: { status: 409, description: 'A unique field (uid, eventId, name) is already taken.' },
   idempotency_key_in_flight: { status: 409, description: 'A request with this Idempotency-Key is still being processed; retry shortly.' },

@@ -15,6 +15,7 @@ import { registerApplicationRead } from './routes/application-read.ts';
 import { registerApplicationWrite } from './routes/application-write.ts';
 import { registerAttemptRead } from './routes/attempt-read.ts';
 import { registerAuthRoutes } from './routes/auth-app-portal.ts';
+import { registerAuthMe } from './routes/auth-me.ts';
 import { registerMessageErase } from './routes/message-erase.ts';
 import { registerEndpointCreate } from './routes/endpoint-create.ts';
 import { registerEndpointRead } from './routes/endpoint-read.ts';
@@ -102,6 +103,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerEndpointHealth(api, deps);
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);
+    registerAuthMe(api);
     registerMessageErase(api, deps);
     registerEventTypeRead(api, deps);
     registerEventTypeWrite(api, deps);

@@ -85,9 +85,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication (health, readiness, metrics, OpenAPI document). */
     public?: boolean;
-    /** Operator only: an application-scoped key gets 403 before anything is read (issue 8 §3). */
+    /** Operator only: an application-scoped key gets 403 before anything is read (also src/http/route-capabilities.ts). */
     adminOnly?: boolean;
-    /** A write that a read-only application key may still make (logging itself out). */
-    readOnlyAllowed?: boolean;
   }
 }

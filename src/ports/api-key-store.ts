@@ -15,8 +15,12 @@ export interface ApiKeyStore {
   revoke(id: string, now: Date | null): Promise<boolean>;
   /** Revokes the live application-scoped key with this token hash; false when there is none. */
   revokeScopedByHash(tokenHash: Uint8Array, now: Date | null): Promise<boolean>;
-  /** Makes every live key scoped to `appId` expire `afterMs` from now (0 = at once); returns how many. */
-  expireApplicationKeys(appId: string, afterMs: number, now: Date | null): Promise<number>;
+  /**
+   * Makes every live key scoped to `appId` expire `afterMs` from now (0 = at once) — only the portal tokens
+   * issued with one of `sessionIds` when that list is given and not empty (Svix `ApplicationTokenExpireIn`);
+   * returns how many.
+   */
+  expireApplicationKeys(appId: string, afterMs: number, now: Date | null, sessionIds?: readonly string[] | null): Promise<number>;
 }
 
 /** A key to store. `appId` null = an operator (admin) key. */
@@ -29,6 +33,14 @@ export interface NewManagedApiKey {
   readonly tokenPrefix: string;
   /** Lifetime from now in ms, or null = until revoked. */
   readonly expiresInMs: number | null;
+  /** An app-portal token (default false: an application or operator key). */
+  readonly portal?: boolean;
+  /** Capabilities it is issued with (ADR 0011); absent = those its kind and `readOnly` give. */
+  readonly capabilities?: readonly string[];
+  /** Svix `sessionId` of a portal token. */
+  readonly sessionId?: string | null;
+  /** Svix `featureFlags` of a portal token. */
+  readonly featureFlags?: readonly string[] | null;
 }
 
 /** A stored key as listed (never its token or hash). */

@@ -286,6 +286,16 @@ export interface ApiKeyRecord {
   readonly createdAt: Date;
   /** Set on a key that may only read (GET routes). */
   readonly readOnly?: boolean;
+  /** An app-portal token (Svix `appPortalAccess`) rather than an application key. */
+  readonly portal?: boolean;
+  /** Capabilities the token was issued with; absent = those its kind and `readOnly` give (ADR 0011). */
+  readonly capabilities?: readonly string[];
+  /** Svix `sessionId` of a portal token. */
+  readonly sessionId?: string;
+  /** Svix `featureFlags` of a portal token. */
+  readonly featureFlags?: readonly string[];
+  /** When the key stops working, or absent = until revoked. */
+  readonly expiresAt?: Date;
 }
 
 export interface NewApiKey {

@@ -27,10 +27,11 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
   return {
     async insert(key, now, tx) {
       const res = await on(db, tx).query<Row>(
-        `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond')
+        `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at, portal, capabilities, session_id, feature_flags)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond', $10, $11, $12, $13)
          RETURNING ${COLUMNS}`,
-        [key.id, key.name, key.appId === null ? 'admin' : 'app', key.appId, key.readOnly, Buffer.from(key.tokenHash), key.tokenPrefix, now, key.expiresInMs],
+        [key.id, key.name, key.appId === null ? 'admin' : 'app', key.appId, key.readOnly, Buffer.from(key.tokenHash), key.tokenPrefix, now, key.expiresInMs,
+          key.portal ?? false, key.capabilities ?? null, key.sessionId ?? null, key.featureFlags ?? null],
       );
       return toView(res.rows[0]!);
     },
@@ -54,11 +55,12 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
       return (res.rowCount ?? 0) > 0;
     },
 
-    async expireApplicationKeys(appId, afterMs, now) {
+    async expireApplicationKeys(appId, afterMs, now, sessionIds) {
+      const sessions = sessionIds === undefined || sessionIds === null || sessionIds.length === 0 ? null : [...sessionIds];
       const res = await db.query(
         `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), ${nowSql(3)} + $2 * interval '1 millisecond')
-         WHERE app_id = $1 AND revoked_at IS NULL`,
-        [appId, afterMs, now],
+         WHERE app_id = $1 AND revoked_at IS NULL AND ($4::text[] IS NULL OR session_id = ANY($4::text[]))`,
+        [appId, afterMs, now, sessions],
       );
       return res.rowCount ?? 0;
     },

@@ -9,9 +9,22 @@ interface ApiKeyRow {
   app_id: string | null;
   read_only: boolean;
   created_at: Date;
+  portal: boolean;
+  capabilities: string[] | null;
+  session_id: string | null;
+  feature_flags: string[] | null;
+  expires_at: Date | null;
 }
 
-const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at, ...(row.read_only ? { readOnly: true } : {}) });
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at,
+  ...(row.read_only ? { readOnly: true } : {}),
+  ...(row.portal ? { portal: true } : {}),
+  ...(row.capabilities === null ? {} : { capabilities: row.capabilities }),
+  ...(row.session_id === null ? {} : { sessionId: row.session_id }),
+  ...(row.feature_flags === null ? {} : { featureFlags: row.feature_flags }),
+  ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+});
 
 /**
  * The API-key part of the PostgreSQL {@link CatalogStore}: only SHA-256 hashes of tokens are stored; a key
@@ -20,7 +33,7 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ id: row.id, name: row.name
 export function pgApiKeys(db: Db): Pick<CatalogStore, 'findApiKeyByHash' | 'insertApiKeyIfAbsent' | 'revokeApplicationKeys'> {
   return {
     async findApiKeyByHash(tokenHash) {
-      const res = await db.query<ApiKeyRow>(`SELECT id, name, role, app_id, read_only, created_at FROM api_keys
+      const res = await db.query<ApiKeyRow>(`SELECT id, name, role, app_id, read_only, created_at, portal, capabilities, session_id, feature_flags, expires_at FROM api_keys
          WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > clock_timestamp())`, [Buffer.from(tokenHash)]);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },

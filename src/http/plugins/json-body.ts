@@ -3,12 +3,41 @@ import { AppError } from '../../domain/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A `\uD800`–`\uDFFF` escape somewhere in the text: only then can a parsed string hold a lone surrogate. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+/**
+ * The path of the first string (or object key) in `value` that holds a lone surrogate — not a Unicode
+ * scalar value sequence, so it has no UTF-8 form: stored or sent, it becomes U+FFFD and two different
+ * values (two eventIds) become equal. Null when there is none. Depth-first, iterative.
+ */
+export function loneSurrogatePath(value: unknown): (string | number)[] | null {
+  const stack: { readonly v: unknown; readonly path: (string | number)[] }[] = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (!v.isWellFormed()) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (!k.isWellFormed()) return [...path, k];
+        stack.push({ v: child, path: [...path, k] });
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * The only request body type: `application/json` (any other → 415 `unsupported_media_type`). The body is
  * read as bytes up to `maxBodyBytes` (beyond → 413), kept on the request (`rawBody`, `rawText`) for the
  * exact payload span and the idempotency fingerprint, and parsed strictly (`JSON.parse`: no comments,
- * no trailing commas).
- * @throws AppError `bad_request` (400) for an empty body, invalid UTF-8 or malformed JSON
+ * no trailing commas). A string holding a lone surrogate (`"\ud800"`: JSON text may escape one, RFC 8259
+ * §8.2, but it is no Unicode text) is refused, in any field, payload included: it cannot be stored or sent
+ * as itself.
+ * @throws AppError `bad_request` (400) for an empty body, invalid UTF-8 or malformed JSON; `validation`
+ *   (422, loc naming the field) for a lone surrogate
  */
 export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): void {
   app.decorateRequest('rawBody', null);
@@ -34,6 +63,11 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
       // Only the position: the parser's own message quotes the body, which may hold a secret.
       const position = /position (\d+)/.exec((error as Error).message)?.[1];
       done(new AppError('bad_request', position === undefined ? 'Malformed JSON' : `Malformed JSON at byte ${position}`, { cause: error }), undefined);
+      return;
+    }
+    const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogatePath(value) : null;
+    if (lone !== null) {
+      done(new AppError('validation', [{ loc: ['body', ...lone], msg: 'a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair): it is not Unicode text', type: 'value_error.str.surrogate' }]), undefined);
       return;
     }
     request.rawBody = bytes;

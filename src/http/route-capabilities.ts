@@ -1,0 +1,94 @@
+import type { Capability } from '../domain/capabilities.ts';
+
+/**
+ * What a credential scoped to one application needs for each route (docs/adr/0011-credential-capabilities.md):
+ * - a list: one of these capabilities (an empty list = any credential, e.g. asking who it is);
+ * - `'operator'`: only the operator (admin token or operator key), whatever the route names.
+ * A route's HEAD form needs what its GET needs. A route missing from this table is refused to every scoped
+ * credential (403), and test/integration/api-capabilities.test.ts fails until it is added: one table,
+ * reviewed in one place, rather than a flag in each route file.
+ */
+export type RouteRequirement = readonly Capability[] | 'operator';
+
+const VIEW: readonly Capability[] = ['ViewBase'];
+const ENDPOINT: readonly Capability[] = ['ManageEndpoint'];
+const ATTEMPTS: readonly Capability[] = ['CreateAttempts'];
+const MESSAGES: readonly Capability[] = ['ManageMessages'];
+
+/** `METHOD /route/:template` → requirement. */
+export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Object.freeze<Record<string, RouteRequirement>>({
+  'GET /api/v1/auth/me': [],
+  'POST /api/v1/auth/logout': [],
+  'POST /api/v1/auth/app-portal-access/:appId': 'operator',
+  'POST /api/v1/auth/app/:appId/expire-all': 'operator',
+  'POST /api/v1/api-key': 'operator',
+  'GET /api/v1/api-key': 'operator',
+  'DELETE /api/v1/api-key/:keyId': 'operator',
+
+  // Applications: a scoped credential reads its own; its fields are the operator's (ADR 0011: a PUT or
+  // PATCH that would change one is 403 `field_forbidden`); deleting it is the operator's alone.
+  'POST /api/v1/app': 'operator',
+  'GET /api/v1/app': 'operator',
+  'GET /api/v1/app/:appId': VIEW,
+  'PUT /api/v1/app/:appId': VIEW,
+  'PATCH /api/v1/app/:appId': VIEW,
+  'DELETE /api/v1/app/:appId': 'operator',
+
+  // Event types are shared by every application: read by anyone, written by the operator.
+  'GET /api/v1/event-type': VIEW,
+  'GET /api/v1/event-type/:eventTypeName': VIEW,
+  'POST /api/v1/event-type': 'operator',
+  'PUT /api/v1/event-type/:eventTypeName': 'operator',
+  'PATCH /api/v1/event-type/:eventTypeName': 'operator',
+  'DELETE /api/v1/event-type/:eventTypeName': 'operator',
+
+  'GET /api/v1/app/:appId/endpoint': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/headers': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/stats': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/health': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/msg': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/dead-letter': VIEW,
+  // A secret lets its holder sign requests the receiver accepts: only who may write the endpoint or its
+  // secret, or was granted it by name, reads it.
+  'GET /api/v1/app/:appId/endpoint/:endpointId/secret': ['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint'],
+  'POST /api/v1/app/:appId/endpoint/:endpointId/secret/rotate': ['ManageEndpointSecret', 'ManageEndpoint'],
+  'POST /api/v1/app/:appId/endpoint': ENDPOINT,
+  'PUT /api/v1/app/:appId/endpoint/:endpointId': ENDPOINT,
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId': ENDPOINT,
+  'DELETE /api/v1/app/:appId/endpoint/:endpointId': ENDPOINT,
+  'PUT /api/v1/app/:appId/endpoint/:endpointId/headers': ENDPOINT,
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId/headers': ENDPOINT,
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId/limits': ENDPOINT,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/pause': ENDPOINT,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/resume': ENDPOINT,
+
+  'POST /api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/resend': ATTEMPTS,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/send-example': ATTEMPTS,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/recover': ATTEMPTS,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/replay-missing': ATTEMPTS,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/bulk-replay': ATTEMPTS,
+  'POST /api/v1/app/:appId/dead-letter/replay': ATTEMPTS,
+
+  'POST /api/v1/app/:appId/msg': MESSAGES,
+  'POST /api/v1/app/:appId/msg/expunge-all-contents': MESSAGES,
+  'DELETE /api/v1/app/:appId/msg/:msgId/content': MESSAGES,
+  'GET /api/v1/app/:appId/msg': VIEW,
+  'GET /api/v1/app/:appId/msg/:msgId': VIEW,
+  'GET /api/v1/app/:appId/msg/:msgId/endpoint': VIEW,
+  'GET /api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/timeline': VIEW,
+  'GET /api/v1/app/:appId/msg/:msgId/attempt/:attemptId': VIEW,
+  'GET /api/v1/app/:appId/attempt/msg/:msgId': VIEW,
+  'GET /api/v1/app/:appId/attempt/endpoint/:endpointId': VIEW,
+  'GET /api/v1/app/:appId/dead-letter': VIEW,
+  'GET /api/v1/background-task': VIEW,
+  'GET /api/v1/background-task/:taskId': VIEW,
+});
+
+/**
+ * The requirement of one route (`method` upper case, `url` the route template); HEAD takes its GET's.
+ * @returns the requirement, or undefined for a route the table does not name (refused to scoped credentials)
+ */
+export function routeRequirement(method: string, url: string): RouteRequirement | undefined {
+  return ROUTE_REQUIREMENTS[`${method === 'HEAD' ? 'GET' : method} ${url}`];
+}
