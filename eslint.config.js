@@ -11,7 +11,7 @@ const forbidden = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tidings/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', '.tidings/**', 'bench/results/**', 'web/dist/**', 'test/browser/.artifacts/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -66,9 +66,8 @@ export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalF
         xFrameOptions: portal ? false : { action: 'deny' },
         referrerPolicy: { policy: 'no-referrer' },
       });
-      for (const url of [mode.path, `${mode.path}/`]) {
-        scoped.get(url, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => sendPage(reply, mode.file));
-      }
+      // `/console/` too: the router ignores a trailing slash.
+      scoped.get(mode.path, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => sendPage(reply, mode.file));
     });
   }
   app.register(async (scoped) => {

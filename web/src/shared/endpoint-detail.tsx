@@ -5,7 +5,7 @@ import { href } from './router.ts';
 import type { Attempt, Endpoint, Health, Scope } from './types.ts';
 import { Action, Badge, Bars, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from './ui.tsx';
 
-const windowName = (s: number): string => (s >= 86_400 ? `${s / 86_400} d` : s >= 3600 ? `${s / 3600} h` : `${s / 60} min`);
+const windowName = (s: number): string => (s >= 3600 ? `${s / 3600} h` : `${s / 60} min`);
 
 /** Breaker, failing since, counters, charts per window and the health history. */
 function HealthView({ health }: { health: Health }) {

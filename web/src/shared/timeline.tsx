@@ -53,7 +53,7 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
             <dl class="facts">
               <dt>State</dt><dd><Badge state={t.deliveryState} />{t.deadReason === null ? null : <span class="muted"> {t.deadReason}</span>}</dd>
               <dt>Attempts</dt><dd>{t.attemptCount}</dd>
-              <dt>Next attempt</dt><dd><Time iso={t.nextAttemptAt} /></dd>
+              <dt>Next attempt</dt><dd>{FINAL.has(t.deliveryState) ? <span class="muted">none (final)</span> : <Time iso={t.nextAttemptAt} />}</dd>
               <dt>Time in state</dt><dd>{timeInState(t.data, Date.now()).map(([s, ms]) => <span class="count" key={s}><Badge state={s} /> {ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>)}</dd>
             </dl>
             {scope.canWrite ? (

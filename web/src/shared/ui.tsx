@@ -86,7 +86,7 @@ export function CopyId({ id, label = 'id' }: { id: string; label?: string }) {
   return (
     <span class="copy-id">
       <code id={`copy-${id}`}>{id}</code>
-      <button type="button" class="icon" aria-label={`Copy ${label} ${id}`} title="Copy" onClick={() => void copy()}>{copied ? '✓' : '⧉'}</button>
+      <button type="button" class="icon" aria-label={`Copy ${label} ${id}`} title="Copy" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button>
     </span>
   );
 }
@@ -102,7 +102,7 @@ export const Badge = ({ state }: { state: string }) => <span class={`badge badge
 
 /** Previous / next buttons over the API's iterators. */
 export function Pager<T>({ page, onPage }: { page: Page<T> | undefined; onPage: (iterator: string | null) => void }) {
-  if (page === undefined) return null;
+  if (page === undefined || (page.prevIterator === null && (page.done || page.iterator === null)) || (page.data.length === 0 && page.done)) return null;
   return (
     <nav class="pager" aria-label="Pages">
       <button type="button" disabled={page.prevIterator === null} onClick={() => onPage(page.prevIterator)}>← Previous</button>
