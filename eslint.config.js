@@ -34,7 +34,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'src/main/**', 'bench/**', 'test/**', 'bin/**'],
+    files: ['src/cli/**', 'src/main/**', 'bench/**', 'test/**', 'bin/**', 'web/build.ts'],
     rules: { 'no-console': 'off' },
   },
 );

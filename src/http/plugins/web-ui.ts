@@ -38,10 +38,10 @@ function csp(frameAncestors: readonly string[], imgOrigins: readonly string[]) {
   };
 }
 
-async function sendPage(reply: FastifyReply, file: string): Promise<FastifyReply> {
+async function sendPage(reply: FastifyReply, path: string): Promise<FastifyReply> {
   let html: string;
   try {
-    html = await readFile(`${WEB_DIST_DIR}${file}`, 'utf8');
+    html = await readFile(path, 'utf8');
   } catch {
     return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT);
   }
@@ -53,8 +53,9 @@ async function sendPage(reply: FastifyReply, file: string): Promise<FastifyReply
  * datum comes from the public API with the user's Bearer token): the operator console at `/console`, the
  * application portal at `/app-portal` (framable by TIDINGS_PORTAL_FRAME_ANCESTORS only), and the hashed
  * bundle files under `/ui/assets/` (cached for a year). Security headers by @fastify/helmet on all three.
+ * `distDir` (ending in `/`) is where the bundle is, web/dist/ by default.
  */
-export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalFrameAncestors' | 'portalBrandLogoUrl'>): void {
+export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalFrameAncestors' | 'portalBrandLogoUrl'>, distDir: string = WEB_DIST_DIR): void {
   const logoOrigin = config.portalBrandLogoUrl === undefined ? [] : [new URL(config.portalBrandLogoUrl).origin];
   for (const mode of MODES) {
     app.register(async (scoped) => {
@@ -67,7 +68,7 @@ export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalF
         referrerPolicy: { policy: 'no-referrer' },
       });
       // `/console/` too: the router ignores a trailing slash.
-      scoped.get(mode.path, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => sendPage(reply, mode.file));
+      scoped.get(mode.path, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => sendPage(reply, `${distDir}${mode.file}`));
     });
   }
   app.register(async (scoped) => {
@@ -77,7 +78,7 @@ export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalF
     });
     await scoped.register(helmet, { global: true, contentSecurityPolicy: csp([], []), referrerPolicy: { policy: 'no-referrer' } });
     await scoped.register(fastifyStatic, {
-      root: `${WEB_DIST_DIR}assets`, prefix: ASSETS_PREFIX, decorateReply: false, wildcard: true, index: false,
+      root: `${distDir}assets`, prefix: ASSETS_PREFIX, decorateReply: false, wildcard: true, index: false,
       immutable: true, maxAge: '365d', schemaHide: true,
     });
   });

@@ -115,7 +115,7 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
           <label class="inline"><input type="checkbox" checked={exact} onChange={(e) => setExact((e.target as HTMLInputElement).checked)} /> Exact bytes as delivered</label>
           <button type="button" onClick={() => void navigator.clipboard.writeText(bytes)}>Copy exact bytes</button>
         </div>
-        <Pre label="Payload" text={exact ? bytes : pretty(bytes)} />
+        <Pre label="Payload text" text={exact ? bytes : pretty(bytes)} />
       </section>
       <section class="card" aria-labelledby="dest-h">
         <h2 id="dest-h">Destinations</h2>
