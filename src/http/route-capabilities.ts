@@ -83,6 +83,10 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/dead-letter': VIEW,
   'GET /api/v1/background-task': VIEW,
   'GET /api/v1/background-task/:taskId': VIEW,
+  'GET /api/v1/stats/overview': VIEW,
+  'GET /api/v1/stats/time-in-state': VIEW,
+  'GET /api/v1/settings': 'operator',
+  'GET /api/v1/portal/branding': VIEW,
 });
 
 /**

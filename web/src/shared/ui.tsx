@@ -160,11 +160,18 @@ export function Title({ children, sub }: { children: ComponentChildren; sub?: Co
   return <header class="page-head"><h1 tabIndex={-1} ref={ref}>{children}</h1>{sub === undefined ? null : <p class="muted">{sub}</p>}</header>;
 }
 
+/** Runs `use` on localStorage; null where the browser refuses storage (a third-party iframe may). */
+function storage<T>(use: (s: Storage) => T): T | null {
+  try { return use(localStorage); } catch { return null; }
+}
+
 /** Light / dark / system theme switch, kept in localStorage (a preference, not a secret). */
 export function ThemeToggle() {
-  const [theme, setTheme] = useState(() => localStorage.getItem('tidings-theme') ?? 'system');
+  const [theme, setTheme] = useState(() => storage((s) => s.getItem('tidings-theme')) ?? 'system');
   useEffect(() => {
-    if (theme === 'system') { delete document.documentElement.dataset.theme; localStorage.removeItem('tidings-theme'); } else { document.documentElement.dataset.theme = theme; localStorage.setItem('tidings-theme', theme); }
+    if (theme === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    storage((s) => (theme === 'system' ? s.removeItem('tidings-theme') : s.setItem('tidings-theme', theme)));
   }, [theme]);
   return (
     <label class="theme">Theme{' '}
