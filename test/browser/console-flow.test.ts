@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';

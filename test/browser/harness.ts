@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { mkdir, readFile } from 'node:fs/promises';

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
