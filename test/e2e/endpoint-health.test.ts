@@ -1,5 +1,5 @@
 /**
- * End to end (issue 6): a black-holed endpoint does not slow a healthy one; pause, resume, limits and the
+ * End to end: a black-holed endpoint does not slow a healthy one; pause, resume, limits and the
  * health read model through the API. Tidings runs in process on the PostgreSQL server; the receiver is a
  * separate process on 127.0.0.1.
  */
@@ -11,6 +11,8 @@ import { startInProcessWorld, type InProcessWorld } from '../support/in-process.
 import type { LogTap } from '../support/log-tap.ts';
 import { startTestReceiver, type TestReceiver } from '../support/test-receiver.ts';
 
+/** The attempt deadline of this suite, in ms: what a healthy endpoint starved by a black hole waits for. */
+const STARVED_MS = 3_000;
 
 describe('endpoint health end to end', () => {
   let world: InProcessWorld;
@@ -23,7 +25,7 @@ describe('endpoint health end to end', () => {
 
   before(async () => {
     world = await startInProcessWorld({
-      TIDINGS_CONCURRENCY: '64', TIDINGS_ATTEMPT_DEADLINE: '3s', TIDINGS_HEADERS_TIMEOUT: '3s', TIDINGS_LEASE: '10s',
+      TIDINGS_CONCURRENCY: '64', TIDINGS_ATTEMPT_DEADLINE: `${STARVED_MS}ms`, TIDINGS_HEADERS_TIMEOUT: `${STARVED_MS}ms`, TIDINGS_LEASE: '10s',
       TIDINGS_RETRY_SCHEDULE: '500ms,1s,2s', TIDINGS_BREAKER_THRESHOLD: '1000',
     });
     ({ database, receiver, svix, logs, api } = world);
@@ -46,7 +48,7 @@ describe('endpoint health end to end', () => {
   }
   const p99 = (sorted: number[]): number => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
 
-  test('a black-hole endpoint (accepts, never answers) does not push a healthy endpoint past 2× its solo p99 plus 250 ms', async (t) => {
+  test('a black-hole endpoint (accepts, never answers) does not push a healthy endpoint past 2× its solo p99 plus 1 s, nor near the black hole\'s deadline', async (t) => {
     const app = await svix.application.create({ name: 'shared' });
     const healthyApp = await svix.application.create({ name: 'healthy' });
     await endpoint(healthyApp.id, '/healthy');
@@ -60,10 +62,13 @@ describe('endpoint health end to end', () => {
     await Promise.all(Array.from({ length: 200 }, (_, i) => svix.message.create(app.id, { eventType: 'ping', payload: { i } })));
     await hole.waitForCount(20, 30_000, (r) => r.path === '/blackhole');
     const shared = p99(await trickle(healthyApp.id, 60));
-    // The constant absorbs a shared 2-core machine's noise; a healthy endpoint starved by the black hole waits for
-    // the 3 s attempt deadline (seen at ~2 s when the window share was broken on purpose).
-    t.diagnostic(`healthy p99: solo ${solo.toFixed(1)} ms, beside a black hole ${shared.toFixed(1)} ms`);
-    assert.ok(shared <= 2 * solo + 250, `healthy p99 with a black hole ${shared.toFixed(1)} ms vs solo ${solo.toFixed(1)} ms`);
+    // A healthy endpoint starved by the black hole waits for the black hole's 3 s attempt deadline (seen at
+    // ~2 s when the window share was broken on purpose). The bound sits between the two: 2× the solo p99 plus
+    // a second absorbs a shared 2-core machine whose load changes between the two trickles, and it never
+    // reaches half the deadline, so starvation fails it however slow the solo run was.
+    const bound = Math.min(2 * solo + 1_000, STARVED_MS / 2);
+    t.diagnostic(`healthy p99: solo ${solo.toFixed(1)} ms, beside a black hole ${shared.toFixed(1)} ms (bound ${bound.toFixed(1)} ms)`);
+    assert.ok(shared <= bound, `healthy p99 with a black hole ${shared.toFixed(1)} ms vs solo ${solo.toFixed(1)} ms (bound ${bound.toFixed(1)} ms)`);
   });
 
   test('pause holds deliveries without attempts; resume sends them; limits and breaker state are visible in the health read model', async () => {

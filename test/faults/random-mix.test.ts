@@ -155,11 +155,13 @@ describe('randomised mix of faults', () => {
           const cutAt = Date.now();
           slot.proxy.setMode('cut');
           try {
-            const isFailure = (l: Record<string, unknown>): boolean => l.msg === 'claim failed; backing off' && Number(l.time) >= cutAt;
+            // Any failed store call shows the cut: a dispatcher whose window is full of outcomes waiting to be
+            // recorded does not claim until they are written, so its failures are records and heartbeats.
+            const isFailure = (l: Record<string, unknown>): boolean => l.msg === 'store call failed' && Number(l.time) >= cutAt;
             const want = between(1, 3);
             while (p.alive && p.logs(isFailure).length < want) {
               const seen = p.logs(isFailure).length;
-              await p.waitForLog((l) => isFailure(l) && p.logs(isFailure).length > seen, WAIT_MS, 'a failed claim').catch((error: unknown) => {
+              await p.waitForLog((l) => isFailure(l) && p.logs(isFailure).length > seen, WAIT_MS, 'a failed store call').catch((error: unknown) => {
                 if (p.alive) throw error;
               });
             }

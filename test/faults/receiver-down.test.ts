@@ -17,8 +17,11 @@ const WAIT_MS = 60_000;
 const SCHEDULE_MS = [300, 600, 1_200];
 const JITTER = 0.2;
 const POLL_MS = 50;
-/** Upper slack over delay·(1 + jitter) + poll: a claim on a shared, busy machine may come late, never early. */
-const LATE_SLACK_MS = 2_000;
+/**
+ * Upper slack over delay·(1 + jitter) + poll, in ms: a claim on a shared machine with its cores saturated may
+ * come seconds late, never early (the lower bound is the guarantee; this one catches a delay unit mistaken).
+ */
+const LATE_SLACK_MS = 5_000;
 
 interface EventRow {
   delivery_id: string;

@@ -69,8 +69,10 @@ describe('rolling restart of all dispatchers under load', () => {
     const figures = ledger.figures(requests);
     assert.equal(figures.lost, 0, `lost: ${ledger.missing(requests).join(', ')}`);
     assert.equal(figures.invalidSignatures, 0);
-    const charged = await world.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND attempt_count <> 1', [appId]);
-    assert.equal(charged[0]?.n, 0, 'no attempt charged by a restart');
+    const charges = await world.attemptAccounting(appId);
+    assert.equal(charges.unrecorded, 0, 'no attempt charged by a restart that is not recorded');
+    assert.equal(charges.notSucceededOnce, 0, 'each delivery has exactly one succeeded attempt');
+    assert.equal(charges.failedOtherThanTimeout, 0, `no failed attempt but receiver timeouts (kinds: ${charges.failedKinds.join(', ')})`);
     const reclaims = await world.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'reclaimed'`, [appId]);
     assert.equal(await world.stuckLeases(), 0);
     return { figures, reclaimed: reclaims[0]?.n ?? 0, stopMs, released, finishedAfterSignal };

@@ -107,6 +107,28 @@ for (const engine of ENGINES) {
       assert.deepEqual([...lost].sort(), [s1!.deliveryId, s2!.deliveryId].sort(), 'the stale heartbeat matches zero rows');
     });
 
+    test('a stale outcome recorded in the same statement as the newer lease\'s outcome of the same delivery writes no attempt or timeline row (regression: a database restart recorded two attempts against one charge)', async () => {
+      const appId = await insertApp(t.db);
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+      await publishMany(appId, 1);
+      const store = createPgDeliveryStore(t.db, cipher);
+      const first = (await store.claim({ workerId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
+      clock.advance(LEASE_MS + 1);
+      // The same dispatcher reclaims its own expired lease while the first outcome still waits to be written.
+      const second = (await store.claim({ workerId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
+      assert.equal(second.deliveryId, first.deliveryId);
+      await store.recordAttempts([
+        { ...succeededRecord(first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
+        { ...succeededRecord(second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz2', statusCode: 202 },
+      ], clock.sqlNow());
+      const row = (await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [first.deliveryId])).rows[0];
+      assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
+      const attempts = (await t.db.query('SELECT response_status_code, fencing_token::text AS token FROM attempts WHERE delivery_id = $1', [first.deliveryId])).rows;
+      assert.deepEqual(attempts, [{ response_status_code: 202, token: String(second.fencingToken) }], 'one attempt row, the newer lease\'s');
+      const outcomes = (await t.db.query(`SELECT fencing_token::text AS token FROM delivery_events WHERE delivery_id = $1 AND state = 'succeeded'`, [first.deliveryId])).rows;
+      assert.deepEqual(outcomes, [{ token: String(second.fencingToken) }], 'one timeline row for the outcome');
+    });
+
     test('an expired lease reclaimed maxReclaims times without an outcome is dead-lettered as lease_lost_repeatedly', async () => {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });

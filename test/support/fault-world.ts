@@ -1,10 +1,13 @@
 /**
- * The stage of the fault-injection suite (test/faults, issue 4): a private PostgreSQL cluster, Tidings
+ * The stage of the fault-injection suite (test/faults): a private PostgreSQL cluster, Tidings
  * roles as child processes, a recording receiver on 127.0.0.1 and an HTTP client for the publish API. The
  * load and the bookkeeping of the pass criterion are in fault-load.ts. Every wait is bounded and
  * event-driven (log lines, exits, receiver records, database rows).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { encodeSecret } from '../../src/domain/signing.ts';
 import { TEST_ENCRYPTION_KEYS } from './cipher.ts';
@@ -39,6 +42,34 @@ export const FAST_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
   TIDINGS_CONCURRENCY: '32',
   TIDINGS_IDEMPOTENCY_WAIT: '2s',
 });
+
+/**
+ * The error kinds of an attempt whose receiver answered too slowly. The scenarios' receivers answer within
+ * 200 ms, well inside the 2 s deadline, but on a machine whose cores are saturated a process may not run for
+ * seconds: such an attempt really was made and failed, and is charged like any other.
+ */
+export const RECEIVER_TIMEOUT_KINDS: readonly string[] = Object.freeze(['timeout_headers', 'timeout_body', 'deadline']);
+/** The shortest such attempt, in ms: the 2 s headers, body and attempt timeouts of {@link FAST_SETTINGS}, less timer slack. */
+export const RECEIVER_TIMEOUT_MIN_MS = 1_900;
+
+/**
+ * How a scenario's deliveries were charged (docs/adr/0002-schema-and-claim.md: a claim never charges an
+ * attempt; only a recorded outcome does, fenced by the lease).
+ */
+export interface AttemptAccounting {
+  /** Deliveries whose `attempt_count` differs from their attempt rows: charged without a recorded attempt. Must be 0. */
+  readonly unrecorded: number;
+  /** Deliveries without exactly one succeeded attempt (a stale outcome written beside the newer one, or none). */
+  readonly notSucceededOnce: number;
+  /** Failed attempts recorded, of any kind. */
+  readonly failed: number;
+  /**
+   * Failed attempts that are not a receiver timeout ({@link RECEIVER_TIMEOUT_KINDS}, lasting at least
+   * {@link RECEIVER_TIMEOUT_MIN_MS}): a fault's doing. Must be 0.
+   */
+  readonly failedOtherThanTimeout: number;
+  readonly failedKinds: readonly string[];
+}
 
 /** One endpoint of the scenario's application, with the receiver path it points at. */
 export interface WorldEndpoint {
@@ -129,6 +160,13 @@ export interface FaultWorld {
   killDispatchers(): Promise<void>;
   /** Deliveries leased with a lease that expired more than `graceMs` ago (database clock): must be none. */
   stuckLeases(graceMs?: number): Promise<number>;
+  /** How the application's deliveries were charged: see {@link AttemptAccounting}. */
+  attemptAccounting(appId: string): Promise<AttemptAccounting>;
+  /**
+   * Runs a scenario's body; when it throws, every process's log lines and stderr are written to a fresh
+   * temporary folder first, and the error names it (a failure on a shared machine can then be read).
+   */
+  keepLogsOnFailure<T>(body: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -198,6 +236,31 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
     async stuckLeases(graceMs = 0) {
       const rows = await query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`, [graceMs]);
       return rows[0]?.n ?? 0;
+    },
+    async attemptAccounting(appId) {
+      const [row] = await query<{ unrecorded: number; not_once: number; failed: number; failed_other: number; kinds: string[] | null }>(`
+        WITH per AS (
+          SELECT d.id, d.attempt_count, count(a.id)::int AS rows, count(a.id) FILTER (WHERE a.succeeded)::int AS ok
+          FROM deliveries d LEFT JOIN attempts a ON a.delivery_id = d.id WHERE d.app_id = $1 GROUP BY d.id)
+        SELECT (SELECT count(*)::int FROM per WHERE attempt_count <> rows) AS unrecorded,
+               (SELECT count(*)::int FROM per WHERE ok <> 1) AS not_once,
+               (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded) AS failed,
+               (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded AND (error_kind IS NULL OR NOT (error_kind = ANY ($2)) OR duration_ms < $3)) AS failed_other,
+               (SELECT array_agg(DISTINCT coalesce(error_kind, 'none')) FROM attempts WHERE app_id = $1 AND NOT succeeded) AS kinds`,
+      [appId, RECEIVER_TIMEOUT_KINDS, RECEIVER_TIMEOUT_MIN_MS]);
+      return { unrecorded: row?.unrecorded ?? 0, notSucceededOnce: row?.not_once ?? 0, failed: row?.failed ?? 0, failedOtherThanTimeout: row?.failed_other ?? 0, failedKinds: row?.kinds ?? [] };
+    },
+    async keepLogsOnFailure(body) {
+      try {
+        return await body();
+      } catch (error) {
+        const dir = mkdtempSync(join(tmpdir(), 'tidings-fault-logs-'));
+        for (const [i, p] of processes.entries()) {
+          writeFileSync(join(dir, `${i}-${p.name}.jsonl`), p.lines.map((l) => JSON.stringify(l)).join('\n'));
+          if (p.stderr !== '') writeFileSync(join(dir, `${i}-${p.name}.stderr`), p.stderr);
+        }
+        throw new Error(`${(error as Error).message} (process logs: ${dir})`, { cause: error });
+      }
     },
     async close() {
       for (const p of processes) await p.kill().catch(() => undefined);

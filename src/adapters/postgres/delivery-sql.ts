@@ -100,7 +100,9 @@ SELECT id FROM released`);
 /*
  * RECORD_ATTEMPTS — step 3 of the protocol for a batch of outcomes, in one statement (one transaction):
  * every row is guarded by (id, fencing token, owner, state = 'leased'). A fenced-out row matches nothing in
- * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. A failed
+ * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. The attempt,
+ * timeline and health rows join `upd` on (id, token): a stale outcome of a delivery whose newer lease is
+ * recorded in the same batch writes nothing (the recorder also keeps one outcome per delivery a batch). A failed
  * resend (manual) returns the delivery to the state it had before the resend.
  * The endpoints of the recorded scheduled attempts get their health updated in the same statement
  * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
@@ -139,7 +141,7 @@ WITH o AS (
       last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
   FROM o, ep
   WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.lease_owner = o.worker AND d.state = 'leased'
-  RETURNING d.id, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
+  RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
                         response_status_code, response_body, response_location, error_kind, error_detail, url,
@@ -147,7 +149,7 @@ WITH o AS (
   SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
          o.status, o.body, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms, o.worker, o.token,
          coalesce($18::timestamptz, clock_timestamp())
-  FROM o JOIN upd ON upd.id = o.id
+  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
   SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,
@@ -155,13 +157,13 @@ WITH o AS (
               WHEN upd.state = 'canceled' THEN 'endpoint_deleted' WHEN upd.state = 'skipped' AND o.next_state = 'pending' THEN 'endpoint_disabled'
               WHEN o.trig = 'manual' THEN 'resent' END,
          coalesce($18::timestamptz, clock_timestamp())
-  FROM o JOIN upd ON upd.id = o.id
+  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
 ), t AS (
   SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
 ), h AS (
   -- Scheduled attempts only: a manual resend says nothing about the endpoint's health.
   SELECT upd.endpoint_id, count(*) FILTER (WHERE o.succeeded)::int AS ok, count(*) FILTER (WHERE NOT o.succeeded)::int AS failed
-  FROM upd JOIN o ON o.id = upd.id WHERE o.trig = 'scheduled' GROUP BY upd.endpoint_id
+  FROM upd JOIN o ON o.id = upd.id AND o.token = upd.fencing_token WHERE o.trig = 'scheduled' GROUP BY upd.endpoint_id
 ), health AS (
   -- Endpoint health by one atomic UPDATE per endpoint of the batch: counters change relative to the row's
   -- current value (never read-modify-write), so they stay exact across any number of dispatchers.

@@ -112,12 +112,22 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let heartbeatTimer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let refillTimer: NodeJS.Timeout | undefined;
+  // Store calls of any kind (claim, record, heartbeat) failed since the last successful claim, and the claims
+  // among them. A dispatcher whose window is full of outcomes waiting to be recorded does not claim during
+  // an outage, so "claims resumed" is logged at the first successful claim after any store failure.
+  let storeFailures = 0;
+  let failedClaims = 0;
+  const storeFailed = (error: unknown, during: 'claim' | 'record' | 'heartbeat' | 'release'): void => {
+    storeFailures += 1;
+    if (during === 'claim') failedClaims += 1;
+    observer.storeError?.(error, during);
+  };
   const recorder: Recorder = createRecorder(deps.store, {
     maxBatch: 500,
     retryDelayMs: 100,
     maxRetryDelayMs: 5_000,
     now: () => deps.clock.sqlNow(),
-    onError: (error) => observer.storeError?.(error, 'record'),
+    onError: (error) => storeFailed(error, 'record'),
   });
 
   // A wake-up that arrives while the loop is busy (claiming) is remembered, so the loop's next wait
@@ -132,7 +142,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const finish = (flight: Flight): void => {
-    flights.delete(flight.delivery.deliveryId);
+    // The entry may already belong to a newer lease of the same delivery (this dispatcher reclaimed it
+    // while the stale outcome waited to be written): leave that one in place.
+    if (flights.get(flight.delivery.deliveryId) === flight) flights.delete(flight.delivery.deliveryId);
     observer.inFlight?.(flights.size);
     if (flights.size === 0) {
       const waiters = drainWaiters;
@@ -198,6 +210,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       now: deps.clock.sqlNow(),
     });
     healthy = true;
+    if (storeFailures > 0) {
+      logger.info({ failedClaims, failedStoreCalls: storeFailures }, 'claims resumed');
+      storeFailures = 0;
+      failedClaims = 0;
+    }
     if (sweep) lastSweepMs = nowMs;
     if (result.deadLettered > 0) {
       observer.deadLettered?.(result.deadLettered, 'lease_lost_repeatedly');
@@ -252,12 +269,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       wakePending = false; // this claim sees everything committed before it starts
       try {
         claimed = await tick();
-        if (failures > 0) logger.info({ failedClaims: failures }, 'claims resumed');
         failures = 0;
       } catch (error) {
         healthy = false;
         failures += 1;
-        observer.storeError?.(error, 'claim');
+        storeFailed(error, 'claim');
         const backoff = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(failures, 16));
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
         logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
@@ -279,7 +295,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       unsubscribe = deps.onWake?.(wakeLoop);
       const beat = Math.max(10, Math.floor(settings.leaseMs / 3));
       heartbeatTimer = setInterval(() => {
-        heartbeat().catch((error: unknown) => observer.storeError?.(error, 'heartbeat'));
+        heartbeat().catch((error: unknown) => storeFailed(error, 'heartbeat'));
       }, beat);
       heartbeatTimer.unref();
       loopDone = loop();

@@ -31,7 +31,7 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-/** Makes a batching recorder over `store.recordAttempts` (DESIGN §2 step 3; issue 7: batched, fenced). */
+/** Makes a batching recorder over `store.recordAttempts` (docs/adr/0002-schema-and-claim.md: one fenced statement per batch). */
 export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, options: RecorderOptions): Recorder {
   let queue: Pending[] = [];
   let writing = false;
@@ -42,8 +42,19 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
   const flush = async (): Promise<void> => {
     if (writing || queue.length === 0 || closed) return;
     writing = true;
-    const batch = queue.slice(0, options.maxBatch);
-    queue = queue.slice(batch.length);
+    // One outcome per delivery a statement: a dispatcher may hold a stale outcome of a delivery (its lease
+    // expired while the write waited) beside the outcome of its newer lease; they go in separate statements,
+    // so the store tells each one apart as recorded or fenced out.
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    const inBatch = new Set<string>();
+    for (const p of queue) {
+      if (batch.length < options.maxBatch && !inBatch.has(p.record.deliveryId)) {
+        batch.push(p);
+        inBatch.add(p.record.deliveryId);
+      } else rest.push(p);
+    }
+    queue = rest;
     let delay = options.retryDelayMs;
     for (;;) {
       let result: RecordResult;

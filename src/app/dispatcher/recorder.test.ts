@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AttemptRecord, RecordResult } from '../../ports/delivery-store.ts';
+import { createRecorder } from './recorder.ts';
+
+function record(deliveryId: string, fencingToken: string): AttemptRecord {
+  return {
+    deliveryId, fencingToken, workerId: 'w', endpointId: 'ep', attemptId: `atmpt_${deliveryId}_${fencingToken}`, attemptNumber: 1,
+    trigger: 'scheduled', url: 'http://127.0.0.1:9/', succeeded: true, statusCode: 200, responseBody: '', location: null,
+    errorKind: null, errorDetail: null, durationMs: 1, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
+  };
+}
+
+/** A store whose writes the test answers one by one; each call's records are kept. */
+function heldStore(): { calls: AttemptRecord[][]; answer(): void; recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult> } {
+  const calls: AttemptRecord[][] = [];
+  const waiting: (() => void)[] = [];
+  return {
+    calls,
+    answer: () => waiting.shift()?.(),
+    recordAttempts(records) {
+      calls.push([...records]);
+      // The store records the newest token of each delivery (what the fencing guard lets through).
+      return new Promise((resolve) => waiting.push(() => resolve({ recorded: records.map((r) => r.deliveryId), fencedOut: [] })));
+    },
+  };
+}
+
+const options = { maxBatch: 10, retryDelayMs: 1, maxRetryDelayMs: 1, now: () => null, onError: () => undefined };
+
+test('two outcomes of one delivery (a stale lease and its newer one) never share a statement', async () => {
+  const store = heldStore();
+  const recorder = createRecorder(store, options);
+  const first = recorder.record(record('d0', '1'));
+  // While the first statement is out, the stale and the newer outcome of d1 and another delivery queue up.
+  const stale = recorder.record(record('d1', '1'));
+  const newer = recorder.record(record('d1', '2'));
+  const other = recorder.record(record('d2', '1'));
+  await new Promise(setImmediate);
+  store.answer();
+  await first;
+  await new Promise(setImmediate);
+  assert.deepEqual(store.calls[1]?.map((r) => `${r.deliveryId}:${r.fencingToken}`), ['d1:1', 'd2:1'], 'the second statement holds one outcome of d1');
+  store.answer();
+  await Promise.all([stale, other]);
+  await new Promise(setImmediate);
+  assert.deepEqual(store.calls[2]?.map((r) => `${r.deliveryId}:${r.fencingToken}`), ['d1:2'], 'the newer outcome goes in the next statement');
+  store.answer();
+  assert.equal(await newer, true);
+  recorder.close();
+});
+
+test('outcomes queued while a statement is out go together in the next one, up to maxBatch', async () => {
+  const store = heldStore();
+  const recorder = createRecorder(store, { ...options, maxBatch: 2 });
+  const all = [recorder.record(record('a', '1')), recorder.record(record('b', '1')), recorder.record(record('c', '1')), recorder.record(record('d', '1'))];
+  for (let i = 0; i < 3; i++) {
+    await new Promise(setImmediate);
+    store.answer();
+  }
+  assert.deepEqual(await Promise.all(all), [true, true, true, true]);
+  assert.deepEqual(store.calls.map((c) => c.map((r) => r.deliveryId).join('')), ['a', 'bc', 'd']);
+  recorder.close();
+});
