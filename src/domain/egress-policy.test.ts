@@ -134,7 +134,11 @@ const URLS: readonly (readonly [string, string | null])[] = [
   ['http://api.localhost:3000/hook', 'localhost name'], ['http://Api.LocalHost./', 'localhost name'],
   ['ftp://example.com/', 'scheme "ftp"'], ['file:///etc/passwd', 'scheme "file"'], ['gopher://example.com/', 'scheme "gopher"'],
   ['javascript:alert(1)', 'scheme "javascript"'], ['data:text/plain,hi', 'scheme "data"'], ['ws://example.com/', 'scheme "ws"'],
-  ['not a url', 'not a valid absolute URL'], ['/relative/path', 'not a valid absolute URL'], ['http://', 'not a valid absolute URL'],
+  ['not a url', 'whitespace'], ['not-a-url', 'not a valid absolute URL'], ['/relative/path', 'not a valid absolute URL'], ['http://', '"//" and a host'],
+  // As typed vs as contacted: the parser would drop, turn or read these into something else.
+  ['http:///path', '"//" and a host'], ['http:/host.example/', '"//" and a host'], ['https:host.example', '"//" and a host'],
+  ['http://exa\tmple.com/', 'whitespace'], ['http://example.com/\r\n', 'whitespace'], ['\u0000http://example.com/', 'control'],
+  ['http:\\\\example.com\\', 'backslash'], ['http://example.com:0/', 'port 0'], ['http://example.com:00/', 'port 0'],
   ['http://1.2.3.4.5/', 'not a valid absolute URL'], ['https://user:secret@example.com/', 'credentials'], ['https://user@example.com/', 'credentials'],
   ['https://example.com/webhook', null], ['http://example.com:8080/a?b=c', null], ['https://93.184.216.34/hook', null],
   ['https://[2606:4700::1]/hook', null], ['https://EXAMPLE.com./x', null], ['https://localhost.example.com/', null],

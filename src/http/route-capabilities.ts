@@ -25,13 +25,14 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/api-key': 'operator',
   'DELETE /api/v1/api-key/:keyId': 'operator',
 
-  // Applications: a scoped credential reads its own; its fields are the operator's (ADR 0011: a PUT or
-  // PATCH that would change one is 403 `field_forbidden`); deleting it is the operator's alone.
+  // Applications: a scoped credential reads its own; its fields are the operator's (ADR 0011): one that
+  // manages endpoints may send them unchanged (a PUT echoing what it read), and a PUT or PATCH that would
+  // change one is 403 `field_forbidden`; deleting it is the operator's alone.
   'POST /api/v1/app': 'operator',
   'GET /api/v1/app': 'operator',
   'GET /api/v1/app/:appId': VIEW,
-  'PUT /api/v1/app/:appId': VIEW,
-  'PATCH /api/v1/app/:appId': VIEW,
+  'PUT /api/v1/app/:appId': ENDPOINT,
+  'PATCH /api/v1/app/:appId': ENDPOINT,
   'DELETE /api/v1/app/:appId': 'operator',
 
   // Event types are shared by every application: read by anyone, written by the operator.
@@ -81,7 +82,8 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/attempt/msg/:msgId': VIEW,
   'GET /api/v1/app/:appId/attempt/endpoint/:endpointId': VIEW,
   'GET /api/v1/app/:appId/dead-letter': VIEW,
-  'GET /api/v1/background-task': VIEW,
+  // The list spans every application; a scoped credential reads its own tasks by id.
+  'GET /api/v1/background-task': 'operator',
   'GET /api/v1/background-task/:taskId': VIEW,
   'GET /api/v1/stats/overview': VIEW,
   'GET /api/v1/stats/time-in-state': VIEW,

@@ -78,8 +78,9 @@ for (const engine of ENGINES) {
       assert.ok(access.url.endsWith(`#key=${access.token}`));
       const app = await api.svix.application.get(uid);
       const portal = new Svix(access.token, { serverUrl: api.url });
-      const msg = await portal.message.create(uid, { eventType: 'portal.test', payload: { ok: true } });
+      const msg = await api.svix.message.create(uid, { eventType: 'portal.test', payload: { ok: true } });
       assert.equal((await portal.message.get(app.id, msg.id)).id, msg.id);
+      await assert.rejects(portal.message.create(uid, { eventType: 'portal.test', payload: { forged: true } }), (e: { code?: number }) => e.code === 403, 'a portal token does not publish as the operator');
       await assert.rejects(portal.application.list(), (e: { code?: number }) => e.code === 403);
       const row = (await api.database.db.query<{ expires_at: Date; role: string }>('SELECT expires_at, role FROM api_keys WHERE token_hash = $1', [hashToken(access.token)])).rows[0]!;
       assert.equal(row.role, 'app');
