@@ -52,6 +52,7 @@ test('the pages carry a CSP without inline scripts; only the portal may be frame
     assert.equal(asset.statusCode, 200);
     assert.match(String(asset.headers['cache-control']), /immutable/);
     assert.equal((await app.inject({ url: '/ui/assets/missing.js' })).statusCode, 404);
+    for (const url of ['/ui/assets/..%2fconsole.html', '/ui/assets/%2e%2e/console.html']) assert.notEqual((await app.inject({ url })).statusCode, 200, url);
   } finally {
     await app.close();
     await rm(dist, { recursive: true, force: true });

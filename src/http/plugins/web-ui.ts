@@ -72,14 +72,10 @@ export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalF
     });
   }
   app.register(async (scoped) => {
-    // The bundle files are public, unlimited and not in the OpenAPI document, like the pages.
-    scoped.addHook('onRoute', (route) => {
-      route.config = { ...route.config, public: true };
-    });
     await scoped.register(helmet, { global: true, contentSecurityPolicy: csp([], []), referrerPolicy: { policy: 'no-referrer' } });
-    await scoped.register(fastifyStatic, {
-      root: `${distDir}assets`, prefix: ASSETS_PREFIX, decorateReply: false, wildcard: true, index: false,
-      immutable: true, maxAge: '365d', schemaHide: true,
-    });
+    await scoped.register(fastifyStatic, { root: `${distDir}assets`, serve: false, index: false });
+    // Public like the pages (the files hold no data), unlimited, and not in the OpenAPI document.
+    scoped.get<{ Params: { '*': string } }>(`${ASSETS_PREFIX}*`, { config: { public: true }, schema: { hide: true } }, async (request, reply) =>
+      reply.sendFile(request.params['*'], { immutable: true, maxAge: '365d' }));
   });
 }
