@@ -38,8 +38,14 @@ test('signed in with the admin token: create an application and an endpoint, pub
     await page.getByLabel('Event type', { exact: true }).first().waitFor();
     await page.getByRole('form', { name: 'Publish a message' }).getByLabel('Event type').fill('order.created');
     await page.getByLabel('Payload (JSON)').fill('{"order": 17, "big": 12345678901234567890}');
+    // The receiver holds its answer until the message page is shown, so the attempt can only appear live.
+    let release = (): void => undefined;
+    receiver.gate = new Promise<void>((r) => { release = r; });
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('heading', { name: 'order.created', level: 1 }).waitFor();
+    await page.getByText('No attempts yet.').waitFor();
+    release();
+    receiver.gate = null;
     // The exact bytes survive (a big integer is not rounded).
     await page.getByLabel('Exact bytes as delivered').check();
     assert.equal(await page.getByLabel('Payload text').textContent(), '{"order": 17, "big": 12345678901234567890}');

@@ -28,6 +28,8 @@ export interface Receiver {
   readonly url: string;
   /** Status and body of the next answers (changeable while running). */
   answer: { status: number; body: string; contentType: string };
+  /** While set, requests are read and held unanswered until it resolves (to see a delivery in flight). */
+  gate: Promise<void> | null;
   readonly requests: { path: string; body: string }[];
   close(): Promise<void>;
 }
@@ -38,14 +40,16 @@ export async function startReceiver(): Promise<Receiver> {
   const receiver = {
     url: '',
     answer: { status: 204, body: '', contentType: 'text/plain' },
+    gate: null as Promise<void> | null,
     requests,
     close: async (): Promise<void> => { await new Promise((r) => server.close(r)); },
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
-    req.on('end', () => {
+    req.on('end', async () => {
       requests.push({ path: req.url ?? '', body });
+      await receiver.gate;
       res.writeHead(receiver.answer.status, { 'content-type': receiver.answer.contentType });
       res.end(receiver.answer.body);
     });

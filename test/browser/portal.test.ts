@@ -103,6 +103,8 @@ test("a portal for application A cannot show or fetch B's objects (asserted on t
       return Promise.all(paths.map(async (p) => (await fetch(p, { headers: { authorization: `Bearer ${token}` } })).status));
     }, { token: a.token, ...b });
     for (const status of direct) assert.ok(status === 404 || status === 403, `B's object answered ${status}`);
+    // Opened first-party too, the portal sets no cookie.
+    assert.deepEqual(await context.cookies(), []);
     const namingB = responses.filter((r) => r.url().includes(b.app) || r.url().includes(b.ep) || r.url().includes(b.msg));
     assert.ok(namingB.length >= 3);
     for (const r of namingB) assert.equal(r.status(), 404, r.url());
