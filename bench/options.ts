@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 
 /** Every scenario of issue 7, in order. */
-export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
 export type Scenario = (typeof ALL_SCENARIOS)[number];
 
 /** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog). */
-export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g']);
+export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g', 'h']);
 
 /** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
 export interface Sizes {
@@ -29,6 +29,8 @@ export interface Sizes {
   /** (g): backlog sizes (due deliveries) and timed claims per size. */
   readonly backlogRows: readonly number[];
   readonly claimRepeats: number;
+  /** (h): timeline rows in the window of the statistics reads. */
+  readonly timelineRows: readonly number[];
   /** Upper bound of one wait for deliveries, ms (every loop is bounded). */
   readonly waitTimeoutMs: number;
 }
@@ -39,7 +41,7 @@ const FULL: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 10_000, paceWarmupMs: 1_000,
   dispatcherCounts: [1, 2, 4],
   fanOutMessages: 2_000, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 30,
+  backlogRows: [1_000, 1_000_000], claimRepeats: 30, timelineRows: [1_000_000],
   waitTimeoutMs: 300_000,
 };
 
@@ -49,7 +51,7 @@ const MODERATE: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 5_000, paceWarmupMs: 500,
   dispatcherCounts: [1, 2, 4],
   fanOutMessages: 500, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 20,
+  backlogRows: [1_000, 1_000_000], claimRepeats: 20, timelineRows: [1_000_000],
   waitTimeoutMs: 300_000,
 };
 
@@ -59,7 +61,7 @@ const QUICK: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 2_000, paceWarmupMs: 300,
   dispatcherCounts: [1, 2],
   fanOutMessages: 200, fanOutEndpoints: 10,
-  backlogRows: [1_000, 50_000], claimRepeats: 10,
+  backlogRows: [1_000, 50_000], claimRepeats: 10, timelineRows: [50_000],
   waitTimeoutMs: 90_000,
 };
 
@@ -89,9 +91,9 @@ export interface Options {
 /** Usage text of `npm run bench -- --help`. */
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g)
+  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g,h)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
-  --engine E          server | embedded | both (default both; e and g run on the server only)
+  --engine E          server | embedded | both (default both; e, g and h run on the server only)
   --size S            full | moderate | quick (default full: the issue's sizes; moderate: 5000-message
                       bursts, 1000 in flight in (c), 5 s per rate in (d), full 1,000,000-row backlog in (g))
   --quick             the same as --size quick: small sizes, to check the command end to end
@@ -126,8 +128,8 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   if (size !== 'full' && size !== 'moderate' && size !== 'quick') throw new Error(`--size must be full, moderate or quick, not "${size}"`);
   const quick = size === 'quick';
   const scenarios = (values.scenarios ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
-  for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–g)`);
-  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–g)');
+  for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–h)`);
+  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–h)');
   const dbName = values['db-name'] ?? 'tidings_bench';
   // The bench drops and recreates this database: only names of its own, never `test` or anyone else's.
   if (!/^tidings_bench[a-z0-9_]*$/.test(dbName)) throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);

@@ -22,6 +22,7 @@ import { serverInfo, type ServerInfo } from './pg-stats.ts';
 import { createFigureBook, figuresJson, formatTable } from './report.ts';
 import { scenarioG } from './scenario-claim.ts';
 import { scenarioD } from './scenario-latency.ts';
+import { scenarioH } from './scenario-stats.ts';
 import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
 import { round } from './stats.ts';
 import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
@@ -36,6 +37,7 @@ const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: 
   e: { title: '1, 2, 4 dispatcher processes on one database', run: scenarioE },
   f: { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioF },
   g: { title: 'claim cost against backlog size (SQL)', run: scenarioG },
+  h: { title: 'statistics reads against timeline size (SQL)', run: scenarioH },
 };
 
 function gitCommit(): string | null {

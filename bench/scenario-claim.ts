@@ -33,7 +33,7 @@ WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_
 RETURNING id`;
 
 /** Fills the bench database with `rows` due deliveries (pending, due in the past) plus {@link LEASED} live leases. */
-async function fill(client: pg.Client, rows: number): Promise<void> {
+export async function fill(client: pg.Client, rows: number): Promise<void> {
   const messages = Math.max(1, Math.ceil(rows / ENDPOINTS));
   await client.query('TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts CASCADE');
   await client.query(`INSERT INTO applications (id, uid, name) VALUES ('app_bench', 'bench', 'bench')`);

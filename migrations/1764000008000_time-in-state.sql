@@ -42,8 +42,12 @@ CREATE INDEX delivery_events_at ON delivery_events (at) INCLUDE (state, reason, 
 CREATE INDEX delivery_events_app_at ON delivery_events (app_id, at) INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms);
 CREATE INDEX delivery_events_endpoint_at ON delivery_events (endpoint_id, at) INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms);
 
+-- Dead-letter inflow of the last 24 h (overview): the few 'dead' rows only.
+CREATE INDEX delivery_events_dead_at ON delivery_events (at) WHERE state = 'dead';
+CREATE INDEX delivery_events_dead_app_at ON delivery_events (app_id, at) WHERE state = 'dead';
+
 -- Down Migration
-DROP INDEX delivery_events_endpoint_at, delivery_events_app_at, delivery_events_at;
+DROP INDEX delivery_events_dead_app_at, delivery_events_dead_at, delivery_events_endpoint_at, delivery_events_app_at, delivery_events_at;
 DROP TRIGGER delivery_events_stamp ON delivery_events;
 DROP FUNCTION tidings_stamp_delivery_event();
 ALTER TABLE delivery_events DROP COLUMN since_publish_ms, DROP COLUMN wait_ms, DROP COLUMN endpoint_id, DROP COLUMN app_id;

@@ -7,6 +7,7 @@ import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
 import { runKeysRotate } from './keys-rotate.ts';
 import { runRetentionOnce } from './retention-run.ts';
+import { runTail } from './tail.ts';
 
 const USAGE = `Usage: tidings <command>
 
@@ -19,6 +20,9 @@ Commands:
   keys rotate    re-encrypt stored secrets and payloads under the first key of the ring (safe while running)
   retention run  run the retention job once: expire payloads, prune old history and idempotency keys, run erasures
   config-docs    print the configuration reference (Markdown)
+  tail           live attempts through the API: --app ID [--endpoint ID] [--outcome success|fail]
+                 [--url URL (default TIDINGS_URL or http://127.0.0.1:8071)] [--interval MS] [--backlog N];
+                 the token comes from TIDINGS_TOKEN
 
 Configuration comes from the environment; see docs/reference/configuration.md.`;
 
@@ -30,13 +34,17 @@ const ROLES: Record<string, Roles> = {
 
 /** Runs the `tidings` command line. Returns the exit code (servers run until SIGTERM/SIGINT). */
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
-  const { positionals, values } = parseArgs({ args: [...argv], allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+  const { positionals, values } = parseArgs({
+    args: [...argv], allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' }, app: { type: 'string' }, endpoint: { type: 'string' }, outcome: { type: 'string' }, url: { type: 'string' }, interval: { type: 'string' }, backlog: { type: 'string' } },
+  });
   const command = positionals[0] ?? 'serve';
   if (values.help === true || command === 'help') {
     console.log(USAGE);
     return 0;
   }
   try {
+    if (command === 'tail') return await tailCommand(values, env);
     if (command === 'config-docs') {
       process.stdout.write(configurationMarkdown());
       return 0;
@@ -120,4 +128,41 @@ if (import.meta.main) {
   const code = await main(process.argv.slice(2), process.env);
   // A failed start may leave handles open (a half-opened engine): exit explicitly so supervisors see it.
   if (code !== 0) process.exit(code);
+}
+
+/** `tidings tail`: checks its options, then runs {@link runTail} until SIGINT/SIGTERM. Exit 2 for bad options. */
+async function tailCommand(values: Readonly<Record<string, string | boolean | undefined>>, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
+  const app = str('app');
+  const token = env.TIDINGS_TOKEN ?? '';
+  const outcome = str('outcome');
+  const intervalMs = Number(str('interval') ?? 1000);
+  const backlog = Number(str('backlog') ?? 10);
+  const problem = app === undefined ? '--app is required'
+    : token === '' ? 'TIDINGS_TOKEN must hold a Bearer token'
+      : outcome !== undefined && outcome !== 'success' && outcome !== 'fail' ? '--outcome must be success or fail'
+        : !Number.isInteger(intervalMs) || intervalMs < 100 ? '--interval must be a whole number of ms, at least 100'
+          : !Number.isInteger(backlog) || backlog < 0 ? '--backlog must be a whole number' : null;
+  if (problem !== null) {
+    console.error(`tidings tail: ${problem}`);
+    return 2;
+  }
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await runTail({
+      baseUrl: str('url') ?? env.TIDINGS_URL ?? 'http://127.0.0.1:8071', token, app: app!, endpoint: str('endpoint'),
+      outcome: outcome as 'success' | 'fail' | undefined, intervalMs, backlog, out: (line) => console.log(line), signal: stop.signal,
+    });
+    return 0;
+  } catch (error) {
+    if (stop.signal.aborted) return 0;
+    console.error(`tidings tail: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

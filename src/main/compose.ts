@@ -12,6 +12,8 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
+import { createPgBacklogReader } from '../adapters/postgres/stats-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
@@ -83,6 +85,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       if (found.rowCount === 0) logger.warn({ operationalApp: config.operationalApp }, 'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists');
     }
     const metrics = createMetrics();
+    registerBacklogGauges(metrics.registry, {
+      read: createPgBacklogReader(db), cap: config.metricsBacklogCap, cacheMs: config.metricsBacklogCacheMs, nowMs: () => performance.now(),
+      onError: (error) => logger.warn({ err: error }, 'backlog gauges: query failed'),
+    });
     const wakeups = createWakeups(db, logger);
     const catalog = createPgCatalogStore(db, cipher);
     const faultPoints = createFaultPoints(config.testFaultPoints, logger);
@@ -126,7 +132,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       apiUrl = urlOf(app);
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
-      const admin = buildAdminServer({ logger, registry: metrics.registry, ready });
+      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken });
       await admin.listen({ host: config.host, port: config.adminPort });
       closers.push(() => admin.close());
       adminUrl = urlOf(admin);

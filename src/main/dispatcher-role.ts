@@ -12,6 +12,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Sender } from '../ports/sender.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { deliveryStoreMetrics } from './delivery-metrics.ts';
 import type { FaultPoints } from './fault-points.ts';
 import type { Wakeups } from './wakeups.ts';
 
@@ -71,6 +72,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     ...(config.operationalApp === undefined ? {} : {
       operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
     }),
+    observer: deliveryStoreMetrics(metrics),
   });
   const logger = deps.logger.child({ role: 'dispatcher', workerId });
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', workerId }) ?? logger;
@@ -99,13 +101,17 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     },
     onWake: (listener) => deps.wakeups.subscribe(listener),
     observer: {
-      claimed: (_count, reclaimed) => metrics.deliveriesReclaimed.inc(reclaimed),
+      claimed: (count, reclaimed) => {
+        metrics.deliveriesReclaimed.inc(reclaimed);
+        if (count > 0) metrics.claimBatchSize.observe(count);
+      },
       deadLettered: (count, reason) => metrics.deadLettered.inc({ reason }, count),
       attempted: (outcome, recorded) => {
         if (!recorded) return;
         metrics.attempts.inc({ outcome: outcome.classification.errorKind ?? 'succeeded' });
         metrics.attemptDuration.observe(outcome.result.durationMs / 1000);
         if (outcome.next.next === 'dead') metrics.deadLettered.inc({ reason: outcome.next.reason });
+        if (outcome.next.next === 'retry') metrics.retriesScheduled.inc();
       },
       fencedOut: (count) => metrics.writesFencedOut.inc(count),
       leasesLost: (count) => metrics.leasesLost.inc(count),

@@ -82,7 +82,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       }),
       clock,
       random,
-      onPublished: (appId) => w.metrics.messagesPublished.inc({ app: appId }),
+      onPublished: () => w.metrics.messagesPublished.inc(),
     }), { store: eventTypeStore, schemas }),
     resender: createResender({ store: catalog, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),

@@ -93,3 +93,19 @@ export interface StatsStore {
    */
   timeInState(scope: StatsScope, since: Date, until: Date, bucketMs: number): Promise<TimeInState>;
 }
+
+/** The waiting work, as one backlog query reads it (each count stops at the cap: the cap of TIDINGS_METRICS_BACKLOG_CAP). */
+export interface BacklogReading {
+  /** Pending deliveries due now. */
+  readonly due: number;
+  /** Pending deliveries due later (back-off), paused endpoints' held deliveries excluded. */
+  readonly scheduled: number;
+  /** Pending deliveries held by a paused endpoint. */
+  readonly held: number;
+  /** Leased deliveries with a live lease. */
+  readonly leased: number;
+  /** Endpoints whose breaker is open or half-open. */
+  readonly breakersOpen: number;
+  /** now − due time of the oldest due delivery, ms; 0 when none is due. */
+  readonly oldestDueAgeMs: number;
+}

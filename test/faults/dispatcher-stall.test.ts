@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { QUERY_TIMEOUT_MS } from '../../src/adapters/postgres/db.ts';
 import { Ledger, printSummary } from '../support/fault-load.ts';
 import { ApiClient, createWorld, type FaultWorld } from '../support/fault-world.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -114,15 +115,21 @@ describe('dispatcher stalled longer than its lease', () => {
     try {
       const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
       const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy });
+      // The takeover is started (and frozen, so that it claims nothing) before the stall: its start-up on a
+      // busy machine must not lengthen the stall past the client's query timeout, which would end the stalled
+      // heartbeat with an error instead of the "lease lost" this scenario shows.
+      const b = await world.startDispatcher('s6b-b');
+      b.pause();
       const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
       await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
       proxy.setMode('stall');
       const stalledAtMs = Date.now();
-      const b = await world.startDispatcher('s6b-b');
+      b.resume();
       await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
       await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'the takeover recorded its outcome');
       proxy.setMode('pass');
       const stalledMs = Date.now() - stalledAtMs;
+      assert.ok(stalledMs < QUERY_TIMEOUT_MS, `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout (${QUERY_TIMEOUT_MS} ms)`);
       await a.waitForLog(isLeaseLost, WAIT_MS, 'lease lost (heartbeat fenced)');
       await a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out');
       assert.equal(a.logs('delivery.attempted').length, 0, 'the stalled dispatcher recorded nothing');

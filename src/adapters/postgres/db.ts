@@ -116,7 +116,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
 }
 
 /** Client-side bound of one statement on a server, in ms (migrations included). */
-const QUERY_TIMEOUT_MS = 30_000;
+export const QUERY_TIMEOUT_MS = 30_000;
 
 /** How long a crashed holder's lock on the data folder stays, in ms (the lock is refreshed at half that). */
 const DATA_DIR_LOCK_STALE_MS = 10_000;

@@ -110,7 +110,8 @@ SELECT id FROM released`);
  * Parameters: parallel arrays ($1 … $17, see the unnest list), $18 now, $19 breaker threshold,
  * $20 cool-down ms, $21 max cool-down ms, $22 auto-disable after ms. Returns one row per recorded delivery
  * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
- * breaker changed state and whether the endpoint has failed long enough to be disabled).
+ * breaker changed state and whether the endpoint has failed long enough to be disabled). Delivery rows also
+ * carry the record instant's distance from the delivery's publish and from its due time, ms (for metrics).
  */
 export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
 WITH o AS (
@@ -191,13 +192,18 @@ WITH o AS (
             e.breaker_changed_at = t.now AS breaker_changed,
             e.failing_since IS NOT NULL AND e.failing_since <= t.now - $22 * interval '1 millisecond' AS should_disable,
             e.failing_since
+), prev AS (
+  -- The delivery as it was before this statement (same snapshot): its publish and due instants, for metrics.
+  SELECT d.id, d.created_at, d.next_attempt_at FROM deliveries d JOIN o ON o.id = d.id
 )
-SELECT 'delivery' AS kind, id::text AS id, app_id, state, endpoint_id, message_id, dead_reason,
+SELECT 'delivery' AS kind, upd.id::text AS id, app_id, state, endpoint_id, message_id, dead_reason,
        NULL::int AS consecutive_failures, NULL::boolean AS breaker_changed, NULL::boolean AS should_disable,
-       NULL::timestamptz AS failing_since, NULL::timestamptz AS breaker_open_until
-FROM upd
+       NULL::timestamptz AS failing_since, NULL::timestamptz AS breaker_open_until,
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.created_at) * 1000)::float8 AS since_publish_ms,
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.next_attempt_at) * 1000)::float8 AS since_due_ms
+FROM upd JOIN prev ON prev.id = upd.id
 UNION ALL
-SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until
+SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until, NULL, NULL
 FROM health`);
 
 /*

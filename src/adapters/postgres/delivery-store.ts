@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeSecret } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
-import type { ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
+import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db } from './db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
@@ -56,6 +56,27 @@ export interface DeliveryStoreOptions {
   readonly policy?: FlowPolicy;
   /** Where operational events go; none = not emitted. */
   readonly operational?: OperationalEvents;
+  /** Told after each committed record statement (metrics); never throws into the store. */
+  readonly observer?: DeliveryStoreObserver;
+}
+
+/** One outcome a record statement wrote, with the delivery's timings at the record instant (database clock). */
+export interface RecordedOutcome {
+  readonly record: AttemptRecord;
+  /** The delivery's new state. */
+  readonly state: string;
+  /** Record instant − the delivery's publish, ms. */
+  readonly sincePublishMs: number;
+  /** Record instant − the due time the delivery was claimed for, ms. */
+  readonly sinceDueMs: number;
+}
+
+/** Hooks of {@link createPgDeliveryStore} (ports for metrics; docs/adr/0013-observability.md). */
+export interface DeliveryStoreObserver {
+  /** A record statement committed: `statementRows` outcomes were sent in it, `written` of them were not fenced out. */
+  recorded?(written: readonly RecordedOutcome[], statementRows: number): void;
+  /** Endpoint transitions committed with a record statement: breaker opened or closed, endpoint disabled. */
+  endpointEvents?(events: readonly OperationalEvent[]): void;
 }
 
 interface RecordRow {
@@ -71,6 +92,8 @@ interface RecordRow {
   should_disable: boolean | null;
   failing_since: Date | null;
   breaker_open_until: Date | null;
+  since_publish_ms: number | null;
+  since_due_ms: number | null;
 }
 
 /** Most endpoint signing keys a delivery store keeps imported (see `decryptSecret`). */
@@ -78,6 +101,19 @@ const SIGNING_KEY_CACHE_MAX = 10_000;
 
 /** The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix: the 4th). */
 const FAILING_EVENT_ATTEMPT = 4;
+
+/** Tells `observer` what a committed record statement wrote. */
+function observeRecord(observer: DeliveryStoreObserver, records: readonly AttemptRecord[], written: readonly RecordRow[], events: readonly OperationalEvent[]): void {
+  const byId = new Map(written.map((r) => [r.id, r]));
+  const outcomes: RecordedOutcome[] = [];
+  for (const record of records) {
+    const row = byId.get(record.deliveryId);
+    if (row !== undefined) outcomes.push({ record, state: row.state, sincePublishMs: Number(row.since_publish_ms ?? 0), sinceDueMs: Number(row.since_due_ms ?? 0) });
+  }
+  observer.recorded?.(outcomes, records.length);
+  const changes = events.filter((e) => e.type === 'endpoint.disabled' || e.type === 'endpoint.breaker_opened' || e.type === 'endpoint.recovered');
+  if (changes.length > 0) observer.endpointEvents?.(changes);
+}
 
 /**
  * The PostgreSQL {@link DeliveryStore}: the statements of delivery-sql.ts, decryption of payloads
@@ -180,6 +216,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         now,
       ];
       params.push(policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs);
+      let committedEvents: OperationalEvent[] = [];
       const written = await runTx(db, async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
         const deliveries = rows.filter((r) => r.kind === 'delivery');
@@ -222,9 +259,11 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
           }
           await options.operational.emit(tx, events, now ?? new Date());
         }
+        committedEvents = events;
         return deliveries;
       });
       const recorded = new Set(written.map((r) => r.id));
+      if (options.observer !== undefined) observeRecord(options.observer, records, written, committedEvents);
       return {
         recorded: records.filter((r) => recorded.has(r.deliveryId)).map((r) => r.deliveryId),
         fencedOut: records.filter((r) => !recorded.has(r.deliveryId)).map((r) => r.deliveryId),

@@ -1,4 +1,4 @@
-import type { Percentiles, SeriesPoint, StatsScope, StatsStore } from '../../ports/stats-store.ts';
+import type { BacklogReading, Percentiles, SeriesPoint, StatsScope, StatsStore } from '../../ports/stats-store.ts';
 import type { Db } from './db.ts';
 
 /*
@@ -64,6 +64,31 @@ FROM t`;
 };
 const OVERVIEW_ALL = overviewSql(false);
 const OVERVIEW_APP = overviewSql(true);
+
+/*
+ * BACKLOG — the one query of a metrics scrape: each count reads at most $1 rows of a partial index
+ * (deliveries_due for pending, deliveries_lease_expiry for leased), so its cost stops growing at the cap;
+ * the oldest due time is the first entry of deliveries_due; endpoints whose breaker is not closed are
+ * counted from the endpoints table (one row per endpoint, not per delivery), capped too. Database clock.
+ */
+const BACKLOG = `
+WITH t AS (SELECT clock_timestamp() AS now)
+SELECT (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now LIMIT $1) c) AS due,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at < 'infinity' LIMIT $1) c) AS scheduled,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity' LIMIT $1) c) AS held,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now LIMIT $1) c) AS leased,
+       (SELECT count(*)::int FROM (SELECT 1 FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL LIMIT $1) c) AS breakers_open,
+       coalesce((SELECT extract(epoch FROM t.now - d.next_attempt_at) * 1000 FROM deliveries d
+                 WHERE d.state = 'pending' AND d.next_attempt_at <= t.now ORDER BY d.next_attempt_at LIMIT 1), 0)::float8 AS oldest_due_age_ms
+FROM t`;
+
+/** Reads the backlog gauges' figures in one query (see BACKLOG); each count stops at `cap`. */
+export function createPgBacklogReader(db: Db): (cap: number) => Promise<BacklogReading> {
+  return async (cap) => {
+    const r = (await db.query<{ due: number; scheduled: number; held: number; leased: number; breakers_open: number; oldest_due_age_ms: number }>(BACKLOG, [cap])).rows[0]!;
+    return { due: r.due, scheduled: r.scheduled, held: r.held, leased: r.leased, breakersOpen: r.breakers_open, oldestDueAgeMs: Math.max(0, Number(r.oldest_due_age_ms)) };
+  };
+}
 
 interface OverviewRow {
   states: Record<string, number>;

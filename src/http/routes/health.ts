@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
+import { metricsRequestAllowed } from '../../observability/metrics.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 
 /**
  * Health and operations routes, all without authentication: Svix `GET /api/v1/health` (204 while the API
  * process is up), `GET /livez` (process alive), `GET /readyz` (the database answers; 503
- * `service_unavailable` when not), `GET /metrics` (Prometheus text).
+ * `service_unavailable` when not), `GET /metrics` (Prometheus text; with TIDINGS_METRICS_TOKEN set, only for that Bearer token).
  */
-export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'metrics'>): void {
+export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'metrics' | 'config'>): void {
   app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['Health'], summary: 'Health (Svix)', response: { 204: z.null().describe('Up') } } }, async (_request, reply) => {
     return reply.code(204).send(null);
   });
@@ -25,7 +26,8 @@ export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'm
     return { status: 'ready' };
   });
 
-  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+    if (!metricsRequestAllowed(request.headers.authorization, deps.config.metricsToken)) throw new AppError('authentication_failed', 'TIDINGS_METRICS_TOKEN is set: /metrics needs Authorization: Bearer <that token>');
     const text = await deps.metrics.registry.metrics();
     return reply.type(deps.metrics.registry.contentType).send(text);
   });
