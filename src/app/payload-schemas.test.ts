@@ -79,3 +79,14 @@ test('a schema over the size or pattern cap is refused naming the setting', () =
   const many = { 1: { type: 'object', patternProperties: { '^a': {}, '^b': {} }, properties: { c: { pattern: '^c' } } } };
   assert.match(s.check(many)[0]?.msg ?? '', /3 patterns; at most 2 \(TIDINGS_MAX_SCHEMA_PATTERNS\)/);
 });
+
+test('an event type schema whose own example fails it is refused at the example, a passing one is accepted', () => {
+  const schemas = createPayloadSchemas();
+  const schema = { type: 'object', required: ['invoice'], properties: { invoice: { type: 'integer' } } };
+  assert.deepEqual(schemas.check({ 1: { ...schema, examples: [{ invoice: 1 }] } }), []);
+  const issues = schemas.check({ 1: { ...schema, examples: [{ invoice: 1 }, { invoice: 'one' }, {}] } });
+  assert.deepEqual(issues.map((i) => `${i.loc.join('.')} ${i.type}`).sort(), [
+    'body.schemas.1.examples.1.invoice value_error.jsonschema.type',
+    'body.schemas.1.examples.2.invoice value_error.jsonschema.required',
+  ]);
+});

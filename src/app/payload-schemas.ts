@@ -23,8 +23,9 @@ const VERSION_KEY = /^[1-9][0-9]{0,8}$/;
 export interface PayloadSchemas {
   /**
    * Validates a `schemas` value as given in a request: an object whose keys are versions ("1", "2", …) and
-   * whose values are JSON Schemas that compile.
-   * @returns the failing fields (loc `body.schemas.<version>`), empty when valid
+   * whose values are JSON Schemas that compile, each of whose `examples` passes it.
+   * @returns the failing fields (loc `body.schemas.<version>`, or `body.schemas.<version>.examples.<i>.<path>`
+   *   for an example), empty when valid
    */
   check(schemas: unknown): ValidationIssue[];
   /**
@@ -177,15 +178,27 @@ export function createPayloadSchemas(limits: SchemaLimits = DEFAULT_SCHEMA_LIMIT
           issues.push({ loc: ['body', 'schemas', version], msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`, type: 'value_error.jsonschema.too_many_patterns' });
           continue;
         }
+        let validate: ValidateFunction;
         try {
-          compile(schema);
+          validate = compile(schema);
         } catch (error) {
           if (error instanceof UnsupportedPatternError) {
             issues.push({ loc: ['body', 'schemas', version], msg: error.message, type: 'value_error.jsonschema.pattern' });
             continue;
           }
           issues.push({ loc: ['body', 'schemas', version], msg: `not a valid JSON Schema: ${(error as Error).message}`, type: 'value_error.jsonschema' });
+          continue;
         }
+        // The schema's own `examples` (what send-example publishes) must pass it.
+        const examples = typeof schema === 'object' ? (schema as { examples?: unknown }).examples : undefined;
+        if (!Array.isArray(examples)) continue;
+        examples.forEach((example, index) => {
+          if (validate(example)) return;
+          for (const e of validate.errors ?? []) {
+            const { loc, msg, type } = issueOf(e);
+            issues.push({ loc: ['body', 'schemas', version, 'examples', index, ...loc.slice(2)], msg, type });
+          }
+        });
       }
       return issues;
     },

@@ -158,6 +158,14 @@ export const SETTINGS = {
   maxSchemaPatterns: setting('TIDINGS_MAX_SCHEMA_PATTERNS', int(0, 100_000), '64', 'patterns', 'Most `pattern` / `patternProperties` regular expressions in one event-type schema; more → 422. Patterns run on a linear-time engine (RE2 syntax: no look-around, no back-references).'),
   maxEndpointsPerApp: setting('TIDINGS_MAX_ENDPOINTS_PER_APP', int(1, 1_000_000), '100', 'endpoints', 'Most endpoints (not deleted) of one application, so one publish fans out to at most this many deliveries; one more → 409 endpoint_limit_reached.'),
   corsOrigins: setting('TIDINGS_CORS_ORIGINS', z.string().transform((text) => text.split(',').map((o) => o.trim()).filter((o) => o !== '')), '', 'origin list', 'Browser origins allowed to call the API (comma-separated, or *). Empty: CORS is off and browsers get no CORS headers.'),
+  portalFrameAncestors: setting('TIDINGS_PORTAL_FRAME_ANCESTORS', z.string().transform((text, ctx) => {
+    const parts = text.split(/[\s,]+/).filter((o) => o !== '');
+    for (const part of parts) if (!/^(https?:\/\/[a-zA-Z0-9.\-\[\]:*]+|'self')$/.test(part)) ctx.addIssue({ code: 'custom', message: `"${part}" is not an origin (https://app.example.com) or 'self'` });
+    return parts;
+  }), "'self'", 'origin list', 'Origins whose pages may show the application portal (/app-portal) in an iframe: the CSP frame-ancestors of the portal (space- or comma-separated). The console (/console) may never be framed.'),
+  portalBrandName: setting('TIDINGS_PORTAL_BRAND_NAME', z.string().min(1).max(100), 'Webhooks', 'text', 'Name shown at the top of the application portal.'),
+  portalBrandLogoUrl: setting('TIDINGS_PORTAL_BRAND_LOGO_URL', z.string().url().refine((u) => /^https?:/.test(u), 'must be an http(s) URL').optional(), undefined, 'URL', 'Logo shown at the top of the application portal (its origin is added to the portal\'s CSP img-src); unset = none.'),
+  portalBrandAccent: setting('TIDINGS_PORTAL_BRAND_ACCENT', z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'), '#3b5bdb', 'colour', 'Accent colour of the application portal (#rrggbb).'),
   appPortalUrl: setting('TIDINGS_APP_PORTAL_URL', z.string().url().optional(), undefined, 'URL', 'Base URL of the application portal that app-portal-access links point at (the token follows in the fragment). Unset: TIDINGS_PUBLIC_URL + /app-portal. Never taken from a request\'s Host header.'),
   publicUrl: setting('TIDINGS_PUBLIC_URL', z.string().url().refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL').optional(), undefined, 'URL', 'Public base URL of this API (e.g. https://hooks.example.com), for the links it hands out. Unset: the address the request arrived on (the socket\'s, never the Host header).'),
   appPortalTokenTtlMs: setting('TIDINGS_APP_PORTAL_TOKEN_TTL', durationMs(1000), '7d', 'duration', 'Lifetime of an application-portal token when the request names no expiry.'),

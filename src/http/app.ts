@@ -11,6 +11,7 @@ import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
+import { installWebUi } from './plugins/web-ui.ts';
 import { genRequestId, installRequestId } from './plugins/request-id.ts';
 import { registerApiKeyRoutes } from './routes/api-key.ts';
 import { registerApplicationCreate } from './routes/application-create.ts';
@@ -40,6 +41,7 @@ import { registerEventTypeRead } from './routes/event-type-read.ts';
 import { registerEventTypeWrite } from './routes/event-type-write.ts';
 import { registerMessageDestinations } from './routes/message-destinations.ts';
 import { registerMessageExpunge } from './routes/message-expunge.ts';
+import { registerSettings } from './routes/settings.ts';
 import { registerStats } from './routes/stats.ts';
 
 export type { HttpDeps } from './deps.ts';
@@ -148,8 +150,10 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerEndpointReplay(api, deps);
     registerDeadLetters(api, deps);
     registerBackgroundTask(api, deps);
+    registerSettings(api, deps);
     registerStats(api, deps);
   });
+  installWebUi(fastify, deps.config);
   // Replay tasks run in the API process: stepped while the server is up, stopped (after the step in
   // progress) when it closes.
   fastify.addHook('onReady', async () => deps.taskRunner.start());

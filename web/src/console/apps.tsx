@@ -1,0 +1,58 @@
+import { useState } from 'preact/hooks';
+import { api, get, query, seg, type Page } from '../shared/api.ts';
+import { href, navigate } from '../shared/router.ts';
+import type { Application } from '../shared/types.ts';
+import { Action, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from '../shared/ui.tsx';
+
+/** Applications: list, search by name or uid (over the loaded page), create, open the portal. */
+export function AppsPage() {
+  const [iterator, setIterator] = useState<string | null>(null);
+  const list = useLoad(() => get<Page<Application>>(`/api/v1/app${query({ limit: 100, iterator })}`), [iterator]);
+  const [search, setSearch] = useState('');
+  const [name, setName] = useState('');
+  const [uid, setUid] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [portal, setPortal] = useState<string | null>(null);
+  const s = search.trim().toLowerCase();
+  const rows = (list.data?.data ?? []).filter((a) => s === '' || a.name.toLowerCase().includes(s) || (a.uid ?? '').toLowerCase().includes(s) || a.id.toLowerCase() === s);
+  const create = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const a = await api<Application>('POST', '/api/v1/app', { name, uid: uid === '' ? null : uid });
+      navigate(`/apps/${seg(a.id)}/endpoints`);
+    } catch (err) { setError(err); }
+  };
+  return (
+    <>
+      <Title sub="Each application is one of your customers, with its own endpoints and messages.">Applications</Title>
+      <label>Search by name or uid <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} /></label>
+      {portal === null ? null : <p class="notice" role="status">Portal link (valid for the token's lifetime; the token is in the fragment, never sent to a server log): <a href={portal} target="_blank" rel="noopener noreferrer">open the portal</a></p>}
+      <ErrorBox error={list.error} />
+      {list.data === undefined ? <Loading /> : rows.length === 0 ? (
+        <Empty title={s === '' ? 'No applications yet.' : 'No application matches.'}>{s === '' ? 'Create the first one with the form below (one per customer).' : 'Try another name or uid, or the next page.'}</Empty>
+      ) : (
+        <table>
+          <thead><tr><th scope="col">Name</th><th scope="col">Uid</th><th scope="col">Id</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <tbody>{rows.map((a) => (
+            <tr key={a.id}>
+              <td><a href={href(`/apps/${seg(a.id)}/endpoints`)}>{a.name}</a></td>
+              <td>{a.uid ?? <span class="muted">—</span>}</td>
+              <td><CopyId id={a.id} label="application id" /></td>
+              <td><Time iso={a.createdAt} /></td>
+              <td><Action label={`Portal link for ${a.name}`} run={async () => setPortal((await api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${seg(a.id)}`, { expiry: 3600 })).url)} /></td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )}
+      <Pager page={list.data} onPage={setIterator} />
+      <form class="card form" onSubmit={(e) => void create(e)} aria-label="Create an application">
+        <h2>Create an application</h2>
+        <label>Name <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>
+        <label>Uid (optional, your own id for it) <input name="uid" value={uid} onInput={(e) => setUid((e.target as HTMLInputElement).value)} /></label>
+        <button type="submit" class="primary">Create application</button>
+        <ErrorBox error={error} />
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,128 @@
+import { useState } from 'preact/hooks';
+import { api, get, seg, type Page } from './api.ts';
+import { listField } from './endpoints.tsx';
+import type { Endpoint, EventType, Health, Scope } from './types.ts';
+import { Action, ErrorBox, Pre, useLoad } from './ui.tsx';
+
+const epPath = (scope: Scope, id: string): string => `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(id)}`;
+const value = (e: Event): string => (e.target as HTMLInputElement).value;
+
+/** Edit URL, description, event-type filter and channels (PATCH). */
+export function EditEndpoint({ scope, ep, onSaved }: { scope: Scope; ep: Endpoint; onSaved: () => void }) {
+  const [url, setUrl] = useState(ep.url);
+  const [description, setDescription] = useState(ep.description);
+  const [types, setTypes] = useState((ep.filterTypes ?? []).join(', '));
+  const [channels, setChannels] = useState((ep.channels ?? []).join(', '));
+  return (
+    <section class="card form" aria-labelledby="edit-h">
+      <h2 id="edit-h">Settings</h2>
+      <label>URL <input type="url" value={url} onInput={(e) => setUrl(value(e))} /></label>
+      <label>Description <input value={description} onInput={(e) => setDescription(value(e))} /></label>
+      <label>Event types (comma-separated, empty = all) <input value={types} onInput={(e) => setTypes(value(e))} /></label>
+      <label>Channels (comma-separated, empty = all) <input value={channels} onInput={(e) => setChannels(value(e))} /></label>
+      <Action label="Save settings" run={async () => { await api('PATCH', epPath(scope, ep.id), { url, description, filterTypes: listField(types), channels: listField(channels) }); onSaved(); }} />
+    </section>
+  );
+}
+
+/** Limits editor: in-flight cap, rate and burst (empty = unlimited). */
+export function LimitsEditor({ scope, ep, health, onSaved }: { scope: Scope; ep: Endpoint; health: Health; onSaved: () => void }) {
+  const text = (n: number | null): string => (n === null ? '' : String(n));
+  const [maxInFlight, setMax] = useState(text(health.limits.maxInFlight));
+  const [rate, setRate] = useState(text(health.limits.rateLimit));
+  const [burst, setBurst] = useState(text(health.limits.rateBurst));
+  const num = (s: string): number | null => (s.trim() === '' ? null : Number(s));
+  return (
+    <section class="card form" aria-labelledby="limits-h">
+      <h2 id="limits-h">Limits</h2>
+      <label>Requests in flight at most <input inputMode="numeric" placeholder="unlimited" value={maxInFlight} onInput={(e) => setMax(value(e))} /></label>
+      <label>Rate, requests per second <input inputMode="numeric" placeholder="unlimited" value={rate} onInput={(e) => setRate(value(e))} /></label>
+      <label>Burst, requests <input inputMode="numeric" placeholder="default" value={burst} onInput={(e) => setBurst(value(e))} /></label>
+      <Action label="Save limits" run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/limits`, { maxInFlight: num(maxInFlight), rateLimit: num(rate), rateBurst: num(burst) }); onSaved(); }} />
+    </section>
+  );
+}
+
+/** Reveal the signing secret; rotate it with a grace period. */
+export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
+  const [secret, setSecret] = useState<string | null>(null);
+  const [grace, setGrace] = useState('86400');
+  return (
+    <section class="card form" aria-labelledby="secret-h">
+      <h2 id="secret-h">Signing secret</h2>
+      {secret === null ? <p class="muted">Hidden. Receivers verify signatures with it (Standard Webhooks).</p> : <Pre label="Signing secret" text={secret} />}
+      <span class="row">
+        {secret === null
+          ? <Action label="Reveal secret" run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)} />
+          : <button type="button" onClick={() => setSecret(null)}>Hide secret</button>}
+      </span>
+      {scope.canWrite ? (
+        <>
+          <label>Grace period, seconds (the old secret keeps signing) <input inputMode="numeric" value={grace} onInput={(e) => setGrace(value(e))} /></label>
+          <Action label="Rotate secret" confirm="Rotate the signing secret? Receivers must switch to the new one before the grace period ends." run={async () => {
+            await api('POST', `${epPath(scope, ep.id)}/secret/rotate`, { gracePeriodSeconds: Number(grace) });
+            setSecret(null);
+          }} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** Custom headers sent with every request (sensitive ones listed by name only). */
+export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
+  const headers = useLoad(() => get<{ headers: Record<string, string>; sensitive: string[] }>(`${epPath(scope, ep.id)}/headers`), [ep.id]);
+  const [name, setName] = useState('');
+  const [val, setVal] = useState('');
+  return (
+    <section class="card form" aria-labelledby="headers-h">
+      <h2 id="headers-h">Custom headers</h2>
+      <ErrorBox error={headers.error} />
+      {headers.data === undefined ? null : (
+        Object.keys(headers.data.headers).length + headers.data.sensitive.length === 0 ? <p class="muted">None. Add one below (e.g. an authorization header the receiver expects).</p> : (
+          <ul class="plain">
+            {Object.entries(headers.data.headers).map(([k, v]) => (
+              <li key={k}><code>{k}</code>: <code>{v}</code> {scope.canWrite ? <Action label={`Remove ${k}`} run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: {}, deleteHeaders: [k] }); headers.reload(); }} /> : null}</li>
+            ))}
+            {headers.data.sensitive.map((k) => <li key={k}><code>{k}</code>: <span class="muted">(sensitive, hidden)</span></li>)}
+          </ul>
+        )
+      )}
+      {scope.canWrite ? (
+        <div class="row">
+          <label>Name <input value={name} onInput={(e) => setName(value(e))} /></label>
+          <label>Value <input value={val} onInput={(e) => setVal(value(e))} /></label>
+          <Action label="Set header" run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: { [name]: val } }); setName(''); setVal(''); headers.reload(); }} />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** Send an example event; recover (or replay missing) a time window. */
+export function DeliveryTools({ scope, ep, onDone }: { scope: Scope; ep: Endpoint; onDone: (text: string) => void }) {
+  const types = useLoad(() => get<Page<EventType>>('/api/v1/event-type?limit=250'), []);
+  const [type, setType] = useState('');
+  const [since, setSince] = useState(() => new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
+  const choices = (types.data?.data ?? []).filter((t) => !t.archived);
+  const chosen = type === '' ? choices[0]?.name ?? '' : type;
+  const window = (): { since: string } => ({ since: new Date(`${since}Z`).toISOString() });
+  return (
+    <section class="card form" aria-labelledby="tools-h">
+      <h2 id="tools-h">Send and recover</h2>
+      {choices.length === 0
+        ? <p class="muted">No event types yet: a test event needs one (see Event types).</p>
+        : (
+          <div class="row">
+            <label>Event type <select value={chosen} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>{choices.map((t) => <option key={t.name} value={t.name}>{t.name}</option>)}</select></label>
+            <Action label="Send test event" run={async () => { const m = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/send-example`, { eventType: chosen }); onDone(`Test event ${m.id} sent.`); }} />
+          </div>
+        )}
+      <div class="row">
+        <label>Since (UTC) <input type="datetime-local" value={since} onInput={(e) => setSince(value(e))} /></label>
+        <Action label="Recover failed" run={async () => { const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/recover`, window()); onDone(`Recover task ${t.id} started.`); }} />
+        <Action label="Replay missing" run={async () => { const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/replay-missing`, window()); onDone(`Replay task ${t.id} started.`); }} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { api, get, query, seg, type Page } from './api.ts';
+import { href, navigate } from './router.ts';
+import type { Endpoint, Health, Scope } from './types.ts';
+import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from './ui.tsx';
+
+/** A comma-separated field as a list (null when empty). */
+export const listField = (text: string): string[] | null => {
+  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return items.length === 0 ? null : items;
+};
+
+/** The health badge of one endpoint (its own health call). */
+function HealthBadge({ scope, ep }: { scope: Scope; ep: Endpoint }) {
+  const h = useLoad(() => get<Health>(`/api/v1/app/${seg(scope.appId)}/endpoint/${seg(ep.id)}/health`), [ep.id], 10_000);
+  if (h.data === undefined) return h.error === null ? <span class="muted">…</span> : <Badge state="unknown" />;
+  const failing = h.data.failingSince !== null && h.data.status === 'active';
+  return (
+    <span class="badges">
+      <Badge state={h.data.status} />
+      {h.data.breaker.state === 'closed' ? null : <Badge state={h.data.breaker.state} />}
+      {failing ? <Badge state="failing" /> : null}
+    </span>
+  );
+}
+
+/** The add-endpoint form. */
+function CreateEndpoint({ scope, onCreated }: { scope: Scope; onCreated: (ep: Endpoint) => void }) {
+  const [url, setUrl] = useState('');
+  const [description, setDescription] = useState('');
+  const [types, setTypes] = useState('');
+  const [channels, setChannels] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const ep = await api<Endpoint>('POST', `/api/v1/app/${seg(scope.appId)}/endpoint`, { url, description, filterTypes: listField(types), channels: listField(channels) });
+      setUrl(''); setDescription(''); setTypes(''); setChannels('');
+      onCreated(ep);
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  return (
+    <form class="card form" onSubmit={(e) => void submit(e)} aria-label="Add an endpoint">
+      <h2>Add an endpoint</h2>
+      <label>URL <input name="url" type="url" required placeholder="https://example.com/webhooks" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} /></label>
+      <label>Description <input name="description" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} /></label>
+      <label>Event types (comma-separated, empty = all) <input name="filterTypes" value={types} onInput={(e) => setTypes((e.target as HTMLInputElement).value)} /></label>
+      <label>Channels (comma-separated, empty = all) <input name="channels" value={channels} onInput={(e) => setChannels((e.target as HTMLInputElement).value)} /></label>
+      <button type="submit" class="primary" disabled={busy}>{busy ? 'Adding…' : 'Add endpoint'}</button>
+      <ErrorBox error={error} />
+    </form>
+  );
+}
+
+/** Endpoints of an application, with health badges, paged with the API's iterators. */
+export function EndpointsPage({ scope }: { scope: Scope }) {
+  const [iterator, setIterator] = useState<string | null>(null);
+  const list = useLoad(() => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint${query({ limit: 25, iterator })}`), [scope.appId, iterator]);
+  return (
+    <>
+      <Title sub="Where this application's messages are delivered.">Endpoints</Title>
+      <ErrorBox error={list.error} />
+      {list.loading && list.data === undefined ? <Loading /> : null}
+      {list.data !== undefined && list.data.data.length === 0 ? (
+        <Empty title="No endpoints yet.">{scope.canWrite ? 'Add the URL that should receive webhooks with the form below.' : 'Ask the owner of this account to add one.'}</Empty>
+      ) : null}
+      {list.data !== undefined && list.data.data.length > 0 ? (
+        <table>
+          <thead><tr><th scope="col">URL</th><th scope="col">Health</th><th scope="col">Event types</th><th scope="col">Id</th><th scope="col">Created</th></tr></thead>
+          <tbody>
+            {list.data.data.map((ep) => (
+              <tr key={ep.id}>
+                <td><a href={href(`${scope.base}/endpoints/${seg(ep.id)}`)}>{ep.url}</a>{ep.description === '' ? null : <div class="muted">{ep.description}</div>}</td>
+                <td><HealthBadge scope={scope} ep={ep} /></td>
+                <td>{ep.filterTypes === null ? <span class="muted">all</span> : ep.filterTypes.join(', ')}</td>
+                <td><CopyId id={ep.id} label="endpoint id" /></td>
+                <td><Time iso={ep.createdAt} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager page={list.data} onPage={setIterator} />
+      {scope.canWrite ? <CreateEndpoint scope={scope} onCreated={(ep) => navigate(`${scope.base}/endpoints/${seg(ep.id)}`)} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import { signal } from '@preact/signals';
+
+/** The current route: the part of the URL fragment after `#`, e.g. `/apps/app_1/endpoints`. */
+export const route = signal<string>(readHash());
+
+function readHash(): string {
+  const h = location.hash.replace(/^#/, '');
+  return h.startsWith('/') ? h : '/';
+}
+
+window.addEventListener('hashchange', () => {
+  route.value = readHash();
+  // Move focus to the new page's heading, so keyboard and screen-reader users start at the top.
+  queueMicrotask(() => document.querySelector<HTMLElement>('main h1')?.focus());
+});
+
+/** Goes to `path` (a route such as `/apps`). */
+export function navigate(path: string): void {
+  location.hash = path;
+}
+
+/** Matches `pattern` (`/apps/:app/endpoints`) against `path`; answers the parameters or null. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const p = pattern.split('/');
+  const s = path.split('?')[0]!.split('/');
+  if (p.length !== s.length) return null;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < p.length; i++) {
+    const part = p[i]!;
+    if (part.startsWith(':')) out[part.slice(1)] = decodeURIComponent(s[i]!);
+    else if (part !== s[i]) return null;
+  }
+  return out;
+}
+
+/** `href` of a route. */
+export const href = (path: string): string => `#${path}`;

@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import { api, get, seg, type Page } from './api.ts';
+import type { Attempt, Message, Scope, Timeline, TimelineEntry } from './types.ts';
+import { Action, Badge, CopyId, ErrorBox, Loading, Pre, Time, Title, useLoad } from './ui.tsx';
+
+const FINAL = new Set(['succeeded', 'dead', 'skipped', 'canceled']);
+
+/** "+1.234 s" from the first transition. */
+function offset(ms: number): string {
+  if (ms < 1000) return `+${ms} ms`;
+  if (ms < 120_000) return `+${(ms / 1000).toFixed(3)} s`;
+  return `+${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** Milliseconds spent in each state: from each transition to the next (to now for a live last one). */
+export function timeInState(entries: readonly TimelineEntry[], now: number): [string, number][] {
+  const out = new Map<string, number>();
+  entries.forEach((e, i) => {
+    const next = entries[i + 1];
+    const end = next === undefined ? (FINAL.has(e.state) ? null : now) : new Date(next.at).getTime();
+    if (end !== null) out.set(e.state, (out.get(e.state) ?? 0) + Math.max(0, end - new Date(e.at).getTime()));
+  });
+  return [...out.entries()];
+}
+
+/**
+ * The delivery of one message to one endpoint: every transition with its offset, state, dispatcher id,
+ * fencing token, HTTP status, latency and error kind; time per state; the attempts with their response
+ * prefix (as text); resend and replay. Refreshed every 2 s while the delivery is live.
+ */
+export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId: string; endpointId: string }) {
+  const app = `/api/v1/app/${seg(scope.appId)}`;
+  const [live, setLive] = useState(true);
+  const timeline = useLoad(async () => {
+    const t = await get<Timeline>(`${app}/msg/${seg(msgId)}/endpoint/${seg(endpointId)}/timeline?limit=250`);
+    setLive(!FINAL.has(t.deliveryState));
+    return t;
+  }, [msgId, endpointId], live ? 1000 : 5000);
+  const attempts = useLoad(() => get<Page<Attempt>>(`${app}/attempt/msg/${seg(msgId)}?limit=50&with_content=true&order=ascending&endpoint_id=${seg(endpointId)}`).then((p) => p.data), [msgId, endpointId, timeline.data?.data.length]);
+  const msg = useLoad(() => get<Message>(`${app}/msg/${seg(msgId)}?with_content=false`), [msgId]);
+  const [notice, setNotice] = useState<string | null>(null);
+  const t = timeline.data;
+  const first = t?.data[0] === undefined ? 0 : new Date(t.data[0].at).getTime();
+  return (
+    <>
+      <Title sub={<>message <CopyId id={msgId} label="message id" /> → endpoint <CopyId id={endpointId} label="endpoint id" /></>}>Delivery timeline</Title>
+      <ErrorBox error={timeline.error} />
+      {notice === null ? null : <p class="notice" role="status">{notice}</p>}
+      {t === undefined ? <Loading /> : (
+        <>
+          <section class="card" aria-labelledby="now-h">
+            <h2 id="now-h">Now</h2>
+            <dl class="facts">
+              <dt>State</dt><dd><Badge state={t.deliveryState} />{t.deadReason === null ? null : <span class="muted"> {t.deadReason}</span>}</dd>
+              <dt>Attempts</dt><dd>{t.attemptCount}</dd>
+              <dt>Next attempt</dt><dd>{FINAL.has(t.deliveryState) ? <span class="muted">none (final)</span> : <Time iso={t.nextAttemptAt} />}</dd>
+              <dt>Time in state</dt><dd>{timeInState(t.data, Date.now()).map(([s, ms]) => <span class="count" key={s}><Badge state={s} /> {ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>)}</dd>
+            </dl>
+            {scope.canWrite ? (
+              <div class="toolbar">
+                <Action label="Resend now" run={async () => { await api('POST', `${app}/msg/${seg(msgId)}/endpoint/${seg(endpointId)}/resend`); setNotice('Resent: one manual attempt was queued.'); timeline.reload(); }} />
+                {t.deliveryState === 'dead' && msg.data !== undefined ? (
+                  <Action label="Replay dead letter" run={async () => {
+                    const at = new Date(msg.data!.timestamp).getTime();
+                    const task = await api<{ id: string }>('POST', `${app}/dead-letter/replay`, { since: new Date(at).toISOString(), until: new Date(at + 1).toISOString(), endpointId, eventTypes: [msg.data!.eventType] });
+                    setNotice(`Replay task ${task.id} started: the delivery goes back to pending.`);
+                    setLive(true);
+                  }} />
+                ) : null}
+              </div>
+            ) : null}
+          </section>
+          <section class="card" aria-labelledby="tl-h">
+            <h2 id="tl-h">Transitions</h2>
+            <table class="timeline">
+              <thead><tr><th scope="col">Offset</th><th scope="col">At</th><th scope="col">State</th><th scope="col">Dispatcher</th><th scope="col">Fencing token</th><th scope="col">HTTP</th><th scope="col">Latency</th><th scope="col">Error kind</th><th scope="col">Reason</th></tr></thead>
+              <tbody>{t.data.map((e) => (
+                <tr key={e.id}>
+                  <td>{offset(new Date(e.at).getTime() - first)}</td>
+                  <td><Time iso={e.at} /></td>
+                  <td><Badge state={e.state} /></td>
+                  <td>{e.workerId === null ? '—' : <code class="dispatcher">{e.workerId}</code>}</td>
+                  <td>{e.fencingToken === null ? '—' : <code class="fencing">{e.fencingToken}</code>}</td>
+                  <td>{e.statusCode ?? '—'}</td>
+                  <td>{e.latencyMs === null ? '—' : `${e.latencyMs} ms`}</td>
+                  <td>{e.errorKind ?? '—'}</td>
+                  <td>{e.reason ?? '—'}</td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </section>
+        </>
+      )}
+      <section class="card" aria-labelledby="att-h">
+        <h2 id="att-h">Attempts and responses</h2>
+        <ErrorBox error={attempts.error} />
+        {attempts.data === undefined ? <Loading /> : attempts.data.length === 0 ? <p class="muted">No attempt yet.</p> : attempts.data.map((a) => (
+          <article class="attempt" key={a.id} aria-label={`Attempt ${a.attemptNumber}`}>
+            <h3><Badge state={a.statusText} /> Attempt {a.attemptNumber}{a.triggerType === 1 ? ' (manual)' : ''} · {a.responseStatusCode === 0 ? 'no HTTP status' : `HTTP ${a.responseStatusCode}`} · {a.responseDurationMs} ms · <Time iso={a.timestamp} /></h3>
+            <Pre label={`Response of attempt ${a.attemptNumber}`} text={a.response === '' ? '(empty response)' : a.response} />
+          </article>
+        ))}
+      </section>
+    </>
+  );
+}

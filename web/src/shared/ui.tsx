@@ -1,0 +1,183 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type Page } from './api.ts';
+
+/** What {@link useLoad} answers. */
+export interface Loaded<T> {
+  readonly data: T | undefined;
+  readonly error: unknown;
+  readonly loading: boolean;
+  readonly reload: () => void;
+}
+
+/**
+ * Runs `load` when `deps` change (and on `reload`); with `pollMs`, again every pollMs while the page is shown,
+ * so live state (attempts, timeline, task progress) appears without a reload.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], pollMs?: number): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then((data) => live && setState({ data, error: null, loading: false }), (error: unknown) => live && setState((s) => ({ data: s.data, error, loading: false })));
+    return () => { live = false; };
+  }, [...deps, tick]);
+  useEffect(() => {
+    if (pollMs === undefined) return;
+    const timer = setInterval(reload, pollMs);
+    return () => clearInterval(timer);
+  }, [pollMs, reload]);
+  return { ...state, reload };
+}
+
+/** A spinner with text, announced politely. */
+export const Loading = ({ label = 'Loading…' }: { label?: string }) => <p class="loading" role="status"><span class="spinner" aria-hidden="true" />{label}</p>;
+
+/** The API's error code and detail (or any other failure), as text. */
+export function ErrorBox({ error }: { error: unknown }) {
+  if (error === null || error === undefined) return null;
+  const e = error instanceof ApiError ? error : null;
+  return (
+    <div class="error" role="alert">
+      <strong>{e === null ? 'Error' : `${e.status === 0 ? '' : `${e.status} `}${e.code}`}</strong>
+      <span>{e === null ? String((error as Error).message ?? error) : e.detail}</span>
+    </div>
+  );
+}
+
+/** An empty state: what is missing and what to do next. */
+export const Empty = ({ title, children }: { title: string; children?: ComponentChildren }) => (
+  <div class="empty"><p class="empty-title">{title}</p>{children === undefined ? null : <p>{children}</p>}</div>
+);
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000], ['second', 1000]];
+const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** "3 minutes ago" / "in 5 seconds" for an instant. */
+export function relative(iso: string, now = Date.now()): string {
+  const delta = new Date(iso).getTime() - now;
+  for (const [unit, ms] of UNITS) if (Math.abs(delta) >= ms || unit === 'second') return rtf.format(Math.round(delta / ms), unit);
+  return '';
+}
+
+/** An instant shown absolute (UTC, to the second) and relative. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (iso === null || iso === undefined) return <span class="muted">—</span>;
+  const abs = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return <time dateTime={iso} title={iso}>{abs} <span class="muted">({relative(iso)})</span></time>;
+}
+
+/** An id with a button that copies it. */
+export function CopyId({ id, label = 'id' }: { id: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async (): Promise<void> => {
+    try {
+      await navigator.clipboard.writeText(id);
+    } catch {
+      const range = document.createRange();
+      const node = document.getElementById(`copy-${id}`);
+      if (node !== null) { range.selectNodeContents(node); getSelection()?.removeAllRanges(); getSelection()?.addRange(range); }
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <span class="copy-id">
+      <code id={`copy-${id}`}>{id}</code>
+      <button type="button" class="icon" aria-label={`Copy ${label} ${id}`} title="Copy" onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button>
+    </span>
+  );
+}
+
+const BADGE: Record<string, string> = {
+  succeeded: 'ok', success: 'ok', active: 'ok', closed: 'ok', finished: 'ok', healthy: 'ok',
+  pending: 'info', leased: 'info', sending: 'info', running: 'info', half_open: 'warn', paused: 'warn', failing: 'warn',
+  dead: 'bad', fail: 'bad', failed: 'bad', open: 'bad', disabled: 'bad', skipped: 'muted', canceled: 'muted',
+};
+
+/** A state shown as a coloured badge (the word is always written, colour is not the only cue). */
+export const Badge = ({ state }: { state: string }) => <span class={`badge badge-${BADGE[state] ?? 'muted'}`}>{state.replace('_', ' ')}</span>;
+
+/** Previous / next buttons over the API's iterators. */
+export function Pager<T>({ page, onPage }: { page: Page<T> | undefined; onPage: (iterator: string | null) => void }) {
+  if (page === undefined || (page.prevIterator === null && (page.done || page.iterator === null)) || (page.data.length === 0 && page.done)) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={page.prevIterator === null} onClick={() => onPage(page.prevIterator)}>← Previous</button>
+      <button type="button" disabled={page.done || page.iterator === null} onClick={() => onPage(page.iterator)}>Next →</button>
+    </nav>
+  );
+}
+
+/** A button that runs an API call, shows it is busy, and shows the refusal next to it. */
+export function Action({ label, run, danger, confirm: ask, disabled }: { label: string; run: () => Promise<unknown>; danger?: boolean; confirm?: string; disabled?: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const click = async (): Promise<void> => {
+    if (ask !== undefined && !window.confirm(ask)) return;
+    setBusy(true);
+    setError(null);
+    try { await run(); } catch (e) { setError(e); } finally { setBusy(false); }
+  };
+  return (
+    <span class="action">
+      <button type="button" class={danger === true ? 'danger' : ''} disabled={busy || disabled === true} aria-busy={busy} onClick={() => void click()}>{busy ? `${label}…` : label}</button>
+      <ErrorBox error={error} />
+    </span>
+  );
+}
+
+/** Text in a box, never interpreted as HTML (payloads, headers, receiver bodies). */
+export const Pre = ({ text, label }: { text: string; label: string }) => <pre class="text" tabIndex={0} aria-label={label}>{text}</pre>;
+
+/** JSON text pretty-printed when it parses (kept as given otherwise). */
+export function pretty(text: string): string {
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
+}
+
+/** Horizontal bars, one per row, with the value written out. */
+export function Bars({ title, rows, format, max }: { title: string; rows: { label: string; value: number | null }[]; format: (v: number) => string; max?: number }) {
+  const top = max ?? Math.max(1, ...rows.map((r) => r.value ?? 0));
+  return (
+    <figure class="bars">
+      <figcaption>{title}</figcaption>
+      {rows.map((r) => (
+        <div class="bar-row" key={r.label}>
+          <span class="bar-label">{r.label}</span>
+          <span class="bar-track"><span class="bar-fill" style={{ width: `${r.value === null ? 0 : Math.min(100, (r.value / top) * 100)}%` }} /></span>
+          <span class="bar-value">{r.value === null ? 'no data' : format(r.value)}</span>
+        </div>
+      ))}
+    </figure>
+  );
+}
+
+/** A page heading that takes focus on navigation. */
+export function Title({ children, sub }: { children: ComponentChildren; sub?: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  return <header class="page-head"><h1 tabIndex={-1} ref={ref}>{children}</h1>{sub === undefined ? null : <p class="muted">{sub}</p>}</header>;
+}
+
+/** Runs `use` on localStorage; null where the browser refuses storage (a third-party iframe may). */
+function storage<T>(use: (s: Storage) => T): T | null {
+  try { return use(localStorage); } catch { return null; }
+}
+
+/** Light / dark / system theme switch, kept in localStorage (a preference, not a secret). */
+export function ThemeToggle() {
+  const [theme, setTheme] = useState(() => storage((s) => s.getItem('tidings-theme')) ?? 'system');
+  useEffect(() => {
+    if (theme === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    storage((s) => (theme === 'system' ? s.removeItem('tidings-theme') : s.setItem('tidings-theme', theme)));
+  }, [theme]);
+  return (
+    <label class="theme">Theme{' '}
+      <select value={theme} onChange={(e) => setTheme((e.target as HTMLSelectElement).value)}>
+        <option value="system">System</option><option value="light">Light</option><option value="dark">Dark</option>
+      </select>
+    </label>
+  );
+}
