@@ -84,12 +84,21 @@ describe('the HTTP edge answers in the error contract', () => {
   });
 
   test('a credential in the query string is refused 400 credentials_in_query, even with a valid Authorization header', async () => {
-    for (const query of ['access_token=tidings_leaked', 'token=abc', 'api_key=abc', 'iterator=tidings_abc']) {
+    const tokenShaped = `tidings_${'A'.repeat(43)}`;
+    for (const query of ['access_token=tidings_leaked', 'token=abc', 'api_key=abc', `iterator=${tokenShaped}`, 'token=%ff']) {
       const res = await api.request('GET', `/api/v1/app?${query}`);
       assert.equal(res.status, 400, query);
       assert.equal(((await res.json()) as { code: string }).code, 'credentials_in_query', query);
     }
     assert.equal((await api.request('GET', '/api/v1/app?limit=5')).status, 200, 'ordinary query parameters pass');
+  });
+
+  test('a query value that merely starts with the token prefix (an event type filter) is not a credential, and an undecodable query is a plain 400 bad_request (regression: both were refused as leaked credentials)', async () => {
+    const filter = await api.request('GET', '/api/v1/app?limit=5&iterator=tidings_signup');
+    assert.notEqual(((await filter.json()) as { code?: string }).code, 'credentials_in_query');
+    const bad = await api.request('GET', '/api/v1/app?iterator=abc%ff');
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { code: string }).code, 'bad_request');
   });
 
   test("an unauthenticated request's body is never read: 401 at once and the server closes the connection", async () => {

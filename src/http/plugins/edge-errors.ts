@@ -21,9 +21,34 @@ const SINGLE_HEADERS = ['authorization', 'idempotency-key', 'content-type', 'hos
  */
 const CREDENTIAL_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'api-key', 'key', 'auth', 'authorization', 'bearer', 'secret', 'password', 'jwt']);
 
+/**
+ * A value shaped like a Tidings token: the prefix and at least 32 base64url characters (generated tokens have
+ * 43). Shorter values with the prefix (an event type `tidings_signup`, say) are ordinary filters.
+ */
+const TOKEN_SHAPE = new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{32,}$`);
+
 /** True when a query parameter `name=value` looks like a credential (by name, or a Tidings token as value). */
 function isCredentialParam(name: string, value: string): boolean {
-  return CREDENTIAL_PARAMS.has(name.toLowerCase()) || value.startsWith(TOKEN_PREFIX);
+  return CREDENTIAL_PARAMS.has(name.toLowerCase()) || TOKEN_SHAPE.test(value);
+}
+
+/** What the query string of `url` holds that must be refused: a credential, bytes that do not decode, or nothing. */
+function queryProblem(url: string): 'credential' | 'undecodable' | null {
+  const q = url.indexOf('?');
+  if (q < 0) return null;
+  let undecodable = false;
+  for (const part of url.slice(q + 1).split('&')) {
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    try {
+      if (isCredentialParam(decodeURIComponent(rawName.replaceAll('+', ' ')), decodeURIComponent(rawValue.replaceAll('+', ' ')))) return 'credential';
+    } catch {
+      if (CREDENTIAL_PARAMS.has(rawName.toLowerCase())) return 'credential';
+      undecodable = true;
+    }
+  }
+  return undecodable ? 'undecodable' : null;
 }
 
 /**
@@ -65,7 +90,9 @@ function count(rawHeaders: readonly string[], name: string): number {
  * - a `Content-Encoding` other than `identity` → 415 `unsupported_content_encoding` with
  *   `Accept-Encoding: identity` (RFC 9110 §15.5.16 and §12.5.3: 415 is the status for an unsupported content
  *   coding; the body is never decompressed, so its size limit holds);
- * - a credential in the query string → 400 `credentials_in_query` (see {@link redactUrl} for the log).
+ * - a credential in the query string (by parameter name, or a value shaped like a Tidings token) → 400
+ *   `credentials_in_query` (see {@link redactUrl} for the log); a query that does not percent-decode → 400
+ *   `bad_request`.
  * @throws AppError as listed
  */
 export function checkRequestShape(request: FastifyRequest): void {
@@ -80,8 +107,9 @@ export function checkRequestShape(request: FastifyRequest): void {
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     throw new AppError('unsupported_content_encoding', 'Content-Encoding is not accepted; send the body uncompressed', { headers: { 'accept-encoding': 'identity', connection: 'close' } });
   }
-  const q = request.url.indexOf('?');
-  if (q >= 0 && redactUrl(request.url) !== request.url) {
+  const problem = queryProblem(request.url);
+  if (problem === 'undecodable') throw new AppError('bad_request', 'The query string is not valid percent-encoding (RFC 3986 §2.1)');
+  if (problem === 'credential') {
     throw new AppError('credentials_in_query', 'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this one as leaked', { headers: { connection: 'close' } });
   }
 }

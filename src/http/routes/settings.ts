@@ -10,7 +10,8 @@ const settingOut = z.object({
   name: z.string().describe('Name in the configuration (camelCase)'),
   env: z.string().describe('Environment variable'),
   value: z.string().nullable().describe('Effective value as text (secrets masked, URL passwords masked); null = unset'),
-  defaultValue: z.string().nullable(),
+  defaultValue: z.string().nullable().describe('The default as written in the configuration reference (e.g. `5s`); null = unset'),
+  isDefault: z.boolean().describe('The effective value equals the default once both are parsed (so `5000` ms and `5s` agree)'),
   unit: z.string(),
   description: z.string(),
   secret: z.boolean(),
@@ -48,7 +49,9 @@ export function effectiveSettings(config: Config): z.infer<typeof settingsOut> {
     else if (s.unit === 'URL') value = maskUrl(String(raw));
     else if (Array.isArray(raw)) value = raw.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(',');
     else value = String(raw);
-    return { name, env: s.env, value, defaultValue: s.defaultValue ?? null, unit: s.unit, description: s.description, secret };
+    const parsedDefault = s.schema.safeParse(s.defaultValue);
+    const isDefault = parsedDefault.success && JSON.stringify(parsedDefault.data) === JSON.stringify(raw);
+    return { name, env: s.env, value, defaultValue: s.defaultValue ?? null, isDefault, unit: s.unit, description: s.description, secret };
   });
   return { data };
 }

@@ -106,7 +106,7 @@ export function SettingsPage() {
           <tbody>{rows.map((s) => (
             <tr key={s.env}>
               <td><code>{s.env}</code></td>
-              <td>{s.value === null ? <span class="muted">unset</span> : <code>{s.value}</code>}{s.value !== null && s.value !== s.defaultValue && !s.secret ? <> <Badge state="changed" /></> : null}</td>
+              <td>{s.value === null ? <span class="muted">unset</span> : <code>{s.value}</code>}{!s.isDefault && !s.secret ? <> <Badge state="changed" /></> : null}</td>
               <td>{s.defaultValue === null ? <span class="muted">unset</span> : <code>{s.defaultValue === '' ? '(empty)' : s.defaultValue}</code>}</td>
               <td>{s.description} <span class="muted">({s.unit})</span></td>
             </tr>

@@ -25,7 +25,7 @@ export interface EventType { name: string; description: string; archived: boolea
 export interface DeadLetter { msgId: string; endpointId: string; eventType: string; msgTimestamp: string; reason: string | null; attemptCount: number; lastStatusCode: number | null; lastErrorKind: string | null; lastAttemptAt: string | null; deadAt: string }
 export interface Task { id: string; status: 'running' | 'finished' | 'failed'; task: string; data: Record<string, unknown>; updatedAt: string }
 export interface ApiKey { id: string; name: string; role: 'admin' | 'app'; appId: string | null; readOnly: boolean; tokenPrefix: string; createdAt: string; expiresAt: string | null; revokedAt: string | null }
-export interface Setting { name: string; env: string; value: string | null; defaultValue: string | null; unit: string; description: string; secret: boolean }
+export interface Setting { name: string; env: string; value: string | null; defaultValue: string | null; isDefault: boolean; unit: string; description: string; secret: boolean }
 export interface Branding { name: string; logoUrl: string | null; accentColor: string }
 
 /** Where a shared page is shown: the application, the route prefix of its pages, and what the credential may do. */
