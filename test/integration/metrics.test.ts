@@ -111,7 +111,11 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     const store = createPgDeliveryStore(t.db, cipher);
     const claimed = (await store.claim({ workerId: 'W', limit: 30, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
     await check('after a claim');
-    await store.recordAttempts(claimed.slice(0, 10).map((d) => outcome(d, false)), null);
+    // Five failures on each endpoint: under the breaker's threshold of 10 consecutive ones, whatever order the
+    // claim returned the deliveries in.
+    const failing = eps.flatMap((ep) => claimed.filter((d) => d.endpointId === ep.id).slice(0, 5));
+    assert.equal(failing.length, 10);
+    await store.recordAttempts(failing.map((d) => outcome(d, false)), null);
     await check('after ten retries');
     assert.ok(await gauge(registry, 'tidings_backlog_oldest_due_age_seconds') > 0);
     assert.equal(await gauge(registry, 'tidings_breakers_open'), 0);

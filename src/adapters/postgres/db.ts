@@ -150,6 +150,9 @@ function spoilsConnection(error: unknown): boolean {
   return !(error instanceof pg.DatabaseError) || STALE_STATEMENT_STATES.has(error.code ?? '');
 }
 
+/** Connections that carry the lasting error listener of {@link onConnection}. */
+const GUARDED = new WeakSet<pg.PoolClient>();
+
 /**
  * Runs `fn` on a connection checked out of `pool`, then hands the connection back: discarded when it failed
  * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. A checked-out client
@@ -158,6 +161,13 @@ function spoilsConnection(error: unknown): boolean {
  */
 async function onConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // Once per connection, a listener that outlives each checkout: a connection discarded after a failure is
+  // ended by the pool with no listener of its own, and the server's FATAL 57P01 (fast shutdown) may still
+  // arrive on it; without this it would be an unhandled 'error' event that kills the process.
+  if (!GUARDED.has(client)) {
+    GUARDED.add(client);
+    client.on('error', () => undefined);
+  }
   let failure: Error | undefined;
   const broken = (error: unknown): void => {
     failure ??= error instanceof Error ? error : new Error(String(error));
