@@ -159,3 +159,38 @@ test('no token appears in the server log, and the settings page masks the admin 
   assert.ok(!JSON.stringify(settings.body).includes(world.token));
   assert.ok(!world.logs.text().includes(world.token), 'the admin token is not logged');
 });
+
+test('the pager: Previous is disabled on the first page, Next and Previous walk the pages, and Previous returns to the page it came from', async () => {
+  const app = await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Paging Co' });
+  assert.equal(app.status, 201);
+  // 30 messages: two pages of 25 on the messages page.
+  for (let i = 0; i < 30; i += 1) {
+    const r = await world.api('POST', `/api/v1/app/${app.body.id}/msg`, { eventType: 'paging.test', payload: { i } });
+    assert.equal(r.status, 202);
+  }
+  const { context, page } = await world.page();
+  try {
+    await signIn(page, world.url, world.token);
+    await page.evaluate((r) => { location.hash = r; }, `/apps/${app.body.id}/messages`);
+    const previous = page.getByRole('button', { name: '← Previous' });
+    const next = page.getByRole('button', { name: 'Next →' });
+    // The id cell of the first row (the time cell changes as time passes).
+    const firstRow = page.locator('main table tbody tr td:nth-child(2)').first();
+    await next.waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+    const firstPageTop = await firstRow.textContent();
+    assert.equal(await previous.isDisabled(), true, 'Previous on the first page');
+    assert.equal(await next.isDisabled(), false);
+    await next.click();
+    await page.waitForFunction((top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent !== top, firstPageTop);
+    assert.equal(await page.locator('main table tbody tr').count(), 5);
+    assert.equal(await previous.isDisabled(), false);
+    assert.equal(await next.isDisabled(), true, 'Next on the last page');
+    await previous.click();
+    await page.waitForFunction((top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent === top, firstPageTop);
+    assert.equal(await page.locator('main table tbody tr').count(), 25);
+    assert.equal(await previous.isDisabled(), true, 'Previous back on the first page');
+  } finally {
+    await context.close();
+  }
+});

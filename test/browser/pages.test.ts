@@ -40,7 +40,10 @@ const consolePages = (): [string, string][] => [
   ['empty-endpoints', `/apps/${ids.emptyApp}/endpoints`], ['empty-messages', `/apps/${ids.emptyApp}/messages`],
 ];
 const portalPages = (): [string, string][] => [['endpoints', '/endpoints'], ['endpoint', `/endpoints/${ids.ep}`], ['messages', '/messages'], ['message', `/messages/${ids.msg}`], ['event-types', '/event-types']];
-/** Pages whose screenshot the README shows. */
+/**
+ * Pages whose screenshot the README shows. They are rewritten in docs/screenshots/ only when
+ * TIDINGS_UPDATE_SCREENSHOTS=1, so that a test run leaves the working tree as it found it.
+ */
 const README_SHOTS = new Set(['console-light-timeline', 'console-dark-endpoint', 'console-light-overview', 'portal-light-endpoints']);
 
 /** Waits until no loading indicator is left on the page. */
@@ -52,7 +55,7 @@ async function settled(page: import('playwright-core').Page): Promise<void> {
 async function shoot(page: import('playwright-core').Page, name: string): Promise<void> {
   const file = `${ARTIFACTS}${name}.png`;
   await page.screenshot({ path: file, fullPage: true });
-  if (README_SHOTS.has(name)) {
+  if (README_SHOTS.has(name) && process.env.TIDINGS_UPDATE_SCREENSHOTS === '1') {
     await mkdir(DOC_SHOTS, { recursive: true });
     await page.screenshot({ path: `${DOC_SHOTS}${name}.png` });
   }

@@ -45,7 +45,7 @@ export function AppsPage() {
           ))}</tbody>
         </table>
       )}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
       <form class="card form" onSubmit={(e) => void create(e)} aria-label="Create an application">
         <h2>Create an application</h2>
         <label>Name <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>

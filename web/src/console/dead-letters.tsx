@@ -88,7 +88,7 @@ export function DeadLettersPage({ scope, rate }: { scope: Scope; rate: string | 
           ))}</tbody>
         </table>
       )}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
     </>
   );
 }

@@ -27,7 +27,7 @@ export function TasksPage() {
           <tbody>{list.data.data.map((t) => <tr key={t.id}><td>{t.task}</td><td><Badge state={t.status} /></td><td>{progress(t)}</td><td><CopyId id={t.id} label="task id" /></td><td><Time iso={t.updatedAt} /></td></tr>)}</tbody>
         </table>
       )}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
     </>
   );
 }
@@ -77,7 +77,7 @@ export function ApiKeysPage() {
           ))}</tbody>
         </table>
       )}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
       <form class="card form" onSubmit={(e) => void create(e)} aria-label="Create an API key">
         <h2>Create an API key</h2>
         <label>Name <input required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} /></label>

@@ -89,7 +89,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         {attempts.data === undefined ? <Loading /> : attempts.data.data.length === 0
           ? <Empty title="No attempts yet.">{scope.canWrite ? 'Send a test event below, or publish a message of a type this endpoint takes.' : 'They appear here as messages are delivered.'}</Empty>
           : <AttemptTable scope={scope} attempts={attempts.data.data} showEndpoint={false} />}
-        <Pager page={attempts.data} onPage={setIterator} />
+        <Pager page={attempts.data} at={iterator} onPage={setIterator} />
       </section>
       <div class="grid2">
         {scope.canWrite ? <EditEndpoint scope={scope} ep={e} onSaved={refresh} /> : null}

@@ -51,11 +51,14 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
     <section class="card form" aria-labelledby="secret-h">
       <h2 id="secret-h">Signing secret</h2>
       {secret === null ? <p class="muted">Hidden. Receivers verify signatures with it (Standard Webhooks).</p> : <Pre label="Signing secret" text={secret} />}
-      <span class="row">
-        {secret === null
-          ? <Action label="Reveal secret" run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)} />
-          : <button type="button" onClick={() => setSecret(null)}>Hide secret</button>}
-      </span>
+      {/* A view-only credential may not read secrets (docs/adr/0011-credential-capabilities.md). */}
+      {scope.canWrite ? (
+        <span class="row">
+          {secret === null
+            ? <Action label="Reveal secret" run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)} />
+            : <button type="button" onClick={() => setSecret(null)}>Hide secret</button>}
+        </span>
+      ) : null}
       {scope.canWrite ? (
         <>
           <label>Grace period, seconds (the old secret keeps signing) <input inputMode="numeric" value={grace} onInput={(e) => setGrace(value(e))} /></label>

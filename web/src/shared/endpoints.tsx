@@ -83,7 +83,7 @@ export function EndpointsPage({ scope }: { scope: Scope }) {
           </tbody>
         </table>
       ) : null}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
       {scope.canWrite ? <CreateEndpoint scope={scope} onCreated={(ep) => navigate(`${scope.base}/endpoints/${seg(ep.id)}`)} /> : null}
     </>
   );

@@ -89,7 +89,7 @@ export function MessagesPage({ scope }: { scope: Scope }) {
           ))}</tbody>
         </table>
       )}
-      <Pager page={list.data} onPage={setIterator} />
+      <Pager page={list.data} at={iterator} onPage={setIterator} />
       {scope.operator && scope.canWrite ? <Publish scope={scope} onPublished={(id) => navigate(`${scope.base}/messages/${seg(id)}`)} /> : null}
     </>
   );

@@ -100,13 +100,23 @@ const BADGE: Record<string, string> = {
 /** A state shown as a coloured badge (the word is always written, colour is not the only cue). */
 export const Badge = ({ state }: { state: string }) => <span class={`badge badge-${BADGE[state] ?? 'muted'}`}>{state.replace('_', ' ')}</span>;
 
-/** Previous / next buttons over the API's iterators. */
-export function Pager<T>({ page, onPage }: { page: Page<T> | undefined; onPage: (iterator: string | null) => void }) {
-  if (page === undefined || (page.prevIterator === null && (page.done || page.iterator === null)) || (page.data.length === 0 && page.done)) return null;
+/**
+ * Previous / next buttons over the API's iterators. `at` is the iterator of the page shown (null = the first
+ * page). The pager keeps the iterators it walked through, so Previous returns to the page it came from and is
+ * disabled on the first page (the API gives a `prevIterator` even there).
+ */
+export function Pager<T>({ page, at, onPage }: { page: Page<T> | undefined; at: string | null; onPage: (iterator: string | null) => void }) {
+  const [trail, setTrail] = useState<(string | null)[]>([]);
+  useEffect(() => { if (at === null) setTrail([]); }, [at]);
+  const atStart = at === null || trail.length === 0;
+  const atEnd = page === undefined || page.done || page.iterator === null;
+  if (page === undefined || (atStart && atEnd)) return null;
+  const back = (): void => { const rest = trail.slice(0, -1); setTrail(rest); onPage(trail[trail.length - 1] ?? null); };
+  const next = (): void => { setTrail([...trail, at]); onPage(page.iterator); };
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={page.prevIterator === null} onClick={() => onPage(page.prevIterator)}>← Previous</button>
-      <button type="button" disabled={page.done || page.iterator === null} onClick={() => onPage(page.iterator)}>Next →</button>
+      <button type="button" disabled={atStart} onClick={back}>← Previous</button>
+      <button type="button" disabled={atEnd} onClick={next}>Next →</button>
     </nav>
   );
 }
