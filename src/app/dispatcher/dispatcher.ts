@@ -24,13 +24,14 @@ export interface DispatcherSettings {
   readonly shutdownGraceMs: number;
   /**
    * Most of this dispatcher's window one endpoint may hold, as a fraction of `concurrency` (0–1]: a slow or
-   * black-holed endpoint cannot take every slot. Default 0.5.
+   * black-holed endpoint cannot take every slot. Default: TIDINGS_ENDPOINT_WINDOW_SHARE's in the config schema.
    */
   readonly endpointWindowShare?: number;
   /**
    * Part of the window, as a fraction of `concurrency` [0–1), kept for endpoints that are answering: the
    * endpoints not known to answer (unresponsive, or not yet attempted by this dispatcher) together hold at
-   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default 0.25;
+   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default:
+   * TIDINGS_WINDOW_RESERVE's in the config schema;
    * at least one slot when `concurrency` ≥ 2 and the fraction is above 0.
    */
   readonly windowReserve?: number;
