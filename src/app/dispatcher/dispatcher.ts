@@ -70,7 +70,7 @@ export interface DispatcherDeps {
   readonly timers?: LoopTimers;
 }
 
-/** The dispatcher role (STYLE.md "The delivery loop"). */
+/** The dispatcher role: a thin loop over the store and sender ports (see {@link createDispatcher}). */
 export interface Dispatcher {
   /** Starts the loop: claim into free slots, poll, wake on NOTIFY, heartbeat, back off on store errors. */
   start(): void;
