@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Db } from '../adapters/postgres/db.ts';
-import { createPgDeliveryStore } from '../adapters/postgres/delivery-store.ts';
+import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery-store.ts';
 import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
 import { createPgOperationalEvents } from '../adapters/postgres/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
@@ -63,12 +63,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const faults = deps.faultPoints ?? null;
   const sender = faults === null ? httpSender : faults.sender(httpSender);
   const store = createPgDeliveryStore(deps.db, deps.cipher, {
-    policy: {
-      breakerThreshold: config.breakerThreshold,
-      breakerCooldownMs: config.breakerCooldownMs,
-      breakerMaxCooldownMs: config.breakerMaxCooldownMs,
-      autoDisableAfterMs: config.autoDisableAfterMs,
-    },
+    policy: outcomePolicyOf(config),
     ...(config.operationalApp === undefined ? {} : {
       operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
     }),

@@ -47,7 +47,7 @@ export function createLogger(options: { readonly level: string; readonly destina
 /**
  * A child of `logger` that writes without redaction, for the one line per delivery attempt only: pino's
  * redaction walks every path above on every line, which cost about a tenth of a dispatcher's CPU, and that
- * line holds only ids, numbers and flags (`attemptLine` in src/app/dispatcher/dispatcher.ts; its test
+ * line holds only ids, numbers and flags (`attemptLine` in src/app/dispatcher/attempt-line.ts; its test
  * src/app/dispatcher/attempt-line.test.ts fails when a field could carry a secret).
  */
 export function withoutRedaction(logger: PinoLogger): PinoLogger {

@@ -1,19 +1,13 @@
+import type { OperationalEvent } from '../domain/outcome-rules.ts';
 import type { Tx } from './idempotency-store.ts';
 
 /**
- * Operational webhooks (issue 6): events about the platform itself — `endpoint.disabled`,
+ * Operational webhooks: events about the platform itself — `endpoint.disabled`,
  * `endpoint.breaker_opened`, `endpoint.recovered`, `message.attempt.exhausted`,
  * `message.attempt.failing` — published as ordinary signed messages into the application the operator
  * names with `TIDINGS_OPERATIONAL_APP`, whose endpoints subscribe to them like to any event type.
  */
-export interface OperationalEvent {
-  /** Event type, e.g. `endpoint.disabled` (names follow Svix where Svix has one). */
-  readonly type: string;
-  /** The application the event is about (never the operational application itself). */
-  readonly appId: string;
-  /** Event data (the `data` object of the payload). */
-  readonly data: Readonly<Record<string, unknown>>;
-}
+export type { OperationalEvent } from '../domain/outcome-rules.ts';
 
 /** Publishes operational events in the caller's transaction, so they commit with the change they report. */
 export interface OperationalEvents {

@@ -13,7 +13,8 @@ import { prepared } from './db.ts';
  *     `lease_lost_repeatedly` (a payload that crashes dispatchers must not loop forever);
  * (2) expired leases of endpoints that are no longer active are settled: deleted → canceled (no request is
  *     ever sent after deletion), disabled → skipped, paused → pending at 'infinity' (held until resumed).
- * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row.
+ * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row. (2) is the
+ * settlement rule of src/domain/outcome-rules.ts (`settledState`) for a lease that ended without an outcome.
  * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
  * Index: deliveries_lease_expiry.
  */
@@ -119,6 +120,11 @@ SELECT id FROM released`);
  * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
  * breaker changed state and whether the endpoint has failed long enough to be disabled). Delivery rows also
  * carry the record instant's distance from the delivery's publish and from its due time, ms (for metrics).
+ * The rules live in src/domain/outcome-rules.ts; this statement executes two of them where the row is
+ * written, for atomicity: the state a delivery settles in (`settledState`) and the breaker's transitions
+ * (`breakerAfter`), with $19 … $22 from `recordPolicyParams`. What the returned rows then cause (410 disable,
+ * auto-disable, health events, operational events) is `planRecordActions`, executed by the store in the
+ * same transaction.
  */
 export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
 WITH o AS (
@@ -221,6 +227,14 @@ FROM upd JOIN prev ON prev.id = upd.id
 UNION ALL
 SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until, NULL, NULL
 FROM health`);
+
+/*
+ * INSERT_ENDPOINT_EVENT — one row of an endpoint's health history (a breaker opened or closed), written in the
+ * record's transaction when the outcome rules ask for it (src/domain/outcome-rules.ts). $1 endpoint id,
+ * $2 kind, $3 reason, $4 now.
+ */
+export const INSERT_ENDPOINT_EVENT = prepared('tidings_insert_endpoint_event',
+  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))');
 
 /*
  * THROTTLE_ENDPOINT — a 429/503 with Retry-After holds the whole endpoint back until now + $2 ms

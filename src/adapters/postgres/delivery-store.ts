@@ -1,10 +1,12 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { OperationalEventType, planRecordActions, recordPolicyParams, type EndpointHealthChange, type OutcomePolicy, type RecordedDelivery } from '../../domain/outcome-rules.ts';
 import { decodeSecret, signingKeyId } from '../../domain/signing.ts';
+import { loadConfig, type Config } from '../../config/config.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
 import type { Db, Queryable } from './db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
-import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from './tx.ts';
 
 interface ClaimRow {
@@ -33,28 +35,25 @@ interface ClaimRow {
 /** Most expired leases settled by the sweep that precedes each claim. */
 const SWEEP_BATCH = 100;
 
-/** Endpoint health policy (issue 6). Durations in ms. */
-export interface FlowPolicy {
-  /** Consecutive failed attempts that open an endpoint's breaker. */
-  readonly breakerThreshold: number;
-  /** First cool-down of an open breaker; doubles with each opening in a row. */
-  readonly breakerCooldownMs: number;
-  readonly breakerMaxCooldownMs: number;
-  /** An endpoint whose attempts have only failed for this long is disabled. */
-  readonly autoDisableAfterMs: number;
+/** Endpoint health policy of a delivery store (outcome-rules.ts); the name the store's callers know. */
+export type FlowPolicy = OutcomePolicy;
+
+/** The outcome policy of a configuration. */
+export function outcomePolicyOf(config: Pick<Config, 'breakerThreshold' | 'breakerCooldownMs' | 'breakerMaxCooldownMs' | 'autoDisableAfterMs'>): OutcomePolicy {
+  return { breakerThreshold: config.breakerThreshold, breakerCooldownMs: config.breakerCooldownMs, breakerMaxCooldownMs: config.breakerMaxCooldownMs, autoDisableAfterMs: config.autoDisableAfterMs };
 }
 
-/** Defaults of {@link FlowPolicy} (the config schema's defaults are the same). */
-export const DEFAULT_FLOW_POLICY: FlowPolicy = Object.freeze({
-  breakerThreshold: 10,
-  breakerCooldownMs: 30_000,
-  breakerMaxCooldownMs: 1_800_000,
-  autoDisableAfterMs: 5 * 86_400_000,
-});
+let defaultPolicy: OutcomePolicy | undefined;
+/** The policy of the config schema's defaults (read once; the schema is their only source). */
+function defaultOutcomePolicy(): OutcomePolicy {
+  defaultPolicy ??= Object.freeze(outcomePolicyOf(loadConfig({})));
+  return defaultPolicy;
+}
 
 /** Options of {@link createPgDeliveryStore}. */
 export interface DeliveryStoreOptions {
-  readonly policy?: FlowPolicy;
+  /** Default: the config schema's defaults. */
+  readonly policy?: OutcomePolicy;
   /** Where operational events go; none = not emitted. */
   readonly operational?: OperationalEvents;
   /** Told after each committed record statement (metrics); never throws into the store. */
@@ -100,9 +99,6 @@ interface RecordRow {
 /** Most endpoint signing keys a delivery store keeps imported (see `decryptSecret`). */
 const SIGNING_KEY_CACHE_MAX = 10_000;
 
-/** The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix: the 4th). */
-const FAILING_EVENT_ATTEMPT = 4;
-
 /** Tells `observer` what a committed record statement wrote. */
 function observeRecord(observer: DeliveryStoreObserver, records: readonly AttemptRecord[], written: readonly RecordRow[], events: readonly OperationalEvent[]): void {
   const byId = new Map(written.map((r) => [r.id, r]));
@@ -112,7 +108,7 @@ function observeRecord(observer: DeliveryStoreObserver, records: readonly Attemp
     if (row !== undefined) outcomes.push({ record, state: row.state, sincePublishMs: Number(row.since_publish_ms ?? 0), sinceDueMs: Number(row.since_due_ms ?? 0) });
   }
   observer.recorded?.(outcomes, records.length);
-  const changes = events.filter((e) => e.type === 'endpoint.disabled' || e.type === 'endpoint.breaker_opened' || e.type === 'endpoint.recovered');
+  const changes = events.filter((e) => e.type === OperationalEventType.endpointDisabled || e.type === OperationalEventType.breakerOpened || e.type === OperationalEventType.endpointRecovered);
   if (changes.length > 0) observer.endpointEvents?.(changes);
 }
 
@@ -121,7 +117,7 @@ function observeRecord(observer: DeliveryStoreObserver, records: readonly Attemp
  * (context = message id) and secrets (context = endpoint id) with `cipher`.
  */
 export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryStoreOptions = {}): DeliveryStore {
-  const policy = options.policy ?? DEFAULT_FLOW_POLICY;
+  const policy = options.policy ?? defaultOutcomePolicy();
   // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
   // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
   const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
@@ -229,50 +225,24 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         records.map((r) => Math.round(r.durationMs)),
         now,
       ];
-      params.push(policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs);
+      params.push(...recordPolicyParams(policy));
       params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
       let committedEvents: OperationalEvent[] = [];
       const written = await runTx(db, async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
         const deliveries = rows.filter((r) => r.kind === 'delivery');
         const endpoints = rows.filter((r) => r.kind === 'endpoint');
-        const recordedIds = new Set(deliveries.map((r) => r.id));
+        // The consequences are decided by the domain's outcome rules; this transaction executes them.
+        const actions = planRecordActions(records, deliveries.map(toRecordedDelivery), endpoints.map(toHealthChange));
         const events: OperationalEvent[] = [];
-        // Endpoint effects only for outcomes that were not fenced out.
-        for (const r of records) {
-          if (!recordedIds.has(r.deliveryId)) continue;
-          if (r.throttleEndpointMs !== null) await client.query(THROTTLE_ENDPOINT, [r.endpointId, r.throttleEndpointMs, now]);
-          if (r.disableEndpointReason !== null) {
-            if (!(await disable(client, r.endpointId, r.disableEndpointReason, now))) continue;
-            const appId = deliveries.find((d) => d.id === r.deliveryId)?.app_id ?? '';
-            events.push({ type: 'endpoint.disabled', appId, data: { appId, endpointId: r.endpointId, trigger: 'gone', reason: r.disableEndpointReason } });
-          }
+        for (const action of actions) {
+          if (action.type === 'throttle') await client.query(THROTTLE_ENDPOINT, [action.endpointId, action.ms, now]);
+          else if (action.type === 'disable') {
+            if (await disable(client, action.endpointId, action.reason, now)) events.push(action.event);
+          } else if (action.type === 'health-event') await client.query(INSERT_ENDPOINT_EVENT, [action.endpointId, action.kind, action.reason, now]);
+          else events.push(action.event);
         }
-        for (const ep of endpoints) {
-          if (ep.should_disable === true) {
-            const reason = `every attempt failed since ${ep.failing_since?.toISOString()}`;
-            if (await disable(client, ep.endpoint_id, reason, now)) events.push({ type: 'endpoint.disabled', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, trigger: 'automatic', failSince: ep.failing_since?.toISOString(), reason } });
-          }
-          if (ep.breaker_changed === true) {
-            await client.query('INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))', [
-              ep.endpoint_id, ep.state === 'open' ? 'breaker_opened' : 'breaker_closed',
-              ep.state === 'open' ? `${ep.consecutive_failures} consecutive failures; open until ${ep.breaker_open_until?.toISOString()}` : 'an attempt succeeded', now,
-            ]);
-            if (ep.state === 'open') events.push({ type: 'endpoint.breaker_opened', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id, consecutiveFailures: ep.consecutive_failures, openUntil: ep.breaker_open_until?.toISOString() } });
-            else events.push({ type: 'endpoint.recovered', appId: ep.app_id, data: { appId: ep.app_id, endpointId: ep.endpoint_id } });
-          }
-        }
-        if (options.operational !== undefined) {
-          for (const r of records) {
-            const d = deliveries.find((x) => x.id === r.deliveryId);
-            if (d === undefined || r.succeeded) continue;
-            const lastAttempt = { id: r.attemptId, responseStatusCode: r.statusCode, errorKind: r.errorKind };
-            const base = { appId: d.app_id, msgId: d.message_id, endpointId: r.endpointId, lastAttempt };
-            if (d.state === 'dead' && d.dead_reason === 'exhausted') events.push({ type: 'message.attempt.exhausted', appId: d.app_id, data: base });
-            if (r.attemptNumber === FAILING_EVENT_ATTEMPT && d.state === 'pending') events.push({ type: 'message.attempt.failing', appId: d.app_id, data: base });
-          }
-          await options.operational.emit(tx, events, now ?? new Date());
-        }
+        if (options.operational !== undefined) await options.operational.emit(tx, events, now ?? new Date());
         committedEvents = events;
         return deliveries;
       });
@@ -283,6 +253,17 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         fencedOut: records.filter((r) => !recorded.has(r.deliveryId)).map((r) => r.deliveryId),
       };
     },
+  };
+}
+
+function toRecordedDelivery(r: RecordRow): RecordedDelivery {
+  return { id: r.id, appId: r.app_id, messageId: r.message_id, state: r.state, deadReason: r.dead_reason };
+}
+
+function toHealthChange(r: RecordRow): EndpointHealthChange {
+  return {
+    endpointId: r.endpoint_id, appId: r.app_id, breakerState: r.state, breakerChanged: r.breaker_changed === true,
+    consecutiveFailures: r.consecutive_failures, breakerOpenUntil: r.breaker_open_until, failingSince: r.failing_since, shouldDisable: r.should_disable === true,
   };
 }
 

@@ -7,7 +7,7 @@ import { REDACT_PATHS } from '../../observability/logger.ts';
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 import type { OutboundRequest } from '../../ports/sender.ts';
 import { runAttempt } from './attempt.ts';
-import { attemptLine } from './dispatcher.ts';
+import { attemptLine } from './attempt-line.ts';
 
 /** Top-level names the logger redacts (paths without a dot, bracket or wildcard). */
 const REDACTED_NAMES = new Set(REDACT_PATHS.filter((p) => !/[.[*]/.test(p)));

@@ -1,5 +1,6 @@
 import { classifyAttempt, type Classification, type SendResult } from '../../domain/attempt-outcome.ts';
 import { newId } from '../../domain/ids.ts';
+import { endpointRequests } from '../../domain/outcome-rules.ts';
 import { decideNextStep, parseRetryAfterMs, type NextStep, type RetryPolicy } from '../../domain/retry-schedule.ts';
 import { signatureHeadersFor, type SignatureHeaderSet } from '../../domain/signing.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
@@ -66,7 +67,8 @@ export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, s
     policy,
     random: () => deps.random.next(),
   });
-  const throttles = result.type === 'response' && (result.statusCode === 429 || result.statusCode === 503) && retryAfterMs !== null;
+  const asks = endpointRequests(classification, retryAfterMs);
+  const throttles = asks.throttleMs !== null;
   const operatorDetail: OperatorDetail = {
     ...(result.network?.resolvedAddresses === undefined ? {} : { resolvedAddresses: result.network.resolvedAddresses }),
     ...(result.network === undefined ? {} : { connectedAddress: result.network.connectedAddress ?? null }),
@@ -101,8 +103,8 @@ export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, s
     errorDetail: result.type === 'error' ? result.detail : result.bodyError,
     durationMs: result.durationMs,
     next,
-    throttleEndpointMs: throttles ? retryAfterMs : null,
-    disableEndpointReason: classification.verdict === 'gone' ? 'receiver answered 410 Gone' : null,
+    throttleEndpointMs: asks.throttleMs,
+    disableEndpointReason: asks.disableReason,
     operatorDetail: Object.keys(operatorDetail).length === 0 ? null : operatorDetail,
   };
   return { record, result, classification, next };

@@ -5,6 +5,9 @@ import type { Logger } from '../../ports/logger.ts';
 import type { Sender } from '../../ports/sender.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
+import { logAttempt } from './attempt-line.ts';
+import { systemTimers, type LoopTimers } from './loop-timers.ts';
+import { createInFlightWindow, REFILL_DELAY_MS, type Flight } from './in-flight.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
 import { createWindowBook } from './window.ts';
 
@@ -21,13 +24,14 @@ export interface DispatcherSettings {
   readonly shutdownGraceMs: number;
   /**
    * Most of this dispatcher's window one endpoint may hold, as a fraction of `concurrency` (0–1]: a slow or
-   * black-holed endpoint cannot take every slot. Default 0.5.
+   * black-holed endpoint cannot take every slot. Default: TIDINGS_ENDPOINT_WINDOW_SHARE's in the config schema.
    */
   readonly endpointWindowShare?: number;
   /**
    * Part of the window, as a fraction of `concurrency` [0–1), kept for endpoints that are answering: the
    * endpoints not known to answer (unresponsive, or not yet attempted by this dispatcher) together hold at
-   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default 0.25;
+   * most the rest, so several black-holed endpoints cannot take the whole window (ADR 0009). Default:
+   * TIDINGS_WINDOW_RESERVE's in the config schema;
    * at least one slot when `concurrency` ≥ 2 and the fraction is above 0.
    */
   readonly windowReserve?: number;
@@ -55,16 +59,18 @@ export interface DispatcherDeps {
   readonly random: Random;
   readonly logger: Logger;
   /**
-   * Logger of the one line per attempt ({@link attemptLine}); default `logger`. It may skip redaction: that
+   * Logger of the one line per attempt (`attemptLine`, attempt-line.ts); default `logger`. It may skip redaction: that
    * line holds only ids, numbers and flags (src/app/dispatcher/attempt-line.test.ts keeps it so).
    */
   readonly attemptLogger?: Logger;
   readonly settings: DispatcherSettings;
   readonly observer?: DispatcherObserver;
   readonly onWake?: (listener: () => void) => () => void;
+  /** The loop's timers; default {@link systemTimers}. */
+  readonly timers?: LoopTimers;
 }
 
-/** The dispatcher role (STYLE.md "The delivery loop"). */
+/** The dispatcher role: a thin loop over the store and sender ports (see {@link createDispatcher}). */
 export interface Dispatcher {
   /** Starts the loop: claim into free slots, poll, wake on NOTIFY, heartbeat, back off on store errors. */
   start(): void;
@@ -83,12 +89,10 @@ export interface Dispatcher {
   inFlight(): number;
   /** False after a failed claim until the next successful one (readiness). */
   healthy(): boolean;
+  /** Where the loop is: running, draining (stop() under way) or stopped. */
+  state(): LoopState;
 }
 
-/** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
-const REFILL_FRACTION = 32;
-/** Otherwise freed slots are refilled after this delay, in ms (batches small refills into one claim). */
-const REFILL_DELAY_MS = 10;
 /**
  * Back-off after a failed claim, in ms: `min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS · 2^failures)`, each
  * delay jittered to [0.5, 1.5]× that. The cap is short so that a dispatcher resumes within seconds of the
@@ -98,30 +102,44 @@ export const CLAIM_BACKOFF_BASE_MS = 100;
 /** Upper bound of the claim back-off before jitter, in ms (see {@link CLAIM_BACKOFF_BASE_MS}). */
 export const CLAIM_BACKOFF_MAX_MS = 5_000;
 
-interface Flight {
-  readonly delivery: ClaimedDelivery;
-  readonly controller: AbortController;
-  /** Set when the lease was lost or handed back: the outcome must not be written. */
-  abandoned: boolean;
-  /** Set once the outcome is handed to the recorder: the heartbeat no longer renews it (it may already be written). */
-  recording: boolean;
-  done: Promise<void>;
-}
+/** The loop's state: `running` claims; `draining` claims no more and waits for in-flight attempts; `stopped`. */
+export type LoopState = 'running' | 'draining' | 'stopped';
 
-/** Makes a dispatcher (DESIGN §2, §9). */
+/**
+ * Makes a dispatcher (docs/adr/0002-schema-and-claim.md, docs/adr/0009-window-share-within-a-claim.md).
+ *
+ * The loop, in one picture:
+ *
+ *   stopped ──start()──▶ running ──stop()──▶ draining ──in-flight attempts done, or grace over──▶ stopped
+ *
+ * - running: claim into the free slots of the in-flight window (in-flight.ts), each endpoint within its
+ *   share (window.ts); launch one attempt per claimed delivery (attempt.ts); hand each outcome to the
+ *   batching recorder (recorder.ts); log one line per attempt (attempt-line.ts). A claim that found work
+ *   and left slots free claims again at once; otherwise the loop waits for the first of its timers.
+ * - draining: no more claims; in-flight attempts finish and are recorded within `shutdownGraceMs`; the rest
+ *   are aborted and their leases released (fenced).
+ * - stopped: nothing in flight, no timer armed.
+ *
+ * Timers: **refill** (a few slots freed: claim after REFILL_DELAY_MS, batching small refills); **heartbeat**
+ * (every leaseMs/3: renew the leases of attempts in flight, abandon those lost); **wake** (a publish
+ * notification, or a finished attempt that freed a useful part of the window, ends the wait at once);
+ * **poll** (`pollIntervalMs` after an empty claim; also the pace of the sweep), and after a failed claim
+ * the **back-off** (CLAIM_BACKOFF_BASE_MS doubling to CLAIM_BACKOFF_MAX_MS, jittered).
+ */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
-  const attemptLogger = deps.attemptLogger ?? logger;
-  const flights = new Map<string, Flight>();
+  const timers = deps.timers ?? systemTimers;
+  const loggers = { logger, attemptLogger: deps.attemptLogger ?? logger };
+  const maxAttempts = settings.retryPolicy.delaysMs.length + 1;
+  const window = createInFlightWindow(settings);
   const book = createWindowBook(settings);
-  let running = false;
+  let state: LoopState = 'stopped';
   let healthy = true;
   let loopDone: Promise<void> = Promise.resolve();
   let signal: (() => void) | undefined;
-  let drainWaiters: (() => void)[] = [];
-  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let stopHeartbeat: (() => void) | undefined;
   let unsubscribe: (() => void) | undefined;
-  let refillTimer: NodeJS.Timeout | undefined;
+  let cancelRefill: (() => void) | undefined;
   // Store calls of any kind (claim, record, heartbeat) failed since the last successful claim, and the claims
   // among them. A dispatcher whose window is full of outcomes waiting to be recorded does not claim during
   // an outage, so "claims resumed" is logged at the first successful claim after any store failure.
@@ -152,31 +170,19 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const finish = (flight: Flight): void => {
-    // The entry may already belong to a newer lease of the same delivery (this dispatcher reclaimed it
-    // while the stale outcome waited to be written): leave that one in place.
-    if (flights.get(flight.delivery.deliveryId) === flight) flights.delete(flight.delivery.deliveryId);
-    observer.inFlight?.(flights.size);
-    if (flights.size === 0) {
-      const waiters = drainWaiters;
-      drainWaiters = [];
-      for (const w of waiters) w();
-    }
-    // Refill at once when a useful share of the window is free (or everything finished); otherwise soon,
-    // so slots freed one by one (slow receivers, per-endpoint caps) are refilled in small batches.
-    const free = settings.concurrency - flights.size;
-    if (free >= Math.min(settings.claimBatch, Math.max(1, Math.ceil(settings.concurrency / REFILL_FRACTION))) || flights.size === 0) wakeLoop();
-    else if (refillTimer === undefined) {
-      refillTimer = setTimeout(() => {
-        refillTimer = undefined;
+    const refill = window.finish(flight);
+    observer.inFlight?.(window.size());
+    if (refill === 'now') wakeLoop();
+    else if (cancelRefill === undefined) {
+      cancelRefill = timers.after(REFILL_DELAY_MS, () => {
+        cancelRefill = undefined;
         wakeLoop();
-      }, REFILL_DELAY_MS);
-      refillTimer.unref();
+      }, true);
     }
   };
 
   const launch = (delivery: ClaimedDelivery): void => {
-    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve() };
-    flights.set(delivery.deliveryId, flight);
+    const flight = window.add(delivery);
     flight.done = (async () => {
       try {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
@@ -191,14 +197,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         }
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
-        const line = attemptLine(delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
-        if (!recorded) attemptLogger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
-        else attemptLogger.info(line, 'delivery.attempted');
-        // The operator's log has what the tenant's record leaves out: the full reason, the addresses, the setting.
-        const detail = outcome.record.operatorDetail;
-        if (detail?.decidedBy !== undefined) {
-          logger.warn({ deliveryId: delivery.deliveryId, endpointId: delivery.endpointId, errorKind: outcome.classification.errorKind, ...detail }, 'attempt refused or cut by a limit');
-        }
+        logAttempt(loggers, delivery, outcome, recorded, maxAttempts);
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
@@ -208,9 +207,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const tick = async (): Promise<number> => {
-    const free = settings.concurrency - flights.size;
+    const free = window.free();
     if (free <= 0) return 0;
-    const { limit, excludeEndpoints, window } = book.bounds([...flights.values()].map((f) => f.delivery.endpointId), free);
+    const { limit, excludeEndpoints, window: claimWindow } = book.bounds(window.endpoints(), free);
     const nowMs = deps.clock.nowMs();
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
@@ -218,7 +217,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       sweep,
       excludeEndpoints,
       limit,
-      window,
+      window: claimWindow,
       leaseMs: settings.leaseMs,
       maxReclaims: settings.maxReclaims,
       now: deps.clock.sqlNow(),
@@ -236,18 +235,18 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     if (result.deliveries.length > 0) observer.claimed?.(result.deliveries.length, result.reclaimed);
     for (const delivery of result.deliveries) launch(delivery);
-    observer.inFlight?.(flights.size);
+    observer.inFlight?.(window.size());
     return result.deliveries.length;
   };
 
   const heartbeat = async (): Promise<readonly string[]> => {
     // Only attempts still in flight: an outcome handed to the recorder may already be written, and renewing
     // its (released) lease would report a lease as lost that was not.
-    const live = [...flights.values()].filter((f) => !f.abandoned && !f.recording).map((f) => f.delivery);
+    const live = window.flights().filter((f) => !f.abandoned && !f.recording).map((f) => f.delivery);
     if (live.length === 0) return [];
     const lost = await deps.store.extendLeases(live, settings.leaseMs, deps.clock.sqlNow());
     for (const id of lost) {
-      const flight = flights.get(id);
+      const flight = window.get(id);
       if (flight === undefined) continue;
       flight.abandoned = true;
       flight.controller.abort();
@@ -259,6 +258,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return lost;
   };
 
+  /** Waits for a wake-up or `ms` (the poll, or the back-off), whichever comes first. */
   const waitForWork = (ms: number): Promise<void> =>
     new Promise((resolve) => {
       if (wakePending) {
@@ -266,19 +266,19 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         resolve();
         return;
       }
-      const timer = setTimeout(() => {
+      const cancel = timers.after(ms, () => {
         signal = undefined;
         resolve();
-      }, ms);
+      });
       signal = () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       };
     });
 
   const loop = async (): Promise<void> => {
     let failures = 0;
-    while (running) {
+    while (state === 'running') {
       let claimed = 0;
       wakePending = false; // this claim sees everything committed before it starts
       try {
@@ -294,39 +294,38 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         await waitForWork(delay);
         continue;
       }
-      if (!running) break;
+      if (state !== 'running') break;
       // A claim that found work may have been cut by per-endpoint shares: claim again at once while slots
       // are free; an empty claim waits for a wake-up, a freed slot or the poll.
-      if (claimed > 0 && flights.size < settings.concurrency) continue;
+      if (claimed > 0 && window.free() > 0) continue;
       await waitForWork(settings.pollIntervalMs);
     }
   };
 
   return {
     start() {
-      if (running) return;
-      running = true;
+      if (state === 'running') return;
+      state = 'running';
       unsubscribe = deps.onWake?.(wakeLoop);
       const beat = Math.max(10, Math.floor(settings.leaseMs / 3));
-      heartbeatTimer = setInterval(() => {
+      stopHeartbeat = timers.every(beat, () => {
         heartbeat().catch((error: unknown) => storeFailed(error, 'heartbeat'));
-      }, beat);
-      heartbeatTimer.unref();
+      });
       loopDone = loop();
     },
 
     async stop() {
-      running = false;
+      state = 'draining';
       unsubscribe?.();
       wakeLoop();
       await loopDone;
-      if (flights.size > 0) {
-        let graceTimer: NodeJS.Timeout | undefined;
-        const grace = new Promise<void>((resolve) => { graceTimer = setTimeout(resolve, settings.shutdownGraceMs); });
-        await Promise.race([this.drained(), grace]);
-        clearTimeout(graceTimer);
+      if (window.size() > 0) {
+        let cancelGrace: (() => void) | undefined;
+        const grace = new Promise<void>((resolve) => { cancelGrace = timers.after(settings.shutdownGraceMs, resolve); });
+        await Promise.race([window.drained(), grace]);
+        cancelGrace?.();
       }
-      const left = [...flights.values()];
+      const left = window.flights();
       if (left.length > 0) {
         for (const f of left) {
           f.abandoned = true;
@@ -341,44 +340,17 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           logger.warn({ err: error }, 'could not release leases at shutdown; they will expire');
         }
       }
-      if (heartbeatTimer !== undefined) clearInterval(heartbeatTimer);
-      if (refillTimer !== undefined) clearTimeout(refillTimer);
+      stopHeartbeat?.();
+      cancelRefill?.();
       recorder.close();
+      if (state === 'draining') state = 'stopped';
     },
 
     tick,
     heartbeat,
-    drained: () => (flights.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve))),
-    inFlight: () => flights.size,
+    drained: () => window.drained(),
+    inFlight: () => window.size(),
     healthy: () => healthy,
-  };
-}
-
-/**
- * The fields of the one wide log line per attempt (STYLE.md), logged at info, or at warn when the outcome
- * was fenced out. Only ids, numbers, flags and closed-set words: no header, URL, body or secret, so the line
- * needs no redaction (issue 8 §4; src/app/dispatcher/attempt-line.test.ts fails if that stops being true).
- */
-export function attemptLine(delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): Readonly<Record<string, string | number | boolean | null | undefined>> {
-  const { result, classification, next } = outcome;
-  return {
-    event: 'delivery.attempted',
-    deliveryId: delivery.deliveryId,
-    messageId: delivery.messageId,
-    endpointId: delivery.endpointId,
-    appId: delivery.appId,
-    attempt: delivery.attemptNumber,
-    maxAttempts,
-    trigger: delivery.manual ? 'manual' : 'scheduled',
-    outcome: classification.verdict,
-    errorKind: classification.errorKind,
-    status: classification.statusCode,
-    durationMs: result.durationMs,
-    next: next.next,
-    nextDelayMs: next.next === 'retry' ? next.delayMs : undefined,
-    deadReason: next.next === 'dead' ? next.reason : undefined,
-    fencingToken: delivery.fencingToken,
-    reclaimed: delivery.reclaimed,
-    recorded,
+    state: () => state,
   };
 }

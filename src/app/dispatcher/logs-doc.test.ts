@@ -6,7 +6,7 @@ import type { SendResult } from '../../domain/attempt-outcome.ts';
 import { DEFAULT_RETRY_POLICY } from '../../domain/retry-schedule.ts';
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 import { runAttempt } from './attempt.ts';
-import { attemptLine } from './dispatcher.ts';
+import { attemptLine } from './attempt-line.ts';
 
 const delivery: ClaimedDelivery = {
   deliveryId: '1', fencingToken: '1', workerId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e',

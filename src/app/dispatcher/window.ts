@@ -1,9 +1,10 @@
+import { SETTINGS } from '../../config/config.ts';
 import type { ClaimWindow } from '../../ports/delivery-store.ts';
 
-/** Default share of the window one endpoint may hold (TIDINGS_ENDPOINT_WINDOW_SHARE). */
-export const DEFAULT_ENDPOINT_WINDOW_SHARE = 0.5;
-/** Default part of the window kept for answering endpoints (TIDINGS_WINDOW_RESERVE). */
-export const DEFAULT_WINDOW_RESERVE = 0.25;
+/** Default share of the window one endpoint may hold: TIDINGS_ENDPOINT_WINDOW_SHARE's, from the config schema. */
+export const DEFAULT_ENDPOINT_WINDOW_SHARE: number = SETTINGS.endpointWindowShare.schema.parse(SETTINGS.endpointWindowShare.defaultValue);
+/** Default part of the window kept for answering endpoints: TIDINGS_WINDOW_RESERVE's, from the config schema. */
+export const DEFAULT_WINDOW_RESERVE: number = SETTINGS.windowReserve.schema.parse(SETTINGS.windowReserve.defaultValue);
 /** Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet attempted. */
 const VERDICT_MEMORY = 1024;
 

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { answer, claimed, harness, settle } from '../../../test/support/dispatcher-harness.ts';
+import { CLAIM_BACKOFF_BASE_MS } from './dispatcher.ts';
+import { REFILL_DELAY_MS } from './in-flight.ts';
+
+// The loop over fake ports (test/support/dispatcher-harness.ts): claim / record / heartbeat are plain
+// functions, the sender answers when the test says so, and time moves only with the manual clock.
+
+test('claims fill free slots only: a full window claims nothing, a freed slot is claimed into', async () => {
+  const h = harness({ concurrency: 3, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1'), claimed('2'), claimed('3')]);
+  assert.equal(await h.dispatcher.tick(), 3);
+  assert.equal(h.claimCalls[0]?.limit, 3, 'the first claim asks for the whole window');
+  assert.equal(await h.dispatcher.tick(), 0);
+  assert.equal(h.claimCalls.length, 1, 'a full window does not call the store');
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 2);
+  await h.dispatcher.tick();
+  assert.equal(h.claimCalls[1]?.limit, 1, 'the next claim asks for the one free slot');
+});
+
+test('an outcome is recorded with its fencing token and lease owner, and logged as delivery.attempted', async () => {
+  const h = harness();
+  h.claims.push([claimed('1', 'ep_a', '7')]);
+  await h.dispatcher.tick();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.equal(h.recordCalls.length, 1);
+  const record = h.recordCalls[0]?.[0];
+  assert.deepEqual(
+    { deliveryId: record?.deliveryId, fencingToken: record?.fencingToken, workerId: record?.workerId, succeeded: record?.succeeded, next: record?.next },
+    { deliveryId: '1', fencingToken: '7', workerId: 'w1', succeeded: true, next: { next: 'succeeded' } },
+  );
+  const line = h.lines.find((l) => l.msg === 'delivery.attempted');
+  assert.equal(line?.obj.fencingToken, '7');
+  assert.equal(line?.obj.recorded, true);
+});
+
+test('a lost lease is not recorded as success: the heartbeat aborts the attempt and nothing is written for it', async () => {
+  const h = harness();
+  h.claims.push([claimed('1'), claimed('2')]);
+  await h.dispatcher.tick();
+  h.lost = ['1'];
+  assert.deepEqual(await h.dispatcher.heartbeat(), ['1']);
+  assert.equal(h.requests.get('1')?.signal?.aborted, true, 'the request of the lost lease is aborted');
+  assert.equal(h.requests.get('2')?.signal?.aborted, false);
+  h.requests.get('2')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['2'], 'only the attempt that kept its lease is recorded');
+  assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
+});
+
+test('after failed claims the loop backs off (doubling), then logs "claims resumed" at the next successful claim', async () => {
+  const h = harness();
+  h.claims.push(new Error('connection refused'), new Error('connection refused'));
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.claimCalls.length, 1);
+  assert.equal(h.dispatcher.healthy(), false, 'not ready after a failed claim');
+  // random 0.5: the jitter factor is 1, so the waits are 2× and 4× the base.
+  const first = h.lines.filter((l) => l.msg === 'claim failed; backing off').map((l) => l.obj.retryInMs);
+  assert.deepEqual(first, [CLAIM_BACKOFF_BASE_MS * 2]);
+  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
+  assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over');
+  await h.timers.advance(1);
+  assert.equal(h.claimCalls.length, 2);
+  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 4);
+  assert.equal(h.claimCalls.length, 3);
+  assert.equal(h.dispatcher.healthy(), true);
+  const resumed = h.lines.filter((l) => l.msg === 'claims resumed');
+  assert.deepEqual(resumed.map((l) => l.obj), [{ failedClaims: 2, failedStoreCalls: 2 }]);
+  await h.dispatcher.stop();
+});
+
+test('an empty claim waits for the poll; a wake-up claims at once', async () => {
+  const h = harness();
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.claimCalls.length, 1);
+  await h.timers.advance(999);
+  assert.equal(h.claimCalls.length, 1, 'nothing before the poll interval');
+  h.wake?.();
+  await settle();
+  assert.equal(h.claimCalls.length, 2, 'a publish wake-up ends the wait');
+  await h.timers.advance(1000);
+  assert.equal(h.claimCalls.length, 3, 'then the poll again');
+  await h.dispatcher.stop();
+});
+
+test('a few freed slots are refilled after the refill delay, not at once', async () => {
+  const h = harness({ concurrency: 64, claimBatch: 64, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 64);
+  const before = h.claimCalls.length;
+  h.requests.get('0')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.claimCalls.length, before, 'one free slot of 64 waits for the refill timer');
+  await h.timers.advance(REFILL_DELAY_MS);
+  assert.equal(h.claimCalls.length, before + 1);
+  assert.equal(h.claimCalls.at(-1)?.limit, 1);
+  for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
+  await h.dispatcher.stop();
+});
+
+test('graceful stop drains in-flight attempts: it waits for them, records their outcomes and releases nothing', async () => {
+  const h = harness();
+  h.claims.push([claimed('1'), claimed('2')]);
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 2);
+  let stopped = false;
+  const stopping = h.dispatcher.stop().then(() => { stopped = true; });
+  await settle();
+  assert.equal(h.dispatcher.state(), 'draining');
+  assert.equal(stopped, false, 'stop waits for the attempts in flight');
+  const claims = h.claimCalls.length;
+  h.requests.get('1')?.result.resolve(answer(200));
+  h.requests.get('2')?.result.resolve(answer(500));
+  await stopping;
+  assert.equal(h.dispatcher.state(), 'stopped');
+  assert.equal(h.claimCalls.length, claims, 'no claim while draining');
+  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.next.next]), [['1', 'succeeded'], ['2', 'retry']]);
+  assert.deepEqual(h.releaseCalls, []);
+  assert.equal(h.timers.armed(), 0, 'no timer left armed');
+});
+
+test('graceful stop past the grace period aborts the attempts left and releases their leases', async () => {
+  const h = harness({ shutdownGraceMs: 5000 });
+  h.claims.push([claimed('1', 'ep_a', '3'), claimed('2')]);
+  h.dispatcher.start();
+  await settle();
+  const stopping = h.dispatcher.stop();
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(4999);
+  assert.equal(h.requests.get('1')?.signal?.aborted, false, 'the attempt may still finish within the grace period');
+  await h.timers.advance(1);
+  await stopping;
+  assert.equal(h.requests.get('1')?.signal?.aborted, true);
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['2'], 'the aborted attempt is not recorded');
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.workerId]), [['1', '3', 'w1']]);
+});
+
+test('the per-endpoint share: an endpoint at its share is left out of the next claim, which is told what it holds', async () => {
+  const h = harness({ concurrency: 4 });
+  h.claims.push([claimed('1', 'ep_slow'), claimed('2', 'ep_slow')]);
+  await h.dispatcher.tick();
+  await h.dispatcher.tick();
+  const next = h.claimCalls[1];
+  assert.deepEqual(next?.excludeEndpoints, ['ep_slow'], 'share 2 of a window of 4: the endpoint takes no more');
+  assert.equal(next?.window?.share, 2);
+  assert.deepEqual(next?.window?.held, new Map([['ep_slow', 2]]));
+  assert.equal(next?.limit, 2);
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  await h.dispatcher.tick();
+  assert.deepEqual(h.claimCalls[2]?.excludeEndpoints, [], 'below its share again after one attempt finished');
+  h.requests.get('2')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+});
