@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../domain/errors.ts';
+import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { newId } from '../domain/ids.ts';
 import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -70,11 +71,11 @@ export interface ReplayTaskProgress {
 export const INITIAL_PROGRESS: ReplayTaskProgress = Object.freeze({ messagesSent: 0, scanned: 0, alreadyQueued: 0, expunged: 0, unavailable: 0, error: null, cursor: null, slots: {} });
 
 /** Why a step moved a delivery, written into its timeline row. */
-const REASON: Readonly<Record<TaskKind, string>> = {
-  [TaskKind.recover]: 'recover_requested',
-  [TaskKind.replayMissing]: 'replay_missing_requested',
-  [TaskKind.bulkReplay]: 'bulk_replay_requested',
-  [TaskKind.deadLetterReplay]: 'dead_letter_replay_requested',
+const REASON: Readonly<Record<TaskKind, TimelineReason>> = {
+  [TaskKind.recover]: TimelineReason.recoverRequested,
+  [TaskKind.replayMissing]: TimelineReason.replayMissingRequested,
+  [TaskKind.bulkReplay]: TimelineReason.bulkReplayRequested,
+  [TaskKind.deadLetterReplay]: TimelineReason.deadLetterReplayRequested,
 };
 
 /** Dependencies of the replay use cases. */
