@@ -75,11 +75,3 @@ export class AppError extends Error {
 export function notFound(what = 'Entity'): AppError {
   return new AppError('not_found', `${what} not found`);
 }
-
-/** Thrown by a fenced store write that matched zero rows: the lease was lost (DESIGN §2). */
-export class LeaseLostError extends Error {
-  constructor(message = 'lease lost: fencing token no longer matches', options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LeaseLostError';
-  }
-}

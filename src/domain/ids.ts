@@ -14,11 +14,6 @@ export const IdPrefix = Object.freeze({
 } as const);
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
 
-export type ApplicationId = `app_${string}`;
-export type EndpointId = `ep_${string}`;
-export type MessageId = `msg_${string}`;
-export type AttemptId = `atmpt_${string}`;
-
 /**
  * Makes a new id.
  * @param atMs creation instant, Unix ms (finite, ≥ 0)
