@@ -84,11 +84,11 @@ export interface Endpoints {
    * with uid = `input.uid ?? ref` (Svix "create or update"). Disabling moves pending deliveries to skipped.
    */
   upsert(tx: Tx, principal: Principal, appRef: string, ref: string, input: EndpointInput): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
-  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (DESIGN §3). */
+  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (docs/design.md#delivery-lifecycle). */
   patch(tx: Tx, principal: Principal, appRef: string, ref: string, changes: EndpointPatch): Promise<EndpointRecord>;
   /**
    * Soft-deletes the endpoint and cancels its pending deliveries with a timeline row each, in `tx`
-   * (DESIGN §3: no request is ever sent after deletion).
+   * (docs/design.md#delivery-lifecycle: no request is ever sent after deletion).
    */
   delete(tx: Tx, principal: Principal, appRef: string, ref: string): Promise<void>;
   /** The current signing secret. @throws AppError `not_found` */
@@ -179,7 +179,7 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     };
     const updated = await store.updateEndpoint(tx, current.appId, current.id, update, clock.sqlNow());
     if (updated === null) throw notFound('Endpoint');
-    // DESIGN §3: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
+    // docs/design.md#delivery-lifecycle: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
     if (status?.status === 'disabled') await store.settlePendingDeliveries(tx, current.id, 'skipped', TimelineReason.endpointDisabled, clock.sqlNow());
     return updated;
   };

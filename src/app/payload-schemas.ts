@@ -14,7 +14,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const VERSION_KEY = /^[1-9][0-9]{0,8}$/;
 
 /**
- * JSON Schema checks of message payloads against their event type (issue 3): Svix's `schemas` is a map of
+ * JSON Schema checks of message payloads against their event type (docs/adr/0003-svix-compatibility.md): Svix's `schemas` is a map of
  * version → JSON Schema; a payload is checked against the highest version. Drafts: 2020-12 and 2019-09 when
  * the schema's `$schema` names them, else draft-07 (Svix's own examples). Formats (date-time, email, uri…)
  * are checked. Compiled validators are cached per event type name and replaced when the event type changes
@@ -210,7 +210,7 @@ export function createPayloadSchemas(limits: SchemaLimits = DEFAULT_SCHEMA_LIMIT
       if (version === null) return;
       let value: unknown;
       try {
-        // Only for the check: the payload delivered stays the exact published bytes (DESIGN §5).
+        // Only for the check: the payload delivered stays the exact published bytes (docs/design.md#publishing).
         value = JSON.parse(Buffer.from(payload).toString('utf8'));
       } catch {
         throw new AppError('validation', [{ loc: ['body', 'payload'], msg: 'not valid JSON', type: 'value_error.json' }]);

@@ -5,7 +5,7 @@ import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-st
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 
 /**
- * What a caller publishes (DESIGN §5). `payload` is the exact byte span of the request's payload value, or a
+ * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a
  * raw message's body (`contentType` set).
  */
 export interface PublishInput {
@@ -43,7 +43,7 @@ export const DEFAULT_DELIVER_AT_HORIZON_MS = 86_400_000;
 export interface Publisher {
   /**
    * Stores the message and its fan-out in `tx` (the caller's transaction, shared with the idempotency key),
-   * so that a 2xx answer means both are committed (DESIGN §1). A `deliverAt` ahead of the clock makes the
+   * so that a 2xx answer means both are committed (docs/design.md#the-guarantee). A `deliverAt` ahead of the clock makes the
    * first attempt due then; one in the past, at once.
    * @throws AppError `conflict` when the eventId is already used in the application
    * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon

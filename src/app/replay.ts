@@ -10,7 +10,7 @@ import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
 /**
- * Replays as background tasks (DESIGN §3, issue 3): recover (recover.ts), replay-missing, bulk replay and
+ * Replays as background tasks (docs/design.md#delivery-lifecycle, docs/adr/0003-svix-compatibility.md): recover (recover.ts), replay-missing, bulk replay and
  * Tidings' dead-letter replay. Starting one stores a `running` task in the request's transaction (so it
  * commits with the Idempotency-Key); the task runner (tasks.ts) then steps it in bounded batches, each batch
  * one transaction that moves deliveries and records the progress together.

@@ -1,5 +1,5 @@
 /*
- * The hot-path statements of the delivery protocol (DESIGN §2). Each is a constant with its purpose,
+ * The hot-path statements of the delivery protocol (docs/design.md#the-protocol). Each is a constant with its purpose,
  * parameters, rows returned and the index it reads. `now` parameters are NULL in production (the database
  * clock, clock_timestamp()) and a fixed instant under a test clock. Every one is a {@link Prepared} statement:
  * each connection parses and plans it once.

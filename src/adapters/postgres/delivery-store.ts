@@ -33,7 +33,7 @@ interface ClaimRow {
 /** Most expired leases settled by the sweep that precedes each claim. */
 const SWEEP_BATCH = 100;
 
-/** Endpoint health policy (issue 6). Durations in ms. */
+/** Endpoint health policy (docs/adr/0004-endpoint-flow-control.md). Durations in ms. */
 export interface FlowPolicy {
   /** Consecutive failed attempts that open an endpoint's breaker. */
   readonly breakerThreshold: number;

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { sqlState, SqlState } from './sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from './tx.ts';
 
-/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
+/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
 export const WAKE_CHANNEL = 'tidings_due';
 
 /*

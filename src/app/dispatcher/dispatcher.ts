@@ -64,7 +64,7 @@ export interface DispatcherDeps {
   readonly onWake?: (listener: () => void) => () => void;
 }
 
-/** The dispatcher role (STYLE.md "The delivery loop"). */
+/** The dispatcher role: claim → send → record (docs/design.md#the-protocol). */
 export interface Dispatcher {
   /** Starts the loop: claim into free slots, poll, wake on NOTIFY, heartbeat, back off on store errors. */
   start(): void;
@@ -108,7 +108,7 @@ interface Flight {
   done: Promise<void>;
 }
 
-/** Makes a dispatcher (DESIGN §2, §9). */
+/** Makes a dispatcher (docs/design.md#the-protocol, docs/design.md#scale). */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
   const attemptLogger = deps.attemptLogger ?? logger;
@@ -355,9 +355,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 }
 
 /**
- * The fields of the one wide log line per attempt (STYLE.md), logged at info, or at warn when the outcome
+ * The fields of the one wide log line per attempt (docs/reference/logs.md), logged at info, or at warn when the outcome
  * was fenced out. Only ids, numbers, flags and closed-set words: no header, URL, body or secret, so the line
- * needs no redaction (issue 8 §4; src/app/dispatcher/attempt-line.test.ts fails if that stops being true).
+ * needs no redaction (docs/guides/security.md; src/app/dispatcher/attempt-line.test.ts fails if that stops being true).
  */
 export function attemptLine(delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): Readonly<Record<string, string | number | boolean | null | undefined>> {
   const { result, classification, next } = outcome;
