@@ -1,3 +1,4 @@
+import { settingDefault } from '../config/config.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -30,14 +31,11 @@ export interface PublisherDeps {
   readonly random: Random;
   readonly onPublished?: (appId: string) => void;
   /**
-   * Furthest a `deliverAt` may lie ahead of the clock, in ms (TIDINGS_DELIVER_AT_HORIZON); default 24 h, as
-   * Svix documents for `deliverAt`.
+   * Furthest a `deliverAt` may lie ahead of the clock, in ms (TIDINGS_DELIVER_AT_HORIZON); default: that
+   * setting's default (24 h, as Svix documents for `deliverAt`).
    */
   readonly deliverAtHorizonMs?: number;
 }
-
-/** Default {@link PublisherDeps.deliverAtHorizonMs}: 24 h. */
-export const DEFAULT_DELIVER_AT_HORIZON_MS = 86_400_000;
 
 /** The publish use case. */
 export interface Publisher {
@@ -61,7 +59,7 @@ export interface Publisher {
 
 /** Makes the publish use case. */
 export function createPublisher(deps: PublisherDeps): Publisher {
-  const horizonMs = deps.deliverAtHorizonMs ?? DEFAULT_DELIVER_AT_HORIZON_MS;
+  const horizonMs = deps.deliverAtHorizonMs ?? settingDefault('deliverAtHorizonMs');
   const checkDeliverAt = (input: PublishInput): void => {
     if (input.deliverAt == null || input.deliverAt.getTime() - deps.clock.nowMs() <= horizonMs) return;
     throw new AppError('validation', [{

@@ -233,6 +233,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   return Object.freeze(out) as Config;
 }
 
+/**
+ * The default of one setting, parsed by its schema: for code that is built without a configuration at hand
+ * (a test, a library caller) and must not keep a copy of the default.
+ * @throws Error when the setting has no default (it is unset unless configured)
+ */
+export function settingDefault<K extends keyof Settings>(key: K): Config[K] {
+  const s: Setting<z.ZodType> = SETTINGS[key];
+  if (s.defaultValue === undefined) throw new Error(`${s.env} has no default`);
+  return s.schema.parse(s.defaultValue) as Config[K];
+}
+
 /** The configuration reference as a Markdown table (docs/reference/configuration.md). */
 export function configurationMarkdown(): string {
   const rows = Object.values(SETTINGS).map((s) => `| \`${s.env}\` | ${s.defaultValue === undefined ? '(unset)' : s.defaultValue === '' ? '(empty)' : `\`${s.defaultValue}\``} | ${s.unit} | ${s.description} |`);

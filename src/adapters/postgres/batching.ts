@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { settingDefault } from '../../config/config.ts';
 
 /** Limits of a {@link statementBatcher}. */
 export interface BatchLimits {
@@ -8,8 +9,8 @@ export interface BatchLimits {
   readonly maxInFlight: number;
 }
 
-/** Defaults of TIDINGS_DB_BATCH and TIDINGS_DB_BATCHES_IN_FLIGHT (src/config/config.ts). */
-export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: 256, maxInFlight: 2 });
+/** The defaults of TIDINGS_DB_BATCH and TIDINGS_DB_BATCHES_IN_FLIGHT, read from the config schema. */
+export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: settingDefault('dbBatch'), maxInFlight: settingDefault('dbBatchesInFlight') });
 
 /**
  * Group commit for independent calls (docs/guides/benchmark.md, ADR 0007): calls made while the event loop handles one round

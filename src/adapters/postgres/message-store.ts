@@ -1,3 +1,4 @@
+import { settingDefault } from '../../config/config.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { IdempotencyScope, StoredAnswer } from '../../ports/idempotency-store.ts';
@@ -194,8 +195,8 @@ export interface MessageStoreOptions {
   readonly onGroupError?: (error: unknown) => void;
 }
 
-/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}. */
-export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = 65_536;
+/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
+export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPayloadBytes');
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
