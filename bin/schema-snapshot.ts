@@ -1,6 +1,6 @@
 // Rewrites test/fixtures/schema.txt, the committed schema snapshot (`npm run schema`): migrates a fresh
 // embedded database in a temporary folder and writes the text of src/adapters/postgres/schema-dump.ts.
-// test/integration/schema-snapshot.test.ts fails when a freshly migrated database, on either engine,
+// test/integration/schema-migrator.test.ts fails when a freshly migrated database, on either engine,
 // differs from it; run this after adding a migration or changing a routine, and review the diff.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,8 @@
 /**
+ * A freshly migrated database, on each engine, has exactly the committed schema snapshot
+ * (test/fixtures/schema.txt), so every schema change shows in review as a diff of that file; after a new
+ * migration or a changed routine, regenerate it with `npm run schema` and review the diff.
+ *
  * The migrator keeps routines in step (src/adapters/postgres/routines.ts): after the migrations, under the
  * same advisory lock, it runs every routine file whose SHA-256 differs from the one recorded in
  * `tidings_routines`, and leaves the others alone. On both engines; the lock test needs a second session
@@ -13,6 +17,7 @@ import pg from 'pg';
 import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
 import { after, before, describe, test } from 'node:test';
 import { migrate } from '../../src/adapters/postgres/migrator.ts';
+import { dumpSchema, SNAPSHOT_HEADER } from '../../src/adapters/postgres/schema-dump.ts';
 import { ROUTINES, type Routine } from '../../src/adapters/postgres/routines.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
 import { silentLogger } from '../support/logger.ts';
@@ -21,6 +26,25 @@ import { silentLogger } from '../support/logger.ts';
 const WAITING = `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
+/** The lines that differ, "-" only in `before`, "+" only in `after`, by a longest common subsequence. */
+function lineDiff(before: string, after: string): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i -= 1) {
+    for (let j = b.length - 1; j >= 0; j -= 1) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  }
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) { i += 1; j += 1; } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) { out.push(`+ ${b[j]}`); j += 1; } else { out.push(`- ${a[i]}`); i += 1; }
+  }
+  return out.join('\n');
+}
+
+const SNAPSHOT = new URL('../fixtures/schema.txt', import.meta.url);
+
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** A routine file defining `tidings_test_routine()`, which returns `value`. */
@@ -28,7 +52,7 @@ const routineSql = (value: number): string =>
   `CREATE OR REPLACE FUNCTION tidings_test_routine() RETURNS integer LANGUAGE sql AS $$ SELECT ${value} $$;\n`;
 
 for (const engine of ENGINES) {
-  describe(`migrator routines on ${engine.name}`, () => {
+  describe(`schema and routines on ${engine.name}`, () => {
     let t: TestDatabase;
     let dir: string;
     let routine: Routine;
@@ -40,6 +64,13 @@ for (const engine of ENGINES) {
     after(async () => {
       await t.drop();
       await rm(dir, { recursive: true, force: true });
+    });
+
+    // First, before the tests below add a function of their own.
+    test('a freshly migrated database has exactly the schema of test/fixtures/schema.txt', async () => {
+      const actual = SNAPSHOT_HEADER + await dumpSchema(t.db);
+      const expected = await readFile(SNAPSHOT, 'utf8');
+      assert.ok(actual === expected, `the ${engine.name} schema differs from test/fixtures/schema.txt (+ this database, - the snapshot); if the change is intended, run \`npm run schema\` and commit the file:\n${lineDiff(expected, actual)}`);
     });
 
     const callRoutine = async (): Promise<number> => (await t.db.query<{ v: number }>('SELECT tidings_test_routine() AS v')).rows[0]!.v;
