@@ -1,4 +1,4 @@
-// Lint rules. The import-direction rules keep STYLE.md's layout true: dependencies point inward.
+// Lint rules. The import-direction rules keep the layout of README.md ("Development": domain ← ports ← app ← adapters/http ← main) true.
 import tseslint from 'typescript-eslint';
 
 /** Folders a layer may not import from (relative paths, matched as globs). */
@@ -22,7 +22,7 @@ export default tseslint.config(
   ...Object.entries(forbidden).map(([files, patterns]) => ({
     files: [files],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'STYLE.md: dependencies point inward.' })) }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'Dependencies point inward: domain ← ports ← app ← adapters/http ← main (README.md, "Development").' })) }] },
   })),
   {
     files: ['src/domain/**'],

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-/** Every scenario of issue 7, in order. */
+/** Every scenario of docs/guides/benchmark.md, in order. */
 export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
 export type Scenario = (typeof ALL_SCENARIOS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the Tidings benchmark (issue 7). Starts a receiver, Tidings (API and dispatcher
+ * `npm run bench`: the Tidings benchmark (docs/guides/benchmark.md). Starts a receiver, Tidings (API and dispatcher
  * processes on a PostgreSQL server, and the embedded engine in one `serve` process) and a load generator
  * that publishes through the public API, runs scenarios (a)–(g) with the raw-HTTP reference in the same
  * invocation, prints a table on stdout and writes a JSON file under bench/results/.

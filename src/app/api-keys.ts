@@ -36,7 +36,7 @@ export interface PortalTokenOptions {
   readonly featureFlags: readonly string[] | null;
 }
 
-/** A new key and its token: the token is in this answer only (issue 8 §2: shown once). */
+/** A new key and its token: the token is in this answer only (docs/guides/security.md: shown once). */
 export interface IssuedKey {
   readonly key: ApiKeyView;
   readonly token: string;
@@ -51,7 +51,7 @@ export interface ApiKeysDeps {
 }
 
 /**
- * The credentials API (issue 8 §2): operator-only creation, listing and revocation of API keys, and
+ * The credentials API (docs/guides/security.md): operator-only creation, listing and revocation of API keys, and
  * application-portal tokens (Svix `authentication.appPortalAccess`): keys scoped to one application.
  */
 export interface ApiKeys {

@@ -20,7 +20,7 @@ export function fieldError(loc: readonly (string | number)[], msg: string, type 
 }
 
 /**
- * Issue 8 §3: operator-only routes (listing or creating applications) answer 403 to an application-scoped
+ * Isolation (docs/guides/security.md, "Isolation between applications"): operator-only routes (listing or creating applications) answer 403 to an application-scoped
  * key whatever they name.
  * @throws AppError `forbidden`
  */
@@ -30,7 +30,7 @@ export function requireAdmin(principal: Principal): void {
 
 /**
  * Resolves an application by id or uid as `principal` sees it: an application-scoped key gets the same 404
- * for another application as for a missing one (issue 8 §3: no existence oracle).
+ * for another application as for a missing one (docs/guides/security.md: no existence oracle).
  * @throws AppError `not_found`
  */
 export async function resolveApplication(store: Pick<CatalogStore, 'findApplication'>, principal: Principal, ref: string, tx?: Tx, forUpdate = false): Promise<ApplicationRecord> {

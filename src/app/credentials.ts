@@ -4,7 +4,7 @@ import type { ApiKeyRecord, CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 
 /**
- * Who is calling (DESIGN §7, docs/adr/0011-credential-capabilities.md): the operator (the admin token, or an
+ * Who is calling (docs/design.md#security, docs/adr/0011-credential-capabilities.md): the operator (the admin token, or an
  * operator API key: `operatorKey`), or a credential scoped to one application — an application key, or an
  * app-portal token (`portal`) — which sees only that application's objects and does what its capabilities
  * allow. `readOnly` = `ViewBase` only. `capabilities` absent = those its kind and `readOnly` give
@@ -62,7 +62,7 @@ export const TOKEN_PREFIX = 'tidings_';
 /** Random bytes in a generated token (256 bits). */
 const TOKEN_BYTES = 32;
 
-/** SHA-256 of a token's UTF-8 bytes: what is stored and compared (issue 8 §2: keys stored as hashes). */
+/** SHA-256 of a token's UTF-8 bytes: what is stored and compared (docs/guides/security.md: keys stored as hashes). */
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
@@ -108,7 +108,7 @@ export interface EnsureAdminTokenDeps {
 }
 
 /**
- * Issue 2 §2: when no TIDINGS_API_TOKEN is configured, the first start generates an admin token, stores
+ * First start (README.md, "Quick start"): when no TIDINGS_API_TOKEN is configured, the first start generates an admin token, stores
  * only its SHA-256 hash (API key {@link BOOTSTRAP_ADMIN_KEY_ID}), and returns the token so that the caller
  * prints it once. Later starts (and a process that loses a start-up race) find the key and return null.
  * @returns the new token, or null when a token is configured or was generated before

@@ -28,7 +28,7 @@ export interface HeadersView {
 export interface EndpointSettings {
   /**
    * Rotates the signing secret to `key` (a `whsec_` secret or its bare base64) or to a generated one. For
-   * `graceMs` (default TIDINGS_SECRET_ROTATION_GRACE) requests carry both signatures (DESIGN §6).
+   * `graceMs` (default TIDINGS_SECRET_ROTATION_GRACE) requests carry both signatures (docs/design.md#signing).
    * @throws AppError `not_found`, `validation` (loc body.key)
    */
   rotateSecret(tx: Tx, principal: Principal, appRef: string, endpointRef: string, input: { readonly key: string | null; readonly graceMs: number | null }): Promise<void>;

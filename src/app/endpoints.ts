@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkEndpointUrl } from '../domain/egress-policy.ts';
 import { AppError, notFound } from '../domain/errors.ts';
+import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_PREFIX } from '../domain/signing.ts';
 import type { CatalogStore, EndpointChanges, EndpointRecord, Page, PageQuery } from '../ports/catalog-store.ts';
@@ -30,11 +31,9 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
-/** Why an endpoint stops or starts being sent to, as recorded with the status and in the timeline. */
+/** Why an endpoint stops being sent to, as recorded with its status (its deliveries' rows: {@link TimelineReason}). */
 export const EndpointReason = Object.freeze({
   disabledByApi: 'disabled_by_api',
-  endpointDisabled: 'endpoint_disabled',
-  endpointDeleted: 'endpoint_deleted',
 } as const);
 
 /** What a caller gives for an endpoint (Svix `EndpointIn`; `filterTypes` = `eventTypes`, `rateLimit` = `throttleRate`). */
@@ -85,11 +84,11 @@ export interface Endpoints {
    * with uid = `input.uid ?? ref` (Svix "create or update"). Disabling moves pending deliveries to skipped.
    */
   upsert(tx: Tx, principal: Principal, appRef: string, ref: string, input: EndpointInput): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
-  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (DESIGN §3). */
+  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (docs/design.md#delivery-lifecycle). */
   patch(tx: Tx, principal: Principal, appRef: string, ref: string, changes: EndpointPatch): Promise<EndpointRecord>;
   /**
    * Soft-deletes the endpoint and cancels its pending deliveries with a timeline row each, in `tx`
-   * (DESIGN §3: no request is ever sent after deletion).
+   * (docs/design.md#delivery-lifecycle: no request is ever sent after deletion).
    */
   delete(tx: Tx, principal: Principal, appRef: string, ref: string): Promise<void>;
   /** The current signing secret. @throws AppError `not_found` */
@@ -180,8 +179,8 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     };
     const updated = await store.updateEndpoint(tx, current.appId, current.id, update, clock.sqlNow());
     if (updated === null) throw notFound('Endpoint');
-    // DESIGN §3: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
-    if (status?.status === 'disabled') await store.settlePendingDeliveries(tx, current.id, 'skipped', EndpointReason.endpointDisabled, clock.sqlNow());
+    // docs/design.md#delivery-lifecycle: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
+    if (status?.status === 'disabled') await store.settlePendingDeliveries(tx, current.id, 'skipped', TimelineReason.endpointDisabled, clock.sqlNow());
     return updated;
   };
 
@@ -228,7 +227,7 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     async delete(tx, principal, appRef, ref) {
       const current = await locate(principal, appRef, ref, tx);
       await store.softDeleteEndpoint(tx, current.appId, current.id, clock.sqlNow());
-      await store.settlePendingDeliveries(tx, current.id, 'canceled', EndpointReason.endpointDeleted, clock.sqlNow());
+      await store.settlePendingDeliveries(tx, current.id, 'canceled', TimelineReason.endpointDeleted, clock.sqlNow());
     },
 
     async secret(principal, appRef, ref) {

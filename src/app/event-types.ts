@@ -89,7 +89,7 @@ export function createEventTypes(deps: EventTypesDeps): EventTypes {
 }
 
 /**
- * The publisher with the event-type checks in front (issue 3): a message whose event type is archived is
+ * The publisher with the event-type checks in front (docs/adr/0003-svix-compatibility.md): a message whose event type is archived is
  * refused (Svix: "new messages can not be sent with it"), and one whose payload violates the event type's
  * latest schema version is refused with 422 listing the violations; both before anything is written. A
  * message of an event type that is not registered is accepted, as Svix accepts it.

@@ -4,6 +4,7 @@ import { RE2JS } from 're2js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { settingDefault } from '../config/config.ts';
 import { AppError, type ValidationIssue } from '../domain/errors.ts';
 import type { EventTypeRecord } from '../ports/event-type-store.ts';
 
@@ -14,7 +15,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const VERSION_KEY = /^[1-9][0-9]{0,8}$/;
 
 /**
- * JSON Schema checks of message payloads against their event type (issue 3): Svix's `schemas` is a map of
+ * JSON Schema checks of message payloads against their event type (docs/adr/0003-svix-compatibility.md): Svix's `schemas` is a map of
  * version → JSON Schema; a payload is checked against the highest version. Drafts: 2020-12 and 2019-09 when
  * the schema's `$schema` names them, else draft-07 (Svix's own examples). Formats (date-time, email, uri…)
  * are checked. Compiled validators are cached per event type name and replaced when the event type changes
@@ -71,8 +72,8 @@ export interface SchemaLimits {
   readonly maxSchemaPatterns: number;
 }
 
-/** Defaults of {@link SchemaLimits}, as in src/config/config.ts. */
-export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxSchemaBytes: 16_384, maxSchemaPatterns: 64 };
+/** The defaults of {@link SchemaLimits}: those of TIDINGS_MAX_SCHEMA_BYTES and TIDINGS_MAX_SCHEMA_PATTERNS. */
+const defaultSchemaLimits = (): SchemaLimits => ({ maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns') });
 
 /**
  * The regular expressions of a schema: each string `pattern` and each key of a `patternProperties` object,
@@ -143,7 +144,7 @@ function issueOf(error: ErrorObject): ValidationIssue {
  * expressions, so compiling one (at write time, and once per event-type change on the publish path) and
  * checking a payload against it cost bounded time: a schema of 8,000 patterns took 7.8 s to compile.
  */
-export function createPayloadSchemas(limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS): PayloadSchemas {
+export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits()): PayloadSchemas {
   const cache = new Map<string, { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }>();
 
   const validatorOf = (eventType: EventTypeRecord, schemas: Readonly<Record<string, unknown>>, version: string): ValidateFunction => {
@@ -210,7 +211,7 @@ export function createPayloadSchemas(limits: SchemaLimits = DEFAULT_SCHEMA_LIMIT
       if (version === null) return;
       let value: unknown;
       try {
-        // Only for the check: the payload delivered stays the exact published bytes (DESIGN §5).
+        // Only for the check: the payload delivered stays the exact published bytes (docs/design.md#publishing).
         value = JSON.parse(Buffer.from(payload).toString('utf8'));
       } catch {
         throw new AppError('validation', [{ loc: ['body', 'payload'], msg: 'not valid JSON', type: 'value_error.json' }]);

@@ -1,3 +1,4 @@
+import { settingDefault } from '../config/config.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -5,7 +6,7 @@ import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-st
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 
 /**
- * What a caller publishes (DESIGN §5). `payload` is the exact byte span of the request's payload value, or a
+ * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a
  * raw message's body (`contentType` set).
  */
 export interface PublishInput {
@@ -30,20 +31,17 @@ export interface PublisherDeps {
   readonly random: Random;
   readonly onPublished?: (appId: string) => void;
   /**
-   * Furthest a `deliverAt` may lie ahead of the clock, in ms (TIDINGS_DELIVER_AT_HORIZON); default 24 h, as
-   * Svix documents for `deliverAt`.
+   * Furthest a `deliverAt` may lie ahead of the clock, in ms (TIDINGS_DELIVER_AT_HORIZON); default: that
+   * setting's default (24 h, as Svix documents for `deliverAt`).
    */
   readonly deliverAtHorizonMs?: number;
 }
-
-/** Default {@link PublisherDeps.deliverAtHorizonMs}: 24 h. */
-export const DEFAULT_DELIVER_AT_HORIZON_MS = 86_400_000;
 
 /** The publish use case. */
 export interface Publisher {
   /**
    * Stores the message and its fan-out in `tx` (the caller's transaction, shared with the idempotency key),
-   * so that a 2xx answer means both are committed (DESIGN §1). A `deliverAt` ahead of the clock makes the
+   * so that a 2xx answer means both are committed (docs/design.md#the-guarantee). A `deliverAt` ahead of the clock makes the
    * first attempt due then; one in the past, at once.
    * @throws AppError `conflict` when the eventId is already used in the application
    * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon
@@ -61,7 +59,7 @@ export interface Publisher {
 
 /** Makes the publish use case. */
 export function createPublisher(deps: PublisherDeps): Publisher {
-  const horizonMs = deps.deliverAtHorizonMs ?? DEFAULT_DELIVER_AT_HORIZON_MS;
+  const horizonMs = deps.deliverAtHorizonMs ?? settingDefault('deliverAtHorizonMs');
   const checkDeliverAt = (input: PublishInput): void => {
     if (input.deliverAt == null || input.deliverAt.getTime() - deps.clock.nowMs() <= horizonMs) return;
     throw new AppError('validation', [{

@@ -19,7 +19,7 @@ export interface Queries {
   /** One attempt of one message. @throws AppError `not_found` */
   getAttempt(principal: Principal, appRef: string, messageRef: string, attemptId: string): Promise<AttemptView>;
   /**
-   * The timeline of the delivery of a message to an endpoint (DESIGN §3). The endpoint is named by id or
+   * The timeline of the delivery of a message to an endpoint (docs/design.md#delivery-lifecycle). The endpoint is named by id or
    * uid, or by id after it was deleted (its canceled deliveries stay readable).
    * @throws AppError `not_found`
    */

@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../domain/errors.ts';
+import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { newId } from '../domain/ids.ts';
 import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -9,7 +10,7 @@ import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
 /**
- * Replays as background tasks (DESIGN §3, issue 3): recover (recover.ts), replay-missing, bulk replay and
+ * Replays as background tasks (docs/design.md#delivery-lifecycle, docs/adr/0003-svix-compatibility.md): recover (recover.ts), replay-missing, bulk replay and
  * Tidings' dead-letter replay. Starting one stores a `running` task in the request's transaction (so it
  * commits with the Idempotency-Key); the task runner (tasks.ts) then steps it in bounded batches, each batch
  * one transaction that moves deliveries and records the progress together.
@@ -70,11 +71,11 @@ export interface ReplayTaskProgress {
 export const INITIAL_PROGRESS: ReplayTaskProgress = Object.freeze({ messagesSent: 0, scanned: 0, alreadyQueued: 0, expunged: 0, unavailable: 0, error: null, cursor: null, slots: {} });
 
 /** Why a step moved a delivery, written into its timeline row. */
-const REASON: Readonly<Record<TaskKind, string>> = {
-  [TaskKind.recover]: 'recover_requested',
-  [TaskKind.replayMissing]: 'replay_missing_requested',
-  [TaskKind.bulkReplay]: 'bulk_replay_requested',
-  [TaskKind.deadLetterReplay]: 'dead_letter_replay_requested',
+const REASON: Readonly<Record<TaskKind, TimelineReason>> = {
+  [TaskKind.recover]: TimelineReason.recoverRequested,
+  [TaskKind.replayMissing]: TimelineReason.replayMissingRequested,
+  [TaskKind.bulkReplay]: TimelineReason.bulkReplayRequested,
+  [TaskKind.deadLetterReplay]: TimelineReason.deadLetterReplayRequested,
 };
 
 /** Dependencies of the replay use cases. */

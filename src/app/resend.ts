@@ -13,7 +13,7 @@ export interface ResenderDeps {
   readonly clock: Clock;
 }
 
-/** The resend use case (Svix `POST …/msg/{msg}/endpoint/{ep}/resend`; DESIGN §3). */
+/** The resend use case (Svix `POST …/msg/{msg}/endpoint/{ep}/resend`; docs/design.md#delivery-lifecycle). */
 export interface Resender {
   /**
    * Queues one manual attempt of the message to the endpoint, now. Ids or the caller's uid / eventId are

@@ -28,7 +28,7 @@ export interface RetentionReport {
 const HOUR_MS = 3_600_000;
 
 /**
- * One run of the retention job (issue 8 §5, DESIGN §9): expunges payloads past their retention (per
+ * One run of the retention job (docs/guides/security.md, docs/design.md#scale): expunges payloads past their retention (per
  * retention class, batch after batch), deletes succeeded deliveries older than the configured age with
  * their attempts and timeline rows, deletes expired idempotency keys, and advances erasure tasks — each
  * step a loop of bounded single-statement batches, so delivery is never held back. `shouldStop` is
@@ -85,7 +85,7 @@ export interface ErasureDeps {
   readonly kick: () => void;
 }
 
-/** Erasure of many payloads on request (issue 8 §5). */
+/** Erasure of many payloads on request (docs/guides/security.md). */
 export interface Erasure {
   /**
    * Starts a background task that expunges every payload (and stored response body) of the application's

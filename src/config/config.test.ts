@@ -178,8 +178,8 @@ test('BUG an empty numeric variable is read as 0 instead of its default', () => 
 
 // Regression test for a gap in loadConfig, named after it: the cross-setting checks (lease vs deadline,
 // Retry-After band, prefix vs cap) run only when every single setting parsed, so a too-short lease is not
-// reported alongside an unrelated typo, although both values are valid on their own. Issue 2 asks for
-// every problem to be listed at once.
+// reported alongside an unrelated typo, although both values are valid on their own. src/config/config.ts
+// promises every problem listed at once.
 test('BUG a too-short lease is not reported when an unrelated setting is also invalid', () => {
   const problems = problemsOf({ PORT: 'eighty', TIDINGS_LEASE: '1s' });
   assert.ok(problems.some((p) => p.startsWith('PORT=')));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The one configuration schema (STYLE.md "Configuration"): every setting with its environment name, type,
+ * The one configuration schema (docs/reference/configuration.md is generated from it): every setting with its environment name, type,
  * default, unit and description. The only code that reads the environment (main/ passes `process.env` in).
  * docs/reference/configuration.md is generated from SETTINGS by `npm run tidings -- config-docs`; a test
  * keeps the two in step.
@@ -222,7 +222,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     // Cross-setting checks run on whatever parsed, so every problem is listed at once.
     const c = out as Partial<Config>;
     // A lease shorter than one attempt would let a second dispatcher take a delivery whose request is still
-    // in flight on every attempt (issue 4, scenario 9): refuse it.
+    // in flight on every attempt (docs/guides/failure-table.md, scenario 9): refuse it.
     if (c.leaseMs !== undefined && c.attemptDeadlineMs !== undefined && c.leaseMs < c.attemptDeadlineMs + 1000) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus 1000 ms`);
     if (c.retryAfterMinMs !== undefined && c.retryAfterMaxMs !== undefined && c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
     if (c.responsePrefixBytes !== undefined && c.maxResponseBytes !== undefined && c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
@@ -231,6 +231,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(out) as Config;
+}
+
+/**
+ * The default of one setting, parsed by its schema: for code that is built without a configuration at hand
+ * (a test, a library caller) and must not keep a copy of the default.
+ * @throws Error when the setting has no default (it is unset unless configured)
+ */
+export function settingDefault<K extends keyof Settings>(key: K): Config[K] {
+  const s: Setting<z.ZodType> = SETTINGS[key];
+  if (s.defaultValue === undefined) throw new Error(`${s.env} has no default`);
+  return s.schema.parse(s.defaultValue) as Config[K];
 }
 
 /** The configuration reference as a Markdown table (docs/reference/configuration.md). */

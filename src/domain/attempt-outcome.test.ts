@@ -58,7 +58,7 @@ test('every transport error kind is retryable with its own kind and no status', 
   }
 });
 
-test('the error kinds are the single list of DESIGN §3, frozen, in catalog order', () => {
+test('the error kinds are the single list of docs/design.md#delivery-lifecycle, frozen, in catalog order', () => {
   assert.deepEqual(ERROR_KINDS, ['http_status', 'timeout_connect', 'timeout_headers', 'timeout_body', 'deadline', 'connect_refused', 'reset', 'dns', 'tls', 'blocked_address', 'too_large', 'redirect', 'protocol']);
   assert.ok(Object.isFrozen(ERROR_KINDS));
   assert.ok(Object.isFrozen(ErrorKind));

@@ -6,7 +6,7 @@ import { ErrorKind } from './error-kinds.ts';
  *
  * - `response`: a status line arrived. `bodyPrefix` is at most the configured response-byte cap, decoded
  *   as UTF-8; `bodyError` names a failure while reading the body after the status line (a 2xx still counts
- *   as delivered, DESIGN §4 / issue 5).
+ *   as delivered, docs/design.md#retries-and-endpoint-health / docs/design.md#security).
  * - `error`: no usable status line (or the attempt was refused before connecting).
  *
  * Durations are in milliseconds.
@@ -62,7 +62,7 @@ export interface Classification {
 }
 
 /**
- * Classifies an attempt (DESIGN §4): 2xx → delivered (even if the body was cut afterwards); 410 → gone;
+ * Classifies an attempt (docs/design.md#retries-and-endpoint-health): 2xx → delivered (even if the body was cut afterwards); 410 → gone;
  * 3xx → retryable with kind `redirect` (never followed); every other status (408, 429, 5xx, other 4xx) →
  * retryable with kind `http_status`; transport errors → retryable with their own kind.
  */

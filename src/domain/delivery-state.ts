@@ -1,5 +1,5 @@
 /**
- * Delivery lifecycle states (DESIGN §3).
+ * Delivery lifecycle states (docs/design.md#delivery-lifecycle).
  *
  * pending ─claim→ leased ─2xx→ succeeded; leased ─retryable failure→ pending; leased ─last attempt / 410 /
  * reclaimed N times→ dead; pending while the endpoint is disabled → skipped; pending when the endpoint is
@@ -17,7 +17,7 @@ export const DeliveryState = Object.freeze({
 /** One of the values of {@link DeliveryState}. */
 export type DeliveryState = (typeof DeliveryState)[keyof typeof DeliveryState];
 
-/** States from which replay may move a delivery back to pending (DESIGN §3). */
+/** States from which replay may move a delivery back to pending (docs/design.md#delivery-lifecycle). */
 export const REPLAYABLE_STATES: readonly DeliveryState[] = Object.freeze(['dead', 'skipped', 'succeeded'] as const);
 
 /** Why a delivery became a dead letter. */

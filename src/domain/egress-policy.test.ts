@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertValidAllowlist, checkEndpointUrl, isAddressAllowed, isLocalhostName, REFUSED_RANGES } from './egress-policy.ts';
 
-// Issue 5's table: every refused form, and public forms that pass. Addresses are parsed only, never contacted.
+// The table of docs/design.md#security: every refused form, and public forms that pass. Addresses are parsed only, never contacted.
 
 /** [address, a fragment the refusal reason must contain]. Each range: its first, an inner and its last address. */
 const REFUSED: readonly (readonly [string, string])[] = [
@@ -69,7 +69,7 @@ for (const ip of ALLOWED_PUBLIC) {
   });
 }
 
-test('every refused range of issue 5 is in the table and is exercised above', () => {
+test('every refused range of docs/design.md#security is in the table and is exercised above', () => {
   const issue5 = [
     '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
     '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',

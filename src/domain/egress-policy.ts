@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The egress policy (DESIGN §7, issue 5): which addresses and URLs outbound webhook requests may reach.
+ * The egress policy (docs/design.md#security): which addresses and URLs outbound webhook requests may reach.
  * Pure range logic over ipaddr.js; the HTTP sender applies it to every resolved address in its connect
  * path, and endpoint creation applies {@link checkEndpointUrl} to the URL a user typed.
  */
@@ -18,7 +18,7 @@ export interface RefusedRange {
 const range = (cidr: string, name: string, source: string): RefusedRange => Object.freeze({ cidr, name, source });
 
 /**
- * Every refused range (issue 5, from the IANA IPv4/IPv6 special-purpose address registries). An address in
+ * Every refused range (docs/design.md#security, from the IANA IPv4/IPv6 special-purpose address registries). An address in
  * one of them is refused unless the allow-list contains it. IPv4-mapped (::ffff:0:0/96) and
  * IPv4-compatible (::/96) IPv6 addresses are not listed: they are unwrapped and their IPv4 is checked.
  */
@@ -147,7 +147,7 @@ function refusedRangeOf(address: Address): RefusedRange | null {
 }
 
 /**
- * Decides whether an outbound request may connect to `ip` (issue 5, DESIGN §7).
+ * Decides whether an outbound request may connect to `ip` (docs/design.md#security).
  *
  * Refused: every range of {@link REFUSED_RANGES}, and any IPv6 address outside global unicast 2000::/3.
  * IPv4-mapped and IPv4-compatible IPv6 addresses are unwrapped and their IPv4 decides (both ways: the
@@ -224,7 +224,7 @@ export function checkUrlForm(url: string): string | null {
 }
 
 /**
- * Checks an endpoint URL when it is created or changed (issue 5: a refused literal address or name → 422
+ * Checks an endpoint URL when it is created or changed (docs/design.md#security: a refused literal address or name → 422
  * `url_not_allowed`). Parsed with the WHATWG URL parser, which already turns every IPv4 spelling (decimal
  * `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`, trailing dot, percent-encoded, full-width
  * digits) into dotted decimal and lower-cases names, so checking `url.hostname` covers them all.

@@ -1,5 +1,5 @@
 /**
- * The single list of attempt error kinds (DESIGN §3). Every failed attempt stores exactly one.
+ * The single list of attempt error kinds (docs/design.md#delivery-lifecycle). Every failed attempt stores exactly one.
  * docs/reference/error-kinds.md describes each; a test keeps the two in step.
  */
 export const ErrorKind = Object.freeze({

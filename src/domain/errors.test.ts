@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { AppError, ERROR_CATALOG, LeaseLostError, notFound, type ErrorCode } from './errors.ts';
+import { AppError, ERROR_CATALOG, notFound, type ErrorCode } from './errors.ts';
 
 const DOC_PATH = new URL('../../docs/reference/errors.md', import.meta.url);
 
@@ -62,13 +62,4 @@ test('notFound reveals only the kind of object', () => {
   assert.equal(error.code, 'not_found');
   assert.equal(error.detail, 'Endpoint not found');
   assert.equal(notFound().detail, 'Entity not found');
-});
-
-test('LeaseLostError is a named error that chains its cause', () => {
-  const cause = new Error('0 rows');
-  const error = new LeaseLostError(undefined, { cause });
-  assert.equal(error.name, 'LeaseLostError');
-  assert.equal(error.cause, cause);
-  assert.match(error.message, /fencing token/);
-  assert.ok(!(error instanceof AppError), 'a lost lease is not an API error');
 });

@@ -1,5 +1,5 @@
 /**
- * The application error catalog (STYLE.md "Errors"). Every error the API answers carries one of these
+ * The application error catalog (docs/reference/errors.md; src/domain/errors.test.ts keeps the two in step). Every error the API answers carries one of these
  * stable snake_case codes; docs/reference/errors.md lists them and a test keeps the two in step.
  * Attempt outcomes are not errors (see attempt-outcome.ts); faults are anything else.
  */
@@ -74,12 +74,4 @@ export class AppError extends Error {
 /** Shorthand for a 404 that reveals nothing about whether the object exists elsewhere. */
 export function notFound(what = 'Entity'): AppError {
   return new AppError('not_found', `${what} not found`);
-}
-
-/** Thrown by a fenced store write that matched zero rows: the lease was lost (DESIGN §2). */
-export class LeaseLostError extends Error {
-  constructor(message = 'lease lost: fencing token no longer matches', options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LeaseLostError';
-  }
 }

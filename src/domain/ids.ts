@@ -1,7 +1,7 @@
 import { encodeTime, TIME_LEN, ulid } from 'ulid';
 
 /**
- * Prefixed, time-sortable ids (STYLE.md): `<prefix>_<ULID>`; the ULID's first 10 characters encode the
+ * Prefixed, time-sortable ids: `<prefix>_<ULID>`; the ULID's first 10 characters encode the
  * creation time in ms, so ids sort by creation time.
  */
 export const IdPrefix = Object.freeze({
@@ -13,11 +13,6 @@ export const IdPrefix = Object.freeze({
   task: 'qtask',
 } as const);
 export type IdPrefix = (typeof IdPrefix)[keyof typeof IdPrefix];
-
-export type ApplicationId = `app_${string}`;
-export type EndpointId = `ep_${string}`;
-export type MessageId = `msg_${string}`;
-export type AttemptId = `atmpt_${string}`;
 
 /**
  * Makes a new id.

@@ -2,7 +2,7 @@ import type { Classification } from './attempt-outcome.ts';
 import { DeadReason } from './delivery-state.ts';
 
 /**
- * Retry policy (DESIGN §4). All durations in milliseconds.
+ * Retry policy (docs/design.md#retries-and-endpoint-health). All durations in milliseconds.
  *
  * `delaysMs[i]` is the wait after the (i+1)-th failed attempt, so a delivery gets `delaysMs.length + 1`
  * attempts in all: the first one immediately, then one after each delay. Default (Svix's schedule):
@@ -73,7 +73,7 @@ export interface DecideInput {
   readonly classification: Classification;
   /** Clamped Retry-After in ms (see {@link parseRetryAfterMs}), or null. */
   readonly retryAfterMs: number | null;
-  /** A manual attempt (resend) is never retried (DESIGN §3). */
+  /** A manual attempt (resend) is never retried (docs/design.md#delivery-lifecycle). */
   readonly manual: boolean;
   readonly policy: RetryPolicy;
   /** Uniform source in [0, 1). */
@@ -81,7 +81,7 @@ export interface DecideInput {
 }
 
 /**
- * Decides the next step after an attempt (DESIGN §3–4): delivered → succeeded; 410 → dead (`gone`);
+ * Decides the next step after an attempt (docs/design.md#delivery-lifecycle, docs/design.md#retries-and-endpoint-health): delivered → succeeded; 410 → dead (`gone`);
  * a failed manual attempt → dead (`manual_attempt_failed`) when it was not part of a live schedule;
  * the last attempt of the schedule → dead (`exhausted`); otherwise retry after the jittered delay, or after
  * the clamped Retry-After when that is longer (a receiver may slow us down, never speed us up).

@@ -63,7 +63,7 @@ const VECTORS: VectorFile = JSON.parse(readFileSync(new URL('../../test/fixtures
 const EXPECTED_CASE_COUNT = 53;
 const EXPECTED_V1A_CASE_COUNT = 3;
 
-const V1A_REASON = 'v1a (Ed25519, asymmetric signing) is not implemented yet (DESIGN §6)';
+const V1A_REASON = 'v1a (Ed25519, asymmetric signing) is not implemented yet (docs/design.md#signing)';
 /** Cases no test of the v1 signer applies to, with the reason. */
 const NOT_APPLICABLE: ReadonlyMap<string, string> = new Map([
   ['neg-v1a-only', V1A_REASON],

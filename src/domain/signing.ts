@@ -1,7 +1,7 @@
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
 
 /**
- * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; DESIGN §6).
+ * Standard Webhooks signing (spec 1.0.0, "Signature scheme"; docs/design.md#signing).
  *
  * Signed content: UTF-8 `msgId + "." + timestampS + "."` followed by the exact body bytes.
  * Signature entry: `v1,` + base64 (padded) HMAC-SHA256 with key = base64-decoded secret (without `whsec_`).
@@ -9,7 +9,7 @@ import { createHash, createHmac, type KeyObject } from 'node:crypto';
 
 /** Prefix of an endpoint signing secret. */
 export const SECRET_PREFIX = 'whsec_';
-/** Secret key sizes accepted for new secrets, in bytes (DESIGN §6). */
+/** Secret key sizes accepted for new secrets, in bytes (docs/design.md#signing). */
 export const SECRET_MIN_BYTES = 24;
 export const SECRET_MAX_BYTES = 64;
 

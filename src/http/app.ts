@@ -77,7 +77,7 @@ class OneLineLogController extends LogController {
 const API_VERSION = '1.0.0';
 
 /**
- * Builds the HTTP API (DESIGN §10) without listening: Bearer auth, request ids, the error handler, the
+ * Builds the HTTP API (docs/design.md#the-http-api) without listening: Bearer auth, request ids, the error handler, the
  * JSON body parser (bodies up to `config.maxBodyBytes`), the OpenAPI document, and one route file per
  * operation. Call `ready()` or `listen()` on the result.
  */

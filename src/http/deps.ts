@@ -44,9 +44,9 @@ export interface HttpDeps {
   readonly endpointHealth: EndpointHealthUseCases;
   /** Resend (one manual attempt now). */
   readonly resender: Resender;
-  /** The credentials API: API keys and application-portal tokens (issue 8 §2). */
+  /** The credentials API: API keys and application-portal tokens (docs/guides/security.md). */
   readonly apiKeys: ApiKeys;
-  /** Erasure of payloads by tag or eventId prefix, as a background task (issue 8 §5). */
+  /** Erasure of payloads by tag or eventId prefix, as a background task (docs/guides/security.md). */
   readonly erasure: Erasure;
   /** Event types (Svix `/event-type`), with their JSON Schemas. */
   readonly eventTypes: EventTypes;

@@ -13,7 +13,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /**
- * Fingerprint of a request (DESIGN §5): SHA-256 over method, path with query, and the raw body bytes, so
+ * Fingerprint of a request (docs/design.md#publishing): SHA-256 over method, path with query, and the raw body bytes, so
  * the same key with anything different is refused with 422 `idempotency_key_mismatch`.
  */
 export function fingerprint(request: FastifyRequest): string {
@@ -21,7 +21,7 @@ export function fingerprint(request: FastifyRequest): string {
 }
 
 /**
- * Runs the work of a POST (DESIGN §5, issue 3): with an `Idempotency-Key`, through the idempotency store,
+ * Runs the work of a POST (docs/design.md#publishing, docs/adr/0003-svix-compatibility.md): with an `Idempotency-Key`, through the idempotency store,
  * scoped to (principal, method + route template, key), so the same request answers the stored answer and
  * the key commits with the work; without one, in a plain transaction, or with `withoutKey: 'autocommit'`
  * (work that writes with one statement) with no transaction at all.
@@ -41,7 +41,7 @@ export async function idempotentPost(
 }
 
 /**
- * The idempotency scope of a request (DESIGN §5): (principal, method + route template, key), with the
+ * The idempotency scope of a request (docs/design.md#publishing): (principal, method + route template, key), with the
  * request's fingerprint; null when it carries no `Idempotency-Key`.
  * @throws AppError `validation` for an empty or over-long key, or one given twice
  */

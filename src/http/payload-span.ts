@@ -2,7 +2,7 @@ import { parseTree } from 'jsonc-parser';
 import { AppError } from '../domain/errors.ts';
 
 /**
- * The exact bytes of the top-level `payload` value in a JSON request body (DESIGN §5): no parse and
+ * The exact bytes of the top-level `payload` value in a JSON request body (docs/design.md#publishing): no parse and
  * re-serialise, so key order, whitespace, number forms and integers beyond 2^53 survive, and the signature
  * is computed over what the publisher sent.
  *

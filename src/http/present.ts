@@ -7,7 +7,7 @@ import type { TaskRecord } from '../ports/task-store.ts';
 
 /**
  * Records → response bodies in the Svix shapes (camelCase, ISO-8601 instants). Message bodies are built as
- * bytes around the stored payload so that it is returned verbatim (DESIGN §5: no parse-and-reserialize).
+ * bytes around the stored payload so that it is returned verbatim (docs/design.md#publishing: no parse-and-reserialize).
  */
 
 const iso = (d: Date): string => d.toISOString();

@@ -81,7 +81,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       const logger = createLogger({ level: config.logLevel });
       const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
       try {
-        const applied = await migrate(db, logger);
+        const run = await migrate(db, logger);
+        const applied = [...run.migrations, ...run.routines.map((name) => `routine ${name}`)];
         console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
       } finally {
         await db.close();

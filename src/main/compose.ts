@@ -25,7 +25,7 @@ import { createHttpDeps } from './http-deps.ts';
 import { createRetentionJob } from './retention-job.ts';
 import { createWakeups } from './wakeups.ts';
 
-/** Which roles this process runs (DESIGN §9): `serve` = both; `api`; `dispatcher`. */
+/** Which roles this process runs (docs/design.md#scale): `serve` = both; `api`; `dispatcher`. */
 export interface Roles {
   readonly api: boolean;
   readonly dispatcher: boolean;
@@ -82,7 +82,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     // Keys first: a configuration that cannot encrypt is refused before the schema is touched.
     const cipher = await resolveCipher(config, logger);
     await migrate(db, logger);
-    // A wrong or missing key fails start-up here, before anything is read or written (issue 8).
+    // A wrong or missing key fails start-up here, before anything is read or written (docs/guides/security.md).
     await checkKeyRegistry(db, cipher);
     if (config.operationalApp !== undefined) {
       const found = await db.query('SELECT 1 FROM applications WHERE id = $1 OR uid = $1', [config.operationalApp]);
@@ -133,7 +133,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let adminUrl: string | undefined;
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
-      // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (issue 8 §5).
+      // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (docs/guides/security.md).
       const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
       const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick() });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));

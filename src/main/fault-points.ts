@@ -1,5 +1,5 @@
 /*
- * Named fault points (STYLE.md "Tests", issue 4): decorators at the port seams of the delivery and publish
+ * Named fault points (docs/guides/failure-table.md, "Faults inside a process"): decorators at the port seams of the delivery and publish
  * paths that let the fault-injection suite land a fault between two steps inside a process — "the request
  * left, the outcome is not yet recorded", "the transaction committed, the answer is not yet sent". They are
  * inert unless the test-only setting TIDINGS_TEST_FAULT_POINTS arms them: with no armed point the ports are

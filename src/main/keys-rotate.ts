@@ -17,7 +17,7 @@ export interface KeysRotateOptions {
 }
 
 /**
- * `tidings keys rotate` (issue 8 §1): opens the database, checks the key ring against the key registry,
+ * `tidings keys rotate` (docs/guides/security.md): opens the database, checks the key ring against the key registry,
  * then re-encrypts every value not under the first key of TIDINGS_ENCRYPTION_KEYS, in batches of
  * TIDINGS_KEY_ROTATION_BATCH rows, printing progress. Safe while Tidings runs and safe to stop and rerun.
  * @returns the report and the exit code: 0 when no value is left under another key, 3 when some are

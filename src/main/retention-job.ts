@@ -39,7 +39,7 @@ export interface RetentionJobDeps {
 }
 
 /**
- * Makes the retention job (issue 8 §5): every TIDINGS_RETENTION_INTERVAL (jittered by
+ * Makes the retention job (docs/guides/security.md): every TIDINGS_RETENTION_INTERVAL (jittered by
  * TIDINGS_RETENTION_JITTER) it runs {@link runRetention}; erasure requests kick the erasure runner at once.
  * A failed run is logged and retried at the next tick. One pass at a time per process; several processes
  * share the work through SKIP LOCKED.

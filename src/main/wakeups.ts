@@ -5,7 +5,7 @@ import { WAKE_CHANNEL } from '../adapters/postgres/message-store.ts';
 import type { Logger } from '../ports/logger.ts';
 
 /**
- * Publish wake-ups for dispatchers (DESIGN §5): in-process always; on a PostgreSQL server also a NOTIFY on
+ * Publish wake-ups for dispatchers (docs/design.md#publishing): in-process always; on a PostgreSQL server also a NOTIFY on
  * {@link WAKE_CHANNEL}, sent after commit and coalesced, and a LISTEN that turns other processes' NOTIFYs into
  * local wake-ups. A wake-up is a hint: a lost one costs at most one poll interval, never a message.
  */

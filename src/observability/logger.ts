@@ -1,7 +1,7 @@
 import { pino, type Logger as PinoLogger } from 'pino';
 
 /**
- * Paths redacted from every log line (DESIGN §7, issue 8): credentials, secrets and signatures never reach
+ * Paths redacted from every log line (docs/design.md#security, docs/guides/security.md): credentials, secrets and signatures never reach
  * the logs. Fastify shares this logger, so request headers are covered too. This is the one place
  * redaction is configured; test/e2e/security-hygiene.test.ts scans the logs of a whole flow for leaks. The one
  * line written without it is the attempt line ({@link withoutRedaction}).
@@ -18,7 +18,7 @@ export const REDACT_PATHS: readonly string[] = [
   'signature',
   'headers["webhook-signature"]',
   '*.headers["webhook-signature"]',
-  // Issue 8 §4: every other place a credential, secret, key or signature could sit in a logged object.
+  // Hygiene (docs/guides/security.md): every other place a credential, secret, key or signature could sit in a logged object.
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   '*.authorization',

@@ -2,7 +2,7 @@ import type { Page, PageQuery } from './catalog-store.ts';
 import type { Tx } from './idempotency-store.ts';
 
 /**
- * API keys as the credentials API manages them (issue 8 §2). Only the SHA-256 hash of a token is stored,
+ * API keys as the credentials API manages them (docs/guides/security.md). Only the SHA-256 hash of a token is stored,
  * with its first characters to recognise it in a list; the token itself is shown once, at creation.
  * Instants come from the database clock; `now: Date | null` follows the Clock seam (null = database clock).
  */

@@ -3,8 +3,8 @@ import type { Tx } from './idempotency-store.ts';
 
 /**
  * The catalog: applications, endpoints, API keys, and the read side of messages, attempts and delivery
- * timelines (DESIGN §10). Writes take the caller's {@link Tx} so that they commit together with an
- * idempotency key (DESIGN §5) or with the other writes of one use case. Reads take an optional `tx`: inside
+ * timelines (docs/design.md#the-http-api). Writes take the caller's {@link Tx} so that they commit together with an
+ * idempotency key (docs/design.md#publishing) or with the other writes of one use case. Reads take an optional `tx`: inside
  * a transaction every statement must use it (the embedded engine has one connection, so a read through the
  * pool would wait for the transaction forever).
  *
@@ -62,7 +62,7 @@ export interface CatalogStore {
   endpointSecret(appId: string, id: string): Promise<string | null>;
   /**
    * Moves every `pending` delivery of the endpoint to `to` and appends one timeline row each, with
-   * `reason`, in one statement (DESIGN §3: disable → skipped, delete → canceled). Leased deliveries are
+   * `reason`, in one statement (docs/design.md#delivery-lifecycle: disable → skipped, delete → canceled). Leased deliveries are
    * left to their dispatcher. Returns how many moved.
    */
   settlePendingDeliveries(tx: Tx, endpointId: string, to: 'skipped' | 'canceled', reason: string, now: Date | null): Promise<number>;
@@ -78,7 +78,7 @@ export interface CatalogStore {
   /** Timeline rows of one delivery in `id` order (iterator = the row id as decimal text). */
   listTimeline(deliveryId: string, page: PageQuery): Promise<Page<TimelineEntry>>;
 
-  // API keys (stored as SHA-256 hashes; DESIGN §7)
+  // API keys (stored as SHA-256 hashes; docs/design.md#security)
   /** The live (not revoked, not expired) key with this token hash, or null. */
   findApiKeyByHash(tokenHash: Uint8Array): Promise<ApiKeyRecord | null>;
   /** Inserts a key; false (and nothing written) when a key with this id exists already. */
@@ -290,7 +290,7 @@ export interface DeliverySummary {
   readonly deadReason: string | null;
 }
 
-/** One row of a delivery's append-only timeline (DESIGN §3). Ids and tokens are decimal text. */
+/** One row of a delivery's append-only timeline (docs/design.md#delivery-lifecycle). Ids and tokens are decimal text. */
 export interface TimelineEntry {
   readonly id: string;
   readonly state: string;

@@ -1,5 +1,5 @@
 /**
- * Encryption at rest (DESIGN §7): endpoint secrets, sensitive headers and message payloads are stored
+ * Encryption at rest (docs/design.md#security): endpoint secrets, sensitive headers and message payloads are stored
  * encrypted; each stored value names the id of its key so keys rotate without downtime.
  */
 export interface Cipher {

@@ -1,5 +1,5 @@
 /**
- * Time seam (DESIGN §2, STYLE.md). Pure code gets instants from here; SQL gets `sqlNow()` as `$now`.
+ * Time seam (docs/design.md#the-protocol). Pure code gets instants from here; SQL gets `sqlNow()` as `$now`.
  */
 export interface Clock {
   /** Current instant, Unix ms. Used for webhook-timestamp and durations. */

@@ -2,7 +2,7 @@ import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { EndpointRecord, MessageView, Page, PageQuery } from './catalog-store.ts';
 
 /**
- * Read side of deliveries in the Svix shapes (issue 3): the destinations of a message, the messages of an
+ * Read side of deliveries in the Svix shapes (docs/adr/0003-svix-compatibility.md): the destinations of a message, the messages of an
  * endpoint, endpoint stats, and Tidings' dead-letter lists. Instants come from the database clock.
  * `nextAttemptAt` is null unless the delivery is pending with a finite due time (a paused endpoint's
  * deliveries wait at 'infinity').

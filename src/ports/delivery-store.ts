@@ -4,21 +4,21 @@ import type { ErrorKind } from '../domain/error-kinds.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
 
 /**
- * The store port of the delivery path (DESIGN §2): claim → extendLease → recordAttempts, plus releaseLease
+ * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus releaseLease
  * for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, lease owner).
  * Instants are passed as `now: Date | null` (null = database clock); durations are in ms.
  * Delivery ids and fencing tokens are bigint values carried as decimal strings.
  */
 export interface DeliveryStore {
   /**
-   * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (DESIGN §2 step 1):
+   * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (docs/design.md#the-protocol, step 1):
    * pending with next_attempt_at ≤ now, or leased with an expired lease (a reclaim, counted). Deliveries of
    * endpoints that are not active are not claimed. Before claiming (when `sweep` is not false), expired
    * leases already reclaimed `maxReclaims` times are dead-lettered with reason `lease_lost_repeatedly`.
    */
   claim(input: ClaimInput): Promise<ClaimResult>;
   /**
-   * Renews leases in one statement (the heartbeat, DESIGN §2 step 2), each guarded by its fencing token
+   * Renews leases in one statement (the heartbeat, docs/design.md#the-protocol, step 2), each guarded by its fencing token
    * and owner. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
    */
   extendLeases(leases: readonly LeaseRef[], leaseMs: number, now: Date | null): Promise<readonly string[]>;
@@ -28,7 +28,7 @@ export interface DeliveryStore {
    */
   releaseLeases(leases: readonly LeaseRef[], now: Date | null): Promise<readonly string[]>;
   /**
-   * Records attempts and next states in one transaction (DESIGN §2 step 3). Rows whose fencing guard no
+   * Records attempts and next states in one transaction (docs/design.md#the-protocol, step 3). Rows whose fencing guard no
    * longer matches write nothing at all (no attempt, no timeline row); the others are unaffected.
    */
   recordAttempts(records: readonly AttemptRecord[], now: Date | null): Promise<RecordResult>;

@@ -1,5 +1,5 @@
 /**
- * Endpoint health and operator flow control (issue 6): pause / resume, limits, and the health read model.
+ * Endpoint health and operator flow control (docs/adr/0004-endpoint-flow-control.md): pause / resume, limits, and the health read model.
  * Instants are Dates (database clock); durations and latencies in ms.
  */
 export interface EndpointHealthStore {

@@ -3,7 +3,7 @@ import type { Tx } from './idempotency-store.ts';
 /**
  * Custom header names whose values are credentials (lower case). Svix redacts the same names from
  * `GET …/headers` and lists them under `sensitive`; Tidings also stores their values encrypted
- * (column sensitive_headers, DESIGN §7) and never shows them.
+ * (column sensitive_headers, docs/design.md#security) and never shows them.
  */
 export const SENSITIVE_HEADER_NAMES: readonly string[] = Object.freeze([
   'authorization', 'proxy-authorization', 'proxy-authenticate', 'www-authenticate', 'x-auth-token',
@@ -33,7 +33,7 @@ export interface EndpointHeaders {
 export interface EndpointSettingsStore {
   /**
    * Rotates the signing secret (Svix `secret/rotate`): the current secret becomes the previous one, valid
-   * until now + `graceMs` (the claim signs with both until then, DESIGN §6), and `secret` (`whsec_…`,
+   * until now + `graceMs` (the claim signs with both until then, docs/design.md#signing), and `secret` (`whsec_…`,
    * encrypted by the store) becomes current. A previous secret still in its grace period is replaced.
    * @returns false when there is no such live endpoint
    */

@@ -6,7 +6,7 @@ export interface Tx {
   readonly __brand: 'Tx';
 }
 
-/** Scope and fingerprint of one idempotent request (DESIGN §5). Durations in ms. */
+/** Scope and fingerprint of one idempotent request (docs/design.md#publishing). Durations in ms. */
 export interface IdempotencyScope {
   /** The credential's owner (admin, or the application a scoped key belongs to). */
   readonly owner: string;
@@ -28,7 +28,7 @@ export interface StoredAnswer {
 }
 
 /**
- * Idempotency keys kept in PostgreSQL with a unique constraint (DESIGN §5): the key row is inserted first in
+ * Idempotency keys kept in PostgreSQL with a unique constraint (docs/design.md#publishing): the key row is inserted first in
  * the transaction of the work, so a racing duplicate waits on it and then reads the committed answer.
  */
 export interface IdempotencyStore {

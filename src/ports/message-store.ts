@@ -1,7 +1,7 @@
 import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
 
 /**
- * A message to store, with its fan-out (DESIGN §5). `payload` is the exact published byte span of a JSON
+ * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a JSON
  * payload, or a raw message's body (then `contentType` is set).
  */
 export interface NewMessage {

@@ -1,6 +1,6 @@
 import type { Tx } from './idempotency-store.ts';
 
-/** States a bulk replay may move back to pending (DESIGN §3: dead, skipped or succeeded). */
+/** States a bulk replay may move back to pending (docs/design.md#delivery-lifecycle: dead, skipped or succeeded). */
 export type ReplayableState = 'dead' | 'skipped' | 'succeeded';
 
 /** Selection and pace shared by the replay batches. Instants from the database clock; `now` = Clock seam. */
@@ -62,7 +62,7 @@ export interface ReplayBatchResult {
 }
 
 /**
- * Operator actions on deliveries (DESIGN §3): resend (one manual attempt now) and replay (dead, skipped or
+ * Operator actions on deliveries (docs/design.md#delivery-lifecycle): resend (one manual attempt now) and replay (dead, skipped or
  * succeeded → pending with a fresh schedule; idempotent per delivery).
  */
 export interface ReplayStore {
@@ -77,7 +77,7 @@ export interface ReplayStore {
    */
   resend(tx: Tx, input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
   /**
-   * Replay (DESIGN §3), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
+   * Replay (docs/design.md#delivery-lifecycle), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
    * pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual
    * flags, lease and dead reason cleared), due at the pace of {@link ReplayBatchBase.intervalMs}, each with a
    * timeline row. Idempotent per delivery: one already pending or leased is not selected (and a row that

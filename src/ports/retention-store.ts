@@ -1,7 +1,7 @@
 import type { Tx } from './idempotency-store.ts';
 
 /**
- * Retention and erasure (issue 8 §5, DESIGN §9). Every method is one bounded batch in one short statement
+ * Retention and erasure (docs/guides/security.md, docs/design.md#scale). Every method is one bounded batch in one short statement
  * (its own transaction), reading hot rows with SKIP LOCKED, so it never holds delivery back; callers loop.
  * `now: Date | null` follows the Clock seam (null = the database clock).
  */

@@ -10,7 +10,7 @@ export interface StatsScope {
   readonly endpointId: string | null;
 }
 
-/** Deliveries by state (DESIGN §2 lifecycle). */
+/** Deliveries by state (docs/design.md#delivery-lifecycle). */
 export interface DeliveryStateCounts {
   readonly pending: number;
   readonly leased: number;

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 2): Tidings (API + dispatcher, in process, on the PostgreSQL server) publishes through
+ * End to end (docs/design.md#the-protocol): Tidings (API + dispatcher, in process, on the PostgreSQL server) publishes through
  * its public API — driven by the official `svix` client — to a real receiver process on 127.0.0.1 that
  * verifies every request with the public `standardwebhooks` package.
  */

@@ -1,5 +1,5 @@
 /**
- * `tidings keys rotate` under live delivery (issue 8 §1), on the PostgreSQL server. Messages are published
+ * `tidings keys rotate` under live delivery (docs/guides/security.md), on the PostgreSQL server. Messages are published
  * under key k1 while one receiver path fails, so deliveries are still being retried when Tidings restarts
  * with k2 in front of the ring; then `keys rotate` (small batches) runs while a publisher keeps publishing
  * and the dispatcher keeps delivering. Nothing is lost (every message reaches every endpoint with a valid

@@ -1,5 +1,5 @@
 /**
- * Hygiene and encryption at rest over a realistic flow (issue 8 §1, §4, §6), on the PostgreSQL server:
+ * Hygiene and encryption at rest over a realistic flow (docs/guides/security.md), on the PostgreSQL server:
  * Tidings (API + dispatcher, in process) with every log line captured at debug level; endpoints with given,
  * generated and rotated secrets and a credential header; scoped and app-portal tokens; publishes by the
  * operator and by a scoped key; a receiver that fails then recovers, and one that answers 410; refused

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 3): secret rotation, recover and replay-missing with an in-process Tidings (API +
+ * End to end (docs/adr/0003-svix-compatibility.md): secret rotation, recover and replay-missing with an in-process Tidings (API +
  * dispatcher on the PostgreSQL server, driven by the official svix client) and a real receiver process that
  * verifies every request with `standardwebhooks`. Retry schedules are in milliseconds; time after the grace
  * period is reached by moving the row's `previous_secret_until`, never by sleeping.

@@ -1,5 +1,5 @@
 /**
- * Issue 4, scenario 5: the database unreachable from a dispatcher at claim time. The dispatcher reaches
+ * Failure table (docs/guides/failure-table.md), scenario 5: the database unreachable from a dispatcher at claim time. The dispatcher reaches
  * the private cluster through a TCP proxy that the test cuts (every connection reset, new ones refused);
  * the API reaches it directly, so messages keep being accepted meanwhile.
  */

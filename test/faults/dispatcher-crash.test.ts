@@ -1,5 +1,5 @@
 /**
- * Issue 4, scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of the protocol, by the
+ * Failure table (docs/guides/failure-table.md), scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of the protocol, by the
  * named fault points `after_send` (the request left, its outcome is not recorded) and `after_claim` (leases
  * taken, nothing sent). Real processes: one API, the dispatcher that dies, the one that takes over, and a
  * receiver that verifies and records every request.

@@ -1,5 +1,5 @@
 /**
- * Issue 4, scenario 10: a randomised mix of the faults of scenarios 1–8 under a publish load, drawn from a
+ * Failure table (docs/guides/failure-table.md), scenario 10: a randomised mix of the faults of scenarios 1–8 under a publish load, drawn from a
  * seed that is printed first so a failure can be replayed: `TIDINGS_FAULT_SEED=<seed> npm run test:faults`.
  *
  * The stage: a private cluster; one API process (direct); three dispatchers, each on its own database path

@@ -1,5 +1,5 @@
 /**
- * Issue 4, scenario 8: the receiver is down for the whole retry schedule (compressed to milliseconds).
+ * Failure table (docs/guides/failure-table.md), scenario 8: the receiver is down for the whole retry schedule (compressed to milliseconds).
  * The endpoint points at a TCP proxy in front of the receiver; the proxy resets every connection while
  * the receiver is "down". Attempts must follow the schedule within the jitter bound (read from the
  * timeline rows, database clock), the delivery must end as a visible dead letter, and a replay after

@@ -1,5 +1,5 @@
 /**
- * Issue 4, scenario 7: a rolling restart of every dispatcher under load, three runs with SIGTERM (graceful:
+ * Failure table (docs/guides/failure-table.md), scenario 7: a rolling restart of every dispatcher under load, three runs with SIGTERM (graceful:
  * stop claiming, finish in-flight attempts within the grace period) and three with SIGKILL (leases expire
  * and are reclaimed). The receiver takes 100 ms per answer, so attempts are in flight at every signal.
  */

@@ -1,5 +1,5 @@
 /**
- * Event types through the official svix client (issue 3), on both engines: create, list, get, update (PUT),
+ * Event types through the official svix client (docs/adr/0003-svix-compatibility.md), on both engines: create, list, get, update (PUT),
  * patch, delete (archive; expunge); JSON Schemas per event type and the 422 for a payload that violates
  * one; archived types refused for new messages; the Svix subscription check under
  * TIDINGS_STRICT_EVENT_TYPES; error bodies of each 4xx.

@@ -1,5 +1,5 @@
 /**
- * API hygiene (issue 8 §4) on the PostgreSQL server: the per-credential rate limit answers 429 with
+ * API hygiene (docs/guides/security.md) on the PostgreSQL server: the per-credential rate limit answers 429 with
  * Retry-After and leaves other credentials and public routes alone; bodies over the limit get 413 and
  * change nothing; CORS is off unless origins are configured, and then only those origins get CORS headers.
  */

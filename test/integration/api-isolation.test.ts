@@ -1,5 +1,5 @@
 /**
- * The cross-application matrix (issue 8 §3). Every route registered in the Fastify app — enumerated from the
+ * The cross-application matrix (docs/guides/security.md). Every route registered in the Fastify app — enumerated from the
  * app itself with an onRoute hook, so a route added later is covered without editing this file — is called
  * with a key scoped to application A, naming application B's objects (by id and by uid/eventId, and B's
  * objects under A's own application), and the same call naming objects that do not exist:

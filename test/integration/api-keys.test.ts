@@ -1,5 +1,5 @@
 /**
- * The credentials API (issue 8 §2) on both engines: operator-only creation, listing (without secrets) and
+ * The credentials API (docs/guides/security.md) on both engines: operator-only creation, listing (without secrets) and
  * revocation of API keys, application-scoped and read-only keys, and the Svix authentication calls
  * (appPortalAccess, logout, expireAll) through the official client.
  */

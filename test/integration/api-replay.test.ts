@@ -1,6 +1,6 @@
 /**
  * Recover, replay-missing, bulk replay and Tidings' dead letters through the official svix client
- * (issue 3), on both engines, without a dispatcher: the tests read what the replay tasks did to the
+ * (docs/adr/0003-svix-compatibility.md), on both engines, without a dispatcher: the tests read what the replay tasks did to the
  * delivery rows (state, fresh schedule, pace, timeline) and the tasks' progress. Delivery to real receivers
  * is shown end to end in test/e2e/svix-replay.test.ts.
  */

@@ -1,6 +1,6 @@
 /**
- * The delivery store on real databases (issue 2, integration (a)–(d)): claim with SKIP LOCKED, leases,
- * reclaim after expiry, fencing, idempotent publish. (a) and the racing publish need two open transactions
+ * The delivery store on real databases (docs/design.md#the-protocol): claim with SKIP LOCKED, leases,
+ * reclaim after expiry, fencing, idempotent publish. Concurrent claims and the racing publish need two open transactions
  * and run on the PostgreSQL server only (the embedded engine is one session); the rest run on both.
  */
 import assert from 'node:assert/strict';

@@ -13,7 +13,7 @@ import type { LookupFunction } from '../../src/adapters/http-sender/guarded-conn
 import type { Sender } from '../../src/ports/sender.ts';
 import { healthyClosing, redirect, startCanary, startReceiver, type Receiver } from '../support/hostile-receivers.ts';
 
-// Issue 5, end to end: the allow-list holds only 127.0.0.1/32 (standing in for "the public internet"; no
+// The SSRF guard (docs/design.md#security), end to end: the allow-list holds only 127.0.0.1/32 (standing in for "the public internet"; no
 // test reaches a real public address). Canaries on 127.0.0.2 and ::1 listen on the SAME port as the
 // receiver on 127.0.0.1, so any path that checks one address and connects to another (a second lookup,
 // an unchecked literal form) lands on a canary, which counts the connection. Every spelling below must

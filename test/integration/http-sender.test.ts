@@ -10,7 +10,7 @@ import type { Sender } from '../../src/ports/sender.ts';
 import * as receivers from '../support/hostile-receivers.ts';
 import type { Behaviour, Receiver } from '../support/hostile-receivers.ts';
 
-// Issue 5, "hostile receivers": every attempt ends within its deadline + 1 s with the expected
+// Hostile receivers (docs/design.md#security): every attempt ends within its deadline + 1 s with the expected
 // classification, memory stays bounded (RSS growth < 50 MB over the whole set), and a healthy receiver
 // served at the same time gets every request. All receivers listen on 127.0.0.1 (allow-listed here).
 // Short timeouts keep the file fast. undici runs its headers/body timers on a coarse clock (they may fire
@@ -115,7 +115,7 @@ function hostileCases(bomb: Buffer): readonly HostileCase[] {
     { name: 'huge headers', behaviour: receivers.hugeHeaders, expected: { type: 'error', errorKind: 'too_large' } },
     { name: 'reset before the status line', behaviour: receivers.resetBeforeStatus, expected: { type: 'error', errorKind: 'reset' } },
     { name: 'closed before the status line', behaviour: receivers.closeBeforeStatus, expected: { type: 'error', errorKind: 'reset' } },
-    // A 2xx whose body is then cut still counts as delivered (DESIGN §4): a response with bodyError.
+    // A 2xx whose body is then cut still counts as delivered (docs/design.md#retries-and-endpoint-health): a response with bodyError.
     {
       name: 'reset after the status line',
       behaviour: receivers.resetAfterStatus,

@@ -1,5 +1,5 @@
 /**
- * Retention and erasure (issue 8 §5) on both engines. Time is steered through the store's `now` seam (an
+ * Retention and erasure (docs/guides/security.md) on both engines. Time is steered through the store's `now` seam (an
  * instant in the future), never by waiting: payloads expire per message retention counted from the last
  * final transition of all its deliveries and never while one is pending or leased; succeeded deliveries are
  * pruned with their attempts and timeline rows; expired idempotency keys go; erasure by tag or eventId

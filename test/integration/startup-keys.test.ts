@@ -1,5 +1,5 @@
 /**
- * A wrong or missing encryption key fails start-up clearly (issue 8): startTidings throws a coded error
+ * A wrong or missing encryption key fails start-up clearly (docs/guides/security.md): startTidings throws a coded error
  * before serving anything, and the CLI exits non-zero with the message — on the PostgreSQL server (no key,
  * a key with a known id but other bytes, a ring without the key the data needs, encryption turned off) and
  * on the embedded engine (a lost key file).

@@ -63,7 +63,7 @@ export async function freshEmbeddedDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Both engines, for suites that must pass on each (issue 2: "the same suite"). */
+/** Both engines, for suites that must pass on each (docs/design.md#storage-and-the-embedded-engine: the suites run on both). */
 export const ENGINES = [
   { name: 'server', fresh: freshServerDatabase },
   { name: 'embedded', fresh: freshEmbeddedDatabase },

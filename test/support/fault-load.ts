@@ -1,5 +1,5 @@
 /**
- * Load and bookkeeping of the fault-injection suite (test/faults, issue 4): a bounded publish load, the
+ * Load and bookkeeping of the fault-injection suite (test/faults, docs/guides/failure-table.md): a bounded publish load, the
  * ledger of acknowledged messages, and the figures of the pass criterion (every acknowledged message
  * accepted by the receiver; duplicates counted; signatures valid), printed as one `fault-summary` line.
  */
@@ -155,7 +155,7 @@ export function startLoad(options: LoadOptions): Load {
   };
 }
 
-/** The figures of one scenario's run (the pass criterion of issue 4). */
+/** The figures of one scenario's run (the pass criterion of docs/guides/failure-table.md). */
 export interface Figures {
   /** Deliveries expected: acknowledged messages × the endpoints each fans out to. */
   readonly messages: number;
@@ -241,7 +241,7 @@ export class Ledger {
 }
 
 /**
- * Prints the summary line of a scenario (issue 4: messages, lost, duplicates), greppable as
+ * Prints the summary line of a scenario (docs/guides/failure-table.md: messages, lost, duplicates), greppable as
  * `fault-summary`, and returns it.
  */
 export function printSummary(scenario: string, figures: Figures, startedAtMs: number, extra: Record<string, unknown> = {}): string {

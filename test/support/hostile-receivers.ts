@@ -6,7 +6,7 @@ import type { Behaviour } from './loopback-receiver.ts';
 export { startCanary, startPlainHttpResponder, startReceiver, type Behaviour, type Receiver } from './loopback-receiver.ts';
 
 /**
- * Behaviours for the receivers of loopback-receiver.ts (issue 5): answers to a webhook request the way a
+ * Behaviours for the receivers of loopback-receiver.ts (docs/design.md#security): answers to a webhook request the way a
  * slow, huge, broken or malicious receiver would, and healthy ones. Every loop is bounded and every timer
  * stops when the client goes away.
  */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 
 /**
- * Raw TCP receivers on loopback for the outbound-hardening tests (issue 5): a receiver that reads each
+ * Raw TCP receivers on loopback for the outbound-hardening tests (docs/design.md#security): a receiver that reads each
  * HTTP/1.1 request and hands the socket to a scripted behaviour, a canary that must never be reached, and
  * a raw listener. Nothing here listens on anything outside 127.0.0.0/8 and ::1.
  */

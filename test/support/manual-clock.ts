@@ -4,7 +4,7 @@ import type { Clock } from '../../src/ports/clock.ts';
 export const DEFAULT_CLOCK_START_MS = Date.UTC(2026, 0, 1);
 
 /**
- * A {@link Clock} that moves only when the test moves it (STYLE.md "Tests": time is steered through a
+ * A {@link Clock} that moves only when the test moves it (time is steered through a
  * seam, never by sleeping).
  *
  * `nowMs()` is the instant in Unix ms; `sqlNow()` is the same instant as a `Date`, which the stores pass

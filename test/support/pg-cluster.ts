@@ -1,5 +1,5 @@
 /**
- * A private PostgreSQL cluster for fault injection (issue 4): initdb into a temporary folder, listening on
+ * A private PostgreSQL cluster for fault injection (docs/guides/failure-table.md): initdb into a temporary folder, listening on
  * 127.0.0.1 on a free port, started, stopped (fast or immediate) and restarted by the test. The machine's
  * shared PostgreSQL is never touched.
  *

@@ -1,5 +1,5 @@
 /**
- * A TCP proxy on 127.0.0.1 for fault injection (issue 4): it sits between Tidings and a database (or a
+ * A TCP proxy on 127.0.0.1 for fault injection (docs/guides/failure-table.md): it sits between Tidings and a database (or a
  * receiver) and can pass, stall or cut the traffic, for every connection at once.
  *
  * - `pass`: bytes flow both ways.

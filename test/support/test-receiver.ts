@@ -17,7 +17,7 @@ export interface TestReceiverOptions {
 }
 
 /**
- * A real HTTP receiver in a child process on 127.0.0.1 (STYLE.md "Tests", end to end). Every request is
+ * A real HTTP receiver in a child process on 127.0.0.1 (the end-to-end tests in test/e2e/). Every request is
  * verified with the public `standardwebhooks` package and recorded; answers follow a per-path script.
  * Records are pushed to this process as they arrive, so waiting is event-driven, never a sleep.
  */

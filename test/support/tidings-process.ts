@@ -1,5 +1,5 @@
 /**
- * A Tidings role (`serve`, `api`, `dispatcher`) as a real child process (issue 4): started with
+ * A Tidings role (`serve`, `api`, `dispatcher`) as a real child process (docs/guides/failure-table.md): started with
  * `process.execPath` on src/main/cli.ts, its JSON log lines (pino, stdout) parsed and kept, and the
  * signals of the fault suite — SIGTERM (graceful), SIGKILL, SIGSTOP / SIGCONT. Waiting is event-driven:
  * on a log line or on the exit, each with a bounded timeout.

@@ -2,7 +2,7 @@ import { ErrorKind } from '../../domain/error-kinds.ts';
 
 /**
  * Maps what undici, Node's net/tls and the guarded connector throw onto the one list of error kinds
- * (src/domain/error-kinds.ts, DESIGN §3). docs/reference/error-kinds.md describes each kind.
+ * (src/domain/error-kinds.ts, docs/design.md#delivery-lifecycle). docs/reference/error-kinds.md describes each kind.
  */
 
 /** Why the sender itself stopped an attempt. */

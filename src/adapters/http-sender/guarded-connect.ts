@@ -5,7 +5,7 @@ import { buildConnector } from 'undici';
 import { assertValidAllowlist, isAddressAllowed, isLocalhostName, LOCALHOST_ADDRESSES } from '../../domain/egress-policy.ts';
 
 /**
- * The SSRF guard in the connect path (DESIGN §7, issue 5). Every new connection of the delivery agent goes
+ * The SSRF guard in the connect path (docs/design.md#security). Every new connection of the delivery agent goes
  * through {@link createGuardedConnector}:
  *
  * 1. A literal IP host (Node's `net.connect` skips the lookup for those) is checked as it is.

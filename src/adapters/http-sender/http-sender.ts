@@ -36,7 +36,7 @@ export interface HttpSenderOptions {
    * (TIDINGS_MAX_SOCKETS_PER_ORIGIN). Each {@link OutboundRequest.poolKey} (an endpoint) has its own pool.
    */
   readonly maxSocketsPerOrigin: number;
-  /** CIDR ranges that open otherwise refused addresses (TIDINGS_EGRESS_ALLOWLIST, DESIGN §7). */
+  /** CIDR ranges that open otherwise refused addresses (TIDINGS_EGRESS_ALLOWLIST, docs/design.md#security). */
   readonly egressAllowlist: readonly string[];
   /** The `user-agent` header of every request, e.g. `Tidings/0.1.0`. */
   readonly userAgent: string;
@@ -128,7 +128,7 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
 }
 
 /**
- * Creates the outbound Sender on undici (DESIGN §2 step 2, §7; issue 2 §7; issue 5).
+ * Creates the outbound Sender on undici (docs/design.md#the-protocol, step 2; docs/design.md#security).
  *
  * Each `send` makes one POST with the caller's headers plus `user-agent`, through a private undici
  * `Agent` (never the global dispatcher, so HTTP_PROXY / HTTPS_PROXY / NO_PROXY are ignored) whose every
@@ -136,7 +136,7 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  * response with its `location`); responses are never decompressed; at most `maxResponseBytes` body bytes
  * are read. `send` never throws: every failure is a {@link SendResult} of type `error` with a kind from
  * src/domain/error-kinds.ts, or a `response` with `bodyError` when the status line had already arrived
- * (a 2xx whose body is then cut still counts as delivered, DESIGN §4).
+ * (a 2xx whose body is then cut still counts as delivered, docs/design.md#retries-and-endpoint-health).
  *
  * When `signal` is already aborted, or aborts before the request was written, the result is an error of
  * kind `deadline` with detail `aborted` and nothing is written to the receiver; an abort after the request

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { settingDefault } from '../../config/config.ts';
 
 /** Limits of a {@link statementBatcher}. */
 export interface BatchLimits {
@@ -8,11 +9,11 @@ export interface BatchLimits {
   readonly maxInFlight: number;
 }
 
-/** Defaults of TIDINGS_DB_BATCH and TIDINGS_DB_BATCHES_IN_FLIGHT (src/config/config.ts). */
-export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: 256, maxInFlight: 2 });
+/** The defaults of TIDINGS_DB_BATCH and TIDINGS_DB_BATCHES_IN_FLIGHT, read from the config schema. */
+export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: settingDefault('dbBatch'), maxInFlight: settingDefault('dbBatchesInFlight') });
 
 /**
- * Group commit for independent calls (issue 7, ADR 0007): calls made while the event loop handles one round
+ * Group commit for independent calls (docs/guides/benchmark.md, ADR 0007): calls made while the event loop handles one round
  * of I/O (every request whose bytes arrived together) are folded into one statement, run through
  * `runBatch`. When `maxInFlight` statements of this batcher already run, new calls wait and are folded into
  * the statement that starts when one of those ends, so a busy database gets fewer, larger statements rather

@@ -9,7 +9,7 @@ export function on(db: Db, tx: Tx | undefined): Queryable {
   return tx === undefined ? db : txClient(tx);
 }
 
-/** `now` parameter expression: the test clock's instant, or the database clock (DESIGN §2). */
+/** `now` parameter expression: the test clock's instant, or the database clock (docs/design.md#the-protocol). */
 export function nowSql(param: number): string {
   return `coalesce($${param}::timestamptz, clock_timestamp())`;
 }

@@ -9,7 +9,7 @@ import type { Db } from './db.ts';
 
 /**
  * The PostgreSQL {@link CatalogStore}: raw SQL per aggregate (applications, endpoints, message/attempt/
- * timeline queries, API keys). Endpoint secrets and payloads go through `cipher` (DESIGN §7). `limits` bound
+ * timeline queries, API keys). Endpoint secrets and payloads go through `cipher` (docs/design.md#security). `limits` bound
  * the grouped application lookups (ADR 0007; default: the batching module's defaults).
  */
 export function createPgCatalogStore(db: Db, cipher: Cipher, limits?: BatchLimits): CatalogStore {

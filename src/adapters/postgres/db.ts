@@ -27,7 +27,7 @@ export interface Queryable {
 
 /**
  * The database handle every PostgreSQL adapter uses. The same `pg` driver and the same SQL run on a
- * PostgreSQL server and on the embedded engine (DESIGN §8, §11).
+ * PostgreSQL server and on the embedded engine (docs/design.md#storage-and-the-embedded-engine, docs/design.md#runtime).
  */
 export interface Db extends Queryable {
   readonly engine: 'server' | 'embedded';

@@ -1,5 +1,5 @@
 /*
- * The hot-path statements of the delivery protocol (DESIGN §2). Each is a constant with its purpose,
+ * The hot-path statements of the delivery protocol (docs/design.md#the-protocol). Each is a constant with its purpose,
  * parameters, rows returned and the index it reads. `now` parameters are NULL in production (the database
  * clock, clock_timestamp()) and a fixed instant under a test clock. Every one is a {@link Prepared} statement:
  * each connection parses and plans it once.
@@ -57,9 +57,8 @@ WITH lost AS (
 SELECT id, state, reason FROM changed`);
 
 /*
- * CLAIM — one call of the function `tidings_claim` (migrations/1764000004000_claim-function.sql holds its two
- * queries and their documentation; 1764000005000 adds the message's content type as one more column;
- * migrations/1764000006000_claim-window-share.sql adds the caller's window):
+ * CLAIM — one call of the function `tidings_claim`, defined in src/adapters/postgres/delivery/claim.sql (its two queries, its
+ * parameters, the rows it returns and the indexes it reads are documented there):
  * step 1 locks, with try-only advisory locks, the endpoints whose claims must be serialized across
  * dispatchers (an in-flight cap, a rate limit, a breaker not closed); step 2, with a fresh snapshot, leases
  * up to $2 due deliveries spread over endpoints by fair share, within each endpoint's share of the caller's
@@ -71,7 +70,7 @@ SELECT id, state, reason FROM changed`);
  * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
  * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
  */
-export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, NULL, $6, $7, $8, $9, $10, $11, $12)');
+export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)');
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still

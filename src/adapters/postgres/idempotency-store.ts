@@ -89,7 +89,7 @@ export async function dropClaimedKeys(client: Queryable, scopes: readonly Idempo
 const KEY_READ_ROUNDS = 3;
 
 /**
- * The PostgreSQL {@link IdempotencyStore} (DESIGN §5): insert-first with ON CONFLICT, so twenty racing
+ * The PostgreSQL {@link IdempotencyStore} (docs/design.md#publishing): insert-first with ON CONFLICT, so twenty racing
  * duplicates make one row and one piece of work; the answer commits with the work.
  */
 export function createPgIdempotencyStore(db: Db): IdempotencyStore {

@@ -24,7 +24,7 @@ export class KeyCheckError extends Error {
 
 /**
  * Checks the key ring against the key registry (table `encryption_keys`) before anything is read or
- * written (issue 8: a wrong or missing key fails start-up clearly):
+ * written (docs/guides/security.md: a wrong or missing key fails start-up clearly):
  * - every registered key that is not retired (and the current one) must decrypt its canary: a key id in
  *   the ring whose bytes differ fails with `encryption_key_mismatch`; a key missing from the ring with
  *   `encryption_key_missing`;

@@ -3,7 +3,7 @@ import type { Cipher } from '../../ports/cipher.ts';
 import type { Db } from './db.ts';
 
 /**
- * One encrypted column and the column naming its key (DESIGN §7). The encryption context of every value is
+ * One encrypted column and the column naming its key (docs/design.md#security). The encryption context of every value is
  * the row's `id` (the endpoint id for secrets and headers, the message id for payloads, the attempt id for
  * response bodies). A NULL key id with a
  * value present means the value was stored in plain text.
@@ -103,7 +103,7 @@ const countRemaining = (c: EncryptedColumn): string =>
 
 /**
  * Re-encrypts every stored secret, sensitive header set and payload that is not under the cipher's current
- * (first) key (issue 8 §1): per column, batches of `batchSize` rows read by id and rewritten by one guarded
+ * (first) key (docs/guides/security.md): per column, batches of `batchSize` rows read by id and rewritten by one guarded
  * statement each, so delivery never waits on a long transaction and a concurrent write is never
  * overwritten. Values under a key still in the ring — or stored in plain text — are decrypted and
  * re-encrypted; a value under a key missing from the ring fails the run (KeyRingError `unknown_key`)

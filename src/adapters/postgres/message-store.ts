@@ -1,3 +1,4 @@
+import { settingDefault } from '../../config/config.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { IdempotencyScope, StoredAnswer } from '../../ports/idempotency-store.ts';
@@ -9,7 +10,7 @@ import pg from 'pg';
 import { sqlState, SqlState } from './sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from './tx.ts';
 
-/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
+/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
 export const WAKE_CHANNEL = 'tidings_due';
 
 /*
@@ -194,8 +195,8 @@ export interface MessageStoreOptions {
   readonly onGroupError?: (error: unknown) => void;
 }
 
-/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}. */
-export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = 65_536;
+/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
+export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPayloadBytes');
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).

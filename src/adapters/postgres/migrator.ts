@@ -1,39 +1,92 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import type pg from 'pg';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
+import { ROUTINES, type Routine } from './routines.ts';
 import type { Logger } from '../../ports/logger.ts';
 
 /** The folder of the numbered SQL migrations (forward-only once 0.1.0 is tagged). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
+/** What one {@link migrate} call applied. */
+export interface MigrationRun {
+  /** Names of the migrations applied, in order. */
+  readonly migrations: string[];
+  /** Names of the routines (re)applied because their file's checksum changed, in order. */
+  readonly routines: string[];
+}
+
+/** Options of {@link migrate}. */
+export interface MigrateOptions {
+  /** The routines to keep in step; default {@link ROUTINES}. */
+  readonly routines?: readonly Routine[];
+}
+
 /**
- * Applies every pending migration with node-pg-migrate, under its advisory lock, so concurrent starts are
- * safe (DESIGN §8). Same files on a PostgreSQL server and on the embedded engine.
- * @returns the names of the migrations applied by this call
+ * Applies every pending migration with node-pg-migrate, then every routine whose file changed
+ * (src/adapters/postgres/routines.ts), all under node-pg-migrate's advisory lock, so concurrent starts are
+ * safe: the others wait for the one migrating (docs/adr/0001-runtime-and-embedded-engine.md). Same files on
+ * a PostgreSQL server and on the embedded engine. Each routine runs in its own transaction with the upsert
+ * of its checksum into `tidings_routines`, so a failed routine changes nothing and is retried next start.
+ * @returns the migrations and routines applied by this call
+ * @throws the database error of a failing migration or routine
  */
-export async function migrate(db: Db, logger: Logger): Promise<string[]> {
+export async function migrate(db: Db, logger: Logger, options: MigrateOptions = {}): Promise<MigrationRun> {
+  const routines = options.routines ?? ROUTINES;
   // One connection from the pool for the whole run: the advisory lock is per session.
-  const applied = await db.tx(async (client) => {
+  const run = await db.tx(async (client) => {
     await client.query('COMMIT'); // node-pg-migrate manages its own transactions on this session
     try {
-      const result = await runner({
-        dbClient: client as unknown as pg.ClientBase,
-        dir: MIGRATIONS_DIR,
-        direction: 'up',
-        migrationsTable: 'pgmigrations',
-        count: Number.POSITIVE_INFINITY,
-        checkOrder: true,
-        // Processes that start together wait for the one migrating (the default, 'fail', made every other
-        // start-up exit with "Another migration is already running").
-        advisoryLockMode: 'wait',
-        logger: { debug: () => undefined, info: (msg: string) => logger.debug({ msg }, 'migrate'), warn: (msg: string) => logger.warn({ msg }, 'migrate'), error: (msg: string) => logger.error({ msg }, 'migrate') },
-      });
-      return result.map((m) => m.name);
+      // The lock node-pg-migrate would take, taken here so that it also covers the routines. Processes that
+      // start together wait for the one migrating.
+      await client.query(`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`);
+      try {
+        const result = await runner({
+          dbClient: client as unknown as pg.ClientBase,
+          dir: MIGRATIONS_DIR,
+          direction: 'up',
+          migrationsTable: 'pgmigrations',
+          count: Number.POSITIVE_INFINITY,
+          checkOrder: true,
+          noLock: true,
+          logger: { debug: () => undefined, info: (msg: string) => logger.debug({ msg }, 'migrate'), warn: (msg: string) => logger.warn({ msg }, 'migrate'), error: (msg: string) => logger.error({ msg }, 'migrate') },
+        });
+        return { migrations: result.map((m) => m.name), routines: await applyRoutines(client, routines) };
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${PG_MIGRATE_LOCK_ID})`);
+      }
     } finally {
       await client.query('BEGIN'); // tx() ends with COMMIT
     }
   });
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  if (run.migrations.length > 0) logger.info({ migrations: run.migrations }, 'migrations applied');
+  if (run.routines.length > 0) logger.info({ routines: run.routines }, 'routines applied');
+  return run;
+}
+
+/** Runs each routine whose file's SHA-256 differs from the recorded one; the caller holds the migration lock. */
+async function applyRoutines(client: Queryable, routines: readonly Routine[]): Promise<string[]> {
+  await client.query(`CREATE TABLE IF NOT EXISTS tidings_routines (
+    name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+  const applied: string[] = [];
+  for (const routine of routines) {
+    const sql = await readFile(routine.path, 'utf8');
+    const checksum = createHash('sha256').update(sql).digest('hex');
+    const recorded = await client.query<{ checksum: string }>('SELECT checksum FROM tidings_routines WHERE name = $1', [routine.name]);
+    if (recorded.rows[0]?.checksum === checksum) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query(sql);
+      await client.query(`INSERT INTO tidings_routines (name, checksum) VALUES ($1, $2)
+        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = clock_timestamp()`, [routine.name, checksum]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw new Error(`routine ${routine.name} (${routine.path}) failed`, { cause: error });
+    }
+    applied.push(routine.name);
+  }
   return applied;
 }

@@ -31,7 +31,7 @@ WITH target AS (
 )
 SELECT t.status, t.expunged, (SELECT count(*)::int FROM made) AS queued FROM target t`;
 
-/** The SET list of a replay (DESIGN §3): pending, a fresh schedule, nothing left of the previous round's lease or resend. */
+/** The SET list of a replay (docs/design.md#delivery-lifecycle): pending, a fresh schedule, nothing left of the previous round's lease or resend. */
 const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, manual = false, manual_return = NULL,
       dead_reason = NULL, lease_owner = NULL, lease_expires_at = NULL`;
 
@@ -42,7 +42,7 @@ const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, man
  * API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
  * disabled) at the pace, each endpoint from its slot; a paused endpoint's wait at 'infinity' like its other
- * pending deliveries (DESIGN §3), until it is resumed. The UPDATE re-checks the state, so a delivery that a
+ * pending deliveries (docs/design.md#delivery-lifecycle), until it is resumed. The UPDATE re-checks the state, so a delivery that a
  * resend or a dispatcher changed meanwhile is left alone.
  * $1 app id, $2 endpoint id (NULL = all), $3 states, $4 cursor (delivery id, NULL = start), $5 since,
  * $6 until (NULL = unbounded), $7 event types (NULL = all), $8 channel, $9 tag, $10 status code class,

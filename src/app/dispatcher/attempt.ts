@@ -34,7 +34,7 @@ export interface AttemptResult {
 }
 
 /**
- * Stage 1, prepare: the outbound request, signed for this attempt (Standard Webhooks; DESIGN §6).
+ * Stage 1, prepare: the outbound request, signed for this attempt (Standard Webhooks; docs/design.md#signing).
  * `webhook-id` (and/or `svix-id`, per `headerSet`) is the message id (the same on every retry, replay and
  * worker); the timestamp is the attempt's own, in seconds. The body is the stored payload byte for byte, sent
  * as `application/json`, or for a raw message with the content type it was published with.

@@ -106,7 +106,7 @@ export const CLAIM_BACKOFF_MAX_MS = 5_000;
 export type LoopState = 'running' | 'draining' | 'stopped';
 
 /**
- * Makes a dispatcher (docs/adr/0002-schema-and-claim.md, docs/adr/0009-window-share-within-a-claim.md).
+ * Makes a dispatcher (docs/design.md#the-protocol, docs/adr/0009-window-share-within-a-claim.md).
  *
  * The loop, in one picture:
  *

@@ -1,10 +1,6 @@
-import { SETTINGS } from '../../config/config.ts';
+import { settingDefault } from '../../config/config.ts';
 import type { ClaimWindow } from '../../ports/delivery-store.ts';
 
-/** Default share of the window one endpoint may hold: TIDINGS_ENDPOINT_WINDOW_SHARE's, from the config schema. */
-export const DEFAULT_ENDPOINT_WINDOW_SHARE: number = SETTINGS.endpointWindowShare.schema.parse(SETTINGS.endpointWindowShare.defaultValue);
-/** Default part of the window kept for answering endpoints: TIDINGS_WINDOW_RESERVE's, from the config schema. */
-export const DEFAULT_WINDOW_RESERVE: number = SETTINGS.windowReserve.schema.parse(SETTINGS.windowReserve.defaultValue);
 /** Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet attempted. */
 const VERDICT_MEMORY = 1024;
 
@@ -39,8 +35,8 @@ export interface WindowBook {
 export function createWindowBook(settings: WindowSettings): WindowBook {
   // The last verdict on each endpoint this dispatcher attempted, most recent last (insertion order).
   const verdicts = new Map<string, 'answering' | 'unresponsive'>();
-  const share = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? DEFAULT_ENDPOINT_WINDOW_SHARE)));
-  const fraction = settings.windowReserve ?? DEFAULT_WINDOW_RESERVE;
+  const share = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? settingDefault('endpointWindowShare'))));
+  const fraction = settings.windowReserve ?? settingDefault('windowReserve');
   const reserved = settings.concurrency >= 2 && fraction > 0 ? Math.max(1, Math.floor(settings.concurrency * fraction)) : 0;
   return {
     note(endpointId, answered) {

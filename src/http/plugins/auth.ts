@@ -8,7 +8,7 @@ import { routeRequirement } from '../route-capabilities.ts';
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 /**
- * Bearer authentication on every route whose config is not `public` (DESIGN §10). Runs at `onRequest`,
+ * Bearer authentication on every route whose config is not `public` (docs/design.md#the-http-api). Runs at `onRequest`,
  * before the body is read, so an unauthenticated caller cannot make the server parse anything.
  * A credential scoped to one application is refused (403) here, whatever the route names, on routes that
  * need a capability it does not hold (the table in src/http/route-capabilities.ts, ADR 0011).

@@ -8,7 +8,7 @@ const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-
 const EXPOSED_HEADERS = ['retry-after', 'x-request-id', 'idempotent-replayed'];
 
 /**
- * CORS (issue 8 §4): off unless TIDINGS_CORS_ORIGINS names origins (or `*`); then @fastify/cors answers
+ * CORS (docs/guides/security.md): off unless TIDINGS_CORS_ORIGINS names origins (or `*`); then @fastify/cors answers
  * preflight requests (which carry no credentials, so they skip authentication) and adds the CORS headers for
  * those origins only. Credentials are Bearer tokens, never cookies, so `credentials` stays off.
  */

@@ -67,7 +67,7 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
 }
 
 /**
- * The error handler (STYLE.md "Errors"): AppError → its status and `{code, detail}`; validation → 422 with
+ * The error handler (docs/reference/errors.md): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
  * content type → 415; a body the client aborted → 400, logged as such (no stack); the database unreachable → 503;
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404

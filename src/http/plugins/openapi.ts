@@ -6,7 +6,7 @@ import type { Api } from '../deps.ts';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /**
- * Registers @fastify/swagger (DESIGN §10: every route is described by a schema that also produces the
+ * Registers @fastify/swagger (docs/design.md#the-http-api: every route is described by a schema that also produces the
  * OpenAPI document) and serves the document at {@link OPENAPI_PATH}. Must be registered before the routes.
  */
 export async function installOpenApi(app: Api, version: string): Promise<void> {

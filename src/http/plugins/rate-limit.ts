@@ -16,7 +16,7 @@ export function credentialKey(request: FastifyRequest): string {
 }
 
 /**
- * Rate limiting of the API per credential (issue 8 §4) with @fastify/rate-limit: at most
+ * Rate limiting of the API per credential (docs/guides/security.md) with @fastify/rate-limit: at most
  * TIDINGS_API_RATE_BURST requests per window of BURST/RATE seconds for each credential, counted in this
  * process; beyond it 429 `rate_limited` with `Retry-After` (seconds until the window ends). Runs after
  * authentication (a route hook, so unauthenticated requests are refused before they count). Public routes

@@ -34,7 +34,7 @@ export function apiKeyBody(k: ApiKeyView) {
 }
 
 /**
- * Tidings credentials API (issue 8 §2), operator only (a scoped key gets 403 whatever it names):
+ * Tidings credentials API (docs/guides/security.md), operator only (a scoped key gets 403 whatever it names):
  * `POST /api/v1/api-key` creates a key (201; the token appears in this answer only: an Idempotency-Key is not
  * used to replay it, since only its hash is kept), `GET /api/v1/api-key` lists keys without secrets,
  * `DELETE /api/v1/api-key/{key_id}` revokes one (204; at once, for every process).

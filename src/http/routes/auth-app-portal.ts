@@ -50,7 +50,7 @@ export function portalBase(config: Pick<HttpDeps['config'], 'appPortalUrl' | 'pu
 }
 
 /**
- * Svix authentication routes (issue 8 §2):
+ * Svix authentication routes (docs/guides/security.md):
  * - `POST /api/v1/auth/app-portal-access/{app_id}` (operator only): a token scoped to one application
  *   (`{url, token}`; the token also follows `#key=` in the URL), expiring after `expiry` seconds. It is shown
  *   once (only its hash is kept), so an Idempotency-Key does not replay it: each call issues a new token.

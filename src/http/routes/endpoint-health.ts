@@ -43,7 +43,7 @@ function present(h: EndpointHealth): z.infer<typeof healthOut> {
 }
 
 /**
- * Tidings endpoint health and flow control (issue 6):
+ * Tidings endpoint health and flow control (docs/adr/0004-endpoint-flow-control.md):
  * `GET …/endpoint/{ep}/health` (breaker, counters, in-flight, rate, success ratio and p50/p99 latency over
  * 5 min / 1 h / 24 h, deliveries by state, health history), `PATCH …/endpoint/{ep}/limits` (in-flight cap,
  * rate limit and burst, enforced across all dispatchers), `POST …/endpoint/{ep}/pause` and `…/resume`

@@ -7,7 +7,7 @@ import { endpointSecretRotateIn } from '../schemas/endpoint-settings.ts';
 /**
  * Svix `POST /api/v1/app/{app}/endpoint/{ep}/secret/rotate` (204): the endpoint signs with a new secret
  * (`key`, or a generated one); for the grace period (`gracePeriodSeconds`, default
- * TIDINGS_SECRET_ROTATION_GRACE) every request carries the previous secret's signature too (DESIGN §6).
+ * TIDINGS_SECRET_ROTATION_GRACE) every request carries the previous secret's signature too (docs/design.md#signing).
  * Idempotency-Key honoured: a repeated rotation with the same key rotates once.
  */
 export function registerEndpointSecretRotate(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency' | 'config'>): void {

@@ -15,7 +15,7 @@ const eraseOut = z.object({
 }).meta({ id: 'ExpungeAllContentsOut' });
 
 /**
- * `POST /api/v1/app/{app}/msg/expunge-all-contents` (Svix `message.expungeAllContents`, issue 8 §5): starts a
+ * `POST /api/v1/app/{app}/msg/expunge-all-contents` (Svix `message.expungeAllContents`, docs/guides/security.md): starts a
  * background task (kind `application.purge_content`) that expunges the payloads and stored response bodies
  * of the application's messages — all of them, or (Tidings) those with `tag` or an eventId starting with
  * `eventIdPrefix`. The messages, deliveries, attempts and timelines stay. 202 with the task, whose progress

@@ -10,7 +10,7 @@ const finiteIso = (d: Date): string | null => (Number.isFinite(d.valueOf()) ? d.
 
 /**
  * Tidings: `GET /api/v1/app/{app}/msg/{msg}/endpoint/{ep}/timeline` — the delivery of a message to an
- * endpoint, its current state, and its append-only timeline (DESIGN §3), oldest first.
+ * endpoint, its current state, and its append-only timeline (docs/design.md#delivery-lifecycle), oldest first.
  */
 export function registerTimeline(app: Api, deps: Pick<HttpDeps, 'queries'>): void {
   app.get('/api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/timeline', {
