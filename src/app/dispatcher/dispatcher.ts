@@ -3,6 +3,7 @@ import type { Clock, Random } from '../../ports/clock.ts';
 import type { ClaimedDelivery, DeliveryStore } from '../../ports/delivery-store.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Sender } from '../../ports/sender.ts';
+import { NOOP_TRACER, type DeliveryTrace, type Tracer } from '../../ports/tracer.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
@@ -62,6 +63,8 @@ export interface DispatcherDeps {
   readonly settings: DispatcherSettings;
   readonly observer?: DispatcherObserver;
   readonly onWake?: (listener: () => void) => () => void;
+  /** Delivery and attempt spans (docs/reference/traces.md); default the no-op tracer. */
+  readonly tracer?: Tracer;
 }
 
 /** The dispatcher role (STYLE.md "The delivery loop"). */
@@ -106,12 +109,15 @@ interface Flight {
   /** Set once the outcome is handed to the recorder: the heartbeat no longer renews it (it may already be written). */
   recording: boolean;
   done: Promise<void>;
+  /** The delivery's span, from claim to record (the no-op trace when tracing is off). */
+  readonly trace: DeliveryTrace;
 }
 
 /** Makes a dispatcher (DESIGN §2, §9). */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { settings, logger, observer = {} } = deps;
   const attemptLogger = deps.attemptLogger ?? logger;
+  const tracer = deps.tracer ?? NOOP_TRACER;
   const flights = new Map<string, Flight>();
   const book = createWindowBook(settings);
   let running = false;
@@ -175,11 +181,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const launch = (delivery: ClaimedDelivery): void => {
-    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve() };
+    const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve(), trace: tracer.startDelivery(delivery) };
     flights.set(delivery.deliveryId, flight);
     flight.done = (async () => {
       try {
+        flight.trace.attemptStarted();
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
+        flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
         book.note(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
@@ -189,6 +197,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         } catch {
           return; // recorder closed during stop: the lease expires and the delivery is sent again
         }
+        flight.trace.recorded(outcome.next, recorded);
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
         const line = attemptLine(delivery, outcome, recorded, settings.retryPolicy.delaysMs.length + 1);
@@ -202,6 +211,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
+        flight.trace.end();
         finish(flight);
       }
     })();
@@ -250,6 +260,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const flight = flights.get(id);
       if (flight === undefined) continue;
       flight.abandoned = true;
+      flight.trace.leaseLost();
       flight.controller.abort();
     }
     if (lost.length > 0) {
