@@ -95,3 +95,12 @@ test('a delivery span is a new trace linked to the publish span, with reclaim, l
   const values = JSON.stringify(spans.map((s) => s.attributes));
   for (const secret of ['secret', 'Bearer', 'u:p']) assert.ok(!values.includes(secret), `attributes carry ${secret}`);
 });
+
+test('docs/reference/traces.md names every span, event and tidings.* attribute the adapter writes', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const source = await readFile(new URL('./otel-tracer.ts', import.meta.url), 'utf8');
+  const doc = await readFile(new URL('../../docs/reference/traces.md', import.meta.url), 'utf8');
+  const names = new Set([...source.matchAll(/'(tidings\.[a-z_.]+)'/g)].map((m) => m[1]!));
+  assert.ok(names.size >= 15, `found ${names.size} names`);
+  for (const name of names) assert.ok(doc.includes(`\`${name}\``), `${name} is not in docs/reference/traces.md`);
+});
