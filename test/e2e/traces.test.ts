@@ -110,8 +110,8 @@ describe('traces across the API and a dispatcher process', () => {
     OTEL_BSP_SCHEDULE_DELAY: '100',
     ...extra,
   });
-  const startDispatcher = async (name: string): Promise<TidingsProcess> => {
-    const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_WORKER_ID: name, OTEL_SERVICE_NAME: 'tidings-dispatcher' }) });
+  const startDispatcher = async (name: string, extra: Record<string, string> = {}): Promise<TidingsProcess> => {
+    const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_WORKER_ID: name, OTEL_SERVICE_NAME: 'tidings-dispatcher', ...extra }) });
     dispatchers.push(p);
     return p;
   };
@@ -207,7 +207,9 @@ describe('traces across the API and a dispatcher process', () => {
 
   test('a reclaim after a killed dispatcher shows as an event on the new owner\'s delivery span, still linked to the publish span', async () => {
     const appId = await setupApp('reclaim', ['/hold']);
-    const first = await startDispatcher('trace-a');
+    // The held attempt must still be in flight when the test kills its dispatcher: a deadline with room for a
+    // busy machine (the lease must exceed it by 1 s), which is also how long the takeover waits.
+    const first = await startDispatcher('trace-a', { TIDINGS_LEASE: '6s', TIDINGS_ATTEMPT_DEADLINE: '5s', TIDINGS_HEADERS_TIMEOUT: '5s', TIDINGS_BODY_TIMEOUT: '5s' });
     const messageId = await publish(appId);
     await receiver.held;
     await first.kill();
