@@ -74,7 +74,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination === undefined ? {} : { destination: options.logDestination }) });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
-  const tracing = startTracing(config, logger);
+  const tracing = await startTracing(config, logger);
   const closers: (() => Promise<void>)[] = [() => tracing.shutdown(), () => db.close()];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch((error: unknown) => logger.error({ err: error }, 'close failed'));
