@@ -83,6 +83,8 @@ export interface Options {
   readonly logLevel: string;
   readonly probe: boolean;
   readonly cpuProf: boolean;
+  /** Tracing on in the Tidings processes, exporting to a local OTLP sink (bench/trace-sink.ts). */
+  readonly traces: boolean;
   /** JSON output path, or undefined for bench/results/bench-<time>.json. */
   readonly out: string | undefined;
   readonly help: boolean;
@@ -106,9 +108,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
   --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
   --cpu-prof          write V8 CPU profiles of the Tidings processes and summarise them
+  --traces            tracing on in the Tidings processes (OTLP/HTTP protobuf, default batch processor) to a
+                      local sink that answers at once; compare with the same run without it
   --out FILE          JSON output (default bench/results/bench-<time>.json)
 
-TIDINGS_* variables in the environment are passed to the Tidings processes (e.g. TIDINGS_CONCURRENCY).`;
+TIDINGS_* and OTEL_* variables in the environment are passed to the Tidings processes (e.g. TIDINGS_CONCURRENCY).`;
 
 /**
  * Parses the benchmark's arguments.
@@ -121,7 +125,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' }, size: { type: 'string' },
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
-      'cpu-prof': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   const size = values.quick === true ? 'quick' : values.size ?? 'full';
@@ -159,6 +163,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     logLevel: values['log-level'] ?? 'info',
     probe: values.probe === true,
     cpuProf: values['cpu-prof'] === true,
+    traces: values.traces === true,
     out: values.out,
     help: values.help === true,
   };

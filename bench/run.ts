@@ -25,6 +25,7 @@ import { scenarioD } from './scenario-latency.ts';
 import { scenarioH } from './scenario-stats.ts';
 import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
 import { round } from './stats.ts';
+import { startTraceSink, type TraceSink } from './trace-sink.ts';
 import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -120,7 +121,9 @@ async function main(): Promise<number> {
   const logDir = join(resultsDir, `logs-${stamp()}`);
   await mkdir(logDir, { recursive: true });
   const userEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('TIDINGS_') && v !== undefined) userEnv[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if ((k.startsWith('TIDINGS_') || k.startsWith('OTEL_')) && v !== undefined) userEnv[k] = v;
+  const traceSink: TraceSink | null = options.traces ? await startTraceSink() : null;
+  if (traceSink !== null) userEnv.OTEL_EXPORTER_OTLP_ENDPOINT = traceSink.url;
   const base: ClusterBase = {
     serverUrl: options.databaseUrl,
     dbName: options.dbName,
@@ -161,7 +164,7 @@ async function main(): Promise<number> {
     `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
     server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
     `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
-    `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
+    `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${traceSink !== null ? '; traces ON (OTLP to a local sink)' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
   ];
   for (const line of header) console.log(line);
   console.log('');
@@ -196,6 +199,9 @@ async function main(): Promise<number> {
     }
   }
 
+  const traceFigures = traceSink?.figures() ?? null;
+  await traceSink?.close();
+  if (traceFigures !== null) console.error(`trace sink: ${traceFigures.exports} exports, ${round(traceFigures.bytes / 1024, 1)} KiB`);
   const loadAtEnd = loadavg();
   const results = book.results();
   console.log(formatTable(results));
@@ -216,6 +222,7 @@ async function main(): Promise<number> {
     postgres: server === null ? null : { url: redactedUrl, ...server },
     options: { ...options, sizes: options.sizes },
     tidingsEnvFromUser: Object.keys(userEnv),
+    traceSink: traceFigures,
     receivers: {
       kind: 'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an empty body; counts requests and keeps the first arrival per webhook-id and path',
       delaysMs: { a: 0, b: 100, c: 1000, d: 0, e: 0, f: 0 },

@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
+import type { TraceCarrier } from '../ports/tracer.ts';
 
 /**
  * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a
@@ -22,6 +23,8 @@ export interface PublishInput {
   readonly deliverAt?: Date | null;
   /** Payload retention in hours (Svix `payloadRetentionHours`), null = the deployment default. */
   readonly retentionHours: number | null;
+  /** W3C trace context of the publish request, stored with the message (set by `withTraceContext`). */
+  readonly traceContext?: TraceCarrier | null;
 }
 
 /** Dependencies of {@link createPublisher}. `onPublished` counts accepted messages (metrics). */

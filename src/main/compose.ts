@@ -13,6 +13,7 @@ import { buildApp } from '../http/app.ts';
 import type { ConnectionStats } from '../http/plugins/connection-guard.ts';
 import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { startTracing } from '../observability/tracing.ts';
 import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
 import { createPgBacklogReader } from '../adapters/postgres/stats-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
@@ -72,7 +73,9 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const random = options.random ?? cryptoRandom;
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination === undefined ? {} : { destination: options.logDestination }) });
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') });
-  const closers: (() => Promise<void>)[] = [() => db.close()];
+  // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
+  const tracing = await startTracing(config, logger);
+  const closers: (() => Promise<void>)[] = [() => tracing.shutdown(), () => db.close()];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch((error: unknown) => logger.error({ err: error }, 'close failed'));
   };
@@ -116,7 +119,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const ownPool = options.roles.api && db.engine === 'server';
       const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') }) : db;
       if (ownPool) closers.push(() => dispatcherDb.close());
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push(() => wakeups.stop());
       dispatcherRole.dispatcher.start();
@@ -135,7 +138,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (options.roles.api) {
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (docs/guides/security.md).
       const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
-      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick() });
+      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick(), tracer: tracing.tracer });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());

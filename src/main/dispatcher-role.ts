@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Db } from '../adapters/postgres/db.ts';
 import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery-store.ts';
+import { withTraceContexts } from '../adapters/postgres/message/trace-context.ts';
 import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
 import { createPgOperationalEvents } from '../adapters/postgres/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
@@ -11,6 +12,7 @@ import type { Cipher } from '../ports/cipher.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Sender } from '../ports/sender.ts';
+import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { deliveryStoreMetrics } from './delivery-metrics.ts';
 import type { FaultPoints } from './fault-points.ts';
@@ -35,6 +37,8 @@ export interface DispatcherRoleDeps {
   readonly lookup?: LookupFunction;
   /** Test seam: armed fault points (TIDINGS_TEST_FAULT_POINTS), wrapped around the store and the sender. */
   readonly faultPoints?: FaultPoints | null;
+  /** Delivery and attempt spans; default the no-op tracer (tracing off). */
+  readonly tracer?: Tracer;
 }
 
 /** A running dispatcher with its sender. */
@@ -62,7 +66,8 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   });
   const faults = deps.faultPoints ?? null;
   const sender = faults === null ? httpSender : faults.sender(httpSender);
-  const store = createPgDeliveryStore(deps.db, deps.cipher, {
+  const tracer = deps.tracer ?? NOOP_TRACER;
+  const pgStore = createPgDeliveryStore(deps.db, deps.cipher, {
     policy: outcomePolicyOf(config),
     ...(config.operationalApp === undefined ? {} : {
       operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
@@ -70,6 +75,8 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     observer: deliveryStoreMetrics(metrics),
   });
   const logger = deps.logger.child({ role: 'dispatcher', workerId });
+  // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).
+  const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', workerId }) ?? logger;
   const dispatcher = createDispatcher({
     store: faults === null ? store : faults.deliveryStore(store),
@@ -97,6 +104,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       },
     },
     onWake: (listener) => deps.wakeups.subscribe(listener),
+    tracer,
     observer: {
       claimed: (count, reclaimed) => {
         metrics.deliveriesReclaimed.inc(reclaimed);

@@ -12,6 +12,7 @@ import { createApplications } from '../app/applications.ts';
 import { createAuthenticator } from '../app/credentials.ts';
 import { createEndpoints } from '../app/endpoints.ts';
 import { createPublisher } from '../app/publish.ts';
+import { withTraceContext } from '../app/publish-trace.ts';
 import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
@@ -37,6 +38,7 @@ import type { HttpDeps } from '../http/app.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Cipher } from '../ports/cipher.ts';
 import type { Clock, Random } from '../ports/clock.ts';
+import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 
 /** What {@link createHttpDeps} wires together. `wake` wakes in-process dispatchers after a commit. */
 export interface HttpWiring {
@@ -51,6 +53,8 @@ export interface HttpWiring {
   readonly wake: () => void;
   /** Starts the erasure runner at once (the retention job of this process); absent = the next retention run. */
   readonly kickErasure?: () => void;
+  /** Stores each message with the publish request's trace context when tracing is on; default the no-op tracer. */
+  readonly tracer?: Tracer;
 }
 
 /** Builds the dependencies of the HTTP API over PostgreSQL (the one place that wires them). */
@@ -74,7 +78,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     applications: createApplications({ store: catalog, clock, random }),
     endpoints: withSubscriptionCheck(createEndpoints({ store: catalog, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: catalog }),
-    publisher: withEventTypeChecks(createPublisher({
+    publisher: withTraceContext(withEventTypeChecks(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
         limits: batchLimits,
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
@@ -84,7 +88,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       random,
       onPublished: () => w.metrics.messagesPublished.inc(),
       deliverAtHorizonMs: w.config.deliverAtHorizonMs,
-    }), { store: eventTypeStore, schemas }),
+    }), { store: eventTypeStore, schemas }), w.tracer ?? NOOP_TRACER),
     resender: createResender({ store: catalog, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: catalog, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: createPgApiKeyStore(w.db), catalog, clock, random }),

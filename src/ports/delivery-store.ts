@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { ErrorKind } from '../domain/error-kinds.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
+import type { TraceCarrier } from './tracer.ts';
 
 /**
  * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus releaseLease
@@ -110,6 +111,8 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly headers: Readonly<Record<string, string>>;
   /** Ids of `signingKeys`, in the same order: a fingerprint of each secret, never the secret (OperatorDetail.signedWith). */
   readonly signingKeyIds?: readonly string[];
+  /** W3C trace context stored with the message (its publish span), loaded only when tracing is on; else absent. */
+  readonly traceContext?: TraceCarrier | null;
 }
 
 /** One attempt's outcome to record, fenced by its lease. */

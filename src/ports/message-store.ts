@@ -1,4 +1,5 @@
 import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
+import type { TraceCarrier } from './tracer.ts';
 
 /**
  * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a JSON
@@ -20,6 +21,8 @@ export interface NewMessage {
    */
   readonly deliverAt?: Date | null;
   readonly retentionHours: number | null;
+  /** W3C trace context of the publish span (written only when tracing is on); null or absent = none. */
+  readonly traceContext?: TraceCarrier | null;
 }
 
 /** A stored message as read back. `payload` is null once expunged. Instants from the database clock. */

@@ -29,21 +29,22 @@ export const WAKE_CHANNEL = 'tidings_due';
  * their first timeline row says `scheduled` instead of `published`; a deliver_at in the past is due at once.
  * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
  * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
- * $10 now (NULL = database clock), $11 content type (NULL = JSON payload), $12 deliver_at (NULL = at once).
+ * $10 now (NULL = database clock), $11 content type (NULL = JSON payload), $12 deliver_at (NULL = at once),
+ * $13 trace context (JSON text of the W3C traceparent/tracestate; NULL = none, always when tracing is off).
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
  */
 const PUBLISH = prepared('tidings_publish', `
 WITH input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[],
-              $11::text[], $12::timestamptz[])
-    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at, content_type, deliver_at)
+              $11::text[], $12::timestamptz[], $13::text[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context)
 ), msg AS (
-  INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at)
+  INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at, trace_context)
   SELECT id, app_id, event_id, event_type,
          CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
-         payload, payload_key_id, retention_hours, now, content_type, deliver_at
+         payload, payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb
   FROM input
   ORDER BY app_id, event_id
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
@@ -99,6 +100,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
     column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), column((m) => m.data),
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
+    column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
   ]);
   const byId = new Map(res.rows.map((row) => [row.id, row]));
   return batch.map(({ message }) => {

@@ -3,6 +3,7 @@ import type { Clock, Random } from '../../ports/clock.ts';
 import type { ClaimedDelivery, DeliveryStore } from '../../ports/delivery-store.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { Sender } from '../../ports/sender.ts';
+import { NOOP_TRACER, type Tracer } from '../../ports/tracer.ts';
 import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { logAttempt } from './attempt-line.ts';
@@ -68,6 +69,8 @@ export interface DispatcherDeps {
   readonly onWake?: (listener: () => void) => () => void;
   /** The loop's timers; default {@link systemTimers}. */
   readonly timers?: LoopTimers;
+  /** Delivery and attempt spans (docs/reference/traces.md); default the no-op tracer. */
+  readonly tracer?: Tracer;
 }
 
 /** The dispatcher role: a thin loop over the store and sender ports (see {@link createDispatcher}). */
@@ -132,6 +135,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const loggers = { logger, attemptLogger: deps.attemptLogger ?? logger };
   const maxAttempts = settings.retryPolicy.delaysMs.length + 1;
   const window = createInFlightWindow(settings);
+  const tracer = deps.tracer ?? NOOP_TRACER;
   const book = createWindowBook(settings);
   let state: LoopState = 'stopped';
   let healthy = true;
@@ -182,10 +186,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const launch = (delivery: ClaimedDelivery): void => {
-    const flight = window.add(delivery);
+    const flight = window.add(delivery, tracer.startDelivery(delivery));
     flight.done = (async () => {
       try {
+        flight.trace.attemptStarted();
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
+        flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
         book.note(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
@@ -195,12 +201,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         } catch {
           return; // recorder closed during stop: the lease expires and the delivery is sent again
         }
+        flight.trace.recorded(outcome.next, recorded);
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
         logAttempt(loggers, delivery, outcome, recorded, maxAttempts);
       } catch (error) {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
+        flight.trace.end();
         finish(flight);
       }
     })();
@@ -249,6 +257,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const flight = window.get(id);
       if (flight === undefined) continue;
       flight.abandoned = true;
+      flight.trace.leaseLost();
       flight.controller.abort();
     }
     if (lost.length > 0) {

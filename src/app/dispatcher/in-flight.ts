@@ -1,4 +1,5 @@
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { DeliveryTrace } from '../../ports/tracer.ts';
 
 /** The window is refilled at once when 1/REFILL_FRACTION of it (or a claim batch) is free. */
 const REFILL_FRACTION = 32;
@@ -14,6 +15,8 @@ export interface Flight {
   /** Set once the outcome is handed to the recorder: the heartbeat no longer renews it (it may already be written). */
   recording: boolean;
   done: Promise<void>;
+  /** The delivery's span, from claim to record (the no-op trace when tracing is off). */
+  readonly trace: DeliveryTrace;
 }
 
 /**
@@ -22,7 +25,8 @@ export interface Flight {
  */
 export interface InFlightWindow {
   /** Takes a slot for `delivery` (replacing an older flight of the same delivery: a reclaim by this dispatcher). */
-  add(delivery: ClaimedDelivery): Flight;
+  /** Adds the attempt of `delivery`, traced by `trace`. */
+  add(delivery: ClaimedDelivery, trace: DeliveryTrace): Flight;
   /**
    * Frees the slot of a finished flight (unless a newer lease of the same delivery holds it) and wakes the
    * waiters of {@link InFlightWindow.drained} when the window is empty. Returns `'now'` when the loop should
@@ -47,8 +51,8 @@ export function createInFlightWindow(settings: { readonly concurrency: number; r
   let drainWaiters: (() => void)[] = [];
   const refillAt = Math.min(settings.claimBatch, Math.max(1, Math.ceil(settings.concurrency / REFILL_FRACTION)));
   return {
-    add(delivery) {
-      const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve() };
+    add(delivery, trace) {
+      const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve(), trace };
       flights.set(delivery.deliveryId, flight);
       return flight;
     },
