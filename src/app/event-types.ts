@@ -1,8 +1,8 @@
 import { AppError, notFound } from '../domain/errors.ts';
-import type { Page } from '../ports/catalog-store.ts';
+import type { Page } from '../ports/paging.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EventTypeChanges, EventTypeFields, EventTypeListQuery, EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { fieldError, requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import type { Endpoints } from './endpoints.ts';

@@ -1,7 +1,8 @@
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 
 /**

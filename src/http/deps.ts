@@ -21,6 +21,7 @@ import type { TaskRunner, Tasks } from '../app/tasks.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { IdempotencyStore } from '../ports/idempotency-store.ts';
+import type { UnitOfWork } from '../ports/unit-of-work.ts';
 
 /** Everything the HTTP API needs; main/ wires it (the HTTP layer never sees an adapter). */
 export interface HttpDeps {
@@ -36,6 +37,8 @@ export interface HttpDeps {
   readonly ready: () => Promise<boolean>;
   /** Idempotency keys, and the transaction of every write. */
   readonly idempotency: IdempotencyStore;
+  /** Transactions of the routes' writes (with an Idempotency-Key, the idempotency store opens the transaction). */
+  readonly unitOfWork: UnitOfWork;
   readonly applications: Applications;
   readonly endpoints: Endpoints;
   readonly queries: Queries;

@@ -1,10 +1,4 @@
-/**
- * Opaque handle of an open transaction, passed from {@link IdempotencyStore.run} to store methods that
- * must commit together with the stored answer. Only the adapter that made it can use it.
- */
-export interface Tx {
-  readonly __brand: 'Tx';
-}
+import type { Tx } from './unit-of-work.ts';
 
 /** Scope and fingerprint of one idempotent request (DESIGN §5). Durations in ms. */
 export interface IdempotencyScope {
@@ -40,12 +34,4 @@ export interface IdempotencyStore {
    * Anything `work` throws rolls the transaction back and stores nothing.
    */
   run(scope: IdempotencyScope, work: (tx: Tx) => Promise<StoredAnswer>): Promise<StoredAnswer & { readonly replayed: boolean }>;
-  /** Runs `work` in a plain transaction (a POST without an Idempotency-Key). */
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
-   * Runs `work` without an enclosing transaction: each statement commits on its own, and after-commit hooks
-   * run once `work` returns. Only for work whose writes are one statement (publish without an
-   * Idempotency-Key: ADR 0006), where BEGIN and COMMIT would be two round trips that add nothing.
-   */
-  autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }

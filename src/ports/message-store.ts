@@ -1,4 +1,5 @@
-import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * A message to store, with its fan-out (DESIGN §5). `payload` is the exact published byte span of a JSON

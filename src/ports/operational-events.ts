@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Operational webhooks (issue 6): events about the platform itself — `endpoint.disabled`,

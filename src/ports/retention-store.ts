@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Retention and erasure (issue 8 §5, DESIGN §9). Every method is one bounded batch in one short statement

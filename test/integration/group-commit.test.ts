@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { statementBatcher } from '../../src/adapters/postgres/batching.ts';
-import { pgApplications } from '../../src/adapters/postgres/catalog-applications.ts';
-import { createPgEventTypeStore } from '../../src/adapters/postgres/catalog-event-types.ts';
+import { createPgApplicationStore } from '../../src/adapters/postgres/application/application-store.ts';
+import { createPgEventTypeStore } from '../../src/adapters/postgres/event-type/event-type-store.ts';
 import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
@@ -241,7 +241,7 @@ for (const engine of ENGINES) {
       await t.db.query(`UPDATE applications SET uid = 'grouped-uid' WHERE id = $1`, [appId]);
       await t.db.query(`INSERT INTO event_types (name, description) VALUES ('grouped.type', 'd')`);
       const { db, calls } = counting(t.db);
-      const apps = pgApplications(db);
+      const apps = createPgApplicationStore(db);
       const types = createPgEventTypeStore(db);
       const [byId, byUid, missing, type, noType] = await Promise.all([
         apps.findApplication(appId), apps.findApplication('grouped-uid'), apps.findApplication('nope'),

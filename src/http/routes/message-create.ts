@@ -52,7 +52,7 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     const answerOf = (message: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(message) });
     let grouped: StoredAnswer | null = null;
     if (scope !== null) {
-      grouped = await deps.idempotency.autocommit(async (tx) => {
+      grouped = await deps.unitOfWork.autocommit(async (tx) => {
         const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, null);
         const stored = await deps.publisher.publishKeyed(scope, inputFor(target.id), answerOf);
         return stored === null ? null : stored.answer;

@@ -1,4 +1,4 @@
-import type { Page, PageQuery } from '../../ports/catalog-store.ts';
+import type { Page, PageQuery } from '../../ports/paging.ts';
 
 /**
  * Keyset pagination shared by the catalog queries (Svix iterators, see {@link PageQuery}). A page reads

@@ -5,7 +5,7 @@
  * each connection parses and plans it once.
  */
 
-import { prepared } from './db.ts';
+import { prepared } from '../db.ts';
 
 /*
  * SWEEP — housekeeping of expired leases that the claim must not take, in one statement:

@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.ts';
-import type { Tx } from '../../ports/idempotency-store.ts';
+import type { Tx } from '../../ports/unit-of-work.ts';
 import type { Db, Queryable } from './db.ts';
 import { constraintOf, sqlState, SqlState } from './sqlstate.ts';
 import { txClient } from './tx.ts';

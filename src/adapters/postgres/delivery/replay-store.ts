@@ -1,8 +1,8 @@
-import { AppError } from '../../domain/errors.ts';
-import type { Tx } from '../../ports/idempotency-store.ts';
-import type { ReplayBatchResult, ReplayStore } from '../../ports/replay-store.ts';
-import type { Db } from './db.ts';
-import { onCommit, txClient } from './tx.ts';
+import { AppError } from '../../../domain/errors.ts';
+import type { Tx } from '../../../ports/unit-of-work.ts';
+import type { ReplayBatchResult, ReplayStore } from '../../../ports/replay-store.ts';
+import type { Db } from '../db.ts';
+import { onCommit, txClient } from '../tx.ts';
 
 /*
  * RESEND — $1 app id, $2 message id, $3 endpoint id, $4 now. Makes the pair's delivery due now (creating it

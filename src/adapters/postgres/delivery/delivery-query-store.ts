@@ -1,10 +1,10 @@
-import type { DeliveryState } from '../../domain/delivery-state.ts';
-import type { Cipher } from '../../ports/cipher.ts';
-import type { MessageView } from '../../ports/catalog-store.ts';
-import type { DeadLetterView, DeliveryQueryStore } from '../../ports/delivery-query-store.ts';
-import { toRecord as endpointRecord, type EndpointRow } from './catalog-endpoints.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import type { Db } from './db.ts';
+import type { DeliveryState } from '../../../domain/delivery-state.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { MessageView } from '../../../ports/message-query-store.ts';
+import type { DeadLetterView, DeliveryQueryStore, TimelineEntry } from '../../../ports/delivery-query-store.ts';
+import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
+import { keyset, toPage } from '../paging.ts';
+import type { Db } from '../db.ts';
 
 /** The endpoint columns the catalog reads, on alias `e`. */
 const ENDPOINT_COLUMNS = ['id', 'app_id', 'uid', 'url', 'description', 'version', 'filter_types', 'channels', 'metadata', 'headers', 'rate_limit_per_s', 'status', 'status_reason', 'created_at', 'updated_at']
@@ -68,6 +68,25 @@ function conditions(first: unknown[]) {
     get text(): string {
       return sql.map((s) => ` AND ${s}`).join('');
     },
+  };
+}
+
+interface TimelineRow {
+  id: string;
+  state: string;
+  worker_id: string | null;
+  fencing_token: string | null;
+  status_code: number | null;
+  latency_ms: number | null;
+  error_kind: string | null;
+  reason: string | null;
+  at: Date;
+}
+
+function timelineEntry(row: TimelineRow): TimelineEntry {
+  return {
+    id: row.id, state: row.state, workerId: row.worker_id, fencingToken: row.fencing_token, statusCode: row.status_code,
+    latencyMs: row.latency_ms, errorKind: row.error_kind, reason: row.reason, at: row.at,
   };
 }
 
@@ -152,6 +171,29 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
         reason: r.dead_reason, attemptCount: r.attempt_count, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
         lastAttemptAt: r.last_attempt_at, deadAt: r.updated_at,
       }));
+    },
+
+    async findDelivery(appId, messageId, endpointId) {
+      const res = await db.query<{ id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date; dead_reason: string | null }>(
+        `SELECT id, message_id, endpoint_id, state, attempt_count, next_attempt_at, dead_reason FROM deliveries
+         WHERE app_id = $1 AND message_id = $2 AND endpoint_id = $3`,
+        [appId, messageId, endpointId],
+      );
+      const row = res.rows[0];
+      return row === undefined ? null : {
+        id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, state: row.state, attemptCount: row.attempt_count,
+        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason,
+      };
+    },
+
+    async listTimeline(deliveryId, page) {
+      const k = keyset(page, 'id', 3);
+      const res = await db.query<TimelineRow>(
+        `SELECT id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
+         WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        [deliveryId, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, page, (r) => r.id, timelineEntry);
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { Cipher } from '../../ports/cipher.ts';
-import type { MessageContentStore } from '../../ports/message-content-store.ts';
-import { nowSql } from './catalog-common.ts';
-import type { Db } from './db.ts';
-import { onCommit, txClient } from './tx.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { MessageContentStore } from '../../../ports/message-content-store.ts';
+import { nowSql } from '../sql.ts';
+import type { Db } from '../db.ts';
+import { onCommit, txClient } from '../tx.ts';
 
 /*
  * EXPUNGE_CONTENT — $1 app id, $2 message id, $3 now. Drops the payload bytes; the first expunge time is

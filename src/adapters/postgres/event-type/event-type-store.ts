@@ -1,9 +1,9 @@
-import type { EventTypeRecord, EventTypeStore } from '../../ports/event-type-store.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import { nowSql, on, setClause } from './catalog-common.ts';
-import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
-import { prepared, type Db } from './db.ts';
-import { isAutocommit } from './tx.ts';
+import type { EventTypeRecord, EventTypeStore } from '../../../ports/event-type-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { nowSql, on, setClause } from '../sql.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
+import { prepared, type Db } from '../db.ts';
+import { isAutocommit } from '../tx.ts';
 
 interface EventTypeRow {
   name: string;

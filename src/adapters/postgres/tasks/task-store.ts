@@ -1,8 +1,8 @@
-import type { TaskRecord, TaskStatus, TaskStore } from '../../ports/task-store.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import { nowSql, on } from './catalog-common.ts';
-import type { Db } from './db.ts';
-import { runTx } from './tx.ts';
+import type { TaskRecord, TaskStatus, TaskStore } from '../../../ports/task-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { nowSql, on } from '../sql.ts';
+import type { Db } from '../db.ts';
+import { runTx } from '../tx.ts';
 
 interface TaskRow {
   id: string;

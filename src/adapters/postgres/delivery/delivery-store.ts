@@ -1,11 +1,11 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { decodeSecret, signingKeyId } from '../../domain/signing.ts';
-import type { Cipher } from '../../ports/cipher.ts';
-import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../ports/delivery-store.ts';
-import type { Db, Queryable } from './db.ts';
-import type { OperationalEvent, OperationalEvents } from '../../ports/operational-events.ts';
+import { decodeSecret, signingKeyId } from '../../../domain/signing.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
+import type { Db, Queryable } from '../db.ts';
+import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
-import { runTx } from './tx.ts';
+import { runTx } from '../tx.ts';
 
 interface ClaimRow {
   id: string;

@@ -1,8 +1,8 @@
-import type { Tx } from '../../ports/idempotency-store.ts';
-import { ERASURE_TASK_KIND, type ErasureTask, type RetentionStore } from '../../ports/retention-store.ts';
-import { nowSql, on } from './catalog-common.ts';
-import type { Db } from './db.ts';
-import { runTx } from './tx.ts';
+import type { Tx } from '../../../ports/unit-of-work.ts';
+import { ERASURE_TASK_KIND, type ErasureTask, type RetentionStore } from '../../../ports/retention-store.ts';
+import { nowSql, on } from '../sql.ts';
+import type { Db } from '../db.ts';
+import { runTx } from '../tx.ts';
 
 /*
  * RETENTION_CLASSES — the distinct retention classes of held payloads (coalesce(retention_hours, -1); -1 = the

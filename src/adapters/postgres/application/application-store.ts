@@ -1,9 +1,9 @@
-import type { ApplicationListFilters, ApplicationRecord, CatalogStore } from '../../ports/catalog-store.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
-import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
-import { prepared, type Db } from './db.ts';
-import { isAutocommit } from './tx.ts';
+import type { ApplicationListFilters, ApplicationRecord, ApplicationStore } from '../../../ports/application-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { nowSql, on, setClause, withConflict } from '../sql.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
+import { prepared, type Db } from '../db.ts';
+import { isAutocommit } from '../tx.ts';
 
 interface ApplicationRow {
   id: string;
@@ -53,10 +53,10 @@ function listFilterSql(filters: ApplicationListFilters): string {
 }
 
 /**
- * The application part of the PostgreSQL {@link CatalogStore}. Lookups outside a transaction (no `tx`, or an
+ * The PostgreSQL {@link ApplicationStore} (table applications). Lookups outside a transaction (no `tx`, or an
  * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007).
  */
-export function pgApplications(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS): Pick<CatalogStore, 'insertApplication' | 'insertApplicationIfAbsent' | 'findApplication' | 'listApplications' | 'updateApplication' | 'deleteApplication'> {
+export function createPgApplicationStore(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS): ApplicationStore {
   const grouped = statementBatcher<string, ApplicationRecord | null>(limits, async (refs) => {
     const res = await db.query<ApplicationRow>(FIND_APPLICATIONS, [[...new Set(refs)]]);
     // The id wins over a uid that happens to equal it, as in FIND_APPLICATION.

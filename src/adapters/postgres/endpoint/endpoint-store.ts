@@ -1,31 +1,13 @@
-import type { Cipher } from '../../ports/cipher.ts';
-import type { CatalogStore, EndpointRecord, EndpointStatus } from '../../ports/catalog-store.ts';
-import { sealHeaders } from './catalog-endpoint-settings.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import { nowSql, on, setClause, withConflict } from './catalog-common.ts';
-import type { Db } from './db.ts';
-import type { Tx } from '../../ports/idempotency-store.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { EndpointStore } from '../../../ports/endpoint-store.ts';
+import { toRecord, type EndpointRow } from '../endpoint-row.ts';
+import { sealHeaders } from './endpoint-settings-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { nowSql, on, setClause, withConflict } from '../sql.ts';
+import type { Db } from '../db.ts';
+import type { Tx } from '../../../ports/unit-of-work.ts';
 
-/** An endpoints row without its secrets (the non-secret columns, as the catalog reads them). */
-export interface EndpointRow {
-  id: string;
-  app_id: string;
-  uid: string | null;
-  url: string;
-  description: string;
-  version: number;
-  filter_types: string[] | null;
-  channels: string[] | null;
-  metadata: Record<string, string>;
-  headers: Record<string, string>;
-  rate_limit_per_s: number | null;
-  status: EndpointStatus;
-  status_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** Every column but the secrets: a secret is read only by {@link pgEndpoints} `endpointSecret`. */
+/** Every column but the secrets: a secret is read only by {@link createPgEndpointStore} `endpointSecret`. */
 const COLUMNS = 'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, status, status_reason, created_at, updated_at';
 const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists in the application' };
 
@@ -59,20 +41,12 @@ WITH moved AS (
 )
 SELECT count(*)::int AS n FROM moved`;
 
-/** An endpoints row → {@link EndpointRecord}. */
-export function toRecord(row: EndpointRow): EndpointRecord {
-  return {
-    id: row.id, appId: row.app_id, uid: row.uid, url: row.url, description: row.description, version: row.version,
-    filterTypes: row.filter_types, channels: row.channels, metadata: row.metadata, headers: row.headers,
-    rateLimit: row.rate_limit_per_s, status: row.status, statusReason: row.status_reason, createdAt: row.created_at, updatedAt: row.updated_at,
-  };
-}
 
 /**
- * The endpoint part of the PostgreSQL {@link CatalogStore}. Signing secrets are encrypted with `cipher`
+ * The PostgreSQL {@link EndpointStore} (table endpoints). Signing secrets are encrypted with `cipher`
  * (context = endpoint id, so a value cannot be moved to another row) and never logged.
  */
-export function pgEndpoints(db: Db, cipher: Cipher): Pick<CatalogStore, 'insertEndpoint' | 'countEndpointsLocked' | 'findEndpoint' | 'listEndpoints' | 'updateEndpoint' | 'softDeleteEndpoint' | 'endpointSecret' | 'settlePendingDeliveries'> {
+export function createPgEndpointStore(db: Db, cipher: Cipher): EndpointStore {
   /** Appends to the endpoint's health history (endpoint_events), as the dispatcher does for its own changes. */
   const logEvent = async (tx: Tx, endpointId: string, kind: string, reason: string | null, now: Date | null) => {
     await on(db, tx).query(`INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`, [endpointId, kind, reason, now]);

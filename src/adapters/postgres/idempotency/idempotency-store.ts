@@ -1,8 +1,8 @@
-import { AppError } from '../../domain/errors.ts';
-import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../ports/idempotency-store.ts';
-import { prepared, type Db, type Queryable } from './db.ts';
-import { sqlState, SqlState } from './sqlstate.ts';
-import { runAutocommit, runTx } from './tx.ts';
+import { AppError } from '../../../domain/errors.ts';
+import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../../ports/idempotency-store.ts';
+import { prepared, type Db, type Queryable } from '../db.ts';
+import { sqlState, SqlState } from '../sqlstate.ts';
+import { runTx } from '../tx.ts';
 
 /*
  * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
@@ -94,8 +94,6 @@ const KEY_READ_ROUNDS = 3;
  */
 export function createPgIdempotencyStore(db: Db): IdempotencyStore {
   return {
-    transaction: (work) => runTx(db, (tx) => work(tx)),
-    autocommit: (work) => runAutocommit(db, (tx) => work(tx)),
     async run(scope: IdempotencyScope, work) {
       const keyParams = [scope.owner, scope.route, scope.key];
       return runTx(db, async (tx, client) => {

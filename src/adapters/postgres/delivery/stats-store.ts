@@ -1,5 +1,5 @@
-import type { BacklogReading, Percentiles, SeriesPoint, StatsScope, StatsStore } from '../../ports/stats-store.ts';
-import type { Db } from './db.ts';
+import type { BacklogReading, Percentiles, SeriesPoint, StatsScope, StatsStore } from '../../../ports/stats-store.ts';
+import type { Db } from '../db.ts';
 
 /*
  * Statistics statements (docs/adr/0013-observability.md). Each has one text per scope so that the planner

@@ -1,13 +1,13 @@
-import { AppError } from '../../domain/errors.ts';
-import type { Cipher } from '../../ports/cipher.ts';
-import type { IdempotencyScope, StoredAnswer } from '../../ports/idempotency-store.ts';
-import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../ports/message-store.ts';
-import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from './batching.ts';
-import { prepared, type Db, type Queryable } from './db.ts';
-import { claimFreshKeys, dropClaimedKeys, keyIdentity, storeAnswers } from './idempotency-store.ts';
+import { AppError } from '../../../domain/errors.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { IdempotencyScope, StoredAnswer } from '../../../ports/idempotency-store.ts';
+import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../../ports/message-store.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
+import { prepared, type Db, type Queryable } from '../db.ts';
+import { claimFreshKeys, dropClaimedKeys, keyIdentity, storeAnswers } from '../idempotency/idempotency-store.ts';
 import pg from 'pg';
-import { sqlState, SqlState } from './sqlstate.ts';
-import { isAutocommit, onCommit, txClient } from './tx.ts';
+import { sqlState, SqlState } from '../sqlstate.ts';
+import { isAutocommit, onCommit, txClient } from '../tx.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
 export const WAKE_CHANNEL = 'tidings_due';

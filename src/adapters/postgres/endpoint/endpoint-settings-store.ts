@@ -1,7 +1,7 @@
-import type { Cipher } from '../../ports/cipher.ts';
-import { splitSensitiveHeaders, type EndpointSettingsStore } from '../../ports/endpoint-settings-store.ts';
-import { nowSql, on } from './catalog-common.ts';
-import type { Db } from './db.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import { splitSensitiveHeaders, type EndpointSettingsStore } from '../../../ports/endpoint-settings-store.ts';
+import { nowSql, on } from '../sql.ts';
+import type { Db } from '../db.ts';
 
 /** Custom headers as stored: the plain JSON, and the sensitive part sealed (null when there is none). */
 export interface StoredHeaders {

@@ -1,8 +1,8 @@
-import { newId } from '../../domain/ids.ts';
-import type { Clock, Random } from '../../ports/clock.ts';
-import type { MessageStore } from '../../ports/message-store.ts';
-import type { OperationalEvents } from '../../ports/operational-events.ts';
-import { txClient } from './tx.ts';
+import { newId } from '../../../domain/ids.ts';
+import type { Clock, Random } from '../../../ports/clock.ts';
+import type { MessageStore } from '../../../ports/message-store.ts';
+import type { OperationalEvents } from '../../../ports/operational-events.ts';
+import { txClient } from '../tx.ts';
 
 /**
  * The PostgreSQL {@link OperationalEvents}: each event becomes a message of the operational application

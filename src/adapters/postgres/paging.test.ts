@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PageQuery } from '../../ports/catalog-store.ts';
-import { keyset, toPage } from './catalog-paging.ts';
+import type { PageQuery } from '../../ports/paging.ts';
+import { keyset, toPage } from './paging.ts';
 
 test('keyset: a first page has no key; forward pages continue after the key in the order asked', () => {
   assert.deepEqual(keyset({ limit: 5, iterator: null, order: 'ascending' }, 'id', 3), { where: 'TRUE', orderBy: 'id ASC', params: [], fetch: 6 });

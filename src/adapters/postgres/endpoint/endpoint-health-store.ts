@@ -1,6 +1,6 @@
-import { AppError } from '../../domain/errors.ts';
-import type { EndpointHealth, EndpointHealthStore } from '../../ports/endpoint-health-store.ts';
-import type { Db } from './db.ts';
+import { AppError } from '../../../domain/errors.ts';
+import type { EndpointHealth, EndpointHealthStore } from '../../../ports/endpoint-health-store.ts';
+import type { Db } from '../db.ts';
 
 /** Recent windows of the health read model, in seconds: 5 minutes, 1 hour, 24 hours. */
 export const HEALTH_WINDOWS_S: readonly number[] = Object.freeze([300, 3600, 86_400]);

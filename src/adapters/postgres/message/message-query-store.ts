@@ -1,9 +1,8 @@
-import type { DeliveryState } from '../../domain/delivery-state.ts';
-import type { Cipher } from '../../ports/cipher.ts';
-import type { AttemptListQuery, AttemptView, CatalogStore, MessageView, TimelineEntry } from '../../ports/catalog-store.ts';
-import { keyset, toPage } from './catalog-paging.ts';
-import { on } from './catalog-common.ts';
-import type { Db } from './db.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { AttemptListQuery, AttemptView, MessageQueryStore, MessageView } from '../../../ports/message-query-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { on } from '../sql.ts';
+import type { Db } from '../db.ts';
 
 interface MessageRow {
   id: string;
@@ -43,17 +42,6 @@ interface AttemptRow {
   msg_created_at: Date;
 }
 
-interface TimelineRow {
-  id: string;
-  state: string;
-  worker_id: string | null;
-  fencing_token: string | null;
-  status_code: number | null;
-  latency_ms: number | null;
-  error_kind: string | null;
-  reason: string | null;
-  at: Date;
-}
 
 /** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
 const messageColumns = (withPayload: boolean) =>
@@ -91,12 +79,6 @@ function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
   };
 }
 
-function timelineEntry(row: TimelineRow): TimelineEntry {
-  return {
-    id: row.id, state: row.state, workerId: row.worker_id, fencingToken: row.fencing_token, statusCode: row.status_code,
-    latencyMs: row.latency_ms, errorKind: row.error_kind, reason: row.reason, at: row.at,
-  };
-}
 
 /** Adds the Svix attempt filters of `query` (status, status code class, message fields, time window). */
 function attemptFilters(c: Conditions, query: AttemptListQuery): void {
@@ -123,7 +105,7 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
  * The read side of messages, attempts and delivery timelines for the PostgreSQL {@link CatalogStore}.
  * Payloads are decrypted with `cipher` (context = message id; a NULL key id means stored in plain text).
  */
-export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'findMessage' | 'listMessages' | 'listAttempts' | 'findAttempt' | 'findDelivery' | 'listTimeline'> {
+export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryStore {
   const messageView = (row: MessageRow): MessageView => ({
     id: row.id, appId: row.app_id, eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags,
     payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
@@ -176,29 +158,6 @@ export function pgMessageQueries(db: Db, cipher: Cipher): Pick<CatalogStore, 'fi
         [appId, messageId, attemptId],
       );
       return res.rows[0] === undefined ? null : attemptView(cipher, res.rows[0]);
-    },
-
-    async findDelivery(appId, messageId, endpointId) {
-      const res = await db.query<{ id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date; dead_reason: string | null }>(
-        `SELECT id, message_id, endpoint_id, state, attempt_count, next_attempt_at, dead_reason FROM deliveries
-         WHERE app_id = $1 AND message_id = $2 AND endpoint_id = $3`,
-        [appId, messageId, endpointId],
-      );
-      const row = res.rows[0];
-      return row === undefined ? null : {
-        id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, state: row.state, attemptCount: row.attempt_count,
-        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason,
-      };
-    },
-
-    async listTimeline(deliveryId, page) {
-      const k = keyset(page, 'id', 3);
-      const res = await db.query<TimelineRow>(
-        `SELECT id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
-         WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
-        [deliveryId, k.fetch, ...k.params],
-      );
-      return toPage(res.rows, page, (r) => r.id, timelineEntry);
     },
   };
 }
