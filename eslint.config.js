@@ -1,4 +1,6 @@
-// Lint rules. The import-direction rules keep STYLE.md's layout true: dependencies point inward.
+// Lint rules. The import-direction rules keep the layout README.md describes true: dependencies point inward
+// (domain ← ports ← app ← adapters/http ← main), and one aggregate's PostgreSQL adapter does not reach into
+// another's folder (the flat files of src/adapters/postgres/ are the shared infrastructure they may all use).
 import tseslint from 'typescript-eslint';
 
 /** Folders a layer may not import from (relative paths, matched as globs). */
@@ -10,6 +12,19 @@ const forbidden = {
   'src/adapters/**': ['**/http/**', '**/main/**', '**/app/**'],
 };
 
+/** The aggregate folders of src/adapters/postgres/: each owns the writes to its tables. */
+const aggregates = ['application', 'credentials', 'delivery', 'endpoint', 'event-type', 'idempotency', 'message', 'tasks'];
+
+/** An aggregate folder may not import another aggregate folder's files (relative or by path). */
+const aggregateRules = Object.fromEntries(aggregates.map((name) => [
+  `src/adapters/postgres/${name}/**`,
+  [...forbidden['src/adapters/**'], ...aggregates.filter((other) => other !== name).flatMap((other) => [`../${other}/**`, `**/postgres/${other}/**`])],
+]));
+
+const messageOf = (files) => files.startsWith('src/adapters/postgres/')
+  ? 'One aggregate adapter does not import another aggregate folder: go through a port, or a flat shared file of src/adapters/postgres/.'
+  : 'Dependencies point inward (domain ← ports ← app ← adapters/http ← main).';
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tidings/**', 'bench/results/**', 'web/dist/**', 'test/browser/.artifacts/**'] },
   ...tseslint.configs.recommended,
@@ -19,10 +34,11 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  ...Object.entries(forbidden).map(([files, patterns]) => ({
+  // Later entries win for the same rule: an aggregate folder's entry repeats the adapters' directions.
+  ...Object.entries({ ...forbidden, ...aggregateRules }).map(([files, patterns]) => ({
     files: [files],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: 'STYLE.md: dependencies point inward.' })) }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: messageOf(files) })) }] },
   })),
   {
     files: ['src/domain/**'],

@@ -4,7 +4,7 @@ import { createPgEndpointStore } from '../adapters/postgres/endpoint/endpoint-st
 import { createPgMessageQueryStore } from '../adapters/postgres/message/message-query-store.ts';
 import { createPgUnitOfWork } from '../adapters/postgres/tx.ts';
 import type { Db } from '../adapters/postgres/db.ts';
-import { createPgIdempotencyStore } from '../adapters/postgres/idempotency/idempotency-store.ts';
+import { createPgIdempotencyStore, createPgKeyClaims } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
 import { createPgReplayStore } from '../adapters/postgres/delivery/replay-store.ts';
 import { createPgApiKeyStore } from '../adapters/postgres/credentials/api-key-store.ts';
@@ -88,6 +88,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline } }),
     publisher: withEventTypeChecks(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
+        keys: createPgKeyClaims(),
         limits: batchLimits,
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),

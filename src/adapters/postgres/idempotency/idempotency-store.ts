@@ -1,8 +1,8 @@
 import { AppError } from '../../../domain/errors.ts';
-import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../../ports/idempotency-store.ts';
-import { prepared, type Db, type Queryable } from '../db.ts';
+import { keyIdentity, type IdempotencyScope, type IdempotencyStore, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
+import { prepared, type Db } from '../db.ts';
 import { sqlState, SqlState } from '../sqlstate.ts';
-import { runTx } from '../tx.ts';
+import { runTx, txClient } from '../tx.ts';
 
 /*
  * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
@@ -52,37 +52,33 @@ const DROP_KEYS = prepared('tidings_drop_keys', `
 DELETE FROM idempotency_keys i USING unnest($1::text[], $2::text[], $3::text[]) AS k (owner, route, key)
 WHERE i.owner = k.owner AND i.route = k.route AND i.key = k.key`);
 
-/** The identity of a key row: owner, route and key joined by NUL (none of them holds one: they are header and path text). */
-export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string => `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;
-
 const columns = (scopes: readonly Pick<IdempotencyScope, 'owner' | 'route' | 'key'>[]): [string[], string[], string[]] =>
   [scopes.map((s) => s.owner), scopes.map((s) => s.route), scopes.map((s) => s.key)];
 
 /**
- * Claims the fresh keys among `scopes` in the caller's open transaction (grouped keyed publish, ADR 0007),
- * waiting at most `lockTimeoutMs` for a key another transaction holds.
- * @returns the {@link keyIdentity} of every key claimed; keys that exist are left to the ordinary path
- * @throws the database's lock_not_available (55P03) when a key stayed held longer than `lockTimeoutMs`
+ * The PostgreSQL {@link KeyClaims}: {@link CLAIM_KEYS}, {@link STORE_ANSWERS} and {@link DROP_KEYS} on the
+ * transaction of the caller's {@link Tx}. A key held past the lock timeout fails the statement with
+ * lock_not_available (55P03), which the caller's transaction cannot survive.
  */
-export async function claimFreshKeys(client: Queryable, scopes: readonly IdempotencyScope[], lockTimeoutMs: number): Promise<Set<string>> {
-  if (scopes.length === 0) return new Set();
-  const res = await client.query<{ owner: string; route: string; key: string }>(CLAIM_KEYS, [
-    ...columns(scopes), scopes.map((s) => s.fingerprint), scopes.map((s) => s.ttlMs), `${Math.max(1, Math.round(lockTimeoutMs))}ms`,
-  ]);
-  return new Set(res.rows.map(keyIdentity));
-}
-
-/** Stores the answers of keys claimed by {@link claimFreshKeys} in the same transaction. */
-export async function storeAnswers(client: Queryable, answers: readonly { readonly scope: IdempotencyScope; readonly answer: StoredAnswer }[]): Promise<void> {
-  if (answers.length === 0) return;
-  const scopes = answers.map((a) => a.scope);
-  await client.query(STORE_ANSWERS, [...columns(scopes), answers.map((a) => a.answer.status), answers.map((a) => JSON.stringify(a.answer.body))]);
-}
-
-/** Deletes keys claimed by {@link claimFreshKeys} in the same transaction whose work was not done. */
-export async function dropClaimedKeys(client: Queryable, scopes: readonly IdempotencyScope[]): Promise<void> {
-  if (scopes.length === 0) return;
-  await client.query(DROP_KEYS, columns(scopes));
+export function createPgKeyClaims(): KeyClaims {
+  return {
+    async claimFresh(tx, scopes, lockTimeoutMs) {
+      if (scopes.length === 0) return new Set();
+      const res = await txClient(tx).query<{ owner: string; route: string; key: string }>(CLAIM_KEYS, [
+        ...columns(scopes), scopes.map((s) => s.fingerprint), scopes.map((s) => s.ttlMs), `${Math.max(1, Math.round(lockTimeoutMs))}ms`,
+      ]);
+      return new Set(res.rows.map(keyIdentity));
+    },
+    async storeAnswers(tx, answers) {
+      if (answers.length === 0) return;
+      const scopes = answers.map((a) => a.scope);
+      await txClient(tx).query(STORE_ANSWERS, [...columns(scopes), answers.map((a) => a.answer.status), answers.map((a) => JSON.stringify(a.answer.body))]);
+    },
+    async dropClaimed(tx, scopes) {
+      if (scopes.length === 0) return;
+      await txClient(tx).query(DROP_KEYS, columns(scopes));
+    },
+  };
 }
 
 /** Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing request takes two). */

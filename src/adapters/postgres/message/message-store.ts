@@ -1,13 +1,12 @@
 import { AppError } from '../../../domain/errors.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
-import type { IdempotencyScope, StoredAnswer } from '../../../ports/idempotency-store.ts';
+import { keyIdentity, type IdempotencyScope, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
 import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db, type Queryable } from '../db.ts';
-import { claimFreshKeys, dropClaimedKeys, keyIdentity, storeAnswers } from '../idempotency/idempotency-store.ts';
 import pg from 'pg';
 import { sqlState, SqlState } from '../sqlstate.ts';
-import { isAutocommit, onCommit, txClient } from '../tx.ts';
+import { isAutocommit, onCommit, runTx, txClient } from '../tx.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (DESIGN §5). */
 export const WAKE_CHANNEL = 'tidings_due';
@@ -153,9 +152,9 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
  * their answers. A call whose key is not fresh, or whose eventId is taken (its key is given back), gets
  * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown).
  */
-async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[]): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
-  return db.tx(async (client) => {
-    const claimed = await claimFreshKeys(client, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
+async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[]): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+  return runTx(db, async (tx, client) => {
+    const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
     // The same key twice in one group: the first call holds it, the other takes the ordinary path.
     const holders = new Map<string, KeyedCall>();
     for (const call of calls) {
@@ -171,8 +170,8 @@ async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[]): Promise<(
       if (row instanceof Error) giveBack.push(call.scope);
       else done.set(call, { row, answer: call.answerOf(recordOf(call.sealed.message, row.created_at)) });
     }
-    await dropClaimedKeys(client, giveBack);
-    await storeAnswers(client, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
+    await keys.dropClaimed(tx, giveBack);
+    await keys.storeAnswers(tx, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
     return calls.map((call) => done.get(call) ?? null);
   });
 }
@@ -192,6 +191,12 @@ export interface MessageStoreOptions {
    * ordinary keyed path. For a log line.
    */
   readonly onGroupError?: (error: unknown) => void;
+  /**
+   * The idempotency keys a grouped keyed publish claims in its transaction (the idempotency store's
+   * {@link KeyClaims}). Absent = no grouped keyed publish: every keyed insert answers null, and the caller
+   * takes the ordinary keyed path.
+   */
+  readonly keys?: KeyClaims;
 }
 
 /** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}. */
@@ -207,6 +212,7 @@ export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = 65_536;
 export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, options: MessageStoreOptions = {}): MessageStore {
   const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
+  const keys = options.keys;
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
       return await publishRows(db, batch);
@@ -223,7 +229,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   });
   const keyedGroups = statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
-      return await publishKeyedGroup(db, calls);
+      return await publishKeyedGroup(db, keys!, calls);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -235,7 +241,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   });
   return {
     async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
-      if (message.payload.byteLength > maxGroupedBytes) return null;
+      if (keys === undefined || message.payload.byteLength > maxGroupedBytes) return null;
       const sealed = cipher.encrypt(message.payload, message.id);
       const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
       if (result === null) return null;
