@@ -1,3 +1,4 @@
+import type { AppError } from '../domain/errors.ts';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiKeys } from '../app/api-keys.ts';
@@ -39,6 +40,8 @@ export interface HttpDeps {
   readonly idempotency: IdempotencyStore;
   /** Transactions of the routes' writes (with an Idempotency-Key, the idempotency store opens the transaction). */
   readonly unitOfWork: UnitOfWork;
+  /** The database adapter's mapping of its failures to the error catalogue (null = not one it names). */
+  readonly databaseError: (error: unknown) => AppError | null;
   readonly applications: Applications;
   readonly endpoints: Endpoints;
   readonly queries: Queries;

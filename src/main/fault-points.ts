@@ -132,8 +132,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
             publishedIn.add(tx);
             return result;
           },
-          async publishKeyed(scope, input, answerOf) {
-            const result = await deps.publisher.publishKeyed(scope, input, answerOf);
+          async publishKeyed(scope, input) {
+            const result = await deps.publisher.publishKeyed(scope, input);
             if (result !== null) await reach('after_commit_before_response', { idempotencyKey: scope.key });
             return result;
           },

@@ -3,6 +3,7 @@ import { createPgApplicationStore } from '../adapters/postgres/application/appli
 import { createPgEndpointStore } from '../adapters/postgres/endpoint/endpoint-store.ts';
 import { createPgMessageQueryStore } from '../adapters/postgres/message/message-query-store.ts';
 import { createPgUnitOfWork } from '../adapters/postgres/tx.ts';
+import { databaseErrorOf } from '../adapters/postgres/sqlstate.ts';
 import type { Db } from '../adapters/postgres/db.ts';
 import { createPgIdempotencyStore, createPgKeyClaims } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
@@ -26,7 +27,7 @@ import { createPgMessageContentStore } from '../adapters/postgres/message/messag
 import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
 import { createDeliveryQueries } from '../app/delivery-queries.ts';
 import { createEndpointSettings } from '../app/endpoint-settings.ts';
-import { createEventTypes, withEventTypeChecks, withSubscriptionCheck } from '../app/event-types.ts';
+import { createEventTypes, withSubscriptionCheck } from '../app/event-types.ts';
 import { createMessageContent } from '../app/message-content.ts';
 import { createPayloadSchemas } from '../app/payload-schemas.ts';
 import { createRecoverer } from '../app/recover.ts';
@@ -83,10 +84,11 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     ready: w.ready,
     idempotency,
     unitOfWork,
+    databaseError: databaseErrorOf,
     applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random }),
     endpoints: withSubscriptionCheck(createEndpoints({ store: { ...endpointStore, findApplication: applicationStore.findApplication }, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline } }),
-    publisher: withEventTypeChecks(createPublisher({
+    publisher: createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
         keys: createPgKeyClaims(),
         limits: batchLimits,
@@ -97,7 +99,8 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       random,
       onPublished: () => w.metrics.messagesPublished.inc(),
       deliverAtHorizonMs: w.config.deliverAtHorizonMs,
-    }), { store: eventTypeStore, schemas }),
+      checks: { eventTypes: eventTypeStore, schemas },
+    }),
     resender: createResender({ store: lookups, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
