@@ -15,15 +15,17 @@ const forbidden = {
 /** The aggregate folders of src/adapters/postgres/: each owns the writes to its tables. */
 const aggregates = ['application', 'credentials', 'delivery', 'endpoint', 'event-type', 'idempotency', 'message', 'tasks'];
 
-/** An aggregate folder may not import another aggregate folder's files (relative or by path). */
-const aggregateRules = Object.fromEntries(aggregates.map((name) => [
-  `src/adapters/postgres/${name}/**`,
-  [...forbidden['src/adapters/**'], ...aggregates.filter((other) => other !== name).flatMap((other) => [`../${other}/**`, `**/postgres/${other}/**`])],
-]));
+const INWARD = 'Dependencies point inward (domain ← ports ← app ← adapters/http ← main).';
+const APART = 'One aggregate adapter does not import another aggregate folder: go through a port, or a flat shared file of src/adapters/postgres/.';
 
-const messageOf = (files) => files.startsWith('src/adapters/postgres/')
-  ? 'One aggregate adapter does not import another aggregate folder: go through a port, or a flat shared file of src/adapters/postgres/.'
-  : 'Dependencies point inward (domain ← ports ← app ← adapters/http ← main).';
+/** Restricted-import patterns per folder: the layer directions, and for an aggregate folder the other aggregates too. */
+const restricted = {
+  ...Object.fromEntries(Object.entries(forbidden).map(([files, groups]) => [files, groups.map((group) => ({ group: [group], message: INWARD }))])),
+  ...Object.fromEntries(aggregates.map((name) => [`src/adapters/postgres/${name}/**`, [
+    ...forbidden['src/adapters/**'].map((group) => ({ group: [group], message: INWARD })),
+    ...aggregates.filter((other) => other !== name).map((other) => ({ group: [`../${other}/**`, `**/postgres/${other}/**`], message: APART })),
+  ]])),
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tidings/**', 'bench/results/**', 'web/dist/**', 'test/browser/.artifacts/**'] },
@@ -35,10 +37,10 @@ export default tseslint.config(
     },
   },
   // Later entries win for the same rule: an aggregate folder's entry repeats the adapters' directions.
-  ...Object.entries({ ...forbidden, ...aggregateRules }).map(([files, patterns]) => ({
+  ...Object.entries(restricted).map(([files, patterns]) => ({
     files: [files],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group: [group], message: messageOf(files) })) }] },
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
   })),
   {
     files: ['src/domain/**'],
