@@ -102,7 +102,7 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
 }
 
 /**
- * The read side of messages, attempts and delivery timelines for the PostgreSQL {@link CatalogStore}.
+ * The PostgreSQL {@link MessageQueryStore}: the read side of messages and their attempts.
  * Payloads are decrypted with `cipher` (context = message id; a NULL key id means stored in plain text).
  */
 export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryStore {
