@@ -227,9 +227,9 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       }));
     }
   });
-  const keyedGroups = statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
+  const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
-      return await publishKeyedGroup(db, keys!, calls);
+      return await publishKeyedGroup(db, keys, calls);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -241,7 +241,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   });
   return {
     async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
-      if (keys === undefined || message.payload.byteLength > maxGroupedBytes) return null;
+      if (keyedGroups === null || message.payload.byteLength > maxGroupedBytes) return null;
       const sealed = cipher.encrypt(message.payload, message.id);
       const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
       if (result === null) return null;
