@@ -12,7 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import pg from 'pg';
-import * as deliverySql from '../src/adapters/postgres/delivery-sql.ts';
+import * as deliverySql from '../src/adapters/postgres/delivery/delivery-sql.ts';
 
 /** Totals of one statement. Times in ms. */
 export interface ProbeStatement {

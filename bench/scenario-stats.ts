@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDb } from '../src/adapters/postgres/db.ts';
-import { createPgBacklogReader, createPgStatsStore } from '../src/adapters/postgres/stats-store.ts';
+import { createPgBacklogReader, createPgStatsStore } from '../src/adapters/postgres/delivery/stats-store.ts';
 import { effectiveConfig } from './context.ts';
 import { fill as fillBacklog } from './scenario-claim.ts';
 import { STATS_WINDOWS } from '../src/app/stats.ts';

@@ -1,10 +1,11 @@
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import { portalCapabilities } from '../domain/capabilities.ts';
 import type { ApiKeyStore, ApiKeyView, NewManagedApiKey } from '../ports/api-key-store.ts';
-import type { CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { requireAdmin, resolveApplication } from './applications.ts';
 import { generateToken, hashToken, TOKEN_PREFIX, type Principal } from './credentials.ts';
 
@@ -45,7 +46,7 @@ export interface IssuedKey {
 /** Dependencies of {@link createApiKeys}. */
 export interface ApiKeysDeps {
   readonly keys: ApiKeyStore;
-  readonly catalog: Pick<CatalogStore, 'findApplication'>;
+  readonly applications: Pick<ApplicationStore, 'findApplication'>;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -98,14 +99,14 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
     async create(principal, input) {
       requireAdmin(principal);
       if (input.appRef === null && input.readOnly) throw new AppError('validation', [{ loc: ['body', 'readOnly'], msg: 'only a key scoped to an application (appId) can be read-only', type: 'value_error' }]);
-      const appId = input.appRef === null ? null : (await resolveApplication(deps.catalog, principal, input.appRef)).id;
+      const appId = input.appRef === null ? null : (await resolveApplication(deps.applications, principal, input.appRef)).id;
       return issue(input.name, appId, input.readOnly, input.expiresInMs);
     },
 
     async list(principal, query) {
       requireAdmin(principal);
       const { appRef, ...page } = query;
-      const appId = appRef === null ? null : (await resolveApplication(deps.catalog, principal, appRef)).id;
+      const appId = appRef === null ? null : (await resolveApplication(deps.applications, principal, appRef)).id;
       return keys.list({ ...page, appId });
     },
 
@@ -133,7 +134,7 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
 
     async expireAll(principal, appRef, afterMs, sessionIds) {
       requireAdmin(principal);
-      const app = await resolveApplication(deps.catalog, principal, appRef);
+      const app = await resolveApplication(deps.applications, principal, appRef);
       await keys.expireApplicationKeys(app.id, afterMs, clock.sqlNow(), sessionIds ?? null);
     },
   };

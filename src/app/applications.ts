@@ -1,8 +1,10 @@
+import type { ApiKeyStore } from '../ports/api-key-store.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
-import type { ApplicationChanges, ApplicationListFilters, ApplicationRecord, CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { ApplicationChanges, ApplicationListFilters, ApplicationRecord, ApplicationStore } from '../ports/application-store.ts';
+import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { Principal } from './credentials.ts';
 
 /** What a caller gives for an application (Svix `ApplicationIn`). `rateLimit` is Svix `throttleRate`. */
@@ -33,7 +35,7 @@ export function requireAdmin(principal: Principal): void {
  * for another application as for a missing one (docs/guides/security.md: no existence oracle).
  * @throws AppError `not_found`
  */
-export async function resolveApplication(store: Pick<CatalogStore, 'findApplication'>, principal: Principal, ref: string, tx?: Tx, forUpdate = false): Promise<ApplicationRecord> {
+export async function resolveApplication(store: Pick<ApplicationStore, 'findApplication'>, principal: Principal, ref: string, tx?: Tx, forUpdate = false): Promise<ApplicationRecord> {
   const app = await store.findApplication(ref, tx === undefined ? {} : { tx, forUpdate });
   if (app === null || (principal.kind === 'app' && principal.appId !== app.id)) throw notFound('Application');
   return app;
@@ -70,7 +72,9 @@ function checkUid(uid: string | null | undefined): void {
 
 /** Dependencies of {@link createApplications}. */
 export interface ApplicationsDeps {
-  readonly store: CatalogStore;
+  readonly store: ApplicationStore;
+  /** Revokes the application's scoped keys when it is deleted. */
+  readonly keys: Pick<ApiKeyStore, 'revokeApplicationKeys'>;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -166,7 +170,7 @@ export function createApplications(deps: ApplicationsDeps): Applications {
     async delete(tx, principal, ref) {
       requireAdmin(principal);
       const found = await resolveApplication(store, principal, ref, tx, true);
-      await store.revokeApplicationKeys(tx, found.id, clock.sqlNow());
+      await deps.keys.revokeApplicationKeys(tx, found.id, clock.sqlNow());
       await store.deleteApplication(tx, found.id);
     },
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { APP_KEY_CAPABILITIES, CAPABILITIES, PORTAL_DEFAULT_CAPABILITIES, READ_ONLY_CAPABILITIES, type Capability } from '../domain/capabilities.ts';
-import type { ApiKeyRecord, CatalogStore } from '../ports/catalog-store.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../ports/api-key-store.ts';
 import type { Clock } from '../ports/clock.ts';
 
 /**
@@ -74,7 +74,7 @@ export function generateToken(): string {
 
 /** Dependencies of {@link createAuthenticator}. */
 export interface AuthenticatorDeps {
-  readonly store: Pick<CatalogStore, 'findApiKeyByHash'>;
+  readonly store: Pick<ApiKeyStore, 'findApiKeyByHash'>;
   /** TIDINGS_API_TOKEN, or undefined when none is configured. */
   readonly adminToken: string | undefined;
 }
@@ -101,7 +101,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): (token: string) =>
 
 /** Dependencies of {@link ensureAdminToken}. */
 export interface EnsureAdminTokenDeps {
-  readonly store: Pick<CatalogStore, 'insertApiKeyIfAbsent'>;
+  readonly store: Pick<ApiKeyStore, 'insertApiKeyIfAbsent'>;
   readonly clock: Clock;
   /** TIDINGS_API_TOKEN, or undefined. */
   readonly configuredToken: string | undefined;

@@ -1,13 +1,16 @@
+import type { MessageQueryStore } from '../ports/message-query-store.ts';
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import { AppError, notFound } from '../domain/errors.ts';
-import type { CatalogStore, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { Page, PageQuery } from '../ports/paging.ts';
 import type { DeadLetterQuery, DeadLetterView, DeliveryQueryStore, DestinationView, EndpointMessageQuery, EndpointMessageView } from '../ports/delivery-query-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
 /** Dependencies of {@link createDeliveryQueries}. */
 export interface DeliveryQueriesDeps {
-  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint' | 'findMessage'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage'>;
   readonly store: DeliveryQueryStore;
 }
 
@@ -34,23 +37,23 @@ export interface DeliveryQueries {
 
 /** Makes the delivery queries. */
 export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQueries {
-  const { catalog, store } = deps;
+  const { lookups, store } = deps;
   const endpointOf = async (appId: string, ref: string) => {
-    const endpoint = await catalog.findEndpoint(appId, ref);
+    const endpoint = await lookups.findEndpoint(appId, ref);
     if (endpoint === null) throw notFound('Endpoint');
     return endpoint;
   };
 
   return {
     async destinations(principal, appRef, messageRef, page) {
-      const app = await resolveApplication(catalog, principal, appRef);
-      const message = await catalog.findMessage(app.id, messageRef, { withPayload: false });
+      const app = await resolveApplication(lookups, principal, appRef);
+      const message = await lookups.findMessage(app.id, messageRef, { withPayload: false });
       if (message === null) throw notFound('Message');
       return store.listDestinations(app.id, message.id, page);
     },
 
     async endpointMessages(principal, appRef, endpointRef, query) {
-      const app = await resolveApplication(catalog, principal, appRef);
+      const app = await resolveApplication(lookups, principal, appRef);
       const endpoint = await endpointOf(app.id, endpointRef);
       return store.listEndpointMessages(app.id, endpoint.id, query);
     },
@@ -59,13 +62,13 @@ export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQuerie
       if (since !== null && until !== null && since.valueOf() > until.valueOf()) {
         throw new AppError('validation', [{ loc: ['query', 'since'], msg: 'since must not be after until', type: 'value_error' }]);
       }
-      const app = await resolveApplication(catalog, principal, appRef);
+      const app = await resolveApplication(lookups, principal, appRef);
       const endpoint = await endpointOf(app.id, endpointRef);
       return store.endpointStats(app.id, endpoint.id, since, until);
     },
 
     async deadLetters(principal, appRef, endpointRef, query) {
-      const app = await resolveApplication(catalog, principal, appRef);
+      const app = await resolveApplication(lookups, principal, appRef);
       const endpointId = endpointRef === null ? null : (await endpointOf(app.id, endpointRef)).id;
       return store.listDeadLetters(app.id, { ...query, endpointId });
     },

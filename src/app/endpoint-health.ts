@@ -1,5 +1,6 @@
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EndpointHealth, EndpointHealthStore, EndpointLimits } from '../ports/endpoint-health-store.ts';
 import { resolveApplication } from './applications.ts';
@@ -7,7 +8,7 @@ import type { Principal } from './credentials.ts';
 
 /** Dependencies of {@link createEndpointHealth}. */
 export interface EndpointHealthDeps {
-  readonly store: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly health: EndpointHealthStore;
   readonly clock: Clock;
 }

@@ -1,17 +1,18 @@
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound } from '../domain/errors.ts';
 import { encodeSecret } from '../domain/signing.ts';
-import type { CatalogStore, EndpointRecord } from '../ports/catalog-store.ts';
+import type { EndpointRecord, EndpointStore } from '../ports/endpoint-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EndpointSettingsStore } from '../ports/endpoint-settings-store.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { GENERATED_SECRET_BYTES, normaliseHeaders, normaliseSecret } from './endpoints.ts';
 
 /** Dependencies of {@link createEndpointSettings}. */
 export interface EndpointSettingsDeps {
-  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly store: EndpointSettingsStore;
   readonly clock: Clock;
   /** TIDINGS_SECRET_ROTATION_GRACE: the grace period when the request names none, in ms. */
@@ -56,10 +57,10 @@ function rotationKey(key: string): string {
 
 /** Makes the endpoint settings use cases. */
 export function createEndpointSettings(deps: EndpointSettingsDeps): EndpointSettings {
-  const { catalog, store, clock } = deps;
+  const { lookups, store, clock } = deps;
   const locate = async (principal: Principal, appRef: string, endpointRef: string, tx?: Tx): Promise<EndpointRecord> => {
-    const app = await resolveApplication(catalog, principal, appRef, tx);
-    const endpoint = await catalog.findEndpoint(app.id, endpointRef, tx === undefined ? {} : { tx, forUpdate: true });
+    const app = await resolveApplication(lookups, principal, appRef, tx);
+    const endpoint = await lookups.findEndpoint(app.id, endpointRef, tx === undefined ? {} : { tx, forUpdate: true });
     if (endpoint === null) throw notFound('Endpoint');
     return endpoint;
   };

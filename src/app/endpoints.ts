@@ -1,12 +1,14 @@
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { randomBytes } from 'node:crypto';
 import { checkEndpointUrl } from '../domain/egress-policy.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_PREFIX } from '../domain/signing.ts';
-import type { CatalogStore, EndpointChanges, EndpointRecord, Page, PageQuery } from '../ports/catalog-store.ts';
+import type { EndpointChanges, EndpointRecord, EndpointStore } from '../ports/endpoint-store.ts';
+import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { fieldError, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
@@ -59,7 +61,7 @@ export type EndpointPatch = Omit<EndpointChanges, 'status'> & { readonly disable
 
 /** Dependencies of {@link createEndpoints}. */
 export interface EndpointsDeps {
-  readonly store: CatalogStore;
+  readonly store: Pick<ApplicationStore, 'findApplication'> & EndpointStore;
   readonly clock: Clock;
   readonly random: Random;
   /** TIDINGS_EGRESS_ALLOWLIST: CIDR ranges endpoint URLs may point at although refused by default. */

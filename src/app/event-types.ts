@@ -1,13 +1,12 @@
 import { AppError, notFound } from '../domain/errors.ts';
-import type { Page } from '../ports/catalog-store.ts';
+import type { Page } from '../ports/paging.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EventTypeChanges, EventTypeFields, EventTypeListQuery, EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { fieldError, requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import type { Endpoints } from './endpoints.ts';
-import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
-import type { Publisher, PublishInput } from './publish.ts';
+import type { PayloadSchemas } from './payload-schemas.ts';
 
 /** Dependencies of {@link createEventTypes}. */
 export interface EventTypesDeps {
@@ -84,39 +83,6 @@ export function createEventTypes(deps: EventTypesDeps): EventTypes {
       requireAdmin(principal);
       const done = expunge ? await store.deleteEventType(tx, name) : (await store.updateEventType(tx, name, { archived: true }, clock.sqlNow())) !== null;
       if (!done) throw notFound('Event type');
-    },
-  };
-}
-
-/**
- * The publisher with the event-type checks in front (docs/adr/0003-svix-compatibility.md): a message whose event type is archived is
- * refused (Svix: "new messages can not be sent with it"), and one whose payload violates the event type's
- * latest schema version is refused with 422 listing the violations; both before anything is written. A
- * message of an event type that is not registered is accepted, as Svix accepts it.
- */
-export function withEventTypeChecks(publisher: Publisher, deps: { readonly store: Pick<EventTypeStore, 'findEventType'>; readonly schemas: PayloadSchemas }): Publisher {
-  const check = async (tx: Tx | undefined, input: PublishInput): Promise<void> => {
-    const eventType = await deps.store.findEventType(input.eventType, tx === undefined ? {} : { tx });
-    if (eventType !== null) {
-      if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
-      // A raw body is not JSON: it cannot be checked against the type's schema, so it is refused, not let through.
-      if (input.contentType != null) {
-        if (eventType.schemas !== null && latestVersion(eventType.schemas) !== null) {
-          throw fieldError(['body', 'transformationsParams', 'rawPayload'], `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`);
-        }
-        return;
-      }
-      deps.schemas.validate(eventType, input.payload);
-    }
-  };
-  return {
-    async publish(tx, input) {
-      await check(tx, input);
-      return publisher.publish(tx, input);
-    },
-    async publishKeyed(scope, input, answerOf) {
-      await check(undefined, input);
-      return publisher.publishKeyed(scope, input, answerOf);
     },
   };
 }

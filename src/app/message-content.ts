@@ -1,7 +1,8 @@
+import type { MessageQueryStore } from '../ports/message-query-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { MessageContentStore } from '../ports/message-content-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
@@ -17,11 +18,11 @@ export interface MessageContent {
 }
 
 /** Makes the message content use case. */
-export function createMessageContent(deps: { readonly catalog: Pick<CatalogStore, 'findApplication' | 'findMessage'>; readonly store: MessageContentStore; readonly clock: Clock }): MessageContent {
+export function createMessageContent(deps: { readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<MessageQueryStore, 'findMessage'>; readonly store: MessageContentStore; readonly clock: Clock }): MessageContent {
   return {
     async expunge(tx, principal, appRef, messageRef) {
-      const app = await resolveApplication(deps.catalog, principal, appRef, tx);
-      const message = await deps.catalog.findMessage(app.id, messageRef, { withPayload: false, tx });
+      const app = await resolveApplication(deps.lookups, principal, appRef, tx);
+      const message = await deps.lookups.findMessage(app.id, messageRef, { withPayload: false, tx });
       if (message === null || !(await deps.store.expungeContent(tx, app.id, message.id, deps.clock.sqlNow()))) throw notFound('Message');
     },
   };

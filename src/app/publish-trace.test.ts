@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 import type { PublishInput, Publisher } from './publish.ts';
 import { withTraceContext } from './publish-trace.ts';
@@ -33,7 +33,7 @@ test('with tracing on each published message carries the trace context of the sp
   const tracer: Tracer = { enabled: true, activeContext: () => ({ traceparent: `00-${'1'.repeat(32)}-${String(++n).padStart(16, '0')}-01` }), startDelivery: NOOP_TRACER.startDelivery };
   const traced = withTraceContext(publisher, tracer);
   await traced.publish({} as Tx, input);
-  await traced.publishKeyed({ appId: 'app_1', key: 'k', fingerprint: 'f' } as never, input, () => ({ status: 202, body: {} }));
+  await traced.publishKeyed({ appId: 'app_1', key: 'k', fingerprint: 'f' } as never, input);
   assert.deepEqual(seen.map((i) => i.traceContext?.traceparent), [`00-${'1'.repeat(32)}-0000000000000001-01`, `00-${'1'.repeat(32)}-0000000000000002-01`]);
   assert.equal(input.traceContext, undefined, 'the caller\'s input is not changed');
 });

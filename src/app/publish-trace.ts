@@ -11,6 +11,6 @@ export function withTraceContext(publisher: Publisher, tracer: Tracer): Publishe
   if (!tracer.enabled) return publisher;
   return {
     publish: (tx, input) => publisher.publish(tx, { ...input, traceContext: tracer.activeContext() }),
-    publishKeyed: (scope, input, answerOf) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }, answerOf),
+    publishKeyed: (scope, input) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }),
   };
 }

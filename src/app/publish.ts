@@ -1,14 +1,20 @@
 import { settingDefault } from '../config/config.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import type { ApplicationRecord } from '../ports/application-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
+import type { EventTypeStore } from '../ports/event-type-store.ts';
+import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/idempotency-store.ts';
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 import type { TraceCarrier } from '../ports/tracer.ts';
+import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
+import { fieldError, type ApplicationInput } from './applications.ts';
+import type { Principal } from './credentials.ts';
+import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 
 /**
- * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a
- * raw message's body (`contentType` set).
+ * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a raw
+ * message's body (`contentType` set).
  */
 export interface PublishInput {
   readonly appId: string;
@@ -27,6 +33,15 @@ export interface PublishInput {
   readonly traceContext?: TraceCarrier | null;
 }
 
+/**
+ * The event-type checks in front of every publish: the registered event types, and the payload schemas
+ * that validate a payload against its type's latest schema version.
+ */
+export interface PublishChecks {
+  readonly eventTypes: Pick<EventTypeStore, 'findEventType'>;
+  readonly schemas: PayloadSchemas;
+}
+
 /** Dependencies of {@link createPublisher}. `onPublished` counts accepted messages (metrics). */
 export interface PublisherDeps {
   readonly messages: MessageStore;
@@ -38,29 +53,53 @@ export interface PublisherDeps {
    * setting's default (24 h, as Svix documents for `deliverAt`).
    */
   readonly deliverAtHorizonMs?: number;
+  /** The event-type checks; absent = none (a publisher used without an event-type registry, as in tests). */
+  readonly checks?: PublishChecks;
 }
 
-/** The publish use case. */
+/** HTTP status of an accepted publish (Svix answers 202 Accepted). */
+export const PUBLISHED_STATUS = 202;
+
+/**
+ * The stored answer of a publish: status 202 and the message without its payload (payloads are encrypted
+ * at rest and must not be copied into the key table in plain text). Built inside the publish's
+ * transaction, so that the key commits with it; instants as ISO 8601 text, key order as Svix's
+ * `MessageOut` (eventId, eventType, channels, tags, id, timestamp, deliverAt).
+ */
+export function publishedAnswer(message: MessageRecord): StoredAnswer {
+  return {
+    status: PUBLISHED_STATUS,
+    body: {
+      eventId: message.eventId, eventType: message.eventType,
+      channels: message.channels === null ? null : [...message.channels], tags: message.tags === null ? null : [...message.tags],
+      id: message.id, timestamp: message.createdAt.toISOString(), deliverAt: message.deliverAt == null ? null : message.deliverAt.toISOString(),
+    },
+  };
+}
+
+/** The publish use case's store-facing steps; {@link publishMessage} orchestrates them for a request. */
 export interface Publisher {
   /**
-   * Stores the message and its fan-out in `tx` (the caller's transaction, shared with the idempotency key),
-   * so that a 2xx answer means both are committed (docs/design.md#the-guarantee). A `deliverAt` ahead of the clock makes the
-   * first attempt due then; one in the past, at once.
+   * Checks the message and stores it and its fan-out in `tx` (the caller's transaction, shared with the
+   * idempotency key), so that a 2xx answer means both are committed (docs/adr/0008-done-or-refused.md). A
+   * `deliverAt` ahead of the clock makes the first attempt due then; one in the past, at once.
    * @throws AppError `conflict` when the eventId is already used in the application
-   * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon
+   * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon; (loc
+   *   body.eventType) when the event type is archived; the schema's violations when the payload breaks the
+   *   event type's latest schema; (loc body.transformationsParams.rawPayload) for a raw body of a type with a schema
    */
   publish(tx: Tx, input: PublishInput): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
   /**
-   * Publishes under a fresh Idempotency-Key, grouped with concurrent calls: the key, the message and the
-   * answer `answerOf` makes commit together (ADR 0007).
+   * Checks the message, then publishes it under a fresh Idempotency-Key, grouped with concurrent calls: the
+   * key, the message and its {@link publishedAnswer} commit together (docs/adr/0007-group-commit.md).
    * @returns what was stored, or null when the call must take the ordinary keyed path (the key exists, the
    *   eventId is taken, or the group failed); nothing was stored then
-   * @throws AppError from the checks in front (e.g. `validation` for a payload that violates its schema)
+   * @throws AppError from the checks, as {@link Publisher.publish}
    */
-  publishKeyed(scope: IdempotencyScope, input: PublishInput, answerOf: (message: MessageRecord) => StoredAnswer): Promise<KeyedInsert | null>;
+  publishKeyed(scope: IdempotencyScope, input: PublishInput): Promise<KeyedInsert | null>;
 }
 
-/** Makes the publish use case. */
+/** Makes the publisher. */
 export function createPublisher(deps: PublisherDeps): Publisher {
   const horizonMs = deps.deliverAtHorizonMs ?? settingDefault('deliverAtHorizonMs');
   const checkDeliverAt = (input: PublishInput): void => {
@@ -69,20 +108,97 @@ export function createPublisher(deps: PublisherDeps): Publisher {
       loc: ['body', 'deliverAt'], msg: `deliverAt may lie at most ${horizonMs / 1000} s ahead (TIDINGS_DELIVER_AT_HORIZON)`, type: 'value_error.datetime.horizon',
     }]);
   };
+  // A message whose event type is archived is refused (Svix: "new messages can not be sent with it"), and
+  // one whose payload violates the event type's latest schema version is refused with 422 listing the
+  // violations; both before anything is written. A type that is not registered is accepted, as Svix does.
+  const checkEventType = async (tx: Tx | undefined, input: PublishInput): Promise<void> => {
+    if (deps.checks === undefined) return;
+    const eventType = await deps.checks.eventTypes.findEventType(input.eventType, tx === undefined ? {} : { tx });
+    if (eventType === null) return;
+    if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
+    // A raw body is not JSON: it cannot be checked against the type's schema, so it is refused, not let through.
+    if (input.contentType != null) {
+      if (eventType.schemas !== null && latestVersion(eventType.schemas) !== null) {
+        throw fieldError(['body', 'transformationsParams', 'rawPayload'], `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`);
+      }
+      return;
+    }
+    deps.checks.schemas.validate(eventType, input.payload);
+  };
+  const newMessageId = (): string => newId('msg', deps.clock.nowMs(), () => deps.random.next());
   return {
     async publish(tx, input) {
+      await checkEventType(tx, input);
       checkDeliverAt(input);
-      const id = newId('msg', deps.clock.nowMs(), () => deps.random.next());
-      const result = await deps.messages.insert(tx, { id, ...input }, deps.clock.sqlNow());
+      const result = await deps.messages.insert(tx, { id: newMessageId(), ...input }, deps.clock.sqlNow());
       deps.onPublished?.(input.appId);
       return result;
     },
-    async publishKeyed(scope, input, answerOf) {
+    async publishKeyed(scope, input) {
+      await checkEventType(undefined, input);
       checkDeliverAt(input);
-      const id = newId('msg', deps.clock.nowMs(), () => deps.random.next());
-      const result = await deps.messages.insertKeyed(scope, { id, ...input }, deps.clock.sqlNow(), answerOf);
+      const result = await deps.messages.insertKeyed(scope, { id: newMessageId(), ...input }, deps.clock.sqlNow(), publishedAnswer);
       if (result !== null) deps.onPublished?.(input.appId);
       return result;
     },
   };
+}
+
+/** One publish request, as the route parsed it. */
+export interface PublishRequest {
+  readonly principal: Principal;
+  /** The application's id (`app_…`) or uid from the path. */
+  readonly appRef: string;
+  /** Svix get-or-create (`MessageIn.application`): the application to create when `appRef` names none; null = it must exist. */
+  readonly create: ApplicationInput | null;
+  readonly message: Omit<PublishInput, 'appId'>;
+  /** The request's Idempotency-Key scope; null = no key. */
+  readonly scope: IdempotencyScope | null;
+}
+
+/** What {@link publishMessage} needs: the publisher, the application lookup, and the two ways to commit. */
+export interface PublishMessageDeps {
+  readonly publisher: Publisher;
+  readonly applications: { resolveForPublish(tx: Tx, principal: Principal, ref: string, create: ApplicationInput | null): Promise<ApplicationRecord> };
+  readonly idempotency: Pick<IdempotencyStore, 'run'>;
+  readonly unitOfWork: UnitOfWork;
+}
+
+/**
+ * Publishes one message for a request: with an Idempotency-Key and without get-or-create, first the grouped
+ * keyed publish (docs/adr/0007-group-commit.md): lookups and checks outside a transaction, then key, message
+ * and answer in a transaction shared with concurrent requests. When it is not stored that way (the key
+ * exists, a lookup or check refused it, the database refused the group) nothing was stored, and the request
+ * takes the ordinary path, which answers it as before (replay, 404, 409, 422…): with a key, through the
+ * idempotency store; without one, in autocommit (the one PUBLISH statement needs no BEGIN/COMMIT:
+ * docs/adr/0006-round-trips-and-wake-ups.md), or in a transaction when it may create the application.
+ * @returns the {@link publishedAnswer} (a replayed one is the stored JSON, as it was first answered) and
+ *   whether it was replayed
+ * @throws AppError from the lookups and checks, the idempotency store's refusals, or the database's
+ *   unavailability; a connection failure during a group leaves its outcome to the key row on a retry
+ */
+export async function publishMessage(deps: PublishMessageDeps, request: PublishRequest): Promise<StoredAnswer & { readonly replayed: boolean }> {
+  const { principal, appRef, create, scope } = request;
+  const inputFor = (app: ApplicationRecord): PublishInput => ({ ...request.message, appId: app.id });
+  if (scope !== null && create === null) {
+    const grouped = await deps.unitOfWork.autocommit(async (tx) => {
+      const target = await deps.applications.resolveForPublish(tx, principal, appRef, null);
+      const stored = await deps.publisher.publishKeyed(scope, inputFor(target));
+      return stored === null ? null : stored.answer;
+    // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
+    // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
+    }).catch((error: unknown) => {
+      if (error instanceof AppError) return null;
+      throw error;
+    });
+    if (grouped !== null) return { ...grouped, replayed: false };
+  }
+  const work = async (tx: Tx): Promise<StoredAnswer> => {
+    const target = await deps.applications.resolveForPublish(tx, principal, appRef, create);
+    const { message } = await deps.publisher.publish(tx, inputFor(target));
+    return publishedAnswer(message);
+  };
+  if (scope !== null) return deps.idempotency.run(scope, work);
+  const answer = create === null ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
+  return { ...answer, replayed: false };
 }

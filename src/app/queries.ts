@@ -1,6 +1,10 @@
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
 import { hasPrefix } from '../domain/ids.ts';
-import type { AttemptListQuery, AttemptView, CatalogStore, DeliverySummary, MessageListQuery, MessageView, Page, PageQuery, TimelineEntry } from '../ports/catalog-store.ts';
+import type { AttemptListQuery, AttemptView, MessageListQuery, MessageQueryStore, MessageView } from '../ports/message-query-store.ts';
+import type { DeliveryQueryStore, DeliverySummary, TimelineEntry } from '../ports/delivery-query-store.ts';
+import type { Page, PageQuery } from '../ports/paging.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
@@ -26,8 +30,8 @@ export interface Queries {
   timeline(principal: Principal, appRef: string, messageRef: string, endpointRef: string, page: PageQuery): Promise<{ readonly delivery: DeliverySummary; readonly page: Page<TimelineEntry> }>;
 }
 
-/** Makes the query use cases over the catalog store. */
-export function createQueries(deps: { readonly store: CatalogStore }): Queries {
+/** Makes the query use cases over the application, endpoint, message and delivery stores. */
+export function createQueries(deps: { readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & MessageQueryStore & Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'> }): Queries {
   const { store } = deps;
 
   const message = async (appId: string, ref: string, withPayload = false): Promise<MessageView> => {

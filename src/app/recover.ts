@@ -1,4 +1,4 @@
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import { TaskKind, type TaskRecord } from '../ports/task-store.ts';
 import type { Principal } from './credentials.ts';
 import { startReplayTask, type ReplaysDeps, type ReplayWindow } from './replay.ts';

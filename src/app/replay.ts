@@ -1,9 +1,10 @@
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { newId } from '../domain/ids.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { ReplayableState, ReplayBatchResult, ReplayStore } from '../ports/replay-store.ts';
 import { TaskKind, type TaskRecord, type TaskStepResult, type TaskStore } from '../ports/task-store.ts';
 import { resolveApplication } from './applications.ts';
@@ -80,7 +81,7 @@ const REASON: Readonly<Record<TaskKind, TimelineReason>> = {
 
 /** Dependencies of the replay use cases. */
 export interface ReplaysDeps {
-  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly tasks: Pick<TaskStore, 'insertTask'>;
   readonly clock: Clock;
   readonly random: Random;
@@ -104,10 +105,10 @@ export async function startReplayTask(deps: ReplaysDeps, tx: Tx, principal: Prin
   if (selection.until !== null && selection.since.valueOf() > selection.until.valueOf()) {
     throw new AppError('validation', [{ loc: ['body', 'until'], msg: 'until must not be before since', type: 'value_error' }]);
   }
-  const app = await resolveApplication(deps.catalog, principal, appRef, tx);
+  const app = await resolveApplication(deps.lookups, principal, appRef, tx);
   let endpointId: string | null = null;
   if (endpointRef !== null) {
-    const endpoint = await deps.catalog.findEndpoint(app.id, endpointRef, { tx });
+    const endpoint = await deps.lookups.findEndpoint(app.id, endpointRef, { tx });
     if (endpoint === null) throw notFound('Endpoint');
     if (endpoint.status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before replaying to it');
     endpointId = endpoint.id;
@@ -159,7 +160,7 @@ export interface ReplayStepSettings {
 /** Dependencies of {@link stepReplayTask}. */
 export interface ReplayStepDeps {
   readonly replay: Pick<ReplayStore, 'replayDeliveries' | 'replayMissing'>;
-  readonly catalog: Pick<CatalogStore, 'findEndpoint'>;
+  readonly lookups: Pick<EndpointStore, 'findEndpoint'>;
   readonly clock: Clock;
   readonly settings: ReplayStepSettings;
 }
@@ -177,7 +178,7 @@ export async function stepReplayTask(deps: ReplayStepDeps, tx: Tx, task: TaskRec
   const fail = (error: string): TaskStepResult => ({ status: 'failed', progress: { ...progress, error } });
   if (!isKind(task.kind)) return fail(`unknown task kind ${task.kind}`);
   if (params.endpointId !== null) {
-    const endpoint = await deps.catalog.findEndpoint(params.appId, params.endpointId, { tx });
+    const endpoint = await deps.lookups.findEndpoint(params.appId, params.endpointId, { tx });
     if (endpoint === null) return fail('endpoint_deleted');
     if (endpoint.status === 'disabled') return fail('endpoint_disabled');
   }

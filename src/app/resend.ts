@@ -1,14 +1,16 @@
+import type { MessageQueryStore } from '../ports/message-query-store.ts';
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { ReplayStore } from '../ports/replay-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
 /** Dependencies of {@link createResender}. */
 export interface ResenderDeps {
-  readonly store: Pick<CatalogStore, 'findApplication' | 'findEndpoint' | 'findMessage'>;
+  readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage'>;
   readonly replay: ReplayStore;
   readonly clock: Clock;
 }

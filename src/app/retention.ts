@@ -1,8 +1,8 @@
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
-import type { IdempotencyStore } from '../ports/idempotency-store.ts';
+import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import type { ErasureFilter, ErasureTask, PayloadCursor, RetentionStore } from '../ports/retention-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
@@ -78,8 +78,8 @@ export async function runErasures(store: Pick<RetentionStore, 'stepErasure'>, ba
 /** Dependencies of {@link createErasure}. `kick` starts the runner at once (the retention job's). */
 export interface ErasureDeps {
   readonly store: Pick<RetentionStore, 'insertErasure'>;
-  readonly catalog: Pick<CatalogStore, 'findApplication'>;
-  readonly idempotency: Pick<IdempotencyStore, 'transaction'>;
+  readonly applications: Pick<ApplicationStore, 'findApplication'>;
+  readonly unitOfWork: Pick<UnitOfWork, 'transaction'>;
   readonly clock: Clock;
   readonly random: Random;
   readonly kick: () => void;
@@ -102,9 +102,9 @@ export function createErasure(deps: ErasureDeps): Erasure {
   return {
     async start(principal, appRef, filter) {
       if (filter.eventIdPrefix === '') throw new AppError('validation', [{ loc: ['body', 'eventIdPrefix'], msg: 'must not be empty', type: 'value_error' }]);
-      const app = await resolveApplication(deps.catalog, principal, appRef);
+      const app = await resolveApplication(deps.applications, principal, appRef);
       const id = newId('qtask', deps.clock.nowMs(), () => deps.random.next());
-      const task = await deps.idempotency.transaction((tx) => deps.store.insertErasure(tx, { id, appId: app.id, filter }, deps.clock.sqlNow()));
+      const task = await deps.unitOfWork.transaction((tx) => deps.store.insertErasure(tx, { id, appId: app.id, filter }, deps.clock.sqlNow()));
       deps.kick();
       return task;
     },

@@ -1,9 +1,10 @@
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
-import type { Tx } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { MessageContentStore } from '../ports/message-content-store.ts';
 import type { MessageRecord } from '../ports/message-store.ts';
 import { fieldError, resolveApplication } from './applications.ts';
@@ -12,7 +13,7 @@ import { latestVersion } from './payload-schemas.ts';
 
 /** Dependencies of {@link createExampleSender}. */
 export interface ExampleSenderDeps {
-  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly eventTypes: Pick<EventTypeStore, 'findEventType'>;
   readonly messages: MessageContentStore;
   readonly clock: Clock;
@@ -43,8 +44,8 @@ function examplesOf(eventType: EventTypeRecord): readonly unknown[] | null {
 export function createExampleSender(deps: ExampleSenderDeps): ExampleSender {
   return {
     async send(tx, principal, appRef, endpointRef, input) {
-      const app = await resolveApplication(deps.catalog, principal, appRef, tx);
-      const endpoint = await deps.catalog.findEndpoint(app.id, endpointRef, { tx });
+      const app = await resolveApplication(deps.lookups, principal, appRef, tx);
+      const endpoint = await deps.lookups.findEndpoint(app.id, endpointRef, { tx });
       if (endpoint === null) throw notFound('Endpoint');
       if (endpoint.status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before sending an example');
       const eventType = await deps.eventTypes.findEventType(input.eventType, { tx });

@@ -1,5 +1,6 @@
+import type { EndpointStore } from '../ports/endpoint-store.ts';
+import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
-import type { CatalogStore } from '../ports/catalog-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { StatsOverview, StatsScope, StatsStore, TimeInState } from '../ports/stats-store.ts';
 import { fieldError, resolveApplication } from './applications.ts';
@@ -57,7 +58,7 @@ export interface Stats {
 
 /** Dependencies of {@link createStats}. */
 export interface StatsDeps {
-  readonly catalog: Pick<CatalogStore, 'findApplication' | 'findEndpoint'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly store: StatsStore;
   readonly clock: Clock;
 }
@@ -70,9 +71,9 @@ export function createStats(deps: StatsDeps): Stats {
       if (query.endpointRef !== null) throw fieldError(['query', 'app_id'], 'app_id is required with endpoint_id');
       return { appId: null, endpointId: null };
     }
-    const app = await resolveApplication(deps.catalog, principal, appRef);
+    const app = await resolveApplication(deps.lookups, principal, appRef);
     if (query.endpointRef === null) return { appId: app.id, endpointId: null };
-    const ep = await deps.catalog.findEndpoint(app.id, query.endpointRef);
+    const ep = await deps.lookups.findEndpoint(app.id, query.endpointRef);
     if (ep === null) throw notFound('Endpoint');
     return { appId: app.id, endpointId: ep.id };
   };

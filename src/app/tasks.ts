@@ -1,5 +1,5 @@
 import { notFound } from '../domain/errors.ts';
-import type { Page } from '../ports/catalog-store.ts';
+import type { Page } from '../ports/paging.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import { REPLAY_TASK_KINDS, type TaskListQuery, type TaskRecord, type TaskStepResult, type TaskStore } from '../ports/task-store.ts';

@@ -112,7 +112,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
-  installErrorHandler(fastify);
+  installErrorHandler(fastify, deps.databaseError);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installEdgeErrors(fastify);
   installAuthFailureLimit(fastify, config);

@@ -1,3 +1,4 @@
+import type { AppError } from '../domain/errors.ts';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiKeys } from '../app/api-keys.ts';
@@ -21,6 +22,7 @@ import type { TaskRunner, Tasks } from '../app/tasks.ts';
 import type { Config } from '../config/config.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { IdempotencyStore } from '../ports/idempotency-store.ts';
+import type { UnitOfWork } from '../ports/unit-of-work.ts';
 
 /** Everything the HTTP API needs; main/ wires it (the HTTP layer never sees an adapter). */
 export interface HttpDeps {
@@ -36,6 +38,10 @@ export interface HttpDeps {
   readonly ready: () => Promise<boolean>;
   /** Idempotency keys, and the transaction of every write. */
   readonly idempotency: IdempotencyStore;
+  /** Transactions of the routes' writes (with an Idempotency-Key, the idempotency store opens the transaction). */
+  readonly unitOfWork: UnitOfWork;
+  /** The database adapter's mapping of its failures to the error catalogue (null = not one it names). */
+  readonly databaseError: (error: unknown) => AppError | null;
   readonly applications: Applications;
   readonly endpoints: Endpoints;
   readonly queries: Queries;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../app/credentials.ts';
 import { AppError } from '../domain/errors.ts';
-import type { IdempotencyScope, StoredAnswer, Tx } from '../ports/idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer } from '../ports/idempotency-store.ts';
+import type { Tx } from '../ports/unit-of-work.ts';
 import type { HttpDeps } from './deps.ts';
 import { WIRE_LIMITS } from './schemas/common.ts';
 
@@ -29,12 +30,12 @@ export function fingerprint(request: FastifyRequest): string {
  * @throws AppError `validation` for an empty or over-long key, `idempotency_key_mismatch`, `idempotency_key_in_flight`
  */
 export async function idempotentPost(
-  deps: Pick<HttpDeps, 'idempotency' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>,
+  deps: Pick<HttpDeps, 'idempotency' | 'unitOfWork' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>,
   options: { readonly withoutKey?: 'transaction' | 'autocommit' } = {},
 ): Promise<StoredAnswer & { readonly replayed: boolean }> {
   const scope = keyScope(deps, request);
   if (scope === null) {
-    const answer = options.withoutKey === 'autocommit' ? await deps.idempotency.autocommit(work) : await deps.idempotency.transaction(work);
+    const answer = options.withoutKey === 'autocommit' ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
     return { ...answer, replayed: false };
   }
   return deps.idempotency.run(scope, work);

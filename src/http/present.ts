@@ -1,6 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import type { DeliveryState } from '../domain/delivery-state.ts';
-import type { ApplicationRecord, AttemptView, EndpointRecord, MessageView, Page, TimelineEntry } from '../ports/catalog-store.ts';
+import type { ApplicationRecord } from '../ports/application-store.ts';
+import type { AttemptView, MessageView } from '../ports/message-query-store.ts';
+import type { EndpointRecord } from '../ports/endpoint-store.ts';
+import type { Page } from '../ports/paging.ts';
+import type { TimelineEntry } from '../ports/delivery-query-store.ts';
 import type { DeadLetterView, DestinationView, EndpointMessageView } from '../ports/delivery-query-store.ts';
 import type { EventTypeRecord } from '../ports/event-type-store.ts';
 import type { TaskRecord } from '../ports/task-store.ts';

@@ -1,8 +1,8 @@
+import { createPgApiKeyStore } from '../adapters/postgres/credentials/api-key-store.ts';
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { createPgCatalogStore } from '../adapters/postgres/catalog-store.ts';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
-import { createPgRetentionStore } from '../adapters/postgres/retention-store.ts';
+import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
@@ -15,7 +15,7 @@ import { createLogger, withoutRedaction } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
-import { createPgBacklogReader } from '../adapters/postgres/stats-store.ts';
+import { createPgBacklogReader } from '../adapters/postgres/delivery/stats-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
@@ -97,7 +97,6 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       onError: (error) => logger.warn({ err: error }, 'backlog gauges: query failed'),
     });
     const wakeups = createWakeups(db, logger);
-    const catalog = createPgCatalogStore(db, cipher);
     const faultPoints = createFaultPoints(config.testFaultPoints, logger);
     const ready = async (): Promise<boolean> => {
       try {
@@ -143,7 +142,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       await app.listen({ host: config.host, port: config.port });
       closers.push(() => app.close());
       // Only once the API listens: a start that fails earlier must not swallow the one-time token.
-      generatedAdminToken = await ensureAdminToken({ store: catalog, clock, configuredToken: config.apiToken });
+      generatedAdminToken = await ensureAdminToken({ store: createPgApiKeyStore(db), clock, configuredToken: config.apiToken });
       retention.start();
       closers.push(() => retention.stop());
       apiUrl = urlOf(app);

@@ -1,4 +1,4 @@
-import type { DeliveryStoreObserver } from '../adapters/postgres/delivery-store.ts';
+import type { DeliveryStoreObserver } from '../adapters/postgres/delivery/delivery-store.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import type { Db } from '../adapters/postgres/db.ts';
-import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery-store.ts';
+import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery/delivery-store.ts';
 import { withTraceContexts } from '../adapters/postgres/message/trace-context.ts';
-import { createPgMessageStore } from '../adapters/postgres/message-store.ts';
-import { createPgOperationalEvents } from '../adapters/postgres/operational-events.ts';
+import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
+import { createPgOperationalEvents } from '../adapters/postgres/delivery/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { createDispatcher, type Dispatcher } from '../app/dispatcher/dispatcher.ts';

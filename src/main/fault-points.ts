@@ -18,7 +18,8 @@
 import type { FaultPointName, FaultPointSpec } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
-import type { IdempotencyStore, Tx } from '../ports/idempotency-store.ts';
+import type { IdempotencyStore } from '../ports/idempotency-store.ts';
+import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Sender } from '../ports/sender.ts';
 
@@ -116,20 +117,23 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
           if (tx !== undefined && publishedIn.has(tx) && !answer.replayed) await reach('after_commit_before_response', { idempotencyKey: scope.key });
           return answer;
         },
-        transaction: (work) => withoutKey(deps.idempotency.transaction.bind(deps.idempotency), work),
-        autocommit: (work) => withoutKey(deps.idempotency.autocommit.bind(deps.idempotency), work),
+      };
+      const unitOfWork: UnitOfWork = {
+        transaction: (work) => withoutKey(deps.unitOfWork.transaction.bind(deps.unitOfWork), work),
+        autocommit: (work) => withoutKey(deps.unitOfWork.autocommit.bind(deps.unitOfWork), work),
       };
       return {
         ...deps,
         idempotency,
+        unitOfWork,
         publisher: {
           async publish(tx, input) {
             const result = await deps.publisher.publish(tx, input);
             publishedIn.add(tx);
             return result;
           },
-          async publishKeyed(scope, input, answerOf) {
-            const result = await deps.publisher.publishKeyed(scope, input, answerOf);
+          async publishKeyed(scope, input) {
+            const result = await deps.publisher.publishKeyed(scope, input);
             if (result !== null) await reach('after_commit_before_response', { idempotencyKey: scope.key });
             return result;
           },

@@ -1,6 +1,6 @@
 import { openDb } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
-import { createPgRetentionStore } from '../adapters/postgres/retention-store.ts';
+import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import type { RetentionReport } from '../app/retention.ts';
 import type { Config } from '../config/config.ts';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Db } from '../adapters/postgres/db.ts';
-import { WAKE_CHANNEL } from '../adapters/postgres/message-store.ts';
+import { WAKE_CHANNEL } from '../adapters/postgres/message/message-store.ts';
 import type { Logger } from '../ports/logger.ts';
 
 /**

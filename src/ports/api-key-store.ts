@@ -1,5 +1,5 @@
-import type { Page, PageQuery } from './catalog-store.ts';
-import type { Tx } from './idempotency-store.ts';
+import type { Page, PageQuery } from './paging.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * API keys as the credentials API manages them (docs/guides/security.md). Only the SHA-256 hash of a token is stored,
@@ -21,6 +21,12 @@ export interface ApiKeyStore {
    * returns how many.
    */
   expireApplicationKeys(appId: string, afterMs: number, now: Date | null, sessionIds?: readonly string[] | null): Promise<number>;
+  /** The live (not revoked, not expired) key with this token hash, or null. */
+  findApiKeyByHash(tokenHash: Uint8Array): Promise<ApiKeyRecord | null>;
+  /** Inserts a key; false (and nothing written) when a key with this id exists already. */
+  insertApiKeyIfAbsent(key: NewApiKey, now: Date | null): Promise<boolean>;
+  /** Revokes every live key scoped to `appId`; returns how many. */
+  revokeApplicationKeys(tx: Tx, appId: string, now: Date | null): Promise<number>;
 }
 
 /** A key to store. `appId` null = an operator (admin) key. */
@@ -54,4 +60,36 @@ export interface ApiKeyView {
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
+}
+
+/** A stored credential. `appId` is set for application-scoped keys. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly role: 'admin' | 'app';
+  readonly appId: string | null;
+  readonly createdAt: Date;
+  /** Set on a key that may only read (GET routes). */
+  readonly readOnly?: boolean;
+  /** An app-portal token (Svix `appPortalAccess`) rather than an application key. */
+  readonly portal?: boolean;
+  /** Capabilities the token was issued with; absent = those its kind and `readOnly` give (ADR 0011). */
+  readonly capabilities?: readonly string[];
+  /** Svix `sessionId` of a portal token. */
+  readonly sessionId?: string;
+  /** Svix `featureFlags` of a portal token. */
+  readonly featureFlags?: readonly string[];
+  /** When the key stops working, or absent = until revoked. */
+  readonly expiresAt?: Date;
+}
+
+export interface NewApiKey {
+  readonly id: string;
+  readonly name: string;
+  readonly role: 'admin' | 'app';
+  readonly appId: string | null;
+  /** SHA-256 of the token; the token itself is never stored. */
+  readonly tokenHash: Uint8Array;
+  /** The first characters of the token, to recognise it in a list. */
+  readonly tokenPrefix: string;
 }

@@ -1,5 +1,7 @@
 import type { DeliveryState } from '../domain/delivery-state.ts';
-import type { EndpointRecord, MessageView, Page, PageQuery } from './catalog-store.ts';
+import type { EndpointRecord } from './endpoint-store.ts';
+import type { MessageView } from './message-query-store.ts';
+import type { Page, PageQuery } from './paging.ts';
 
 /**
  * Read side of deliveries in the Svix shapes (docs/adr/0003-svix-compatibility.md): the destinations of a message, the messages of an
@@ -19,6 +21,10 @@ export interface DeliveryQueryStore {
    * unless ascending. The iterator is an opaque cursor (the delivery's internal id as decimal text).
    */
   listDeadLetters(appId: string, query: DeadLetterQuery): Promise<Page<DeadLetterView>>;
+  /** The delivery of one message to one endpoint, or null. */
+  findDelivery(appId: string, messageId: string, endpointId: string): Promise<DeliverySummary | null>;
+  /** Timeline rows of one delivery in `id` order (iterator = the row id as decimal text). */
+  listTimeline(deliveryId: string, page: PageQuery): Promise<Page<TimelineEntry>>;
 }
 
 /** One destination of a message (Svix `MessageEndpointOut`): the endpoint and its delivery's state. */
@@ -73,4 +79,28 @@ export interface DeadLetterView {
   readonly lastAttemptAt: Date | null;
   /** When the delivery last changed (it became dead then). */
   readonly deadAt: Date;
+}
+
+/** The state of one delivery (message × endpoint). `id` is the bigint id as decimal text. */
+export interface DeliverySummary {
+  readonly id: string;
+  readonly messageId: string;
+  readonly endpointId: string;
+  readonly state: DeliveryState;
+  readonly attemptCount: number;
+  readonly nextAttemptAt: Date;
+  readonly deadReason: string | null;
+}
+
+/** One row of a delivery's append-only timeline (docs/design.md#delivery-lifecycle, docs/reference/timeline.md). Ids and tokens are decimal text. */
+export interface TimelineEntry {
+  readonly id: string;
+  readonly state: string;
+  readonly workerId: string | null;
+  readonly fencingToken: string | null;
+  readonly statusCode: number | null;
+  readonly latencyMs: number | null;
+  readonly errorKind: string | null;
+  readonly reason: string | null;
+  readonly at: Date;
 }

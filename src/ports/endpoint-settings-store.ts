@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Custom header names whose values are credentials (lower case). Svix redacts the same names from

@@ -1,5 +1,5 @@
-import type { Page, PageQuery } from './catalog-store.ts';
-import type { Tx } from './idempotency-store.ts';
+import type { Page, PageQuery } from './paging.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Event types (Svix `/api/v1/event-type`): one catalog for the whole deployment, as Svix has one per

@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 import type { MessageRecord, NewMessage } from './message-store.ts';
 
 /** Writes to messages outside the publish path: erasing content, and example messages. */

@@ -1,4 +1,5 @@
-import type { IdempotencyScope, StoredAnswer, Tx } from './idempotency-store.ts';
+import type { IdempotencyScope, StoredAnswer } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 import type { TraceCarrier } from './tracer.ts';
 
 /**

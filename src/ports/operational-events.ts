@@ -1,5 +1,5 @@
 import type { OperationalEvent } from '../domain/outcome-rules.ts';
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Operational webhooks (docs/adr/0004-endpoint-flow-control.md): events about the platform itself — `endpoint.disabled`,

@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /** States a bulk replay may move back to pending (docs/design.md#delivery-lifecycle: dead, skipped or succeeded). */
 export type ReplayableState = 'dead' | 'skipped' | 'succeeded';

@@ -1,4 +1,4 @@
-import type { Tx } from './idempotency-store.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Retention and erasure (docs/guides/security.md, docs/design.md#scale). Every method is one bounded batch in one short statement

@@ -1,5 +1,5 @@
-import type { Page, PageQuery } from './catalog-store.ts';
-import type { Tx } from './idempotency-store.ts';
+import type { Page, PageQuery } from './paging.ts';
+import type { Tx } from './unit-of-work.ts';
 
 /**
  * Background tasks (Svix `BackgroundTaskOut`; table background_tasks). Tidings runs the replay kinds below

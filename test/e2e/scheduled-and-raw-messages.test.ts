@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { messageInRaw, Svix, Webhook as SvixWebhook } from 'svix';
 import { createHttpSender } from '../../src/adapters/http-sender/http-sender.ts';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { cryptoRandom } from '../../src/adapters/system/system-clock.ts';
 import { createDispatcher, type Dispatcher } from '../../src/app/dispatcher/dispatcher.ts';
 import { encodeSecret } from '../../src/domain/signing.ts';

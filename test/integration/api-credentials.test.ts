@@ -17,13 +17,13 @@ for (const engine of ENGINES) {
     after(async () => api?.close());
 
     test('with no configured token, the first start generates one, stores only its hash, and later starts generate none', async () => {
-      assert.equal(await ensureAdminToken({ store: api.store, clock, configuredToken: ADMIN_TOKEN }), null, 'a configured token needs nothing');
-      const results = await Promise.all([1, 2, 3].map(() => ensureAdminToken({ store: api.store, clock, configuredToken: undefined })));
+      assert.equal(await ensureAdminToken({ store: api.keys, clock, configuredToken: ADMIN_TOKEN }), null, 'a configured token needs nothing');
+      const results = await Promise.all([1, 2, 3].map(() => ensureAdminToken({ store: api.keys, clock, configuredToken: undefined })));
       const tokens = results.filter((t): t is string => t !== null);
       assert.equal(tokens.length, 1, 'one of three racing starts wins');
       const token = tokens[0]!;
       assert.match(token, /^tidings_[A-Za-z0-9_-]{43}$/);
-      assert.equal(await ensureAdminToken({ store: api.store, clock, configuredToken: undefined }), null);
+      assert.equal(await ensureAdminToken({ store: api.keys, clock, configuredToken: undefined }), null);
 
       const row = await api.database.db.query<{ token_hash: Buffer; role: string }>('SELECT token_hash, role FROM api_keys WHERE id = $1', [BOOTSTRAP_ADMIN_KEY_ID]);
       assert.deepEqual(row.rows[0]!.token_hash, hashToken(token));
@@ -34,7 +34,7 @@ for (const engine of ENGINES) {
       // The generated token works against the API (through a server whose own configured token differs).
       const client = new Svix(token, { serverUrl: api.url });
       await client.application.list();
-      const authenticate = createAuthenticator({ store: api.store, adminToken: undefined });
+      const authenticate = createAuthenticator({ store: api.keys, adminToken: undefined });
       assert.deepEqual(await authenticate(token), { kind: 'admin' });
       assert.equal(await authenticate(token + 'x'), null);
       assert.equal(await authenticate(''), null);

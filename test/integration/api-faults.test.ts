@@ -3,10 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
 import { openDb, type Db } from '../../src/adapters/postgres/db.ts';
 import type { Queries } from '../../src/app/queries.ts';
-import { createQueries } from '../../src/app/queries.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createHttpDeps } from '../../src/main/http-deps.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -32,9 +30,6 @@ describe('API faults', () => {
     // Port 1 on loopback: connections are refused, as when the database is down.
     db = await openDb({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none', dataDir: '', poolSize: 1 });
     const config = loadConfig({ TIDINGS_API_TOKEN: ADMIN_TOKEN, TIDINGS_LOG_LEVEL: 'error' });
-    const store = createPgCatalogStore(db, testCipher());
-    const queries = createQueries({ store });
-    const faulty: Queries = { ...queries, getMessage: async () => { throw new Error('boom: a secret detail'); } };
     const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>); done(); } });
     const deps = createHttpDeps({
       config, db, cipher: testCipher(), clock, random,
@@ -46,6 +41,7 @@ describe('API faults', () => {
       },
       wake: () => undefined,
     });
+    const faulty: Queries = { ...deps.queries, getMessage: async () => { throw new Error('boom: a secret detail'); } };
     app = buildApp({ ...deps, queries: faulty, publisher: { publish: async () => { throw new Error('unreachable'); }, publishKeyed: async () => { throw new Error('unreachable'); } } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

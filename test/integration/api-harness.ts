@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { generateToken, hashToken } from '../../src/app/credentials.ts';
 import type { AddressInfo } from 'node:net';
 import { Svix } from 'svix';
-import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
+import { createPgApiKeyStore } from '../../src/adapters/postgres/credentials/api-key-store.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createHttpDeps } from '../../src/main/http-deps.ts';
 import { cryptoRandom, systemClock } from '../../src/adapters/system/system-clock.ts';
@@ -11,7 +11,7 @@ import { buildApp } from '../../src/http/app.ts';
 import type { HttpDeps } from '../../src/http/deps.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
-import type { CatalogStore } from '../../src/ports/catalog-store.ts';
+import type { ApiKeyStore } from '../../src/ports/api-key-store.ts';
 import type { Cipher } from '../../src/ports/cipher.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import type { DeliveryStore } from '../../src/ports/delivery-store.ts';
@@ -29,7 +29,8 @@ export interface ApiHarness {
   readonly database: TestDatabase;
   readonly url: string;
   readonly svix: Svix;
-  readonly store: CatalogStore;
+  /** The API-key store of the test database (to seed keys and call the credential use cases directly). */
+  readonly keys: ApiKeyStore;
   readonly deliveries: DeliveryStore;
   readonly cipher: Cipher;
   readonly config: Config;
@@ -56,7 +57,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
     ...env,
   });
   const cipher = testCipher();
-  const store = createPgCatalogStore(db, cipher);
+  const keys = createPgApiKeyStore(db);
   const deliveries = createPgDeliveryStore(db, cipher);
   const deps: HttpDeps = createHttpDeps({
     config, db, cipher, clock: options.clock ?? systemClock, random: cryptoRandom,
@@ -72,7 +73,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
-    database, url, store, deliveries, cipher, config, deps,
+    database, url, keys, deliveries, cipher, config, deps,
     svix: new Svix(ADMIN_TOKEN, { serverUrl: url }),
     request: (method, path, options = {}) => fetch(url + path, {
       method,
@@ -85,7 +86,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
     }),
     async appKey(appId) {
       const token = generateToken();
-      await store.insertApiKeyIfAbsent({ id: `key_${randomBytes(8).toString('hex')}`, name: 'scoped', role: 'app', appId, tokenHash: hashToken(token), tokenPrefix: token.slice(0, 12) }, null);
+      await keys.insertApiKeyIfAbsent({ id: `key_${randomBytes(8).toString('hex')}`, name: 'scoped', role: 'app', appId, tokenHash: hashToken(token), tokenPrefix: token.slice(0, 12) }, null);
       return token;
     },
     async close() {

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { keyRingCipher } from '../../src/adapters/crypto/key-ring.ts';
 import { createHttpSender } from '../../src/adapters/http-sender/http-sender.ts';
-import { pgMessageQueries } from '../../src/adapters/postgres/catalog-messages.ts';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
-import { createPgEndpointHealthStore } from '../../src/adapters/postgres/endpoint-health-store.ts';
+import { createPgMessageQueryStore } from '../../src/adapters/postgres/message/message-query-store.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgEndpointHealthStore } from '../../src/adapters/postgres/endpoint/endpoint-health-store.ts';
 import { rotateKeys } from '../../src/adapters/postgres/key-rotation.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { cryptoRandom, systemClock } from '../../src/adapters/system/system-clock.ts';
 import { createDispatcher } from '../../src/app/dispatcher/dispatcher.ts';
@@ -20,7 +20,7 @@ import { createPublisher } from '../../src/app/publish.ts';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-schedule.ts';
 import { decodeSecret, signingKeyId } from '../../src/domain/signing.ts';
 import { attemptOut } from '../../src/http/present.ts';
-import type { AttemptView } from '../../src/ports/catalog-store.ts';
+import type { AttemptView } from '../../src/ports/message-query-store.ts';
 import type { Cipher } from '../../src/ports/cipher.ts';
 import type { Sender } from '../../src/ports/sender.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
@@ -67,7 +67,7 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     assert.equal(await dispatcher.tick(), 1);
     await dispatcher.drained();
     const id = (await t.db.query<{ id: string }>('SELECT id FROM attempts WHERE message_id = $1', [message.id])).rows[0]!.id;
-    const view = (await pgMessageQueries(t.db, cipher).findAttempt(appId, message.id, id))!;
+    const view = (await createPgMessageQueryStore(t.db, cipher).findAttempt(appId, message.id, id))!;
     return { appId, endpointId: ep.id, secret: ep.secret, view };
   }
 
@@ -127,7 +127,7 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     assert.ok((report.rewritten['attempts.response_body'] ?? 0) >= 1);
     assert.equal(report.remaining['attempts.response_body'], 0);
     assert.equal((await raw()).key, 'k2');
-    const reread = await pgMessageQueries(t.db, ring2).findAttempt(appId, view.messageId, view.id);
+    const reread = await createPgMessageQueryStore(t.db, ring2).findAttempt(appId, view.messageId, view.id);
     assert.equal(reread?.responseBody, marker, 'readable with the new key alone');
   });
 

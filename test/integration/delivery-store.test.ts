@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { CLAIM } from '../../src/adapters/postgres/delivery-sql.ts';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
-import { createPgIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { CLAIM } from '../../src/adapters/postgres/delivery/delivery-sql.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgIdempotencyStore } from '../../src/adapters/postgres/idempotency/idempotency-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { createPublisher } from '../../src/app/publish.ts';
 import { AppError } from '../../src/domain/errors.ts';

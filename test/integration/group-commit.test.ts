@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { statementBatcher } from '../../src/adapters/postgres/batching.ts';
-import { pgApplications } from '../../src/adapters/postgres/catalog-applications.ts';
-import { createPgEventTypeStore } from '../../src/adapters/postgres/catalog-event-types.ts';
+import { createPgApplicationStore } from '../../src/adapters/postgres/application/application-store.ts';
+import { createPgEventTypeStore } from '../../src/adapters/postgres/event-type/event-type-store.ts';
 import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
+import { createPgKeyClaims } from '../../src/adapters/postgres/idempotency/idempotency-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
@@ -34,6 +35,8 @@ function counting(db: Db): { readonly db: Db; readonly calls: (name: string) => 
   return { db: counted, calls: (name) => counts.get(name) ?? 0 };
 }
 
+/** The idempotency keys the grouped keyed publish claims. */
+const keyClaims = createPgKeyClaims();
 const scope = (key: string): IdempotencyScope => ({ owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key, fingerprint: `fp-${key}`, ttlMs: 60_000, waitMs: 5_000 });
 const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id, timestamp: m.createdAt.toISOString() } });
 
@@ -59,7 +62,7 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
       const { db, calls } = counting(t.db);
       let wakes = 0;
-      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { limits: { maxBatch: 256, maxInFlight: 2 } });
+      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { keys: keyClaims, limits: { maxBatch: 256, maxInFlight: 2 } });
       const messages = Array.from({ length: 50 }, (_, i) => message(appId, { channels: i % 2 === 0 ? ['even'] : null, tags: [`t${i}`] }));
       const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
       assert.equal(calls('tidings_publish'), 1, 'one statement for the whole group');
@@ -83,7 +86,7 @@ for (const engine of ENGINES) {
     test('a taken eventId fails its own call with 409; the rest of the group is stored', async () => {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
       await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken' }), null));
       const group = [message(appId), message(appId, { eventId: 'evt-taken' }), message(appId, { eventId: 'evt-twice' }), message(appId, { eventId: 'evt-twice' }), message(appId)];
       const settled = await Promise.allSettled(group.map((m) => runAutocommit(t.db, (tx) => store.insert(tx, m, null))));
@@ -97,7 +100,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined);
+      const store = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
       const group = [message(appId), message('app_doesnotexist0000000000000'), message(appId)];
       const settled = await Promise.allSettled(group.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
       assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
@@ -109,7 +112,7 @@ for (const engine of ENGINES) {
     test('a message whose payload is above the grouping limit is published by a statement of its own; a keyed one takes the ordinary path', async () => {
       const appId = await insertApp(t.db);
       const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined, { maxGroupedPayloadBytes: 16 });
+      const store = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims, maxGroupedPayloadBytes: 16 });
       const small = [message(appId, { payload: Buffer.from('{}') }), message(appId, { payload: Buffer.from('{}') })];
       const big = [message(appId, { payload: Buffer.from(`{"pad":"${'x'.repeat(32)}"}`) }), message(appId, { payload: Buffer.from(`{"pad":"${'y'.repeat(32)}"}`) })];
       const results = await Promise.all([...small, ...big].map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
@@ -122,7 +125,7 @@ for (const engine of ENGINES) {
 
     test('a publish inside a transaction runs on that transaction and is undone with it', async () => {
       const appId = await insertApp(t.db);
-      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
       const m = message(appId);
       await assert.rejects(runTx(t.db, async (tx) => {
         await store.insert(tx, m, null);
@@ -144,7 +147,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       let wakes = 0;
-      const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; });
+      const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; }, { keys: keyClaims });
       const keys = Array.from({ length: 30 }, (_, i) => `group-fresh-${engine.name}-${i}`);
       const results = await Promise.all(keys.map((k) => store.insertKeyed(scope(k), message(appId), null, answerOf)));
       assert.ok(results.every((r) => r !== null && r.deliveries === 1 && r.answer.status === 202));
@@ -164,7 +167,7 @@ for (const engine of ENGINES) {
 
     test('a key that exists, a key given twice and a taken eventId leave the group with nothing stored; the rest commit', async () => {
       const appId = await insertApp(t.db);
-      const store = createPgMessageStore(t.db, cipher, () => undefined);
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
       const k = (name: string) => `group-mixed-${engine.name}-${name}`;
       assert.notEqual(await store.insertKeyed(scope(k('existing')), message(appId), null, answerOf), null);
       await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken-keyed' }), null));
@@ -187,8 +190,8 @@ for (const engine of ENGINES) {
       test('two groups publishing the same eventIds in opposite orders never deadlock: each eventId is stored once, the other call gets 409', async () => {
         const appId = await insertApp(t.db);
         const { db, calls } = counting(t.db);
-        const a = createPgMessageStore(db, cipher, () => undefined);
-        const b = createPgMessageStore(db, cipher, () => undefined);
+        const a = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
+        const b = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
         const rounds = 10;
         for (let round = 0; round < rounds; round++) {
           const ids = Array.from({ length: 20 }, (_, i) => `dl-${round}-${i}`);
@@ -218,7 +221,7 @@ for (const engine of ENGINES) {
 
       test('a key held by an in-flight request makes its group give up within the lock timeout: nothing of the group is stored', async () => {
         const appId = await insertApp(t.db);
-        const store = createPgMessageStore(t.db, cipher, () => undefined);
+        const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
         const holder = new pg.Client({ connectionString: t.url! });
         await holder.connect();
         try {
@@ -241,7 +244,7 @@ for (const engine of ENGINES) {
       await t.db.query(`UPDATE applications SET uid = 'grouped-uid' WHERE id = $1`, [appId]);
       await t.db.query(`INSERT INTO event_types (name, description) VALUES ('grouped.type', 'd')`);
       const { db, calls } = counting(t.db);
-      const apps = pgApplications(db);
+      const apps = createPgApplicationStore(db);
       const types = createPgEventTypeStore(db);
       const [byId, byUid, missing, type, noType] = await Promise.all([
         apps.findApplication(appId), apps.findApplication('grouped-uid'), apps.findApplication('nope'),

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { keyRingCipher } from '../../src/adapters/crypto/key-ring.ts';
-import { createPgCatalogStore } from '../../src/adapters/postgres/catalog-store.ts';
+import { createPgEndpointStore } from '../../src/adapters/postgres/endpoint/endpoint-store.ts';
+import { createPgMessageQueryStore } from '../../src/adapters/postgres/message/message-query-store.ts';
 import { checkKeyRegistry, KeyCheckError } from '../../src/adapters/postgres/key-registry.ts';
 import { rotateKeys, type RotationProgress } from '../../src/adapters/postgres/key-rotation.ts';
 import type { Db } from '../../src/adapters/postgres/db.ts';
@@ -101,7 +102,7 @@ for (const engine of ENGINES) {
       const seeded = await seed(db, ring1, appId, 7, 11);
       // Ring k2,k1: new writes use k2, k1 still decrypts (through the stores the API and dispatcher use).
       await checkKeyRegistry(db, ring21);
-      const store = createPgCatalogStore(db, ring21);
+      const store = { ...createPgEndpointStore(db, ring21), ...createPgMessageQueryStore(db, ring21) };
       assert.equal(await store.endpointSecret(appId, seeded.endpoints[0]!.id), seeded.endpoints[0]!.secret);
       const msg = await store.findMessage(appId, seeded.messages[0]!.id, { withPayload: true });
       assert.equal(Buffer.from(msg!.payload!).toString(), seeded.messages[0]!.payload);
@@ -152,13 +153,13 @@ for (const engine of ENGINES) {
       assert.ok(report.changedMeanwhile >= 2, 'both concurrently written rows were left alone');
       assert.equal(report.remaining['endpoints.secret'], 1, 'the value written under the old key is reported');
       assert.deepEqual(report.retired, [], 'k2 is not retired while a value uses it');
-      const store = createPgCatalogStore(db, ring32);
+      const store = createPgEndpointStore(db, ring32);
       assert.equal(await store.endpointSecret(appId, fresh.id), freshSecret, 'the concurrent write stands');
       assert.equal(await store.endpointSecret(appId, stale.id), staleSecret);
       const rerun = await rotateKeys(db, ring32, { batchSize: 100 });
       assert.equal(rerun.rewritten['endpoints.secret'], 1);
       assert.deepEqual(rerun.retired, ['k2']);
-      assert.equal(await createPgCatalogStore(db, keyRingCipher([k3])).endpointSecret(appId, stale.id), staleSecret);
+      assert.equal(await createPgEndpointStore(db, keyRingCipher([k3])).endpointSecret(appId, stale.id), staleSecret);
       // k2 is retired and may leave the ring; k3 may not.
       await checkKeyRegistry(db, keyRingCipher([k3]));
       await assert.rejects(checkKeyRegistry(db, keyRingCipher([{ id: 'k4', key: Buffer.alloc(32, 4) }])), (e: unknown) => e instanceof KeyCheckError && e.code === 'encryption_key_missing' && e.keyIds.includes('k3'));

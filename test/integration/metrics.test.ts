@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
-import { createPgBacklogReader } from '../../src/adapters/postgres/stats-store.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
+import { createPgBacklogReader } from '../../src/adapters/postgres/delivery/stats-store.ts';
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { cryptoRandom } from '../../src/adapters/system/system-clock.ts';
 import { createPublisher } from '../../src/app/publish.ts';

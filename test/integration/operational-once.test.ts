@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery-store.ts';
-import { createPgMessageStore } from '../../src/adapters/postgres/message-store.ts';
-import { createPgOperationalEvents } from '../../src/adapters/postgres/operational-events.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
+import { createPgOperationalEvents } from '../../src/adapters/postgres/delivery/operational-events.ts';
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { cryptoRandom } from '../../src/adapters/system/system-clock.ts';
 import { createPublisher } from '../../src/app/publish.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPgRetentionStore } from '../../src/adapters/postgres/retention-store.ts';
+import { createPgRetentionStore } from '../../src/adapters/postgres/message/retention-store.ts';
 import { runErasures, runRetention, type RetentionSettings } from '../../src/app/retention.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import type { RetentionStore } from '../../src/ports/retention-store.ts';

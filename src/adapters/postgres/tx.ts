@@ -1,4 +1,4 @@
-import type { Tx } from '../../ports/idempotency-store.ts';
+import type { Tx, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { Db, Queryable } from './db.ts';
 
 /** The PostgreSQL form of the opaque {@link Tx}: the open transaction's client and after-commit hooks. */
@@ -41,4 +41,12 @@ export async function runTx<T>(db: Db, work: (tx: Tx, client: Queryable) => Prom
   const result = await db.tx((client) => work({ client, afterCommit: hooks, autocommit: false } as unknown as PgTx, client));
   for (const hook of hooks) hook();
   return result;
+}
+
+/** The PostgreSQL {@link UnitOfWork}: {@link runTx} and {@link runAutocommit} on `db`. */
+export function createPgUnitOfWork(db: Db): UnitOfWork {
+  return {
+    transaction: (work) => runTx(db, (tx) => work(tx)),
+    autocommit: (work) => runAutocommit(db, (tx) => work(tx)),
+  };
 }

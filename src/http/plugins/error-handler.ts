@@ -15,31 +15,6 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
 };
 
-/** Network error codes of a connection to the database that cannot be made or was lost. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** Messages of the pg driver and pool when the connection is gone or none can be had in time. */
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
-
-/**
- * True when `error` (or one of its causes) says the database cannot be reached: SQLSTATE class 08
- * (connection exception), 57P01–57P03 (shutdown / cannot connect now), or a network error. Such a request
- * changed nothing, so it is answered 503 `service_unavailable` and may be retried.
- */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || NETWORK_CODES.has(code))) return true;
-    if (e instanceof Error && CONNECTION_MESSAGES.test(e.message)) return true;
-  }
-  return false;
-}
-
-/**
- * SQLSTATEs of text the database cannot store, all from the request: 22021 a NUL character in a text value,
- * 22P05 a `\u0000` escape in a JSON value (PostgreSQL Appendix A). Answered 422 instead of a fault.
- */
-const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']);
-
 /**
  * Fastify/zod validation issues → `[{loc, msg, type}]` (numeric path segments become numbers). A field
  * outside the model is one issue per field, at its own loc (`extra fields not permitted`, as Svix says).
@@ -69,11 +44,12 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
 /**
  * The error handler (docs/reference/errors.md): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
- * content type → 415; a body the client aborted → 400, logged as such (no stack); the database unreachable → 503;
+ * content type → 415; a body the client aborted → 400, logged as such (no stack); a database failure as
+ * `databaseError` (the database adapter's mapping to the error catalogue) names it, the unreachable one logged;
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
  * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, databaseError: (error: unknown) => AppError | null): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return send(reply, error.code, error.detail, error.headers);
     if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
@@ -85,12 +61,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       request.log.info({ aborted: true }, 'client aborted the request before its body arrived');
       return send(reply, 'bad_request', 'The request body was not received completely');
     }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return send(reply, 'service_unavailable', 'The database cannot be reached; nothing was changed. Retry later.', { 'retry-after': '1' });
-    }
-    if (UNSTORABLE_TEXT_STATES.has(String((error as { code?: unknown }).code))) {
-      return send(reply, 'validation', [{ loc: ['body'], msg: 'text values must not contain the NUL character (\\u0000)', type: 'value_error.str.nul' }]);
+    // A database failure the adapter names (unreachable → 503, text it cannot store → 422).
+    const fromDatabase = databaseError(error);
+    if (fromDatabase !== null) {
+      if (fromDatabase.code === 'service_unavailable') request.log.warn({ err: error }, 'database unavailable');
+      return send(reply, fromDatabase.code, fromDatabase.detail, fromDatabase.headers);
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return send(reply, 'bad_request', error.message);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApplicationChanges } from '../../ports/catalog-store.ts';
+import type { ApplicationChanges } from '../../ports/application-store.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
 import { applicationOut } from '../present.ts';
@@ -13,12 +13,12 @@ const params = z.object({ appId: refParam });
  * `PUT /api/v1/app/{app}` (Svix create-or-update: 200 updated, 201 created), `PATCH /api/v1/app/{app}`
  * (the given fields) and `DELETE /api/v1/app/{app}` (204; everything the application owns goes with it).
  */
-export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applications' | 'idempotency'>): void {
+export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applications' | 'idempotency' | 'unitOfWork'>): void {
   app.put('/api/v1/app/:appId', {
     schema: { tags: ['Application'], summary: 'Update (or create) application', params, body: applicationIn, response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const result = await deps.idempotency.transaction((tx) => deps.applications.upsert(tx, principal, request.params.appId, applicationInput(request.body)));
+    const result = await deps.unitOfWork.transaction((tx) => deps.applications.upsert(tx, principal, request.params.appId, applicationInput(request.body)));
     return reply.code(result.created ? 201 : 200).send(applicationOut(result.app));
   });
 
@@ -34,14 +34,14 @@ export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applica
       ...(rate === undefined ? {} : { rateLimit: rate }),
       ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     };
-    return applicationOut(await deps.idempotency.transaction((tx) => deps.applications.patch(tx, principal, request.params.appId, changes)));
+    return applicationOut(await deps.unitOfWork.transaction((tx) => deps.applications.patch(tx, principal, request.params.appId, changes)));
   });
 
   app.delete('/api/v1/app/:appId', {
     schema: { tags: ['Application'], summary: 'Delete application', params, response: { 204: z.null().describe('Deleted'), ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    await deps.idempotency.transaction((tx) => deps.applications.delete(tx, principal, request.params.appId));
+    await deps.unitOfWork.transaction((tx) => deps.applications.delete(tx, principal, request.params.appId));
     return reply.code(204).send(null);
   });
 }

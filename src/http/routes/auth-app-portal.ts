@@ -59,14 +59,14 @@ export function portalBase(config: Pick<HttpDeps['config'], 'appPortalUrl' | 'pu
  * - `POST /api/v1/auth/app/{app_id}/expire-all` (operator only): every token of the application expires, or
  *   with `sessionIds` only the portal tokens of those sessions.
  */
-export function registerAuthRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'applications' | 'idempotency' | 'config'>): void {
+export function registerAuthRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'applications' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/auth/app-portal-access/:appId', {
     config: { adminOnly: true },
     schema: { tags: ['Authentication'], summary: 'Get consumer app portal access', params: z.object({ appId: refParam }), body: appPortalAccessIn, response: { 200: appPortalAccessOut, ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const b = request.body;
-    const issued = await deps.idempotency.transaction(async (tx) => {
+    const issued = await deps.unitOfWork.transaction(async (tx) => {
       const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, b.application == null ? null : applicationInput(b.application));
       return deps.apiKeys.issueAppToken(tx, principal, target.id, {
         name: 'app portal', readOnly: b.readOnly ?? false,

@@ -21,7 +21,7 @@ const filters = (q: ListQuery) => ({
  * `POST /api/v1/app/{app}/dead-letter/replay` (202 with a background task: the dead letters selected by
  * endpoint, event types and window go back to pending, paced per endpoint by TIDINGS_REPLAY_RATE).
  */
-export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'config'>): void {
+export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.get('/api/v1/app/:appId/dead-letter', {
     schema: {
       tags: ['Dead Letter'], summary: 'List dead letters of an application (Tidings)', params: z.object({ appId: refParam }), querystring: deadLetterListQuery,

@@ -13,7 +13,7 @@ const params = z.object({ appId: refParam, endpointId: refParam });
  * `deleteHeaders`; 204). Names are case-insensitive and stored in lower case; the signature and transport
  * headers cannot be set (422).
  */
-export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency'>): void {
+export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency' | 'unitOfWork'>): void {
   app.get('/api/v1/app/:appId/endpoint/:endpointId/headers', {
     schema: { tags: ['Endpoint'], summary: 'Get endpoint headers', params, response: { 200: endpointHeadersOut, ...commonErrors } },
   }, async (request) => {
@@ -25,7 +25,7 @@ export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpoint
     schema: { tags: ['Endpoint'], summary: 'Set endpoint headers', params, body: endpointHeadersIn, response: { 204: z.null().describe('Set'), ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    await deps.idempotency.transaction((tx) => deps.endpointSettings.setHeaders(tx, principal, request.params.appId, request.params.endpointId, request.body.headers));
+    await deps.unitOfWork.transaction((tx) => deps.endpointSettings.setHeaders(tx, principal, request.params.appId, request.params.endpointId, request.body.headers));
     return reply.code(204).send(null);
   });
 
@@ -34,7 +34,7 @@ export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpoint
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { headers, deleteHeaders } = request.body;
-    await deps.idempotency.transaction((tx) => deps.endpointSettings.patchHeaders(tx, principal, request.params.appId, request.params.endpointId, headers, deleteHeaders ?? []));
+    await deps.unitOfWork.transaction((tx) => deps.endpointSettings.patchHeaders(tx, principal, request.params.appId, request.params.endpointId, headers, deleteHeaders ?? []));
     return reply.code(204).send(null);
   });
 }

@@ -28,7 +28,7 @@ function bulkStates(status: number | null | undefined): readonly ReplayableState
  * (webhook-id), start a fresh retry schedule, and are paced (TIDINGS_REPLAY_RATE). A disabled endpoint is
  * 409. Idempotency-Key honoured: a repeated request answers the same task.
  */
-export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer' | 'replays' | 'taskRunner' | 'idempotency' | 'config'>): void {
+export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/app/:appId/endpoint/:endpointId/recover', {
     schema: { tags: ['Endpoint'], summary: 'Recover failed messages', params, body: recoverIn, response },
   }, async (request, reply) => {

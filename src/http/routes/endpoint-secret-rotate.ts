@@ -10,7 +10,7 @@ import { endpointSecretRotateIn } from '../schemas/endpoint-settings.ts';
  * TIDINGS_SECRET_ROTATION_GRACE) every request carries the previous secret's signature too (docs/design.md#signing).
  * Idempotency-Key honoured: a repeated rotation with the same key rotates once.
  */
-export function registerEndpointSecretRotate(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency' | 'config'>): void {
+export function registerEndpointSecretRotate(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/app/:appId/endpoint/:endpointId/secret/rotate', {
     schema: {
       tags: ['Endpoint'], summary: 'Rotate endpoint signing secret', params: z.object({ appId: refParam, endpointId: refParam }),

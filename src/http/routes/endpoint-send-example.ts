@@ -12,7 +12,7 @@ import { messageOut } from '../schemas/message.ts';
  * signed like any message. The event type must be registered (422 at body.eventType); a disabled endpoint
  * is 409. Idempotency-Key honoured (the stored answer holds no payload; a replay reads it back).
  */
-export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exampleSender' | 'queries' | 'idempotency' | 'config'>): void {
+export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exampleSender' | 'queries' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/app/:appId/endpoint/:endpointId/send-example', {
     schema: {
       tags: ['Endpoint'], summary: 'Send an example message to the endpoint', params: z.object({ appId: refParam, endpointId: refParam }),

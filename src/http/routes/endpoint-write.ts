@@ -31,12 +31,12 @@ function patchInput(body: z.output<typeof endpointPatch>): EndpointPatch {
  * `PUT /api/v1/app/{app}/endpoint/{ep}` (Svix create-or-update), `PATCH …` (given fields) and `DELETE …`
  * (204; pending deliveries canceled). Setting `disabled: true` moves pending deliveries to skipped.
  */
-export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'idempotency'>): void {
+export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'idempotency' | 'unitOfWork'>): void {
   app.put('/api/v1/app/:appId/endpoint/:endpointId', {
     schema: { tags: ['Endpoint'], summary: 'Update (or create) endpoint', params, body: endpointUpdate, response: { 200: endpointOutSchema, 201: endpointOutSchema, 409: errorBody, ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const result = await deps.idempotency.transaction((tx) => deps.endpoints.upsert(tx, principal, request.params.appId, request.params.endpointId, endpointInput(request.body)));
+    const result = await deps.unitOfWork.transaction((tx) => deps.endpoints.upsert(tx, principal, request.params.appId, request.params.endpointId, endpointInput(request.body)));
     return reply.code(result.created ? 201 : 200).send(endpointOut(result.endpoint));
   });
 
@@ -45,14 +45,14 @@ export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints'
   }, async (request) => {
     const principal = principalOf(request);
     const changes = patchInput(request.body);
-    return endpointOut(await deps.idempotency.transaction((tx) => deps.endpoints.patch(tx, principal, request.params.appId, request.params.endpointId, changes)));
+    return endpointOut(await deps.unitOfWork.transaction((tx) => deps.endpoints.patch(tx, principal, request.params.appId, request.params.endpointId, changes)));
   });
 
   app.delete('/api/v1/app/:appId/endpoint/:endpointId', {
     schema: { tags: ['Endpoint'], summary: 'Delete endpoint', params, response: { 204: z.null().describe('Deleted'), ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    await deps.idempotency.transaction((tx) => deps.endpoints.delete(tx, principal, request.params.appId, request.params.endpointId));
+    await deps.unitOfWork.transaction((tx) => deps.endpoints.delete(tx, principal, request.params.appId, request.params.endpointId));
     return reply.code(204).send(null);
   });
 }

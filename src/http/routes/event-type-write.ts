@@ -42,7 +42,7 @@ const nameParams = z.object({ eventTypeName: refParam });
  * `PATCH …/{name}`, `DELETE …/{name}` (204; archives, or deletes with `expunge=true`). `schemas` must be
  * `{"<version>": <JSON Schema>}`; messages of the type are then checked against the highest version (422).
  */
-export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventTypes' | 'idempotency' | 'config'>): void {
+export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventTypes' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/event-type', {
     schema: { tags: ['Event Type'], summary: 'Create event type', body: eventTypeIn, response: { 201: eventTypeOutSchema, 409: errorBody, ...commonErrors } },
   }, async (request, reply) => {
@@ -56,7 +56,7 @@ export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventType
     schema: { tags: ['Event Type'], summary: 'Update (or create) event type', params: z.object({ eventTypeName }), body: eventTypeUpsertIn, response: { 200: eventTypeOutSchema, 201: eventTypeOutSchema, ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const result = await deps.idempotency.transaction((tx) => deps.eventTypes.upsert(tx, principal, request.params.eventTypeName, fieldsOf(request.body)));
+    const result = await deps.unitOfWork.transaction((tx) => deps.eventTypes.upsert(tx, principal, request.params.eventTypeName, fieldsOf(request.body)));
     return reply.code(result.created ? 201 : 200).send(eventTypeOut(result.eventType));
   });
 
@@ -65,14 +65,14 @@ export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventType
   }, async (request) => {
     const principal = principalOf(request);
     const changes = changesOf(request.body);
-    return eventTypeOut(await deps.idempotency.transaction((tx) => deps.eventTypes.patch(tx, principal, request.params.eventTypeName, changes)));
+    return eventTypeOut(await deps.unitOfWork.transaction((tx) => deps.eventTypes.patch(tx, principal, request.params.eventTypeName, changes)));
   });
 
   app.delete('/api/v1/event-type/:eventTypeName', {
     schema: { tags: ['Event Type'], summary: 'Archive (or expunge) event type', params: nameParams, querystring: eventTypeDeleteQuery, response: { 204: z.null().describe('Archived or deleted'), ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    await deps.idempotency.transaction((tx) => deps.eventTypes.delete(tx, principal, request.params.eventTypeName, request.query.expunge));
+    await deps.unitOfWork.transaction((tx) => deps.eventTypes.delete(tx, principal, request.params.eventTypeName, request.query.expunge));
     return reply.code(204).send(null);
   });
 }

@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
-import { AppError } from '../../domain/errors.ts';
-import type { PublishInput } from '../../app/publish.ts';
-import type { StoredAnswer } from '../../ports/idempotency-store.ts';
-import { idempotentPost, keyScope, principalOf, sendAnswer } from '../idempotency.ts';
+import { publishMessage } from '../../app/publish.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { payloadBytes } from '../payload-span.ts';
-import { messageHead, messageHeadFromJson, messageJson } from '../present.ts';
+import { messageHeadFromJson, messageJson, type messageHead } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { messageIn, messageOut, withContentQuery } from '../schemas/message.ts';
 import { applicationInput } from './application-create.ts';
@@ -24,12 +22,9 @@ const RAW_DEFAULT_CONTENT_TYPE = 'text/plain';
  * The stored idempotent answer holds the message without its payload (payloads are encrypted at rest and
  * must not be copied into the key table in plain text); a replay reads the payload back from the message.
  *
- * A request with an Idempotency-Key and without get-or-create first tries the grouped keyed publish (ADR
- * 0007): lookups and checks outside a transaction, then key, message and answer in a transaction shared
- * with concurrent requests. When it is not stored that way (the key exists, a lookup or check refused it, the
- * database refused the group) nothing was stored, and the request takes the ordinary keyed path, which
- * answers it as before (replay, 404, 409, 422…). A connection failure is answered as such (503); a client
- * retrying with its key is then answered from the key row if the group did commit.
+ * The route parses the request and presents the answer; `publishMessage` (app/publish.ts) decides how it is
+ * stored: the grouped keyed publish first, the ordinary path when refused. A connection failure is answered
+ * as such (503); a client retrying with its key is then answered from the key row if the group did commit.
  */
 export function registerMessageCreate(app: Api, deps: HttpDeps): void {
   app.post('/api/v1/app/:appId/msg', {
@@ -44,31 +39,12 @@ export function registerMessageCreate(app: Api, deps: HttpDeps): void {
     const payload = raw === null ? payloadBytes(request.rawText ?? '') : Buffer.from(raw.rawPayload, 'utf8');
     const contentType = raw === null ? null : raw.headers?.['content-type'] ?? RAW_DEFAULT_CONTENT_TYPE;
     const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
-    const scope = body.application == null ? keyScope(deps, request) : null;
-    const inputFor = (appId: string): PublishInput => ({
-      appId, eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null, payload, retentionHours,
-      contentType, deliverAt: body.deliverAt ?? null,
+    const scope = keyScope(deps, request);
+    const create = body.application == null ? null : applicationInput(body.application);
+    const answer = await publishMessage(deps, {
+      principal, appRef: request.params.appId, create, scope,
+      message: { eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null, payload, retentionHours, contentType, deliverAt: body.deliverAt ?? null },
     });
-    const answerOf = (message: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(message) });
-    let grouped: StoredAnswer | null = null;
-    if (scope !== null) {
-      grouped = await deps.idempotency.autocommit(async (tx) => {
-        const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, null);
-        const stored = await deps.publisher.publishKeyed(scope, inputFor(target.id), answerOf);
-        return stored === null ? null : stored.answer;
-      // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
-      // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
-      }).catch((error: unknown) => {
-        if (error instanceof AppError) return null;
-        throw error;
-      });
-    }
-    const answer = grouped !== null ? { ...grouped, replayed: false } : await idempotentPost(deps, request, async (tx) => {
-      const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, body.application == null ? null : applicationInput(body.application));
-      const { message } = await deps.publisher.publish(tx, inputFor(target.id));
-      return answerOf(message);
-    // Without get-or-create, the only write is the one PUBLISH statement: no BEGIN/COMMIT needed (ADR 0006).
-    }, { withoutKey: body.application == null ? 'autocommit' : 'transaction' });
     // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
     const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
     let content: { payload: Uint8Array | null; contentType: string | null } = { payload: null, contentType: null };

@@ -8,7 +8,7 @@ import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
  * message's original `webhook-id`; if it fails it is not retried (docs/design.md#delivery-lifecycle). Answers 202 with no body. With an
  * Idempotency-Key, a retried call answers the stored 202 and queues nothing more.
  */
-export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender' | 'idempotency' | 'config'>): void {
+export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender' | 'idempotency' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/resend', {
     schema: {
       tags: ['Message Attempt'], summary: 'Resend a message to an endpoint',

@@ -1,0 +1,199 @@
+import type { DeliveryState } from '../../../domain/delivery-state.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { MessageView } from '../../../ports/message-query-store.ts';
+import type { DeadLetterView, DeliveryQueryStore, TimelineEntry } from '../../../ports/delivery-query-store.ts';
+import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
+import { keyset, toPage } from '../paging.ts';
+import type { Db } from '../db.ts';
+
+/** The endpoint columns the catalog reads, on alias `e`. */
+const ENDPOINT_COLUMNS = ['id', 'app_id', 'uid', 'url', 'description', 'version', 'filter_types', 'channels', 'metadata', 'headers', 'rate_limit_per_s', 'status', 'status_reason', 'created_at', 'updated_at']
+  .map((c) => `e.${c}`).join(', ');
+
+/**
+ * A message's creation instant at the millisecond precision the API shows (`timestamp`), so that a window
+ * or a before/after filter given a message's own timestamp treats it as the same instant.
+ */
+const MSG_MS = `date_trunc('milliseconds', m.created_at)`;
+
+/** The due time of a delivery as the API shows it: only a pending one with a finite due time has one. */
+const NEXT_ATTEMPT = `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS next_attempt`;
+
+/** Message columns on alias `m`; the payload only when wanted. */
+const messageColumns = (withPayload: boolean) =>
+  `m.id AS msg_id, m.app_id AS msg_app_id, m.event_id, m.event_type, m.channels AS msg_channels, m.tags,
+   ${withPayload ? 'm.payload' : 'NULL::bytea AS payload'}, m.payload_key_id,
+   (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.content_type, m.deliver_at, m.created_at AS msg_created_at`;
+
+interface MessageColumns {
+  msg_id: string;
+  msg_app_id: string;
+  event_id: string | null;
+  event_type: string;
+  msg_channels: string[] | null;
+  tags: string[] | null;
+  payload: Buffer | null;
+  payload_key_id: string | null;
+  expunged: boolean;
+  content_type: string | null;
+  deliver_at: Date | null;
+  msg_created_at: Date;
+}
+
+interface DeadLetterRow {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  event_type: string;
+  msg_created_at: Date;
+  dead_reason: string | null;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error_kind: string | null;
+  last_attempt_at: Date | null;
+  updated_at: Date;
+}
+
+/** Collects `AND …` conditions with numbered parameters after `first` fixed ones. */
+function conditions(first: unknown[]) {
+  const sql: string[] = [];
+  const params = [...first];
+  return {
+    sql,
+    params,
+    add(condition: (param: string) => string, value: unknown): void {
+      params.push(value);
+      sql.push(condition(`$${params.length}`));
+    },
+    get text(): string {
+      return sql.map((s) => ` AND ${s}`).join('');
+    },
+  };
+}
+
+interface TimelineRow {
+  id: string;
+  state: string;
+  worker_id: string | null;
+  fencing_token: string | null;
+  status_code: number | null;
+  latency_ms: number | null;
+  error_kind: string | null;
+  reason: string | null;
+  at: Date;
+}
+
+function timelineEntry(row: TimelineRow): TimelineEntry {
+  return {
+    id: row.id, state: row.state, workerId: row.worker_id, fencingToken: row.fencing_token, statusCode: row.status_code,
+    latencyMs: row.latency_ms, errorKind: row.error_kind, reason: row.reason, at: row.at,
+  };
+}
+
+/**
+ * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
+ * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
+ * destinations, deliveries_endpoint_message for an endpoint's messages, deliveries_endpoint_state for stats,
+ * deliveries_app_state / deliveries_endpoint_state for dead letters.
+ */
+export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQueryStore {
+  const messageView = (row: MessageColumns): MessageView => ({
+    id: row.msg_id, appId: row.msg_app_id, eventId: row.event_id, eventType: row.event_type, channels: row.msg_channels, tags: row.tags,
+    payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
+    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.msg_created_at,
+  });
+
+  return {
+    async listDestinations(appId, messageId, page) {
+      const k = keyset(page, 'e.id', 4);
+      const res = await db.query<EndpointRow & { state: DeliveryState; next_attempt: Date | null }>(
+        `SELECT ${ENDPOINT_COLUMNS}, d.state, ${NEXT_ATTEMPT}
+         FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+         WHERE d.message_id = $1 AND d.app_id = $2 AND e.deleted_at IS NULL AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $3`,
+        [messageId, appId, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, page, (r) => r.id, (r) => ({ endpoint: endpointRecord(r), state: r.state, nextAttemptAt: r.next_attempt }));
+    },
+
+    async listEndpointMessages(appId, endpointId, query) {
+      const c = conditions([endpointId, appId]);
+      if (query.states !== null) c.add((p) => `d.state = ANY (${p}::text[])`, query.states);
+      if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
+      if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
+      if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
+      if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
+      const limitParam = c.params.length + 1;
+      const k = keyset(query, 'd.message_id', limitParam + 1);
+      const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
+        `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}
+         FROM deliveries d JOIN messages m ON m.id = d.message_id
+         WHERE d.endpoint_id = $1 AND d.app_id = $2${c.text} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+        [...c.params, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, query, (r) => r.msg_id, (r) => ({ message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt }));
+    },
+
+    async endpointStats(appId, endpointId, since, until) {
+      const c = conditions([endpointId, appId]);
+      if (since !== null) c.add((p) => `${MSG_MS} >= ${p}`, since);
+      if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
+      const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
+      const res = await db.query<{ state: DeliveryState; n: number }>(
+        `SELECT d.state, count(*)::int AS n FROM deliveries d ${join} WHERE d.endpoint_id = $1 AND d.app_id = $2${c.text} GROUP BY d.state`,
+        c.params,
+      );
+      const counts: Record<DeliveryState, number> = { pending: 0, leased: 0, succeeded: 0, dead: 0, skipped: 0, canceled: 0 };
+      for (const row of res.rows) counts[row.state] = row.n;
+      return counts;
+    },
+
+    async listDeadLetters(appId, query) {
+      const c = conditions([appId]);
+      if (query.endpointId !== null) c.add((p) => `d.endpoint_id = ${p}`, query.endpointId);
+      if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
+      if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
+      const limitParam = c.params.length + 1;
+      const k = keyset(query, 'd.id', limitParam + 1);
+      const res = await db.query<DeadLetterRow>(
+        `SELECT d.id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at, d.dead_reason, d.attempt_count,
+                d.last_status_code, d.last_error_kind, d.last_attempt_at, d.updated_at
+         FROM deliveries d JOIN messages m ON m.id = d.message_id
+         WHERE d.app_id = $1 AND d.state = 'dead'${c.text} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+        [...c.params, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, query, (r) => r.id, (r): DeadLetterView => ({
+        cursor: r.id, messageId: r.message_id, endpointId: r.endpoint_id, eventType: r.event_type, messageCreatedAt: r.msg_created_at,
+        reason: r.dead_reason, attemptCount: r.attempt_count, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
+        lastAttemptAt: r.last_attempt_at, deadAt: r.updated_at,
+      }));
+    },
+
+    async findDelivery(appId, messageId, endpointId) {
+      const res = await db.query<{ id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date; dead_reason: string | null }>(
+        `SELECT id, message_id, endpoint_id, state, attempt_count, next_attempt_at, dead_reason FROM deliveries
+         WHERE app_id = $1 AND message_id = $2 AND endpoint_id = $3`,
+        [appId, messageId, endpointId],
+      );
+      const row = res.rows[0];
+      return row === undefined ? null : {
+        id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, state: row.state, attemptCount: row.attempt_count,
+        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason,
+      };
+    },
+
+    async listTimeline(deliveryId, page) {
+      const k = keyset(page, 'id', 3);
+      const res = await db.query<TimelineRow>(
+        `SELECT id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
+         WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        [deliveryId, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, page, (r) => r.id, timelineEntry);
+    },
+  };
+}

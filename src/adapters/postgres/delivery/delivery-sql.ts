@@ -1,0 +1,269 @@
+/*
+ * The hot-path statements of the delivery protocol (docs/design.md#the-protocol). Each is a constant with its purpose,
+ * parameters, rows returned and the index it reads. `now` parameters are NULL in production (the database
+ * clock, clock_timestamp()) and a fixed instant under a test clock. Every one is a {@link Prepared} statement:
+ * each connection parses and plans it once.
+ */
+
+import { prepared } from '../db.ts';
+
+/*
+ * SWEEP — housekeeping of expired leases that the claim must not take, in one statement:
+ * (1) leases reclaimed `maxReclaims` times without any recorded outcome are dead-lettered with reason
+ *     `lease_lost_repeatedly` (a payload that crashes dispatchers must not loop forever);
+ * (2) expired leases of endpoints that are no longer active are settled: deleted → canceled (no request is
+ *     ever sent after deletion), disabled → skipped, paused → pending at 'infinity' (held until resumed).
+ * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row. (2) is the
+ * settlement rule of src/domain/outcome-rules.ts (`settledState`) for a lease that ended without an outcome.
+ * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
+ * Index: deliveries_lease_expiry.
+ */
+export const SWEEP = prepared('tidings_sweep', `
+WITH lost AS (
+  SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND d.reclaim_count >= $1
+    AND e.status = 'active' AND e.deleted_at IS NULL
+  ORDER BY d.lease_expires_at, d.id
+  LIMIT $3
+  FOR UPDATE OF d SKIP LOCKED
+), orphans AS (
+  SELECT d.id, e.status, e.deleted_at IS NOT NULL AS deleted FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp())
+    AND (e.status <> 'active' OR e.deleted_at IS NOT NULL)
+  ORDER BY d.lease_expires_at, d.id
+  LIMIT $3
+  FOR UPDATE OF d SKIP LOCKED
+), dead AS (
+  UPDATE deliveries d
+  SET state = 'dead', dead_reason = 'lease_lost_repeatedly', lease_owner = NULL, lease_expires_at = NULL,
+      manual = false, manual_return = NULL, updated_at = coalesce($2::timestamptz, clock_timestamp())
+  FROM lost WHERE d.id = lost.id
+  RETURNING d.id, d.state, d.fencing_token, 'lease_lost_repeatedly' AS reason
+), settled AS (
+  UPDATE deliveries d
+  SET state = CASE WHEN o.deleted THEN 'canceled' WHEN o.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
+      next_attempt_at = CASE WHEN NOT o.deleted AND o.status = 'paused' THEN 'infinity'::timestamptz ELSE d.next_attempt_at END,
+      lease_owner = NULL, lease_expires_at = NULL, manual = false, manual_return = NULL,
+      updated_at = coalesce($2::timestamptz, clock_timestamp())
+  FROM orphans o WHERE d.id = o.id
+  RETURNING d.id, d.state, d.fencing_token,
+            CASE WHEN o.deleted THEN 'endpoint_deleted' WHEN o.status = 'disabled' THEN 'endpoint_disabled' ELSE 'endpoint_paused' END AS reason
+), changed AS (
+  SELECT * FROM dead UNION ALL SELECT * FROM settled
+), logged AS (
+  INSERT INTO delivery_events (delivery_id, state, fencing_token, reason, at)
+  SELECT id, state, fencing_token, reason, coalesce($2::timestamptz, clock_timestamp()) FROM changed
+)
+SELECT id, state, reason FROM changed`);
+
+/*
+ * CLAIM — one call of the function `tidings_claim`, defined in src/adapters/postgres/delivery/claim.sql (its two queries, its
+ * parameters, the rows it returns and the indexes it reads are documented there):
+ * step 1 locks, with try-only advisory locks, the endpoints whose claims must be serialized across
+ * dispatchers (an in-flight cap, a rate limit, a breaker not closed); step 2, with a fresh snapshot, leases
+ * up to $2 due deliveries spread over endpoints by fair share, within each endpoint's share of the caller's
+ * window (share − held, over due and reclaimed rows together), within the budget of endpoints not known to
+ * be answering, within each gated endpoint's cap, token bucket and breaker; reclaims expired leases, bumps
+ * fencing tokens, appends timeline rows, and returns each delivery with its payload and the endpoint's URL,
+ * secrets and headers. One round trip, no BEGIN/COMMIT (ADR 0006, ADR 0009). $1 worker id, $2 limit,
+ * $3 lease ms, $4 now, $5 max reclaims, $6 endpoint ids this dispatcher excludes, $7 share per endpoint,
+ * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
+ * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
+ */
+export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)');
+
+/*
+ * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still
+ * match. $1 ids, $2 tokens, $3 owner, $4 lease ms, $5 now. Returns the ids renewed (the rest are lost).
+ */
+export const EXTEND_LEASES = prepared('tidings_extend_leases', `
+UPDATE deliveries d
+SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
+FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
+WHERE d.id = l.id AND d.fencing_token = l.token AND d.lease_owner = $3 AND d.state = 'leased'
+RETURNING d.id`);
+
+/*
+ * RELEASE_LEASES — graceful stop: gives leases back without charging an attempt; the deliveries are due
+ * now. Fenced like every write. $1 ids, $2 tokens, $3 owner, $4 now. Returns the ids released.
+ */
+export const RELEASE_LEASES = prepared('tidings_release_leases', `
+WITH released AS (
+  UPDATE deliveries d
+  SET state = 'pending', lease_owner = NULL, lease_expires_at = NULL,
+      next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
+  FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
+  WHERE d.id = l.id AND d.fencing_token = l.token AND d.lease_owner = $3 AND d.state = 'leased'
+  RETURNING d.id, d.fencing_token
+), logged AS (
+  INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
+  SELECT id, 'pending', $3, fencing_token, 'released', coalesce($4::timestamptz, clock_timestamp()) FROM released
+)
+SELECT id FROM released`);
+
+/*
+ * RECORD_ATTEMPTS — step 3 of the protocol for a batch of outcomes, in one statement (one transaction):
+ * every row is guarded by (id, fencing token, owner, state = 'leased'). A fenced-out row matches nothing in
+ * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. The attempt,
+ * timeline and health rows join `upd` on (id, token): a stale outcome of a delivery whose newer lease is
+ * recorded in the same batch writes nothing (the recorder also keeps one outcome per delivery a batch). A failed
+ * resend (manual) returns the delivery to the state it had before the resend.
+ * The endpoints of the recorded scheduled attempts get their health updated in the same statement
+ * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
+ * open on a failed probe, any success → closed; the cool-down is $20 ms doubled per opening up to $21 ms).
+ * An outcome that is fenced out writes no attempt and no timeline row of the delivery; it is kept, marked,
+ * in `fenced_attempts` (the operator's record of a request that may have reached the receiver).
+ * Parameters: parallel arrays ($1 … $17, $23 response-body key ids, $24 operator details; the response body
+ * $13 is hex of its ciphertext), $18 now, $19 breaker threshold, $20 cool-down ms, $21 max cool-down ms,
+ * $22 auto-disable after ms. Returns one row per recorded delivery
+ * (kind 'delivery') and one per endpoint whose health row changed (kind 'endpoint', with whether the
+ * breaker changed state and whether the endpoint has failed long enough to be disabled). Delivery rows also
+ * carry the record instant's distance from the delivery's publish and from its due time, ms (for metrics).
+ * The rules live in src/domain/outcome-rules.ts; this statement executes two of them where the row is
+ * written, for atomicity: the state a delivery settles in (`settledState`) and the breaker's transitions
+ * (`breakerAfter`), with $19 … $22 from `recordPolicyParams`. What the returned rows then cause (410 disable,
+ * auto-disable, health events, operational events) is `planRecordActions`, executed by the store in the
+ * same transaction.
+ */
+export const RECORD_ATTEMPTS = prepared('tidings_record_attempts', `
+WITH o AS (
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
+                       $8::int[], $9::text[], $10::text[], $11::bool[], $12::int[], $13::text[], $14::text[],
+                       $15::text[], $16::text[], $17::int[], $23::text[], $24::jsonb[])
+    AS o(id, token, worker, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
+         status, body_hex, location, error_kind, error_detail, duration_ms, body_key_id, operator_detail)
+), ep AS (
+  -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
+  SELECT DISTINCT e.id, e.status, e.deleted_at IS NOT NULL AS deleted
+  FROM endpoints e JOIN deliveries d ON d.endpoint_id = e.id JOIN o ON o.id = d.id
+), upd AS (
+  UPDATE deliveries d
+  SET state = CASE WHEN o.next_state = 'succeeded' THEN 'succeeded'
+                   WHEN ep.deleted THEN 'canceled'
+                   WHEN o.next_state = 'dead' AND d.manual AND d.manual_return IS NOT NULL THEN d.manual_return
+                   WHEN o.next_state = 'pending' AND ep.status = 'disabled' THEN 'skipped'
+                   ELSE o.next_state END,
+      next_attempt_at = CASE WHEN o.next_state = 'pending' AND ep.status = 'paused' THEN 'infinity'::timestamptz
+                             WHEN o.next_state = 'pending'
+                             THEN coalesce($18::timestamptz, clock_timestamp()) + o.delay_ms * interval '1 millisecond'
+                             ELSE d.next_attempt_at END,
+      dead_reason = CASE WHEN o.next_state = 'dead' AND NOT (d.manual AND d.manual_return IS NOT NULL) THEN o.dead_reason ELSE d.dead_reason END,
+      attempt_count = d.attempt_count + 1,
+      lease_owner = NULL, lease_expires_at = NULL, reclaim_count = 0, manual = false, manual_return = NULL,
+      last_status_code = o.status, last_error_kind = o.error_kind,
+      last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
+  FROM o, ep
+  WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.lease_owner = o.worker AND d.state = 'leased'
+  RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
+), att AS (
+  INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
+                        response_status_code, response_body, response_body_key_id, response_location, error_kind,
+                        error_detail, url, duration_ms, worker_id, fencing_token, operator_detail, created_at)
+  SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
+         o.status, decode(o.body_hex, 'hex'), o.body_key_id, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms,
+         o.worker, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
+), fenced AS (
+  -- Outcomes fenced out: recorded apart, marked, outside the delivery's history (the request may have been sent).
+  INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, worker_id, fencing_token, response_status_code,
+                               error_kind, duration_ms, operator_detail, created_at)
+  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.worker, o.token, o.status, o.error_kind, o.duration_ms,
+         o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM o JOIN deliveries d ON d.id = o.id
+  WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = o.id AND upd.fencing_token = o.token)
+  ON CONFLICT (id) DO NOTHING
+), ev AS (
+  INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
+  SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,
+         CASE WHEN upd.state = 'dead' THEN upd.dead_reason WHEN upd.state = 'pending' THEN 'retry_scheduled'
+              WHEN upd.state = 'canceled' THEN 'endpoint_deleted' WHEN upd.state = 'skipped' AND o.next_state = 'pending' THEN 'endpoint_disabled'
+              WHEN o.trig = 'manual' THEN 'resent' END,
+         coalesce($18::timestamptz, clock_timestamp())
+  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
+), t AS (
+  SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
+), h AS (
+  -- Scheduled attempts only: a manual resend says nothing about the endpoint's health.
+  SELECT upd.endpoint_id, count(*) FILTER (WHERE o.succeeded)::int AS ok, count(*) FILTER (WHERE NOT o.succeeded)::int AS failed
+  FROM upd JOIN o ON o.id = upd.id AND o.token = upd.fencing_token WHERE o.trig = 'scheduled' GROUP BY upd.endpoint_id
+), health AS (
+  -- Endpoint health by one atomic UPDATE per endpoint of the batch: counters change relative to the row's
+  -- current value (never read-modify-write), so they stay exact across any number of dispatchers.
+  UPDATE endpoints e
+  SET consecutive_failures = CASE WHEN h.ok > 0 THEN 0 ELSE e.consecutive_failures + h.failed END,
+      failing_since = CASE WHEN h.ok > 0 THEN NULL ELSE coalesce(e.failing_since, t.now) END,
+      last_success_at = CASE WHEN h.ok > 0 THEN t.now ELSE e.last_success_at END,
+      breaker_state = CASE WHEN h.ok > 0 THEN 'closed'
+                           WHEN e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19) THEN 'open'
+                           ELSE e.breaker_state END,
+      breaker_open_until = CASE WHEN h.ok = 0 AND (e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19))
+                                THEN t.now + least($21::float8, $20::float8 * power(2, least(e.breaker_opened_count, 30))) * interval '1 millisecond'
+                                ELSE e.breaker_open_until END,
+      breaker_opened_count = CASE WHEN h.ok > 0 THEN 0
+                                  WHEN e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19) THEN e.breaker_opened_count + 1
+                                  ELSE e.breaker_opened_count END,
+      breaker_changed_at = CASE WHEN (h.ok > 0 AND e.breaker_state <> 'closed')
+                                  OR (h.ok = 0 AND (e.breaker_state = 'half_open' OR (e.breaker_state = 'closed' AND e.consecutive_failures + h.failed >= $19)))
+                                THEN t.now ELSE e.breaker_changed_at END
+  FROM h, t
+  WHERE e.id = h.endpoint_id
+    AND (h.failed > 0 OR e.consecutive_failures > 0 OR e.breaker_state <> 'closed' OR e.failing_since IS NOT NULL
+         OR e.last_success_at IS NULL OR e.last_success_at < t.now - interval '1 second')
+  RETURNING e.id, e.app_id, e.breaker_state, e.consecutive_failures, e.breaker_open_until,
+            e.breaker_changed_at = t.now AS breaker_changed,
+            e.failing_since IS NOT NULL AND e.failing_since <= t.now - $22 * interval '1 millisecond' AS should_disable,
+            e.failing_since
+), prev AS (
+  -- The delivery as it was before this statement (same snapshot): its publish and due instants, for metrics.
+  SELECT d.id, d.created_at, d.next_attempt_at FROM deliveries d JOIN o ON o.id = d.id
+)
+SELECT 'delivery' AS kind, upd.id::text AS id, app_id, state, endpoint_id, message_id, dead_reason,
+       NULL::int AS consecutive_failures, NULL::boolean AS breaker_changed, NULL::boolean AS should_disable,
+       NULL::timestamptz AS failing_since, NULL::timestamptz AS breaker_open_until,
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.created_at) * 1000)::float8 AS since_publish_ms,
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.next_attempt_at) * 1000)::float8 AS since_due_ms
+FROM upd JOIN prev ON prev.id = upd.id
+UNION ALL
+SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until, NULL, NULL
+FROM health`);
+
+/*
+ * INSERT_ENDPOINT_EVENT — one row of an endpoint's health history (a breaker opened or closed), written in the
+ * record's transaction when the outcome rules ask for it (src/domain/outcome-rules.ts). $1 endpoint id,
+ * $2 kind, $3 reason, $4 now.
+ */
+export const INSERT_ENDPOINT_EVENT = prepared('tidings_insert_endpoint_event',
+  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))');
+
+/*
+ * THROTTLE_ENDPOINT — a 429/503 with Retry-After holds the whole endpoint back until now + $2 ms
+ * (never shortens an existing throttle). Atomic single-statement update. $1 endpoint id, $2 ms, $3 now.
+ */
+export const THROTTLE_ENDPOINT = prepared('tidings_throttle_endpoint', `
+UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infinity'), coalesce($3::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond')
+WHERE id = $1`);
+
+/*
+ * DISABLE_ENDPOINT — 410 Gone (or an operator): the endpoint is disabled with a reason, and its pending
+ * deliveries become skipped (kept for replay-missing), each with a timeline row. $1 endpoint id, $2 reason,
+ * $3 now. Returns one row: `transitioned` (this statement made the active → disabled transition; false
+ * when the endpoint was disabled already, by another 410 of the batch, an auto-disable, or a concurrent
+ * transaction whose commit the row lock waited for) and `skipped` (deliveries skipped). The operational
+ * event `endpoint.disabled` is published only when `transitioned` is true, so once per transition.
+ */
+export const DISABLE_ENDPOINT = prepared('tidings_disable_endpoint', `
+WITH ep AS (
+  UPDATE endpoints SET status = 'disabled', status_reason = $2, status_changed_at = coalesce($3::timestamptz, clock_timestamp()),
+                       updated_at = coalesce($3::timestamptz, clock_timestamp())
+  WHERE id = $1 AND status <> 'disabled'
+  RETURNING id
+), ev_ep AS (
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'disabled', $2, coalesce($3::timestamptz, clock_timestamp()) FROM ep
+), skipped AS (
+  UPDATE deliveries d SET state = 'skipped', updated_at = coalesce($3::timestamptz, clock_timestamp())
+  WHERE d.endpoint_id = $1 AND d.state = 'pending'
+  RETURNING d.id
+), ev AS (
+  INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
+)
+SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`);

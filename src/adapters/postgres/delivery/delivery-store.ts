@@ -1,0 +1,287 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { OperationalEventType, planRecordActions, recordPolicyParams, type EndpointHealthChange, type OutcomePolicy, type RecordedDelivery } from '../../../domain/outcome-rules.ts';
+import { decodeSecret, signingKeyId } from '../../../domain/signing.ts';
+import { loadConfig, type Config } from '../../../config/config.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
+import type { Db, Queryable } from '../db.ts';
+import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
+import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import { runTx } from '../tx.ts';
+
+interface ClaimRow {
+  id: string;
+  fencing_token: string;
+  app_id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt_count: number;
+  manual: boolean;
+  reclaimed: boolean;
+  event_type: string;
+  payload: Buffer | null;
+  payload_key_id: string | null;
+  content_type: string | null;
+  url: string;
+  headers: Record<string, string> | null;
+  secret: Buffer;
+  secret_key_id: string;
+  sensitive_headers: Buffer | null;
+  sensitive_headers_key: string | null;
+  previous_secret: Buffer | null;
+  previous_secret_key_id: string | null;
+}
+
+/** Most expired leases settled by the sweep that precedes each claim. */
+const SWEEP_BATCH = 100;
+
+/** Endpoint health policy of a delivery store (outcome-rules.ts); the name the store's callers know. */
+export type FlowPolicy = OutcomePolicy;
+
+/** The outcome policy of a configuration. */
+export function outcomePolicyOf(config: Pick<Config, 'breakerThreshold' | 'breakerCooldownMs' | 'breakerMaxCooldownMs' | 'autoDisableAfterMs'>): OutcomePolicy {
+  return { breakerThreshold: config.breakerThreshold, breakerCooldownMs: config.breakerCooldownMs, breakerMaxCooldownMs: config.breakerMaxCooldownMs, autoDisableAfterMs: config.autoDisableAfterMs };
+}
+
+let defaultPolicy: OutcomePolicy | undefined;
+/** The policy of the config schema's defaults (read once; the schema is their only source). */
+function defaultOutcomePolicy(): OutcomePolicy {
+  defaultPolicy ??= Object.freeze(outcomePolicyOf(loadConfig({})));
+  return defaultPolicy;
+}
+
+/** Options of {@link createPgDeliveryStore}. */
+export interface DeliveryStoreOptions {
+  /** Default: the config schema's defaults. */
+  readonly policy?: OutcomePolicy;
+  /** Where operational events go; none = not emitted. */
+  readonly operational?: OperationalEvents;
+  /** Told after each committed record statement (metrics); never throws into the store. */
+  readonly observer?: DeliveryStoreObserver;
+}
+
+/** One outcome a record statement wrote, with the delivery's timings at the record instant (database clock). */
+export interface RecordedOutcome {
+  readonly record: AttemptRecord;
+  /** The delivery's new state. */
+  readonly state: string;
+  /** Record instant − the delivery's publish, ms. */
+  readonly sincePublishMs: number;
+  /** Record instant − the due time the delivery was claimed for, ms. */
+  readonly sinceDueMs: number;
+}
+
+/** Hooks of {@link createPgDeliveryStore} (ports for metrics; docs/adr/0013-observability.md). */
+export interface DeliveryStoreObserver {
+  /** A record statement committed: `statementRows` outcomes were sent in it, `written` of them were not fenced out. */
+  recorded?(written: readonly RecordedOutcome[], statementRows: number): void;
+  /** Endpoint transitions committed with a record statement: breaker opened or closed, endpoint disabled. */
+  endpointEvents?(events: readonly OperationalEvent[]): void;
+}
+
+interface RecordRow {
+  kind: 'delivery' | 'endpoint';
+  id: string;
+  app_id: string;
+  state: string;
+  endpoint_id: string;
+  message_id: string | null;
+  dead_reason: string | null;
+  consecutive_failures: number | null;
+  breaker_changed: boolean | null;
+  should_disable: boolean | null;
+  failing_since: Date | null;
+  breaker_open_until: Date | null;
+  since_publish_ms: number | null;
+  since_due_ms: number | null;
+}
+
+/** Most endpoint signing keys a delivery store keeps imported (see `decryptSecret`). */
+const SIGNING_KEY_CACHE_MAX = 10_000;
+
+/** Tells `observer` what a committed record statement wrote. */
+function observeRecord(observer: DeliveryStoreObserver, records: readonly AttemptRecord[], written: readonly RecordRow[], events: readonly OperationalEvent[]): void {
+  const byId = new Map(written.map((r) => [r.id, r]));
+  const outcomes: RecordedOutcome[] = [];
+  for (const record of records) {
+    const row = byId.get(record.deliveryId);
+    if (row !== undefined) outcomes.push({ record, state: row.state, sincePublishMs: Number(row.since_publish_ms ?? 0), sinceDueMs: Number(row.since_due_ms ?? 0) });
+  }
+  observer.recorded?.(outcomes, records.length);
+  const changes = events.filter((e) => e.type === OperationalEventType.endpointDisabled || e.type === OperationalEventType.breakerOpened || e.type === OperationalEventType.endpointRecovered);
+  if (changes.length > 0) observer.endpointEvents?.(changes);
+}
+
+/**
+ * The PostgreSQL {@link DeliveryStore}: the statements of delivery-sql.ts, decryption of payloads
+ * (context = message id) and secrets (context = endpoint id) with `cipher`.
+ */
+export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryStoreOptions = {}): DeliveryStore {
+  const policy = options.policy ?? defaultOutcomePolicy();
+  // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
+  // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
+  const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
+  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): { key: KeyObject; id: string } => {
+    const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
+    let entry = signingKeyCache.get(cacheKey);
+    if (entry === undefined) {
+      const raw = decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
+      entry = { key: createSecretKey(raw), id: signingKeyId(raw) };
+      if (signingKeyCache.size >= SIGNING_KEY_CACHE_MAX) signingKeyCache.clear();
+      signingKeyCache.set(cacheKey, entry);
+    }
+    return entry;
+  };
+
+  const toClaimed = (row: ClaimRow, workerId: string): ClaimedDelivery => {
+    const secrets = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
+    if (row.previous_secret !== null && row.previous_secret_key_id !== null) {
+      secrets.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
+    }
+    const signingKeys = secrets.map((s) => s.key);
+    const signingKeyIds = secrets.map((s) => s.id);
+    const headers: Record<string, string> = { ...(row.headers ?? {}) };
+    if (row.sensitive_headers !== null && row.sensitive_headers_key !== null) {
+      Object.assign(headers, JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8')) as Record<string, string>);
+    }
+    return {
+      deliveryId: row.id,
+      fencingToken: row.fencing_token,
+      workerId,
+      appId: row.app_id,
+      messageId: row.message_id,
+      endpointId: row.endpoint_id,
+      eventType: row.event_type,
+      attemptNumber: row.attempt_count + 1,
+      manual: row.manual,
+      reclaimed: row.reclaimed,
+      url: row.url,
+      // An expunged payload is delivered as JSON null: the delivery history stays, the content is gone.
+      payload: row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id),
+      contentType: row.content_type,
+      signingKeys,
+      signingKeyIds,
+      headers,
+    };
+  };
+
+  return {
+    async claim(input) {
+      const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
+      // One statement: the gate and the claim run inside the function tidings_claim (ADR 0006).
+      const w = input.window;
+      const held = [...(w?.held ?? new Map<string, number>())];
+      const rows = (await db.query<ClaimRow>(CLAIM, [
+        input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
+        w?.share ?? input.limit, held.map(([id]) => id), held.map(([, n]) => n),
+        w?.answering ?? [], w?.unresponsive ?? [], w?.budget ?? input.limit,
+      ])).rows;
+      const deliveries = rows.map((row) => toClaimed(row, input.workerId));
+      return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
+    },
+
+    async extendLeases(leases, leaseMs, now) {
+      const owners = groupByOwner(leases);
+      const lost: string[] = [];
+      for (const [owner, group] of owners) {
+        const res = await db.query<{ id: string }>(EXTEND_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), owner, leaseMs, now]);
+        const renewed = new Set(res.rows.map((r) => r.id));
+        for (const l of group) if (!renewed.has(l.deliveryId)) lost.push(l.deliveryId);
+      }
+      return lost;
+    },
+
+    async releaseLeases(leases, now) {
+      const fenced: string[] = [];
+      for (const [owner, group] of groupByOwner(leases)) {
+        const res = await db.query<{ id: string }>(RELEASE_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), owner, now]);
+        const released = new Set(res.rows.map((r) => r.id));
+        for (const l of group) if (!released.has(l.deliveryId)) fenced.push(l.deliveryId);
+      }
+      return fenced;
+    },
+
+    async recordAttempts(records, now): Promise<RecordResult> {
+      if (records.length === 0) return { recorded: [], fencedOut: [] };
+      // The response prefix may echo the customer's data: encrypted like the payload (context = attempt id).
+      const sealedBodies = records.map((r) => (r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId)));
+      const params: unknown[] = [
+        records.map((r) => r.deliveryId),
+        records.map((r) => r.fencingToken),
+        records.map((r) => r.workerId),
+        records.map((r) => (r.next.next === 'retry' ? 'pending' : r.next.next)),
+        records.map((r) => (r.next.next === 'retry' ? r.next.delayMs : null)),
+        records.map((r) => (r.next.next === 'dead' ? r.next.reason : null)),
+        records.map((r) => r.attemptId),
+        records.map((r) => r.attemptNumber),
+        records.map((r) => r.trigger),
+        records.map((r) => r.url),
+        records.map((r) => r.succeeded),
+        records.map((r) => r.statusCode),
+        sealedBodies.map((b) => (b === null ? null : b.data.toString('hex'))),
+        records.map((r) => r.location),
+        records.map((r) => r.errorKind),
+        records.map((r) => r.errorDetail),
+        records.map((r) => Math.round(r.durationMs)),
+        now,
+      ];
+      params.push(...recordPolicyParams(policy));
+      params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
+      let committedEvents: OperationalEvent[] = [];
+      const written = await runTx(db, async (tx, client) => {
+        const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
+        const deliveries = rows.filter((r) => r.kind === 'delivery');
+        const endpoints = rows.filter((r) => r.kind === 'endpoint');
+        // The consequences are decided by the domain's outcome rules; this transaction executes them.
+        const actions = planRecordActions(records, deliveries.map(toRecordedDelivery), endpoints.map(toHealthChange));
+        const events: OperationalEvent[] = [];
+        for (const action of actions) {
+          if (action.type === 'throttle') await client.query(THROTTLE_ENDPOINT, [action.endpointId, action.ms, now]);
+          else if (action.type === 'disable') {
+            if (await disable(client, action.endpointId, action.reason, now)) events.push(action.event);
+          } else if (action.type === 'health-event') await client.query(INSERT_ENDPOINT_EVENT, [action.endpointId, action.kind, action.reason, now]);
+          else events.push(action.event);
+        }
+        if (options.operational !== undefined) await options.operational.emit(tx, events, now ?? new Date());
+        committedEvents = events;
+        return deliveries;
+      });
+      const recorded = new Set(written.map((r) => r.id));
+      if (options.observer !== undefined) observeRecord(options.observer, records, written, committedEvents);
+      return {
+        recorded: records.filter((r) => recorded.has(r.deliveryId)).map((r) => r.deliveryId),
+        fencedOut: records.filter((r) => !recorded.has(r.deliveryId)).map((r) => r.deliveryId),
+      };
+    },
+  };
+}
+
+function toRecordedDelivery(r: RecordRow): RecordedDelivery {
+  return { id: r.id, appId: r.app_id, messageId: r.message_id, state: r.state, deadReason: r.dead_reason };
+}
+
+function toHealthChange(r: RecordRow): EndpointHealthChange {
+  return {
+    endpointId: r.endpoint_id, appId: r.app_id, breakerState: r.state, breakerChanged: r.breaker_changed === true,
+    consecutiveFailures: r.consecutive_failures, breakerOpenUntil: r.breaker_open_until, failingSince: r.failing_since, shouldDisable: r.should_disable === true,
+  };
+}
+
+/**
+ * Disables an endpoint (DISABLE_ENDPOINT) and tells whether this call made the transition: only then is an
+ * `endpoint.disabled` event published, in the same transaction (one event per transition).
+ */
+async function disable(client: Queryable, endpointId: string, reason: string, now: Date | null): Promise<boolean> {
+  const res = await client.query<{ transitioned: boolean }>(DISABLE_ENDPOINT, [endpointId, reason, now]);
+  return res.rows[0]?.transitioned === true;
+}
+
+function groupByOwner(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
+  const out = new Map<string, LeaseRef[]>();
+  for (const l of leases) {
+    const group = out.get(l.workerId);
+    if (group === undefined) out.set(l.workerId, [l]);
+    else group.push(l);
+  }
+  return out;
+}

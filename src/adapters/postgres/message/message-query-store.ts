@@ -1,0 +1,163 @@
+import type { Cipher } from '../../../ports/cipher.ts';
+import type { AttemptListQuery, AttemptView, MessageQueryStore, MessageView } from '../../../ports/message-query-store.ts';
+import { keyset, toPage } from '../paging.ts';
+import { on } from '../sql.ts';
+import type { Db } from '../db.ts';
+
+interface MessageRow {
+  id: string;
+  app_id: string;
+  event_id: string | null;
+  event_type: string;
+  channels: string[] | null;
+  tags: string[] | null;
+  payload: Buffer | null;
+  payload_key_id: string | null;
+  expunged: boolean;
+  content_type: string | null;
+  deliver_at: Date | null;
+  created_at: Date;
+}
+
+interface AttemptRow {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt_number: number;
+  trigger: 'scheduled' | 'manual';
+  succeeded: boolean;
+  url: string;
+  response_status_code: number | null;
+  response_body: Buffer | null;
+  response_body_key_id: string | null;
+  operator_detail: Record<string, unknown> | null;
+  error_kind: string | null;
+  error_detail: string | null;
+  duration_ms: number;
+  created_at: Date;
+  event_id: string | null;
+  event_type: string;
+  channels: string[] | null;
+  tags: string[] | null;
+  msg_created_at: Date;
+}
+
+
+/** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
+const messageColumns = (withPayload: boolean) =>
+  `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
+
+const ATTEMPT_COLUMNS = `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
+  a.response_body, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
+  m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
+
+/** Collects `AND …` conditions with numbered parameters. */
+class Conditions {
+  readonly sql: string[] = [];
+  readonly params: unknown[];
+  constructor(initial: unknown[]) {
+    this.params = initial;
+  }
+  add(condition: (param: string) => string, value: unknown): void {
+    this.params.push(value);
+    this.sql.push(condition(`$${this.params.length}`));
+  }
+  get next(): number {
+    return this.params.length + 1;
+  }
+}
+
+function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
+  // A NULL key id with a body present: written before response bodies were encrypted (plain UTF-8).
+  const body = row.response_body === null ? null : row.response_body_key_id === null ? row.response_body : cipher.decrypt(row.response_body_key_id, row.response_body, row.id);
+  return {
+    id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, attemptNumber: row.attempt_number, trigger: row.trigger,
+    succeeded: row.succeeded, url: row.url, responseStatusCode: row.response_status_code, responseBody: body === null ? null : body.toString('utf8'),
+    operatorDetail: row.operator_detail,
+    errorKind: row.error_kind, errorDetail: row.error_detail, durationMs: row.duration_ms, createdAt: row.created_at,
+    message: { eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags, createdAt: row.msg_created_at },
+  };
+}
+
+
+/** Adds the Svix attempt filters of `query` (status, status code class, message fields, time window). */
+function attemptFilters(c: Conditions, query: AttemptListQuery): void {
+  if (query.messageId !== null) c.add((p) => `a.message_id = ${p}`, query.messageId);
+  if (query.endpointId !== null) c.add((p) => `a.endpoint_id = ${p}`, query.endpointId);
+  if (query.status !== null) {
+    // Recorded attempts are final: 0 = succeeded, 2 = failed; pending/sending/canceled match none.
+    if (query.status === 0 || query.status === 2) c.add((p) => `a.succeeded = ${p}`, query.status === 0);
+    else c.sql.push('FALSE');
+  }
+  if (query.statusCodeClass !== null) {
+    if (query.statusCodeClass === 0) c.sql.push('a.response_status_code IS NULL');
+    else c.add((p) => `a.response_status_code >= ${p}::int AND a.response_status_code < ${p}::int + 100`, query.statusCodeClass);
+  }
+  if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
+  if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
+  if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
+  // At the millisecond precision the API shows, so an item's own timestamp is not "after" itself.
+  if (query.before !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) < ${p}`, query.before);
+  if (query.after !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) > ${p}`, query.after);
+}
+
+/**
+ * The PostgreSQL {@link MessageQueryStore}: the read side of messages and their attempts.
+ * Payloads are decrypted with `cipher` (context = message id; a NULL key id means stored in plain text).
+ */
+export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryStore {
+  const messageView = (row: MessageRow): MessageView => ({
+    id: row.id, appId: row.app_id, eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags,
+    payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.created_at,
+  });
+
+  return {
+    async findMessage(appId, ref, options) {
+      const res = await on(db, options.tx).query<MessageRow>(
+        `SELECT ${messageColumns(options.withPayload)} FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2) ORDER BY (id = $2) DESC LIMIT 1`,
+        [appId, ref],
+      );
+      return res.rows[0] === undefined ? null : messageView(res.rows[0]);
+    },
+
+    async listMessages(appId, query) {
+      const c = new Conditions([appId]);
+      if (query.eventTypes !== null) c.add((p) => `event_type = ANY (${p}::text[])`, query.eventTypes);
+      if (query.channel !== null) c.add((p) => `${p} = ANY (channels)`, query.channel);
+      if (query.tag !== null) c.add((p) => `${p} = ANY (tags)`, query.tag);
+      if (query.before !== null) c.add((p) => `date_trunc('milliseconds', created_at) < ${p}`, query.before);
+      if (query.after !== null) c.add((p) => `date_trunc('milliseconds', created_at) > ${p}`, query.after);
+      const k = keyset(query, 'id', c.next + 1);
+      const limitParam = c.next;
+      const res = await db.query<MessageRow>(
+        `SELECT ${messageColumns(query.withPayload)} FROM messages WHERE app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+        [...c.params, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, query, (r) => r.id, messageView);
+    },
+
+    async listAttempts(appId, query) {
+      const c = new Conditions([appId]);
+      attemptFilters(c, query);
+      const k = keyset(query, 'a.id', c.next + 1);
+      const limitParam = c.next;
+      const res = await db.query<AttemptRow>(
+        `SELECT ${ATTEMPT_COLUMNS} FROM attempts a JOIN messages m ON m.id = a.message_id
+         WHERE a.app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+        [...c.params, k.fetch, ...k.params],
+      );
+      return toPage(res.rows, query, (r) => r.id, (r) => attemptView(cipher, r));
+    },
+
+    async findAttempt(appId, messageId, attemptId) {
+      const res = await db.query<AttemptRow>(
+        `SELECT ${ATTEMPT_COLUMNS} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id = $1 AND a.message_id = $2 AND a.id = $3`,
+        [appId, messageId, attemptId],
+      );
+      return res.rows[0] === undefined ? null : attemptView(cipher, res.rows[0]);
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import { settingDefault } from '../../../config/config.ts';
+import { AppError } from '../../../domain/errors.ts';
+import type { Cipher } from '../../../ports/cipher.ts';
+import { keyIdentity, type IdempotencyScope, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
+import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../../ports/message-store.ts';
+import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
+import { prepared, type Db, type Queryable } from '../db.ts';
+import pg from 'pg';
+import { sqlState, SqlState } from '../sqlstate.ts';
+import { isAutocommit, onCommit, runTx, txClient } from '../tx.ts';
+
+/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
+export const WAKE_CHANNEL = 'tidings_due';
+
+/*
+ * PUBLISH — stores messages and their fan-out in one statement (one round trip, one commit when run on its
+ * own): per message the message row, one delivery per subscribed endpoint of its application and the first
+ * timeline row of each. Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
+ * or one inside a transaction passes arrays of one. No NOTIFY inside: a notifying commit takes a
+ * cluster-wide lock that serializes every such commit (ADR 0006); the caller's `wake` sends one coalesced
+ * NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
+ * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
+ * replay-missing); paused ones get pending deliveries due at 'infinity' until resumed. A message whose
+ * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result. Messages
+ * are inserted in (app, eventId) order: two groups that share eventIds wait for each other's rows in the
+ * same order, so they cannot deadlock (in any other order they could: each holds a row the other needs).
+ * A scheduled message (deliver_at later than its creation) gets pending deliveries due at deliver_at, and
+ * their first timeline row says `scheduled` instead of `published`; a deliver_at in the past is due at once.
+ * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
+ * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
+ * $10 now (NULL = database clock), $11 content type (NULL = JSON payload), $12 deliver_at (NULL = at once),
+ * $13 trace context (JSON text of the W3C traceparent/tracestate; NULL = none, always when tracing is off).
+ * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
+ */
+const PUBLISH = prepared('tidings_publish', `
+WITH input AS (
+  SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[],
+              $11::text[], $12::timestamptz[], $13::text[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context)
+), msg AS (
+  INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at, trace_context)
+  SELECT id, app_id, event_id, event_type,
+         CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
+         CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
+         payload, payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb
+  FROM input
+  ORDER BY app_id, event_id
+  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
+  RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
+), made AS (
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
+  SELECT msg.app_id, msg.id, e.id,
+         CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
+         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE msg.due_at END,
+         msg.created_at, msg.created_at
+  FROM msg JOIN endpoints e ON e.app_id = msg.app_id
+  WHERE e.deleted_at IS NULL
+    AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
+    AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
+  RETURNING id, message_id, state, next_attempt_at, created_at
+), logged AS (
+  INSERT INTO delivery_events (delivery_id, state, reason, at)
+  SELECT id, state,
+         CASE WHEN state = 'skipped' THEN 'endpoint_disabled'
+              WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
+         created_at FROM made
+), counts AS (
+  SELECT message_id, count(*)::int AS total,
+         count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
+  FROM made GROUP BY message_id
+)
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due
+FROM msg LEFT JOIN counts ON counts.message_id = msg.id`);
+
+/** A message ready for {@link PUBLISH}: the payload already sealed. */
+interface SealedMessage {
+  readonly message: NewMessage;
+  readonly data: Buffer;
+  readonly keyId: string;
+  readonly now: Date | null;
+}
+
+/** What {@link PUBLISH} returns for one stored message. */
+interface PublishedRow {
+  readonly id: string;
+  readonly created_at: Date;
+  readonly total: number;
+  readonly due: number;
+}
+
+const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
+
+/** Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`. */
+async function publishRows(client: Queryable, batch: readonly SealedMessage[]): Promise<(PublishedRow | AppError)[]> {
+  const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
+  const res = await client.query<PublishedRow>(PUBLISH, [
+    column((m) => m.message.id), column((m) => m.message.appId), column((m) => m.message.eventId), column((m) => m.message.eventType),
+    column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), column((m) => m.data),
+    column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
+    column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
+    column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
+  ]);
+  const byId = new Map(res.rows.map((row) => [row.id, row]));
+  return batch.map(({ message }) => {
+    const row = byId.get(message.id);
+    if (row !== undefined) return row;
+    // ON CONFLICT names the (app, eventId) index only: any other conflict fails the statement.
+    return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
+  });
+}
+
+/**
+ * Whether a grouped keyed publish refused by the server is an expected event, not worth a log line: a key
+ * held by a concurrent request (55P03), a deadlock or serialization victim (class 40), or a request's own
+ * data (classes 22 and 23: the ordinary path answers it).
+ */
+function expectedGroupRefusal(error: unknown): boolean {
+  return sqlState(error) === SqlState.lockNotAvailable || retryAlone(error);
+}
+
+/**
+ * Whether a failed batch may be retried message by message: only a statement the database refused, so that
+ * nothing of it was stored — for its data (SQLSTATE classes 22 and 23, e.g. an application deleted
+ * meanwhile) or as a deadlock or serialization victim (class 40). After any other error (connection lost,
+ * timeout) the outcome is unknown, and every call of the batch fails.
+ */
+function retryAlone(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23') || state.startsWith('40'));
+}
+
+/**
+ * Longest wait of a grouped keyed publish for a key that a concurrent request holds, in ms: past it the
+ * group gives up and each of its calls takes the ordinary keyed path (which waits TIDINGS_IDEMPOTENCY_WAIT).
+ * Short, because the wait holds every call of the group.
+ */
+export const KEYED_GROUP_LOCK_TIMEOUT_MS = 50;
+
+/** One call of a grouped keyed publish. */
+interface KeyedCall {
+  readonly scope: IdempotencyScope;
+  readonly sealed: SealedMessage;
+  readonly answerOf: (message: MessageRecord) => StoredAnswer;
+}
+
+const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
+  id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
+  channels: message.channels, tags: message.tags, payload: message.payload, contentType: message.contentType ?? null,
+  deliverAt: message.deliverAt ?? null, createdAt,
+});
+
+/**
+ * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
+ * their answers. A call whose key is not fresh, or whose eventId is taken (its key is given back), gets
+ * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown).
+ */
+async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[]): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+  return runTx(db, async (tx, client) => {
+    const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
+    // The same key twice in one group: the first call holds it, the other takes the ordinary path.
+    const holders = new Map<string, KeyedCall>();
+    for (const call of calls) {
+      const id = keyIdentity(call.scope);
+      if (claimed.has(id) && !holders.has(id)) holders.set(id, call);
+    }
+    const mine = [...holders.values()];
+    const rows = mine.length === 0 ? [] : await publishRows(client, mine.map((c) => c.sealed));
+    const done = new Map<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer }>();
+    const giveBack: IdempotencyScope[] = [];
+    for (const [i, call] of mine.entries()) {
+      const row = rows[i]!;
+      if (row instanceof Error) giveBack.push(call.scope);
+      else done.set(call, { row, answer: call.answerOf(recordOf(call.sealed.message, row.created_at)) });
+    }
+    await keys.dropClaimed(tx, giveBack);
+    await keys.storeAnswers(tx, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
+    return calls.map((call) => done.get(call) ?? null);
+  });
+}
+
+/** Options of {@link createPgMessageStore}. */
+export interface MessageStoreOptions {
+  /** Group sizes and statements in flight (TIDINGS_DB_BATCH, TIDINGS_DB_BATCHES_IN_FLIGHT). */
+  readonly limits?: BatchLimits;
+  /**
+   * Largest payload, in bytes, of a message that joins a group (TIDINGS_DB_BATCH_MAX_PAYLOAD); a larger one is
+   * published by a statement of its own, so that a group's parameters stay small. Default 65,536.
+   */
+  readonly maxGroupedPayloadBytes?: number;
+  /**
+   * Told when the server refused a grouped keyed publish for an unexpected reason (not a key held by a
+   * concurrent request, a deadlock or serialization victim, or a request's own data): its calls took the
+   * ordinary keyed path. For a log line.
+   */
+  readonly onGroupError?: (error: unknown) => void;
+  /**
+   * The idempotency keys a grouped keyed publish claims in its transaction (the idempotency store's
+   * {@link KeyClaims}). Absent = no grouped keyed publish: every keyed insert answers null, and the caller
+   * takes the ordinary keyed path.
+   */
+  readonly keys?: KeyClaims;
+}
+
+/** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
+export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPayloadBytes');
+
+/**
+ * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
+ * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
+ * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others. Inserts outside a transaction (an
+ * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
+ * ADR 0007); an insert inside a transaction runs alone on that transaction.
+ */
+export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, options: MessageStoreOptions = {}): MessageStore {
+  const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
+  const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
+  const keys = options.keys;
+  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
+    try {
+      return await publishRows(db, batch);
+    } catch (error) {
+      if (batch.length === 1 || !retryAlone(error)) throw error;
+      return Promise.all(batch.map(async (one) => {
+        try {
+          return (await publishRows(db, [one]))[0]!;
+        } catch (alone) {
+          return alone instanceof Error ? alone : new Error(String(alone));
+        }
+      }));
+    }
+  });
+  const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
+    try {
+      return await publishKeyedGroup(db, keys, calls);
+    } catch (error) {
+      // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
+      // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
+      // with its key is answered from the key row if the group did commit.
+      if (!(error instanceof pg.DatabaseError)) throw error;
+      if (!expectedGroupRefusal(error)) options.onGroupError?.(error);
+      return calls.map(() => null);
+    }
+  });
+  return {
+    async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
+      if (keyedGroups === null || message.payload.byteLength > maxGroupedBytes) return null;
+      const sealed = cipher.encrypt(message.payload, message.id);
+      const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
+      if (result === null) return null;
+      if (result.row.due > 0) wake();
+      return { message: recordOf(message, result.row.created_at), deliveries: result.row.total, answer: result.answer };
+    },
+
+    async insert(tx, message: NewMessage, now) {
+      const sealed = cipher.encrypt(message.payload, message.id);
+      const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
+      const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
+      const row = alone ? (await publishRows(isAutocommit(tx) ? db : txClient(tx), [input]))[0]! : await grouped(input);
+      if (row instanceof Error) throw row;
+      if (row.due > 0) onCommit(tx, wake);
+      return { message: recordOf(message, row.created_at), deliveries: row.total };
+    },
+  };
+}
