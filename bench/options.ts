@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
 
-/** Every scenario of docs/guides/benchmark.md, in order. */
+/** Every scenario a run without `--scenarios` includes, in order. */
 export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
-export type Scenario = (typeof ALL_SCENARIOS)[number];
+/** Scenarios run only when named: (p) the peers (`--peers`). */
+export const EXTRA_SCENARIOS = ['p'] as const;
+export type Scenario = (typeof ALL_SCENARIOS)[number] | (typeof EXTRA_SCENARIOS)[number];
+const KNOWN: readonly Scenario[] = [...ALL_SCENARIOS, ...EXTRA_SCENARIOS];
 
-/** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog). */
-export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g', 'h']);
+/** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog; the peers). */
+export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g', 'h', 'p']);
 
 /** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
 export interface Sizes {
@@ -85,6 +88,8 @@ export interface Options {
   readonly cpuProf: boolean;
   /** Tracing on in the Tidings processes, exporting to a local OTLP sink (bench/trace-sink.ts). */
   readonly traces: boolean;
+  /** Redis of the peers in (p): `redis://host:port/db`; their keys live under a private prefix. */
+  readonly redisUrl: string;
   /** JSON output path, or undefined for bench/results/bench-<time>.json. */
   readonly out: string | undefined;
   readonly help: boolean;
@@ -93,7 +98,10 @@ export interface Options {
 /** Usage text of `npm run bench -- --help`. */
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g,h)
+  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g,h; p only when named)
+  --peers             the same as --scenarios p with 1 KiB payloads: Tidings beside Fastify + BullMQ, BullMQ
+                      alone and the raw signed-HTTP ceiling in the same run (fast receiver, 100 ms receiver
+                      with 50 in flight, publish → first attempt at 20/s); --messages for quicker runs
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
   --engine E          server | embedded | both (default both; e, g and h run on the server only)
   --size S            full | moderate | quick (default full: the issue's sizes; moderate: 5000-message
@@ -103,7 +111,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --database-url URL  PostgreSQL server (default $BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
   --db-name NAME      bench database, dropped and recreated for every run and dropped at the end; must start
                       with tidings_bench (default tidings_bench)
-  --payload-bytes N   bytes of each message payload (default 256)
+  --payload-bytes N   bytes of each message payload (default 256; with --peers 1024)
+  --redis-url URL     Redis of the peers (default $BENCH_REDIS_URL or redis://127.0.0.1:6379/13); only keys
+                      under a prefix of the run's own are written, and they are deleted at start and end
   --idempotency-keys  send an Idempotency-Key (auto_<uuid>) with every publish, as the svix client does
   --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
   --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
@@ -126,14 +136,18 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      peers: { type: 'boolean' }, 'redis-url': { type: 'string' },
     },
   });
   const size = values.quick === true ? 'quick' : values.size ?? 'full';
   if (size !== 'full' && size !== 'moderate' && size !== 'quick') throw new Error(`--size must be full, moderate or quick, not "${size}"`);
   const quick = size === 'quick';
-  const scenarios = (values.scenarios ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
-  for (const s of scenarios) if (!(ALL_SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–h)`);
-  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–h)');
+  const peers = values.peers === true;
+  const scenarios = (values.scenarios ?? (peers ? 'p' : ALL_SCENARIOS.join(','))).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  for (const s of scenarios) if (!(KNOWN as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–h, p)`);
+  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–h, p)');
+  const redisUrl = values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
+  if (!URL.canParse(redisUrl) || new URL(redisUrl).protocol !== 'redis:') throw new Error(`--redis-url must be a redis:// URL, not "${redisUrl}"`);
   const dbName = values['db-name'] ?? 'tidings_bench';
   // The bench drops and recreates this database: only names of its own, never `test` or anyone else's.
   if (!/^tidings_bench[a-z0-9_]*$/.test(dbName)) throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);
@@ -150,7 +164,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   let sizes = size === 'quick' ? QUICK : size === 'moderate' ? MODERATE : FULL;
   if (values.messages !== undefined) sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
   return {
-    scenarios: ALL_SCENARIOS.filter((s) => scenarios.includes(s)),
+    scenarios: KNOWN.filter((s) => scenarios.includes(s)),
     runs: positive('runs', values.runs, quick ? 1 : 3),
     engines: engine === 'both' ? ['server', 'embedded'] : [engine as 'server' | 'embedded'],
     size,
@@ -158,12 +172,13 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     sizes,
     databaseUrl,
     dbName,
-    payloadBytes: positive('payload-bytes', values['payload-bytes'], 256),
+    payloadBytes: positive('payload-bytes', values['payload-bytes'], peers ? 1024 : 256),
     idempotencyKeys: values['idempotency-keys'] === true,
     logLevel: values['log-level'] ?? 'info',
     probe: values.probe === true,
     cpuProf: values['cpu-prof'] === true,
     traces: values.traces === true,
+    redisUrl,
     out: values.out,
     help: values.help === true,
   };

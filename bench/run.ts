@@ -22,6 +22,8 @@ import { serverInfo, type ServerInfo } from './pg-stats.ts';
 import { createFigureBook, figuresJson, formatTable } from './report.ts';
 import { scenarioG } from './scenario-claim.ts';
 import { scenarioD } from './scenario-latency.ts';
+import { scenarioP } from './scenario-peers.ts';
+import { formatPeerTable } from './peer/peer-table.ts';
 import { scenarioH } from './scenario-stats.ts';
 import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
 import { round } from './stats.ts';
@@ -39,6 +41,7 @@ const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: 
   f: { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioF },
   g: { title: 'claim cost against backlog size (SQL)', run: scenarioG },
   h: { title: 'statistics reads against timeline size (SQL)', run: scenarioH },
+  p: { title: 'Tidings beside Fastify + BullMQ, BullMQ alone and raw signed HTTP (the peers)', run: scenarioP },
 };
 
 function gitCommit(): string | null {
@@ -205,6 +208,7 @@ async function main(): Promise<number> {
   const loadAtEnd = loadavg();
   const results = book.results();
   console.log(formatTable(results));
+  if (options.scenarios.includes('p')) console.log(`\n${formatPeerTable(results, machine.cores)}`);
   console.log(`\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`);
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
   if (benchLock !== null) {

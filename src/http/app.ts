@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
@@ -10,6 +10,7 @@ import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { requestLine } from './plugins/request-line.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
 import { installWebUi } from './plugins/web-ui.ts';
 import { genRequestId, installRequestId } from './plugins/request-id.ts';
@@ -57,19 +58,22 @@ const MAX_PARAM_LENGTH = 1024;
  */
 class OneLineLogController extends LogController {
   readonly #refusals: LineSampler;
+  readonly #plain: FastifyBaseLogger;
 
-  constructor(refusals: LineSampler) {
+  /** `plain`: the process logger without redaction, for the completed line only (see {@link requestLine}). */
+  constructor(refusals: LineSampler, plain: FastifyBaseLogger) {
     super();
     this.#refusals = refusals;
+    this.#plain = plain;
   }
 
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if ((reply.statusCode === 401 || reply.statusCode === 429) && !this.#refusals.take()) return;
-    const line = { req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    // An error may carry anything: that line goes through the redacting request logger.
+    if (error) reply.log.error({ req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime, err: error }, 'request errored');
+    else this.#plain.info(requestLine(request, reply), 'request completed');
   }
 }
 
@@ -89,7 +93,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.logger,
     bodyLimit: config.maxBodyBytes,
     genReqId: genRequestId,
-    logController: new OneLineLogController(refusals),
+    // pino's redaction walks every path of REDACT_PATHS on every line; the completed line holds none of them.
+    logController: new OneLineLogController(refusals, deps.logger.child({}, { redact: [] })),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Slow clients (ADR 0010): headers, the whole request, idle keep-alive and idle sockets are each bounded.

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
+import { createRandomPool } from './random-pool.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 
 /** Key id that marks a value stored in plain text (only with encryption explicitly turned off). */
@@ -59,10 +60,12 @@ export function keyRingCipher(keys: readonly RingKey[]): Cipher {
   // KeyObjects made once: a raw Buffer key is imported again on every cipher call (several times slower).
   const byId = new Map(keys.map((k) => [k.id, createSecretKey(k.key)]));
   const current = byId.get(first.id)!;
+  // IVs from a refilled CSPRNG buffer: one system call per 4 KiB instead of one per encryption.
+  const ivs = createRandomPool(4096);
   return {
     currentKeyId: first.id,
     encrypt(plain, context) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = ivs.take(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', current, iv);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plain), cipher.final()]);
