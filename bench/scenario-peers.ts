@@ -13,7 +13,7 @@ import { createApiClient } from './load.ts';
 import type { UsageReport } from './monitor.ts';
 import { deleteKeys } from './peer/peer.ts';
 import { runPeerDelivery, runPeerPaced, type PeerRunOptions } from './peer/peer-run.ts';
-import { respTarget } from './peer/resp-client.ts';
+import { redisTarget } from './peer/redis.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { quantile } from './stats.ts';
 import { startCluster } from './tidings.ts';
@@ -113,7 +113,7 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number):
 /** (p) See the file comment. Redis keys live under a prefix private to this invocation, deleted at start and end. */
 export async function scenarioP(ctx: BenchContext): Promise<void> {
   const { sizes, runs, payloadBytes } = ctx.options;
-  const redis = respTarget(ctx.options.redisUrl);
+  const redis = redisTarget(ctx.options.redisUrl);
   const prefix = `tidings-bench-peer-${randomBytes(4).toString('hex')}`;
   await deleteKeys(redis, prefix);
   const config = effectiveConfig(ctx, {});

@@ -13,12 +13,12 @@ import { Queue, Worker, type Job } from 'bullmq';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
-import { RespClient, type RespTarget } from './resp-client.ts';
+import { redisConnection, type RedisTarget } from './redis.ts';
 
 /** The child's settings, passed as JSON in argv[2]. */
 export interface PeerInit {
   readonly role: 'api' | 'worker';
-  readonly redis: RespTarget;
+  readonly redis: RedisTarget;
   /** BullMQ key prefix, private to one benchmark invocation. */
   readonly prefix: string;
   readonly queue: string;
@@ -41,8 +41,8 @@ export interface PeerJob {
 export const JOB_OPTIONS = { attempts: 5, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: 1_000 } as const;
 
 async function api(init: PeerInit): Promise<() => Promise<void>> {
-  const connection = new RespClient(init.redis);
-  const queue = new Queue<PeerJob>(init.queue, { connection: connection as never, prefix: init.prefix });
+  const connection = redisConnection(init.redis);
+  const queue = new Queue<PeerJob>(init.queue, { connection, prefix: init.prefix });
   const app = Fastify({ logger: false, bodyLimit: 1_048_576 });
   const auth = `Bearer ${init.token}`;
   let seq = 0;
@@ -61,7 +61,7 @@ async function api(init: PeerInit): Promise<() => Promise<void>> {
   return async () => {
     await app.close();
     await queue.close();
-    connection.close();
+    connection.disconnect();
   };
 }
 
@@ -69,7 +69,7 @@ async function worker(init: PeerInit): Promise<() => Promise<void>> {
   const agent = new Agent({ connections: init.connectionsPerOrigin, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
   const target = new URL(init.receiverUrl);
   const signer = new Webhook(init.secret.replace(/^whsec_/, ''));
-  const connection = new RespClient(init.redis);
+  const connection = redisConnection(init.redis);
   const w = new Worker<PeerJob>(init.queue, async (job: Job<PeerJob>) => {
     const { id, payload } = job.data;
     const now = new Date();
@@ -82,12 +82,12 @@ async function worker(init: PeerInit): Promise<() => Promise<void>> {
     });
     await res.body.dump();
     if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`receiver answered ${res.statusCode}`);
-  }, { connection: connection as never, prefix: init.prefix, concurrency: init.concurrency });
+  }, { connection, prefix: init.prefix, concurrency: init.concurrency });
   await w.waitUntilReady();
   process.send!({ type: 'ready', port: 0 });
   return async () => {
     await w.close();
-    connection.close();
+    connection.disconnect();
     await agent.close();
   };
 }

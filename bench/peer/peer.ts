@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import { benchPayload, type Ack, type PublishRun } from '../load.ts';
 import { startChild, type Child } from '../procs.ts';
 import { JOB_OPTIONS, peerSecret, type PeerInit, type PeerJob } from './peer-process.ts';
-import { RespClient, type RespTarget } from './resp-client.ts';
+import { redisConnection, type RedisTarget } from './redis.ts';
 
 const SCRIPT = fileURLToPath(new URL('./peer-process.ts', import.meta.url));
 const nowMs = (): number => performance.timeOrigin + performance.now();
@@ -27,7 +27,7 @@ export interface Peer {
 
 /** Options of {@link startPeer}. */
 export interface PeerOptions {
-  readonly redis: RespTarget;
+  readonly redis: RedisTarget;
   /** Key prefix of this invocation; every key the peer writes starts with it. */
   readonly prefix: string;
   readonly receiverUrl: string;
@@ -79,20 +79,19 @@ export async function startPeer(o: PeerOptions): Promise<Peer> {
  * Deletes every key that starts with `prefix` in the target database (SCAN + UNLINK, bounded to 1,000
  * rounds); other keys are left alone. Returns how many were deleted.
  */
-export async function deleteKeys(target: RespTarget, prefix: string): Promise<number> {
-  const client = new RespClient(target);
-  await client.connect();
+export async function deleteKeys(target: RedisTarget, prefix: string): Promise<number> {
+  const client = redisConnection(target);
   let deleted = 0;
   try {
     let cursor = '0';
     for (let round = 0; round < 1_000; round += 1) {
-      const [next, keys] = (await client.send('SCAN', [cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000])) as [string, string[]];
-      if (keys.length > 0) deleted += Number(await client.send('UNLINK', keys));
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+      if (keys.length > 0) deleted += await client.unlink(...keys);
       cursor = next;
       if (cursor === '0') break;
     }
   } finally {
-    client.close();
+    client.disconnect();
   }
   return deleted;
 }
@@ -123,8 +122,8 @@ export interface DirectProducer {
 /** Makes the producer for `peer`'s queue. */
 export function directProducer(peer: Peer): DirectProducer {
   // BullMQ leaves a client it was handed open: close it after the queue.
-  const connection = new RespClient(peer.init.redis);
-  const queue = new Queue<PeerJob>(peer.init.queue, { connection: connection as never, prefix: peer.init.prefix });
+  const connection = redisConnection(peer.init.redis);
+  const queue = new Queue<PeerJob>(peer.init.queue, { connection, prefix: peer.init.prefix });
   let seq = 0;
   const addOne = async (acks: Ack[], fail: (e: string) => void, payloadBytes: number, idPrefix: string): Promise<void> => {
     const i = (seq += 1);
@@ -193,7 +192,7 @@ export function directProducer(peer: Peer): DirectProducer {
     },
     async close() {
       await queue.close();
-      connection.close();
+      connection.disconnect();
     },
   };
 }
