@@ -1,46 +1,70 @@
-import type { BacklogReading, Percentiles, SeriesPoint, StatsScope, StatsStore } from '../../ports/stats-store.ts';
+import { addInto, BOUNDS, countOf, percentiles, type Histogram } from '../../domain/duration-histogram.ts';
+import { rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../ports/stats-store.ts';
 import type { Db } from './db.ts';
 
 /*
- * Statistics statements (docs/adr/0013-observability.md). Each has one text per scope so that the planner
- * sees a constant predicate and picks the matching index: delivery_events_at (installation),
- * delivery_events_app_at (application), delivery_events_endpoint_at (endpoint), all index-only range scans
- * over the columns the stamp trigger of migration 1764000008000 fills.
+ * Statistics statements (docs/adr/0013-observability.md, docs/adr/0015-time-in-state-rollups.md). Each has
+ * one text per scope so that the planner sees a constant predicate and picks the matching index:
+ * delivery_events_at (installation), delivery_events_app_at (application), delivery_events_endpoint_at
+ * (endpoint), and the primary key of stats_rollups.
  */
 
 type ScopeKind = 'all' | 'app' | 'endpoint';
 const scopeKind = (s: StatsScope): ScopeKind => (s.endpointId !== null ? 'endpoint' : s.appId !== null ? 'app' : 'all');
-const scopeParam = (s: StatsScope): string | null => s.endpointId ?? s.appId;
 /** The timeline predicate of a scope; the scope's id is parameter `$n`. */
-const eventScope = (k: ScopeKind, n: number): string => (k === 'all' ? '' : k === 'app' ? ` AND app_id = $${n}` : ` AND endpoint_id = $${n}`);
+const eventScope = (k: ScopeKind, n: number): string => (k === 'all' ? '' : k === 'app' ? ` AND e.app_id = $${n}` : ` AND e.endpoint_id = $${n}`);
+/** The rollup predicate of a scope: `$n` the application (app) or endpoint id, `$n+1` the endpoint's application. */
+const rollupScope = (k: ScopeKind, n: number): string =>
+  k === 'all' ? `r.app_id = '' AND r.endpoint_id = ''` : k === 'app' ? `r.app_id = $${n} AND r.endpoint_id = ''` : `r.app_id = $${n + 1} AND r.endpoint_id = $${n}`;
 
-const PCT = 'ARRAY[0.5, 0.9, 0.99]::float8[]';
+const RAW_COLUMNS = 'e.at, e.state, e.reason, e.latency_ms, e.wait_ms, e.since_publish_ms';
 
-/** $1 since (exclusive), $2 until (inclusive), $3 scope id. One row of counts and percentile arrays. */
-const windowSql = (k: ScopeKind): string => `
-SELECT count(latency_ms)::int AS attempts,
-       count(latency_ms) FILTER (WHERE state = 'succeeded')::int AS succeeded,
-       count(latency_ms) FILTER (WHERE reason = 'retry_scheduled')::int AS retries,
-       count(*) FILTER (WHERE state = 'dead')::int AS dead,
-       count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed')::int AS reclaims,
-       count(wait_ms)::int AS wait_n,
-       percentile_cont(${PCT}) WITHIN GROUP (ORDER BY wait_ms) AS wait_p,
-       percentile_cont(${PCT}) WITHIN GROUP (ORDER BY latency_ms) AS latency_p,
-       count(since_publish_ms) FILTER (WHERE state = 'succeeded' AND latency_ms IS NOT NULL)::int AS delivered_n,
-       percentile_cont(${PCT}) WITHIN GROUP (ORDER BY since_publish_ms) FILTER (WHERE state = 'succeeded' AND latency_ms IS NOT NULL) AS delivered_p
-FROM delivery_events
-WHERE at > $1 AND at <= $2${eventScope(k, 3)}`;
+/**
+ * TIME_IN_STATE — $1 since (exclusive), $2 until (inclusive), $3 rollup level ms, $4 series bucket ms,
+ * $5 histogram bounds, $6 f1 = first level boundary after since, $7 max(f1, f2), $8 f2 = last level
+ * boundary at or before until, $9 watermark (stats_rollup_state.rolled_id, read in the same snapshot),
+ * $10/$11 scope ids. Rows of (series bucket, counts, sparse histograms):
+ * - rollup rows of the level whose buckets lie inside [f1, f2) (they count the timeline ids ≤ $9);
+ * - raw timeline rows of the partial level buckets at both edges, (since, f1) and [max(f1, f2), until];
+ * - raw timeline rows above the watermark inside [f1, f2) (the tail not yet rolled up).
+ */
+const timeInStateSql = (k: ScopeKind): string => `
+WITH raw AS (
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)}
+  UNION ALL
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at >= $7 AND e.at <= $2${eventScope(k, 10)}
+  UNION ALL
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.id > $9 AND e.at >= $6 AND e.at < $8${eventScope(k, 10)}
+),
+rb AS MATERIALIZED (
+  SELECT floor(extract(epoch FROM at) * 1000 / $4::int)::float8 AS bucket, state, reason, latency_ms,
+         CASE WHEN wait_ms IS NOT NULL THEN width_bucket(greatest(wait_ms, 0), $5::bigint[]) - 1 END AS w,
+         CASE WHEN latency_ms IS NOT NULL THEN width_bucket(greatest(latency_ms, 0)::bigint, $5::bigint[]) - 1 END AS l,
+         CASE WHEN state = 'succeeded' AND latency_ms IS NOT NULL AND since_publish_ms IS NOT NULL THEN width_bucket(greatest(since_publish_ms, 0), $5::bigint[]) - 1 END AS d
+  FROM raw
+),
+counts AS (
+  SELECT bucket, count(latency_ms)::int AS attempts, (count(latency_ms) FILTER (WHERE state = 'succeeded'))::int AS succeeded,
+         (count(latency_ms) FILTER (WHERE reason = 'retry_scheduled'))::int AS retries,
+         (count(*) FILTER (WHERE state = 'dead'))::int AS dead, (count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed'))::int AS reclaims
+  FROM rb GROUP BY bucket
+),
+hist AS (
+  SELECT bucket, m, jsonb_object_agg(b, n) AS h
+  FROM (SELECT bucket, x.m, x.b, count(*) AS n FROM rb CROSS JOIN LATERAL (VALUES ('w', w), ('l', l), ('d', d)) x(m, b) WHERE x.b IS NOT NULL GROUP BY 1, 2, 3) s
+  GROUP BY 1, 2
+)
+SELECT c.bucket, c.attempts, c.succeeded, c.retries, c.dead, c.reclaims, hw.h AS queue_wait, hl.h AS attempt_latency, hd.h AS time_to_delivered
+FROM counts c
+LEFT JOIN hist hw ON hw.bucket = c.bucket AND hw.m = 'w'
+LEFT JOIN hist hl ON hl.bucket = c.bucket AND hl.m = 'l'
+LEFT JOIN hist hd ON hd.bucket = c.bucket AND hd.m = 'd'
+UNION ALL
+SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attempts, r.succeeded, r.retries, r.dead, r.reclaims, r.queue_wait, r.attempt_latency, r.time_to_delivered
+FROM stats_rollups r WHERE r.level_ms = $3 AND ${rollupScope(k, 10)} AND r.bucket_at >= $6 AND r.bucket_at < $8`;
 
-/** $1 since, $2 until, $3 bucket ms, $4 scope id. Attempt counts per bucket (bucket = floor(epoch ms / $3)). */
-const seriesSql = (k: ScopeKind): string => `
-SELECT floor(extract(epoch FROM at) * 1000 / $3)::float8 AS bucket, count(*)::int AS attempts,
-       count(*) FILTER (WHERE state = 'succeeded')::int AS succeeded
-FROM delivery_events
-WHERE at > $1 AND at <= $2 AND latency_ms IS NOT NULL${eventScope(k, 4)}
-GROUP BY 1`;
-
-const WINDOW_SQL = { all: windowSql('all'), app: windowSql('app'), endpoint: windowSql('endpoint') };
-const SERIES_SQL = { all: seriesSql('all'), app: seriesSql('app'), endpoint: seriesSql('endpoint') };
+const TIME_IN_STATE_SQL = { all: timeInStateSql('all'), app: timeInStateSql('app'), endpoint: timeInStateSql('endpoint') };
+const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
 
 /** $1 now (NULL = database clock), $2 breaker list limit, $3 application id (app scope only). */
 const overviewSql = (byApp: boolean): string => {
@@ -103,28 +127,29 @@ interface OverviewRow {
   running_tasks: number;
 }
 
-interface WindowRow {
+/** One row of TIME_IN_STATE. */
+interface PartRow {
+  bucket: number;
   attempts: number;
   succeeded: number;
   retries: number;
   dead: number;
   reclaims: number;
-  wait_n: number;
-  wait_p: (number | string)[] | null;
-  latency_p: (number | string)[] | null;
-  delivered_n: number;
-  delivered_p: (number | string)[] | null;
+  queue_wait: Histogram | null;
+  attempt_latency: Histogram | null;
+  time_to_delivered: Histogram | null;
 }
 
-function percentiles(values: (number | string)[] | null, count: number): Percentiles {
-  if (values === null || count === 0) return { p50: null, p90: null, p99: null, count };
-  const [p50, p90, p99] = values.map(Number);
+const FRACTIONS = [0.5, 0.9, 0.99];
+
+function percentilesOf(h: Histogram): Percentiles {
+  const count = countOf(h);
+  const [p50, p90, p99] = percentiles(h, FRACTIONS);
   return { p50: p50 ?? null, p90: p90 ?? null, p99: p99 ?? null, count };
 }
 
 /** Every bucket start in (since, until], zero-filled, oldest first. */
-function fillSeries(since: Date, until: Date, bucketMs: number, rows: readonly { bucket: number; attempts: number; succeeded: number }[]): SeriesPoint[] {
-  const byBucket = new Map(rows.map((r) => [Number(r.bucket), r]));
+function fillSeries(since: Date, until: Date, bucketMs: number, byBucket: ReadonlyMap<number, { attempts: number; succeeded: number }>): SeriesPoint[] {
   const first = Math.floor((since.getTime() + 1) / bucketMs);
   const last = Math.floor(until.getTime() / bucketMs);
   const out: SeriesPoint[] = [];
@@ -135,6 +160,39 @@ function fillSeries(since: Date, until: Date, bucketMs: number, rows: readonly {
     out.push({ at: new Date(b * bucketMs), attempts, succeeded, failed: attempts - succeeded });
   }
   return out;
+}
+
+/**
+ * The level boundaries of a read: f1, the first multiple of `levelMs` after `since`, and f2, the last one at
+ * or before `until`. Without a level, f1 = f2 lie after `until`, so every row of the window is read raw.
+ */
+function edges(since: Date, until: Date, levelMs: number | null): { f1: Date; f2: Date } {
+  if (levelMs === null) return { f1: new Date(until.getTime() + 1), f2: new Date(until.getTime() + 1) };
+  return { f1: new Date((Math.floor(since.getTime() / levelMs) + 1) * levelMs), f2: new Date(Math.floor(until.getTime() / levelMs) * levelMs) };
+}
+
+/** Sums the rows of TIME_IN_STATE into the figures. */
+function figures(rows: readonly PartRow[], since: Date, until: Date, bucketMs: number): TimeInState {
+  const wait: Record<number, number> = {};
+  const latency: Record<number, number> = {};
+  const delivered: Record<number, number> = {};
+  const byBucket = new Map<number, { attempts: number; succeeded: number }>();
+  let attempts = 0, succeeded = 0, retries = 0, dead = 0, reclaims = 0;
+  for (const r of rows) {
+    attempts += r.attempts; succeeded += r.succeeded; retries += r.retries; dead += r.dead; reclaims += r.reclaims;
+    if (r.queue_wait !== null) addInto(wait, r.queue_wait);
+    if (r.attempt_latency !== null) addInto(latency, r.attempt_latency);
+    if (r.time_to_delivered !== null) addInto(delivered, r.time_to_delivered);
+    const b = byBucket.get(Number(r.bucket)) ?? { attempts: 0, succeeded: 0 };
+    b.attempts += r.attempts;
+    b.succeeded += r.succeeded;
+    byBucket.set(Number(r.bucket), b);
+  }
+  return {
+    queueWaitMs: percentilesOf(wait), attemptLatencyMs: percentilesOf(latency), timeToDeliveredMs: percentilesOf(delivered),
+    attempts, succeeded, retriesScheduled: retries, deadLetterInflow: dead, reclaims,
+    series: fillSeries(since, until, bucketMs, byBucket),
+  };
 }
 
 /** The PostgreSQL {@link StatsStore}. */
@@ -160,23 +218,18 @@ export function createPgStatsStore(db: Db): StatsStore {
     },
     async timeInState(scope, since, until, bucketMs) {
       const k = scopeKind(scope);
-      const id = scopeParam(scope);
-      const [w, s] = await Promise.all([
-        db.query<WindowRow>(WINDOW_SQL[k], k === 'all' ? [since, until] : [since, until, id]),
-        db.query<{ bucket: number; attempts: number; succeeded: number }>(SERIES_SQL[k], k === 'all' ? [since, until, bucketMs] : [since, until, bucketMs, id]),
-      ]);
-      const row = w.rows[0]!;
-      return {
-        queueWaitMs: percentiles(row.wait_p, row.wait_n),
-        attemptLatencyMs: percentiles(row.latency_p, row.attempts),
-        timeToDeliveredMs: percentiles(row.delivered_p, row.delivered_n),
-        attempts: row.attempts,
-        succeeded: row.succeeded,
-        retriesScheduled: row.retries,
-        deadLetterInflow: row.dead,
-        reclaims: row.reclaims,
-        series: fillSeries(since, until, bucketMs, s.rows),
-      };
+      const levelMs = rollupLevelFor(until.getTime() - since.getTime(), bucketMs);
+      const { f1, f2 } = edges(since, until, levelMs);
+      const r2 = f1 > f2 ? f1 : f2;
+      const ids = k === 'all' ? [] : k === 'app' ? [scope.appId] : [scope.endpointId, scope.appId];
+      // One snapshot for the watermark and the rows it splits: a roll-up committing in between would
+      // otherwise count its rows twice or not at all.
+      const rows = await db.tx(async (q) => {
+        await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const rolledId = (await q.query<{ rolled_id: string }>(WATERMARK)).rows[0]?.rolled_id ?? '0';
+        return (await q.query<PartRow>(TIME_IN_STATE_SQL[k], [since, until, levelMs ?? 0, bucketMs, BOUNDS, f1, r2, f2, rolledId, ...ids])).rows;
+      });
+      return figures(rows, since, until, bucketMs);
     },
   };
 }
