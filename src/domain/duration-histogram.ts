@@ -4,7 +4,7 @@
  *
  * Buckets hold whole milliseconds. Bucket `i` holds the values `v` with `BOUNDS[i] ≤ v < BOUNDS[i + 1]`;
  * the last one holds everything from its lower bound up. The lower bounds are 0 and the distinct values of
- * ⌈2^(k/8)⌉ for k = 0…320: every whole millisecond up to 16 ms, then buckets growing by 2^(1/8) (≈ 9 %,
+ * ⌈2^(k/8)⌉ for k = 0…320: every whole millisecond up to 15 ms, then buckets growing by 2^(1/8) (≈ 9 %,
  * the resolution of Prometheus native histograms at schema 3) up to 2^40 ms (≈ 35 years), so a replay of a
  * month-old message stays within the bound too.
  *
@@ -29,7 +29,7 @@ export type Histogram = Readonly<Record<number, number>>;
  * Largest relative error of {@link percentile} against PostgreSQL's `percentile_cont` over the same values:
  * each value is taken as the middle of the whole milliseconds of its bucket, at most half a bucket away,
  * i.e. at most (BOUNDS[i+1] − 1 − BOUNDS[i]) / 2 ≤ ((2^(1/8) − 1) / 2) · BOUNDS[i]; interpolating between
- * two ranks keeps that relative bound. Values up to 16 ms are exact.
+ * two ranks keeps that relative bound. Values up to 15 ms are exact.
  */
 export const PERCENTILE_RELATIVE_ERROR: number = (() => {
   let worst = 0;

@@ -1,5 +1,5 @@
 import { addInto, BOUNDS, countOf, percentiles, type Histogram } from '../../domain/duration-histogram.ts';
-import { rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../ports/stats-store.ts';
+import { ROLLUP_LEVELS, rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../ports/stats-store.ts';
 import type { Db } from './db.ts';
 
 /*
@@ -17,19 +17,27 @@ const eventScope = (k: ScopeKind, n: number): string => (k === 'all' ? '' : k ==
 const rollupScope = (k: ScopeKind, n: number): string =>
   k === 'all' ? `r.app_id = '' AND r.endpoint_id = ''` : k === 'app' ? `r.app_id = $${n} AND r.endpoint_id = ''` : `r.app_id = $${n + 1} AND r.endpoint_id = $${n}`;
 
+/** Scope ids as $10 and $11 (unused ones NULL, typed text so that every text names all parameters). */
+const pad = (ids: readonly (string | null)[]): (string | null)[] => [ids[0] ?? null, ids[1] ?? null];
+
 const RAW_COLUMNS = 'e.at, e.state, e.reason, e.latency_ms, e.wait_ms, e.since_publish_ms';
 
+/** Most rollup parts of one read: the body level and the finer levels covering its trailing edge. */
+const MAX_PARTS = ROLLUP_LEVELS.length;
+
 /**
- * TIME_IN_STATE — $1 since (exclusive), $2 until (inclusive), $3 rollup level ms, $4 series bucket ms,
- * $5 histogram bounds, $6 f1 = first level boundary after since, $7 max(f1, f2), $8 f2 = last level
- * boundary at or before until, $9 watermark (stats_rollup_state.rolled_id, read in the same snapshot),
- * $10/$11 scope ids. Rows of (series bucket, counts, sparse histograms):
- * - rollup rows of the level whose buckets lie inside [f1, f2) (they count the timeline ids ≤ $9);
- * - raw timeline rows of the partial level buckets at both edges, (since, f1) and [max(f1, f2), until];
- * - raw timeline rows above the watermark inside [f1, f2) (the tail not yet rolled up).
+ * TIME_IN_STATE — $1 since (exclusive), $2 until (inclusive), $3 part levels (ms, MAX_PARTS entries),
+ * $4 series bucket ms, $5 histogram bounds, $6 f1 = start of the span the rollups cover, $7 max(f1, g),
+ * $8 g = end of that span, $9 watermark (stats_rollup_state.rolled_id, read in the same snapshot),
+ * $10/$11 scope ids, $12/$13 part starts and ends. Rows of (series bucket, counts, sparse histograms):
+ * - rollup rows of each part (level, [start, end)) — the body level inside the window, then finer levels
+ *   up to `until` (they count the timeline ids ≤ $9); an unused part has start = end;
+ * - raw timeline rows of the partial buckets at both edges, (since, f1) and [max(f1, g), until];
+ * - raw timeline rows above the watermark inside [f1, g) (the tail not yet rolled up).
  */
 const timeInStateSql = (k: ScopeKind): string => `
-WITH raw AS (
+WITH scope_ids AS (SELECT $10::text AS id, $11::text AS app_id),
+raw AS (
   SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)}
   UNION ALL
   SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at >= $7 AND e.at <= $2${eventScope(k, 10)}
@@ -61,7 +69,8 @@ LEFT JOIN hist hl ON hl.bucket = c.bucket AND hl.m = 'l'
 LEFT JOIN hist hd ON hd.bucket = c.bucket AND hd.m = 'd'
 UNION ALL
 SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attempts, r.succeeded, r.retries, r.dead, r.reclaims, r.queue_wait, r.attempt_latency, r.time_to_delivered
-FROM stats_rollups r WHERE r.level_ms = $3 AND ${rollupScope(k, 10)} AND r.bucket_at >= $6 AND r.bucket_at < $8`;
+FROM stats_rollups r WHERE (${Array.from({ length: MAX_PARTS }, (_, i) => `(r.level_ms = ($3::int[])[${i + 1}] AND r.bucket_at >= ($12::timestamptz[])[${i + 1}] AND r.bucket_at < ($13::timestamptz[])[${i + 1}])`).join('\n   OR ')})
+  AND ${rollupScope(k, 10)}`;
 
 const TIME_IN_STATE_SQL = { all: timeInStateSql('all'), app: timeInStateSql('app'), endpoint: timeInStateSql('endpoint') };
 const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
@@ -162,13 +171,30 @@ function fillSeries(since: Date, until: Date, bucketMs: number, byBucket: Readon
   return out;
 }
 
+/** One rollup range of a read: rows of level `levelMs` with bucket starts in [from, to). */
+interface Part { readonly levelMs: number; readonly from: number; readonly to: number }
+
 /**
- * The level boundaries of a read: f1, the first multiple of `levelMs` after `since`, and f2, the last one at
- * or before `until`. Without a level, f1 = f2 lie after `until`, so every row of the window is read raw.
+ * How a read splits (since, until]: rollup parts covering [f1, g), raw rows before f1 and from g on. f1 is
+ * the first multiple of the body level after `since`; the body part runs to the last multiple at or before
+ * `until`, and each finer level then covers whole buckets of its own up to `until`, so the raw trailing
+ * edge is less than the finest level wide (one second) whatever the body level. Without a body level,
+ * f1 = g lie after `until` and every row of the window is read raw.
  */
-function edges(since: Date, until: Date, levelMs: number | null): { f1: Date; f2: Date } {
-  if (levelMs === null) return { f1: new Date(until.getTime() + 1), f2: new Date(until.getTime() + 1) };
-  return { f1: new Date((Math.floor(since.getTime() / levelMs) + 1) * levelMs), f2: new Date(Math.floor(until.getTime() / levelMs) * levelMs) };
+export function planRead(sinceMs: number, untilMs: number, levelMs: number | null): { parts: Part[]; f1: number; g: number } {
+  if (levelMs === null) return { parts: [], f1: untilMs + 1, g: untilMs + 1 };
+  const f1 = (Math.floor(sinceMs / levelMs) + 1) * levelMs;
+  const f2 = Math.floor(untilMs / levelMs) * levelMs;
+  if (f1 >= f2) return { parts: [], f1, g: f1 };
+  const parts: Part[] = [{ levelMs, from: f1, to: f2 }];
+  let g = f2;
+  for (const l of [...ROLLUP_LEVELS].reverse()) {
+    if (l.levelMs >= levelMs || levelMs % l.levelMs !== 0) continue;
+    const b = Math.floor(untilMs / l.levelMs) * l.levelMs;
+    if (b > g) parts.push({ levelMs: l.levelMs, from: g, to: b });
+    g = Math.max(g, b);
+  }
+  return { parts, f1, g };
 }
 
 /** Sums the rows of TIME_IN_STATE into the figures. */
@@ -219,15 +245,16 @@ export function createPgStatsStore(db: Db): StatsStore {
     async timeInState(scope, since, until, bucketMs) {
       const k = scopeKind(scope);
       const levelMs = rollupLevelFor(until.getTime() - since.getTime(), bucketMs);
-      const { f1, f2 } = edges(since, until, levelMs);
-      const r2 = f1 > f2 ? f1 : f2;
+      const plan = planRead(since.getTime(), until.getTime(), levelMs);
+      const parts = Array.from({ length: MAX_PARTS }, (_, i) => plan.parts[i] ?? { levelMs: 0, from: 0, to: 0 });
+      const partParams = [parts.map((p) => p.levelMs), parts.map((p) => new Date(p.from)), parts.map((p) => new Date(p.to))];
       const ids = k === 'all' ? [] : k === 'app' ? [scope.appId] : [scope.endpointId, scope.appId];
       // One snapshot for the watermark and the rows it splits: a roll-up committing in between would
       // otherwise count its rows twice or not at all.
       const rows = await db.tx(async (q) => {
         await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const rolledId = (await q.query<{ rolled_id: string }>(WATERMARK)).rows[0]?.rolled_id ?? '0';
-        return (await q.query<PartRow>(TIME_IN_STATE_SQL[k], [since, until, levelMs ?? 0, bucketMs, BOUNDS, f1, r2, f2, rolledId, ...ids])).rows;
+        return (await q.query<PartRow>(TIME_IN_STATE_SQL[k], [since, until, partParams[0], bucketMs, BOUNDS, new Date(plan.f1), new Date(Math.max(plan.f1, plan.g)), new Date(plan.g), rolledId, ...pad(ids), partParams[1], partParams[2]])).rows;
       });
       return figures(rows, since, until, bucketMs);
     },
