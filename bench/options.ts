@@ -32,8 +32,9 @@ export interface Sizes {
   /** (g): backlog sizes (due deliveries) and timed claims per size. */
   readonly backlogRows: readonly number[];
   readonly claimRepeats: number;
-  /** (h): timeline rows in the window of the statistics reads. */
+  /** (h): timeline rows in the window of the statistics reads, and the spans (ms before "now") they fill. */
   readonly timelineRows: readonly number[];
+  readonly timelineSpansMs: readonly number[];
   /** Upper bound of one wait for deliveries, ms (every loop is bounded). */
   readonly waitTimeoutMs: number;
 }
@@ -44,7 +45,7 @@ const FULL: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 10_000, paceWarmupMs: 1_000,
   dispatcherCounts: [1, 2, 4],
   fanOutMessages: 2_000, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 30, timelineRows: [1_000_000],
+  backlogRows: [1_000, 1_000_000], claimRepeats: 30, timelineRows: [1_000_000], timelineSpansMs: [3_600_000, 300_000],
   waitTimeoutMs: 300_000,
 };
 
@@ -54,7 +55,7 @@ const MODERATE: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 5_000, paceWarmupMs: 500,
   dispatcherCounts: [1, 2, 4],
   fanOutMessages: 500, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 20, timelineRows: [1_000_000],
+  backlogRows: [1_000, 1_000_000], claimRepeats: 20, timelineRows: [1_000_000], timelineSpansMs: [3_600_000, 300_000],
   waitTimeoutMs: 300_000,
 };
 
@@ -64,7 +65,7 @@ const QUICK: Sizes = {
   paceRates: [20, 200, 2_000], paceDurationMs: 2_000, paceWarmupMs: 300,
   dispatcherCounts: [1, 2],
   fanOutMessages: 200, fanOutEndpoints: 10,
-  backlogRows: [1_000, 50_000], claimRepeats: 10, timelineRows: [50_000],
+  backlogRows: [1_000, 50_000], claimRepeats: 10, timelineRows: [50_000], timelineSpansMs: [3_600_000],
   waitTimeoutMs: 90_000,
 };
 
@@ -120,6 +121,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof          write V8 CPU profiles of the Tidings processes and summarise them
   --traces            tracing on in the Tidings processes (OTLP/HTTP protobuf, default batch processor) to a
                       local sink that answers at once; compare with the same run without it
+  --timeline-spans S  (h): spans the timeline is filled over, e.g. 1h,5m (default 1h,5m; --quick 1h)
   --out FILE          JSON output (default bench/results/bench-<time>.json)
 
 TIDINGS_* and OTEL_* variables in the environment are passed to the Tidings processes (e.g. TIDINGS_CONCURRENCY).`;
@@ -135,7 +137,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' }, size: { type: 'string' },
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
-      'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, 'timeline-spans': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       peers: { type: 'boolean' }, 'redis-url': { type: 'string' },
     },
   });
@@ -163,6 +165,14 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   };
   let sizes = size === 'quick' ? QUICK : size === 'moderate' ? MODERATE : FULL;
   if (values.messages !== undefined) sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
+  if (values['timeline-spans'] !== undefined) {
+    const spans = values['timeline-spans'].split(',').map((t) => {
+      const m = /^(\d+)(m|h)$/.exec(t.trim());
+      if (m === null || Number(m[1]) < 1) throw new Error(`--timeline-spans takes minutes or hours like 1h,5m, not "${t}"`);
+      return Number(m[1]) * (m[2] === 'h' ? 3_600_000 : 60_000);
+    });
+    sizes = { ...sizes, timelineSpansMs: spans };
+  }
   return {
     scenarios: KNOWN.filter((s) => scenarios.includes(s)),
     runs: positive('runs', values.runs, quick ? 1 : 3),

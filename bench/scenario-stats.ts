@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDb } from '../src/adapters/postgres/db.ts';
 import { createPgBacklogReader, createPgStatsStore } from '../src/adapters/postgres/delivery/stats-store.ts';
+import { createPgStatsRollup } from '../src/adapters/postgres/delivery/stats-rollup.ts';
 import { effectiveConfig } from './context.ts';
 import { fill as fillBacklog } from './scenario-claim.ts';
 import { STATS_WINDOWS } from '../src/app/stats.ts';
@@ -16,25 +17,33 @@ const CLI = fileURLToPath(new URL('../src/main/cli.ts', import.meta.url));
 /** Applications and endpoints (10 per application) the timeline is spread over. */
 const APPS = 10;
 const ENDPOINTS = 100;
+/** Timed reads per figure (each exact read of the whole installation took seconds before the rollups). */
+const STATS_REPEATS = 10;
 /** Timeline rows per delivery: published, claimed, attempt recorded. */
 const ROWS_PER_DELIVERY = 3;
 
 /**
- * Fills the bench database with `rows` timeline rows, all inside the last hour: deliveries published,
- * claimed after a wait of 0–2 s, and recorded (9 in 10 succeeded, the rest a retry) after 5–500 ms. The
- * stamp trigger is disabled while filling and its columns are written directly, as it would have.
+ * Fills the bench database with `rows` timeline rows, all inside the `windowMs` before `ref`: deliveries published
+ * evenly from then until 5 s before `ref`, claimed after a wait of 0–2 s, and recorded (9 in 10
+ * succeeded, the rest a retry) after 5–500 ms. The stamp trigger is disabled while filling and its columns
+ * are written directly, as it would have. The rollups are emptied (the roll-up starts from id 0).
  */
-export async function fillTimeline(client: pg.Client, rows: number): Promise<void> {
+export async function fillTimeline(client: pg.Client, rows: number, windowMs = 3_600_000, ref: Date = new Date()): Promise<void> {
   const deliveries = Math.ceil(rows / ROWS_PER_DELIVERY);
-  await client.query('TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts CASCADE');
+  await client.query('TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts RESTART IDENTITY CASCADE');
+  if ((await client.query<{ t: string | null }>(`SELECT to_regclass('stats_rollups')::text AS t`)).rows[0]!.t !== null) {
+    await client.query('TRUNCATE stats_rollups');
+    await client.query('UPDATE stats_rollup_state SET rolled_id = 0, pending_id = NULL, pending_writers = NULL');
+  }
   await client.query(`INSERT INTO applications (id, name) SELECT 'app_' || a, 'bench' FROM generate_series(0, $1 - 1) a`, [APPS]);
   await client.query(`INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) SELECT 'ep_' || e, 'app_' || (e % $2), 'http://127.0.0.1:9/', '\\x00', 'plain' FROM generate_series(0, $1 - 1) e`, [ENDPOINTS, APPS]);
   await client.query(`INSERT INTO messages (id, app_id, event_type) SELECT 'msg_' || m, 'app_' || (m % $2), 'bench' FROM generate_series(0, $1 - 1) m`, [deliveries, APPS]);
   await client.query(`
     INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at)
     SELECT 'app_' || (m % $2), 'msg_' || m, 'ep_' || ((m % $2) + $2 * ((m / $2) % ($3 / $2))), 'succeeded',
-           now() - interval '55 minutes' + m * (interval '50 minutes' / $1), now() - interval '55 minutes' + m * (interval '50 minutes' / $1)
-    FROM generate_series(0, $1 - 1) m`, [deliveries, APPS, ENDPOINTS]);
+           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1),
+           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1)
+    FROM generate_series(0, $1 - 1) m`, [deliveries, APPS, ENDPOINTS, windowMs, ref]);
   await client.query('ALTER TABLE delivery_events DISABLE TRIGGER delivery_events_stamp');
   try {
     await client.query(`
@@ -54,11 +63,27 @@ export async function fillTimeline(client: pg.Client, rows: number): Promise<voi
   await client.query('VACUUM ANALYZE deliveries');
 }
 
+/** Folds the timeline into the rollups up to `tailIds` below the newest id; returns the seconds it took. */
+async function rollUpTo(db: Awaited<ReturnType<typeof openDb>>, client: pg.Client, tailIds: number, batch: number, now: Date): Promise<number> {
+  const maxId = Number((await client.query<{ n: string }>('SELECT coalesce(max(id), 0)::bigint AS n FROM delivery_events')).rows[0]!.n);
+  const target = Math.max(0, maxId - tailIds);
+  const rollup = createPgStatsRollup(db);
+  const t0 = performance.now();
+  let rolled = 0;
+  while (rolled < target) {
+    const step = await rollup.step(now, Math.min(batch, target - rolled));
+    if (step.rolledIds === 0) break;
+    rolled = step.rolledId;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 /**
- * (h) Statistics reads against the size of the timeline (server only): the store's time-in-state read of
- * the last hour (installation, one application, one endpoint) and the overview, timed `claimRepeats`
- * times each with `timelineRows` timeline rows in the window. Target: time-in-state under 200 ms at
- * 1,000,000 rows (ADR 0013). Then the backlog gauges' query against the backlog sizes of (g) (target:
+ * (h) Statistics reads against the size of the timeline (server only): the timeline is filled with
+ * `timelineRows` rows over each of `timelineSpansMs` (the last hour, the last 5 minutes) and rolled up but for the tail a roll-up every second leaves;
+ * then for each window (5 min, 1 h, 24 h, 7 d) the store's time-in-state read (installation, one
+ * application, one endpoint) and, for 1 h, the overview are timed (at most STATS_REPEATS times each). Target: time-in-state under 200 ms at
+ * 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query against the backlog sizes of (g) (target:
  * the same cost at 1,000 and 1,000,000 waiting deliveries).
  */
 export async function scenarioH(ctx: BenchContext): Promise<void> {
@@ -74,34 +99,45 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
   await client.connect();
   const db = await openDb({ databaseUrl: url, dataDir: '', poolSize: 2 });
   const stats = createPgStatsStore(db);
-  const { windowMs, bucketMs } = STATS_WINDOWS['1h'];
+  const batch = effectiveConfig(ctx, {}).statsRollupBatch;
   try {
-    for (const rows of ctx.options.sizes.timelineRows) {
+    for (const [rows, spanMs] of ctx.options.sizes.timelineRows.flatMap((r) => ctx.options.sizes.timelineSpansMs.map((s) => [r, s] as const))) {
+      // A timeline of `rows` rows over the span before `ref`, which every read takes as "now" (the fill takes
+      // minutes). Over 1 h: 1 h, 24 h and 7 d hold all of them, 5 min a twelfth; over 5 min every window does.
+      const ref = new Date();
       const t0 = performance.now();
-      await fillTimeline(client, rows);
+      await fillTimeline(client, rows, spanMs, ref);
       const fillS = (performance.now() - t0) / 1000;
-      const label = `@${n0(rows)} rows`;
-      const reads = {
-        'time-in-state 1h, installation': (until: Date) => stats.timeInState({ appId: null, endpointId: null }, new Date(until.getTime() - windowMs), until, bucketMs),
-        'time-in-state 1h, one application': (until: Date) => stats.timeInState({ appId: 'app_1', endpointId: null }, new Date(until.getTime() - windowMs), until, bucketMs),
-        'time-in-state 1h, one endpoint': (until: Date) => stats.timeInState({ appId: 'app_1', endpointId: 'ep_1' }, new Date(until.getTime() - windowMs), until, bucketMs),
-        'overview, installation': () => stats.overview({ appId: null, endpointId: null }, null, 20),
-      };
-      for (let run = 1; run <= ctx.options.runs; run += 1) {
-        const figures: Record<string, number[]> = {};
-        for (const [figure, read] of Object.entries(reads)) {
-          await read(new Date()); // warm: plans and pages
-          const ms: number[] = [];
-          for (let i = 0; i < ctx.options.sizes.claimRepeats; i += 1) {
-            const s = performance.now();
-            await read(new Date());
-            ms.push(performance.now() - s);
+      // The tail a roll-up every second leaves: about two seconds of rows stay above the watermark.
+      const tailIds = Math.max(1_000, Math.round((rows * 2_000) / spanMs));
+      const rollupS = await rollUpTo(db, client, tailIds, batch, ref);
+      ctx.log(`  h ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`);
+      ctx.details.push({ scenario: 'h', timelineRows: rows, spanMs, fillS: round(fillS, 1), rollupS: round(rollupS, 1), tailIds });
+      for (const [window, { windowMs, bucketMs }] of Object.entries(STATS_WINDOWS)) {
+        const label = `@${n0(rows)} rows over ${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
+        const read = (scope: { appId: string | null; endpointId: string | null }) => () => stats.timeInState(scope, new Date(ref.getTime() - windowMs), ref, bucketMs);
+        const reads = {
+          [`time-in-state ${window}, installation`]: read({ appId: null, endpointId: null }),
+          [`time-in-state ${window}, one application`]: read({ appId: 'app_1', endpointId: null }),
+          [`time-in-state ${window}, one endpoint`]: read({ appId: 'app_1', endpointId: 'ep_1' }),
+          ...(window === '1h' ? { 'overview, installation': () => stats.overview({ appId: null, endpointId: null }, ref, 20) } : {}),
+        };
+        for (let run = 1; run <= ctx.options.runs; run += 1) {
+          const figures: Record<string, number[]> = {};
+          for (const [figure, readOnce] of Object.entries(reads)) {
+            await readOnce(); // warm: plans and pages
+            const ms: number[] = [];
+            for (let i = 0; i < Math.min(ctx.options.sizes.claimRepeats, STATS_REPEATS); i += 1) {
+              const s = performance.now();
+              await readOnce();
+              ms.push(performance.now() - s);
+            }
+            figures[figure] = ms.map((v) => round(v, 2));
+            ctx.book.add({ scenario: 'h', engine: 'server', name: `${figure} ${label}`, unit: 'ms', better: 'lower', ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}) }, quantile(ms, 0.5));
           }
-          figures[figure] = ms.map((v) => round(v, 2));
-          ctx.book.add({ scenario: 'h', engine: 'server', name: `${figure} ${label}`, unit: 'ms', better: 'lower', ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}) }, quantile(ms, 0.5));
+          ctx.details.push({ scenario: 'h', run, window, timelineRows: rows, spanMs, readMs: figures });
+          ctx.log(`  h run ${run} ${window} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}`);
         }
-        ctx.details.push({ scenario: 'h', run, timelineRows: rows, fillS: round(fillS, 1), readMs: figures });
-        ctx.log(`  h run ${run} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}; fill ${round(fillS, 1)} s`);
       }
     }
     // The backlog gauges' one query against the number of waiting deliveries (target: flat).

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
+import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
@@ -24,6 +25,7 @@ import { fdBudget, openFileLimit } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
 import { createRetentionJob } from './retention-job.ts';
+import { createStatsRollupJob } from './stats-rollup-job.ts';
 import { createWakeups } from './wakeups.ts';
 
 /** Which roles this process runs (docs/design.md#scale): `serve` = both; `api`; `dispatcher`. */
@@ -145,6 +147,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       generatedAdminToken = await ensureAdminToken({ store: createPgApiKeyStore(db), clock, configuredToken: config.apiToken });
       retention.start();
       closers.push(() => retention.stop());
+      // The time-in-state roll-up runs in API processes, which serve the statistics reads (ADR 0015).
+      const statsRollup = createStatsRollupJob({ rollup: createPgStatsRollup(db), config, clock, logger });
+      statsRollup.start();
+      closers.push(() => statsRollup.stop());
       apiUrl = urlOf(app);
       apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');

@@ -62,7 +62,11 @@ export interface SeriesPoint {
   readonly failed: number;
 }
 
-/** Time-in-state figures over the window (since, until]. */
+/**
+ * Time-in-state figures over the window (since, until]. Counts are exact; percentiles are estimated from
+ * fixed log-scale histograms, within PERCENTILE_RELATIVE_ERROR (src/domain/duration-histogram.ts) of the
+ * exact `percentile_cont` figures (docs/adr/0015-time-in-state-rollups.md).
+ */
 export interface TimeInState {
   /** claimed instant − due time of every first claim of a due delivery ('leased'/'claimed' rows). */
   readonly queueWaitMs: Percentiles;
@@ -92,6 +96,54 @@ export interface StatsStore {
    * @throws nothing beyond database errors
    */
   timeInState(scope: StatsScope, since: Date, until: Date, bucketMs: number): Promise<TimeInState>;
+}
+
+/**
+ * The bucket widths the time-in-state rollups are kept at, and for how long (docs/adr/0015-time-in-state-rollups.md).
+ * A read uses the finest level that divides its series bucket and is kept for its whole window: 1 s for
+ * 5 min, 10 s for 1 h, 1 min for 24 h, 15 min for 7 d — a few hundred rollup rows per read.
+ */
+export const ROLLUP_LEVELS: readonly { readonly levelMs: number; readonly keepMs: number }[] = Object.freeze([
+  Object.freeze({ levelMs: 1_000, keepMs: 10 * 60_000 }),
+  Object.freeze({ levelMs: 10_000, keepMs: 2 * 3_600_000 }),
+  Object.freeze({ levelMs: 60_000, keepMs: 25 * 3_600_000 }),
+  Object.freeze({ levelMs: 900_000, keepMs: 8 * 86_400_000 }),
+]);
+
+/**
+ * The rollup level a time-in-state read over `windowMs` with series buckets of `bucketMs` uses: the finest
+ * of {@link ROLLUP_LEVELS} that divides `bucketMs` and is kept at least `windowMs` plus one level longer;
+ * null when none is (the read then counts raw timeline rows only).
+ */
+export function rollupLevelFor(windowMs: number, bucketMs: number): number | null {
+  for (const l of ROLLUP_LEVELS) if (bucketMs % l.levelMs === 0 && l.keepMs >= windowMs + l.levelMs) return l.levelMs;
+  return null;
+}
+
+/** What one roll-up step did. */
+export interface RollupStep {
+  /** False when another process held the roll-up (nothing was done). */
+  readonly ran: boolean;
+  /** Timeline ids folded into the rollups by this step (the watermark's move). */
+  readonly rolledIds: number;
+  /** The watermark after the step: every timeline row with an id up to it is counted in the rollups. */
+  readonly rolledId: number;
+  /** True when no committed timeline row above the watermark could be folded yet (run again later). */
+  readonly caughtUp: boolean;
+}
+
+/**
+ * Folds timeline rows into the time-in-state rollups, from a watermark over timeline ids
+ * (docs/adr/0015-time-in-state-rollups.md). One step is one short transaction; steps of several processes
+ * are serialized by a row lock (a process that finds it taken does nothing).
+ */
+export interface StatsRollup {
+  /**
+   * Folds at most `maxIds` timeline ids above the watermark, of rows whose writers have all finished, and
+   * prunes rollup rows older than their level's keep. `now` is the instant of "now" (null = database clock).
+   * @throws nothing beyond database errors
+   */
+  step(now: Date | null, maxIds: number): Promise<RollupStep>;
 }
 
 /** The waiting work, as one backlog query reads it (each count stops at the cap: the cap of TIDINGS_METRICS_BACKLOG_CAP). */

@@ -21,7 +21,7 @@ function presentTimeInState(r: TimeInStateResult): z.infer<typeof timeInStateOut
  * `GET /api/v1/stats/overview` (deliveries by state, backlog, dead letters of the last 24 h, open
  * breakers, running tasks) and `GET /api/v1/stats/time-in-state` (percentiles of queue wait, attempt
  * latency and time to delivered, retry rate, dead-letter inflow, reclaims and an attempts series over
- * 5 min / 1 h / 24 h / 7 d, from the delivery timeline). Operators see the installation or, with
+ * 5 min / 1 h / 24 h / 7 d, from the rollups of the delivery timeline: docs/adr/0015-time-in-state-rollups.md). Operators see the installation or, with
  * `app_id`, one application; an application credential sees only its own application.
  */
 export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
@@ -33,7 +33,10 @@ export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
   });
 
   app.get('/api/v1/stats/time-in-state', {
-    schema: { tags: ['Stats'], summary: 'Time-in-state over a window (Tidings)', querystring: timeInStateQuery, response: { 200: timeInStateOut, ...commonErrors } },
+    schema: {
+      tags: ['Stats'], summary: 'Time-in-state over a window (Tidings)',
+      description: 'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact figures (exact up to 15 ms).',
+      querystring: timeInStateQuery, response: { 200: timeInStateOut, ...commonErrors } },
   }, async (request) => {
     const q = request.query;
     return presentTimeInState(await deps.stats.timeInState(principalOf(request), q.window, { appRef: q.app_id ?? null, endpointRef: q.endpoint_id ?? null }));
