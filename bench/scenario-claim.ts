@@ -28,7 +28,7 @@ const LEASED = 256;
  * reclaim branch, no timeline row, no payload). $1 limit.
  */
 const MINIMAL_CLAIM = `
-UPDATE deliveries SET state = 'leased', lease_owner = 'ref', lease_expires_at = clock_timestamp() + interval '60 s', fencing_token = fencing_token + 1
+UPDATE deliveries SET state = 'leased', dispatcher_id = 'ref', lease_expires_at = clock_timestamp() + interval '60 s', fencing_token = fencing_token + 1
 WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= clock_timestamp() ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING id`;
 
@@ -56,7 +56,7 @@ export async function fill(client: pg.Client, rows: number): Promise<void> {
     INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
     SELECT 'msg_leased_' || i, 'app_bench', 'bench.event', convert_to('{}', 'UTF8'), 'plain' FROM generate_series(1, $1) i`, [LEASED]);
   await client.query(`
-    INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_owner, lease_expires_at, fencing_token)
+    INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, dispatcher_id, lease_expires_at, fencing_token)
     SELECT 'app_bench', 'msg_leased_' || i, 'ep_' || (i % $2), 'leased', now(), 'other', now() + interval '1 hour', 1
     FROM generate_series(1, $1) i`, [LEASED, ENDPOINTS]);
   await client.query('VACUUM ANALYZE deliveries');
@@ -101,7 +101,7 @@ interface ClaimSample {
  * store uses are captured, so the measurement follows the engine as it changes. The time leaves out the
  * COMMIT (and its WAL flush) of the real call.
  */
-async function timeClaims(client: pg.Client, input: { workerId: string; limit: number; leaseMs: number; maxReclaims: number }, repeats: number): Promise<ClaimSample[]> {
+async function timeClaims(client: pg.Client, input: { dispatcherId: string; limit: number; leaseMs: number; maxReclaims: number }, repeats: number): Promise<ClaimSample[]> {
   const out: ClaimSample[] = [];
   for (let i = 0; i < repeats; i += 1) {
     const captured: Captured[] = [];
@@ -176,7 +176,7 @@ export async function scenarioG(ctx: BenchContext): Promise<void> {
   if (code !== 0) throw new Error(`migrate failed (${code}); see ${migrateLog}`);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const input = { workerId: 'bench-worker', limit: config.claimBatch, leaseMs: config.leaseMs, maxReclaims: config.maxReclaims };
+  const input = { dispatcherId: 'bench-worker', limit: config.claimBatch, leaseMs: config.leaseMs, maxReclaims: config.maxReclaims };
   try {
     for (const rows of sizes.backlogRows) {
       const t0 = performance.now();

@@ -47,7 +47,7 @@ export async function fillTimeline(client: pg.Client, rows: number, windowMs = 3
   await client.query('ALTER TABLE delivery_events DISABLE TRIGGER delivery_events_stamp');
   try {
     await client.query(`
-      INSERT INTO delivery_events (delivery_id, state, reason, worker_id, latency_ms, at, app_id, endpoint_id, wait_ms, since_publish_ms)
+      INSERT INTO delivery_events (delivery_id, state, reason, dispatcher_id, latency_ms, at, app_id, endpoint_id, wait_ms, since_publish_ms)
       SELECT d.id, s.state, s.reason, s.worker, s.latency, d.created_at + s.offset_ms * interval '1 millisecond', d.app_id, d.endpoint_id, s.wait, s.offset_ms
       FROM (SELECT d.*, (hashtext(d.message_id) & 2047) AS w, (hashtext(d.endpoint_id || d.message_id) & 511) AS l FROM deliveries d) d
       CROSS JOIN LATERAL (VALUES

@@ -110,7 +110,7 @@ export const SETTINGS = {
   encryptionKeys: setting('TIDINGS_ENCRYPTION_KEYS', z.string().min(1).optional(), undefined, 'secret', 'Key ring for encryption at rest: comma-separated id:base64 (32-byte) keys, the first used for new writes. Unset on the embedded engine: a key is generated into TIDINGS_DATA_DIR. Unset with DATABASE_URL: start-up refuses.'),
   insecurePlaintextStorage: setting('TIDINGS_INSECURE_PLAINTEXT_STORAGE', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'Development only: store secrets and payloads unencrypted when no key ring is set.'),
   logLevel: setting('TIDINGS_LOG_LEVEL', z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']), 'info', 'level', 'pino log level.'),
-  workerId: setting('TIDINGS_WORKER_ID', z.string().min(1).optional(), undefined, 'text', 'Dispatcher id written into leases and the timeline. Unset: host-pid-random.'),
+  dispatcherId: setting('TIDINGS_DISPATCHER_ID', z.string().min(1).optional(), undefined, 'text', 'Dispatcher id written into leases and the timeline. Unset: host-pid-random.'),
   dbPoolSize: setting('TIDINGS_DB_POOL_SIZE', int(1, 200), '10', 'connections', 'Connections per process to a PostgreSQL server (the embedded engine always uses one).'),
   dbBatch: setting('TIDINGS_DB_BATCH', int(1, 10_000), '256', 'calls', 'Most concurrent publishes (and application / event-type lookups) folded into one statement: group commit (ADR 0007).'),
   dbBatchesInFlight: setting('TIDINGS_DB_BATCHES_IN_FLIGHT', int(1, 100), '2', 'statements', 'Grouped statements of each kind (publish, keyed publish, application lookup, event-type lookup) running at once per process; further calls wait and join the next group. The four kinds together hold up to 4× this many connections of TIDINGS_DB_POOL_SIZE.'),
@@ -196,6 +196,9 @@ type Settings = typeof SETTINGS;
 /** The validated configuration. Durations end in Ms (milliseconds). */
 export type Config = { readonly [K in keyof Settings]: z.output<Settings[K]['schema']> };
 
+/** Variables that were renamed: [old, new]. Setting an old one is a configuration error naming the new one. */
+export const RENAMED_VARIABLES: readonly (readonly [string, string])[] = [['TIDINGS_WORKER_ID', 'TIDINGS_DISPATCHER_ID']];
+
 /** Thrown by {@link loadConfig}; `problems` lists every invalid setting at once. */
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -225,6 +228,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       problems.push(`${s.env}=${shown}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     }
   }
+  // A renamed variable is refused, not ignored: the value would otherwise be lost without a word.
+  for (const [from, to] of RENAMED_VARIABLES) if (env[from] !== undefined && env[from] !== '') problems.push(`${from} was renamed ${to}`);
   {
     // Cross-setting checks run on whatever parsed, so every problem is listed at once.
     const c = out as Partial<Config>;

@@ -91,7 +91,7 @@ export function attemptOut(a: AttemptView, options: { readonly withContent: bool
 /** One timeline row. */
 export function timelineEntryOut(e: TimelineEntry) {
   return {
-    id: e.id, state: e.state, workerId: e.workerId, fencingToken: e.fencingToken, statusCode: e.statusCode,
+    id: e.id, state: e.state, dispatcherId: e.dispatcherId, fencingToken: e.fencingToken, statusCode: e.statusCode,
     latencyMs: e.latencyMs, errorKind: e.errorKind, reason: e.reason, at: iso(e.at),
   };
 }

@@ -129,7 +129,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
         await role.dispatcher.stop();
         await role.sender.close();
       });
-      logger.info({ workerId: role.workerId, concurrency: config.concurrency }, 'dispatcher started');
+      logger.info({ dispatcherId: role.dispatcherId, concurrency: config.concurrency }, 'dispatcher started');
     }
 
     let apiUrl: string | undefined;

@@ -45,13 +45,13 @@ export interface DispatcherRoleDeps {
 export interface DispatcherRole {
   readonly dispatcher: Dispatcher;
   readonly sender: Sender;
-  readonly workerId: string;
+  readonly dispatcherId: string;
 }
 
 /** Wires store, sender, metrics and wake-ups into a dispatcher (not yet started). */
 export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const { config, metrics } = deps;
-  const workerId = config.workerId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
+  const dispatcherId = config.dispatcherId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
   const httpSender = createHttpSender({
     connectTimeoutMs: config.connectTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
@@ -74,10 +74,10 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     }),
     observer: deliveryStoreMetrics(metrics),
   });
-  const logger = deps.logger.child({ role: 'dispatcher', workerId });
+  const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
   // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).
   const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
-  const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', workerId }) ?? logger;
+  const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', dispatcherId }) ?? logger;
   const dispatcher = createDispatcher({
     store: faults === null ? store : faults.deliveryStore(store),
     sender,
@@ -86,7 +86,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     logger,
     attemptLogger,
     settings: {
-      workerId,
+      dispatcherId,
       concurrency: config.concurrency,
       claimBatch: config.claimBatch,
       endpointWindowShare: config.endpointWindowShare,
@@ -127,5 +127,5 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       inFlight: (count) => metrics.inFlight.set(count),
     },
   });
-  return { dispatcher, sender, workerId };
+  return { dispatcher, sender, dispatcherId };
 }

@@ -67,7 +67,7 @@ function fakeTracer(): { tracer: OtelTracer; spans: { name: string; options: Spa
 }
 
 const claimed: ClaimedDelivery = {
-  deliveryId: '1', fencingToken: '7', workerId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 't',
+  deliveryId: '1', fencingToken: '7', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 't',
   attemptNumber: 2, manual: false, reclaimed: true, url: 'http://u:p@127.0.0.1:9/hook?secret=s', payload: Buffer.from('{"secret":1}'), signingKeys: [], headers: { authorization: 'Bearer x' },
   traceContext: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
 };

@@ -84,7 +84,7 @@ class OtelDeliveryTrace implements DeliveryTrace {
         'tidings.event_type': delivery.eventType,
         'tidings.attempt.number': delivery.attemptNumber,
         'tidings.attempt.trigger': delivery.manual ? 'manual' : 'scheduled',
-        'tidings.worker.id': delivery.workerId,
+        'tidings.dispatcher.id': delivery.dispatcherId,
         'tidings.reclaimed': delivery.reclaimed,
       },
     }, ROOT_CONTEXT);

@@ -96,7 +96,7 @@ export interface DeliverySummary {
 export interface TimelineEntry {
   readonly id: string;
   readonly state: string;
-  readonly workerId: string | null;
+  readonly dispatcherId: string | null;
   readonly fencingToken: string | null;
   readonly statusCode: number | null;
   readonly latencyMs: number | null;

@@ -39,11 +39,11 @@ export interface DeliveryStore {
 export interface LeaseRef {
   readonly deliveryId: string;
   readonly fencingToken: string;
-  readonly workerId: string;
+  readonly dispatcherId: string;
 }
 
 export interface ClaimInput {
-  readonly workerId: string;
+  readonly dispatcherId: string;
   readonly limit: number;
   /**
    * Run the sweep of expired leases (lost-lease dead letters, leases of deleted/disabled/paused endpoints)

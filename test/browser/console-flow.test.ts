@@ -58,9 +58,9 @@ test('signed in with the admin token: create an application and an endpoint, pub
     const fencing = (await page.locator('code.fencing').first().textContent()) ?? '';
     // What the page shows is what the API recorded for this delivery.
     const [, app, msg, ep] = /#\/apps\/([^/]+)\/messages\/([^/]+)\/endpoints\/([^/]+)$/.exec(page.url()) ?? [];
-    const timeline = await world.api<{ data: { workerId: string | null; fencingToken: string | null }[] }>('GET', `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`);
-    const claimed = timeline.body.data.find((e) => e.workerId !== null)!;
-    assert.equal(dispatcher, claimed.workerId);
+    const timeline = await world.api<{ data: { dispatcherId: string | null; fencingToken: string | null }[] }>('GET', `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`);
+    const claimed = timeline.body.data.find((e) => e.dispatcherId !== null)!;
+    assert.equal(dispatcher, claimed.dispatcherId);
     assert.equal(fencing, claimed.fencingToken);
     assert.match(fencing, /^\d+$/);
     assert.equal(receiver.requests.filter((r) => r.path === '/flow').length, 1);

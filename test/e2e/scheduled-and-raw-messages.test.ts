@@ -160,7 +160,7 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
   });
   const dispatcherOn = (running: Running): Dispatcher => createDispatcher({
     store: createPgDeliveryStore(running.db, testCipher()), sender, clock, random: cryptoRandom, logger: silentLogger,
-    settings: { workerId: 'manual', concurrency: 8, claimBatch: 8, leaseMs: 30_000, maxReclaims: 5, pollIntervalMs: 50, shutdownGraceMs: 0, retryPolicy: DEFAULT_RETRY_POLICY },
+    settings: { dispatcherId: 'manual', concurrency: 8, claimBatch: 8, leaseMs: 30_000, maxReclaims: 5, pollIntervalMs: 50, shutdownGraceMs: 0, retryPolicy: DEFAULT_RETRY_POLICY },
   });
 
   test('a message with deliverAt one hour ahead is not attempted before it, is attempted after it, and a restart in between keeps it', async () => {

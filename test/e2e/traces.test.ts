@@ -111,7 +111,7 @@ describe('traces across the API and a dispatcher process', () => {
     ...extra,
   });
   const startDispatcher = async (name: string, extra: Record<string, string> = {}): Promise<TidingsProcess> => {
-    const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_WORKER_ID: name, OTEL_SERVICE_NAME: 'tidings-dispatcher', ...extra }) });
+    const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_DISPATCHER_ID: name, OTEL_SERVICE_NAME: 'tidings-dispatcher', ...extra }) });
     dispatchers.push(p);
     return p;
   };

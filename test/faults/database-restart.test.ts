@@ -109,8 +109,8 @@ describe('database restart under load', () => {
             ledger.accept(res.id ?? '', paths);
           }
           await world.receiver.waitFor((rs) => batch.allSeen(rs), WAIT_MS, `${d.name} delivers alone after the restarts`);
-          const rows = await world.waitForRows<{ worker_id: string }>('SELECT worker_id FROM attempts WHERE message_id = ANY($1)', [batch.ids], (r) => r.length >= batch.deliveries, WAIT_MS, `${d.name}: outcomes recorded`);
-          assert.deepEqual([...new Set(rows.map((r) => r.worker_id))], [d.name]);
+          const rows = await world.waitForRows<{ dispatcher_id: string }>('SELECT dispatcher_id FROM attempts WHERE message_id = ANY($1)', [batch.ids], (r) => r.length >= batch.deliveries, WAIT_MS, `${d.name}: outcomes recorded`);
+          assert.deepEqual([...new Set(rows.map((r) => r.dispatcher_id))], [d.name]);
         } finally {
           other?.resume();
         }

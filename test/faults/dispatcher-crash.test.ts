@@ -23,13 +23,13 @@ interface AttemptRow {
   delivery_id: string;
   attempt_number: number;
   succeeded: boolean;
-  worker_id: string;
+  dispatcher_id: string;
 }
 interface EventRow {
   delivery_id: string;
   state: string;
   reason: string | null;
-  worker_id: string | null;
+  dispatcher_id: string | null;
   at: Date;
 }
 
@@ -50,8 +50,8 @@ describe('dispatcher crashes between protocol steps', () => {
   });
 
   const deliveriesOf = (appId: string) => world.query<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id', [appId]);
-  const attemptsOf = (appId: string) => world.query<AttemptRow>('SELECT delivery_id, attempt_number, succeeded, worker_id FROM attempts WHERE app_id = $1 ORDER BY id', [appId]);
-  const eventsOf = (appId: string) => world.query<EventRow>('SELECT e.delivery_id, e.state, e.reason, e.worker_id, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 ORDER BY e.id', [appId]);
+  const attemptsOf = (appId: string) => world.query<AttemptRow>('SELECT delivery_id, attempt_number, succeeded, dispatcher_id FROM attempts WHERE app_id = $1 ORDER BY id', [appId]);
+  const eventsOf = (appId: string) => world.query<EventRow>('SELECT e.delivery_id, e.state, e.reason, e.dispatcher_id, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 ORDER BY e.id', [appId]);
 
   async function publish(appId: string, paths: readonly string[], count: number, ledger: Ledger): Promise<void> {
     for (let i = 0; i < count; i++) {
@@ -64,8 +64,8 @@ describe('dispatcher crashes between protocol steps', () => {
   /** The takeover: after the lease, a reclaim by `by`, at least `LEASE_MS` (database clock) after the dead dispatcher's claim. */
   function assertReclaimedAfterLease(events: readonly EventRow[], deliveryId: string, dead: string, by: string): number {
     const mine = events.filter((e) => e.delivery_id === deliveryId);
-    const claimed = mine.find((e) => e.reason === 'claimed' && e.worker_id === dead);
-    const reclaimed = mine.find((e) => e.reason === 'reclaimed' && e.worker_id === by);
+    const claimed = mine.find((e) => e.reason === 'claimed' && e.dispatcher_id === dead);
+    const reclaimed = mine.find((e) => e.reason === 'reclaimed' && e.dispatcher_id === by);
     assert.ok(claimed !== undefined && reclaimed !== undefined, `timeline of ${deliveryId}: ${JSON.stringify(mine)}`);
     const gapMs = reclaimed.at.getTime() - claimed.at.getTime();
     assert.ok(gapMs >= LEASE_MS - 5, `reclaimed ${gapMs} ms after the claim, before the ${LEASE_MS} ms lease ended`);
@@ -106,7 +106,7 @@ describe('dispatcher crashes between protocol steps', () => {
       assert.equal(d.attempt_count, 1, `delivery ${d.id}: one attempt charged`);
       const mine = attempts.filter((x) => x.delivery_id === d.id);
       assert.equal(mine.length, 1, `delivery ${d.id}: one recorded outcome`);
-      assert.deepEqual({ n: mine[0]?.attempt_number, ok: mine[0]?.succeeded, by: mine[0]?.worker_id }, { n: 1, ok: true, by: 's1-b' });
+      assert.deepEqual({ n: mine[0]?.attempt_number, ok: mine[0]?.succeeded, by: mine[0]?.dispatcher_id }, { n: 1, ok: true, by: 's1-b' });
     }
     const events = await eventsOf(appId);
     const firedDelivery = deliveries.find((d) => d.message_id === firedId);

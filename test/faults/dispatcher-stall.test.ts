@@ -19,7 +19,7 @@ import type { LogLine, TidingsProcess } from '../support/tidings-process.ts';
 const WAIT_MS = 60_000;
 
 interface AttemptRow {
-  worker_id: string;
+  dispatcher_id: string;
   fencing_token: string;
   succeeded: boolean;
   response_status_code: number | null;
@@ -27,7 +27,7 @@ interface AttemptRow {
 interface EventRow {
   state: string;
   reason: string | null;
-  worker_id: string | null;
+  dispatcher_id: string | null;
   fencing_token: string | null;
 }
 
@@ -66,10 +66,10 @@ describe('dispatcher stalled longer than its lease', () => {
     const delivery = await world.query<{ id: string; state: string; attempt_count: number; fencing_token: string }>('SELECT id, state, attempt_count, fencing_token FROM deliveries WHERE app_id = $1', [appId]);
     assert.equal(delivery.length, 1);
     assert.deepEqual({ state: delivery[0]?.state, attempts: delivery[0]?.attempt_count }, { state: 'succeeded', attempts: 1 }, 'the newer outcome stands');
-    const attempts = await world.query<AttemptRow>('SELECT worker_id, fencing_token, succeeded, response_status_code FROM attempts WHERE app_id = $1', [appId]);
-    assert.deepEqual(attempts.map((a) => [a.worker_id, a.succeeded, a.response_status_code]), [[takeover, true, 200]], 'only the takeover\'s outcome was written');
-    const events = await world.query<EventRow>('SELECT e.state, e.reason, e.worker_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = $1 ORDER BY e.id', [delivery[0]?.id]);
-    assert.deepEqual(events.map((e) => `${e.state}:${e.reason ?? ''}:${e.worker_id ?? ''}`), ['pending:published:', `leased:claimed:${stale}`, `leased:reclaimed:${takeover}`, `succeeded::${takeover}`]);
+    const attempts = await world.query<AttemptRow>('SELECT dispatcher_id, fencing_token, succeeded, response_status_code FROM attempts WHERE app_id = $1', [appId]);
+    assert.deepEqual(attempts.map((a) => [a.dispatcher_id, a.succeeded, a.response_status_code]), [[takeover, true, 200]], 'only the takeover\'s outcome was written');
+    const events = await world.query<EventRow>('SELECT e.state, e.reason, e.dispatcher_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = $1 ORDER BY e.id', [delivery[0]?.id]);
+    assert.deepEqual(events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`), ['pending:published:', `leased:claimed:${stale}`, `leased:reclaimed:${takeover}`, `succeeded::${takeover}`]);
     assert.equal(delivery[0]?.fencing_token, events[2]?.fencing_token, 'the delivery keeps the takeover\'s fencing token');
     const requests = (await world.receiver.requests()).filter((r) => r.path === path);
     assert.ok(requests.every((r) => r.webhookId === messageId));

@@ -60,10 +60,10 @@ for (const engine of ENGINES) {
 
       // The dispatcher's claim sends plain and sensitive headers alike.
       const msg = await api.svix.message.create(appId, { eventType: 'hdr.test', payload: {} });
-      const claim = await api.deliveries.claim({ workerId: 'hdr-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
+      const claim = await api.deliveries.claim({ dispatcherId: 'hdr-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
       const mine = claim.deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
       assert.deepEqual(mine?.headers, { 'x-b': '2', authorization: 'Bearer t2' });
-      await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', lease_owner = NULL WHERE message_id = $1`, [msg.id]);
+      await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`, [msg.id]);
 
       const reserved = await refusal(api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'Webhook-Id': 'x' } }));
       assert.equal(reserved.status, 422);
@@ -90,9 +90,9 @@ for (const engine of ENGINES) {
 
       // The claim signs with both while the grace period runs.
       const msg = await api.svix.message.create(appId, { eventType: 'rot.test', payload: {} });
-      const claimed = (await api.deliveries.claim({ workerId: 'rot-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
+      const claimed = (await api.deliveries.claim({ dispatcherId: 'rot-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
       assert.equal(claimed?.signingKeys.length, 2);
-      await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', lease_owner = NULL WHERE message_id = $1`, [msg.id]);
+      await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`, [msg.id]);
 
       const given = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
       await api.svix.endpoint.rotateSecret(appId, ep.id, { key: given, gracePeriodSeconds: 60 }, { idempotencyKey: 'rotate-once' });

@@ -208,13 +208,13 @@ for (const engine of ENGINES) {
       const attemptIds: string[] = [];
       // First attempt fails with 503 and is retried at once; the second succeeds.
       for (const [i, outcome] of [[1, 503], [2, 200]] as const) {
-        const claim = await api.deliveries.claim({ workerId: worker, limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
+        const claim = await api.deliveries.claim({ dispatcherId: worker, limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
         const mine = claim.deliveries.find((d) => d.messageId === msg.id);
         assert.ok(mine, `attempt ${i} claims the delivery`);
         const attemptId = `atmpt_${String(i).padStart(26, '0')}`;
         attemptIds.push(attemptId);
         const res = await api.deliveries.recordAttempts([{
-          deliveryId: mine.deliveryId, fencingToken: mine.fencingToken, workerId: worker, endpointId: ep.id, attemptId, attemptNumber: i,
+          deliveryId: mine.deliveryId, fencingToken: mine.fencingToken, dispatcherId: worker, endpointId: ep.id, attemptId, attemptNumber: i,
           trigger: 'scheduled', url: mine.url, succeeded: outcome === 200, statusCode: outcome, responseBody: outcome === 200 ? 'ok' : 'unavailable',
           location: null, errorKind: outcome === 200 ? null : 'http_status', errorDetail: null, durationMs: 12 * i,
           next: outcome === 200 ? { next: 'succeeded' } : { next: 'retry', delayMs: 0 }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -259,12 +259,12 @@ for (const engine of ENGINES) {
       assert.equal(one.responseStatusCode, 503);
       await assert.rejects(api.svix.messageAttempt.get(app.id, msg.id, 'atmpt_00000000000000000000000099'), (e: ApiException<unknown>) => e.code === 404);
 
-      const timeline = (await (await api.request('GET', `/api/v1/app/att-app/msg/att-evt/endpoint/att-ep/timeline`)).json()) as { deliveryState: string; attemptCount: number; data: { state: string; statusCode: number | null; workerId: string | null }[] };
+      const timeline = (await (await api.request('GET', `/api/v1/app/att-app/msg/att-evt/endpoint/att-ep/timeline`)).json()) as { deliveryState: string; attemptCount: number; data: { state: string; statusCode: number | null; dispatcherId: string | null }[] };
       assert.equal(timeline.deliveryState, 'succeeded');
       assert.equal(timeline.attemptCount, 2);
       assert.deepEqual(timeline.data.map((r) => r.state), ['pending', 'leased', 'pending', 'leased', 'succeeded']);
       assert.equal(timeline.data.at(-1)!.statusCode, 200);
-      assert.equal(timeline.data.at(-1)!.workerId, worker);
+      assert.equal(timeline.data.at(-1)!.dispatcherId, worker);
       const paged = (await (await api.request('GET', `/api/v1/app/att-app/msg/att-evt/endpoint/att-ep/timeline?limit=2&order=descending`)).json()) as { data: { state: string }[]; done: boolean };
       assert.deepEqual(paged.data.map((r) => r.state), ['succeeded', 'leased']);
       assert.equal(paged.done, false);

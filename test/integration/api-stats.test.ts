@@ -27,7 +27,7 @@ const LEASE_MS = 30_000;
 function record(d: ClaimedDelivery, durationMs: number, next: NextStep): AttemptRecord {
   const ok = next.next === 'succeeded';
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: d.workerId, endpointId: d.endpointId,
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
     succeeded: ok, statusCode: ok ? 200 : 500, responseBody: '', location: null, errorKind: ok ? null : 'http_status', errorDetail: null,
     durationMs, next, throttleEndpointMs: null, disableEndpointReason: null,
@@ -63,7 +63,7 @@ for (const engine of ENGINES) {
       const publisher = createPublisher({ messages: createPgMessageStore(h.database.db, h.cipher, () => undefined), clock, random: cryptoRandom });
       await runTx(h.database.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null }));
     };
-    const claim = async (limit = 10) => (await store.claim({ workerId: 'W', limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
+    const claim = async (limit = 10) => (await store.claim({ dispatcherId: 'W', limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
     const get = async <T>(path: string, token?: string): Promise<T> => {
       const res = await h.request('GET', path, token === undefined ? {} : { token });
       assert.equal(res.status, 200, `${path}: ${res.status} ${await res.clone().text()}`);

@@ -62,7 +62,7 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     const { message } = await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{"a":1}'), retentionHours: null }));
     const dispatcher = createDispatcher({
       store: createPgDeliveryStore(t.db, cipher), sender, clock: systemClock, random: cryptoRandom, logger,
-      settings: { workerId: 'W', concurrency: 4, claimBatch: 4, leaseMs: 30_000, maxReclaims: 5, pollIntervalMs: 1000, shutdownGraceMs: 100, retryPolicy: DEFAULT_RETRY_POLICY },
+      settings: { dispatcherId: 'W', concurrency: 4, claimBatch: 4, leaseMs: 30_000, maxReclaims: 5, pollIntervalMs: 1000, shutdownGraceMs: 100, retryPolicy: DEFAULT_RETRY_POLICY },
     });
     assert.equal(await dispatcher.tick(), 1);
     await dispatcher.drained();
@@ -137,17 +137,17 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     const publisher = createPublisher({ messages: createPgMessageStore(t.db, ring1, () => undefined), clock: systemClock, random: cryptoRandom });
     await runTx(t.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null }));
     const store = createPgDeliveryStore(t.db, ring1);
-    const d = (await store.claim({ workerId: 'old', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: null })).deliveries[0]!;
-    await t.db.query('UPDATE deliveries SET fencing_token = fencing_token + 1, lease_owner = $2 WHERE id = $1', [d.deliveryId, 'new']); // taken over
+    const d = (await store.claim({ dispatcherId: 'old', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: null })).deliveries[0]!;
+    await t.db.query('UPDATE deliveries SET fencing_token = fencing_token + 1, dispatcher_id = $2 WHERE id = $1', [d.deliveryId, 'new']); // taken over
     const result = await store.recordAttempts([{
-      deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: 'old', endpointId: d.endpointId, attemptId: 'atmpt_fenced_1',
+      deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: 'old', endpointId: d.endpointId, attemptId: 'atmpt_fenced_1',
       attemptNumber: 1, trigger: 'scheduled', url: d.url, succeeded: false, statusCode: 500, responseBody: 'late', location: null,
       errorKind: 'http_status', errorDetail: null, durationMs: 9, next: { next: 'retry', delayMs: 1000 }, throttleEndpointMs: null,
       disableEndpointReason: null, operatorDetail: { connectedAddress: '127.0.0.1:1' },
     }], null);
     assert.deepEqual(result.fencedOut, [d.deliveryId]);
-    const fenced = (await t.db.query('SELECT id, worker_id, fencing_token::text AS token, response_status_code AS status FROM fenced_attempts WHERE delivery_id = $1', [d.deliveryId])).rows;
-    assert.deepEqual(fenced, [{ id: 'atmpt_fenced_1', worker_id: 'old', token: d.fencingToken, status: 500 }]);
+    const fenced = (await t.db.query('SELECT id, dispatcher_id, fencing_token::text AS token, response_status_code AS status FROM fenced_attempts WHERE delivery_id = $1', [d.deliveryId])).rows;
+    assert.deepEqual(fenced, [{ id: 'atmpt_fenced_1', dispatcher_id: 'old', token: d.fencingToken, status: 500 }]);
     assert.equal((await t.db.query('SELECT 1 FROM attempts WHERE delivery_id = $1', [d.deliveryId])).rows.length, 0, 'the delivery\'s history has no attempt of the fenced-out outcome');
   });
 });

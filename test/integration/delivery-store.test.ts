@@ -25,7 +25,7 @@ const LEASE_MS = 30_000;
 
 function succeededRecord(d: ClaimedDelivery): AttemptRecord {
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: d.workerId, endpointId: d.endpointId,
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
     trigger: 'scheduled', url: d.url, succeeded: true, statusCode: 200, responseBody: 'ok', location: null,
     errorKind: null, errorDetail: null, durationMs: 3, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -54,13 +54,13 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publishMany(appId, 1);
       const store = createPgDeliveryStore(t.db, cipher);
-      const a = await store.claim({ workerId: 'A', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const a = await store.claim({ dispatcherId: 'A', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(a.deliveries.length, 1);
       clock.advance(LEASE_MS - 1);
-      const during = await store.claim({ workerId: 'B', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const during = await store.claim({ dispatcherId: 'B', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(during.deliveries.length, 0, 'nothing is claimable while the lease lives');
       clock.advance(2);
-      const b = await store.claim({ workerId: 'B', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const b = await store.claim({ dispatcherId: 'B', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(b.deliveries.length, 1);
       assert.equal(b.reclaimed, 1);
       assert.equal(b.deliveries[0]!.deliveryId, a.deliveries[0]!.deliveryId);
@@ -70,8 +70,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(res.recorded, [b.deliveries[0]!.deliveryId]);
       const row = (await t.db.query('SELECT state, reclaim_count, attempt_count FROM deliveries WHERE id = $1', [b.deliveries[0]!.deliveryId])).rows[0];
       assert.deepEqual(row, { state: 'succeeded', reclaim_count: 0, attempt_count: 1 });
-      const events = (await t.db.query('SELECT state, reason, worker_id FROM delivery_events WHERE delivery_id = $1 ORDER BY id', [b.deliveries[0]!.deliveryId])).rows;
-      assert.deepEqual(events.map((e) => `${e.state}:${e.reason ?? ''}:${e.worker_id ?? ''}`), ['pending:published:', 'leased:claimed:A', 'leased:reclaimed:B', 'succeeded::B']);
+      const events = (await t.db.query('SELECT state, reason, dispatcher_id FROM delivery_events WHERE delivery_id = $1 ORDER BY id', [b.deliveries[0]!.deliveryId])).rows;
+      assert.deepEqual(events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`), ['pending:published:', 'leased:claimed:A', 'leased:reclaimed:B', 'succeeded::B']);
     });
 
     test('a stale dispatcher whose token was superseded records nothing and the newer outcome stands', async () => {
@@ -79,10 +79,10 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publishMany(appId, 2);
       const store = createPgDeliveryStore(t.db, cipher);
-      const stale = await store.claim({ workerId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const stale = await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(stale.deliveries.length, 2);
       clock.advance(LEASE_MS + 1);
-      const fresh = await store.claim({ workerId: 'B', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const fresh = await store.claim({ dispatcherId: 'B', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(fresh.deliveries.length, 1);
       const taken = fresh.deliveries[0]!;
       // The stale dispatcher resumes while B still holds the new lease and records both of its outcomes in
@@ -99,9 +99,9 @@ for (const engine of ENGINES) {
       assert.deepEqual(newer.recorded, [taken.deliveryId], 'the newer lease records its outcome');
       const row = (await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [taken.deliveryId])).rows[0];
       assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
-      const attempts = (await t.db.query('SELECT response_status_code, worker_id FROM attempts WHERE delivery_id = $1', [taken.deliveryId])).rows;
-      assert.deepEqual(attempts, [{ response_status_code: 202, worker_id: 'B' }], 'no attempt row from the fenced-out writer');
-      const staleEvents = (await t.db.query(`SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = $1 AND worker_id = 'A' AND state <> 'leased'`, [taken.deliveryId])).rows[0]!;
+      const attempts = (await t.db.query('SELECT response_status_code, dispatcher_id FROM attempts WHERE delivery_id = $1', [taken.deliveryId])).rows;
+      assert.deepEqual(attempts, [{ response_status_code: 202, dispatcher_id: 'B' }], 'no attempt row from the fenced-out writer');
+      const staleEvents = (await t.db.query(`SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = $1 AND dispatcher_id = 'A' AND state <> 'leased'`, [taken.deliveryId])).rows[0]!;
       assert.equal(staleEvents.n, 0, 'no timeline row from the fenced-out writer');
       const lost = await store.extendLeases([s1!, s2!], LEASE_MS, clock.sqlNow());
       assert.deepEqual([...lost].sort(), [s1!.deliveryId, s2!.deliveryId].sort(), 'the stale heartbeat matches zero rows');
@@ -112,10 +112,10 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publishMany(appId, 1);
       const store = createPgDeliveryStore(t.db, cipher);
-      const first = (await store.claim({ workerId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
+      const first = (await store.claim({ dispatcherId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
       clock.advance(LEASE_MS + 1);
       // The same dispatcher reclaims its own expired lease while the first outcome still waits to be written.
-      const second = (await store.claim({ workerId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
+      const second = (await store.claim({ dispatcherId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
       assert.equal(second.deliveryId, first.deliveryId);
       await store.recordAttempts([
         { ...succeededRecord(first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
@@ -134,7 +134,7 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publishMany(appId, 1);
       const store = createPgDeliveryStore(t.db, cipher);
-      const claimOnce = () => store.claim({ workerId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 2, now: clock.sqlNow() });
+      const claimOnce = () => store.claim({ dispatcherId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 2, now: clock.sqlNow() });
       const first = await claimOnce();
       assert.equal(first.deliveries.length, 1);
       const id = first.deliveries[0]!.deliveryId;
@@ -155,13 +155,13 @@ for (const engine of ENGINES) {
       const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       await publishMany(appId, 2);
       const store = createPgDeliveryStore(t.db, cipher);
-      const claimed = await store.claim({ workerId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const claimed = await store.claim({ dispatcherId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(claimed.deliveries.length, 2);
       await t.db.query('UPDATE endpoints SET deleted_at = clock_timestamp() WHERE id = $1', [ep.id]);
       const [inFlight, abandoned] = claimed.deliveries;
       await store.recordAttempts([{ ...succeededRecord(inFlight!), succeeded: false, statusCode: 500, errorKind: 'http_status', next: { next: 'retry', delayMs: 1000 } }], clock.sqlNow());
       clock.advance(LEASE_MS + 1);
-      const again = await store.claim({ workerId: 'V', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const again = await store.claim({ dispatcherId: 'V', limit: 10, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(again.deliveries.length, 0, 'nothing of a deleted endpoint is claimed');
       const rows = (await t.db.query('SELECT id, state FROM deliveries WHERE endpoint_id = $1 ORDER BY id', [ep.id])).rows;
       assert.deepEqual(rows.map((r) => r.state), ['canceled', 'canceled']);
@@ -195,7 +195,7 @@ for (const engine of ENGINES) {
       assert.equal(raw.payload_key_id, 'test1');
       assert.equal(Buffer.from(raw.payload).includes('PLAINTEXT-MARKER'), false);
       const store = createPgDeliveryStore(t.db, cipher);
-      const claimed = await store.claim({ workerId: 'W', limit: 100, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const claimed = await store.claim({ dispatcherId: 'W', limit: 100, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       const mine = claimed.deliveries.find((d) => d.messageId === message.id)!;
       assert.ok(Buffer.from(mine.payload).equals(payload));
     });
@@ -227,7 +227,7 @@ for (const engine of ENGINES) {
         const a = await t.db.tx(async (client) => {
           const heldA = await client.query<{ id: string }>(CLAIM, ['A', 5, LEASE_MS, clock.sqlNow(), 5, [], 5, [], [], [], [], 5]);
           // A's transaction is still open here: its five rows stay locked while B claims.
-          const b = await store.claim({ workerId: 'B', limit: 5, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+          const b = await store.claim({ dispatcherId: 'B', limit: 5, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
           return { a: heldA.rows.map((r) => r.id), b: b.deliveries.map((d) => d.deliveryId) };
         });
         assert.equal(a.a.length, 5);

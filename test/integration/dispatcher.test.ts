@@ -50,8 +50,8 @@ for (const engine of ENGINES) {
       await receiver.reset();
     });
 
-    const settings = (workerId: string, more: Partial<DispatcherSettings> = {}): DispatcherSettings => ({
-      workerId, concurrency: 8, claimBatch: 8, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 50, shutdownGraceMs: 0,
+    const settings = (dispatcherId: string, more: Partial<DispatcherSettings> = {}): DispatcherSettings => ({
+      dispatcherId, concurrency: 8, claimBatch: 8, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 50, shutdownGraceMs: 0,
       retryPolicy: DEFAULT_RETRY_POLICY, ...more,
     });
 
@@ -66,14 +66,14 @@ for (const engine of ENGINES) {
       return { appId, secret: ep.secret };
     }
 
-    function dispatcher(workerId: string, observer: Parameters<typeof createDispatcher>[0]['observer'] = {}, s: Sender = sender, more: Partial<DispatcherSettings> = {}): Dispatcher {
-      return createDispatcher({ store: createPgDeliveryStore(t.db, cipher), sender: s, clock, random: cryptoRandom, logger: silentLogger, settings: settings(workerId, more), observer });
+    function dispatcher(dispatcherId: string, observer: Parameters<typeof createDispatcher>[0]['observer'] = {}, s: Sender = sender, more: Partial<DispatcherSettings> = {}): Dispatcher {
+      return createDispatcher({ store: createPgDeliveryStore(t.db, cipher), sender: s, clock, random: cryptoRandom, logger: silentLogger, settings: settings(dispatcherId, more), observer });
     }
 
     test('a dispatcher that vanishes after its claim is replaced once the lease expires: the other reclaims, delivers, and counts the reclaim', async () => {
       await publish('/vanish', 1);
       const store = createPgDeliveryStore(t.db, cipher);
-      const gone = await store.claim({ workerId: 'gone', limit: 8, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+      const gone = await store.claim({ dispatcherId: 'gone', limit: 8, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(gone.deliveries.length, 1);
       let reclaimed = 0;
       const b = dispatcher('B', { claimed: (_n, r) => { reclaimed += r; } });
@@ -117,8 +117,8 @@ for (const engine of ENGINES) {
       gate.resolve();
       await a.drained();
       assert.equal(fenced, 0, 'an abandoned attempt is not even offered to the store');
-      const attempts = (await t.db.query(`SELECT worker_id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.id = $1`, [lostIds[0]])).rows;
-      assert.deepEqual(attempts, [{ worker_id: 'B' }], 'only the newer lease recorded an attempt');
+      const attempts = (await t.db.query(`SELECT dispatcher_id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.id = $1`, [lostIds[0]])).rows;
+      assert.deepEqual(attempts, [{ dispatcher_id: 'B' }], 'only the newer lease recorded an attempt');
       assert.equal((await receiver.requests()).length, 1, 'the aborted request never reached the receiver');
     });
 
@@ -129,8 +129,8 @@ for (const engine of ENGINES) {
       assert.equal(await a.tick(), 2);
       await receiver.waitForCount(2, 10_000);
       await a.stop();
-      const rows = (await t.db.query(`SELECT state, attempt_count, lease_owner FROM deliveries WHERE app_id = $1 ORDER BY id`, [appId])).rows;
-      assert.deepEqual(rows, [{ state: 'pending', attempt_count: 0, lease_owner: null }, { state: 'pending', attempt_count: 0, lease_owner: null }]);
+      const rows = (await t.db.query(`SELECT state, attempt_count, dispatcher_id FROM deliveries WHERE app_id = $1 ORDER BY id`, [appId])).rows;
+      assert.deepEqual(rows, [{ state: 'pending', attempt_count: 0, dispatcher_id: null }, { state: 'pending', attempt_count: 0, dispatcher_id: null }]);
       const reasons = (await t.db.query(`SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'released'`, [appId])).rows[0]!;
       assert.equal(reasons.n, 2);
     });

@@ -30,7 +30,7 @@ const cipher = testCipher();
 
 function outcome(d: ClaimedDelivery, ok: boolean, delayMs = 0): AttemptRecord {
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: d.workerId, endpointId: d.endpointId,
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
     succeeded: ok, statusCode: ok ? 200 : 500, responseBody: '', location: null, errorKind: ok ? null : 'http_status', errorDetail: null,
     durationMs: 1, next: ok ? { next: 'succeeded' } : { next: 'retry', delayMs }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -57,7 +57,7 @@ for (const engine of ENGINES) {
     beforeEach(async () => { await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`); });
 
     const policy: FlowPolicy = { breakerThreshold: 3, breakerCooldownMs: 1000, breakerMaxCooldownMs: 3000, autoDisableAfterMs: 60_000 };
-    const claim = (store: DeliveryStore, limit = 10, worker = 'W') => store.claim({ workerId: worker, limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+    const claim = (store: DeliveryStore, limit = 10, worker = 'W') => store.claim({ dispatcherId: worker, limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
 
     test('breaker: closed → open after the threshold; deferred without attempts; one probe after the cool-down; a failed probe re-opens with a doubled cool-down; a successful one closes it', async () => {
       const appId = await insertApp(t.db);
@@ -200,7 +200,7 @@ describe('flow control with four dispatchers (PostgreSQL server)', () => {
 
   const dispatchers = (count: number, clock: Clock, policy: FlowPolicy): Dispatcher[] => Array.from({ length: count }, (_, i) => createDispatcher({
     store: createPgDeliveryStore(t.db, cipher, { policy }), sender, clock, random: cryptoRandom, logger: silentLogger,
-    settings: { workerId: `D${i}`, concurrency: 25, claimBatch: 25, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 5000, retryPolicy: DEFAULT_RETRY_POLICY,
+    settings: { dispatcherId: `D${i}`, concurrency: 25, claimBatch: 25, leaseMs: LEASE_MS, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 5000, retryPolicy: DEFAULT_RETRY_POLICY,
       endpointWindowShare: 1, windowReserve: 0 }, // one endpoint per test: it may take each dispatcher's whole window
   }));
 

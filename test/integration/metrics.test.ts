@@ -76,7 +76,7 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     }
   };
   const outcome = (d: ClaimedDelivery, ok: boolean, token = d.fencingToken): AttemptRecord => ({
-    deliveryId: d.deliveryId, fencingToken: token, workerId: d.workerId, endpointId: d.endpointId,
+    deliveryId: d.deliveryId, fencingToken: token, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${d.deliveryId}_${token}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
     succeeded: ok, statusCode: ok ? 200 : 500, responseBody: '', location: null, errorKind: ok ? null : 'http_status', errorDetail: null,
     durationMs: 3, next: ok ? { next: 'succeeded' } : { next: 'retry', delayMs: 600_000 }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -109,7 +109,7 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     await publish(appId, 40); // 80 due, 40 held
     await check('after the burst');
     const store = createPgDeliveryStore(t.db, cipher);
-    const claimed = (await store.claim({ workerId: 'W', limit: 30, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+    const claimed = (await store.claim({ dispatcherId: 'W', limit: 30, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
     await check('after a claim');
     // Five failures on each endpoint: under the breaker's threshold of 10 consecutive ones, whatever order the
     // claim returned the deliveries in.
@@ -146,7 +146,7 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     await publish(appId, 6);
     const metrics = createMetrics({ defaultMetrics: false });
     const store = createPgDeliveryStore(t.db, cipher, { observer: deliveryStoreMetrics(metrics) });
-    const claimed = (await store.claim({ workerId: 'W', limit: 10, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+    const claimed = (await store.claim({ dispatcherId: 'W', limit: 10, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
     assert.equal(claimed.length, 6);
     const [a, b, c, ...rest] = claimed;
     await store.recordAttempts([outcome(a!, true), outcome(b!, false), outcome(c!, true, String(BigInt(c!.fencingToken) + BigInt(1)))], null);

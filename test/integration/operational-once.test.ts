@@ -21,7 +21,7 @@ const cipher = testCipher();
 
 function gone(d: ClaimedDelivery): AttemptRecord {
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: d.workerId, endpointId: d.endpointId,
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
     succeeded: false, statusCode: 410, responseBody: '', location: null, errorKind: 'http_status', errorDetail: null,
     durationMs: 1, next: { next: 'dead', reason: 'gone' }, throttleEndpointMs: null, disableEndpointReason: 'receiver answered 410 Gone',
@@ -59,8 +59,8 @@ for (const engine of ENGINES) {
       const w = await world(2);
       const s1 = w.store();
       const s2 = w.store();
-      const a = await s1.claim({ workerId: 'A', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
-      const b = await s2.claim({ workerId: 'B', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
+      const a = await s1.claim({ dispatcherId: 'A', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
+      const b = await s2.claim({ dispatcherId: 'B', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(a.deliveries.length + b.deliveries.length, 2);
       const results = await Promise.all([s1.recordAttempts([gone(a.deliveries[0]!)], clock.sqlNow()), s2.recordAttempts([gone(b.deliveries[0]!)], clock.sqlNow())]);
       assert.equal(results.flatMap((r) => r.recorded).length, 2, 'both outcomes are recorded');
@@ -70,11 +70,11 @@ for (const engine of ENGINES) {
     test('a 410 and an auto-disable in one batch publish one endpoint.disabled', async () => {
       const w = await world(3);
       const s = w.store(1000);
-      const first = await s.claim({ workerId: 'A', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
+      const first = await s.claim({ dispatcherId: 'A', limit: 1, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
       const d0 = first.deliveries[0]!;
       await s.recordAttempts([{ ...gone(d0), statusCode: 500, next: { next: 'retry', delayMs: 0 }, disableEndpointReason: null }], clock.sqlNow());
       clock.advance(5000); // failing for longer than the auto-disable period
-      const batch = await s.claim({ workerId: 'A', limit: 2, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
+      const batch = await s.claim({ dispatcherId: 'A', limit: 2, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() });
       assert.equal(batch.deliveries.length, 2);
       const [x, y] = batch.deliveries as [ClaimedDelivery, ClaimedDelivery];
       await s.recordAttempts([gone(x), { ...gone(y), statusCode: 500, next: { next: 'retry', delayMs: 0 }, disableEndpointReason: null }], clock.sqlNow());

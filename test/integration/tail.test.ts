@@ -20,7 +20,7 @@ let appId: string, e1: string, e2: string;
 let attemptSeq = 0;
 
 const record = (d: ClaimedDelivery, ok: boolean): AttemptRecord => ({
-  deliveryId: d.deliveryId, fencingToken: d.fencingToken, workerId: d.workerId, endpointId: d.endpointId,
+  deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
   attemptId: `atmpt_${String(++attemptSeq).padStart(26, '0')}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
   succeeded: ok, statusCode: ok ? 200 : 503, responseBody: '', location: null, errorKind: ok ? null : 'http_status', errorDetail: null,
   durationMs: 7, next: ok ? { next: 'succeeded' } : { next: 'retry', delayMs: 600_000 }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -31,7 +31,7 @@ async function attempt(ok1: boolean, ok2: boolean): Promise<void> {
   const publisher = createPublisher({ messages: createPgMessageStore(h.database.db, h.cipher, () => undefined), clock: systemClock, random: cryptoRandom });
   await runTx(h.database.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null }));
   const store = createPgDeliveryStore(h.database.db, h.cipher);
-  const claimed = (await store.claim({ workerId: 'W', limit: 10, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+  const claimed = (await store.claim({ dispatcherId: 'W', limit: 10, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
   await store.recordAttempts(claimed.map((d) => record(d, d.endpointId === e1 ? ok1 : ok2)), null);
 }
 

@@ -75,7 +75,7 @@ for (const engine of ENGINES) {
     after(async () => { await t.drop(); });
     beforeEach(async () => { await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`); });
     const claim = (limit: number, window: ClaimWindow) =>
-      createPgDeliveryStore(t.db, cipher).claim({ workerId: 'W', limit, leaseMs: 30_000, maxReclaims: 5, now: null, window });
+      createPgDeliveryStore(t.db, cipher).claim({ dispatcherId: 'W', limit, leaseMs: 30_000, maxReclaims: 5, now: null, window });
 
     test('one claim gives an endpoint no more than its share less what it already holds, reclaimed leases included', async () => {
       const a = await endpointAt(t, 'http://127.0.0.1:9/a');
@@ -141,7 +141,7 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
     const d = createDispatcher({
       store: createPgDeliveryStore(t.db, cipher), sender, clock: systemClock, random: cryptoRandom, logger: silentLogger,
       observer: { attempted: (_r, recorded) => { if (recorded) for (const w of [...deliveredWaiters]) w(); } },
-      settings: { workerId: `W${running.length}`, concurrency, claimBatch: 100, leaseMs: timeoutMs + 10_000, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 50, retryPolicy: DEFAULT_RETRY_POLICY },
+      settings: { dispatcherId: `W${running.length}`, concurrency, claimBatch: 100, leaseMs: timeoutMs + 10_000, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 50, retryPolicy: DEFAULT_RETRY_POLICY },
     });
     running.push(d);
     d.start();

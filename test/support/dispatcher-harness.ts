@@ -70,7 +70,7 @@ export async function settle(): Promise<void> {
 /** A claimed delivery of `endpointId` (message id `msg_<id>`). */
 export function claimed(id: string, endpointId = `ep_${id}`, fencingToken = '1'): ClaimedDelivery {
   return {
-    deliveryId: id, fencingToken, workerId: 'w1', appId: 'app_1', messageId: `msg_${id}`, endpointId, eventType: 'invoice.paid',
+    deliveryId: id, fencingToken, dispatcherId: 'w1', appId: 'app_1', messageId: `msg_${id}`, endpointId, eventType: 'invoice.paid',
     attemptNumber: 1, manual: false, reclaimed: false, url: `http://127.0.0.1:9/${id}`, payload: Buffer.from('{}'), signingKeys: [Buffer.from('key')], headers: {},
   };
 }
@@ -152,7 +152,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
       return () => { h.wake = undefined; };
     },
     settings: {
-      workerId: 'w1', concurrency: 4, claimBatch: 100, leaseMs: 30_000, maxReclaims: 3, pollIntervalMs: 1000, shutdownGraceMs: 5000,
+      dispatcherId: 'w1', concurrency: 4, claimBatch: 100, leaseMs: 30_000, maxReclaims: 3, pollIntervalMs: 1000, shutdownGraceMs: 5000,
       retryPolicy: DEFAULT_RETRY_POLICY, ...settings,
     },
   });

@@ -145,7 +145,7 @@ export interface FaultWorld {
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   /** Starts an `api` process. */
   startApi(name?: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
-  /** Starts a `dispatcher` process with TIDINGS_WORKER_ID = `name`. */
+  /** Starts a `dispatcher` process with TIDINGS_DISPATCHER_ID = `name`. */
   startDispatcher(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** Creates an application with `count` endpoints on the receiver (paths `/<prefix>-<i>`), secrets known to the receiver. */
   setupApp(api: ApiClient, count: number, prefix?: string): Promise<{ readonly appId: string; readonly endpoints: readonly WorldEndpoint[] }>;
@@ -198,7 +198,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
       return p;
     },
     async startDispatcher(name, extra = {}) {
-      const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_WORKER_ID: name, ...extra }) });
+      const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }) });
       processes.push(p);
       return p;
     },

@@ -16,7 +16,7 @@ const HEADER_VALUE = 'Bearer header-credential-never-logged';
 
 function delivery(): ClaimedDelivery {
   return {
-    deliveryId: '42', fencingToken: '7', workerId: 'w1', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'invoice.paid',
+    deliveryId: '42', fencingToken: '7', dispatcherId: 'w1', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'invoice.paid',
     attemptNumber: 2, manual: false, reclaimed: true, url: 'https://user:url-password@hooks.example/path?token=query-secret',
     payload: Buffer.from('{"card":"payload-secret"}'), contentType: null, signingKeys: [Buffer.from(SECRET)], headers: { authorization: HEADER_VALUE },
   };

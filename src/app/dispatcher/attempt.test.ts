@@ -12,7 +12,7 @@ const SECRET = encodeSecret(KEY);
 
 function delivery(more: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
   return {
-    deliveryId: '1', fencingToken: '1', workerId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e', attemptNumber: 1,
+    deliveryId: '1', fencingToken: '1', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e', attemptNumber: 1,
     manual: false, reclaimed: false, url: 'https://hooks.example/', payload: Buffer.from('{"a":1}'), contentType: null, signingKeys: [KEY], headers: {}, ...more,
   };
 }

@@ -36,7 +36,7 @@ export interface AttemptResult {
 /**
  * Stage 1, prepare: the outbound request, signed for this attempt (Standard Webhooks; docs/design.md#signing).
  * `webhook-id` (and/or `svix-id`, per `headerSet`) is the message id (the same on every retry, replay and
- * worker); the timestamp is the attempt's own, in seconds. The body is the stored payload byte for byte, sent
+ * dispatcher); the timestamp is the attempt's own, in seconds. The body is the stored payload byte for byte, sent
  * as `application/json`, or for a raw message with the content type it was published with.
  */
 export function prepareRequest(delivery: ClaimedDelivery, nowMs: number, headerSet: SignatureHeaderSet = 'both'): OutboundRequest {
@@ -89,7 +89,7 @@ export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, s
   const record: AttemptRecord = {
     deliveryId: delivery.deliveryId,
     fencingToken: delivery.fencingToken,
-    workerId: delivery.workerId,
+    dispatcherId: delivery.dispatcherId,
     endpointId: delivery.endpointId,
     attemptId: newId('atmpt', deps.clock.nowMs(), () => deps.random.next()),
     attemptNumber: delivery.attemptNumber,

@@ -8,7 +8,7 @@ import { NOOP_DELIVERY_TRACE, NOOP_TRACER, type DeliveryTrace, type Tracer } fro
 import { createDispatcher } from './dispatcher.ts';
 
 const delivery: ClaimedDelivery = {
-  deliveryId: '1', fencingToken: '7', workerId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 't',
+  deliveryId: '1', fencingToken: '7', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 't',
   attemptNumber: 1, manual: false, reclaimed: false, url: 'http://127.0.0.1:9/hook', payload: Buffer.from('{}'), signingKeys: [Buffer.alloc(24, 1)], headers: {},
 };
 
@@ -47,7 +47,7 @@ const ok: SendResult = { type: 'response', statusCode: 200, location: null, retr
 function dispatcherWith(s: DeliveryStore, sender: Sender, tracer: Tracer) {
   return createDispatcher({
     store: s, sender, clock: { nowMs: () => 1_700_000_000_000, sqlNow: () => null }, random: { next: () => 0.5 }, logger: quiet, tracer,
-    settings: { workerId: 'w', concurrency: 4, claimBatch: 4, leaseMs: 60_000, maxReclaims: 5, pollIntervalMs: 1000, shutdownGraceMs: 0, retryPolicy: { delaysMs: [1000], jitter: 0, retryAfterMinMs: 0, retryAfterMaxMs: 0 } },
+    settings: { dispatcherId: 'w', concurrency: 4, claimBatch: 4, leaseMs: 60_000, maxReclaims: 5, pollIntervalMs: 1000, shutdownGraceMs: 0, retryPolicy: { delaysMs: [1000], jitter: 0, retryAfterMinMs: 0, retryAfterMaxMs: 0 } },
   });
 }
 

@@ -30,8 +30,8 @@ test('an outcome is recorded with its fencing token and lease owner, and logged 
   assert.equal(h.recordCalls.length, 1);
   const record = h.recordCalls[0]?.[0];
   assert.deepEqual(
-    { deliveryId: record?.deliveryId, fencingToken: record?.fencingToken, workerId: record?.workerId, succeeded: record?.succeeded, next: record?.next },
-    { deliveryId: '1', fencingToken: '7', workerId: 'w1', succeeded: true, next: { next: 'succeeded' } },
+    { deliveryId: record?.deliveryId, fencingToken: record?.fencingToken, dispatcherId: record?.dispatcherId, succeeded: record?.succeeded, next: record?.next },
+    { deliveryId: '1', fencingToken: '7', dispatcherId: 'w1', succeeded: true, next: { next: 'succeeded' } },
   );
   const line = h.lines.find((l) => l.msg === 'delivery.attempted');
   assert.equal(line?.obj.fencingToken, '7');
@@ -142,7 +142,7 @@ test('graceful stop past the grace period aborts the attempts left and releases 
   await stopping;
   assert.equal(h.requests.get('1')?.signal?.aborted, true);
   assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['2'], 'the aborted attempt is not recorded');
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.workerId]), [['1', '3', 'w1']]);
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.dispatcherId]), [['1', '3', 'w1']]);
 });
 
 test('the per-endpoint share: an endpoint at its share is left out of the next claim, which is told what it holds', async () => {

@@ -14,7 +14,7 @@ import { createWindowBook } from './window.ts';
 
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
-  readonly workerId: string;
+  readonly dispatcherId: string;
   /** Requests in flight at most; claims fill free slots only. */
   readonly concurrency: number;
   /** Most deliveries per claim statement. */
@@ -221,7 +221,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const nowMs = deps.clock.nowMs();
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
-      workerId: settings.workerId,
+      dispatcherId: settings.dispatcherId,
       sweep,
       excludeEndpoints,
       limit,
@@ -262,7 +262,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     if (lost.length > 0) {
       observer.leasesLost?.(lost.length);
-      logger.warn({ deliveryIds: lost, workerId: settings.workerId }, 'lease lost: attempts abandoned, nothing will be written for them');
+      logger.warn({ deliveryIds: lost, dispatcherId: settings.dispatcherId }, 'lease lost: attempts abandoned, nothing will be written for them');
     }
     return lost;
   };

@@ -9,7 +9,7 @@ import { runAttempt } from './attempt.ts';
 import { attemptLine } from './attempt-line.ts';
 
 const delivery: ClaimedDelivery = {
-  deliveryId: '1', fencingToken: '1', workerId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e',
+  deliveryId: '1', fencingToken: '1', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e',
   attemptNumber: 1, manual: false, reclaimed: false, url: 'https://hooks.example/', payload: Buffer.from('{}'), signingKeys: [Buffer.from('k')], headers: {},
 };
 

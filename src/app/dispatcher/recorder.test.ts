@@ -5,7 +5,7 @@ import { createRecorder } from './recorder.ts';
 
 function record(deliveryId: string, fencingToken: string): AttemptRecord {
   return {
-    deliveryId, fencingToken, workerId: 'w', endpointId: 'ep', attemptId: `atmpt_${deliveryId}_${fencingToken}`, attemptNumber: 1,
+    deliveryId, fencingToken, dispatcherId: 'w', endpointId: 'ep', attemptId: `atmpt_${deliveryId}_${fencingToken}`, attemptNumber: 1,
     trigger: 'scheduled', url: 'http://127.0.0.1:9/', succeeded: true, statusCode: 200, responseBody: '', location: null,
     errorKind: null, errorDetail: null, durationMs: 1, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
   };

@@ -56,7 +56,7 @@ export const attemptList = z.object({ data: z.array(attemptOut), iterator: z.str
 export const timelineEntryOut = z.object({
   id: z.string(),
   state: z.string(),
-  workerId: z.string().nullable(),
+  dispatcherId: z.string().nullable(),
   fencingToken: z.string().nullable(),
   statusCode: z.number().nullable(),
   latencyMs: z.number().nullable(),

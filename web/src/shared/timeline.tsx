@@ -79,7 +79,7 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
                   <td>{offset(new Date(e.at).getTime() - first)}</td>
                   <td><Time iso={e.at} /></td>
                   <td><Badge state={e.state} /></td>
-                  <td>{e.workerId === null ? '—' : <code class="dispatcher">{e.workerId}</code>}</td>
+                  <td>{e.dispatcherId === null ? '—' : <code class="dispatcher">{e.dispatcherId}</code>}</td>
                   <td>{e.fencingToken === null ? '—' : <code class="fencing">{e.fencingToken}</code>}</td>
                   <td>{e.statusCode ?? '—'}</td>
                   <td>{e.latencyMs === null ? '—' : `${e.latencyMs} ms`}</td>

@@ -19,7 +19,7 @@ export interface Attempt {
   status: number; statusText: string; triggerType: number; timestamp: string; attemptNumber: number; errorKind: string | null;
 }
 export interface Destination { id: string; uid: string | null; url: string; deliveryState: string; nextAttempt: string | null; disabled: boolean }
-export interface TimelineEntry { id: string; state: string; workerId: string | null; fencingToken: string | null; statusCode: number | null; latencyMs: number | null; errorKind: string | null; reason: string | null; at: string }
+export interface TimelineEntry { id: string; state: string; dispatcherId: string | null; fencingToken: string | null; statusCode: number | null; latencyMs: number | null; errorKind: string | null; reason: string | null; at: string }
 export interface Timeline { deliveryState: string; attemptCount: number; nextAttemptAt: string | null; deadReason: string | null; data: TimelineEntry[]; iterator: string | null; prevIterator: string | null; done: boolean }
 export interface EventType { name: string; description: string; archived: boolean; deprecated: boolean; schemas: Record<string, unknown> | null; groupName: string | null; updatedAt: string }
 export interface DeadLetter { msgId: string; endpointId: string; eventType: string; msgTimestamp: string; reason: string | null; attemptCount: number; lastStatusCode: number | null; lastErrorKind: string | null; lastAttemptAt: string | null; deadAt: string }

@@ -9,7 +9,7 @@
 -- overloads created by migrations 1764000005000 and 1764000006000 still are).
 --
 -- Parameters ($n in the body):
---   $1  p_worker        the claiming dispatcher's id, written into lease_owner and the timeline row
+--   $1  p_dispatcher        the claiming dispatcher's id, written into dispatcher_id and the timeline row
 --   $2  p_limit         most deliveries leased by this call
 --   $3  p_lease_ms      lease length, ms (lease_expires_at = now + $3)
 --   $4  p_now           the instant to use; NULL = the database clock (clock_timestamp()), a fixed instant
@@ -45,7 +45,7 @@
 --   expired leases of active endpoints with a closed breaker are reclaimed and counted (reclaim_count);
 -- - the token buckets and the open → half-open transition of the endpoints claimed from are written in the
 --   same query (gated endpoints only, under their advisory lock), with an endpoint_events row per probe.
--- Each claimed delivery gets state 'leased', lease_owner $1, lease_expires_at, fencing_token + 1 and one
+-- Each claimed delivery gets state 'leased', dispatcher_id $1, lease_expires_at, fencing_token + 1 and one
 -- timeline row (delivery_events, reason 'claimed' or 'reclaimed': docs/reference/timeline.md).
 --
 -- Rows returned: one per delivery leased — id, the new fencing_token, app_id, message_id, endpoint_id,
@@ -60,7 +60,7 @@
 -- lease_expires_at) WHERE state = 'leased' — a gated endpoint's live leases; messages_pkey and
 -- endpoints_pkey for the returned columns. The endpoints table is filtered on status without an index.
 
-CREATE OR REPLACE FUNCTION tidings_claim(p_worker text, p_limit integer, p_lease_ms integer, p_now timestamptz,
+CREATE OR REPLACE FUNCTION tidings_claim(p_dispatcher text, p_limit integer, p_lease_ms integer, p_now timestamptz,
                               p_max_reclaims integer, p_exclude text[], p_share integer,
                               p_held_ids text[], p_held_n integer[], p_answering text[], p_unresponsive text[],
                               p_budget integer)
@@ -172,7 +172,7 @@ BEGIN
     SELECT g.id, 'breaker_half_open', 'cool-down elapsed: one probe', t.now FROM gated_update g, t WHERE g.probing
   ), claimed AS (
     UPDATE deliveries d
-    SET state = 'leased', lease_owner = $1,
+    SET state = 'leased', dispatcher_id = $1,
         lease_expires_at = t.now + $3 * interval '1 millisecond',
         fencing_token = d.fencing_token + 1,
         reclaim_count = d.reclaim_count + CASE WHEN picked.previous_state = 'leased' THEN 1 ELSE 0 END,
@@ -180,7 +180,7 @@ BEGIN
     FROM picked, t WHERE d.id = picked.id
     RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state
   ), logged AS (
-    INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
+    INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
     SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now
     FROM claimed, t
   )

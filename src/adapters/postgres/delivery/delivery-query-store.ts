@@ -74,7 +74,7 @@ function conditions(first: unknown[]) {
 interface TimelineRow {
   id: string;
   state: string;
-  worker_id: string | null;
+  dispatcher_id: string | null;
   fencing_token: string | null;
   status_code: number | null;
   latency_ms: number | null;
@@ -85,7 +85,7 @@ interface TimelineRow {
 
 function timelineEntry(row: TimelineRow): TimelineEntry {
   return {
-    id: row.id, state: row.state, workerId: row.worker_id, fencingToken: row.fencing_token, statusCode: row.status_code,
+    id: row.id, state: row.state, dispatcherId: row.dispatcher_id, fencingToken: row.fencing_token, statusCode: row.status_code,
     latencyMs: row.latency_ms, errorKind: row.error_kind, reason: row.reason, at: row.at,
   };
 }
@@ -189,7 +189,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
     async listTimeline(deliveryId, page) {
       const k = keyset(page, 'id', 3);
       const res = await db.query<TimelineRow>(
-        `SELECT id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
+        `SELECT id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
          WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
         [deliveryId, k.fetch, ...k.params],
       );

@@ -35,7 +35,7 @@ WITH lost AS (
   FOR UPDATE OF d SKIP LOCKED
 ), dead AS (
   UPDATE deliveries d
-  SET state = 'dead', dead_reason = 'lease_lost_repeatedly', lease_owner = NULL, lease_expires_at = NULL,
+  SET state = 'dead', dead_reason = 'lease_lost_repeatedly', dispatcher_id = NULL, lease_expires_at = NULL,
       manual = false, manual_return = NULL, updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM lost WHERE d.id = lost.id
   RETURNING d.id, d.state, d.fencing_token, 'lease_lost_repeatedly' AS reason
@@ -43,7 +43,7 @@ WITH lost AS (
   UPDATE deliveries d
   SET state = CASE WHEN o.deleted THEN 'canceled' WHEN o.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
       next_attempt_at = CASE WHEN NOT o.deleted AND o.status = 'paused' THEN 'infinity'::timestamptz ELSE d.next_attempt_at END,
-      lease_owner = NULL, lease_expires_at = NULL, manual = false, manual_return = NULL,
+      dispatcher_id = NULL, lease_expires_at = NULL, manual = false, manual_return = NULL,
       updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM orphans o WHERE d.id = o.id
   RETURNING d.id, d.state, d.fencing_token,
@@ -65,7 +65,7 @@ SELECT id, state, reason FROM changed`);
  * window (share − held, over due and reclaimed rows together), within the budget of endpoints not known to
  * be answering, within each gated endpoint's cap, token bucket and breaker; reclaims expired leases, bumps
  * fencing tokens, appends timeline rows, and returns each delivery with its payload and the endpoint's URL,
- * secrets and headers. One round trip, no BEGIN/COMMIT (ADR 0006, ADR 0009). $1 worker id, $2 limit,
+ * secrets and headers. One round trip, no BEGIN/COMMIT (ADR 0006, ADR 0009). $1 dispatcher id, $2 limit,
  * $3 lease ms, $4 now, $5 max reclaims, $6 endpoint ids this dispatcher excludes, $7 share per endpoint,
  * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
  * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
@@ -80,7 +80,7 @@ export const EXTEND_LEASES = prepared('tidings_extend_leases', `
 UPDATE deliveries d
 SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
-WHERE d.id = l.id AND d.fencing_token = l.token AND d.lease_owner = $3 AND d.state = 'leased'
+WHERE d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state = 'leased'
 RETURNING d.id`);
 
 /*
@@ -90,13 +90,13 @@ RETURNING d.id`);
 export const RELEASE_LEASES = prepared('tidings_release_leases', `
 WITH released AS (
   UPDATE deliveries d
-  SET state = 'pending', lease_owner = NULL, lease_expires_at = NULL,
+  SET state = 'pending', dispatcher_id = NULL, lease_expires_at = NULL,
       next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
   FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
-  WHERE d.id = l.id AND d.fencing_token = l.token AND d.lease_owner = $3 AND d.state = 'leased'
+  WHERE d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state = 'leased'
   RETURNING d.id, d.fencing_token
 ), logged AS (
-  INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, reason, at)
+  INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
   SELECT id, 'pending', $3, fencing_token, 'released', coalesce($4::timestamptz, clock_timestamp()) FROM released
 )
 SELECT id FROM released`);
@@ -130,7 +130,7 @@ WITH o AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[],
                        $8::int[], $9::text[], $10::text[], $11::bool[], $12::int[], $13::text[], $14::text[],
                        $15::text[], $16::text[], $17::int[], $23::text[], $24::jsonb[])
-    AS o(id, token, worker, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
+    AS o(id, token, dispatcher, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
          status, body_hex, location, error_kind, error_detail, duration_ms, body_key_id, operator_detail)
 ), ep AS (
   -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
@@ -149,32 +149,32 @@ WITH o AS (
                              ELSE d.next_attempt_at END,
       dead_reason = CASE WHEN o.next_state = 'dead' AND NOT (d.manual AND d.manual_return IS NOT NULL) THEN o.dead_reason ELSE d.dead_reason END,
       attempt_count = d.attempt_count + 1,
-      lease_owner = NULL, lease_expires_at = NULL, reclaim_count = 0, manual = false, manual_return = NULL,
+      dispatcher_id = NULL, lease_expires_at = NULL, reclaim_count = 0, manual = false, manual_return = NULL,
       last_status_code = o.status, last_error_kind = o.error_kind,
       last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
   FROM o, ep
-  WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.lease_owner = o.worker AND d.state = 'leased'
+  WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.dispatcher_id = o.dispatcher AND d.state = 'leased'
   RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
                         response_status_code, response_body, response_body_key_id, response_location, error_kind,
-                        error_detail, url, duration_ms, worker_id, fencing_token, operator_detail, created_at)
+                        error_detail, url, duration_ms, dispatcher_id, fencing_token, operator_detail, created_at)
   SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
          o.status, decode(o.body_hex, 'hex'), o.body_key_id, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms,
-         o.worker, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+         o.dispatcher, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
 ), fenced AS (
   -- Outcomes fenced out: recorded apart, marked, outside the delivery's history (the request may have been sent).
-  INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, worker_id, fencing_token, response_status_code,
+  INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, dispatcher_id, fencing_token, response_status_code,
                                error_kind, duration_ms, operator_detail, created_at)
-  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.worker, o.token, o.status, o.error_kind, o.duration_ms,
+  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.dispatcher, o.token, o.status, o.error_kind, o.duration_ms,
          o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
   FROM o JOIN deliveries d ON d.id = o.id
   WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = o.id AND upd.fencing_token = o.token)
   ON CONFLICT (id) DO NOTHING
 ), ev AS (
-  INSERT INTO delivery_events (delivery_id, state, worker_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
-  SELECT o.id, upd.state, o.worker, o.token, o.status, o.duration_ms, o.error_kind,
+  INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
+  SELECT o.id, upd.state, o.dispatcher, o.token, o.status, o.duration_ms, o.error_kind,
          CASE WHEN upd.state = 'dead' THEN upd.dead_reason WHEN upd.state = 'pending' THEN 'retry_scheduled'
               WHEN upd.state = 'canceled' THEN 'endpoint_deleted' WHEN upd.state = 'skipped' AND o.next_state = 'pending' THEN 'endpoint_disabled'
               WHEN o.trig = 'manual' THEN 'resent' END,

@@ -133,7 +133,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     return entry;
   };
 
-  const toClaimed = (row: ClaimRow, workerId: string): ClaimedDelivery => {
+  const toClaimed = (row: ClaimRow, dispatcherId: string): ClaimedDelivery => {
     const secrets = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
     if (row.previous_secret !== null && row.previous_secret_key_id !== null) {
       secrets.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
@@ -147,7 +147,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     return {
       deliveryId: row.id,
       fencingToken: row.fencing_token,
-      workerId,
+      dispatcherId,
       appId: row.app_id,
       messageId: row.message_id,
       endpointId: row.endpoint_id,
@@ -172,11 +172,11 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       const w = input.window;
       const held = [...(w?.held ?? new Map<string, number>())];
       const rows = (await db.query<ClaimRow>(CLAIM, [
-        input.workerId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
+        input.dispatcherId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
         w?.share ?? input.limit, held.map(([id]) => id), held.map(([, n]) => n),
         w?.answering ?? [], w?.unresponsive ?? [], w?.budget ?? input.limit,
       ])).rows;
-      const deliveries = rows.map((row) => toClaimed(row, input.workerId));
+      const deliveries = rows.map((row) => toClaimed(row, input.dispatcherId));
       return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
     },
 
@@ -208,7 +208,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       const params: unknown[] = [
         records.map((r) => r.deliveryId),
         records.map((r) => r.fencingToken),
-        records.map((r) => r.workerId),
+        records.map((r) => r.dispatcherId),
         records.map((r) => (r.next.next === 'retry' ? 'pending' : r.next.next)),
         records.map((r) => (r.next.next === 'retry' ? r.next.delayMs : null)),
         records.map((r) => (r.next.next === 'dead' ? r.next.reason : null)),
@@ -279,8 +279,8 @@ async function disable(client: Queryable, endpointId: string, reason: string, no
 function groupByOwner(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
   const out = new Map<string, LeaseRef[]>();
   for (const l of leases) {
-    const group = out.get(l.workerId);
-    if (group === undefined) out.set(l.workerId, [l]);
+    const group = out.get(l.dispatcherId);
+    if (group === undefined) out.set(l.dispatcherId, [l]);
     else group.push(l);
   }
   return out;

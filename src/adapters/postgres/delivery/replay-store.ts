@@ -33,7 +33,7 @@ SELECT t.status, t.expunged, (SELECT count(*)::int FROM made) AS queued FROM tar
 
 /** The SET list of a replay (docs/design.md#delivery-lifecycle): pending, a fresh schedule, nothing left of the previous round's lease or resend. */
 const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, manual = false, manual_return = NULL,
-      dead_reason = NULL, lease_owner = NULL, lease_expires_at = NULL`;
+      dead_reason = NULL, dispatcher_id = NULL, lease_expires_at = NULL`;
 
 /*
  * REPLAY_DELIVERIES — one batch of recover / bulk replay / dead-letter replay. Reads deliveries in id order
