@@ -215,9 +215,9 @@ describe('traces across the API and a dispatcher process', () => {
     await first.kill();
     await startDispatcher('trace-b');
     await waitForDeliveries(messageId, 1);
-    const spans = await otlp.waitFor((all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.worker.id'] === 'trace-b'), WAIT_MS, 'the new owner\'s delivery span');
+    const spans = await otlp.waitFor((all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b'), WAIT_MS, 'the new owner\'s delivery span');
 
-    const mine = deliverySpansOf(spans, messageId).filter((s) => s.attributes['tidings.worker.id'] === 'trace-b');
+    const mine = deliverySpansOf(spans, messageId).filter((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b');
     assert.equal(mine.length, 1);
     const span = mine[0]!;
     assert.equal(span.attributes['tidings.reclaimed'], true);
