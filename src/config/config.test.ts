@@ -185,3 +185,8 @@ test('BUG a too-short lease is not reported when an unrelated setting is also in
   assert.ok(problems.some((p) => p.startsWith('PORT=')));
   assert.ok(problems.some((p) => p.includes('TIDINGS_LEASE')), `lease problem missing from: ${problems.join(' | ')}`);
 });
+
+test('a renamed variable is refused with its new name, not silently ignored (TIDINGS_WORKER_ID → TIDINGS_DISPATCHER_ID)', () => {
+  assert.throws(() => loadConfig({ TIDINGS_WORKER_ID: 'd1' }), (e: unknown) => e instanceof ConfigError && e.problems.includes('TIDINGS_WORKER_ID was renamed TIDINGS_DISPATCHER_ID'));
+  assert.equal(loadConfig({ TIDINGS_DISPATCHER_ID: 'd1' }).dispatcherId, 'd1');
+});
