@@ -117,7 +117,7 @@ for (const engine of ENGINES) {
       gate.resolve();
       await a.drained();
       assert.equal(fenced, 0, 'an abandoned attempt is not even offered to the store');
-      const attempts = (await t.db.query(`SELECT dispatcher_id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.id = $1`, [lostIds[0]])).rows;
+      const attempts = (await t.db.query(`SELECT a.dispatcher_id FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.id = $1`, [lostIds[0]])).rows;
       assert.deepEqual(attempts, [{ dispatcher_id: 'B' }], 'only the newer lease recorded an attempt');
       assert.equal((await receiver.requests()).length, 1, 'the aborted request never reached the receiver');
     });
