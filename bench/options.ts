@@ -74,7 +74,7 @@ export interface Options {
   readonly scenarios: readonly Scenario[];
   readonly runs: number;
   readonly engines: readonly ('server' | 'embedded')[];
-  /** `full` (the issue's sizes), `moderate` (a quarter of the messages, the full 1,000,000-row backlog), or `quick`. */
+  /** `full` (the sizes of docs/guides/benchmark.md), `moderate` (a quarter of the messages, the full 1,000,000-row backlog), or `quick`. */
   readonly size: 'full' | 'moderate' | 'quick';
   readonly quick: boolean;
   readonly sizes: Sizes;
@@ -105,7 +105,7 @@ export const USAGE = `Usage: npm run bench -- [options]
                       with 50 in flight, publish → first attempt at 20/s); --messages for quicker runs
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
   --engine E          server | embedded | both (default both; e, g and h run on the server only)
-  --size S            full | moderate | quick (default full: the issue's sizes; moderate: 5000-message
+  --size S            full | moderate | quick (default full: the guide's sizes; moderate: 5000-message
                       bursts, 1000 in flight in (c), 5 s per rate in (d), full 1,000,000-row backlog in (g))
   --quick             the same as --size quick: small sizes, to check the command end to end
   --messages N        messages of the bursts in (a), (b), (e) (default 20000; --quick 2000)

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-/** Clients of the commit reference (the PostgreSQL reference figures use 8). */
+/** Clients of the commit reference (the PostgreSQL reference figures of docs/guides/benchmark.md use 8). */
 const CLIENTS = 8;
 
 /** One commit pattern: its name and one transaction of it on a client. */

@@ -177,7 +177,7 @@ export interface DeliveryRow {
   readonly nextAttemptAt: Date;
   readonly attemptCount: number;
   readonly fencingToken: string;
-  readonly leaseOwner: string | null;
+  readonly dispatcherId: string | null;
   readonly leaseExpiresAt: Date | null;
   readonly reclaimCount: number;
   readonly lastStatusCode: number | null;

@@ -4,9 +4,9 @@
 -- This file is a routine, not a migration: the migrator (src/adapters/postgres/migrator.ts) runs it after
 -- the migrations, under the same advisory lock, whenever its checksum differs from the one recorded in
 -- `tidings_routines`, so a change to the claim is an edit of this file. CREATE OR REPLACE cannot change the
--- parameters or the result columns of an existing function: such a change defines a new overload here (the
--- previous one stays callable by dispatchers of the previous version during a rolling upgrade, as the
--- overloads created by migrations 1764000005000 and 1764000006000 still are).
+-- parameter types, parameter names or result columns of an existing function: such a change defines a new
+-- overload here, or, for a rename, a migration drops the old function first (as 1764000009200 did when the
+-- dispatcher's id got one name; it also dropped the overloads that earlier migrations had created).
 --
 -- Parameters ($n in the body):
 --   $1  p_dispatcher        the claiming dispatcher's id, written into dispatcher_id and the timeline row
