@@ -184,6 +184,10 @@ test('the pager: Previous is disabled on the first page, Next and Previous walk 
     await next.click();
     await page.waitForFunction((top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent !== top, firstPageTop);
     assert.equal(await page.locator('main table tbody tr').count(), 5);
+    await page.screenshot({ path: `${ARTIFACTS}console-pager-last-page-light.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: `${ARTIFACTS}console-pager-last-page-dark.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
     assert.equal(await previous.isDisabled(), false);
     assert.equal(await next.isDisabled(), true, 'Next on the last page');
     await previous.click();

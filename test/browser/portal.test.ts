@@ -127,6 +127,10 @@ test('a read-only portal token shows no write controls, and the server refuses i
     assert.equal(await page.getByRole('form', { name: 'Add an endpoint' }).count(), 0);
     await page.evaluate((r) => { location.hash = r; }, `/endpoints/${a.ep}`);
     await page.getByRole('heading', { name: 'Health' }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}portal-read-only-endpoint-light.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: `${ARTIFACTS}portal-read-only-endpoint-dark.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
     for (const name of ['Pause', 'Disable', 'Reveal secret', 'Rotate secret', 'Save settings', 'Send test event', 'Set header']) assert.equal(await page.getByRole('button', { name }).count(), 0, name);
     const status = await page.evaluate(async ({ token, app, ep }) => (await fetch(`/api/v1/app/${app}/endpoint/${ep}/pause`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status, { token: access.body.token, app: a.app, ep: a.ep });
     assert.equal(status, 403);

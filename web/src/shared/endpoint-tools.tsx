@@ -82,7 +82,7 @@ export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
       <h2 id="headers-h">Custom headers</h2>
       <ErrorBox error={headers.error} />
       {headers.data === undefined ? null : (
-        Object.keys(headers.data.headers).length + headers.data.sensitive.length === 0 ? <p class="muted">None. Add one below (e.g. an authorization header the receiver expects).</p> : (
+        Object.keys(headers.data.headers).length + headers.data.sensitive.length === 0 ? <p class="muted">{scope.canWrite ? 'None. Add one below (e.g. an authorization header the receiver expects).' : 'None.'}</p> : (
           <ul class="plain">
             {Object.entries(headers.data.headers).map(([k, v]) => (
               <li key={k}><code>{k}</code>: <code>{v}</code> {scope.canWrite ? <Action label={`Remove ${k}`} run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: {}, deleteHeaders: [k] }); headers.reload(); }} /> : null}</li>
