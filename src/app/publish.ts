@@ -8,9 +8,11 @@ import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/
 import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
 import type { TraceCarrier } from '../ports/tracer.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
+import { messageHead } from './answers.ts';
 import { fieldError, type ApplicationInput } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
+import { writeOnce } from './write-once.ts';
 
 /**
  * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a raw
@@ -67,14 +69,7 @@ export const PUBLISHED_STATUS = 202;
  * `MessageOut` (eventId, eventType, channels, tags, id, timestamp, deliverAt).
  */
 export function publishedAnswer(message: MessageRecord): StoredAnswer {
-  return {
-    status: PUBLISHED_STATUS,
-    body: {
-      eventId: message.eventId, eventType: message.eventType,
-      channels: message.channels === null ? null : [...message.channels], tags: message.tags === null ? null : [...message.tags],
-      id: message.id, timestamp: message.createdAt.toISOString(), deliverAt: message.deliverAt == null ? null : message.deliverAt.toISOString(),
-    },
-  };
+  return { status: PUBLISHED_STATUS, body: messageHead(message) };
 }
 
 /** The publish use case's store-facing steps; {@link publishMessage} orchestrates them for a request. */
@@ -198,7 +193,5 @@ export async function publishMessage(deps: PublishMessageDeps, request: PublishR
     const { message } = await deps.publisher.publish(tx, inputFor(target));
     return publishedAnswer(message);
   };
-  if (scope !== null) return deps.idempotency.run(scope, work);
-  const answer = create === null ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
-  return { ...answer, replayed: false };
+  return writeOnce(deps, scope, work, create === null ? 'autocommit' : 'transaction');
 }

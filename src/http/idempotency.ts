@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../app/credentials.ts';
 import { AppError } from '../domain/errors.ts';
 import type { IdempotencyScope, StoredAnswer } from '../ports/idempotency-store.ts';
-import type { Tx } from '../ports/unit-of-work.ts';
 import type { HttpDeps } from './deps.ts';
 import { WIRE_LIMITS } from './schemas/common.ts';
 
@@ -19,26 +18,6 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function fingerprint(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method}\n${request.url}\n`).update(request.rawBody ?? Buffer.alloc(0)).digest('hex');
-}
-
-/**
- * Runs the work of a POST (docs/design.md#publishing, docs/adr/0003-svix-compatibility.md): with an `Idempotency-Key`, through the idempotency store,
- * scoped to (principal, method + route template, key), so the same request answers the stored answer and
- * the key commits with the work; without one, in a plain transaction, or with `withoutKey: 'autocommit'`
- * (work that writes with one statement) with no transaction at all.
- * @returns the answer and whether it was replayed
- * @throws AppError `validation` for an empty or over-long key, `idempotency_key_mismatch`, `idempotency_key_in_flight`
- */
-export async function idempotentPost(
-  deps: Pick<HttpDeps, 'idempotency' | 'unitOfWork' | 'config'>, request: FastifyRequest, work: (tx: Tx) => Promise<StoredAnswer>,
-  options: { readonly withoutKey?: 'transaction' | 'autocommit' } = {},
-): Promise<StoredAnswer & { readonly replayed: boolean }> {
-  const scope = keyScope(deps, request);
-  if (scope === null) {
-    const answer = options.withoutKey === 'autocommit' ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
-    return { ...answer, replayed: false };
-  }
-  return deps.idempotency.run(scope, work);
 }
 
 /**

@@ -1,48 +1,20 @@
 import type { FastifyReply } from 'fastify';
 import type { DeliveryState } from '../domain/delivery-state.ts';
-import type { ApplicationRecord } from '../ports/application-store.ts';
+import { endpointOut, messageHead } from '../app/answers.ts';
 import type { AttemptView, MessageView } from '../ports/message-query-store.ts';
-import type { EndpointRecord } from '../ports/endpoint-store.ts';
 import type { Page } from '../ports/paging.ts';
 import type { TimelineEntry } from '../ports/delivery-query-store.ts';
 import type { DeadLetterView, DestinationView, EndpointMessageView } from '../ports/delivery-query-store.ts';
-import type { EventTypeRecord } from '../ports/event-type-store.ts';
 import type { TaskRecord } from '../ports/task-store.ts';
 
 /**
  * Records → response bodies in the Svix shapes (camelCase, ISO-8601 instants). Message bodies are built as
  * bytes around the stored payload so that it is returned verbatim (docs/design.md#publishing: no parse-and-reserialize).
+ * The shapes that idempotent writes store (applications, endpoints, event types, message heads, started tasks)
+ * live in app/answers.ts, since the use cases build them inside the write's transaction.
  */
 
 const iso = (d: Date): string => d.toISOString();
-
-/** Svix `ApplicationOut`. */
-export function applicationOut(app: ApplicationRecord) {
-  return {
-    id: app.id, uid: app.uid, name: app.name, throttleRate: app.rateLimit, rateLimit: app.rateLimit,
-    metadata: { ...app.metadata }, createdAt: iso(app.createdAt), updatedAt: iso(app.updatedAt),
-  };
-}
-
-/** Svix `EndpointOut` (never the secret). */
-export function endpointOut(ep: EndpointRecord) {
-  const types = ep.filterTypes === null ? null : [...ep.filterTypes];
-  return {
-    id: ep.id, uid: ep.uid, url: ep.url, description: ep.description, version: ep.version, disabled: ep.status === 'disabled',
-    eventTypes: types, filterTypes: types, channels: ep.channels === null ? null : [...ep.channels],
-    throttleRate: ep.rateLimit, rateLimit: ep.rateLimit, metadata: { ...ep.metadata }, headers: { ...ep.headers },
-    createdAt: iso(ep.createdAt), updatedAt: iso(ep.updatedAt),
-  };
-}
-
-/** The fields of a message other than its payload, in Svix `MessageOut` order (`deliverAt` last). */
-export function messageHead(msg: Pick<MessageView, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'createdAt'> & { readonly deliverAt?: Date | null }) {
-  return {
-    eventId: msg.eventId, eventType: msg.eventType,
-    channels: msg.channels === null ? null : [...msg.channels], tags: msg.tags === null ? null : [...msg.tags],
-    id: msg.id, timestamp: iso(msg.createdAt), deliverAt: msg.deliverAt == null ? null : iso(msg.deliverAt),
-  };
-}
 
 /** {@link messageHead} rebuilt from its JSON form (a stored idempotent answer), in the same key order. */
 export function messageHeadFromJson(stored: ReturnType<typeof messageHead>) {
@@ -106,15 +78,6 @@ export function sendJsonBytes(reply: FastifyReply, bytes: Buffer): FastifyReply 
   return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
-/** Svix `EventTypeOut`; `schemas` only `withContent` (Svix list semantics), else null. */
-export function eventTypeOut(et: EventTypeRecord, withContent = true) {
-  return {
-    name: et.name, description: et.description, archived: et.archived, deprecated: et.deprecated,
-    schemas: withContent && et.schemas !== null ? { ...et.schemas } : null, groupName: et.groupName,
-    featureFlags: et.featureFlags === null ? null : [...et.featureFlags], featureFlag: et.featureFlags?.[0] ?? null,
-    createdAt: iso(et.createdAt), updatedAt: iso(et.updatedAt),
-  };
-}
 
 /**
  * Svix `MessageStatus` of a delivery state: succeeded 0 success, pending 1, dead 2 fail, leased 3 sending,
@@ -178,7 +141,3 @@ export function backgroundTaskOut(t: TaskRecord) {
   return { id: t.id, status: t.status, task: t.kind, data, updatedAt: iso(t.updatedAt) };
 }
 
-/** Svix `RecoverOut` / `ReplayOut`: the task that was started. */
-export function taskStartedOut(t: TaskRecord) {
-  return { id: t.id, status: t.status, task: t.kind, updatedAt: iso(t.updatedAt) };
-}

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ApplicationInput } from '../../app/applications.ts';
+import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
-import { applicationOut } from '../present.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
+import { applicationOut } from '../../app/answers.ts';
 import { applicationCreateQuery, applicationIn } from '../schemas/application.ts';
 import { commonErrors, errorBody } from '../schemas/common.ts';
 import { applicationOut as applicationOutSchema } from '../schemas/application.ts';
@@ -30,7 +31,7 @@ export function registerApplicationCreate(app: Api, deps: HttpDeps): void {
   }, async (request, reply) => {
     const principal = principalOf(request);
     const getIfExists = request.query.get_if_exists === true || request.query.get_or_create === true;
-    const answer = await idempotentPost(deps, request, async (tx) => {
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
       const { app: created, created: isNew } = await deps.applications.create(tx, principal, applicationInput(request.body), { getIfExists });
       return { status: isNew ? 201 : 200, body: applicationOut(created) };
     });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { applicationOut, listOut } from '../present.ts';
+import { applicationOut } from '../../app/answers.ts';
+import { listOut } from '../present.ts';
 import { applicationList, applicationListQuery, applicationOut as applicationOutSchema } from '../schemas/application.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApplicationChanges } from '../../ports/application-store.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { applicationOut } from '../present.ts';
+import { applicationOut } from '../../app/answers.ts';
 import { applicationIn, applicationOut as applicationOutSchema, applicationPatch } from '../schemas/application.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { applicationInput } from './application-create.ts';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { endpointOut, listOut } from '../present.ts';
+import { endpointOut } from '../../app/answers.ts';
+import { listOut } from '../present.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 import { endpointList, endpointListQuery, endpointOut as endpointOutSchema, endpointSecretOut } from '../schemas/endpoint.ts';
 

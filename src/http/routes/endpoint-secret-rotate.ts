@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { emptyAnswer } from '../../app/answers.ts';
+import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 import { endpointSecretRotateIn } from '../schemas/endpoint-settings.ts';
 
@@ -19,11 +21,11 @@ export function registerEndpointSecretRotate(app: Api, deps: Pick<HttpDeps, 'end
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { key, gracePeriodSeconds } = request.body;
-    const answer = await idempotentPost(deps, request, async (tx) => {
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
       await deps.endpointSettings.rotateSecret(tx, principal, request.params.appId, request.params.endpointId, {
         key: key ?? null, graceMs: gracePeriodSeconds == null ? null : gracePeriodSeconds * 1000,
       });
-      return { status: 204, body: null };
+      return emptyAnswer(204);
     });
     return sendAnswer(reply, answer);
   });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
-import { messageHead, messageHeadFromJson, messageJson } from '../present.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
+import { messageHead } from '../../app/answers.ts';
+import { messageHeadFromJson, messageJson } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { eventExampleIn } from '../schemas/endpoint-settings.ts';
 import { messageOut } from '../schemas/message.ts';
@@ -22,7 +24,7 @@ export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exam
     const principal = principalOf(request);
     const p = request.params;
     let payload: Uint8Array | null = null;
-    const answer = await idempotentPost(deps, request, async (tx) => {
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
       const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null });
       payload = message.payload;
       return { status: 202, body: messageHead(message) };

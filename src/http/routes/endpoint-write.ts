@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EndpointPatch } from '../../app/endpoints.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { endpointOut } from '../present.ts';
+import { endpointOut } from '../../app/answers.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { endpointOut as endpointOutSchema, endpointPatch, endpointUpdate } from '../schemas/endpoint.ts';
 import { endpointInput } from './endpoint-create.ts';

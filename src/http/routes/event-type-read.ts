@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { eventTypeOut, listOut } from '../present.ts';
+import { eventTypeOut } from '../../app/answers.ts';
+import { listOut } from '../present.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 import { eventTypeList, eventTypeListQuery, eventTypeOut as eventTypeOutSchema } from '../schemas/event-type.ts';
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { EventTypeChanges, EventTypeFields } from '../../ports/event-type-store.ts';
+import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
-import { eventTypeOut } from '../present.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
+import { eventTypeOut } from '../../app/answers.ts';
 import { commonErrors, errorBody, eventTypeName, refParam } from '../schemas/common.ts';
 import { eventTypeDeleteQuery, eventTypeIn, eventTypeOut as eventTypeOutSchema, eventTypePatch, eventTypeUpsertIn } from '../schemas/event-type.ts';
 
@@ -48,7 +49,7 @@ export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventType
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { name, ...rest } = request.body;
-    const answer = await idempotentPost(deps, request, async (tx) => ({ status: 201, body: eventTypeOut(await deps.eventTypes.create(tx, principal, name, fieldsOf(rest))) }));
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({ status: 201, body: eventTypeOut(await deps.eventTypes.create(tx, principal, name, fieldsOf(rest))) }));
     return sendAnswer(reply, answer);
   });
 

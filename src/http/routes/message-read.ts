@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { messageHead, messageJson, messageListJson, sendJsonBytes } from '../present.ts';
+import { messageHead } from '../../app/answers.ts';
+import { messageJson, messageListJson, sendJsonBytes } from '../present.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 import { messageList, messageListQuery, messageOut, withContentQuery } from '../schemas/message.ts';
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { emptyAnswer } from '../../app/answers.ts';
+import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { idempotentPost, principalOf, sendAnswer } from '../idempotency.ts';
+import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 
 /**
@@ -17,9 +19,9 @@ export function registerResend(app: Api, deps: Pick<HttpDeps, 'resender' | 'idem
     },
   }, async (request, reply) => {
     const p = request.params;
-    const answer = await idempotentPost(deps, request, async (tx) => {
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
       await deps.resender.resend(tx, principalOf(request), p.appId, p.msgId, p.endpointId);
-      return { status: 202, body: null };
+      return emptyAnswer(202);
     });
     return sendAnswer(reply, answer);
   });
