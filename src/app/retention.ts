@@ -2,8 +2,10 @@ import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { UnitOfWork } from '../ports/unit-of-work.ts';
+import type { IdempotencyPruning } from '../ports/idempotency-store.ts';
 import type { ErasureFilter, ErasureTask, PayloadCursor, RetentionStore } from '../ports/retention-store.ts';
+import { ERASURE_TASK_KIND, type TaskRecord, type TaskStore } from '../ports/task-store.ts';
+import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
@@ -25,6 +27,17 @@ export interface RetentionReport {
   readonly erasureBatches: number;
 }
 
+/**
+ * The stores the retention job works through, each the one writer of its tables: messages' payloads and
+ * succeeded deliveries (`retention`), expired idempotency keys (`idempotency`), and erasure tasks, which are
+ * background tasks stepped by the task store like replays (`tasks`).
+ */
+export interface RetentionDeps {
+  readonly retention: RetentionStore;
+  readonly idempotency: IdempotencyPruning;
+  readonly tasks: Pick<TaskStore, 'stepNext'>;
+}
+
 const HOUR_MS = 3_600_000;
 
 /**
@@ -34,17 +47,17 @@ const HOUR_MS = 3_600_000;
  * step a loop of bounded single-statement batches, so delivery is never held back. `shouldStop` is
  * checked between batches (graceful stop); what is left is done by the next run.
  */
-export async function runRetention(store: RetentionStore, settings: RetentionSettings, clock: Clock, shouldStop: () => boolean = () => false): Promise<RetentionReport> {
+export async function runRetention(deps: RetentionDeps, settings: RetentionSettings, clock: Clock, shouldStop: () => boolean = () => false): Promise<RetentionReport> {
   let payloadsExpunged = 0;
   let deliveriesPruned = 0;
   let idempotencyKeysPruned = 0;
   let erasureBatches = 0;
   const defaultHours = Math.max(1, Math.round(settings.payloadRetentionMs / HOUR_MS));
-  for (const retentionHours of await store.payloadRetentionClasses()) {
+  for (const retentionHours of await deps.retention.payloadRetentionClasses()) {
     let cursor: PayloadCursor | null = null;
     for (;;) {
       if (shouldStop()) return { payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches };
-      const batch = await store.expirePayloads({ retentionHours, defaultHours, batch: settings.batch, cursor, now: clock.sqlNow() });
+      const batch = await deps.retention.expirePayloads({ retentionHours, defaultHours, batch: settings.batch, cursor, now: clock.sqlNow() });
       payloadsExpunged += batch.expunged;
       cursor = batch.cursor;
       if (batch.read < settings.batch) break;
@@ -53,31 +66,66 @@ export async function runRetention(store: RetentionStore, settings: RetentionSet
   if (settings.succeededAgeMs > 0) {
     for (;;) {
       if (shouldStop()) break;
-      const n = await store.pruneSucceeded({ ageMs: settings.succeededAgeMs, batch: settings.batch, now: clock.sqlNow() });
+      const n = await deps.retention.pruneSucceeded({ ageMs: settings.succeededAgeMs, batch: settings.batch, now: clock.sqlNow() });
       deliveriesPruned += n;
       if (n < settings.batch) break;
     }
   }
   for (;;) {
     if (shouldStop()) break;
-    const n = await store.pruneIdempotencyKeys({ batch: settings.batch, now: clock.sqlNow() });
+    const n = await deps.idempotency.pruneExpired({ batch: settings.batch, now: clock.sqlNow() });
     idempotencyKeysPruned += n;
     if (n < settings.batch) break;
   }
-  erasureBatches = await runErasures(store, settings.batch, clock, shouldStop);
+  erasureBatches = await runErasures(deps, settings.batch, clock, shouldStop);
   return { payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches };
 }
 
-/** Advances running erasure tasks one batch at a time until none is runnable; returns the batches run. */
-export async function runErasures(store: Pick<RetentionStore, 'stepErasure'>, batch: number, clock: Clock, shouldStop: () => boolean = () => false): Promise<number> {
+/** What an erasure task keeps: its filter and where it stops in `params`, its scan in `progress`. */
+type ErasureParams = { readonly tag: string | null; readonly eventIdPrefix: string | null; readonly untilId: string | null };
+type ErasureProgress = { readonly cursor: string; readonly messagesPurged: number; readonly messagesScanned: number };
+
+/** The {@link ErasureTask} view of an erasure's background task. */
+function erasureOf(task: TaskRecord): ErasureTask {
+  const params = task.params as unknown as ErasureParams;
+  const progress = task.progress as unknown as ErasureProgress;
+  return {
+    id: task.id, appId: task.appId ?? '', status: task.status, filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix },
+    messagesPurged: progress.messagesPurged, updatedAt: task.updatedAt,
+  };
+}
+
+/**
+ * Advances running erasure tasks one batch at a time until none is runnable (the least recently advanced
+ * task nobody else holds goes first; each batch commits with the task's progress, so a task left running by
+ * a stopped process resumes from its last batch); returns the batches run.
+ */
+export async function runErasures(deps: Pick<RetentionDeps, 'retention' | 'tasks'>, batch: number, clock: Clock, shouldStop: () => boolean = () => false): Promise<number> {
   let steps = 0;
-  while (!shouldStop() && (await store.stepErasure({ batch, now: clock.sqlNow() })) !== null) steps++;
+  while (!shouldStop()) {
+    const now = clock.sqlNow();
+    const stepped = await deps.tasks.stepNext([ERASURE_TASK_KIND], now, async (tx, task) => {
+      const params = task.params as unknown as ErasureParams;
+      const progress = task.progress as unknown as ErasureProgress;
+      if (params.untilId === null || task.appId === null) return { status: 'finished', progress };
+      const done = await deps.retention.eraseBatch(tx, {
+        appId: task.appId, afterId: progress.cursor, untilId: params.untilId, filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix }, batch, now,
+      });
+      const next: ErasureProgress = {
+        cursor: done.lastId ?? progress.cursor, messagesPurged: progress.messagesPurged + done.expunged, messagesScanned: progress.messagesScanned + done.read,
+      };
+      return { status: done.read < batch ? 'finished' : 'running', progress: next };
+    });
+    if (!stepped) break;
+    steps++;
+  }
   return steps;
 }
 
 /** Dependencies of {@link createErasure}. `kick` starts the runner at once (the retention job's). */
 export interface ErasureDeps {
-  readonly store: Pick<RetentionStore, 'insertErasure'>;
+  readonly retention: Pick<RetentionStore, 'newestMessageId'>;
+  readonly tasks: Pick<TaskStore, 'insertTask'>;
   readonly applications: Pick<ApplicationStore, 'findApplication'>;
   readonly unitOfWork: Pick<UnitOfWork, 'transaction'>;
   readonly clock: Clock;
@@ -104,7 +152,11 @@ export function createErasure(deps: ErasureDeps): Erasure {
       if (filter.eventIdPrefix === '') throw new AppError('validation', [{ loc: ['body', 'eventIdPrefix'], msg: 'must not be empty', type: 'value_error' }]);
       const app = await resolveApplication(deps.applications, principal, appRef);
       const id = newId('qtask', deps.clock.nowMs(), () => deps.random.next());
-      const task = await deps.unitOfWork.transaction((tx) => deps.store.insertErasure(tx, { id, appId: app.id, filter }, deps.clock.sqlNow()));
+      const task = await deps.unitOfWork.transaction(async (tx) => {
+        const params: ErasureParams = { tag: filter.tag, eventIdPrefix: filter.eventIdPrefix, untilId: await deps.retention.newestMessageId(tx, app.id) };
+        const progress: ErasureProgress = { cursor: '', messagesPurged: 0, messagesScanned: 0 };
+        return erasureOf(await deps.tasks.insertTask(tx, { id, appId: app.id, kind: ERASURE_TASK_KIND, params, progress }, deps.clock.sqlNow()));
+      });
       deps.kick();
       return task;
     },

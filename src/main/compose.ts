@@ -2,7 +2,6 @@ import { createPgApiKeyStore } from '../adapters/postgres/credentials/api-key-st
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
-import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
 import { openDb, type Db } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
@@ -24,7 +23,7 @@ import { createFaultPoints } from './fault-points.ts';
 import { fdBudget, openFileLimit } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
-import { createRetentionJob } from './retention-job.ts';
+import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
 import { createStatsRollupJob } from './stats-rollup-job.ts';
 import { createWakeups } from './wakeups.ts';
 
@@ -138,7 +137,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let generatedAdminToken: string | null = null;
     if (options.roles.api) {
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (docs/guides/security.md).
-      const retention = createRetentionJob({ store: createPgRetentionStore(db), config, clock, random, logger });
+      const retention = createRetentionJob({ stores: pgRetentionDeps(db), config, clock, random, logger });
       const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick(), tracer: tracing.tracer });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });

@@ -108,7 +108,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     resender: createResender({ store: lookups, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
-    erasure: createErasure({ store: createPgRetentionStore(w.db), applications: applicationStore, unitOfWork, clock, random, kick: w.kickErasure ?? (() => undefined) }),
+    erasure: createErasure({ retention: createPgRetentionStore(w.db), tasks: taskStore, applications: applicationStore, unitOfWork, clock, random, kick: w.kickErasure ?? (() => undefined) }),
     eventTypes: createEventTypes({ store: eventTypeStore, schemas, clock }),
     endpointSettings: createEndpointSettings({ lookups, store: createPgEndpointSettingsStore(w.db, w.cipher), clock, rotationGraceMs: w.config.secretRotationGraceMs }),
     exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),

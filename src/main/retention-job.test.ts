@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { IdempotencyPruning } from '../ports/idempotency-store.ts';
 import type { RetentionStore } from '../ports/retention-store.ts';
+import type { TaskStore } from '../ports/task-store.ts';
 import { createRetentionJob, nextRunDelayMs } from './retention-job.ts';
 
 const fixed = (value: number) => ({ next: () => value });
@@ -15,7 +17,7 @@ test('the retention period is jittered within ±jitter: the extremes of the rand
 test('one run loops each step in batches until a short batch, and stop waits for a run in progress', async () => {
   const calls: string[] = [];
   let pruned = 5;
-  const store: RetentionStore = {
+  const retention: RetentionStore = {
     payloadRetentionClasses: async () => [null, 24],
     expirePayloads: async (input) => {
       calls.push(`expire:${input.retentionHours}`);
@@ -27,15 +29,18 @@ test('one run loops each step in batches until a short batch, and stop waits for
       pruned -= n;
       return n;
     },
-    pruneIdempotencyKeys: async () => {
+    newestMessageId: async () => assert.fail('not called'),
+    eraseBatch: async () => assert.fail('not called'),
+  };
+  const idempotency: IdempotencyPruning = {
+    pruneExpired: async () => {
       calls.push('keys');
       return 0;
     },
-    insertErasure: async () => assert.fail('not called'),
-    stepErasure: async () => null,
   };
+  const tasks: Pick<TaskStore, 'stepNext'> = { stepNext: async () => false };
   const job = createRetentionJob({
-    store, clock: { nowMs: () => 0, sqlNow: () => null }, random: fixed(0.5),
+    stores: { retention, idempotency, tasks }, clock: { nowMs: () => 0, sqlNow: () => null }, random: fixed(0.5),
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child() { return this; } },
     config: { payloadRetentionMs: 3_600_000, retentionSucceededAgeMs: 1000, retentionBatch: 2, retentionIntervalMs: 0, retentionJitter: 0.2 },
   });

@@ -1,8 +1,16 @@
-import { runErasures, runRetention, type RetentionReport, type RetentionSettings } from '../app/retention.ts';
+import { createPgIdempotencyPruning } from '../adapters/postgres/idempotency/idempotency-store.ts';
+import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
+import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
+import type { Db } from '../adapters/postgres/db.ts';
+import { runErasures, runRetention, type RetentionDeps, type RetentionReport, type RetentionSettings } from '../app/retention.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { RetentionStore } from '../ports/retention-store.ts';
+
+/** The PostgreSQL stores of the retention job. */
+export function pgRetentionDeps(db: Db): RetentionDeps {
+  return { retention: createPgRetentionStore(db), idempotency: createPgIdempotencyPruning(db), tasks: createPgTaskStore(db) };
+}
 
 /** The retention settings of `config`. */
 export function retentionSettings(config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch'>): RetentionSettings {
@@ -31,7 +39,7 @@ export interface RetentionJob {
 
 /** Dependencies of {@link createRetentionJob}. */
 export interface RetentionJobDeps {
-  readonly store: RetentionStore;
+  readonly stores: RetentionDeps;
   readonly config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch' | 'retentionIntervalMs' | 'retentionJitter'>;
   readonly clock: Clock;
   readonly random: Random;
@@ -58,7 +66,7 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
   };
 
   const runOnce = (): Promise<RetentionReport> => serialize(async () => {
-    const report = await runRetention(deps.store, settings, deps.clock, shouldStop);
+    const report = await runRetention(deps.stores, settings, deps.clock, shouldStop);
     const did = report.payloadsExpunged + report.deliveriesPruned + report.idempotencyKeysPruned + report.erasureBatches;
     deps.logger[did > 0 ? 'info' : 'debug']({ ...report }, 'retention.ran');
     return report;
@@ -75,7 +83,7 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
   return {
     start: schedule,
     kick() {
-      void serialize(() => runErasures(deps.store, settings.batch, deps.clock, shouldStop)).catch((error: unknown) => deps.logger.error({ err: error }, 'erasure run failed'));
+      void serialize(() => runErasures(deps.stores, settings.batch, deps.clock, shouldStop)).catch((error: unknown) => deps.logger.error({ err: error }, 'erasure run failed'));
     },
     runOnce,
     async stop() {

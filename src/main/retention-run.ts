@@ -1,11 +1,10 @@
 import { openDb } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
-import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import type { RetentionReport } from '../app/retention.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../ports/logger.ts';
-import { createRetentionJob } from './retention-job.ts';
+import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
 
 /**
  * `tidings retention run`: runs the retention job once against the configured database (safe while Tidings
@@ -15,7 +14,7 @@ export async function runRetentionOnce(config: Config, logger: Logger): Promise<
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrate(db, logger);
-    return await createRetentionJob({ store: createPgRetentionStore(db), config, clock: systemClock, random: cryptoRandom, logger }).runOnce();
+    return await createRetentionJob({ stores: pgRetentionDeps(db), config, clock: systemClock, random: cryptoRandom, logger }).runOnce();
   } finally {
     await db.close();
   }

@@ -6,7 +6,7 @@ import type { TraceCarrier } from './tracer.ts';
 
 /**
  * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus releaseLease
- * for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, lease owner).
+ * for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, dispatcher id).
  * Instants are passed as `now: Date | null` (null = database clock); durations are in ms.
  * Delivery ids and fencing tokens are bigint values carried as decimal strings.
  */
@@ -20,7 +20,7 @@ export interface DeliveryStore {
   claim(input: ClaimInput): Promise<ClaimResult>;
   /**
    * Renews leases in one statement (the heartbeat, docs/design.md#the-protocol, step 2), each guarded by its fencing token
-   * and owner. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
+   * and dispatcher id. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
    */
   extendLeases(leases: readonly LeaseRef[], leaseMs: number, now: Date | null): Promise<readonly string[]>;
   /**

@@ -36,6 +36,15 @@ export interface IdempotencyStore {
   run(scope: IdempotencyScope, work: (tx: Tx) => Promise<StoredAnswer>): Promise<StoredAnswer & { readonly replayed: boolean }>;
 }
 
+/** The pruning of expired keys (the retention job, src/app/retention.ts). */
+export interface IdempotencyPruning {
+  /**
+   * Deletes up to `batch` keys past their expiry (skipping keys locked by a request in flight).
+   * `now` follows the Clock seam (null = the database clock). Returns how many were deleted.
+   */
+  pruneExpired(input: { readonly batch: number; readonly now: Date | null }): Promise<number>;
+}
+
 /**
  * Idempotency keys taken in bulk inside a transaction another store opened: the grouped keyed publish
  * (docs/adr/0007-group-commit.md) claims the fresh keys of a group, publishes its messages, then stores their

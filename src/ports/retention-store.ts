@@ -26,18 +26,16 @@ export interface RetentionStore {
    * state. Returns how many deliveries were deleted.
    */
   pruneSucceeded(input: { readonly ageMs: number; readonly batch: number; readonly now: Date | null }): Promise<number>;
-  /** Deletes up to `batch` expired idempotency keys. Returns how many. */
-  pruneIdempotencyKeys(input: { readonly batch: number; readonly now: Date | null }): Promise<number>;
-  /** Records an erasure task (status running) for the application's messages matching `filter`. */
-  insertErasure(tx: Tx, task: { readonly id: string; readonly appId: string; readonly filter: ErasureFilter }, now: Date | null): Promise<ErasureTask>;
+  /** The id of the application's newest message in `tx` (where an erasure begun now stops); null when it has none. */
+  newestMessageId(tx: Tx, appId: string): Promise<string | null>;
   /**
-   * Runs one batch of one running erasure task (the least recently advanced one nobody else holds), in one
-   * transaction holding the task's row: reads up to `batch` of its application's messages after its cursor,
-   * expunges the payloads (and response bodies) of those matching, and stores the progress; the task is
-   * finished when its messages are exhausted. A task left running by a stopped process resumes from its
-   * last committed batch. Returns null when no task was runnable.
+   * One batch of an erasure, in `tx` (the task runner's step): reads up to `batch` of the application's
+   * messages with ids after `afterId` up to `untilId`, in id order, and expunges the held payloads (and
+   * attempt response bodies) of those matching `filter`.
+   * @returns the messages read (fewer than `batch` = the erasure is done), the payloads expunged, and the
+   *   last id read (null when none was)
    */
-  stepErasure(input: { readonly batch: number; readonly now: Date | null }): Promise<ErasureTask | null>;
+  eraseBatch(tx: Tx, input: { readonly appId: string; readonly afterId: string; readonly untilId: string; readonly filter: ErasureFilter; readonly batch: number; readonly now: Date | null }): Promise<{ readonly read: number; readonly expunged: number; readonly lastId: string | null }>;
 }
 
 /** Position of a payload-expiry scan within one retention class. */
@@ -52,10 +50,7 @@ export interface ErasureFilter {
   readonly eventIdPrefix: string | null;
 }
 
-/** Background-task kind of erasures (Svix `application.purge_content`). */
-export const ERASURE_TASK_KIND = 'application.purge_content';
-
-/** An erasure task as stored in background_tasks. */
+/** An erasure task, as its background task (kind `application.purge_content`) holds it. */
 export interface ErasureTask {
   readonly id: string;
   readonly appId: string;

@@ -3,8 +3,8 @@ import type { Tx } from './unit-of-work.ts';
 
 /**
  * Background tasks (Svix `BackgroundTaskOut`; table background_tasks). Tidings runs the replay kinds below
- * in its API processes (src/app/tasks.ts); other kinds (erasure) may live in the same table and are read
- * through the same API.
+ * in its API processes (src/app/tasks.ts); erasures ({@link ERASURE_TASK_KIND}) are run by the retention job.
+ * Every kind is read through the same API.
  */
 export const TaskKind = Object.freeze({
   /** Svix recover: dead deliveries of one endpoint in a window go back to pending. */
@@ -17,6 +17,9 @@ export const TaskKind = Object.freeze({
   deadLetterReplay: 'dead-letter.replay',
 } as const);
 export type TaskKind = (typeof TaskKind)[keyof typeof TaskKind];
+
+/** Background-task kind of erasures (Svix `application.purge_content`), run by the retention job (src/app/retention.ts). */
+export const ERASURE_TASK_KIND = 'application.purge_content';
 
 /** Every replay kind (what the replay runner picks up). */
 export const REPLAY_TASK_KINDS: readonly TaskKind[] = Object.freeze(Object.values(TaskKind));
@@ -39,7 +42,7 @@ export interface TaskRecord {
 export interface NewTask {
   readonly id: string;
   readonly appId: string | null;
-  readonly kind: TaskKind;
+  readonly kind: TaskKind | typeof ERASURE_TASK_KIND;
   readonly params: Readonly<Record<string, unknown>>;
   readonly progress: Readonly<Record<string, unknown>>;
 }

@@ -3,7 +3,7 @@
  * the PostgreSQL server, each exporting over OTLP/HTTP (JSON) to a receiver on 127.0.0.1 that this test
  * starts. A publish request gives a request span; each delivery a span of its own, linked to the publish
  * span through the trace context stored with the message, with a child span per HTTP attempt; a reclaim
- * after a killed dispatcher is an event on the new owner's delivery span; no exported value carries a
+ * after a killed dispatcher is an event on the reclaiming dispatcher's delivery span; no exported value carries a
  * secret, a token, a signature or the payload.
  */
 import assert from 'node:assert/strict';
@@ -205,7 +205,7 @@ describe('traces across the API and a dispatcher process', () => {
     }
   });
 
-  test('a reclaim after a killed dispatcher shows as an event on the new owner\'s delivery span, still linked to the publish span', async () => {
+  test('a reclaim after a killed dispatcher shows as an event on the reclaiming dispatcher\'s delivery span, still linked to the publish span', async () => {
     const appId = await setupApp('reclaim', ['/hold']);
     // The held attempt must still be in flight when the test kills its dispatcher: a deadline with room for a
     // busy machine (the lease must exceed it by 1 s), which is also how long the takeover waits.
@@ -215,7 +215,7 @@ describe('traces across the API and a dispatcher process', () => {
     await first.kill();
     await startDispatcher('trace-b');
     await waitForDeliveries(messageId, 1);
-    const spans = await otlp.waitFor((all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b'), WAIT_MS, 'the new owner\'s delivery span');
+    const spans = await otlp.waitFor((all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b'), WAIT_MS, 'the reclaiming dispatcher\'s delivery span');
 
     const mine = deliverySpansOf(spans, messageId).filter((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b');
     assert.equal(mine.length, 1);
@@ -227,7 +227,7 @@ describe('traces across the API and a dispatcher process', () => {
     const publishSpan = publishSpanLinkedFrom(spans, span);
     assert.ok(publishSpan !== undefined, 'the reclaimed delivery is linked to its publish span');
     assert.equal(publishSpan.attributes['url.path'], `/api/v1/app/${appId}/msg`);
-    assert.equal(spans.filter((s) => s.parentSpanId === span.spanId && s.name === 'POST').length, 1, 'the new owner\'s attempt span');
+    assert.equal(spans.filter((s) => s.parentSpanId === span.spanId && s.name === 'POST').length, 1, 'the reclaiming dispatcher\'s attempt span');
   });
 
   test('no exported value carries an endpoint secret, the API token, a signature, the payload or a credential of an endpoint URL', async () => {

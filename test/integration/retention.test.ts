@@ -7,10 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPgRetentionStore } from '../../src/adapters/postgres/message/retention-store.ts';
-import { runErasures, runRetention, type RetentionSettings } from '../../src/app/retention.ts';
+import { runErasures, runRetention, type RetentionDeps, type RetentionSettings } from '../../src/app/retention.ts';
+import { pgRetentionDeps } from '../../src/main/retention-job.ts';
 import type { Clock } from '../../src/ports/clock.ts';
-import type { RetentionStore } from '../../src/ports/retention-store.ts';
 import { ENGINES } from '../support/db.ts';
 import { errorOf, startApi, type ApiHarness } from './api-harness.ts';
 
@@ -22,11 +21,11 @@ const at = (instant: Date): Clock => ({ nowMs: () => instant.getTime(), sqlNow: 
 for (const engine of ENGINES) {
   describe(`retention and erasure (${engine.name})`, () => {
     let api: ApiHarness;
-    let store: RetentionStore;
+    let store: RetentionDeps;
     let base: Date;
     before(async () => {
       api = await startApi(engine.fresh);
-      store = createPgRetentionStore(api.database.db);
+      store = pgRetentionDeps(api.database.db);
       base = (await api.database.db.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows[0]!.now;
     });
     after(async () => api?.close());

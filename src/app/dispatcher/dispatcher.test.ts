@@ -21,7 +21,7 @@ test('claims fill free slots only: a full window claims nothing, a freed slot is
   assert.equal(h.claimCalls[1]?.limit, 1, 'the next claim asks for the one free slot');
 });
 
-test('an outcome is recorded with its fencing token and lease owner, and logged as delivery.attempted', async () => {
+test('an outcome is recorded with its fencing token and dispatcher id, and logged as delivery.attempted', async () => {
   const h = harness();
   h.claims.push([claimed('1', 'ep_a', '7')]);
   await h.dispatcher.tick();

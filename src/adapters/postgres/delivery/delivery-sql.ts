@@ -73,8 +73,8 @@ SELECT id, state, reason FROM changed`);
 export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)');
 
 /*
- * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, owner) still
- * match. $1 ids, $2 tokens, $3 owner, $4 lease ms, $5 now. Returns the ids renewed (the rest are lost).
+ * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, dispatcher id) still
+ * match. $1 ids, $2 tokens, $3 dispatcher id, $4 lease ms, $5 now. Returns the ids renewed (the rest are lost).
  */
 export const EXTEND_LEASES = prepared('tidings_extend_leases', `
 UPDATE deliveries d
@@ -85,7 +85,7 @@ RETURNING d.id`);
 
 /*
  * RELEASE_LEASES — graceful stop: gives leases back without charging an attempt; the deliveries are due
- * now. Fenced like every write. $1 ids, $2 tokens, $3 owner, $4 now. Returns the ids released.
+ * now. Fenced like every write. $1 ids, $2 tokens, $3 dispatcher id, $4 now. Returns the ids released.
  */
 export const RELEASE_LEASES = prepared('tidings_release_leases', `
 WITH released AS (
@@ -103,7 +103,7 @@ SELECT id FROM released`);
 
 /*
  * RECORD_ATTEMPTS — step 3 of the protocol for a batch of outcomes, in one statement (one transaction):
- * every row is guarded by (id, fencing token, owner, state = 'leased'). A fenced-out row matches nothing in
+ * every row is guarded by (id, fencing token, dispatcher id, state = 'leased'). A fenced-out row matches nothing in
  * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. The attempt,
  * timeline and health rows join `upd` on (id, token): a stale outcome of a delivery whose newer lease is
  * recorded in the same batch writes nothing (the recorder also keeps one outcome per delivery a batch). A failed

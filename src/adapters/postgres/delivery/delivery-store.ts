@@ -181,10 +181,10 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     },
 
     async extendLeases(leases, leaseMs, now) {
-      const owners = groupByOwner(leases);
+      const byDispatcher = groupByDispatcher(leases);
       const lost: string[] = [];
-      for (const [owner, group] of owners) {
-        const res = await db.query<{ id: string }>(EXTEND_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), owner, leaseMs, now]);
+      for (const [dispatcherId, group] of byDispatcher) {
+        const res = await db.query<{ id: string }>(EXTEND_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), dispatcherId, leaseMs, now]);
         const renewed = new Set(res.rows.map((r) => r.id));
         for (const l of group) if (!renewed.has(l.deliveryId)) lost.push(l.deliveryId);
       }
@@ -193,8 +193,8 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
 
     async releaseLeases(leases, now) {
       const fenced: string[] = [];
-      for (const [owner, group] of groupByOwner(leases)) {
-        const res = await db.query<{ id: string }>(RELEASE_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), owner, now]);
+      for (const [dispatcherId, group] of groupByDispatcher(leases)) {
+        const res = await db.query<{ id: string }>(RELEASE_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), dispatcherId, now]);
         const released = new Set(res.rows.map((r) => r.id));
         for (const l of group) if (!released.has(l.deliveryId)) fenced.push(l.deliveryId);
       }
@@ -276,7 +276,7 @@ async function disable(client: Queryable, endpointId: string, reason: string, no
   return res.rows[0]?.transitioned === true;
 }
 
-function groupByOwner(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
+function groupByDispatcher(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
   const out = new Map<string, LeaseRef[]>();
   for (const l of leases) {
     const group = out.get(l.dispatcherId);

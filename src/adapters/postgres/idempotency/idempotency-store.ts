@@ -1,6 +1,7 @@
 import { AppError } from '../../../domain/errors.ts';
-import { keyIdentity, type IdempotencyScope, type IdempotencyStore, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
+import { keyIdentity, type IdempotencyPruning, type IdempotencyScope, type IdempotencyStore, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
 import { prepared, type Db } from '../db.ts';
+import { nowSql } from '../sql.ts';
 import { sqlState, SqlState } from '../sqlstate.ts';
 import { runTx, txClient } from '../tx.ts';
 
@@ -125,6 +126,26 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
         await client.query(STORE_ANSWER, [...keyParams, answer.status, JSON.stringify(answer.body)]);
         return { ...answer, replayed: false };
       });
+    },
+  };
+}
+
+/* PRUNE_IDEMPOTENCY — deletes up to $1 expired idempotency keys (index idempotency_keys_expiry). $2 now. */
+const PRUNE_IDEMPOTENCY = `
+WITH picked AS (
+  SELECT owner, route, key FROM idempotency_keys WHERE expires_at < ${nowSql(2)}
+  ORDER BY expires_at LIMIT $1
+  FOR UPDATE SKIP LOCKED
+), gone AS (
+  DELETE FROM idempotency_keys k USING picked p WHERE k.owner = p.owner AND k.route = p.route AND k.key = p.key RETURNING 1
+)
+SELECT count(*)::int AS n FROM gone`;
+
+/** The PostgreSQL {@link IdempotencyPruning}: batches of {@link PRUNE_IDEMPOTENCY}, each its own statement. */
+export function createPgIdempotencyPruning(db: Db): IdempotencyPruning {
+  return {
+    async pruneExpired(input) {
+      return (await db.query<{ n: number }>(PRUNE_IDEMPOTENCY, [input.batch, input.now])).rows[0]!.n;
     },
   };
 }

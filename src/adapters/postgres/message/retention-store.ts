@@ -1,8 +1,6 @@
-import type { Tx } from '../../../ports/unit-of-work.ts';
-import { ERASURE_TASK_KIND, type ErasureTask, type RetentionStore } from '../../../ports/retention-store.ts';
+import type { RetentionStore } from '../../../ports/retention-store.ts';
 import { nowSql, on } from '../sql.ts';
 import type { Db } from '../db.ts';
-import { runTx } from '../tx.ts';
 
 /*
  * RETENTION_CLASSES — the distinct retention classes of held payloads (coalesce(retention_hours, -1); -1 = the
@@ -81,22 +79,12 @@ WITH picked AS (
 )
 SELECT count(*)::int AS n FROM gone`;
 
-/* PRUNE_IDEMPOTENCY — deletes up to $1 expired idempotency keys (index idempotency_keys_expiry). $2 now. */
-const PRUNE_IDEMPOTENCY = `
-WITH picked AS (
-  SELECT owner, route, key FROM idempotency_keys WHERE expires_at < ${nowSql(2)}
-  ORDER BY expires_at LIMIT $1
-  FOR UPDATE SKIP LOCKED
-), gone AS (
-  DELETE FROM idempotency_keys k USING picked p WHERE k.owner = p.owner AND k.route = p.route AND k.key = p.key RETURNING 1
-)
-SELECT count(*)::int AS n FROM gone`;
-
 /*
  * ERASE_BATCH — one batch of an erasure task: reads up to $3 messages of application $1 after cursor $2 up
  * to the newest message when the task began ($4), in id order (index messages_app_created), and expunges
  * the held payloads — and attempt response bodies — of those with tag $5 (if given) and an event id
  * starting with $6 (if given). $7 now. Returns the rows read, the payloads expunged and the last id read.
+ * Runs in the task runner's transaction, which holds the erasure's task row.
  */
 const ERASE_BATCH = `
 WITH scanned AS (
@@ -115,22 +103,6 @@ WITH scanned AS (
   UPDATE attempts a SET response_body = NULL FROM expunged e WHERE a.message_id = e.id AND a.response_body IS NOT NULL
 )
 SELECT (SELECT count(*)::int FROM scanned) AS read, (SELECT count(*)::int FROM expunged) AS expunged, (SELECT max(id) FROM scanned) AS last_id`;
-
-interface TaskRow {
-  id: string;
-  app_id: string;
-  status: ErasureTask['status'];
-  params: { tag: string | null; eventIdPrefix: string | null; untilId: string | null };
-  progress: { cursor: string; messagesPurged: number; messagesScanned: number };
-  updated_at: Date;
-}
-
-const TASK_COLUMNS = 'id, app_id, status, params, progress, updated_at';
-
-const toTask = (row: TaskRow): ErasureTask => ({
-  id: row.id, appId: row.app_id, status: row.status, filter: { tag: row.params.tag, eventIdPrefix: row.params.eventIdPrefix },
-  messagesPurged: row.progress.messagesPurged, updatedAt: row.updated_at,
-});
 
 /** The PostgreSQL {@link RetentionStore}. */
 export function createPgRetentionStore(db: Db): RetentionStore {
@@ -152,45 +124,15 @@ export function createPgRetentionStore(db: Db): RetentionStore {
       return (await db.query<{ n: number }>(PRUNE_SUCCEEDED, [input.ageMs, input.batch, input.now])).rows[0]!.n;
     },
 
-    async pruneIdempotencyKeys(input) {
-      return (await db.query<{ n: number }>(PRUNE_IDEMPOTENCY, [input.batch, input.now])).rows[0]!.n;
+    async newestMessageId(tx, appId) {
+      return (await on(db, tx).query<{ id: string | null }>('SELECT max(id) AS id FROM messages WHERE app_id = $1', [appId])).rows[0]!.id;
     },
 
-    async insertErasure(tx: Tx, task, now) {
-      const res = await on(db, tx).query<TaskRow>(
-        `INSERT INTO background_tasks (id, app_id, kind, status, params, progress, created_at, updated_at)
-         SELECT $1, $2, $3, 'running',
-                jsonb_build_object('tag', $4::text, 'eventIdPrefix', $5::text, 'untilId', (SELECT max(id) FROM messages WHERE app_id = $2)),
-                jsonb_build_object('cursor', '', 'messagesPurged', 0, 'messagesScanned', 0), ${nowSql(6)}, ${nowSql(6)}
-         RETURNING ${TASK_COLUMNS}`,
-        [task.id, task.appId, ERASURE_TASK_KIND, task.filter.tag, task.filter.eventIdPrefix, now],
-      );
-      return toTask(res.rows[0]!);
-    },
-
-    async stepErasure(input) {
-      return runTx(db, async (_tx, client) => {
-        const row = (await client.query<TaskRow>(
-          `SELECT ${TASK_COLUMNS} FROM background_tasks WHERE status = 'running' AND kind = $1 ORDER BY updated_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [ERASURE_TASK_KIND],
-        )).rows[0];
-        if (row === undefined) return null;
-        const p = row.params;
-        const batch = p.untilId === null
-          ? { read: 0, expunged: 0, last_id: null }
-          : (await client.query<{ read: number; expunged: number; last_id: string | null }>(ERASE_BATCH, [row.app_id, row.progress.cursor, input.batch, p.untilId, p.tag, p.eventIdPrefix, input.now])).rows[0]!;
-        const progress = {
-          cursor: batch.last_id ?? row.progress.cursor,
-          messagesPurged: row.progress.messagesPurged + batch.expunged,
-          messagesScanned: row.progress.messagesScanned + batch.read,
-        };
-        const status = batch.read < input.batch ? 'finished' : 'running';
-        const updated = (await client.query<TaskRow>(
-          `UPDATE background_tasks SET status = $2, progress = $3::jsonb, updated_at = ${nowSql(4)} WHERE id = $1 RETURNING ${TASK_COLUMNS}`,
-          [row.id, status, JSON.stringify(progress), input.now],
-        )).rows[0]!;
-        return toTask(updated);
-      });
+    async eraseBatch(tx, input) {
+      const row = (await on(db, tx).query<{ read: number; expunged: number; last_id: string | null }>(ERASE_BATCH, [
+        input.appId, input.afterId, input.batch, input.untilId, input.filter.tag, input.filter.eventIdPrefix, input.now,
+      ])).rows[0]!;
+      return { read: row.read, expunged: row.expunged, lastId: row.last_id };
     },
   };
 }
