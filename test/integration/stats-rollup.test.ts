@@ -60,3 +60,23 @@ test('a timeline row committed after a higher id is still counted once: the wate
     await slow.end();
   }
 });
+
+test('a row is rolled up at every level that keeps it and at no level too short to keep it', async () => {
+  await t.db.query('TRUNCATE stats_rollups');
+  await t.db.query('UPDATE stats_rollup_state SET rolled_id = (SELECT max(id) FROM delivery_events), pending_id = NULL, pending_writers = NULL');
+  const rollup = createPgStatsRollup(t.db);
+  // Ages 1 min, 30 min, 3 h and 2 d before NOW: kept by the 1 s level (10 min) only for the first, by the
+  // 10 s level (2 h) for the first two, by the 1 min level (25 h) for the first three, by 15 min (8 d) for all.
+  const agesMs = [60_000, 30 * 60_000, 3 * 3_600_000, 2 * 86_400_000];
+  for (const [i, age] of agesMs.entries()) await t.db.query(attemptRow, [deliveryId, 10 * (i + 1), new Date(NOW.getTime() - age)]);
+  const step = await rollup.step(NOW, 1_000);
+  assert.equal(step.caughtUp, true);
+  const rows = (await t.db.query<{ level_ms: number; scope: string; n: number }>(
+    `SELECT level_ms, CASE WHEN app_id = '' THEN 'installation' WHEN endpoint_id = '' THEN 'application' ELSE 'endpoint' END AS scope,
+            sum(attempts)::int AS n FROM stats_rollups GROUP BY 1, 2 ORDER BY 1, 2`)).rows;
+  const byLevel = (level: number) => rows.filter((r) => r.level_ms === level).map((r) => [r.scope, r.n]);
+  assert.deepEqual(byLevel(1_000), [['application', 1], ['endpoint', 1], ['installation', 1]]);
+  assert.deepEqual(byLevel(10_000), [['application', 2], ['endpoint', 2], ['installation', 2]]);
+  assert.deepEqual(byLevel(60_000), [['application', 3], ['endpoint', 3], ['installation', 3]]);
+  assert.deepEqual(byLevel(900_000), [['application', 4], ['endpoint', 4], ['installation', 4]]);
+});

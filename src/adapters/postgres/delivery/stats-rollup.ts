@@ -31,40 +31,63 @@ SELECT coalesce((SELECT max(id) FROM delivery_events), 0)::bigint AS max_id,
                AND l.mode = 'RowExclusiveLock' AND l.pid IS DISTINCT FROM pg_backend_pid()) AS writers,
        (SELECT count(*) FROM pg_locks l WHERE l.virtualtransaction = ANY($1::text[]))::int AS pending_live`;
 
+const LEVEL_MS = ROLLUP_LEVELS.map((l) => l.levelMs);
+const KEEP_MS = ROLLUP_LEVELS.map((l) => l.keepMs);
+/** Width of the finest level, ms: rows are first counted per bucket of it (every level is a multiple of it). */
+const FINEST_MS = LEVEL_MS[0]!;
+if (LEVEL_MS.some((ms) => ms % FINEST_MS !== 0)) throw new Error('every rollup level must be a multiple of the finest');
+
+/** `kept`: bit i set when the row is young enough for level i (`at >= now - keep of level i`). */
+const KEPT_BITS = KEEP_MS.map((_, i) => `((e.at >= t.now - ($6::bigint[])[${i + 1}] * interval '1 millisecond')::int << ${i})`).join(' | ');
+
+/** The three scopes of a row: the installation, its application, its endpoint (a scope with a NULL id is left out). */
+const SCOPES = `CROSS JOIN LATERAL (VALUES ('', ''), (f.app_id, ''), (f.app_id, f.endpoint_id)) sc(app_id, endpoint_id)
+  WHERE sc.app_id IS NOT NULL AND sc.endpoint_id IS NOT NULL AND f.kept & (1 << lv.idx) <> 0`;
+
 /**
  * ROLL_UP — $1 watermark (exclusive), $2 target id (inclusive), $3 bucket lower bounds (BOUNDS), $4 now
- * (NULL = database clock), $5 level widths ms, $6 how long each level is kept, ms. Reads the timeline by
- * primary key; a row older than a level's keep is not added at that level. Upserts one row per (level,
- * scope, bucket), adding counts and histograms into an existing row.
+ * (NULL = database clock), $5 level widths ms, $6 how long each level is kept, ms, $7 the finest width ms.
+ * Reads the timeline by primary key; a row older than a level's keep is not added at that level. The rows
+ * are counted once per (finest bucket, application, endpoint, levels that keep them) — `fine` and `cells`
+ * — and every level and scope is summed from those few groups, not from the rows again (a coarser bucket
+ * holds whole finest buckets: the widths are multiples and share the epoch origin). Upserts one row per
+ * (level, scope, bucket), adding counts and histograms into an existing row.
  */
 const ROLL_UP = `
-WITH lv AS (SELECT * FROM unnest($5::int[], $6::bigint[]) AS l(level_ms, keep_ms)),
+WITH lv AS (SELECT l.level_ms, (l.ord - 1)::int AS idx FROM unnest($5::int[]) WITH ORDINALITY AS l(level_ms, ord)),
 t AS (SELECT coalesce($4::timestamptz, clock_timestamp()) AS now),
-src AS (
-  SELECT e.at, e.app_id, e.endpoint_id, e.state, e.reason, e.latency_ms,
+src AS MATERIALIZED (
+  SELECT date_bin($7::int * interval '1 millisecond', e.at, timestamptz 'epoch') AS at, e.app_id, e.endpoint_id, (${KEPT_BITS}) AS kept,
+         e.state, e.reason, e.latency_ms,
          CASE WHEN e.wait_ms IS NOT NULL THEN width_bucket(greatest(e.wait_ms, 0), $3::bigint[]) - 1 END AS w,
          CASE WHEN e.latency_ms IS NOT NULL THEN width_bucket(greatest(e.latency_ms, 0)::bigint, $3::bigint[]) - 1 END AS l,
          CASE WHEN e.state = 'succeeded' AND e.latency_ms IS NOT NULL AND e.since_publish_ms IS NOT NULL THEN width_bucket(greatest(e.since_publish_ms, 0), $3::bigint[]) - 1 END AS d
-  FROM delivery_events e WHERE e.id > $1 AND e.id <= $2
+  FROM delivery_events e CROSS JOIN t WHERE e.id > $1 AND e.id <= $2
 ),
-keyed AS MATERIALIZED (
-  SELECT lv.level_ms, date_bin(lv.level_ms * interval '1 millisecond', s.at, timestamptz 'epoch') AS bucket_at,
-         sc.app_id, sc.endpoint_id, s.state, s.reason, s.latency_ms, s.w, s.l, s.d
-  FROM src s CROSS JOIN lv CROSS JOIN t
-  CROSS JOIN LATERAL (VALUES ('', ''), (s.app_id, ''), (s.app_id, s.endpoint_id)) sc(app_id, endpoint_id)
-  WHERE s.at >= t.now - lv.keep_ms * interval '1 millisecond' AND sc.app_id IS NOT NULL AND sc.endpoint_id IS NOT NULL
+fine AS (
+  SELECT at, app_id, endpoint_id, kept,
+         count(latency_ms) AS attempts, count(latency_ms) FILTER (WHERE state = 'succeeded') AS succeeded,
+         count(latency_ms) FILTER (WHERE reason = 'retry_scheduled') AS retries,
+         count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed') AS reclaims
+  FROM src WHERE kept <> 0 GROUP BY 1, 2, 3, 4
+),
+cells AS (
+  SELECT at, app_id, endpoint_id, kept, x.m, x.b, count(*) AS n
+  FROM src CROSS JOIN LATERAL (VALUES ('w', w), ('l', l), ('d', d)) x(m, b) WHERE x.b IS NOT NULL AND kept <> 0
+  GROUP BY 1, 2, 3, 4, 5, 6
 ),
 counts AS (
-  SELECT level_ms, app_id, endpoint_id, bucket_at,
-         count(latency_ms)::int AS attempts, (count(latency_ms) FILTER (WHERE state = 'succeeded'))::int AS succeeded,
-         (count(latency_ms) FILTER (WHERE reason = 'retry_scheduled'))::int AS retries,
-         (count(*) FILTER (WHERE state = 'dead'))::int AS dead, (count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed'))::int AS reclaims
-  FROM keyed GROUP BY 1, 2, 3, 4
+  SELECT lv.level_ms, sc.app_id, sc.endpoint_id, date_bin(lv.level_ms * interval '1 millisecond', f.at, timestamptz 'epoch') AS bucket_at,
+         sum(f.attempts)::int AS attempts, sum(f.succeeded)::int AS succeeded, sum(f.retries)::int AS retries,
+         sum(f.dead)::int AS dead, sum(f.reclaims)::int AS reclaims
+  FROM fine f CROSS JOIN lv ${SCOPES}
+  GROUP BY 1, 2, 3, 4
 ),
 hist AS (
   SELECT level_ms, app_id, endpoint_id, bucket_at, m, jsonb_object_agg(b, n) AS h
-  FROM (SELECT level_ms, app_id, endpoint_id, bucket_at, x.m, x.b, count(*) AS n
-        FROM keyed CROSS JOIN LATERAL (VALUES ('w', w), ('l', l), ('d', d)) x(m, b) WHERE x.b IS NOT NULL
+  FROM (SELECT lv.level_ms, sc.app_id, sc.endpoint_id, date_bin(lv.level_ms * interval '1 millisecond', f.at, timestamptz 'epoch') AS bucket_at,
+               f.m, f.b, sum(f.n)::bigint AS n
+        FROM cells f CROSS JOIN lv ${SCOPES}
         GROUP BY 1, 2, 3, 4, 5, 6) s
   GROUP BY 1, 2, 3, 4, 5
 )
@@ -93,9 +116,6 @@ DELETE FROM stats_rollups WHERE ctid IN (
   WHERE level_ms = $1 AND bucket_at < coalesce($3::timestamptz, clock_timestamp()) - $2::bigint * interval '1 millisecond' - $1::int * interval '1 millisecond'
   LIMIT $4)`;
 
-const LEVEL_MS = ROLLUP_LEVELS.map((l) => l.levelMs);
-const KEEP_MS = ROLLUP_LEVELS.map((l) => l.keepMs);
-
 /** The PostgreSQL {@link StatsRollup}. */
 export function createPgStatsRollup(db: Db): StatsRollup {
   return {
@@ -110,7 +130,7 @@ export function createPgStatsRollup(db: Db): StatsRollup {
         if (seen.writers.length === 0) safe = maxId;
         else if (state.pending_id !== null && seen.pending_live === 0) safe = Math.max(rolled, Number(state.pending_id));
         const target = Math.min(safe, rolled + maxIds);
-        if (target > rolled) await q.query(ROLL_UP, [rolled, target, BOUNDS, now, LEVEL_MS, KEEP_MS]);
+        if (target > rolled) await q.query(ROLL_UP, [rolled, target, BOUNDS, now, LEVEL_MS, KEEP_MS, FINEST_MS]);
         const pending = seen.writers.length === 0 ? [null, null] : [maxId, seen.writers];
         await q.query(SAVE_STATE, [target, ...pending]);
         for (const l of ROLLUP_LEVELS) await q.query(PRUNE, [l.levelMs, l.keepMs, now, maxIds]);
