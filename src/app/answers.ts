@@ -9,8 +9,10 @@ import type { TaskRecord } from '../ports/task-store.ts';
  * The answers of the writes a POST may repeat under an Idempotency-Key (docs/adr/0003-svix-compatibility.md):
  * records in the Svix shapes (camelCase, ISO 8601 instants), the JSON that the idempotency store keeps with
  * the key in the write's own transaction, so that a replay answers exactly what the first request did. The
- * use cases build them inside that transaction; the HTTP layer only sends them (and reuses the shapes for its
- * reads, so a GET and a replayed POST agree).
+ * work a route hands to {@link writeOnce} (app/write-once.ts) calls its use case and builds the answer with
+ * one of the `…Answer` functions below, which also fix the status; nothing of the HTTP layer runs in the
+ * transaction. The HTTP layer then only sends the answer (and reuses the shapes for its reads, so a GET
+ * and a replayed POST agree).
  */
 
 const iso = (d: Date): string => d.toISOString();
@@ -60,3 +62,18 @@ export function taskStartedOut(t: TaskRecord) {
 
 /** A stored answer with no body (204 No Content, or 202 Accepted for a resend). */
 export const emptyAnswer = (status: 202 | 204): StoredAnswer => ({ status, body: null });
+
+/** Svix create application: 201 with the application, or 200 when get-or-create found it (`created` false). */
+export const applicationAnswer = (app: ApplicationRecord, created: boolean): StoredAnswer => ({ status: created ? 201 : 200, body: applicationOut(app) });
+
+/** Svix create endpoint: 201 with the endpoint. */
+export const endpointCreatedAnswer = (ep: EndpointRecord): StoredAnswer => ({ status: 201, body: endpointOut(ep) });
+
+/** Svix create event type: 201 with the event type. */
+export const eventTypeCreatedAnswer = (et: EventTypeRecord): StoredAnswer => ({ status: 201, body: eventTypeOut(et) });
+
+/** Svix recover, replay-missing, bulk replay, and Tidings' dead-letter replay: 202 with the task started. */
+export const taskStartedAnswer = (t: TaskRecord): StoredAnswer => ({ status: 202, body: taskStartedOut(t) });
+
+/** Svix send example: 202 with the message's head (its payload is read back from the message on a replay). */
+export const exampleSentAnswer = (msg: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(msg) });

@@ -16,11 +16,8 @@ export type SvixCapability = (typeof SVIX_CAPABILITIES)[number];
 /** Every capability a scoped credential can hold: Svix's set and Tidings' `ManageMessages`. */
 export const CAPABILITIES = Object.freeze([...SVIX_CAPABILITIES, 'ManageMessages'] as const);
 
-/** One capability of {@link CAPABILITIES}. */
-export type Capability = (typeof CAPABILITIES)[number];
-
 /**
- * What each capability allows (Svix `AppPortalAccessIn` documentation; ADR 0011 has the route table):
+ * One capability of {@link CAPABILITIES}. What each allows (Svix `AppPortalAccessIn` documentation; ADR 0011 has the route table):
  * - `ViewBase`: read the application and everything it owns, except endpoint secrets;
  * - `ViewEndpointSecret`: read endpoint secrets;
  * - `ManageEndpointSecret`: read and rotate endpoint secrets;
@@ -30,15 +27,7 @@ export type Capability = (typeof CAPABILITIES)[number];
  *   secrets (reading and rotating included);
  * - `ManageMessages` (Tidings): publish messages and erase their content.
  */
-export const CAPABILITY_DESCRIPTIONS: Readonly<Record<Capability, string>> = Object.freeze({
-  ViewBase: 'Read the application and everything it owns, except endpoint secrets.',
-  ViewEndpointSecret: 'Read endpoint signing secrets.',
-  ManageEndpointSecret: 'Read and rotate endpoint signing secrets.',
-  ManageTransformations: 'Endpoint transformations (not served by Tidings: allows no route).',
-  CreateAttempts: 'Resend, recover, replay-missing, bulk and dead-letter replay, send-example.',
-  ManageEndpoint: 'Create, change, pause, resume and delete endpoints, with their headers, limits and secrets.',
-  ManageMessages: 'Publish messages and erase their content (Tidings; application keys only).',
-});
+export type Capability = (typeof CAPABILITIES)[number];
 
 /** A read-only credential: Svix's deprecated `readOnly: true`, or a read-only application key. */
 export const READ_ONLY_CAPABILITIES: readonly Capability[] = Object.freeze(['ViewBase']);

@@ -17,9 +17,6 @@ export const DeliveryState = Object.freeze({
 /** One of the values of {@link DeliveryState}. */
 export type DeliveryState = (typeof DeliveryState)[keyof typeof DeliveryState];
 
-/** States from which replay may move a delivery back to pending (docs/design.md#delivery-lifecycle). */
-export const REPLAYABLE_STATES: readonly DeliveryState[] = Object.freeze(['dead', 'skipped', 'succeeded'] as const);
-
 /** Why a delivery became a dead letter. */
 export const DeadReason = Object.freeze({
   exhausted: 'exhausted',

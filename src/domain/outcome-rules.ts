@@ -21,8 +21,9 @@ import type { Classification } from './attempt-outcome.ts';
  *   ({@link settledState}; RECORD_ATTEMPTS and SWEEP in the delivery SQL), the breaker's transitions
  *   ({@link breakerAfter}; RECORD_ATTEMPTS, with {@link recordPolicyParams} as its inputs), and the half-open
  *   step (an open breaker whose cool-down is over lets one probe through; the claim function). The
- *   functions here are their specification; the statements' comments point back to them, and the
- *   integration tests (test/integration/endpoint-health.test.ts, attempt-record.test.ts) hold the SQL to it.
+ *   functions here are their specification; the statements' comments point back to them, and
+ *   test/integration/outcome-rules-sql.test.ts runs every case of both functions through the record
+ *   statement on both engines and compares the rows with them.
  *
  * The policy's defaults are those of the config schema (src/config/config.ts), never repeated here.
  */

@@ -36,7 +36,7 @@ export interface HttpDeps {
   readonly authenticate: (token: string) => Promise<Principal | null>;
   /** Readiness: true when the database answers (`/readyz`). */
   readonly ready: () => Promise<boolean>;
-  /** Idempotency keys, and the transaction of every write. */
+  /** Idempotency keys: a keyed write commits with its key through it (app/write-once.ts). */
   readonly idempotency: IdempotencyStore;
   /** Transactions of the routes' writes (with an Idempotency-Key, the idempotency store opens the transaction). */
   readonly unitOfWork: UnitOfWork;

@@ -1,4 +1,4 @@
-import type { Capability } from '../domain/capabilities.ts';
+import { SECRET_READERS, type Capability } from '../domain/capabilities.ts';
 
 /**
  * What a credential scoped to one application needs for each route (docs/adr/0011-credential-capabilities.md):
@@ -52,7 +52,7 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/endpoint/:endpointId/dead-letter': VIEW,
   // A secret lets its holder sign requests the receiver accepts: only who may write the endpoint or its
   // secret, or was granted it by name, reads it.
-  'GET /api/v1/app/:appId/endpoint/:endpointId/secret': ['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint'],
+  'GET /api/v1/app/:appId/endpoint/:endpointId/secret': SECRET_READERS,
   'POST /api/v1/app/:appId/endpoint/:endpointId/secret/rotate': ['ManageEndpointSecret', 'ManageEndpoint'],
   'POST /api/v1/app/:appId/endpoint': ENDPOINT,
   'PUT /api/v1/app/:appId/endpoint/:endpointId': ENDPOINT,

@@ -1,7 +1,7 @@
 import type { Page, PageQuery } from '../../ports/paging.ts';
 
 /**
- * Keyset pagination shared by the catalog queries (Svix iterators, see {@link PageQuery}). A page reads
+ * Keyset pagination shared by the list queries of every aggregate (Svix iterators, see {@link PageQuery}). A page reads
  * `limit + 1` rows ordered by one unique key column, so `done` is known without a count, and the cost of a
  * page does not grow with its position.
  */

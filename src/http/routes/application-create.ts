@@ -3,7 +3,7 @@ import type { ApplicationInput } from '../../app/applications.ts';
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { applicationOut } from '../../app/answers.ts';
+import { applicationAnswer } from '../../app/answers.ts';
 import { applicationCreateQuery, applicationIn } from '../schemas/application.ts';
 import { commonErrors, errorBody } from '../schemas/common.ts';
 import { applicationOut as applicationOutSchema } from '../schemas/application.ts';
@@ -31,9 +31,10 @@ export function registerApplicationCreate(app: Api, deps: HttpDeps): void {
   }, async (request, reply) => {
     const principal = principalOf(request);
     const getIfExists = request.query.get_if_exists === true || request.query.get_or_create === true;
+    const input = applicationInput(request.body);
     const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
-      const { app: created, created: isNew } = await deps.applications.create(tx, principal, applicationInput(request.body), { getIfExists });
-      return { status: isNew ? 201 : 200, body: applicationOut(created) };
+      const { app: created, created: isNew } = await deps.applications.create(tx, principal, input, { getIfExists });
+      return applicationAnswer(created, isNew);
     });
     return sendAnswer(reply, answer);
   });

@@ -13,7 +13,7 @@ const params = z.object({ appId: refParam });
  * `PUT /api/v1/app/{app}` (Svix create-or-update: 200 updated, 201 created), `PATCH /api/v1/app/{app}`
  * (the given fields) and `DELETE /api/v1/app/{app}` (204; everything the application owns goes with it).
  */
-export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applications' | 'idempotency' | 'unitOfWork'>): void {
+export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applications' | 'unitOfWork'>): void {
   app.put('/api/v1/app/:appId', {
     schema: { tags: ['Application'], summary: 'Update (or create) application', params, body: applicationIn, response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors } },
   }, async (request, reply) => {

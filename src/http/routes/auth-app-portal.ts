@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { issuePortalAccess } from '../../app/portal-access.ts';
 import { z } from 'zod';
 import { SVIX_CAPABILITIES } from '../../domain/capabilities.ts';
 import type { Api, HttpDeps } from '../deps.ts';
@@ -59,20 +60,17 @@ export function portalBase(config: Pick<HttpDeps['config'], 'appPortalUrl' | 'pu
  * - `POST /api/v1/auth/app/{app_id}/expire-all` (operator only): every token of the application expires, or
  *   with `sessionIds` only the portal tokens of those sessions.
  */
-export function registerAuthRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'applications' | 'idempotency' | 'unitOfWork' | 'config'>): void {
+export function registerAuthRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'applications' | 'unitOfWork' | 'config'>): void {
   app.post('/api/v1/auth/app-portal-access/:appId', {
     config: { adminOnly: true },
     schema: { tags: ['Authentication'], summary: 'Get consumer app portal access', params: z.object({ appId: refParam }), body: appPortalAccessIn, response: { 200: appPortalAccessOut, ...commonErrors } },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const b = request.body;
-    const issued = await deps.unitOfWork.transaction(async (tx) => {
-      const target = await deps.applications.resolveForPublish(tx, principal, request.params.appId, b.application == null ? null : applicationInput(b.application));
-      return deps.apiKeys.issueAppToken(tx, principal, target.id, {
-        name: 'app portal', readOnly: b.readOnly ?? false,
-        expiresInMs: b.expiry == null ? deps.config.appPortalTokenTtlMs : b.expiry * 1000,
-        capabilities: b.capabilities ?? null, sessionId: b.sessionId ?? null, featureFlags: b.featureFlags ?? null,
-      });
+    const issued = await issuePortalAccess(deps, principal, request.params.appId, b.application == null ? null : applicationInput(b.application), {
+      name: 'app portal', readOnly: b.readOnly ?? false,
+      expiresInMs: b.expiry == null ? deps.config.appPortalTokenTtlMs : b.expiry * 1000,
+      capabilities: b.capabilities ?? null, sessionId: b.sessionId ?? null, featureFlags: b.featureFlags ?? null,
     });
     return reply.header('cache-control', 'no-store').send({ url: `${portalBase(deps.config, request)}#key=${issued.token}`, token: issued.token });
   });

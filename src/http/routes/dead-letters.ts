@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { taskStartedOut } from '../../app/answers.ts';
+import { taskStartedAnswer } from '../../app/answers.ts';
 import { deadLetterOut, listOut } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { deadLetterList, deadLetterListQuery } from '../schemas/delivery.ts';
@@ -46,12 +46,8 @@ export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQuer
   }, async (request, reply) => {
     const principal = principalOf(request);
     const b = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({
-      status: 202,
-      body: taskStartedOut(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, {
-        since: b.since, until: b.until ?? null, endpointRef: b.endpointId ?? null, eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
-      })),
-    }));
+    const selection = { since: b.since, until: b.until ?? null, endpointRef: b.endpointId ?? null, eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes };
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, selection)));
     deps.taskRunner.kick();
     return sendAnswer(reply, answer);
   });

@@ -3,7 +3,7 @@ import type { EndpointInput } from '../../app/endpoints.ts';
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { endpointOut } from '../../app/answers.ts';
+import { endpointCreatedAnswer } from '../../app/answers.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { endpointIn, endpointOut as endpointOutSchema } from '../schemas/endpoint.ts';
 
@@ -36,10 +36,8 @@ export function registerEndpointCreate(app: Api, deps: HttpDeps): void {
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
-      const endpoint = await deps.endpoints.create(tx, principal, request.params.appId, endpointInput(request.body));
-      return { status: 201, body: endpointOut(endpoint) };
-    });
+    const input = endpointInput(request.body);
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => endpointCreatedAnswer(await deps.endpoints.create(tx, principal, request.params.appId, input)));
     return sendAnswer(reply, answer);
   });
 }

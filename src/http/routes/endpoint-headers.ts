@@ -13,7 +13,7 @@ const params = z.object({ appId: refParam, endpointId: refParam });
  * `deleteHeaders`; 204). Names are case-insensitive and stored in lower case; the signature and transport
  * headers cannot be set (422).
  */
-export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'idempotency' | 'unitOfWork'>): void {
+export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'unitOfWork'>): void {
   app.get('/api/v1/app/:appId/endpoint/:endpointId/headers', {
     schema: { tags: ['Endpoint'], summary: 'Get endpoint headers', params, response: { 200: endpointHeadersOut, ...commonErrors } },
   }, async (request) => {

@@ -3,7 +3,7 @@ import type { ReplayableState } from '../../ports/replay-store.ts';
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { taskStartedOut } from '../../app/answers.ts';
+import { taskStartedAnswer } from '../../app/answers.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { bulkReplayIn, recoverIn, replayIn, taskStartedOut as taskStartedOutSchema } from '../schemas/replay.ts';
 
@@ -35,9 +35,7 @@ export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { since, until } = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({
-      status: 202, body: taskStartedOut(await deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })),
-    }));
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })));
     deps.taskRunner.kick();
     return sendAnswer(reply, answer);
   });
@@ -47,9 +45,7 @@ export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { since, until } = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({
-      status: 202, body: taskStartedOut(await deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })),
-    }));
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })));
     deps.taskRunner.kick();
     return sendAnswer(reply, answer);
   });
@@ -59,13 +55,11 @@ export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer
   }, async (request, reply) => {
     const principal = principalOf(request);
     const b = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({
-      status: 202,
-      body: taskStartedOut(await deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, {
-        since: b.since, until: b.until ?? null, states: bulkStates(b.status), eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
-        channel: b.channel ?? null, tag: b.tag ?? null, statusCodeClass: b.statusCodeClass ?? null,
-      })),
-    }));
+    const selection = {
+      since: b.since, until: b.until ?? null, states: bulkStates(b.status), eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
+      channel: b.channel ?? null, tag: b.tag ?? null, statusCodeClass: b.statusCodeClass ?? null,
+    };
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, selection)));
     deps.taskRunner.kick();
     return sendAnswer(reply, answer);
   });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { messageHead } from '../../app/answers.ts';
+import { exampleSentAnswer, type messageHead } from '../../app/answers.ts';
 import { messageHeadFromJson, messageJson } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { eventExampleIn } from '../schemas/endpoint-settings.ts';
@@ -24,10 +24,11 @@ export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exam
     const principal = principalOf(request);
     const p = request.params;
     let payload: Uint8Array | null = null;
+    const example = { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null };
     const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
-      const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null });
+      const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, example);
       payload = message.payload;
-      return { status: 202, body: messageHead(message) };
+      return exampleSentAnswer(message);
     });
     const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
     if (answer.replayed) payload = (await deps.queries.getMessage(principal, p.appId, head.id, true)).payload;

@@ -31,7 +31,7 @@ function patchInput(body: z.output<typeof endpointPatch>): EndpointPatch {
  * `PUT /api/v1/app/{app}/endpoint/{ep}` (Svix create-or-update), `PATCH …` (given fields) and `DELETE …`
  * (204; pending deliveries canceled). Setting `disabled: true` moves pending deliveries to skipped.
  */
-export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'idempotency' | 'unitOfWork'>): void {
+export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'unitOfWork'>): void {
   app.put('/api/v1/app/:appId/endpoint/:endpointId', {
     schema: { tags: ['Endpoint'], summary: 'Update (or create) endpoint', params, body: endpointUpdate, response: { 200: endpointOutSchema, 201: endpointOutSchema, 409: errorBody, ...commonErrors } },
   }, async (request, reply) => {

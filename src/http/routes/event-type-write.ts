@@ -3,7 +3,7 @@ import type { EventTypeChanges, EventTypeFields } from '../../ports/event-type-s
 import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { eventTypeOut } from '../../app/answers.ts';
+import { eventTypeCreatedAnswer, eventTypeOut } from '../../app/answers.ts';
 import { commonErrors, errorBody, eventTypeName, refParam } from '../schemas/common.ts';
 import { eventTypeDeleteQuery, eventTypeIn, eventTypeOut as eventTypeOutSchema, eventTypePatch, eventTypeUpsertIn } from '../schemas/event-type.ts';
 
@@ -49,7 +49,8 @@ export function registerEventTypeWrite(app: Api, deps: Pick<HttpDeps, 'eventType
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { name, ...rest } = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => ({ status: 201, body: eventTypeOut(await deps.eventTypes.create(tx, principal, name, fieldsOf(rest))) }));
+    const fields = fieldsOf(rest);
+    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => eventTypeCreatedAnswer(await deps.eventTypes.create(tx, principal, name, fields)));
     return sendAnswer(reply, answer);
   });
 

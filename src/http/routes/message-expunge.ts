@@ -7,7 +7,7 @@ import { commonErrors, refParam } from '../schemas/common.ts';
  * Svix `DELETE /api/v1/app/{app}/msg/{msg}/content` (204): erases the message's payload; the message, its
  * deliveries, attempts and timelines stay, and reading it shows `payload: {}`. Idempotent.
  */
-export function registerMessageExpunge(app: Api, deps: Pick<HttpDeps, 'messageContent' | 'idempotency' | 'unitOfWork'>): void {
+export function registerMessageExpunge(app: Api, deps: Pick<HttpDeps, 'messageContent' | 'unitOfWork'>): void {
   app.delete('/api/v1/app/:appId/msg/:msgId/content', {
     schema: { tags: ['Message'], summary: 'Expunge message content', params: z.object({ appId: refParam, msgId: refParam }), response: { 204: z.null().describe('Expunged'), ...commonErrors } },
   }, async (request, reply) => {

@@ -6,7 +6,7 @@ import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts
 import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
 
-/** The endpoint columns the catalog reads, on alias `e`. */
+/** The endpoint columns the delivery read side reads, on alias `e`. */
 const ENDPOINT_COLUMNS = ['id', 'app_id', 'uid', 'url', 'description', 'version', 'filter_types', 'channels', 'metadata', 'headers', 'rate_limit_per_s', 'status', 'status_reason', 'created_at', 'updated_at']
   .map((c) => `e.${c}`).join(', ');
 

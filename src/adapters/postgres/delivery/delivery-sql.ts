@@ -13,8 +13,9 @@ import { prepared } from '../db.ts';
  *     `lease_lost_repeatedly` (a payload that crashes dispatchers must not loop forever);
  * (2) expired leases of endpoints that are no longer active are settled: deleted → canceled (no request is
  *     ever sent after deletion), disabled → skipped, paused → pending at 'infinity' (held until resumed).
- * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row. (2) is the
- * settlement rule of src/domain/outcome-rules.ts (`settledState`) for a lease that ended without an outcome.
+ * The two sets are disjoint (active vs not active endpoints). Each change appends a timeline row. (2) settles
+ * the states as src/domain/outcome-rules.ts (`settledState`) does for a retry, for a lease that ended without
+ * an outcome; its timeline reasons are its own (`endpoint_deleted`, `endpoint_disabled`, `endpoint_paused`).
  * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
  * Index: deliveries_lease_expiry.
  */
@@ -244,7 +245,8 @@ UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infi
 WHERE id = $1`);
 
 /*
- * DISABLE_ENDPOINT — 410 Gone (or an operator): the endpoint is disabled with a reason, and its pending
+ * DISABLE_ENDPOINT — a 410 Gone or an auto-disable, in the record's transaction (an operator disables through
+ * the endpoint store): the endpoint is disabled with a reason, and its pending
  * deliveries become skipped (kept for replay-missing), each with a timeline row. $1 endpoint id, $2 reason,
  * $3 now. Returns one row: `transitioned` (this statement made the active → disabled transition; false
  * when the endpoint was disabled already, by another 410 of the batch, an auto-disable, or a concurrent
