@@ -43,14 +43,17 @@ for (const engine of ENGINES) {
     });
     after(async () => { await t.drop(); });
 
-    /** A leased delivery (token 1, dispatcher W) of a new message to `endpointId`; `manualReturn` makes it a resend. */
+    /**
+     * A leased delivery (token 1, dispatcher W) of a new message to `endpointId`; `manualReturn` makes it a
+     * resend of a dead letter, which keeps the reason it died of (`gone`).
+     */
     const leased = async (endpointId: string, manualReturn: string | null): Promise<string> => {
       const messageId = `msg_rules_${++seq}`;
       await t.db.query(`INSERT INTO messages (id, app_id, event_type) VALUES ($1, $2, 'e')`, [messageId, appId]);
       return (await t.db.query<{ id: string }>(
-        `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id, lease_expires_at, fencing_token, manual, manual_return)
-         VALUES ($1, $2, $3, 'leased', $4, $4, 'W', $4::timestamptz + interval '1 minute', 1, $5, $6) RETURNING id`,
-        [appId, messageId, endpointId, NOW, manualReturn !== null, manualReturn],
+        `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id, lease_expires_at, fencing_token, manual, manual_return, dead_reason)
+         VALUES ($1, $2, $3, 'leased', $4, $4, 'W', $4::timestamptz + interval '1 minute', 1, $5, $6, $7) RETURNING id`,
+        [appId, messageId, endpointId, NOW, manualReturn !== null, manualReturn, manualReturn === null ? null : 'gone'],
       )).rows[0]!.id;
     };
 
@@ -72,7 +75,9 @@ for (const engine of ENGINES) {
             if (ep.deleted) await t.db.query('UPDATE endpoints SET deleted_at = $2 WHERE id = $1', [endpoint, NOW]);
             const result = await store.recordAttempts([outcome(id, endpoint, n.step, manualReturn !== null)], NOW);
             assert.deepEqual(result.recorded, [id]);
-            const expected = settledState(n.next, ep, manualReturn, n.next === 'dead' ? 'exhausted' : null, manualReturn !== null);
+            // The dead reason the delivery ends with: the outcome's, or for a failed resend the one it died of before.
+            const deadReason = n.next !== 'dead' ? null : manualReturn === null ? 'exhausted' : 'gone';
+            const expected = settledState(n.next, ep, manualReturn, deadReason, manualReturn !== null);
             const row = (await t.db.query<{ state: string; held: boolean; reason: string | null }>(
               `SELECT d.state, d.next_attempt_at = 'infinity' AS held,
                       (SELECT e.reason FROM delivery_events e WHERE e.delivery_id = d.id ORDER BY e.id DESC LIMIT 1) AS reason
