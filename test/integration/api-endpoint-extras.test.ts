@@ -60,7 +60,7 @@ for (const engine of ENGINES) {
 
       // The dispatcher's claim sends plain and sensitive headers alike.
       const msg = await api.svix.message.create(appId, { eventType: 'hdr.test', payload: {} });
-      const claim = await api.deliveries.claim({ dispatcherId: 'hdr-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
+      const claim = await api.deliveries.claim({ dispatcherId: 'hdr-dispatcher', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
       const mine = claim.deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
       assert.deepEqual(mine?.headers, { 'x-b': '2', authorization: 'Bearer t2' });
       await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`, [msg.id]);
@@ -90,7 +90,7 @@ for (const engine of ENGINES) {
 
       // The claim signs with both while the grace period runs.
       const msg = await api.svix.message.create(appId, { eventType: 'rot.test', payload: {} });
-      const claimed = (await api.deliveries.claim({ dispatcherId: 'rot-worker', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
+      const claimed = (await api.deliveries.claim({ dispatcherId: 'rot-dispatcher', limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
       assert.equal(claimed?.signingKeys.length, 2);
       await api.database.db.query(`UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`, [msg.id]);
 

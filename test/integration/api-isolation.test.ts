@@ -131,7 +131,7 @@ for (const engine of ENGINES) {
       const attemptId = `atmpt_${fakeUlid()}`;
       await database.db.query(
         `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded, response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token)
-         VALUES ($1, $2, $3, $4, $5, 1, 'scheduled', false, 500, $6, $7, 12, 'matrix-worker', 1)`,
+         VALUES ($1, $2, $3, $4, $5, 1, 'scheduled', false, 500, $6, $7, 12, 'matrix-dispatcher', 1)`,
         [attemptId, delivery.id, b.id, msg.id, ep.id, `B-RESPONSE-${m}`, `http://127.0.0.1:9/B-URL-${m}`],
       );
       const taskId = `qtask_${fakeUlid()}`;

@@ -204,17 +204,17 @@ for (const engine of ENGINES) {
       const app = await api.svix.application.create({ name: 'attempts', uid: 'att-app' });
       const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/hook', uid: 'att-ep' });
       const msg = await api.svix.message.create(app.id, { eventType: 'a.b', eventId: 'att-evt', payload: { x: 1 }, channels: ['c1'], tags: ['tg'] });
-      const worker = 'test-worker';
+      const dispatcher = 'test-dispatcher';
       const attemptIds: string[] = [];
       // First attempt fails with 503 and is retried at once; the second succeeds.
       for (const [i, outcome] of [[1, 503], [2, 200]] as const) {
-        const claim = await api.deliveries.claim({ dispatcherId: worker, limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
+        const claim = await api.deliveries.claim({ dispatcherId: dispatcher, limit: 100, leaseMs: 60_000, maxReclaims: 5, now: null });
         const mine = claim.deliveries.find((d) => d.messageId === msg.id);
         assert.ok(mine, `attempt ${i} claims the delivery`);
         const attemptId = `atmpt_${String(i).padStart(26, '0')}`;
         attemptIds.push(attemptId);
         const res = await api.deliveries.recordAttempts([{
-          deliveryId: mine.deliveryId, fencingToken: mine.fencingToken, dispatcherId: worker, endpointId: ep.id, attemptId, attemptNumber: i,
+          deliveryId: mine.deliveryId, fencingToken: mine.fencingToken, dispatcherId: dispatcher, endpointId: ep.id, attemptId, attemptNumber: i,
           trigger: 'scheduled', url: mine.url, succeeded: outcome === 200, statusCode: outcome, responseBody: outcome === 200 ? 'ok' : 'unavailable',
           location: null, errorKind: outcome === 200 ? null : 'http_status', errorDetail: null, durationMs: 12 * i,
           next: outcome === 200 ? { next: 'succeeded' } : { next: 'retry', delayMs: 0 }, throttleEndpointMs: null, disableEndpointReason: null,
@@ -264,7 +264,7 @@ for (const engine of ENGINES) {
       assert.equal(timeline.attemptCount, 2);
       assert.deepEqual(timeline.data.map((r) => r.state), ['pending', 'leased', 'pending', 'leased', 'succeeded']);
       assert.equal(timeline.data.at(-1)!.statusCode, 200);
-      assert.equal(timeline.data.at(-1)!.dispatcherId, worker);
+      assert.equal(timeline.data.at(-1)!.dispatcherId, dispatcher);
       const paged = (await (await api.request('GET', `/api/v1/app/att-app/msg/att-evt/endpoint/att-ep/timeline?limit=2&order=descending`)).json()) as { data: { state: string }[]; done: boolean };
       assert.deepEqual(paged.data.map((r) => r.state), ['succeeded', 'leased']);
       assert.equal(paged.done, false);

@@ -57,7 +57,7 @@ for (const engine of ENGINES) {
     beforeEach(async () => { await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`); });
 
     const policy: FlowPolicy = { breakerThreshold: 3, breakerCooldownMs: 1000, breakerMaxCooldownMs: 3000, autoDisableAfterMs: 60_000 };
-    const claim = (store: DeliveryStore, limit = 10, worker = 'W') => store.claim({ dispatcherId: worker, limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
+    const claim = (store: DeliveryStore, limit = 10, dispatcherId = 'W') => store.claim({ dispatcherId, limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
 
     test('breaker: closed → open after the threshold; deferred without attempts; one probe after the cool-down; a failed probe re-opens with a doubled cool-down; a successful one closes it', async () => {
       const appId = await insertApp(t.db);
