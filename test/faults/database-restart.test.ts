@@ -96,7 +96,13 @@ describe('database restart under load', () => {
         assert.deepEqual(statuses, [503], `${o.mode}: every publish answered while the database was down is 503 (never 2xx); got ${JSON.stringify(statuses)}`);
       }
 
-      // Each dispatcher resumed by itself: with the other one frozen, it alone delivers a fresh batch.
+      // Each dispatcher resumed by itself: with the other one frozen, it alone delivers a fresh batch. The
+      // backlog of the load is delivered and recorded first, so that the frozen dispatcher holds no request in
+      // flight: a request frozen longer than TIDINGS_ATTEMPT_DEADLINE fails by deadline when its process
+      // resumes and is sent again, a duplicate of the freeze, not of the restarts.
+      await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'the backlog delivered before the solo runs');
+      await world.waitForRows<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state IN ('pending', 'leased')`, [appId],
+        (rows) => rows[0]?.n === 0, WAIT_MS, 'nothing pending or in flight before the solo runs');
       for (const [i, d] of dispatchers.entries()) {
         const other = dispatchers[1 - i];
         other?.pause();

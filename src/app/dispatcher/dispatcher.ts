@@ -233,6 +233,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     healthy = true;
     if (storeFailures > 0) {
       logger.info({ failedClaims, failedStoreCalls: storeFailures }, 'claims resumed');
+      // The database answers again: outcomes held back by a failed record are written now, not after the
+      // rest of the recorder's back-off, so their leases do not run out while the claims go on.
+      recorder.retryNow();
       storeFailures = 0;
       failedClaims = 0;
     }

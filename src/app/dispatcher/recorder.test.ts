@@ -62,3 +62,24 @@ test('outcomes queued while a statement is out go together in the next one, up t
   assert.deepEqual(store.calls.map((c) => c.map((r) => r.deliveryId).join('')), ['a', 'bc', 'd']);
   recorder.close();
 });
+
+test('retryNow ends the back-off after a failed write: the batch is written again at once', { timeout: 10_000 }, async () => {
+  let calls = 0;
+  const store = {
+    async recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult> {
+      calls += 1;
+      if (calls === 1) throw new Error('connection terminated');
+      return { recorded: records.map((r) => r.deliveryId), fencedOut: [] };
+    },
+  };
+  // A back-off far longer than the test's timeout: only retryNow can end it.
+  const recorder = createRecorder(store, { ...options, retryDelayMs: 600_000, maxRetryDelayMs: 600_000 });
+  const written = recorder.record(record('d0', '1'));
+  await new Promise(setImmediate);
+  assert.equal(calls, 1, 'the first write failed and the recorder waits');
+  recorder.retryNow();
+  assert.equal(await written, true);
+  assert.equal(calls, 2);
+  recorder.retryNow(); // nothing is waiting: no effect
+  recorder.close();
+});

@@ -21,6 +21,13 @@ export interface Recorder {
    * recorder is closed; then the promise rejects and the lease simply expires (a redelivery, never a loss).
    */
   record(record: AttemptRecord): Promise<boolean>;
+  /**
+   * Ends a back-off wait after a failed write at once, so the batch is tried again now: the dispatcher calls
+   * it when another store call (a claim) succeeded again, so that outcomes held during an outage are
+   * written as soon as claims resume rather than after the rest of a back-off of up to `maxRetryDelayMs`
+   * (their leases keep running meanwhile). Nothing happens when no write is waiting.
+   */
+  retryNow(): void;
   /** Stops retrying; queued outcomes not yet written reject. */
   close(): void;
 }
@@ -70,7 +77,10 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         await new Promise<void>((resolve) => {
           endWait = resolve;
           retryTimer = setTimeout(resolve, delay);
+          retryTimer.unref(); // the dispatcher's own timers keep the process alive; this one alone must not
         });
+        endWait = undefined;
+        retryTimer = undefined;
         if (closed) {
           for (const p of batch) p.reject(error);
           writing = false;
@@ -94,6 +104,10 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         queue.push({ record, resolve, reject });
         void flush();
       });
+    },
+    retryNow() {
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      endWait?.();
     },
     close() {
       closed = true;
