@@ -3,6 +3,52 @@ import { Pool } from 'undici';
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
+/**
+ * A closed loop: `lanes` lanes each make call after call (`call(i)` with i = 0, 1, …) until `count` calls
+ * were started or `deadlineMs` (epoch ms) passed. Resolves when every lane is done.
+ */
+export async function closedLoop(count: number, lanes: number, deadlineMs: number, call: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count && nowMs() < deadlineMs) await call(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, count) }, lane));
+}
+
+/**
+ * An open loop: `rate` calls per second for `durationMs` (call i is due at start + i/rate s), at most
+ * `inFlight` at once, until `deadlineMs` (epoch ms); calls still outstanding are awaited (each is bounded by
+ * its own timeouts), so every answer is counted and none loads the system during the next phase.
+ * @returns calls started more than 5 ms after they were due (`late`) and the most in flight at once
+ */
+export async function pacedLoop(rate: number, durationMs: number, inFlight: number, deadlineMs: number, call: (i: number) => Promise<void>): Promise<{ late: number; maxInFlight: number }> {
+  const total = Math.round((rate * durationMs) / 1000);
+  const running = new Set<Promise<void>>();
+  const startedAt = nowMs();
+  let i = 0;
+  let late = 0;
+  let maxInFlight = 0;
+  while (i < total && nowMs() < deadlineMs) {
+    const due = startedAt + (i * 1000) / rate;
+    const now = nowMs();
+    if (now < due) {
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.floor(due - now))));
+      continue;
+    }
+    if (running.size >= inFlight) {
+      await Promise.race(running);
+      continue;
+    }
+    if (now - due > 5) late += 1;
+    const p = call(i++);
+    running.add(p);
+    if (running.size > maxInFlight) maxInFlight = running.size;
+    void p.finally(() => running.delete(p));
+  }
+  await Promise.all(running);
+  return { late, maxInFlight };
+}
+
 /** One accepted publish: the message id and when its 2xx arrived (Unix ms on this machine's clock). */
 export interface Ack {
   readonly id: string;
@@ -112,14 +158,7 @@ export function createApiClient(baseUrl: string, token: string, connections: num
       };
       const startedAt = nowMs();
       const deadline = startedAt + timeoutMs;
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < count && nowMs() < deadline) {
-          const i = next++;
-          await publishOne(app, eventType(i), i, acks, fail);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
+      await closedLoop(count, inFlight, deadline, (i) => publishOne(app, eventType(i), i, acks, fail));
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
       return { acks, failed, firstError, startedAt, endedAt, late: 0, maxInFlight: Math.min(inFlight, count) };
     },
@@ -128,37 +167,13 @@ export function createApiClient(baseUrl: string, token: string, connections: num
       const acks: Ack[] = [];
       let failed = 0;
       let firstError: string | null = null;
-      let late = 0;
-      let maxInFlight = 0;
       const fail = (e: string): void => {
         failed += 1;
         firstError ??= e;
       };
-      const total = Math.round((rate * durationMs) / 1000);
-      const running = new Set<Promise<void>>();
       const startedAt = nowMs();
-      const deadline = startedAt + timeoutMs;
-      let i = 0;
-      while (i < total && nowMs() < deadline) {
-        const due = startedAt + (i * 1000) / rate;
-        const now = nowMs();
-        if (now < due) {
-          await new Promise((r) => setTimeout(r, Math.max(0, Math.floor(due - now))));
-          continue;
-        }
-        if (running.size >= inFlight) {
-          await Promise.race(running);
-          continue;
-        }
-        if (now - due > 5) late += 1;
-        const p = publishOne(app, eventType, i++, acks, fail);
-        running.add(p);
-        if (running.size > maxInFlight) maxInFlight = running.size;
-        void p.finally(() => running.delete(p));
-      }
-      // Calls still outstanding are awaited (each is bounded by the pool's 60 s timeouts), so that every
-      // accepted message is counted and none keeps loading the API during the next phase.
-      await Promise.all(running);
+      // Outstanding calls are bounded by the pool's 60 s timeouts.
+      const { late, maxInFlight } = await pacedLoop(rate, durationMs, inFlight, startedAt + timeoutMs, (i) => publishOne(app, eventType, i, acks, fail));
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
       return { acks, failed, firstError, startedAt, endedAt, late, maxInFlight };
     },

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import { benchPayload, type Ack, type PublishRun } from '../load.ts';
+import { benchPayload, closedLoop, pacedLoop, type Ack, type PublishRun } from '../load.ts';
 import { startChild, type Child } from '../procs.ts';
 import { JOB_OPTIONS, peerSecret, type PeerInit, type PeerJob } from './peer-process.ts';
 import { redisConnection, type RedisTarget } from './redis.ts';
@@ -150,43 +150,14 @@ export function directProducer(peer: Peer): DirectProducer {
       const { acks, state, fail } = outcome();
       const startedAt = nowMs();
       const deadline = startedAt + timeoutMs;
-      let issued = 0;
-      const lane = async (): Promise<void> => {
-        while (issued < count && nowMs() < deadline) {
-          issued += 1;
-          await addOne(acks, fail, payloadBytes, 'bmq_');
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(inFlight, count) }, lane));
+      await closedLoop(count, inFlight, deadline, () => addOne(acks, fail, payloadBytes, 'bmq_'));
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
       return { acks, failed: state.failed, firstError: state.firstError, startedAt, endedAt, late: 0, maxInFlight: Math.min(inFlight, count) };
     },
     async paced(rate, durationMs, inFlight, payloadBytes, idPrefix) {
       const { acks, state, fail } = outcome();
-      const total = Math.round((rate * durationMs) / 1000);
-      const running = new Set<Promise<void>>();
       const startedAt = nowMs();
-      const deadline = startedAt + durationMs + 30_000;
-      let i = 0;
-      let late = 0;
-      while (i < total && nowMs() < deadline) {
-        const due = startedAt + (i * 1000) / rate;
-        const now = nowMs();
-        if (now < due) {
-          await new Promise((r) => setTimeout(r, Math.max(0, Math.floor(due - now))));
-          continue;
-        }
-        if (running.size >= inFlight) {
-          await Promise.race(running);
-          continue;
-        }
-        if (now - due > 5) late += 1;
-        i += 1;
-        const p = addOne(acks, fail, payloadBytes, idPrefix);
-        running.add(p);
-        void p.finally(() => running.delete(p));
-      }
-      await Promise.all(running);
+      const { late } = await pacedLoop(rate, durationMs, inFlight, startedAt + durationMs + 30_000, () => addOne(acks, fail, payloadBytes, idPrefix));
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
       return { acks, failed: state.failed, firstError: state.firstError, startedAt, endedAt, late, maxInFlight: inFlight };
     },

@@ -68,20 +68,8 @@ export interface EndpointRecord {
   readonly updatedAt: Date;
 }
 
-export interface NewEndpoint {
-  readonly id: string;
-  readonly appId: string;
-  readonly uid: string | null;
-  readonly url: string;
-  readonly description: string;
-  readonly version: number;
-  readonly filterTypes: readonly string[] | null;
-  readonly channels: readonly string[] | null;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly rateLimit: number | null;
-  readonly status: EndpointStatus;
-  readonly statusReason: string | null;
+/** An endpoint to insert: its record's fields but the instants (the database's clock sets them), and its secret. */
+export interface NewEndpoint extends Omit<EndpointRecord, 'createdAt' | 'updatedAt'> {
   /** The signing secret (`whsec_…`), encrypted by the store. */
   readonly secret: string;
 }

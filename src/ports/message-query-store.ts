@@ -1,3 +1,4 @@
+import type { MessageRecord } from './message-store.ts';
 import type { Page, PageQuery } from './paging.ts';
 import type { Tx } from './unit-of-work.ts';
 
@@ -13,22 +14,12 @@ export interface MessageQueryStore {
   findAttempt(appId: string, messageId: string, attemptId: string): Promise<AttemptView | null>;
 }
 
-/** A message as read by the query API. `payload` is null when not requested or expunged. */
-export interface MessageView {
-  readonly id: string;
-  readonly appId: string;
-  readonly eventId: string | null;
-  readonly eventType: string;
-  readonly channels: readonly string[] | null;
-  readonly tags: readonly string[] | null;
-  /** The exact published payload bytes (decrypted), when requested and not expunged; a raw message's body. */
-  readonly payload: Uint8Array | null;
+/**
+ * A message as read by the query API: the stored record, whose `payload` (the exact published bytes,
+ * decrypted; a raw message's body) is null when not requested or expunged, and whether it was expunged.
+ */
+export interface MessageView extends MessageRecord {
   readonly expunged: boolean;
-  /** Content type of a raw message (its payload is then the raw body, not JSON); null for a JSON payload. */
-  readonly contentType: string | null;
-  /** The `deliverAt` the message was published with; null = at once. */
-  readonly deliverAt: Date | null;
-  readonly createdAt: Date;
 }
 
 /** Filters of a message list (Svix: event_types, channel, tag, before, after). */
