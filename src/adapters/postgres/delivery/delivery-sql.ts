@@ -106,9 +106,12 @@ SELECT id FROM released`);
  * RECORD_ATTEMPTS — step 3 of the protocol for a batch of outcomes, in one statement (one transaction):
  * every row is guarded by (id, fencing token, dispatcher id, state = 'leased'). A fenced-out row matches nothing in
  * `upd`, so no attempt and no timeline row is written for it; the other rows are unaffected. The attempt,
- * timeline and health rows join `upd` on (id, token): a stale outcome of a delivery whose newer lease is
- * recorded in the same batch writes nothing (the recorder also keeps one outcome per delivery a batch). A failed
- * resend (manual) returns the delivery to the state it had before the resend.
+ * timeline and health rows are made from the rows `upd` returns, each carrying the outcome that matched its
+ * (id, token): a stale outcome of a delivery whose newer lease is recorded in the same batch writes nothing
+ * (the recorder also keeps one outcome per delivery a batch). A failed resend (manual) returns the delivery to
+ * the state it had before the resend. The batch's deliveries are read by primary key (`cur`) and nothing
+ * joins the batch a second time, so a statement costs the same per outcome whatever number of leases the
+ * endpoint holds (docs/adr/0016-hot-path-cost.md, decision 4).
  * The endpoints of the recorded scheduled attempts get their health updated in the same statement
  * (consecutive failures, failing since, breaker: closed → open after $19 consecutive failures, half-open →
  * open on a failed probe, any success → closed; the cool-down is $20 ms doubled per opening up to $21 ms).
@@ -133,60 +136,66 @@ WITH o AS (
                        $15::text[], $16::text[], $17::int[], $23::text[], $24::jsonb[])
     AS o(id, token, dispatcher, next_state, delay_ms, dead_reason, attempt_id, attempt_number, trig, url, succeeded,
          status, body_hex, location, error_kind, error_detail, duration_ms, body_key_id, operator_detail)
-), ep AS (
-  -- The endpoint may have been deleted, disabled or paused while the attempt was in flight.
-  SELECT DISTINCT e.id, e.status, e.deleted_at IS NOT NULL AS deleted
-  FROM endpoints e JOIN deliveries d ON d.endpoint_id = e.id JOIN o ON o.id = d.id
+), cur AS MATERIALIZED (
+  -- Each outcome with its delivery as this statement's snapshot sees it, read by primary key (so the cost is
+  -- the batch's, whatever else the endpoint holds), and its endpoint, which may have been deleted, disabled or
+  -- paused while the attempt was in flight. created_at and next_attempt_at are the values before the update.
+  SELECT o.*, d.endpoint_id, d.created_at AS published_at, d.next_attempt_at AS due_at,
+         e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted
+  FROM o JOIN deliveries d ON d.id = o.id JOIN endpoints e ON e.id = d.endpoint_id
 ), upd AS (
   UPDATE deliveries d
-  SET state = CASE WHEN o.next_state = 'succeeded' THEN 'succeeded'
-                   WHEN ep.deleted THEN 'canceled'
-                   WHEN o.next_state = 'dead' AND d.manual AND d.manual_return IS NOT NULL THEN d.manual_return
-                   WHEN o.next_state = 'pending' AND ep.status = 'disabled' THEN 'skipped'
-                   ELSE o.next_state END,
-      next_attempt_at = CASE WHEN o.next_state = 'pending' AND ep.status = 'paused' THEN 'infinity'::timestamptz
-                             WHEN o.next_state = 'pending'
-                             THEN coalesce($18::timestamptz, clock_timestamp()) + o.delay_ms * interval '1 millisecond'
+  SET state = CASE WHEN c.next_state = 'succeeded' THEN 'succeeded'
+                   WHEN c.endpoint_deleted THEN 'canceled'
+                   WHEN c.next_state = 'dead' AND d.manual AND d.manual_return IS NOT NULL THEN d.manual_return
+                   WHEN c.next_state = 'pending' AND c.endpoint_status = 'disabled' THEN 'skipped'
+                   ELSE c.next_state END,
+      next_attempt_at = CASE WHEN c.next_state = 'pending' AND c.endpoint_status = 'paused' THEN 'infinity'::timestamptz
+                             WHEN c.next_state = 'pending'
+                             THEN coalesce($18::timestamptz, clock_timestamp()) + c.delay_ms * interval '1 millisecond'
                              ELSE d.next_attempt_at END,
-      dead_reason = CASE WHEN o.next_state = 'dead' AND NOT (d.manual AND d.manual_return IS NOT NULL) THEN o.dead_reason ELSE d.dead_reason END,
+      dead_reason = CASE WHEN c.next_state = 'dead' AND NOT (d.manual AND d.manual_return IS NOT NULL) THEN c.dead_reason ELSE d.dead_reason END,
       attempt_count = d.attempt_count + 1,
       dispatcher_id = NULL, lease_expires_at = NULL, reclaim_count = 0, manual = false, manual_return = NULL,
-      last_status_code = o.status, last_error_kind = o.error_kind,
+      last_status_code = c.status, last_error_kind = c.error_kind,
       last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
-  FROM o, ep
-  WHERE d.id = o.id AND ep.id = d.endpoint_id AND d.fencing_token = o.token AND d.dispatcher_id = o.dispatcher AND d.state = 'leased'
-  RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason
+  FROM cur c
+  WHERE d.id = c.id AND d.fencing_token = c.token AND d.dispatcher_id = c.dispatcher AND d.state = 'leased'
+  -- The outcome's own columns come back with the row, so that what follows never joins the batch again.
+  RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason,
+            c.dispatcher, c.next_state, c.attempt_id, c.attempt_number, c.trig, c.url, c.succeeded, c.status, c.body_hex,
+            c.location, c.error_kind, c.error_detail, c.duration_ms, c.body_key_id, c.operator_detail, c.published_at, c.due_at
 ), att AS (
   INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
                         response_status_code, response_body, response_body_key_id, response_location, error_kind,
                         error_detail, url, duration_ms, dispatcher_id, fencing_token, operator_detail, created_at)
-  SELECT o.attempt_id, o.id, upd.app_id, upd.message_id, upd.endpoint_id, o.attempt_number, o.trig, o.succeeded,
-         o.status, decode(o.body_hex, 'hex'), o.body_key_id, o.location, o.error_kind, o.error_detail, o.url, o.duration_ms,
-         o.dispatcher, o.token, o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
-  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
+  SELECT u.attempt_id, u.id, u.app_id, u.message_id, u.endpoint_id, u.attempt_number, u.trig, u.succeeded,
+         u.status, decode(u.body_hex, 'hex'), u.body_key_id, u.location, u.error_kind, u.error_detail, u.url, u.duration_ms,
+         u.dispatcher, u.fencing_token, u.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM upd u
 ), fenced AS (
   -- Outcomes fenced out: recorded apart, marked, outside the delivery's history (the request may have been sent).
   INSERT INTO fenced_attempts (id, delivery_id, endpoint_id, attempt_number, dispatcher_id, fencing_token, response_status_code,
                                error_kind, duration_ms, operator_detail, created_at)
-  SELECT o.attempt_id, o.id, d.endpoint_id, o.attempt_number, o.dispatcher, o.token, o.status, o.error_kind, o.duration_ms,
-         o.operator_detail, coalesce($18::timestamptz, clock_timestamp())
-  FROM o JOIN deliveries d ON d.id = o.id
-  WHERE NOT EXISTS (SELECT 1 FROM upd WHERE upd.id = o.id AND upd.fencing_token = o.token)
+  SELECT c.attempt_id, c.id, c.endpoint_id, c.attempt_number, c.dispatcher, c.token, c.status, c.error_kind, c.duration_ms,
+         c.operator_detail, coalesce($18::timestamptz, clock_timestamp())
+  FROM cur c
+  WHERE (c.id, c.token) NOT IN (SELECT u.id, u.fencing_token FROM upd u)
   ON CONFLICT (id) DO NOTHING
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
-  SELECT o.id, upd.state, o.dispatcher, o.token, o.status, o.duration_ms, o.error_kind,
-         CASE WHEN upd.state = 'dead' THEN upd.dead_reason WHEN upd.state = 'pending' THEN 'retry_scheduled'
-              WHEN upd.state = 'canceled' THEN 'endpoint_deleted' WHEN upd.state = 'skipped' AND o.next_state = 'pending' THEN 'endpoint_disabled'
-              WHEN o.trig = 'manual' THEN 'resent' END,
+  SELECT u.id, u.state, u.dispatcher, u.fencing_token, u.status, u.duration_ms, u.error_kind,
+         CASE WHEN u.state = 'dead' THEN u.dead_reason WHEN u.state = 'pending' THEN 'retry_scheduled'
+              WHEN u.state = 'canceled' THEN 'endpoint_deleted' WHEN u.state = 'skipped' AND u.next_state = 'pending' THEN 'endpoint_disabled'
+              WHEN u.trig = 'manual' THEN 'resent' END,
          coalesce($18::timestamptz, clock_timestamp())
-  FROM o JOIN upd ON upd.id = o.id AND upd.fencing_token = o.token
+  FROM upd u
 ), t AS (
   SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
 ), h AS (
   -- Scheduled attempts only: a manual resend says nothing about the endpoint's health.
-  SELECT upd.endpoint_id, count(*) FILTER (WHERE o.succeeded)::int AS ok, count(*) FILTER (WHERE NOT o.succeeded)::int AS failed
-  FROM upd JOIN o ON o.id = upd.id AND o.token = upd.fencing_token WHERE o.trig = 'scheduled' GROUP BY upd.endpoint_id
+  SELECT u.endpoint_id, count(*) FILTER (WHERE u.succeeded)::int AS ok, count(*) FILTER (WHERE NOT u.succeeded)::int AS failed
+  FROM upd u WHERE u.trig = 'scheduled' GROUP BY u.endpoint_id
 ), health AS (
   -- Endpoint health by one atomic UPDATE per endpoint of the batch: counters change relative to the row's
   -- current value (never read-modify-write), so they stay exact across any number of dispatchers.
@@ -214,16 +223,13 @@ WITH o AS (
             e.breaker_changed_at = t.now AS breaker_changed,
             e.failing_since IS NOT NULL AND e.failing_since <= t.now - $22 * interval '1 millisecond' AS should_disable,
             e.failing_since
-), prev AS (
-  -- The delivery as it was before this statement (same snapshot): its publish and due instants, for metrics.
-  SELECT d.id, d.created_at, d.next_attempt_at FROM deliveries d JOIN o ON o.id = d.id
 )
-SELECT 'delivery' AS kind, upd.id::text AS id, app_id, state, endpoint_id, message_id, dead_reason,
+SELECT 'delivery' AS kind, u.id::text AS id, u.app_id, u.state, u.endpoint_id, u.message_id, u.dead_reason,
        NULL::int AS consecutive_failures, NULL::boolean AS breaker_changed, NULL::boolean AS should_disable,
        NULL::timestamptz AS failing_since, NULL::timestamptz AS breaker_open_until,
-       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.created_at) * 1000)::float8 AS since_publish_ms,
-       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - prev.next_attempt_at) * 1000)::float8 AS since_due_ms
-FROM upd JOIN prev ON prev.id = upd.id
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - u.published_at) * 1000)::float8 AS since_publish_ms,
+       (extract(epoch FROM coalesce($18::timestamptz, clock_timestamp()) - u.due_at) * 1000)::float8 AS since_due_ms
+FROM upd u
 UNION ALL
 SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable, failing_since, breaker_open_until, NULL, NULL
 FROM health`);
