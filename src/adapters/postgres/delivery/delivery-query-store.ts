@@ -93,8 +93,8 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
 /**
  * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
  * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
- * destinations, deliveries_endpoint_message for an endpoint's messages, deliveries_endpoint_state for stats,
- * deliveries_app_state / deliveries_endpoint_state for dead letters.
+ * destinations, deliveries_endpoint_message for an endpoint's messages and its stats, deliveries_app_state for
+ * dead letters (of one endpoint: the endpoint as a filter).
  */
 export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQueryStore {
   const messageView = (row: MessageColumns): MessageView => ({

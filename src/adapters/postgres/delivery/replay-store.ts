@@ -37,8 +37,7 @@ const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, man
 
 /*
  * REPLAY_DELIVERIES — one batch of recover / bulk replay / dead-letter replay. Reads deliveries in id order
- * after the cursor (index deliveries_endpoint_state for one endpoint, deliveries_app_state for an
- * application), filtered by their message (window on messages.created_at at the millisecond precision the
+ * after the cursor (index deliveries_app_state, the endpoint, when given, as a filter), filtered by their message (window on messages.created_at at the millisecond precision the
  * API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
  * disabled) at the pace, each endpoint from its slot; a paused endpoint's wait at 'infinity' like its other
