@@ -10,7 +10,8 @@ import type { Publisher } from './publish.ts';
 export function withTraceContext(publisher: Publisher, tracer: Tracer): Publisher {
   if (!tracer.enabled) return publisher;
   return {
-    publish: (tx, input) => publisher.publish(tx, { ...input, traceContext: tracer.activeContext() }),
-    publishKeyed: (scope, input) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }),
+    check: (tx, message) => publisher.check(tx, message),
+    publish: (tx, input, options) => publisher.publish(tx, { ...input, traceContext: tracer.activeContext() }, options),
+    publishKeyed: (scope, input, options) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }, options),
   };
 }

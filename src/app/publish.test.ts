@@ -180,4 +180,25 @@ describe('publishing a message', () => {
     assert.equal(answer.status, 202);
     assert.equal(JSON.stringify(answer.body), '{"eventId":"e-1","eventType":"order.paid","channels":["eu"],"tags":null,"id":"msg_1","timestamp":"2026-01-01T00:00:00.000Z","deliverAt":"2026-01-01T00:00:00.005Z"}');
   });
+  test('the application lookup and the event-type checks run side by side; a refused lookup is answered before a refused check', async () => {
+    const order: string[] = [];
+    const publisher = createPublisher({
+      messages: { insert: async (_tx, m, now) => ({ message: { ...m, contentType: null, deliverAt: null, createdAt: now ?? new Date(START_MS) }, deliveries: 1 }), insertKeyed: async () => null },
+      clock: manualClock(), random: { next: () => 0.5 },
+      checks: { eventTypes: { findEventType: async () => { order.push('event type read'); return null; } }, schemas: createPayloadSchemas() },
+    });
+    const unitOfWork: UnitOfWork = { transaction: (work) => work({} as Tx), autocommit: (work) => work({} as Tx) };
+    const idempotency: Pick<IdempotencyStore, 'run'> = { run: async () => assert.fail('no key') };
+    const resolveForPublish = async (): Promise<ApplicationRecord> => {
+      order.push('lookup started');
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('lookup answered');
+      return APP;
+    };
+    await publishMessage({ publisher, unitOfWork, idempotency, applications: { resolveForPublish } }, request({ scope: null }));
+    assert.deepEqual(order, ['lookup started', 'event type read', 'lookup answered']);
+
+    const both = world({ eventTypes: [eventType({ archived: true })], resolve: () => { throw new AppError('not_found', 'Application not found'); } });
+    assert.equal((await refusal(publishMessage(both.deps, request({ scope: null })))).code, 'not_found');
+  });
 });

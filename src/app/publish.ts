@@ -72,8 +72,24 @@ export function publishedAnswer(message: MessageRecord): StoredAnswer {
   return { status: PUBLISHED_STATUS, body: messageHead(message) };
 }
 
+/** What the checks of a publish read: the message as the request gave it, without its application. */
+export type PublishChecked = Omit<PublishInput, 'appId'>;
+
+/** Options of {@link Publisher.publish} and {@link Publisher.publishKeyed}. */
+export interface PublishOptions {
+  /** The caller has run {@link Publisher.check} on this message and it passed: the checks are not run again. */
+  readonly checked?: boolean;
+}
+
 /** The publish use case's store-facing steps; {@link publishMessage} orchestrates them for a request. */
 export interface Publisher {
+  /**
+   * The checks in front of a publish, writing nothing: the event type (archived, payload schema) read in
+   * `tx` (undefined = outside a transaction) and the `deliverAt` horizon. They need no application, so a
+   * caller may run them beside its application lookup and then publish with `checked`.
+   * @throws AppError as {@link Publisher.publish}, but `conflict`
+   */
+  check(tx: Tx | undefined, message: PublishChecked): Promise<void>;
   /**
    * Checks the message and stores it and its fan-out in `tx` (the caller's transaction, shared with the
    * idempotency key), so that a 2xx answer means both are committed (docs/adr/0008-done-or-refused.md). A
@@ -83,7 +99,7 @@ export interface Publisher {
    *   body.eventType) when the event type is archived; the schema's violations when the payload breaks the
    *   event type's latest schema; (loc body.transformationsParams.rawPayload) for a raw body of a type with a schema
    */
-  publish(tx: Tx, input: PublishInput): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
+  publish(tx: Tx, input: PublishInput, options?: PublishOptions): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
   /**
    * Checks the message, then publishes it under a fresh Idempotency-Key, grouped with concurrent calls: the
    * key, the message and its {@link publishedAnswer} commit together (docs/adr/0007-group-commit.md).
@@ -91,13 +107,13 @@ export interface Publisher {
    *   eventId is taken, or the group failed); nothing was stored then
    * @throws AppError from the checks, as {@link Publisher.publish}
    */
-  publishKeyed(scope: IdempotencyScope, input: PublishInput): Promise<KeyedInsert | null>;
+  publishKeyed(scope: IdempotencyScope, input: PublishInput, options?: PublishOptions): Promise<KeyedInsert | null>;
 }
 
 /** Makes the publisher. */
 export function createPublisher(deps: PublisherDeps): Publisher {
   const horizonMs = deps.deliverAtHorizonMs ?? settingDefault('deliverAtHorizonMs');
-  const checkDeliverAt = (input: PublishInput): void => {
+  const checkDeliverAt = (input: PublishChecked): void => {
     if (input.deliverAt == null || input.deliverAt.getTime() - deps.clock.nowMs() <= horizonMs) return;
     throw new AppError('validation', [{
       loc: ['body', 'deliverAt'], msg: `deliverAt may lie at most ${horizonMs / 1000} s ahead (TIDINGS_DELIVER_AT_HORIZON)`, type: 'value_error.datetime.horizon',
@@ -106,7 +122,7 @@ export function createPublisher(deps: PublisherDeps): Publisher {
   // A message whose event type is archived is refused (Svix: "new messages can not be sent with it"), and
   // one whose payload violates the event type's latest schema version is refused with 422 listing the
   // violations; both before anything is written. A type that is not registered is accepted, as Svix does.
-  const checkEventType = async (tx: Tx | undefined, input: PublishInput): Promise<void> => {
+  const checkEventType = async (tx: Tx | undefined, input: PublishChecked): Promise<void> => {
     if (deps.checks === undefined) return;
     const eventType = await deps.checks.eventTypes.findEventType(input.eventType, tx === undefined ? {} : { tx });
     if (eventType === null) return;
@@ -121,17 +137,20 @@ export function createPublisher(deps: PublisherDeps): Publisher {
     deps.checks.schemas.validate(eventType, input.payload);
   };
   const newMessageId = (): string => newId('msg', deps.clock.nowMs(), () => deps.random.next());
+  const check = async (tx: Tx | undefined, input: PublishChecked): Promise<void> => {
+    await checkEventType(tx, input);
+    checkDeliverAt(input);
+  };
   return {
-    async publish(tx, input) {
-      await checkEventType(tx, input);
-      checkDeliverAt(input);
+    check,
+    async publish(tx, input, options) {
+      if (options?.checked !== true) await check(tx, input);
       const result = await deps.messages.insert(tx, { id: newMessageId(), ...input }, deps.clock.sqlNow());
       deps.onPublished?.(input.appId);
       return result;
     },
-    async publishKeyed(scope, input) {
-      await checkEventType(undefined, input);
-      checkDeliverAt(input);
+    async publishKeyed(scope, input, options) {
+      if (options?.checked !== true) await check(undefined, input);
       const result = await deps.messages.insertKeyed(scope, { id: newMessageId(), ...input }, deps.clock.sqlNow(), publishedAnswer);
       if (result !== null) deps.onPublished?.(input.appId);
       return result;
@@ -175,10 +194,20 @@ export interface PublishMessageDeps {
 export async function publishMessage(deps: PublishMessageDeps, request: PublishRequest): Promise<StoredAnswer & { readonly replayed: boolean }> {
   const { principal, appRef, create, scope } = request;
   const inputFor = (app: ApplicationRecord): PublishInput => ({ ...request.message, appId: app.id });
+  // The application lookup and the checks run side by side (one round trip less before the publish); a
+  // refusal of the lookup is answered before one of the checks, as when they ran one after the other.
+  const lookUp = async (tx: Tx, create: ApplicationInput | null, checkTx: Tx | undefined): Promise<ApplicationRecord> => {
+    const [target, checked] = await Promise.allSettled([
+      deps.applications.resolveForPublish(tx, principal, appRef, create), deps.publisher.check(checkTx, request.message),
+    ]);
+    if (target.status === 'rejected') throw target.reason;
+    if (checked.status === 'rejected') throw checked.reason;
+    return target.value;
+  };
   if (scope !== null && create === null) {
     const grouped = await deps.unitOfWork.autocommit(async (tx) => {
-      const target = await deps.applications.resolveForPublish(tx, principal, appRef, null);
-      const stored = await deps.publisher.publishKeyed(scope, inputFor(target));
+      const target = await lookUp(tx, null, undefined);
+      const stored = await deps.publisher.publishKeyed(scope, inputFor(target), { checked: true });
       return stored === null ? null : stored.answer;
     // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
     // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
@@ -189,8 +218,8 @@ export async function publishMessage(deps: PublishMessageDeps, request: PublishR
     if (grouped !== null) return { ...grouped, replayed: false };
   }
   const work = async (tx: Tx): Promise<StoredAnswer> => {
-    const target = await deps.applications.resolveForPublish(tx, principal, appRef, create);
-    const { message } = await deps.publisher.publish(tx, inputFor(target));
+    const target = await lookUp(tx, create, tx);
+    const { message } = await deps.publisher.publish(tx, inputFor(target), { checked: true });
     return publishedAnswer(message);
   };
   return writeOnce(deps, scope, work, create === null ? 'autocommit' : 'transaction');

@@ -127,13 +127,14 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
         idempotency,
         unitOfWork,
         publisher: {
-          async publish(tx, input) {
-            const result = await deps.publisher.publish(tx, input);
+          check: (tx, message) => deps.publisher.check(tx, message),
+          async publish(tx, input, options) {
+            const result = await deps.publisher.publish(tx, input, options);
             publishedIn.add(tx);
             return result;
           },
-          async publishKeyed(scope, input) {
-            const result = await deps.publisher.publishKeyed(scope, input);
+          async publishKeyed(scope, input, options) {
+            const result = await deps.publisher.publishKeyed(scope, input, options);
             if (result !== null) await reach('after_commit_before_response', { idempotencyKey: scope.key });
             return result;
           },
