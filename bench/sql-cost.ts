@@ -1,5 +1,5 @@
 /**
- * `node bench/sql-cost.ts [--messages N] [--rounds R] [--database-url URL]`: PostgreSQL CPU per message of
+ * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--database-url URL]`: PostgreSQL CPU per message of
  * the three hot-path steps — publish (the grouped publish statement), claim and record (a success) — run
  * through the real stores on a fresh database `tidings_bench_sqlcost`, one step at a time, so that each
  * step's cost is the CPU its backends used (/proc/<pid>/stat, utime + stime) over the messages it handled.
@@ -7,7 +7,8 @@
  * machine's load, unlike the end-to-end scenarios; compare forms of a statement with it
  * (docs/adr/0016-hot-path-cost.md). A warm-up round fills the tables and ANALYZE runs after it, as
  * autovacuum would on a database in service. Prints µs of backend CPU and WAL bytes per message for each
- * step, the median of the rounds.
+ * step, the median of the rounds. Two runs with different `--batch` sizes split a step's cost into its part per
+ * statement and its part per message.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -22,13 +23,13 @@ import { encodeSecret } from '../src/domain/signing.ts';
 import type { AttemptRecord, ClaimedDelivery } from '../src/ports/delivery-store.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'database-url': { type: 'string' } } });
+const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, 'database-url': { type: 'string' } } });
 const MESSAGES = Math.max(100, Number(values.messages ?? 2_000));
 const ROUNDS = Math.max(1, Number(values.rounds ?? 5));
 const SERVER = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tidings_bench_sqlcost';
-/** Publish calls in flight (grouped into shared statements as in the API) and the claim/record batch size. */
-const IN_FLIGHT = 50;
+/** Publish calls in flight (grouped into shared statements as in the API) and the claim/record batch size (default 50). */
+const IN_FLIGHT = Math.max(1, Number(values.batch ?? 50));
 const PAYLOAD = Buffer.from(JSON.stringify({ type: 'bench', data: 'x'.repeat(1000) }).slice(0, 1024));
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => quiet };
