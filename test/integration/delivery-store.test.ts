@@ -110,23 +110,31 @@ for (const engine of ENGINES) {
     test('a stale outcome recorded in the same statement as the newer lease\'s outcome of the same delivery writes no attempt or timeline row (regression: a database restart recorded two attempts against one charge)', async () => {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publishMany(appId, 1);
+      await publishMany(appId, 2);
       const store = createPgDeliveryStore(t.db, cipher);
-      const first = (await store.claim({ dispatcherId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
+      const firsts = (await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
       clock.advance(LEASE_MS + 1);
-      // The same dispatcher reclaims its own expired lease while the first outcome still waits to be written.
-      const second = (await store.claim({ dispatcherId: 'A', limit: 1, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries[0]!;
-      assert.equal(second.deliveryId, first.deliveryId);
+      // The same dispatcher reclaims its own expired leases while the first outcomes still wait to be written.
+      const seconds = (await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
+      assert.equal(firsts.length, 2);
+      const pairs = firsts.map((first) => ({ first, second: seconds.find((d) => d.deliveryId === first.deliveryId)! }));
+      // One delivery with the stale outcome before the newer one in the batch, the other after it: whichever
+      // order the statement meets them in, only the newer lease's outcome may be written.
+      const [p1, p2] = pairs as [typeof pairs[0], typeof pairs[0]];
       await store.recordAttempts([
-        { ...succeededRecord(first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
-        { ...succeededRecord(second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz2', statusCode: 202 },
+        { ...succeededRecord(p1.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
+        { ...succeededRecord(p1.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz2', statusCode: 202 },
+        { ...succeededRecord(p2.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz3', statusCode: 202 },
+        { ...succeededRecord(p2.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz4', statusCode: 201 },
       ], clock.sqlNow());
-      const row = (await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [first.deliveryId])).rows[0];
-      assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
-      const attempts = (await t.db.query('SELECT response_status_code, fencing_token::text AS token FROM attempts WHERE delivery_id = $1', [first.deliveryId])).rows;
-      assert.deepEqual(attempts, [{ response_status_code: 202, token: String(second.fencingToken) }], 'one attempt row, the newer lease\'s');
-      const outcomes = (await t.db.query(`SELECT fencing_token::text AS token FROM delivery_events WHERE delivery_id = $1 AND state = 'succeeded'`, [first.deliveryId])).rows;
-      assert.deepEqual(outcomes, [{ token: String(second.fencingToken) }], 'one timeline row for the outcome');
+      for (const { first, second } of pairs) {
+        const row = (await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [first.deliveryId])).rows[0];
+        assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
+        const attempts = (await t.db.query('SELECT response_status_code, fencing_token::text AS token FROM attempts WHERE delivery_id = $1', [first.deliveryId])).rows;
+        assert.deepEqual(attempts, [{ response_status_code: 202, token: String(second.fencingToken) }], 'one attempt row, the newer lease\'s');
+        const outcomes = (await t.db.query(`SELECT fencing_token::text AS token FROM delivery_events WHERE delivery_id = $1 AND state = 'succeeded'`, [first.deliveryId])).rows;
+        assert.deepEqual(outcomes, [{ token: String(second.fencingToken) }], 'one timeline row for the outcome');
+      }
     });
 
     test('an expired lease reclaimed maxReclaims times without an outcome is dead-lettered as lease_lost_repeatedly', async () => {
