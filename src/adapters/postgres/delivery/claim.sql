@@ -35,7 +35,8 @@
 --
 -- Step 2, the claim (a new query of a VOLATILE function, so a fresh snapshot: it sees every lease committed
 -- before the gate's locks were taken):
--- - endpoints with due work (active, not deleted, not throttled; ungated, or gated and locked by step 1)
+-- - endpoints with due work (active, not deleted, not throttled, no breaker cool-down running, checked
+--   again in this snapshot; ungated, or gated and locked by step 1)
 --   are visited in random order, and each gets at most its fair part of the batch (ceil(limit / endpoints)),
 --   its share of the caller's window, and its part of the budget;
 -- - a gated endpoint's part is further limited by its in-flight cap (counted from live leased rows, never
@@ -97,6 +98,9 @@ BEGIN
     FROM endpoints e, t
     WHERE e.status = 'active' AND e.deleted_at IS NULL
       AND (e.throttled_until IS NULL OR e.throttled_until <= t.now)
+      -- Checked again in this snapshot: an outcome recorded since the gate read the row may have opened
+      -- the breaker again for a new cool-down (its probe failed), and no probe may go out before it ends.
+      AND (e.breaker_state <> 'open' OR e.breaker_open_until <= t.now)
       AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY (v_gated))
       AND NOT (e.id = ANY ($6::text[]))
       AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now)
