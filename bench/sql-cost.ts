@@ -10,7 +10,6 @@
  * step, the median of the rounds. Two runs with different `--batch` sizes split a step's cost into its part per
  * statement and its part per message.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { keyRingCipher } from '../src/adapters/crypto/key-ring.ts';
@@ -21,6 +20,7 @@ import { createPgMessageStore } from '../src/adapters/postgres/message/message-s
 import { runAutocommit } from '../src/adapters/postgres/tx.ts';
 import { encodeSecret } from '../src/domain/signing.ts';
 import type { AttemptRecord, ClaimedDelivery } from '../src/ports/delivery-store.ts';
+import { procUsage } from './procs.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 
 const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, 'database-url': { type: 'string' } } });
@@ -37,15 +37,7 @@ const quiet = { debug: () => undefined, info: () => undefined, warn: () => undef
 /** CPU ms used so far by every backend connected to the bench database (the caller's own included). */
 async function backendCpuMs(db: Db): Promise<number> {
   const pids = (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid);
-  const tick = 1000 / 100; // USER_HZ is 100 on Linux
-  let total = 0;
-  for (const pid of pids) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-    if (stat === null) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    total += (Number(fields[11]) + Number(fields[12])) * tick;
-  }
-  return total;
+  return pids.reduce((total, pid) => total + (procUsage(pid)?.cpuS ?? 0) * 1000, 0);
 }
 
 const walBytes = async (db: Db): Promise<bigint> => BigInt((await db.query<{ lsn: string }>("SELECT (pg_current_wal_insert_lsn() - '0/0')::text AS lsn")).rows[0]!.lsn);

@@ -196,9 +196,9 @@ export async function publishMessage(deps: PublishMessageDeps, request: PublishR
   const inputFor = (app: ApplicationRecord): PublishInput => ({ ...request.message, appId: app.id });
   // The application lookup and the checks run side by side (one round trip less before the publish); a
   // refusal of the lookup is answered before one of the checks, as when they ran one after the other.
-  const lookUp = async (tx: Tx, create: ApplicationInput | null, checkTx: Tx | undefined): Promise<ApplicationRecord> => {
+  const lookUp = async (tx: Tx, orCreate: ApplicationInput | null, checkTx: Tx | undefined): Promise<ApplicationRecord> => {
     const [target, checked] = await Promise.allSettled([
-      deps.applications.resolveForPublish(tx, principal, appRef, create), deps.publisher.check(checkTx, request.message),
+      deps.applications.resolveForPublish(tx, principal, appRef, orCreate), deps.publisher.check(checkTx, request.message),
     ]);
     if (target.status === 'rejected') throw target.reason;
     if (checked.status === 'rejected') throw checked.reason;
