@@ -135,6 +135,7 @@ export const SETTINGS = {
   pollIntervalMs: setting('TIDINGS_POLL_INTERVAL', durationMs(1), '1s', 'duration', 'Idle poll period (NOTIFY wakes dispatchers sooner).'),
   maxReclaims: setting('TIDINGS_MAX_RECLAIMS', int(1, 1000), '5', 'claims', 'Reclaims without a recorded outcome before dead-lettering (lease_lost_repeatedly).'),
   shutdownGraceMs: setting('TIDINGS_SHUTDOWN_GRACE', durationMs(0), '20s', 'duration', 'On SIGTERM/SIGINT: time to finish in-flight attempts before their leases are released.'),
+  shutdownTimeoutMs: setting('TIDINGS_SHUTDOWN_TIMEOUT', durationMs(1), '30s', 'duration', 'On SIGTERM/SIGINT: time past the grace for the rest of the stop (releasing leases, closing connections); then the process exits with code 1, and leases not released expire.'),
   breakerThreshold: setting('TIDINGS_BREAKER_THRESHOLD', int(1, 1_000_000), '10', 'attempts', 'Consecutive failed attempts of an endpoint that open its circuit breaker (deliveries then wait without spending attempts).'),
   breakerCooldownMs: setting('TIDINGS_BREAKER_COOLDOWN', durationMs(1), '30s', 'duration', 'First cool-down of an open breaker before one probe is let through; doubles with each opening in a row.'),
   breakerMaxCooldownMs: setting('TIDINGS_BREAKER_MAX_COOLDOWN', durationMs(1), '30m', 'duration', 'Longest breaker cool-down.'),

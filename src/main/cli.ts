@@ -103,17 +103,20 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       console.log(`\nAdmin API token (shown once, stored only as a hash; keep it):\n\n  ${running.generatedAdminToken}\n`);
     }
     if (running.apiUrl !== undefined) console.log(`Tidings API on ${running.apiUrl}  (OpenAPI: ${running.apiUrl}/api/v1/openapi.json)`);
-    await new Promise<void>((resolve) => {
+    return await new Promise<number>((resolve) => {
       const onSignal = (signal: string): void => {
         console.error(`${signal}: stopping (grace ${running.config.shutdownGraceMs} ms)…`);
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
-        void running.stop().then(resolve);
+        // Past TIDINGS_SHUTDOWN_GRACE + TIDINGS_SHUTDOWN_TIMEOUT the stop gives up (ShutdownTimeoutError, logged).
+        running.stop().then(() => resolve(0), (error: unknown) => {
+          console.error(`tidings: ${(error as Error).message}`);
+          resolve(1);
+        });
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
     });
-    return 0;
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

@@ -76,9 +76,15 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
-  const closers: (() => Promise<void>)[] = [() => tracing.shutdown(), () => db.close()];
+  // Each step of the stop, by name; they run in reverse order of registration.
+  const closers: Closer[] = [{ step: 'tracing', close: () => tracing.shutdown() }, { step: 'database pool', close: () => db.close() }];
+  let step: string | null = null;
   const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close().catch((error: unknown) => logger.error({ err: error }, 'close failed'));
+    for (const closer of closers.reverse()) {
+      step = closer.step;
+      await closer.close().catch((error: unknown) => logger.error({ err: error, step: closer.step }, 'close failed'));
+    }
+    step = null;
   };
   try {
     logger.info({ engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles }, 'starting Tidings');
@@ -118,16 +124,14 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // API requests waiting for a connection never delay a claim (ADR 0010).
       const ownPool = options.roles.api && db.engine === 'server';
       const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') }) : db;
-      if (ownPool) closers.push(() => dispatcherDb.close());
+      if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
-      closers.push(() => wakeups.stop());
+      closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       dispatcherRole.dispatcher.start();
       const role = dispatcherRole;
-      closers.push(async () => {
-        await role.dispatcher.stop();
-        await role.sender.close();
-      });
+      closers.push({ step: 'webhook sender', close: () => role.sender.close() });
+      closers.push({ step: 'dispatcher', close: () => role.dispatcher.stop() });
       logger.info({ dispatcherId: role.dispatcherId, concurrency: config.concurrency }, 'dispatcher started');
     }
 
@@ -141,22 +145,22 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), kickErasure: () => retention.kick(), tracer: tracing.tracer });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
-      closers.push(() => app.close());
+      closers.push({ step: 'HTTP API', close: () => app.close() });
       // Only once the API listens: a start that fails earlier must not swallow the one-time token.
       generatedAdminToken = await ensureAdminToken({ store: createPgApiKeyStore(db), clock, configuredToken: config.apiToken });
       retention.start();
-      closers.push(() => retention.stop());
+      closers.push({ step: 'retention job', close: () => retention.stop() });
       // The time-in-state roll-up runs in API processes, which serve the statistics reads (ADR 0015).
       const statsRollup = createStatsRollupJob({ rollup: createPgStatsRollup(db), config, clock, logger });
       statsRollup.start();
-      closers.push(() => statsRollup.stop());
+      closers.push({ step: 'stats roll-up job', close: () => statsRollup.stop() });
       apiUrl = urlOf(app);
       apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
       const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken });
       await admin.listen({ host: config.host, port: config.adminPort });
-      closers.push(() => admin.close());
+      closers.push({ step: 'admin server', close: () => admin.close() });
       adminUrl = urlOf(admin);
       logger.info({ url: adminUrl }, 'admin server listening (/livez, /readyz, /metrics)');
     }
@@ -164,12 +168,48 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     let stopping: Promise<void> | undefined;
     return {
       config, db, metrics, apiUrl, apiConnections, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
-      stop: () => (stopping ??= closeAll()),
+      stop: () => (stopping ??= withDeadline(closeAll(), config.shutdownGraceMs + config.shutdownTimeoutMs, () => step, logger)),
     };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+/** One step of the stop. */
+interface Closer {
+  readonly step: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown by `Running.stop()` when the stop took longer than TIDINGS_SHUTDOWN_GRACE + TIDINGS_SHUTDOWN_TIMEOUT
+ * (a connection that hangs, say). `step` names the step still running. Nothing is lost: leases not released
+ * expire and their deliveries are sent again (docs/design.md#the-protocol).
+ */
+export class ShutdownTimeoutError extends Error {
+  readonly code = 'shutdown_timeout';
+  readonly step: string | null;
+  readonly afterMs: number;
+  constructor(step: string | null, afterMs: number) {
+    super(`the stop did not finish within ${afterMs} ms (still running: ${step ?? 'nothing'})`);
+    this.step = step;
+    this.afterMs = afterMs;
+  }
+}
+
+/** `stopping`, or a {@link ShutdownTimeoutError} after `ms`, logged with the step still running. */
+function withDeadline(stopping: Promise<void>, ms: number, step: () => string | null, logger: { error(obj: object, msg: string): void }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ShutdownTimeoutError(step(), ms);
+      logger.error({ err: error, step: error.step, afterMs: ms }, 'stop did not finish in time: exiting; leases not released expire and their deliveries are sent again');
+      reject(error);
+    }, ms);
+    timer.unref();
+  });
+  return Promise.race([stopping, deadline]).finally(() => clearTimeout(timer));
 }
 
 function urlOf(app: FastifyInstance): string {

@@ -107,5 +107,44 @@ describe('database unreachable at claim time', () => {
     printSummary('5 database unreachable at claim time (proxy cut)', figures, started, {
       claim_failures: failures.length, retry_in_ms: delays.join('/'), resumed_in_ms: resumedInMs,
     });
+    await d.stop();
+    await apiProcess.stop();
+  });
+
+  test('scenario 5b: a dispatcher stopped while its database path is stalled exits after TIDINGS_SHUTDOWN_GRACE + TIDINGS_SHUTDOWN_TIMEOUT with code 1, naming the step; its delivery is sent again after the lease', async () => {
+    proxy.setMode('pass');
+    const apiProcess = await world.startApi('s5b-api');
+    const api = new ApiClient(apiProcess.apiUrl ?? '');
+    const { appId, endpoints } = await world.setupApp(api, 1, 's5b');
+    const paths = endpoints.map((e) => e.path);
+    // The first request is held past the grace, so the stop has a lease to release on the stalled path.
+    await world.receiver.script(paths[0] ?? '', [{ status: 200, delayMs: 10_000 }], { status: 200 });
+    const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
+    const d = await world.startDispatcher('s5b-d', { DATABASE_URL: viaProxy, TIDINGS_SHUTDOWN_GRACE: '1s', TIDINGS_SHUTDOWN_TIMEOUT: '2s' });
+    const ledger = new Ledger();
+    const res = await api.publish(appId, { stalled: true });
+    ledger.accept(res.id ?? '', paths);
+    await world.receiver.waitFor((rs) => rs.some((r) => r.path === paths[0]), WAIT_MS, 'the held request reached the receiver');
+    await world.waitForRows<{ dispatcher_id: string | null }>('SELECT dispatcher_id FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.dispatcher_id === 's5b-d', WAIT_MS, 'the delivery leased by s5b-d');
+
+    proxy.setMode('stall');
+    const signalledAt = Date.now();
+    const exit = await d.stop(20_000);
+    const tookMs = Date.now() - signalledAt;
+    proxy.setMode('pass');
+    assert.deepEqual(exit, { code: 1, signal: null }, 'a stop that cannot finish exits with code 1');
+    // 1 s of grace + 2 s of timeout; far below the 30 s a statement on the stalled path would wait.
+    assert.ok(tookMs >= 3_000 && tookMs < 10_000, `the stop gave up after grace + timeout (${tookMs} ms)`);
+    const line = d.logs((l) => String(l.msg).startsWith('stop did not finish in time'))[0];
+    assert.equal(line?.step, 'dispatcher', 'the log names the step still running: the lease release on the stalled path');
+
+    // Nothing is lost: the lease left behind expires and another dispatcher sends the message again.
+    const next = await world.startDispatcher('s5b-d2');
+    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 1 && rows[0]?.state === 'succeeded', WAIT_MS, 'the delivery succeeded after the lease expired');
+    const figures = ledger.figures((await world.receiver.requests()).filter((r) => paths.includes(r.path)));
+    assert.equal(figures.lost, 0);
+    assert.equal(await world.stuckLeases(), 0);
+    await next.stop();
+    await apiProcess.stop();
   });
 });

@@ -94,6 +94,8 @@ export interface Harness {
   readonly releaseCalls: LeaseRef[][];
   /** What the next heartbeat reports lost. */
   lost: string[];
+  /** While set, every record statement throws it (a database that cannot be written). */
+  recordError: Error | undefined;
   /** The request of each delivery, by delivery id: settle it with the attempt's result. */
   readonly requests: Map<string, { readonly result: Deferred<SendResult>; readonly signal: AbortSignal | undefined }>;
   readonly lines: Line[];
@@ -112,7 +114,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     error: (obj, msg) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     child: () => logger,
   };
-  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], requests: new Map(), lines, wake: undefined };
+  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], recordError: undefined, requests: new Map(), lines, wake: undefined };
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
@@ -131,6 +133,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     },
     async recordAttempts(records): Promise<RecordResult> {
       h.recordCalls.push([...records]);
+      if (h.recordError !== undefined) throw h.recordError;
       return { recorded: records.map((r) => r.deliveryId), fencedOut: [] };
     },
   };

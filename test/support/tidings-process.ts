@@ -197,7 +197,8 @@ export class TidingsProcess {
     } catch (error) {
       this.signal('SIGKILL');
       await this.waitForExit(30_000);
-      throw error;
+      // What the process was doing when it hung, for the failure message.
+      throw new Error(`${(error as Error).message}; last lines: ${this.#lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`);
     }
   }
 

@@ -145,6 +145,26 @@ test('graceful stop past the grace period aborts the attempts left and releases 
   assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.dispatcherId]), [['1', '3', 'w1']]);
 });
 
+test('graceful stop past the grace period ends even while outcomes cannot be written: they are given up and their leases released', async () => {
+  const h = harness({ shutdownGraceMs: 5000 });
+  h.claims.push([claimed('1', 'ep_a', '3')]);
+  h.dispatcher.start();
+  await settle();
+  h.recordError = new Error('connection terminated');
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.recordCalls.length >= 1, 'the outcome went to the recorder, whose write failed');
+  let stopped = false;
+  const stopping = h.dispatcher.stop().then(() => { stopped = true; });
+  await settle();
+  await h.timers.advance(5000);
+  await settle();
+  assert.equal(stopped, true, 'the stop ends once the grace period is over, the outage going on');
+  await stopping;
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['1', '3']], 'the lease of the unwritten outcome is released (fenced)');
+  assert.equal(h.dispatcher.state(), 'stopped');
+});
+
 test('the per-endpoint share: an endpoint at its share is left out of the next claim, which is told what it holds', async () => {
   const h = harness({ concurrency: 4 });
   h.claims.push([claimed('1', 'ep_slow'), claimed('2', 'ep_slow')]);

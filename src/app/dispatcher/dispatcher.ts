@@ -343,6 +343,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           f.abandoned = true;
           f.controller.abort();
         }
+        // Outcomes still waiting for a write (the database failing) are given up now, or their flights would
+        // hold the stop for as long as the outage lasts: their leases are released below or expire, and the
+        // deliveries are sent again (at-least-once, docs/design.md#the-protocol).
+        recorder.close();
         await Promise.all(left.map((f) => f.done));
         try {
           const fenced = await deps.store.releaseLeases(left.map((f) => f.delivery), deps.clock.sqlNow());
