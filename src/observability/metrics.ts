@@ -58,7 +58,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
     endpointsDisabled: new Counter({ name: 'tidings_endpoints_disabled_total', help: 'Endpoints disabled by the dispatcher, by trigger (gone: a 410; automatic: failing for the whole period).', labelNames: ['trigger'] as const, registers }),
     claimBatchSize: new Histogram({ name: 'tidings_claim_batch_size', help: 'Deliveries leased per claim that leased any.', buckets: [...BATCH_BUCKETS], registers }),
     recordBatchSize: new Histogram({ name: 'tidings_record_batch_size', help: 'Attempt outcomes written per record statement.', buckets: [...BATCH_BUCKETS], registers }),
-    inFlight: new Gauge({ name: 'tidings_dispatcher_in_flight', help: 'Attempts in flight in this dispatcher.', registers }),
+    inFlight: new Gauge({ name: 'tidings_dispatcher_in_flight', help: 'Webhook requests open in this dispatcher (outcomes waiting to be written not counted).', registers }),
     attemptDuration: time('tidings_attempt_duration_seconds', 'Duration of each recorded attempt, seconds.'),
     queueWait: time('tidings_queue_wait_seconds', 'Due time → start of the attempt, of each scheduled attempt recorded, seconds.'),
     publishToFirstAttempt: time('tidings_publish_to_first_attempt_seconds', 'Publish → start of the first attempt of each delivery, seconds.'),

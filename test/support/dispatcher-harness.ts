@@ -96,6 +96,8 @@ export interface Harness {
   lost: string[];
   /** While set, every record statement throws it (a database that cannot be written). */
   recordError: Error | undefined;
+  /** While set, every record statement waits for it (a slow write). */
+  recordGate: Promise<void> | undefined;
   /** The request of each delivery, by delivery id: settle it with the attempt's result. */
   readonly requests: Map<string, { readonly result: Deferred<SendResult>; readonly signal: AbortSignal | undefined }>;
   readonly lines: Line[];
@@ -114,7 +116,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     error: (obj, msg) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     child: () => logger,
   };
-  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], recordError: undefined, requests: new Map(), lines, wake: undefined };
+  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
@@ -133,6 +135,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     },
     async recordAttempts(records): Promise<RecordResult> {
       h.recordCalls.push([...records]);
+      if (h.recordGate !== undefined) await h.recordGate;
       if (h.recordError !== undefined) throw h.recordError;
       return { recorded: records.map((r) => r.deliveryId), fencedOut: [] };
     },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answer, claimed, harness, settle } from '../../../test/support/dispatcher-harness.ts';
+import { deferred } from '../../../test/support/deferred.ts';
 import { CLAIM_BACKOFF_BASE_MS } from './dispatcher.ts';
 import { REFILL_DELAY_MS } from './in-flight.ts';
 
@@ -19,6 +20,31 @@ test('claims fill free slots only: a full window claims nothing, a freed slot is
   assert.equal(h.dispatcher.inFlight(), 2);
   await h.dispatcher.tick();
   assert.equal(h.claimCalls[1]?.limit, 1, 'the next claim asks for the one free slot');
+});
+
+test('an answered request frees its slot while its outcome is written; at most a window of outcomes waits beside the open requests', async () => {
+  const h = harness({ concurrency: 2, endpointWindowShare: 1, windowReserve: 0 });
+  const gate = deferred();
+  h.recordGate = gate.promise;
+  h.claims.push([claimed('1'), claimed('2')], [claimed('3'), claimed('4')]);
+  assert.equal(await h.dispatcher.tick(), 2);
+  h.requests.get('1')?.result.resolve(answer(200));
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.recordCalls.length, 1, 'the outcomes went to the recorder, whose write is held');
+  assert.equal(await h.dispatcher.tick(), 2, 'the two answered requests left their slots to the next claim');
+  assert.equal(h.claimCalls[1]?.limit, 2);
+  assert.deepEqual(h.claimCalls[1]?.window?.held, new Map(), 'the endpoint share counts open requests only');
+  h.requests.get('3')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 4, 'four leases held: one request open, three outcomes waiting');
+  assert.equal(await h.dispatcher.tick(), 0, 'a window of outcomes waits already: nothing more is claimed');
+  assert.equal(h.claimCalls.length, 2);
+  gate.resolve();
+  h.recordGate = undefined;
+  h.requests.get('4')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '2', '3', '4']);
 });
 
 test('an outcome is recorded with its fencing token and dispatcher id, and logged as delivery.attempted', async () => {

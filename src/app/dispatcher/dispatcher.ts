@@ -88,7 +88,7 @@ export interface Dispatcher {
   heartbeat(): Promise<readonly string[]>;
   /** Resolves when no attempt is in flight (test seam). */
   drained(): Promise<void>;
-  /** Attempts in flight now. */
+  /** Attempts not finished: requests open and outcomes waiting to be written. */
   inFlight(): number;
   /** False after a failed claim until the next successful one (readiness). */
   healthy(): boolean;
@@ -173,9 +173,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     else s();
   };
 
-  const finish = (flight: Flight): void => {
-    const refill = window.finish(flight);
-    observer.inFlight?.(window.size());
+  /** Wakes the loop at once or after REFILL_DELAY_MS, as `refill` says (in-flight.ts). */
+  const refilled = (refill: 'now' | 'soon'): void => {
+    observer.inFlight?.(window.sending());
     if (refill === 'now') wakeLoop();
     else if (cancelRefill === undefined) {
       cancelRefill = timers.after(REFILL_DELAY_MS, () => {
@@ -191,6 +191,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       try {
         flight.trace.attemptStarted();
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
+        // The request is over: its slot takes the next claim while the outcome is written.
+        refilled(window.sent(flight));
         flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
         book.note(delivery.endpointId, outcome.result.type === 'response');
@@ -209,7 +211,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
         flight.trace.end();
-        finish(flight);
+        refilled(window.finish(flight));
       }
     })();
   };
@@ -246,7 +248,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
     if (result.deliveries.length > 0) observer.claimed?.(result.deliveries.length, result.reclaimed);
     for (const delivery of result.deliveries) launch(delivery);
-    observer.inFlight?.(window.size());
+    observer.inFlight?.(window.sending());
     return result.deliveries.length;
   };
 

@@ -20,13 +20,25 @@ export interface Flight {
 }
 
 /**
- * A dispatcher's in-flight window: at most `concurrency` attempts, one per delivery. The claim fills free
- * slots only; the per-endpoint share of the window is the {@link WindowBook} (window.ts).
+ * A dispatcher's in-flight window: at most `concurrency` requests in flight, one per delivery. A flight holds
+ * its slot while its request is open; once the request is answered (`sent`) the slot is free for the next
+ * claim while the outcome waits to be written, so the time a record takes does not idle the window. The
+ * lease stays held (and the flight listed) until the outcome is written (`finish`); at most
+ * `concurrency` such outcomes wait beside the open requests, so a dispatcher holds at most 2 × `concurrency`
+ * leases. The claim fills free slots only; the per-endpoint share of the window is the {@link WindowBook}
+ * (window.ts), counted over open requests.
  */
 export interface InFlightWindow {
   /** Takes a slot for `delivery` (replacing an older flight of the same delivery: a reclaim by this dispatcher). */
   /** Adds the attempt of `delivery`, traced by `trace`. */
   add(delivery: ClaimedDelivery, trace: DeliveryTrace): Flight;
+  /**
+   * The flight's request is over (answered, failed or aborted): its slot is free for the next claim, the
+   * flight stays listed until {@link InFlightWindow.finish}. Returns `'soon'`: slots freed by answers are
+   * refilled after {@link REFILL_DELAY_MS} or when a written batch of outcomes wakes the loop, whichever
+   * comes first, so that answers arriving one by one do not each start a claim.
+   */
+  sent(flight: Flight): 'now' | 'soon';
   /**
    * Frees the slot of a finished flight (unless a newer lease of the same delivery holds it) and wakes the
    * waiters of {@link InFlightWindow.drained} when the window is empty. Returns `'now'` when the loop should
@@ -36,10 +48,13 @@ export interface InFlightWindow {
   finish(flight: Flight): 'now' | 'soon';
   get(deliveryId: string): Flight | undefined;
   flights(): Flight[];
-  /** The endpoint of each attempt in flight, one entry per attempt. */
+  /** The endpoint of each open request, one entry per request. */
   endpoints(): string[];
+  /** Flights listed: open requests and outcomes waiting to be written. */
   size(): number;
-  /** Free slots (`concurrency − size`, may be ≤ 0). */
+  /** Open requests. */
+  sending(): number;
+  /** Free slots: `min(concurrency − open requests, 2 × concurrency − size)` (may be ≤ 0). */
   free(): number;
   /** Resolves when no attempt is in flight. */
   drained(): Promise<void>;
@@ -48,15 +63,24 @@ export interface InFlightWindow {
 /** Makes an {@link InFlightWindow}. `concurrency` and `claimBatch` are counts (≥ 1). */
 export function createInFlightWindow(settings: { readonly concurrency: number; readonly claimBatch: number }): InFlightWindow {
   const flights = new Map<string, Flight>();
+  const open = new Set<Flight>();
   let drainWaiters: (() => void)[] = [];
   const refillAt = Math.min(settings.claimBatch, Math.max(1, Math.ceil(settings.concurrency / REFILL_FRACTION)));
+  const free = (): number => Math.min(settings.concurrency - open.size, 2 * settings.concurrency - flights.size);
+  const refill = (): 'now' | 'soon' => (free() >= refillAt || flights.size === 0 ? 'now' : 'soon');
   return {
     add(delivery, trace) {
       const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, done: Promise.resolve(), trace };
       flights.set(delivery.deliveryId, flight);
+      open.add(flight);
       return flight;
     },
+    sent(flight) {
+      open.delete(flight);
+      return 'soon';
+    },
     finish(flight) {
+      open.delete(flight);
       // The entry may already belong to a newer lease of the same delivery (this dispatcher reclaimed it
       // while the stale outcome waited to be written): leave that one in place.
       if (flights.get(flight.delivery.deliveryId) === flight) flights.delete(flight.delivery.deliveryId);
@@ -65,13 +89,14 @@ export function createInFlightWindow(settings: { readonly concurrency: number; r
         drainWaiters = [];
         for (const w of waiters) w();
       }
-      return settings.concurrency - flights.size >= refillAt || flights.size === 0 ? 'now' : 'soon';
+      return refill();
     },
     get: (deliveryId) => flights.get(deliveryId),
     flights: () => [...flights.values()],
-    endpoints: () => [...flights.values()].map((f) => f.delivery.endpointId),
+    endpoints: () => [...open].map((f) => f.delivery.endpointId),
     size: () => flights.size,
-    free: () => settings.concurrency - flights.size,
+    sending: () => open.size,
+    free,
     drained: () => (flights.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve))),
   };
 }
