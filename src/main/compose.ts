@@ -207,7 +207,6 @@ function withDeadline(stopping: Promise<void>, ms: number, step: () => string | 
       logger.error({ err: error, step: error.step, afterMs: ms }, 'stop did not finish in time: exiting; leases not released expire and their deliveries are sent again');
       reject(error);
     }, ms);
-    timer.unref();
   });
   return Promise.race([stopping, deadline]).finally(() => clearTimeout(timer));
 }

@@ -78,6 +78,24 @@ test('a lost lease is not recorded as success: the heartbeat aborts the attempt 
   assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
 });
 
+test('answers arriving during a claim back-off do not end it: the freed slots wait for the back-off like everything else', async () => {
+  const h = harness();
+  h.claims.push([claimed('1'), claimed('2')], new Error('connection refused'));
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.claimCalls.length, 2, 'the first claim took work, the second failed');
+  const [line] = h.lines.filter((l) => l.msg === 'claim failed; backing off');
+  const backoffMs = Number(line?.obj.retryInMs);
+  h.requests.get('1')?.result.resolve(answer(200));
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(backoffMs - 1);
+  assert.equal(h.claimCalls.length, 2, 'no claim before the back-off is over, whatever the freed slots');
+  await h.timers.advance(1);
+  assert.equal(h.claimCalls.length, 3);
+  await h.dispatcher.stop();
+});
+
 test('after failed claims the loop backs off (doubling), then logs "claims resumed" at the next successful claim', async () => {
   const h = harness();
   h.claims.push(new Error('connection refused'), new Error('connection refused'));

@@ -8,7 +8,7 @@ import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { logAttempt } from './attempt-line.ts';
 import { systemTimers, type LoopTimers } from './loop-timers.ts';
-import { createInFlightWindow, REFILL_DELAY_MS, type Flight } from './in-flight.ts';
+import { createInFlightWindow, REFILL_DELAY_MS } from './in-flight.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
 import { createWindowBook } from './window.ts';
 
@@ -145,8 +145,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let unsubscribe: (() => void) | undefined;
   let cancelRefill: (() => void) | undefined;
   // Store calls of any kind (claim, record, heartbeat) failed since the last successful claim, and the claims
-  // among them. A dispatcher whose window is full of outcomes waiting to be recorded does not claim during
-  // an outage, so "claims resumed" is logged at the first successful claim after any store failure.
+  // among them. A dispatcher holding its most leases (in-flight.ts: open requests and outcomes waiting to be
+  // recorded) does not claim during an outage, so "claims resumed" is logged at the first successful claim
+  // after any store failure.
   let storeFailures = 0;
   let failedClaims = 0;
   const storeFailed = (error: unknown, during: 'claim' | 'record' | 'heartbeat' | 'release'): void => {
@@ -173,9 +174,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     else s();
   };
 
-  /** Wakes the loop at once or after REFILL_DELAY_MS, as `refill` says (in-flight.ts). */
+  // Set while the loop waits out a claim back-off: freed slots do not end it (answers arriving during an
+  // outage would otherwise turn the back-off into a claim every REFILL_DELAY_MS).
+  let backingOff = false;
+  /** Wakes the loop at once or after REFILL_DELAY_MS, as `refill` says (in-flight.ts); not during a back-off. */
   const refilled = (refill: 'now' | 'soon'): void => {
     observer.inFlight?.(window.sending());
+    if (backingOff) return;
     if (refill === 'now') wakeLoop();
     else if (cancelRefill === undefined) {
       cancelRefill = timers.after(REFILL_DELAY_MS, () => {
@@ -305,7 +310,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const backoff = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(failures, 16));
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
         logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
-        await waitForWork(delay);
+        backingOff = true;
+        try {
+          await waitForWork(delay);
+        } finally {
+          backingOff = false;
+        }
         continue;
       }
       if (state !== 'running') break;
@@ -345,10 +355,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           f.abandoned = true;
           f.controller.abort();
         }
-        // Outcomes still waiting for a write (the database failing) are given up now, or their flights would
-        // hold the stop for as long as the outage lasts: their leases are released below or expire, and the
-        // deliveries are sent again (at-least-once, docs/design.md#the-protocol).
-        recorder.close();
+        // Outcomes whose write fails from now on are given up, or their flights would hold the stop for as
+        // long as the outage lasts: their leases are released below or expire, and the deliveries are sent
+        // again (at-least-once, docs/design.md#the-protocol). Outcomes the database takes are still written.
+        recorder.giveUpOnFailure();
         await Promise.all(left.map((f) => f.done));
         try {
           const fenced = await deps.store.releaseLeases(left.map((f) => f.delivery), deps.clock.sqlNow());
@@ -360,6 +370,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       stopHeartbeat?.();
       cancelRefill?.();
+      cancelRefill = undefined;
       recorder.close();
       if (state === 'draining') state = 'stopped';
     },

@@ -83,3 +83,44 @@ test('retryNow ends the back-off after a failed write: the batch is written agai
   recorder.retryNow(); // nothing is waiting: no effect
   recorder.close();
 });
+
+test('after giveUpOnFailure, writes the store takes still go through; the first failed write rejects its batch and the queue at once', { timeout: 10_000 }, async () => {
+  let fail = false;
+  const calls: AttemptRecord[][] = [];
+  const store = {
+    async recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult> {
+      calls.push([...records]);
+      if (fail) throw new Error('connection terminated');
+      return { recorded: records.map((r) => r.deliveryId), fencedOut: [] };
+    },
+  };
+  // A retry delay far beyond the test: a retried write would never settle within it.
+  const recorder = createRecorder(store, { ...options, retryDelayMs: 3_600_000, maxRetryDelayMs: 3_600_000 });
+  recorder.giveUpOnFailure();
+  assert.equal(await recorder.record(record('d1', '1')), true, 'a write the store takes is written');
+  fail = true;
+  const failing = recorder.record(record('d2', '1'));
+  const queued = recorder.record(record('d3', '1'));
+  await assert.rejects(failing, /connection terminated/);
+  await assert.rejects(queued, /connection terminated/, 'the queued outcome is given up with the failed batch');
+  assert.equal(calls.length, 2, 'the failed write was not retried');
+  recorder.close();
+});
+
+test('giveUpOnFailure ends a back-off under way: the retried batch rejects at once', { timeout: 10_000 }, async () => {
+  const calls: AttemptRecord[][] = [];
+  const store = {
+    async recordAttempts(records: readonly AttemptRecord[]): Promise<RecordResult> {
+      calls.push([...records]);
+      throw new Error('connection refused');
+    },
+  };
+  const recorder = createRecorder(store, { ...options, retryDelayMs: 3_600_000, maxRetryDelayMs: 3_600_000 });
+  const pending = recorder.record(record('d1', '1'));
+  await new Promise(setImmediate);
+  assert.equal(calls.length, 1, 'the first write failed; the recorder waits to retry');
+  recorder.giveUpOnFailure();
+  await assert.rejects(pending, /connection refused/);
+  assert.equal(calls.length, 1);
+  recorder.close();
+});

@@ -28,6 +28,12 @@ export interface Recorder {
    * (their leases keep running meanwhile). Nothing happens when no write is waiting.
    */
   retryNow(): void;
+  /**
+   * From now on a failed write is not retried: that batch and every queued outcome reject at once (the
+   * back-off under way, if any, ends now). Writes that succeed go on as before. For a stop whose grace is
+   * over: outcomes the database takes are written, the others do not hold the stop.
+   */
+  giveUpOnFailure(): void;
   /** Stops retrying; queued outcomes not yet written reject. */
   close(): void;
 }
@@ -43,6 +49,7 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
   let queue: Pending[] = [];
   let writing = false;
   let closed = false;
+  let givingUp = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let endWait: (() => void) | undefined;
 
@@ -69,9 +76,10 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         result = await store.recordAttempts(batch.map((p) => p.record), options.now());
       } catch (error) {
         options.onError(error);
-        if (closed) {
+        if (closed || givingUp) {
           for (const p of batch) p.reject(error);
           writing = false;
+          if (givingUp) rejectQueued(error);
           return;
         }
         await new Promise<void>((resolve) => {
@@ -81,9 +89,10 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         });
         endWait = undefined;
         retryTimer = undefined;
-        if (closed) {
+        if (closed || givingUp) {
           for (const p of batch) p.reject(error);
           writing = false;
+          if (givingUp) rejectQueued(error);
           return;
         }
         delay = Math.min(delay * 2, options.maxRetryDelayMs);
@@ -97,6 +106,12 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
     void flush();
   };
 
+  const rejectQueued = (error: unknown): void => {
+    const rejected = queue;
+    queue = [];
+    for (const p of rejected) p.reject(error);
+  };
+
   return {
     record(record) {
       if (closed) return Promise.reject(new Error('recorder closed'));
@@ -106,6 +121,11 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
       });
     },
     retryNow() {
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      endWait?.();
+    },
+    giveUpOnFailure() {
+      givingUp = true;
       if (retryTimer !== undefined) clearTimeout(retryTimer);
       endWait?.();
     },
