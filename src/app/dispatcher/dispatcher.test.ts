@@ -22,7 +22,7 @@ test('claims fill free slots only: a full window claims nothing, a freed slot is
   assert.equal(h.claimCalls[1]?.limit, 1, 'the next claim asks for the one free slot');
 });
 
-test('an answered request frees its slot while its outcome is written; at most a window of outcomes waits beside the open requests', async () => {
+test('an answered request frees its slot while its outcome is written; a dispatcher holds at most twice its window in leases', async () => {
   const h = harness({ concurrency: 2, endpointWindowShare: 1, windowReserve: 0 });
   const gate = deferred();
   h.recordGate = gate.promise;
@@ -38,7 +38,7 @@ test('an answered request frees its slot while its outcome is written; at most a
   h.requests.get('3')?.result.resolve(answer(200));
   await settle();
   assert.equal(h.dispatcher.inFlight(), 4, 'four leases held: one request open, three outcomes waiting');
-  assert.equal(await h.dispatcher.tick(), 0, 'a window of outcomes waits already: nothing more is claimed');
+  assert.equal(await h.dispatcher.tick(), 0, 'twice the window in leases already: nothing more is claimed');
   assert.equal(h.claimCalls.length, 2);
   gate.resolve();
   h.recordGate = undefined;

@@ -24,7 +24,8 @@ export interface Flight {
  * its slot while its request is open; once the request is answered (`sent`) the slot is free for the next
  * claim while the outcome waits to be written, so the time a record takes does not idle the window. The
  * lease stays held (and the flight listed) until the outcome is written (`finish`); open requests and
- * outcomes waiting together are at most 2 × `concurrency`, so a dispatcher holds at most that many leases. The claim fills free slots only; the per-endpoint share of the window is the {@link WindowBook}
+ * outcomes waiting together are at most 2 × `concurrency`, so a dispatcher holds at most that many leases.
+ * The claim fills free slots only; the per-endpoint share of the window is the {@link WindowBook}
  * (window.ts), counted over open requests.
  */
 export interface InFlightWindow {
