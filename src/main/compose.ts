@@ -17,6 +17,7 @@ import { startTracing } from '../observability/tracing.ts';
 import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
 import { createPgBacklogReader } from '../adapters/postgres/delivery/stats-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
 import { createFaultPoints } from './fault-points.ts';
@@ -199,7 +200,7 @@ export class ShutdownTimeoutError extends Error {
 }
 
 /** `stopping`, or a {@link ShutdownTimeoutError} after `ms`, logged with the step still running. */
-function withDeadline(stopping: Promise<void>, ms: number, step: () => string | null, logger: { error(obj: object, msg: string): void }): Promise<void> {
+function withDeadline(stopping: Promise<void>, ms: number, step: () => string | null, logger: Pick<Logger, 'error'>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -76,19 +76,15 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         result = await store.recordAttempts(batch.map((p) => p.record), options.now());
       } catch (error) {
         options.onError(error);
-        if (closed || givingUp) {
-          for (const p of batch) p.reject(error);
-          writing = false;
-          if (givingUp) rejectQueued(error);
-          return;
+        if (!closed && !givingUp) {
+          await new Promise<void>((resolve) => {
+            endWait = resolve;
+            retryTimer = setTimeout(resolve, delay);
+            retryTimer.unref(); // the dispatcher's own timers keep the process alive; this one alone must not
+          });
+          endWait = undefined;
+          retryTimer = undefined;
         }
-        await new Promise<void>((resolve) => {
-          endWait = resolve;
-          retryTimer = setTimeout(resolve, delay);
-          retryTimer.unref(); // the dispatcher's own timers keep the process alive; this one alone must not
-        });
-        endWait = undefined;
-        retryTimer = undefined;
         if (closed || givingUp) {
           for (const p of batch) p.reject(error);
           writing = false;
@@ -106,6 +102,12 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
     void flush();
   };
 
+  /** Ends a back-off wait after a failed write at once (nothing when none is under way). */
+  const endBackOff = (): void => {
+    if (retryTimer !== undefined) clearTimeout(retryTimer);
+    endWait?.();
+  };
+
   const rejectQueued = (error: unknown): void => {
     const rejected = queue;
     queue = [];
@@ -120,22 +122,15 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
         void flush();
       });
     },
-    retryNow() {
-      if (retryTimer !== undefined) clearTimeout(retryTimer);
-      endWait?.();
-    },
+    retryNow: endBackOff,
     giveUpOnFailure() {
       givingUp = true;
-      if (retryTimer !== undefined) clearTimeout(retryTimer);
-      endWait?.();
+      endBackOff();
     },
     close() {
       closed = true;
-      if (retryTimer !== undefined) clearTimeout(retryTimer);
-      endWait?.();
-      const error = new Error('recorder closed');
-      for (const p of queue) p.reject(error);
-      queue = [];
+      endBackOff();
+      rejectQueued(new Error('recorder closed'));
     },
   };
 }
