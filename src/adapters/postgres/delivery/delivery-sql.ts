@@ -140,9 +140,15 @@ WITH o AS (
   -- Each outcome with its delivery as this statement's snapshot sees it, read by primary key (so the cost is
   -- the batch's, whatever else the endpoint holds), and its endpoint, which may have been deleted, disabled or
   -- paused while the attempt was in flight. created_at and next_attempt_at are the values before the update.
+  -- The LATERAL step with OFFSET 0 cannot be flattened into a join, so the plan probes the primary key once
+  -- per outcome whatever the table's statistics say: with a plain join, a planner whose row estimate lags
+  -- a growing table (a new database under load) picks a sequential scan of every delivery, dead row
+  -- versions included, per record statement.
   SELECT o.*, d.endpoint_id, d.created_at AS published_at, d.next_attempt_at AS due_at,
          e.status AS endpoint_status, e.deleted_at IS NOT NULL AS endpoint_deleted
-  FROM o JOIN deliveries d ON d.id = o.id JOIN endpoints e ON e.id = d.endpoint_id
+  FROM o
+  JOIN LATERAL (SELECT d.endpoint_id, d.created_at, d.next_attempt_at FROM deliveries d WHERE d.id = o.id OFFSET 0) d ON true
+  JOIN endpoints e ON e.id = d.endpoint_id
 ), upd AS (
   UPDATE deliveries d
   SET state = CASE WHEN c.next_state = 'succeeded' THEN 'succeeded'
