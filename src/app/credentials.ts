@@ -80,16 +80,15 @@ export interface AuthenticatorDeps {
 }
 
 /**
- * Makes `authenticate(token)`: the configured admin token is compared by SHA-256 hash in constant time
- * (`timingSafeEqual` over two 32-byte digests); otherwise the token's hash is looked up among live API keys
- * (the lookup is by hash, so its timing says nothing about the token). Returns the principal, or null for an
- * unknown or revoked token.
+ * Makes `authenticate(tokenHash)`, given the SHA-256 of a non-empty Bearer token ({@link hashToken}, taken once
+ * per request by the HTTP layer, which also keys its failed-authentication limit on it): the configured admin
+ * token is compared by hash in constant time (`timingSafeEqual` over two 32-byte digests); otherwise the hash
+ * is looked up among live API keys (the lookup is by hash, so its timing says nothing about the token).
+ * Returns the principal, or null for an unknown or revoked token.
  */
-export function createAuthenticator(deps: AuthenticatorDeps): (token: string) => Promise<Principal | null> {
+export function createAuthenticator(deps: AuthenticatorDeps): (tokenHash: Buffer) => Promise<Principal | null> {
   const adminHash = deps.adminToken === undefined ? null : hashToken(deps.adminToken);
-  return async (token) => {
-    if (token === '') return null;
-    const hash = hashToken(token);
+  return async (hash) => {
     if (adminHash !== null && timingSafeEqual(hash, adminHash)) return { kind: 'admin' };
     const key = await deps.store.findApiKeyByHash(hash);
     if (key === null) return null;

@@ -9,6 +9,7 @@ import { clientErrorHandler, frameworkErrors, installEdgeErrors, redactUrl } fro
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
+import { lazyChildLogger } from './plugins/lazy-child-logger.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { requestLine } from './plugins/request-line.ts';
 import { installRateLimit } from './plugins/rate-limit.ts';
@@ -93,6 +94,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     loggerInstance: deps.logger,
     bodyLimit: config.maxBodyBytes,
     genReqId: genRequestId,
+    childLoggerFactory: lazyChildLogger,
     // pino's redaction walks every path of REDACT_PATHS on every line; the completed line holds none of them.
     logController: new OneLineLogController(refusals, deps.logger.child({}, { redact: [] })),
     requestIdHeader: false,

@@ -32,8 +32,8 @@ export interface HttpDeps {
   readonly logger: FastifyBaseLogger;
   /** `/metrics` serves this registry in Prometheus text. */
   readonly metrics: Pick<Metrics, 'registry'>;
-  /** Bearer token → principal, or null when unknown or revoked. */
-  readonly authenticate: (token: string) => Promise<Principal | null>;
+  /** SHA-256 of a Bearer token (`hashToken`) → principal, or null when unknown or revoked. */
+  readonly authenticate: (tokenHash: Buffer) => Promise<Principal | null>;
   /** Readiness: true when the database answers (`/readyz`). */
   readonly ready: () => Promise<boolean>;
   /** Idempotency keys: a keyed write commits with its key through it (app/write-once.ts). */
@@ -83,6 +83,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook on every non-public route. */
     principal: Principal | null;
+    /** SHA-256 of the request's Bearer token (`hashToken`), set by the auth hook; null before it or without one. */
+    tokenHash: Buffer | null;
     /** The raw bytes of a JSON request body (for payload spans and idempotency fingerprints). */
     rawBody: Buffer | null;
     /** The same body decoded as UTF-8. */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hashToken } from '../../app/credentials.ts';
 import type { Config } from '../../config/config.ts';
 import { AppError } from '../../domain/errors.ts';
 
@@ -9,7 +9,8 @@ const MAX_PEERS = 100_000;
 /** Most token hashes remembered as having authenticated (oldest forgotten first). */
 const MAX_KNOWN = 10_000;
 
-const hashOf = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
+/** The key of a token in the set of those that authenticated: its SHA-256 (`hashToken`), base64url. */
+const keyOf = (hash: Buffer): string => hash.toString('base64url');
 
 /**
  * Rate limiting of failed authentication per client address (the socket's address: no proxy header is
@@ -48,7 +49,7 @@ export function installAuthFailureLimit(app: FastifyInstance, config: Pick<Confi
       const now = nowMs();
       if (now - e.start >= windowMs) return;
       const token = tokenOf(request);
-      if (token !== undefined && known.has(hashOf(token))) return;
+      if (token !== undefined && known.has(keyOf(hashToken(token)))) return;
       const seconds = Math.max(1, Math.ceil((e.start + windowMs - now) / 1000));
       throw new AppError('rate_limited', `Too many failed authentications from this address; retry in ${seconds} s`, { headers: { 'retry-after': String(seconds) } });
     });
@@ -59,9 +60,9 @@ export function installAuthFailureLimit(app: FastifyInstance, config: Pick<Confi
     if (status === 401 || (status === 429 && request.principal === null)) reply.header('connection', 'close');
     if (status === 401 && config.authFailureLimit > 0) entry(request.ip, nowMs()).count++;
     else if (request.principal !== null && config.authFailureLimit > 0) {
-      const token = tokenOf(request);
-      if (token !== undefined) {
-        const h = hashOf(token);
+      // The auth hook's hash of this request's token: no second SHA-256 per request.
+      if (request.tokenHash !== null) {
+        const h = keyOf(request.tokenHash);
         known.delete(h);
         known.add(h);
         if (known.size > MAX_KNOWN) known.delete(known.values().next().value!);

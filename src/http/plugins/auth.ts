@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { capabilitiesOf, type Principal } from '../../app/credentials.ts';
+import { capabilitiesOf, hashToken, type Principal } from '../../app/credentials.ts';
 import { allows } from '../../domain/capabilities.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { HttpDeps } from '../deps.ts';
@@ -17,6 +17,7 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
  */
 export function installAuth(app: FastifyInstance, deps: Pick<HttpDeps, 'authenticate'> & { readonly config: Pick<HttpDeps['config'], 'corsOrigins'> }): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('tokenHash', null);
   const corsOn = deps.config.corsOrigins.length > 0;
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public === true) return;
@@ -25,7 +26,10 @@ export function installAuth(app: FastifyInstance, deps: Pick<HttpDeps, 'authenti
     const match = BEARER.exec(request.headers.authorization ?? '');
     const token = match?.[1];
     if (token === undefined) throw new AppError('authentication_failed', 'Missing or malformed "Authorization: Bearer <token>" header', { headers: { 'www-authenticate': 'Bearer' } });
-    const principal = await deps.authenticate(token);
+    // Hashed once: the failed-authentication limit (auth-failures.ts) remembers tokens by this hash.
+    const hash = hashToken(token);
+    request.tokenHash = hash;
+    const principal = await deps.authenticate(hash);
     if (principal === null) throw new AppError('authentication_failed', 'Unknown or revoked token', { headers: { 'www-authenticate': 'Bearer' } });
     request.principal = principal;
     if (principal.kind === 'app') checkScope(request.method, request.routeOptions.url ?? '', request.routeOptions.config, principal);

@@ -1,0 +1,96 @@
+/**
+ * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL]`: CPU of the
+ * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
+ * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (the PostgreSQL server
+ * of `--database-url`); the load generator (this process) makes N publish calls of B bytes, 50 in flight, on
+ * one application with one endpoint, and reads the API process's CPU (/proc/<pid>/stat, utime + stime) over
+ * them. The bare route (`bench/api-cost.ts serve-bare`: Fastify, no
+ * plugin, answers 202 with a small JSON object) takes the same calls, so the difference is what Tidings' own
+ * per-request work costs: authentication, logging, validation, the exact payload span, the publish and its
+ * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds.
+ *
+ * The API process is the only Tidings process, so its figure hardly depends on how the machine's other
+ * processes are scheduled, unlike the end-to-end scenarios of `npm run bench`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Fastify from 'fastify';
+import { generateKeyEntry } from '../src/adapters/crypto/key-ring.ts';
+import { createApiClient, type ApiClient } from './load.ts';
+import { freePort, procUsage, startChild, waitHttpOk } from './procs.ts';
+import { startCluster } from './tidings.ts';
+
+const IN_FLIGHT = 50;
+
+if (process.argv[2] === 'serve-bare') {
+  const app = Fastify({ logger: false });
+  app.get('/readyz', async () => ({ ok: true }));
+  app.post('/api/v1/app/:appId/msg', async (request, reply) => {
+    reply.code(202);
+    return { id: 'msg_bare', eventType: (request.body as { eventType?: string }).eventType };
+  });
+  await app.listen({ port: Number(process.argv[3]), host: '127.0.0.1' });
+} else {
+  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' } } });
+  const messages = Math.max(1_000, Number(values.messages ?? 10_000));
+  const rounds = Math.max(1, Number(values.rounds ?? 5));
+  const payloadBytes = Math.max(16, Number(values['payload-bytes'] ?? 1024));
+  const serverUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
+
+  /** µs of CPU per call of `pids` over `count` publish calls on `app` (after a warm-up round that is not counted: the first rounds run while V8 still optimises). */
+  const measure = async (client: ApiClient, app: string, pids: () => Promise<number[]>): Promise<number[]> => {
+    await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
+    const watched = await pids();
+    const cpu = (): number => watched.reduce((sum, pid) => sum + (procUsage(pid)?.cpuS ?? 0), 0);
+    const perRound: number[] = [];
+    for (let r = 0; r < rounds; r += 1) {
+      const before = cpu();
+      const run = await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
+      if (run.failed > 0) throw new Error(`${run.failed} publish calls failed: ${run.firstError}`);
+      perRound.push(((cpu() - before) * 1e6) / messages);
+    }
+    return perRound;
+  };
+  const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const show = (xs: readonly number[]): string => `${median(xs).toFixed(0)} µs (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`;
+
+  try {
+    const port = await freePort();
+    const bare = startChild({ name: 'bare', args: [fileURLToPath(import.meta.url), 'serve-bare', String(port)], env: { PATH: process.env.PATH }, logFile: join(logDir, 'bare.log') });
+    let bareCost: number[];
+    try {
+      await waitHttpOk(`http://127.0.0.1:${port}/readyz`, bare, 30_000);
+      const client = createApiClient(`http://127.0.0.1:${port}`, 'none', IN_FLIGHT, payloadBytes);
+      bareCost = await measure(client, 'app_bare', async () => [bare.pid]);
+      await client.close();
+    } finally {
+      await bare.stop(5_000);
+    }
+
+    const base = {
+      serverUrl, dbName: 'tidings_bench_apicost', encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
+      logLevel: 'info', logDir, probe: false, cpuProf: false, userEnv: {},
+    };
+    const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: {}, tag: 'api-cost' });
+    let apiCost: number[];
+    try {
+      const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
+      const app = await client.createApplication('api cost', 'api-cost');
+      await client.createEndpoint(app, 'http://127.0.0.1:9/');
+      apiCost = await measure(client, app, async () => [cluster.api.pid]);
+      await client.close();
+    } finally {
+      await cluster.stop();
+    }
+    console.log(`CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`);
+    console.log(`  bare Fastify route     ${show(bareCost)}`);
+    console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost) / median(bareCost)).toFixed(2)}× the bare route)`);
+  } finally {
+    await rm(logDir, { recursive: true, force: true });
+  }
+}
