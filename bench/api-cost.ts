@@ -1,13 +1,15 @@
 /**
  * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL]`: CPU of the
  * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
- * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (the PostgreSQL server
- * of `--database-url`); the load generator (this process) makes N publish calls of B bytes, 50 in flight, on
- * one application with one endpoint, and reads the API process's CPU (/proc/<pid>/stat, utime + stime) over
- * them. The bare route (`bench/api-cost.ts serve-bare`: Fastify, no
+ * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL server
+ * of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
+ * at the end). The load generator (this process) makes N publish calls of B bytes (default 10,000 of 1,024;
+ * N ≥ 1,000), 50 in flight, on one application with one endpoint, and reads the API process's CPU
+ * (/proc/<pid>/stat, utime + stime) over them. The bare route (`bench/api-cost.ts serve-bare`: Fastify, no
  * plugin, answers 202 with a small JSON object) takes the same calls, so the difference is what Tidings' own
  * per-request work costs: authentication, logging, validation, the exact payload span, the publish and its
- * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds.
+ * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds (default 5).
+ * On an error the processes' logs are kept and their folder is named.
  *
  * The API process is the only Tidings process, so its figure hardly depends on how the machine's other
  * processes are scheduled, unlike the end-to-end scenarios of `npm run bench`.
@@ -19,10 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { generateKeyEntry } from '../src/adapters/crypto/key-ring.ts';
-import { createApiClient, type ApiClient } from './load.ts';
-import { freePort, procUsage, startChild, waitHttpOk } from './procs.ts';
-import { startCluster } from './tidings.ts';
+import type { ApiClient } from './load.ts';
 
 const IN_FLIGHT = 50;
 
@@ -35,12 +34,24 @@ if (process.argv[2] === 'serve-bare') {
   });
   await app.listen({ port: Number(process.argv[3]), host: '127.0.0.1' });
 } else {
+  // Loaded here, not at the top: the bare route's process (the branch above) loads Fastify only.
+  const { generateKeyEntry } = await import('../src/adapters/crypto/key-ring.ts');
+  const { createApiClient } = await import('./load.ts');
+  const { freePort, procUsage, startChild, waitHttpOk } = await import('./procs.ts');
+  const { dropDatabase, startCluster } = await import('./tidings.ts');
   const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' } } });
-  const messages = Math.max(1_000, Number(values.messages ?? 10_000));
-  const rounds = Math.max(1, Number(values.rounds ?? 5));
-  const payloadBytes = Math.max(16, Number(values['payload-bytes'] ?? 1024));
+  /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
+  const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
+    const n = raw === undefined ? fallback : Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min} (got ${raw})`);
+    return n;
+  };
+  const messages = count('messages', values.messages, 10_000, 1_000);
+  const rounds = count('rounds', values.rounds, 5, 1);
+  const payloadBytes = count('payload-bytes', values['payload-bytes'], 1024, 16);
   const serverUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
+  const dbName = 'tidings_bench_apicost';
 
   /** µs of CPU per call of `pids` over `count` publish calls on `app` (after a warm-up round that is not counted: the first rounds run while V8 still optimises). */
   const measure = async (client: ApiClient, app: string, pids: () => Promise<number[]>): Promise<number[]> => {
@@ -73,7 +84,7 @@ if (process.argv[2] === 'serve-bare') {
     }
 
     const base = {
-      serverUrl, dbName: 'tidings_bench_apicost', encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
+      serverUrl, dbName, encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
       logLevel: 'info', logDir, probe: false, cpuProf: false, userEnv: {},
     };
     const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: {}, tag: 'api-cost' });
@@ -86,11 +97,15 @@ if (process.argv[2] === 'serve-bare') {
       await client.close();
     } finally {
       await cluster.stop();
+      await dropDatabase(serverUrl, dbName);
     }
     console.log(`CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`);
     console.log(`  bare Fastify route     ${show(bareCost)}`);
     console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost) / median(bareCost)).toFixed(2)}× the bare route)`);
-  } finally {
     await rm(logDir, { recursive: true, force: true });
+  } catch (error) {
+    // The processes' logs stay for the error's reader (it may name one of them).
+    console.error(`api-cost failed; the processes' logs are in ${logDir}`);
+    throw error;
   }
 }

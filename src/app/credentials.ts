@@ -62,6 +62,9 @@ export const TOKEN_PREFIX = 'tidings_';
 /** Random bytes in a generated token (256 bits). */
 const TOKEN_BYTES = 32;
 
+/** Length of a {@link hashToken} digest (SHA-256), bytes. */
+const SHA256_BYTES = 32;
+
 /** SHA-256 of a token's UTF-8 bytes: what is stored and compared (docs/guides/security.md: keys stored as hashes). */
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
@@ -81,7 +84,8 @@ export interface AuthenticatorDeps {
 
 /**
  * Makes `authenticate(tokenHash)`, given the SHA-256 of a non-empty Bearer token ({@link hashToken}, taken once
- * per request by the HTTP layer, which also keys its failed-authentication limit on it): the configured admin
+ * per request by the HTTP layer, which also keys its failed-authentication and rate limits on it; anything
+ * but a 32-byte digest is refused with null): the configured admin
  * token is compared by hash in constant time (`timingSafeEqual` over two 32-byte digests); otherwise the hash
  * is looked up among live API keys (the lookup is by hash, so its timing says nothing about the token).
  * Returns the principal, or null for an unknown or revoked token.
@@ -89,6 +93,7 @@ export interface AuthenticatorDeps {
 export function createAuthenticator(deps: AuthenticatorDeps): (tokenHash: Buffer) => Promise<Principal | null> {
   const adminHash = deps.adminToken === undefined ? null : hashToken(deps.adminToken);
   return async (hash) => {
+    if (hash.length !== SHA256_BYTES) return null;
     if (adminHash !== null && timingSafeEqual(hash, adminHash)) return { kind: 'admin' };
     const key = await deps.store.findApiKeyByHash(hash);
     if (key === null) return null;

@@ -37,6 +37,7 @@ for (const engine of ENGINES) {
       const authenticate = createAuthenticator({ store: api.keys, adminToken: undefined });
       assert.deepEqual(await authenticate(hashToken(token)), { kind: 'admin' });
       assert.equal(await authenticate(hashToken(token + 'x')), null);
+      assert.equal(await authenticate(Buffer.alloc(0)), null, 'not a SHA-256 digest');
     });
 
     test('deleting an application revokes its scoped keys', async () => {

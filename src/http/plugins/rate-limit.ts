@@ -1,18 +1,20 @@
-import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.ts';
+import { hashToken } from '../../app/credentials.ts';
 import { AppError } from '../../domain/errors.ts';
 
 const BEARER = /^Bearer[ \t]+(\S+)/i;
 
 /**
  * The rate-limit key of a request: a hash of its Bearer token (one bucket per credential, never the token
- * itself, so the limiter's memory holds no secret), or the client address when there is none.
+ * itself, so the limiter's memory holds no secret), or the client address when there is none. The hash is the
+ * auth hook's (`request.tokenHash`) when it has run, so the token is hashed once per request.
  */
 export function credentialKey(request: FastifyRequest): string {
+  if (request.tokenHash !== null) return `cred:${request.tokenHash.toString('base64url')}`;
   const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
-  return token === undefined ? `ip:${request.ip}` : `cred:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
+  return token === undefined ? `ip:${request.ip}` : `cred:${hashToken(token).toString('base64url')}`;
 }
 
 /**
