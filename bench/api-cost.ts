@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import type { ApiClient } from './load.ts';
+import { summarize } from './stats.ts';
 
 const IN_FLIGHT = 50;
 
@@ -53,11 +54,10 @@ if (process.argv[2] === 'serve-bare') {
   const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
   const dbName = 'tidings_bench_apicost';
 
-  /** µs of CPU per call of `pids` over `count` publish calls on `app` (after a warm-up round that is not counted: the first rounds run while V8 still optimises). */
-  const measure = async (client: ApiClient, app: string, pids: () => Promise<number[]>): Promise<number[]> => {
+  /** µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is not counted: the first rounds run while V8 still optimises). */
+  const measure = async (client: ApiClient, app: string, pid: number): Promise<number[]> => {
     await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
-    const watched = await pids();
-    const cpu = (): number => watched.reduce((sum, pid) => sum + (procUsage(pid)?.cpuS ?? 0), 0);
+    const cpu = (): number => procUsage(pid)?.cpuS ?? 0;
     const perRound: number[] = [];
     for (let r = 0; r < rounds; r += 1) {
       const before = cpu();
@@ -67,7 +67,7 @@ if (process.argv[2] === 'serve-bare') {
     }
     return perRound;
   };
-  const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const median = (xs: readonly number[]): number => summarize(xs).median;
   const show = (xs: readonly number[]): string => `${median(xs).toFixed(0)} µs (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`;
 
   try {
@@ -77,7 +77,7 @@ if (process.argv[2] === 'serve-bare') {
     try {
       await waitHttpOk(`http://127.0.0.1:${port}/readyz`, bare, 30_000);
       const client = createApiClient(`http://127.0.0.1:${port}`, 'none', IN_FLIGHT, payloadBytes);
-      bareCost = await measure(client, 'app_bare', async () => [bare.pid]);
+      bareCost = await measure(client, 'app_bare', bare.pid);
       await client.close();
     } finally {
       await bare.stop(5_000);
@@ -93,7 +93,7 @@ if (process.argv[2] === 'serve-bare') {
       const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
       const app = await client.createApplication('api cost', 'api-cost');
       await client.createEndpoint(app, 'http://127.0.0.1:9/');
-      apiCost = await measure(client, app, async () => [cluster.api.pid]);
+      apiCost = await measure(client, app, cluster.api.pid);
       await client.close();
     } finally {
       await cluster.stop();

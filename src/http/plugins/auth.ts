@@ -26,7 +26,7 @@ export function installAuth(app: FastifyInstance, deps: Pick<HttpDeps, 'authenti
     const match = BEARER.exec(request.headers.authorization ?? '');
     const token = match?.[1];
     if (token === undefined) throw new AppError('authentication_failed', 'Missing or malformed "Authorization: Bearer <token>" header', { headers: { 'www-authenticate': 'Bearer' } });
-    // Hashed once: the failed-authentication limit (auth-failures.ts) remembers tokens by this hash.
+    // Hashed once: the failed-authentication limit (auth-failures.ts) and the rate limit (rate-limit.ts) key on this hash.
     const hash = hashToken(token);
     request.tokenHash = hash;
     const principal = await deps.authenticate(hash);
