@@ -1,5 +1,5 @@
 /**
- * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL]`: CPU of the
+ * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof]`: CPU of the
  * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
  * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL server
  * of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
@@ -9,7 +9,8 @@
  * plugin, answers 202 with a small JSON object) takes the same calls, so the difference is what Tidings' own
  * per-request work costs: authentication, logging, validation, the exact payload span, the publish and its
  * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds (default 5).
- * On an error the processes' logs are kept and their folder is named.
+ * On an error the processes' logs are kept and their folder is named. `--cpu-prof` runs the API process under
+ * `node --cpu-prof`, keeps its profile and prints its self time by area and by function (bench/cpu-profile.ts).
  *
  * The API process is the only Tidings process, so its figure hardly depends on how the machine's other
  * processes are scheduled, unlike the end-to-end scenarios of `npm run bench`.
@@ -40,7 +41,7 @@ if (process.argv[2] === 'serve-bare') {
   const { createApiClient } = await import('./load.ts');
   const { freePort, procUsage, startChild, waitHttpOk } = await import('./procs.ts');
   const { dropDatabase, startCluster } = await import('./tidings.ts');
-  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' } } });
+  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' } } });
   /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
   const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
@@ -54,26 +55,33 @@ if (process.argv[2] === 'serve-bare') {
   const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
   const dbName = 'tidings_bench_apicost';
 
-  /** µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is not counted: the first rounds run while V8 still optimises). */
-  const measure = async (client: ApiClient, app: string, pid: number): Promise<number[]> => {
+  const median = (xs: readonly number[]): number => summarize(xs).median;
+  const show = (m: { perRound: number[]; systemShare: number }): string =>
+    `${median(m.perRound).toFixed(0)} µs (rounds: ${m.perRound.map((x) => x.toFixed(0)).join(' ')}; ${(m.systemShare * 100).toFixed(0)} % in the kernel)`;
+  /**
+   * µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is
+   * not counted: the first rounds run while V8 still optimises), and the median share of it spent in the kernel.
+   */
+  const measure = async (client: ApiClient, app: string, pid: number): Promise<{ perRound: number[]; systemShare: number }> => {
     await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
-    const cpu = (): number => procUsage(pid)?.cpuS ?? 0;
+    const usage = (): { cpuS: number; systemS: number } => procUsage(pid) ?? { cpuS: 0, systemS: 0 };
     const perRound: number[] = [];
+    const systemShare: number[] = [];
     for (let r = 0; r < rounds; r += 1) {
-      const before = cpu();
+      const before = usage();
       const run = await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
       if (run.failed > 0) throw new Error(`${run.failed} publish calls failed: ${run.firstError}`);
-      perRound.push(((cpu() - before) * 1e6) / messages);
+      const after = usage();
+      perRound.push(((after.cpuS - before.cpuS) * 1e6) / messages);
+      systemShare.push((after.systemS - before.systemS) / Math.max(1e-9, after.cpuS - before.cpuS));
     }
-    return perRound;
+    return { perRound, systemShare: median(systemShare) };
   };
-  const median = (xs: readonly number[]): number => summarize(xs).median;
-  const show = (xs: readonly number[]): string => `${median(xs).toFixed(0)} µs (rounds: ${xs.map((x) => x.toFixed(0)).join(' ')})`;
 
   try {
     const port = await freePort();
     const bare = startChild({ name: 'bare', args: [fileURLToPath(import.meta.url), 'serve-bare', String(port)], env: { PATH: process.env.PATH }, logFile: join(logDir, 'bare.log') });
-    let bareCost: number[];
+    let bareCost: Awaited<ReturnType<typeof measure>>;
     try {
       await waitHttpOk(`http://127.0.0.1:${port}/readyz`, bare, 30_000);
       const client = createApiClient(`http://127.0.0.1:${port}`, 'none', IN_FLIGHT, payloadBytes);
@@ -85,10 +93,10 @@ if (process.argv[2] === 'serve-bare') {
 
     const base = {
       serverUrl, dbName, encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
-      logLevel: 'info', logDir, probe: false, cpuProf: false, userEnv: {},
+      logLevel: 'info', logDir, probe: false, cpuProf: values['cpu-prof'] === true, userEnv: {},
     };
     const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: {}, tag: 'api-cost' });
-    let apiCost: number[];
+    let apiCost: Awaited<ReturnType<typeof measure>>;
     try {
       const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
       const app = await client.createApplication('api cost', 'api-cost');
@@ -101,8 +109,18 @@ if (process.argv[2] === 'serve-bare') {
     }
     console.log(`CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`);
     console.log(`  bare Fastify route     ${show(bareCost)}`);
-    console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost) / median(bareCost)).toFixed(2)}× the bare route)`);
-    await rm(logDir, { recursive: true, force: true });
+    console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`);
+    if (base.cpuProf) {
+      const { summarizeProfile } = await import('./cpu-profile.ts');
+      const file = join(logDir, "api-cost-api.cpuprofile");
+      const summary = await summarizeProfile(file, 30);
+      console.log(`\nAPI process profile (${file}), ${summary.busyMs.toFixed(0)} ms busy; self time by area:`);
+      for (const a of summary.byArea) console.log(`  ${a.share.toFixed(1).padStart(5)} %  ${a.area}`);
+      console.log('by function:');
+      for (const f of summary.topFunctions) console.log(`  ${f.share.toFixed(1).padStart(5)} %  ${f.fn}`);
+    } else {
+      await rm(logDir, { recursive: true, force: true });
+    }
   } catch (error) {
     // The processes' logs stay for the error's reader (it may name one of them).
     console.error(`api-cost failed; the processes' logs are in ${logDir}`);

@@ -124,6 +124,8 @@ export function sleep(ms: number): Promise<void> {
 export interface ProcUsage {
   /** CPU seconds used since the process started. */
   readonly cpuS: number;
+  /** The part of `cpuS` spent in the kernel (system calls), seconds. */
+  readonly systemS: number;
   /** Resident set size, bytes. */
   readonly rssBytes: number;
 }
@@ -139,7 +141,7 @@ export function procUsage(pid: number): ProcUsage | null {
     const utime = Number(fields[11]);
     const stime = Number(fields[12]);
     const rssPages = Number(fields[21]);
-    return { cpuS: (utime + stime) / CLOCK_TICKS, rssBytes: rssPages * 4096 };
+    return { cpuS: (utime + stime) / CLOCK_TICKS, systemS: stime / CLOCK_TICKS, rssBytes: rssPages * 4096 };
   } catch {
     return null;
   }
