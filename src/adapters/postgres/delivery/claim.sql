@@ -47,7 +47,8 @@
 -- - the token buckets and the open → half-open transition of the endpoints claimed from are written in the
 --   same query (gated endpoints only, under their advisory lock), with an endpoint_events row per probe.
 -- Each claimed delivery gets state 'leased', dispatcher_id $1, lease_expires_at, fencing_token + 1 and one
--- timeline row (delivery_events, reason 'claimed' or 'reclaimed': docs/reference/timeline.md).
+-- timeline row (delivery_events, reason 'claimed' or 'reclaimed': docs/reference/timeline.md), stamped with its
+-- application, endpoint, since_publish_ms and, when claimed, wait_ms (claim instant − next_attempt_at).
 --
 -- Rows returned: one per delivery leased — id, the new fencing_token, app_id, message_id, endpoint_id,
 -- attempt_count (recorded attempts so far), manual (a resend), reclaimed (an expired lease taken over),
@@ -182,10 +183,16 @@ BEGIN
         reclaim_count = d.reclaim_count + CASE WHEN picked.previous_state = 'leased' THEN 1 ELSE 0 END,
         updated_at = t.now
     FROM picked, t WHERE d.id = picked.id
-    RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state
+    RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state,
+              d.created_at, d.next_attempt_at
   ), logged AS (
-    INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
-    SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now
+    -- Stamped here with the formulas of the stamp trigger (migration 1764000008000), which then does not run
+    -- (docs/adr/0016-hot-path-cost.md, decision 10).
+    INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms)
+    SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now,
+           app_id, endpoint_id, greatest(0, round(extract(epoch FROM t.now - created_at) * 1000))::bigint,
+           CASE WHEN previous_state = 'pending' AND next_attempt_at <> 'infinity'
+                THEN greatest(0, round(extract(epoch FROM t.now - next_attempt_at) * 1000))::bigint END
     FROM claimed, t
   )
   SELECT c.id, c.fencing_token, c.app_id, c.message_id, c.endpoint_id, c.attempt_count, c.manual,

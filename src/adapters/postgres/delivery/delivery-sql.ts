@@ -189,13 +189,16 @@ WITH o AS (
   WHERE (c.id, c.token) NOT IN (SELECT u.id, u.fencing_token FROM upd u)
   ON CONFLICT (id) DO NOTHING
 ), ev AS (
-  INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at)
+  -- Stamped here with the stamp trigger's formula (migration 1764000008000), which then does not run (ADR 0016,
+  -- decision 10).
+  INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at,
+                               app_id, endpoint_id, since_publish_ms)
   SELECT u.id, u.state, u.dispatcher, u.fencing_token, u.status, u.duration_ms, u.error_kind,
          CASE WHEN u.state = 'dead' THEN u.dead_reason WHEN u.state = 'pending' THEN 'retry_scheduled'
               WHEN u.state = 'canceled' THEN 'endpoint_deleted' WHEN u.state = 'skipped' AND u.next_state = 'pending' THEN 'endpoint_disabled'
               WHEN u.trig = 'manual' THEN 'resent' END,
-         coalesce($18::timestamptz, clock_timestamp())
-  FROM upd u
+         r.at, u.app_id, u.endpoint_id, greatest(0, round(extract(epoch FROM r.at - u.published_at) * 1000))::bigint
+  FROM upd u CROSS JOIN LATERAL (SELECT coalesce($18::timestamptz, clock_timestamp()) AS at) r
 ), t AS (
   SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
 ), h AS (

@@ -15,7 +15,8 @@ export const WAKE_CHANNEL = 'tidings_due';
 /*
  * PUBLISH — stores messages and their fan-out in one statement (one round trip, one commit when run on its
  * own): per message the message row, one delivery per subscribed endpoint of its application and the first
- * timeline row of each. Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
+ * timeline row of each (stamped with its application, endpoint and since_publish_ms: docs/adr/0016-hot-path-cost.md,
+ * decision 10). Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
  * or one inside a transaction passes arrays of one. No NOTIFY inside: a notifying commit takes a
  * cluster-wide lock that serializes every such commit (ADR 0006); the caller's `wake` sends one coalesced
  * NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
@@ -58,13 +59,14 @@ WITH input AS (
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
-  RETURNING id, message_id, state, next_attempt_at, created_at
+  RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at
 ), logged AS (
-  INSERT INTO delivery_events (delivery_id, state, reason, at)
+  -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.
+  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms)
   SELECT id, state,
          CASE WHEN state = 'skipped' THEN 'endpoint_disabled'
               WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
-         created_at FROM made
+         created_at, app_id, endpoint_id, 0 FROM made
 ), counts AS (
   SELECT message_id, count(*)::int AS total,
          count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
