@@ -28,23 +28,27 @@ export const WAKE_CHANNEL = 'tidings_due';
  * A scheduled message (deliver_at later than its creation) gets pending deliveries due at deliver_at, and
  * their first timeline row says `scheduled` instead of `published`; a deliver_at in the past is due at once.
  * Parallel arrays, one element per message: $1 id, $2 app id, $3 event id, $4 event type, $5 channels and
- * $6 tags (JSON array text or NULL), $7 payload (ciphertext), $8 payload key id, $9 retention hours,
- * $10 now (NULL = database clock), $11 content type (NULL = JSON payload), $12 deliver_at (NULL = at once),
- * $13 trace context (JSON text of the W3C traceparent/tracestate; NULL = none, always when tracing is off).
+ * $6 tags (JSON array text or NULL), $15 and $7 where the payload starts and ends in $14 (byte offsets, end
+ * exclusive), $8 payload key id, $9 retention hours, $10 now (NULL = database clock), $11 content type
+ * (NULL = JSON payload), $12 deliver_at (NULL = at once), $13 trace context (JSON text of the W3C
+ * traceparent/tracestate; NULL = none, always when tracing is off). $14 is every payload's ciphertext end to
+ * end, one bytea sent in binary: a bytea[] parameter travels as text, hex-encoded by the client and parsed
+ * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11).
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
  */
 const PUBLISH = prepared('tidings_publish', `
 WITH input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::int[], $10::timestamptz[],
-              $11::text[], $12::timestamptz[], $13::text[])
-    AS i (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context)
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::timestamptz[],
+              $11::text[], $12::timestamptz[], $13::text[], $15::int[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context, payload_start)
 ), msg AS (
   INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at, trace_context)
   SELECT id, app_id, event_id, event_type,
          CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
-         payload, payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb
+         substring($14::bytea FROM payload_start + 1 FOR payload_end - payload_start), payload_key_id, retention_hours, now,
+         content_type, deliver_at, trace_context::jsonb
   FROM input
   ORDER BY app_id, event_id
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
@@ -96,12 +100,21 @@ const jsonArray = (values: readonly string[] | null): string | null => (values =
 /** Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`. */
 async function publishRows(client: Queryable, batch: readonly SealedMessage[]): Promise<(PublishedRow | AppError)[]> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let offset = 0;
+  for (const m of batch) {
+    starts.push(offset);
+    offset += m.data.length;
+    ends.push(offset);
+  }
   const res = await client.query<PublishedRow>(PUBLISH, [
     column((m) => m.message.id), column((m) => m.message.appId), column((m) => m.message.eventId), column((m) => m.message.eventType),
-    column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), column((m) => m.data),
+    column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), ends,
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
+    batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts,
   ]);
   const byId = new Map(res.rows.map((row) => [row.id, row]));
   return batch.map(({ message }) => {
