@@ -77,7 +77,7 @@ for (const engine of ENGINES) {
          WHERE m.app_id = $1 GROUP BY m.id ORDER BY m.id`, [appId]);
       assert.equal(stored.rowCount, 50);
       for (const [i, row] of stored.rows.entries()) {
-        assert.equal(cipher.decrypt(row.payload_key_id, row.payload, row.id).toString('utf8'), messages[i]!.payload.toString('utf8'), `message ${i}: its own payload`);
+        assert.equal(cipher.decrypt(row.payload_key_id, row.payload, row.id).toString('utf8'), Buffer.from(messages[i]!.payload).toString('utf8'), `message ${i}: its own payload`);
         assert.deepEqual(row.channels, i % 2 === 0 ? ['even'] : null);
         assert.deepEqual(row.tags, [`t${i}`]);
         assert.equal(row.deliveries, 1);
