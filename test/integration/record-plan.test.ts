@@ -1,12 +1,16 @@
 /**
- * The record statement's plan (docs/adr/0016-hot-path-cost.md, decision 9): each outcome's delivery is read
- * by a primary-key probe, also when the planner's statistics of `deliveries` lag the table, as on a new
- * database under load. A plain join of the outcomes with `deliveries` was planned there as a hash join over
- * a sequential scan of every delivery, once per record statement. PostgreSQL server: the plan is read with
- * EXPLAIN of the very statement and parameters the store sends.
+ * The record statement's plan (docs/adr/0016-hot-path-cost.md, decisions 9 and 12): each outcome's delivery
+ * is read by a primary-key probe, and the update finds the batch's rows by primary key, whatever the
+ * planner's statistics of `deliveries` say. Two cases from the delivery path:
+ * - a new database under load, never analysed: a plain join of the outcomes with `deliveries` was planned as
+ *   a hash join over a sequential scan of every delivery, once per record statement (decision 9);
+ * - a table analysed while few deliveries were leased, then hundreds leased (a large window): the update
+ *   took the leased rows from a partial index on state = 'leased', reading every lease of the table per
+ *   outcome (decision 12).
+ * PostgreSQL server: the plan is read with EXPLAIN of the very statement and parameters the store sends.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { RECORD_ATTEMPTS } from '../../src/adapters/postgres/delivery/delivery-sql.ts';
 import type { Db, Prepared, Queryable } from '../../src/adapters/postgres/db.ts';
@@ -14,7 +18,7 @@ import { createPgMessageStore } from '../../src/adapters/postgres/message/messag
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { cryptoRandom } from '../../src/adapters/system/system-clock.ts';
 import { createPublisher } from '../../src/app/publish.ts';
-import type { AttemptRecord } from '../../src/ports/delivery-store.ts';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
@@ -24,17 +28,28 @@ import { ManualClock } from '../support/manual-clock.ts';
 interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Subplan Name'?: string;
   readonly Plans?: readonly PlanNode[];
 }
 
 const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+/** The subtree of the statement's CTE `name`. */
+const cte = (plan: PlanNode, name: string): PlanNode => {
+  const found = nodes(plan).find((n) => n['Subplan Name'] === `CTE ${name}`);
+  assert.ok(found !== undefined, `the plan has CTE ${name}`);
+  return found;
+};
+/** How the subtree reads `deliveries`: node type and index, e.g. "Index Scan deliveries_pkey". */
+const deliveryReads = (node: PlanNode): string[] =>
+  nodes(node).filter((n) => n['Relation Name'] === 'deliveries' && n['Node Type'] !== 'ModifyTable').map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`.trim());
 
 let t: TestDatabase;
-before(async () => { t = await freshServerDatabase(); });
-after(async () => { await t.drop(); });
+beforeEach(async () => { t = await freshServerDatabase(); });
+afterEach(async () => { await t.drop(); });
 
-test('the record statement probes deliveries by primary key while its statistics lag the table', async () => {
-  // Statistics as on a new database under load: the table has grown and has never been analysed.
+/** Publishes 1,000 messages to one endpoint, with autovacuum off for `deliveries`; `analyse` then runs ANALYZE (nothing leased yet). */
+async function fill(analyse: boolean): Promise<ReturnType<typeof testCipher>> {
   await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
   const cipher = testCipher();
   const appId = await insertApp(t.db);
@@ -45,9 +60,14 @@ test('the record statement probes deliveries by primary key while its statistics
       await publisher.publish(tx, { appId, eventType: 'user.created', eventId: null, channels: null, tags: null, payload: Buffer.from(`{"n":${i}}`), retentionHours: null });
     }
   });
+  if (analyse) await t.db.query('ANALYZE deliveries');
   const analysed = (await t.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM pg_stat_user_tables WHERE relname = 'deliveries' AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)`)).rows[0]!.n;
-  assert.equal(analysed, '0', 'the table has no statistics yet');
+  assert.equal(analysed, analyse ? '1' : '0', analyse ? 'the table was analysed' : 'the table has no statistics yet');
+  return cipher;
+}
 
+/** Claims `claim` deliveries, records the first `record` of them (successes) and returns the record statement's plan. */
+async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, record: number): Promise<PlanNode> {
   // The store sends its record statement through this handle; the test asks for that statement's plan first.
   const plans: PlanNode[] = [];
   const explaining = (q: Queryable): Queryable => ({
@@ -62,19 +82,34 @@ test('the record statement probes deliveries by primary key while its statistics
   const db: Db = { ...t.db, tx: (fn) => t.db.tx((client) => fn(explaining(client))), query: (text, params) => explaining(t.db).query(text, params) as never };
 
   const store = createPgDeliveryStore(db, cipher);
-  const { deliveries } = await store.claim({ dispatcherId: 'D', limit: 300, leaseMs: 60_000, maxReclaims: 5, now: null });
-  assert.equal(deliveries.length, 300);
-  const records: AttemptRecord[] = deliveries.map((d, i) => ({
+  const { deliveries } = await store.claim({ dispatcherId: 'D', limit: claim, leaseMs: 60_000, maxReclaims: 5, now: null });
+  assert.equal(deliveries.length, claim);
+  const records: AttemptRecord[] = deliveries.slice(0, record).map((d: ClaimedDelivery, i) => ({
     deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${String(i).padStart(27, '0')}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
     succeeded: true, statusCode: 200, responseBody: 'ok', location: null, errorKind: null, errorDetail: null, durationMs: 3,
     next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
   }));
   const result = await store.recordAttempts(records, null);
-  assert.equal(result.recorded.length, 300, 'every outcome was recorded');
-
+  assert.equal(result.recorded.length, record, 'every outcome was recorded');
   assert.equal(plans.length, 1, 'one record statement for the batch');
-  const scans = nodes(plans[0]!).filter((n) => n['Relation Name'] === 'deliveries').map((n) => n['Node Type']);
-  assert.ok(scans.length > 0, 'the plan reads deliveries');
-  assert.ok(!scans.includes('Seq Scan'), `no sequential scan of deliveries: ${scans.join(', ')}`);
+  return plans[0]!;
+}
+
+test('the record statement probes each outcome\'s delivery by primary key while the table has no statistics', async () => {
+  const plan = await recordPlan(await fill(false), 300, 300);
+  const reads = deliveryReads(cte(plan, 'cur'));
+  assert.deepEqual(reads, ['Index Scan deliveries_pkey'], `cur reads deliveries by primary key: ${reads.join(', ')}`);
+  const all = deliveryReads(plan);
+  assert.ok(all.length > 0, 'the plan reads deliveries');
+  assert.ok(!all.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `no read of every lease: ${all.join(', ')}`);
+});
+
+test('the record statement updates the batch\'s deliveries found by primary key while the statistics say nothing is leased', async () => {
+  // Analysed before the claim, as on a database in service whose last ANALYZE saw few leases; then 300 are
+  // leased (a large window) and 10 of them recorded, the size of a record batch on the delivery path.
+  const plan = await recordPlan(await fill(true), 300, 10);
+  const reads = deliveryReads(cte(plan, 'upd'));
+  assert.ok(reads.length > 0 && reads.every((r) => r.endsWith('deliveries_pkey')), `the update finds its rows by primary key: ${reads.join(', ')}`);
+  assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey']);
 });

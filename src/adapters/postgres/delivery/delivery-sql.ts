@@ -166,7 +166,12 @@ WITH o AS (
       last_status_code = c.status, last_error_kind = c.error_kind,
       last_attempt_at = coalesce($18::timestamptz, clock_timestamp()), updated_at = coalesce($18::timestamptz, clock_timestamp())
   FROM cur c
-  WHERE d.id = c.id AND d.fencing_token = c.token AND d.dispatcher_id = c.dispatcher AND d.state = 'leased'
+  -- The rows are found by primary key whatever the statistics say (docs/adr/0016-hot-path-cost.md, decision 12):
+  -- id = ANY ($1) gives the planner the batch's keys as an index condition, and the state test is written in
+  -- the "C" collation (the same test for these ASCII values) so that it does not match the predicate of the
+  -- partial indexes on state = 'leased'. With the plain form, a planner whose last ANALYZE saw few leases
+  -- read every lease of deliveries_lease_expiry or deliveries_endpoint_leased once per outcome.
+  WHERE d.id = ANY ($1::bigint[]) AND d.id = c.id AND d.fencing_token = c.token AND d.dispatcher_id = c.dispatcher AND d.state COLLATE "C" = 'leased'
   -- The outcome's own columns come back with the row, so that what follows never joins the batch again.
   RETURNING d.id, d.fencing_token, d.state, d.app_id, d.message_id, d.endpoint_id, d.dead_reason,
             c.dispatcher, c.next_state, c.attempt_id, c.attempt_number, c.trig, c.url, c.succeeded, c.status, c.body_hex,
