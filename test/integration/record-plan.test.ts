@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
-import { RECORD_ATTEMPTS } from '../../src/adapters/postgres/delivery/delivery-sql.ts';
+import { EXTEND_LEASES, RECORD_ATTEMPTS } from '../../src/adapters/postgres/delivery/delivery-sql.ts';
 import type { Db, Prepared, Queryable } from '../../src/adapters/postgres/db.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runTx } from '../../src/adapters/postgres/tx.ts';
@@ -66,15 +66,18 @@ async function fill(analyse: boolean): Promise<ReturnType<typeof testCipher>> {
   return cipher;
 }
 
-/** Claims `claim` deliveries, records the first `record` of them (successes) and returns the record statement's plan. */
-async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, record: number): Promise<PlanNode> {
-  // The store sends its record statement through this handle; the test asks for that statement's plan first.
-  const plans: PlanNode[] = [];
+/**
+ * Claims `claim` deliveries, renews their leases (the heartbeat), records the first `record` of them
+ * (successes) and returns the plans of the record statement and of the heartbeat's.
+ */
+async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, record: number): Promise<{ record: PlanNode; extend: PlanNode }> {
+  // The store sends its statements through this handle; the test asks for their plans first.
+  const plans = new Map<string, PlanNode[]>();
   const explaining = (q: Queryable): Queryable => ({
     async query(text: string | Prepared, params?: readonly unknown[]) {
-      if (typeof text !== 'string' && text.name === RECORD_ATTEMPTS.name) {
+      if (typeof text !== 'string' && (text.name === RECORD_ATTEMPTS.name || text.name === EXTEND_LEASES.name)) {
         const plan = await q.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text.text}`, params);
-        plans.push(plan.rows[0]!['QUERY PLAN'][0]!.Plan);
+        plans.set(text.name, [...(plans.get(text.name) ?? []), plan.rows[0]!['QUERY PLAN'][0]!.Plan]);
       }
       return q.query(text, params) as never;
     },
@@ -84,6 +87,7 @@ async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, 
   const store = createPgDeliveryStore(db, cipher);
   const { deliveries } = await store.claim({ dispatcherId: 'D', limit: claim, leaseMs: 60_000, maxReclaims: 5, now: null });
   assert.equal(deliveries.length, claim);
+  assert.deepEqual(await store.extendLeases(deliveries, 60_000, null), [], 'every lease renewed');
   const records: AttemptRecord[] = deliveries.slice(0, record).map((d: ClaimedDelivery, i) => ({
     deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
     attemptId: `atmpt_${String(i).padStart(27, '0')}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
@@ -92,12 +96,13 @@ async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, 
   }));
   const result = await store.recordAttempts(records, null);
   assert.equal(result.recorded.length, record, 'every outcome was recorded');
-  assert.equal(plans.length, 1, 'one record statement for the batch');
-  return plans[0]!;
+  assert.equal(plans.get(RECORD_ATTEMPTS.name)?.length, 1, 'one record statement for the batch');
+  assert.equal(plans.get(EXTEND_LEASES.name)?.length, 1, 'one heartbeat statement');
+  return { record: plans.get(RECORD_ATTEMPTS.name)![0]!, extend: plans.get(EXTEND_LEASES.name)![0]! };
 }
 
 test('the record statement probes each outcome\'s delivery by primary key while the table has no statistics', async () => {
-  const plan = await recordPlan(await fill(false), 300, 300);
+  const { record: plan } = await recordPlan(await fill(false), 300, 300);
   const reads = deliveryReads(cte(plan, 'cur'));
   assert.deepEqual(reads, ['Index Scan deliveries_pkey'], `cur reads deliveries by primary key: ${reads.join(', ')}`);
   const all = deliveryReads(plan);
@@ -105,11 +110,15 @@ test('the record statement probes each outcome\'s delivery by primary key while 
   assert.ok(!all.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `no read of every lease: ${all.join(', ')}`);
 });
 
-test('the record statement updates the batch\'s deliveries found by primary key while the statistics say nothing is leased', async () => {
+test('the record statement and the heartbeat update the deliveries they name, found by primary key, while the statistics say nothing is leased', async () => {
   // Analysed before the claim, as on a database in service whose last ANALYZE saw few leases; then 300 are
   // leased (a large window) and 10 of them recorded, the size of a record batch on the delivery path.
-  const plan = await recordPlan(await fill(true), 300, 10);
+  const { record: plan, extend } = await recordPlan(await fill(true), 300, 10);
   const reads = deliveryReads(cte(plan, 'upd'));
   assert.ok(reads.length > 0 && reads.every((r) => r.endsWith('deliveries_pkey')), `the update finds its rows by primary key: ${reads.join(', ')}`);
   assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey']);
+  // The heartbeat renews 300 of the table's 1,000 rows: the planner may scan the table for so large a part,
+  // but it must not take the rows from a partial index of leases that the statistics think is empty.
+  const beat = deliveryReads(extend);
+  assert.ok(beat.length > 0 && !beat.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `the heartbeat does not read a partial index of leases: ${beat.join(', ')}`);
 });

@@ -81,7 +81,8 @@ export const EXTEND_LEASES = prepared('tidings_extend_leases', `
 UPDATE deliveries d
 SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
-WHERE d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state = 'leased'
+-- Found by primary key, as RECORD_ATTEMPTS' update (docs/adr/0016-hot-path-cost.md, decision 12).
+WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
 RETURNING d.id`);
 
 /*
@@ -94,7 +95,8 @@ WITH released AS (
   SET state = 'pending', dispatcher_id = NULL, lease_expires_at = NULL,
       next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
   FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
-  WHERE d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state = 'leased'
+  -- Found by primary key, as RECORD_ATTEMPTS' update (docs/adr/0016-hot-path-cost.md, decision 12).
+  WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
   RETURNING d.id, d.fencing_token
 ), logged AS (
   INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
