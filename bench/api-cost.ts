@@ -112,9 +112,11 @@ if (process.argv[2] === 'serve-bare') {
     console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`);
     if (base.cpuProf) {
       const { summarizeProfile } = await import('./cpu-profile.ts');
-      const file = join(logDir, "api-cost-api.cpuprofile");
+      // bench/tidings.ts names a process's profile `<tag>-<role>`.
+      const file = join(logDir, 'api-cost-api.cpuprofile');
       const summary = await summarizeProfile(file, 30);
       console.log(`\nAPI process profile (${file}), ${summary.busyMs.toFixed(0)} ms busy; self time by area:`);
+      console.log('(the API ran under the profiler and the bare route did not: compare the figures above only between runs without --cpu-prof)');
       for (const a of summary.byArea) console.log(`  ${a.share.toFixed(1).padStart(5)} %  ${a.area}`);
       console.log('by function:');
       for (const f of summary.topFunctions) console.log(`  ${f.share.toFixed(1).padStart(5)} %  ${f.fn}`);

@@ -40,9 +40,15 @@ const cte = (plan: PlanNode, name: string): PlanNode => {
   assert.ok(found !== undefined, `the plan has CTE ${name}`);
   return found;
 };
-/** How the subtree reads `deliveries`: node type and index, e.g. "Index Scan deliveries_pkey". */
+/**
+ * How the subtree reads `deliveries`: node type and index, e.g. "Index Scan deliveries_pkey"; a bitmap heap
+ * scan names the indexes of the bitmap scans under it ("Bitmap Heap Scan deliveries_pkey").
+ */
 const deliveryReads = (node: PlanNode): string[] =>
-  nodes(node).filter((n) => n['Relation Name'] === 'deliveries' && n['Node Type'] !== 'ModifyTable').map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`.trim());
+  nodes(node).filter((n) => n['Relation Name'] === 'deliveries' && n['Node Type'] !== 'ModifyTable').map((n) => {
+    const index = n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).flatMap((b) => (b['Index Name'] === undefined ? [] : [b['Index Name']])).join(' ') : n['Index Name'] ?? '';
+    return `${n['Node Type']} ${index}`.trim();
+  });
 
 let t: TestDatabase;
 beforeEach(async () => { t = await freshServerDatabase(); });
@@ -105,9 +111,12 @@ test('the record statement probes each outcome\'s delivery by primary key while 
   const { record: plan } = await recordPlan(await fill(false), 300, 300);
   const reads = deliveryReads(cte(plan, 'cur'));
   assert.deepEqual(reads, ['Index Scan deliveries_pkey'], `cur reads deliveries by primary key: ${reads.join(', ')}`);
-  const all = deliveryReads(plan);
-  assert.ok(all.length > 0, 'the plan reads deliveries');
-  assert.ok(!all.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `no read of every lease: ${all.join(', ')}`);
+  // The update names 300 of the table's 1,000 rows, with their number known (EXPLAIN plans with the
+  // parameters): a scan of the table is a fair choice for so large a part. What it must not do is read every
+  // lease through a partial index.
+  const upd = deliveryReads(cte(plan, 'upd'));
+  assert.ok(upd.length > 0, 'the update reads deliveries');
+  assert.ok(!upd.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `no read of every lease: ${upd.join(', ')}`);
 });
 
 test('the record statement and the heartbeat update the deliveries they name, found by primary key, while the statistics say nothing is leased', async () => {
@@ -115,7 +124,7 @@ test('the record statement and the heartbeat update the deliveries they name, fo
   // leased (a large window) and 10 of them recorded, the size of a record batch on the delivery path.
   const { record: plan, extend } = await recordPlan(await fill(true), 300, 10);
   const reads = deliveryReads(cte(plan, 'upd'));
-  assert.ok(reads.length > 0 && reads.every((r) => r.endsWith('deliveries_pkey')), `the update finds its rows by primary key: ${reads.join(', ')}`);
+  assert.ok(reads.length > 0 && reads.every((r) => / deliveries_pkey$/.test(r)), `the update finds its rows by primary key: ${reads.join(', ')}`);
   assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey']);
   // The heartbeat renews 300 of the table's 1,000 rows: the planner may scan the table for so large a part,
   // but it must not take the rows from a partial index of leases that the statistics think is empty.

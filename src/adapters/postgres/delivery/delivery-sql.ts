@@ -81,7 +81,8 @@ export const EXTEND_LEASES = prepared('tidings_extend_leases', `
 UPDATE deliveries d
 SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
--- Found by primary key, as RECORD_ATTEMPTS' update (docs/adr/0016-hot-path-cost.md, decision 12).
+-- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
+-- (docs/adr/0016-hot-path-cost.md, decision 12).
 WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
 RETURNING d.id`);
 
@@ -95,7 +96,8 @@ WITH released AS (
   SET state = 'pending', dispatcher_id = NULL, lease_expires_at = NULL,
       next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
   FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
-  -- Found by primary key, as RECORD_ATTEMPTS' update (docs/adr/0016-hot-path-cost.md, decision 12).
+  -- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
+-- (docs/adr/0016-hot-path-cost.md, decision 12).
   WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
   RETURNING d.id, d.fencing_token
 ), logged AS (
@@ -195,6 +197,8 @@ WITH o AS (
   FROM cur c
   WHERE (c.id, c.token) NOT IN (SELECT u.id, u.fencing_token FROM upd u)
   ON CONFLICT (id) DO NOTHING
+), t AS (
+  SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
 ), ev AS (
   -- Stamped here with the stamp trigger's formula (migration 1764000008000), which then does not run (ADR 0016,
   -- decision 10).
@@ -204,10 +208,8 @@ WITH o AS (
          CASE WHEN u.state = 'dead' THEN u.dead_reason WHEN u.state = 'pending' THEN 'retry_scheduled'
               WHEN u.state = 'canceled' THEN 'endpoint_deleted' WHEN u.state = 'skipped' AND u.next_state = 'pending' THEN 'endpoint_disabled'
               WHEN u.trig = 'manual' THEN 'resent' END,
-         r.at, u.app_id, u.endpoint_id, greatest(0, round(extract(epoch FROM r.at - u.published_at) * 1000))::bigint
-  FROM upd u CROSS JOIN LATERAL (SELECT coalesce($18::timestamptz, clock_timestamp()) AS at) r
-), t AS (
-  SELECT coalesce($18::timestamptz, clock_timestamp()) AS now
+         t.now, u.app_id, u.endpoint_id, greatest(0, round(extract(epoch FROM t.now - u.published_at) * 1000))::bigint
+  FROM upd u, t
 ), h AS (
   -- Scheduled attempts only: a manual resend says nothing about the endpoint's health.
   SELECT u.endpoint_id, count(*) FILTER (WHERE u.succeeded)::int AS ok, count(*) FILTER (WHERE NOT u.succeeded)::int AS failed
