@@ -1,5 +1,5 @@
 /**
- * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--database-url URL]`: PostgreSQL CPU per message of
+ * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--keyed] [--database-url URL]`: PostgreSQL CPU per message of
  * the three hot-path steps — publish (the grouped publish statement), claim and record (a success) — run
  * through the real stores on a fresh database `tidings_bench_sqlcost`, one step at a time, so that each
  * step's cost is the CPU its backends used (/proc/<pid>/stat, utime + stime) over the messages it handled.
@@ -8,7 +8,8 @@
  * (docs/adr/0016-hot-path-cost.md). A warm-up round fills the tables and ANALYZE runs after it, as
  * autovacuum would on a database in service. Prints µs of backend CPU and WAL bytes per message for each
  * step, the median of the rounds. Two runs with different `--batch` sizes split a step's cost into its part per
- * statement and its part per message.
+ * statement and its part per message. `--keyed` publishes every message with an Idempotency-Key (the grouped
+ * keyed publish: key claims, publish and stored answers in one transaction per group).
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { keyRingCipher } from '../src/adapters/crypto/key-ring.ts';
 import { openDb, type Db } from '../src/adapters/postgres/db.ts';
 import { migrate } from '../src/adapters/postgres/migrator.ts';
 import { createPgDeliveryStore } from '../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgKeyClaims } from '../src/adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore } from '../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit } from '../src/adapters/postgres/tx.ts';
 import { encodeSecret } from '../src/domain/signing.ts';
@@ -23,7 +25,8 @@ import type { AttemptRecord, ClaimedDelivery } from '../src/ports/delivery-store
 import { procUsage } from './procs.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, 'database-url': { type: 'string' } } });
+const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, keyed: { type: 'boolean' }, 'database-url': { type: 'string' } } });
+const KEYED = values.keyed === true;
 const MESSAGES = Math.max(100, Number(values.messages ?? 2_000));
 const ROUNDS = Math.max(1, Number(values.rounds ?? 5));
 const SERVER = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +51,7 @@ try {
   await migrate(db, quiet);
   const key = randomBytes(32);
   const cipher = keyRingCipher([{ id: 'k1', key }]);
-  const messages = createPgMessageStore(db, cipher, () => undefined);
+  const messages = createPgMessageStore(db, cipher, () => undefined, { keys: createPgKeyClaims() });
   const deliveries = createPgDeliveryStore(db, cipher);
   await db.query(`INSERT INTO applications (id, name) VALUES ('app_sqlcost', 'sql cost')`);
   const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_sqlcost');
@@ -62,7 +65,14 @@ try {
         next += 1;
         seq += 1;
         const id = `msg_sqlcost${String(seq).padStart(16, '0')}`;
-        await runAutocommit(db, (tx) => messages.insert(tx, { id, appId: 'app_sqlcost', eventId: null, eventType: 'bench.event', channels: null, tags: null, payload: PAYLOAD, retentionHours: null }, null));
+        const message = { id, appId: 'app_sqlcost', eventId: null, eventType: 'bench.event', channels: null, tags: null, payload: PAYLOAD, retentionHours: null };
+        if (KEYED) {
+          const scope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `key_${id}`, fingerprint: `fp_${id}`, ttlMs: 86_400_000, waitMs: 5_000 };
+          const stored = await messages.insertKeyed(scope, message, null, (m) => ({ status: 202, body: { id: m.id, eventType: m.eventType, timestamp: m.createdAt.toISOString() } }));
+          if (stored === null) throw new Error(`the grouped keyed publish refused ${id}`);
+        } else {
+          await runAutocommit(db, (tx) => messages.insert(tx, message, null));
+        }
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
@@ -111,7 +121,7 @@ try {
     rounds.record.push(w);
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`);
+  console.log(`PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`);
   let cpu = 0;
   let wal = 0;
   for (const [name, xs] of Object.entries(rounds)) {
