@@ -5,8 +5,8 @@
 -- hold, with the trigger's formulas; the trigger's function call and its primary-key read per row were 5.6 %
 -- of PostgreSQL's time on the delivery path. Every other writer of delivery_events (replay, resend, disable,
 -- the sweep, the release at a graceful stop, an endpoint's deletion, examples) leaves those columns NULL and is
--- stamped by the trigger as before. A row is
--- unstamped when app_id, endpoint_id or since_publish_ms is NULL; the trigger's function is unchanged.
+-- stamped by the trigger as before. A row is unstamped when app_id, endpoint_id or since_publish_ms is NULL;
+-- the trigger's function is unchanged.
 
 DROP TRIGGER delivery_events_stamp ON delivery_events;
 CREATE TRIGGER delivery_events_stamp BEFORE INSERT ON delivery_events

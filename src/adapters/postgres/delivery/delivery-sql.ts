@@ -97,7 +97,7 @@ WITH released AS (
       next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
   FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
   -- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
--- (docs/adr/0016-hot-path-cost.md, decision 12).
+  -- (docs/adr/0016-hot-path-cost.md, decision 12).
   WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
   RETURNING d.id, d.fencing_token
 ), logged AS (
