@@ -13,6 +13,9 @@ WITH target AS (
   SELECT m.id AS message_id, e.id AS endpoint_id, e.status, m.payload IS NULL OR m.payload_expunged_at IS NOT NULL AS expunged
   FROM messages m JOIN endpoints e ON e.app_id = m.app_id
   WHERE m.app_id = $1 AND m.id = $2 AND e.id = $3 AND e.deleted_at IS NULL
+  -- The message's row lock stands for the delivery's references, which have no foreign key: its
+  -- application's deletion waits for this commit, or this finds the message gone (ADR 0016, decision 13).
+  FOR KEY SHARE OF m
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, manual, manual_return, created_at, updated_at)
   SELECT $1, message_id, endpoint_id, 'pending', coalesce($4::timestamptz, clock_timestamp()), true, 'dead',
@@ -121,6 +124,8 @@ WITH clock AS (
       AND (ep.channels IS NULL OR cardinality(ep.channels) = 0 OR ep.channels && coalesce(m.channels, '{}'::text[]))))
   ORDER BY m.id
   LIMIT $6
+  -- As RESEND: the messages' row locks stand for the references of the deliveries made (ADR 0016, decision 13).
+  FOR KEY SHARE OF m
 ), todo AS (
   SELECT c.message_id, c.delivery_id, row_number() OVER (ORDER BY c.message_id) AS rank,
          greatest(clock.now, coalesce($8::timestamptz, clock.now)) AS base
