@@ -61,8 +61,8 @@ FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT created_at, id FROM candidates ORD
 /*
  * PRUNE_SUCCEEDED — deletes up to $2 deliveries that succeeded at least $1 ms ago (index
  * deliveries_succeeded, oldest first; rows locked by anyone are skipped), with their attempts and timeline
- * rows (ON DELETE CASCADE), and keeps on each message the latest instant one of them succeeded, so that
- * payload retention still counts from it. $3 now. Returns the count.
+ * rows (the statement trigger of migration 1764000009500), and keeps on each message the latest instant
+ * one of them succeeded, so that payload retention still counts from it. $3 now. Returns the count.
  */
 const PRUNE_SUCCEEDED = `
 WITH picked AS (
