@@ -1,5 +1,5 @@
 /**
- * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--keyed] [--database-url URL]`: PostgreSQL CPU per message of
+ * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--keyed] [--analyze-backlog] [--database-url URL]`: PostgreSQL CPU per message of
  * the three hot-path steps — publish (the grouped publish statement), claim and record (a success) — run
  * through the real stores on a fresh database `tidings_bench_sqlcost`, one step at a time, so that each
  * step's cost is the CPU its backends used (/proc/<pid>/stat, utime + stime) over the messages it handled.
@@ -9,7 +9,10 @@
  * autovacuum would on a database in service. Prints µs of backend CPU and WAL bytes per message for each
  * step, the median of the rounds. Two runs with different `--batch` sizes split a step's cost into its part per
  * statement and its part per message. `--keyed` publishes every message with an Idempotency-Key (the grouped
- * keyed publish: key claims, publish and stored answers in one transaction per group).
+ * keyed publish: key claims, publish and stored answers in one transaction per group). `--analyze-backlog` runs
+ * ANALYZE after each round's publish, before its claims: the planner then plans the claims with statistics
+ * that saw the whole round due on one endpoint, as autoanalyze does while a backlog builds up after an
+ * outage (docs/adr/0016-hot-path-cost.md, decision 14).
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +28,7 @@ import type { AttemptRecord, ClaimedDelivery } from '../src/ports/delivery-store
 import { procUsage } from './procs.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, keyed: { type: 'boolean' }, 'database-url': { type: 'string' } } });
+const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, keyed: { type: 'boolean' }, 'analyze-backlog': { type: 'boolean' }, 'database-url': { type: 'string' } } });
 const KEYED = values.keyed === true;
 const MESSAGES = Math.max(100, Number(values.messages ?? 2_000));
 const ROUNDS = Math.max(1, Number(values.rounds ?? 5));
@@ -109,6 +112,7 @@ try {
   for (let r = 0; r <= ROUNDS; r += 1) {
     let claimed: ClaimedDelivery[] = [];
     const p = await step(() => publish(MESSAGES));
+    if (values['analyze-backlog'] === true) await db.query('ANALYZE deliveries');
     const c = await step(async () => { claimed = await claimAll(); });
     if (claimed.length !== MESSAGES) throw new Error(`claimed ${claimed.length} of ${MESSAGES}`);
     const w = await step(() => recordAll(claimed));
@@ -121,7 +125,7 @@ try {
     rounds.record.push(w);
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`);
+  console.log(`PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`);
   let cpu = 0;
   let wal = 0;
   for (const [name, xs] of Object.entries(rounds)) {

@@ -83,8 +83,9 @@ BEGIN
         AND (e.max_in_flight IS NOT NULL OR e.rate_limit_per_s IS NOT NULL OR e.breaker_state <> 'closed')
         AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($4::timestamptz, clock_timestamp()))
         AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($4::timestamptz, clock_timestamp()))
-        AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
-                    AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp()))
+        AND (SELECT d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
+             AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
+             ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
       OFFSET 0
     ) g
     WHERE pg_try_advisory_xact_lock(1953064039, hashtext(g.id))
@@ -104,7 +105,12 @@ BEGIN
       AND (e.breaker_state <> 'open' OR e.breaker_open_until <= t.now)
       AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY (v_gated))
       AND NOT (e.id = ANY ($6::text[]))
-      AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now)
+      -- "Has due work" is the first due row in due order, not EXISTS: as a semi join, a planner whose
+      -- statistics saw one endpoint with a backlog built a bitmap of every due row (of every endpoint) per
+      -- endpoint probed; with LIMIT 1 in due order it reads an index until the first match
+      -- (docs/adr/0016-hot-path-cost.md, decision 14).
+      AND (SELECT d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now
+           ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
   ), share AS (
     SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep
   ), bucket AS (

@@ -1,12 +1,12 @@
 import { settingDefault } from '../../../config/config.ts';
-import { AppError } from '../../../domain/errors.ts';
+import { AppError, notFound } from '../../../domain/errors.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import { keyIdentity, type IdempotencyScope, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
 import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db, type Queryable } from '../db.ts';
 import pg from 'pg';
-import { sqlState, SqlState } from '../sqlstate.ts';
+import { constraintOf, sqlState, SqlState } from '../sqlstate.ts';
 import { isAutocommit, onCommit, runTx, txClient } from '../tx.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
@@ -97,7 +97,12 @@ interface PublishedRow {
 
 const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
 
-/** Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`. */
+/**
+ * Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`.
+ * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
+ *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
+ *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
+ */
 async function publishRows(client: Queryable, batch: readonly SealedMessage[]): Promise<(PublishedRow | AppError)[]> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
@@ -115,7 +120,10 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
     batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts,
-  ]);
+  ]).catch((error: unknown) => {
+    if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
+    throw error;
+  });
   const byId = new Map(res.rows.map((row) => [row.id, row]));
   return batch.map(({ message }) => {
     const row = byId.get(message.id);
