@@ -1,79 +1,73 @@
 /**
- * The claim's "has due work" test reads an index until the first due row of the endpoint, whatever the
- * planner's statistics say (docs/adr/0016-hot-path-cost.md, decision 14). The case: one endpoint with a
- * backlog, analysed (an installation with a single endpoint catching up after an outage). Written as
- * EXISTS, the planner turned the test into a semi join over a bitmap of every due row, built again at each
- * claim, so a claim's cost grew with the backlog.
+ * The claim's plans hold whatever the planner's statistics say (docs/adr/0016-hot-path-cost.md). Two cases:
+ * - decision 14: one endpoint with a backlog, analysed (an installation with a single endpoint catching up
+ *   after an outage). Written as EXISTS, the "has due work" test became a semi join over a bitmap of every
+ *   due row, built again at each claim, so a claim's cost grew with the backlog;
+ * - decision 15: many expired leases (dispatchers gone), the table analysed while none was leased. Written
+ *   as a join with `endpoints`, the reclaim step read every expired lease of every endpoint, joined and
+ *   sorted them before its LIMIT, so a claim's cost grew with the number of expired leases.
  * PostgreSQL server: the plans of the claim function's inner statements are read with auto_explain, sent back
  * to this session as notices.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
+import { afterEach, beforeEach, test } from 'node:test';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { cte, deliveryReads, explainedPlans, nodes } from '../support/plans.ts';
 
-/** A plan node of auto_explain's JSON output, as far as this test reads it. */
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Relation Name'?: string;
-  readonly 'Index Name'?: string;
-  readonly 'Subplan Name'?: string;
-  readonly Plans?: readonly PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
-const BACKLOG = 5_000;
+const ROWS = 5_000;
+const CLAIM = `SELECT id FROM tidings_claim('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
 let t: TestDatabase;
 
-before(async () => {
-  t = await freshServerDatabase();
+beforeEach(async () => { t = await freshServerDatabase(); });
+afterEach(async () => { await t.drop(); });
+
+/** `ROWS` messages with one delivery each, spread over `endpoints` endpoints, all pending and due an hour ago. */
+async function fill(endpoints: number): Promise<void> {
+  await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
   const cipher = testCipher();
   const appId = await insertApp(t.db);
-  const endpointId = (await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id;
+  const ids: string[] = [];
+  for (let i = 0; i < endpoints; i += 1) ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
   await t.db.query(`INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain' FROM generate_series(1, $2) i`, [appId, BACKLOG]);
+                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain' FROM generate_series(1, $2) i`, [appId, ROWS]);
   await t.db.query(`INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
-                    SELECT $1, 'msg_plan' || lpad(i::text, 8, '0'), $2, 'pending', now() - interval '1 hour' + i * interval '1 ms'
-                    FROM generate_series(1, $3) i`, [appId, endpointId, BACKLOG]);
-  await t.db.query('ANALYZE');
-});
-after(async () => { await t.drop(); });
+                    SELECT $1, 'msg_plan' || lpad(i::text, 8, '0'), ($2::text[])[1 + i % cardinality($2::text[])], 'pending',
+                           now() - interval '1 hour' + i * interval '1 ms'
+                    FROM generate_series(1, $3) i`, [appId, ids, ROWS]);
+}
 
 test("one endpoint's backlog, analysed: the claim finds due work without reading every due row", async () => {
-  const client = new pg.Client({ connectionString: t.url });
-  await client.connect();
-  const plans: PlanNode[] = [];
-  client.on('notice', (notice) => {
-    const text = notice.message ?? '';
-    const start = text.indexOf('{');
-    if (start < 0) return;
-    const parsed = JSON.parse(text.slice(start)) as { 'Query Text': string; Plan: PlanNode };
-    if (parsed['Query Text'].includes('WITH t AS')) plans.push(parsed.Plan);
-  });
-  try {
-    await client.query(`LOAD 'auto_explain'`);
-    await client.query(`SET auto_explain.log_min_duration = 0`);
-    await client.query(`SET auto_explain.log_nested_statements = on`);
-    await client.query(`SET auto_explain.log_format = 'json'`);
-    await client.query(`SET auto_explain.log_level = 'notice'`);
-    // Six calls: PL/pgSQL plans the first five with the call's values and may switch to a generic plan after.
-    for (let i = 0; i < 6; i += 1) {
-      const res = await client.query(`SELECT id FROM tidings_claim('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`);
-      assert.equal(res.rowCount, 10);
-    }
-  } finally {
-    await client.end();
-  }
+  await fill(1);
+  await t.db.query('ANALYZE');
+  const plans = await explainedPlans(t.url!, CLAIM, 6, 'WITH t AS');
   assert.equal(plans.length, 6);
   for (const plan of plans) {
-    const ep = nodes(plan).find((n) => n['Subplan Name'] === 'CTE ep');
-    assert.ok(ep !== undefined, 'the claim statement has CTE ep');
-    const reads = nodes(ep).filter((n) => n['Relation Name'] === 'deliveries').map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`.trim());
+    const ep = cte(plan, 'ep');
+    const reads = deliveryReads(ep);
     assert.ok(reads.length > 0, 'CTE ep reads deliveries');
     assert.deepEqual(reads.filter((r) => !r.startsWith('Index')), [], `CTE ep reads deliveries only through an index scan: ${reads.join(', ')}`);
     const limited = nodes(ep).some((n) => n['Node Type'] === 'Limit' && nodes(n).some((c) => c['Relation Name'] === 'deliveries'));
     assert.ok(limited, 'the index scan stops at the first due row (LIMIT 1)');
   }
+});
+
+test('many expired leases, analysed while none was leased: the reclaim step reads them in expiry order and stops at its limit', async () => {
+  await fill(20);
+  await t.db.query('ANALYZE');
+  // Every delivery leased by a dispatcher that is gone: the leases expired a minute ago.
+  await t.db.query(`UPDATE deliveries SET state = 'leased', dispatcher_id = 'gone', fencing_token = 1,
+                    lease_expires_at = now() - interval '1 minute' + id * interval '1 ms'`);
+  const plans = await explainedPlans(t.url!, CLAIM, 6, 'WITH t AS');
+  assert.equal(plans.length, 6);
+  for (const plan of plans) {
+    const expired = cte(plan, 'expired');
+    const reads = deliveryReads(expired);
+    assert.deepEqual(reads, ['Index Scan deliveries_lease_expiry'], `CTE expired reads deliveries in expiry order: ${reads.join(', ')}`);
+    const sorts = nodes(expired).filter((n) => n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort');
+    assert.deepEqual(sorts.map((n) => n['Node Type']), [], 'CTE expired sorts nothing: the index gives the order');
+  }
+  const reclaimed = await t.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM deliveries WHERE dispatcher_id = 'W'`);
+  assert.equal(reclaimed.rows[0]!.n, '60', 'six claims reclaimed ten expired leases each');
 });

@@ -23,32 +23,7 @@ import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-
-/** A plan node of EXPLAIN (FORMAT JSON), as far as this test reads it. */
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Relation Name'?: string;
-  readonly 'Index Name'?: string;
-  readonly 'Subplan Name'?: string;
-  readonly Plans?: readonly PlanNode[];
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-/** The subtree of the statement's CTE `name`. */
-const cte = (plan: PlanNode, name: string): PlanNode => {
-  const found = nodes(plan).find((n) => n['Subplan Name'] === `CTE ${name}`);
-  assert.ok(found !== undefined, `the plan has CTE ${name}`);
-  return found;
-};
-/**
- * How the subtree reads `deliveries`: node type and index, e.g. "Index Scan deliveries_pkey"; a bitmap heap
- * scan names the indexes of the bitmap scans under it ("Bitmap Heap Scan deliveries_pkey").
- */
-const deliveryReads = (node: PlanNode): string[] =>
-  nodes(node).filter((n) => n['Relation Name'] === 'deliveries' && n['Node Type'] !== 'ModifyTable').map((n) => {
-    const index = n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).flatMap((b) => (b['Index Name'] === undefined ? [] : [b['Index Name']])).join(' ') : n['Index Name'] ?? '';
-    return `${n['Node Type']} ${index}`.trim();
-  });
+import { cte, deliveryReads, type PlanNode } from '../support/plans.ts';
 
 let t: TestDatabase;
 beforeEach(async () => { t = await freshServerDatabase(); });
