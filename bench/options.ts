@@ -91,10 +91,17 @@ export interface Options {
   readonly traces: boolean;
   /** Redis of the peers in (p): `redis://host:port/db`; their keys live under a private prefix. */
   readonly redisUrl: string;
+  /** The workloads (p) runs, in its order: fast, slow (100 ms receiver), latency (default all three). */
+  readonly peerParts: readonly PeerPart[];
   /** JSON output path, or undefined for bench/results/bench-<time>.json. */
   readonly out: string | undefined;
   readonly help: boolean;
 }
+
+/** The workloads of scenario (p): fast receiver, 100 ms receiver with 50 in flight, publish → first attempt at 20/s. */
+export const PEER_PARTS = ['fast', 'slow', 'latency'] as const;
+/** One workload of scenario (p). */
+export type PeerPart = (typeof PEER_PARTS)[number];
 
 /** Usage text of `npm run bench -- --help`. */
 export const USAGE = `Usage: npm run bench -- [options]
@@ -103,6 +110,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --peers             the same as --scenarios p with 1 KiB payloads: Tidings beside Fastify + BullMQ, BullMQ
                       alone and the raw signed-HTTP ceiling in the same run (fast receiver, 100 ms receiver
                       with 50 in flight, publish → first attempt at 20/s); --messages for quicker runs
+  --peer-parts P,…    the workloads of (p) to run: fast, slow, latency (default all three)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
   --engine E          server | embedded | both (default both; e, g and h run on the server only)
   --size S            full | moderate | quick (default full: the guide's sizes; moderate: 5000-message
@@ -138,7 +146,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, 'timeline-spans': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      peers: { type: 'boolean' }, 'redis-url': { type: 'string' },
+      peers: { type: 'boolean' }, 'redis-url': { type: 'string' }, 'peer-parts': { type: 'string' },
     },
   });
   const size = values.quick === true ? 'quick' : values.size ?? 'full';
@@ -150,6 +158,9 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–h, p)');
   const redisUrl = values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
   if (!URL.canParse(redisUrl) || new URL(redisUrl).protocol !== 'redis:') throw new Error(`--redis-url must be a redis:// URL, not "${redisUrl}"`);
+  const peerParts = (values['peer-parts'] ?? PEER_PARTS.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const p of peerParts) if (!(PEER_PARTS as readonly string[]).includes(p)) throw new Error(`--peer-parts takes fast, slow, latency, not "${p}"`);
+  if (peerParts.length === 0) throw new Error('--peer-parts names no workload (fast, slow, latency)');
   const dbName = values['db-name'] ?? 'tidings_bench';
   // The bench drops and recreates this database: only names of its own, never `test` or anyone else's.
   if (!/^tidings_bench[a-z0-9_]*$/.test(dbName)) throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);
@@ -189,6 +200,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     cpuProf: values['cpu-prof'] === true,
     traces: values.traces === true,
     redisUrl,
+    peerParts: PEER_PARTS.filter((p) => peerParts.includes(p)),
     out: values.out,
     help: values.help === true,
   };

@@ -133,8 +133,9 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
       await receiver.stop();
     }
   };
+  const parts = ctx.options.peerParts;
   try {
-    await withReceiver(0, async (receiver) => {
+    if (parts.includes('fast')) await withReceiver(0, async (receiver) => {
       const n = sizes.burstMessages;
       for (let run = 1; run <= runs; run += 1) {
         await rawBurst(ctx, receiver, 'fast', run, n);
@@ -144,7 +145,7 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
         addRatio(ctx, 'fast', 'tidings keyed', recordTidings(ctx, 'fast', 'tidings keyed', run, await tidings(receiver, `p-fast-keyed-${run}`, n, {}, true)), peer);
       }
     });
-    await withReceiver(100, async (receiver) => {
+    if (parts.includes('slow')) await withReceiver(100, async (receiver) => {
       const n = Math.min(sizes.burstMessages, SLOW_MESSAGES_MAX);
       const bound = PEER_IN_FLIGHT / 0.1;
       for (let run = 1; run <= runs; run += 1) {
@@ -158,7 +159,7 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
         addRatio(ctx, 'slow', 'tidings window', wide, peer);
       }
     });
-    await withReceiver(0, async (receiver) => {
+    if (parts.includes('latency')) await withReceiver(0, async (receiver) => {
       for (let run = 1; run <= runs; run += 1) {
         for (const ingest of [true, false]) {
           const l = await runPeerPaced(peerOptions(receiver, ingest, `lat-${ingest ? 'peer' : 'alone'}-${run}`), PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs);

@@ -91,6 +91,8 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       claimBatch: config.claimBatch,
       endpointWindowShare: config.endpointWindowShare,
       windowReserve: config.windowReserve,
+      claimAhead: Math.min(config.claimBatch, Math.ceil(config.concurrency * config.claimAhead)),
+      attemptDeadlineMs: config.attemptDeadlineMs,
       leaseMs: config.leaseMs,
       maxReclaims: config.maxReclaims,
       pollIntervalMs: config.pollIntervalMs,

@@ -226,3 +226,131 @@ test('the per-endpoint share: an endpoint at its share is left out of the next c
   h.requests.get('2')?.result.resolve(answer(200));
   await h.dispatcher.drained();
 });
+
+// Claiming ahead (in-flight.ts; docs/adr/0016-hot-path-cost.md, decision 16).
+
+test('a delivery claimed ahead waits for a slot and opens its request the moment an answer frees one, without a claim', async () => {
+  const h = harness({ concurrency: 2, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a'), claimed('4', 'ep_a')]);
+  assert.equal(await h.dispatcher.tick(), 4);
+  assert.equal(h.claimCalls[0]?.limit, 4, 'the claim asks for the window and what is claimed ahead');
+  await settle();
+  assert.deepEqual([...h.requests.keys()].sort(), ['1', '2'], 'two requests open: the window');
+  assert.equal(h.dispatcher.inFlight(), 4, 'two more leases wait for a slot');
+  assert.equal(await h.dispatcher.tick(), 0, 'every slot taken and everything claimed ahead still waiting: no claim');
+  assert.equal(h.claimCalls.length, 1);
+  const gate = deferred();
+  h.recordGate = gate.promise;
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.requests.has('3'), 'the answer opened the next waiting request, its outcome not yet written');
+  assert.equal(h.claimCalls.length, 1, 'without a claim in between');
+  gate.resolve();
+  h.recordGate = undefined;
+  for (const id of ['2', '3', '4']) {
+    h.requests.get(id)?.result.resolve(answer(200));
+    await settle();
+  }
+  await h.dispatcher.drained();
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '2', '3', '4']);
+});
+
+test("a waiting delivery opens its request only within its endpoint's share of the open requests", async () => {
+  const h = harness({ concurrency: 4, claimAhead: 2, endpointWindowShare: 0.5, windowReserve: 0 });
+  h.claims.push([claimed('a1', 'ep_a'), claimed('a2', 'ep_a'), claimed('a3', 'ep_a'), claimed('b1', 'ep_b')]);
+  assert.equal(await h.dispatcher.tick(), 4);
+  await settle();
+  assert.deepEqual([...h.requests.keys()].sort(), ['a1', 'a2', 'b1'], 'ep_a is at its share of 2 open requests: a3 waits although a slot is free');
+  h.requests.get('b1')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.requests.has('a3'), false, "ep_b's answer freed a slot, and ep_a is still at its share");
+  h.requests.get('a1')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.requests.has('a3'), "ep_a's own answer lets a3 open");
+  for (const id of ['a2', 'a3']) h.requests.get(id)?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+});
+
+test('a waiting delivery with less of its lease left than an attempt needs is handed back (fenced), not sent', async () => {
+  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+  assert.equal(await h.dispatcher.tick(), 2);
+  await h.timers.advance(14_001);
+  h.requests.get('1')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.equal(h.requests.has('2'), false, '15.999 s of lease left, less than the 15 s deadline plus 1 s: no request');
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['2', '7']], 'its lease is handed back with its fencing token');
+  assert.ok(h.lines.some((l) => l.level === 'warn' && l.obj.deliveryId === '2'), 'and the hand-back is logged');
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['1'], 'nothing is recorded for it');
+});
+
+test("the heartbeat renews a waiting delivery's lease, so it is still sent after waiting", async () => {
+  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a')]);
+  assert.equal(await h.dispatcher.tick(), 2);
+  await h.timers.advance(10_000);
+  assert.deepEqual(await h.dispatcher.heartbeat(), []);
+  await h.timers.advance(4_001);
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.requests.has('2'), '14.001 s after the claim but 4.001 s after the renewal: 26 s of lease left');
+  h.requests.get('2')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.deepEqual(h.releaseCalls, []);
+});
+
+test('a waiting delivery whose lease is lost is dropped unsent; a stop lets waiting deliveries go out as slots free', async () => {
+  const h = harness({ concurrency: 1, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 3);
+  h.lost = ['2'];
+  assert.deepEqual(await h.dispatcher.heartbeat(), ['2']);
+  assert.equal(h.dispatcher.inFlight(), 2, 'the lost waiting delivery left the window');
+  const stopping = h.dispatcher.stop();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.requests.has('2'), false, 'the lost one is never sent');
+  assert.ok(h.requests.has('3'), 'during the drain the next waiting delivery takes the freed slot');
+  h.requests.get('3')?.result.resolve(answer(200));
+  await stopping;
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '3']);
+  assert.deepEqual(h.releaseCalls, [], 'a stop within the grace period hands nothing back');
+});
+
+test('a stop past the grace period releases the deliveries still waiting with the open ones', async () => {
+  const h = harness({ concurrency: 1, claimAhead: 1, shutdownGraceMs: 5000, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a', '3'), claimed('2', 'ep_a', '4')]);
+  h.dispatcher.start();
+  await settle();
+  const stopping = h.dispatcher.stop();
+  await settle();
+  await h.timers.advance(5000);
+  await stopping;
+  assert.equal(h.requests.has('2'), false, 'the waiting delivery was never sent');
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]).sort(), [['1', '3'], ['2', '4']]);
+  assert.equal(h.dispatcher.inFlight(), 0);
+  assert.equal(h.dispatcher.state(), 'stopped');
+});
+
+test('while every slot is taken, claims ahead wait until no more than half of them are left waiting', async () => {
+  const h = harness({ concurrency: 2, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push(Array.from({ length: 6 }, (_, i) => claimed(String(i + 1), 'ep_a')));
+  assert.equal(await h.dispatcher.tick(), 6);
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(await h.dispatcher.tick(), 0, 'three of four still waiting: a claim of one would be a small one');
+  assert.equal(h.claimCalls.length, 1);
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  h.claims.push([claimed('7', 'ep_a'), claimed('8', 'ep_a')]);
+  assert.equal(await h.dispatcher.tick(), 2, 'two of four waiting: the claim tops them up');
+  assert.equal(h.claimCalls[1]?.limit, 2);
+  for (let i = 3; i <= 8; i++) {
+    h.requests.get(String(i))?.result.resolve(answer(200));
+    await settle();
+  }
+  await h.dispatcher.drained();
+  assert.equal(h.recordCalls.flat().length, 8);
+});

@@ -8,7 +8,7 @@ import { runAttempt, type AttemptResult } from './attempt.ts';
 import type { SignatureHeaderSet } from '../../domain/signing.ts';
 import { logAttempt } from './attempt-line.ts';
 import { systemTimers, type LoopTimers } from './loop-timers.ts';
-import { createInFlightWindow, REFILL_DELAY_MS } from './in-flight.ts';
+import { createInFlightWindow, REFILL_DELAY_MS, type Flight } from './in-flight.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
 import { createWindowBook } from './window.ts';
 
@@ -23,6 +23,18 @@ export interface DispatcherSettings {
   readonly maxReclaims: number;
   readonly pollIntervalMs: number;
   readonly shutdownGraceMs: number;
+  /**
+   * Deliveries claimed ahead of free slots (a count ≥ 0; default 0): each waits for a slot, which an answer
+   * frees and the next waiting delivery takes at once (in-flight.ts; docs/adr/0016-hot-path-cost.md,
+   * decision 16). From TIDINGS_CLAIM_AHEAD.
+   */
+  readonly claimAhead?: number;
+  /**
+   * The attempt deadline (TIDINGS_ATTEMPT_DEADLINE), ms: a delivery claimed ahead opens its request only while
+   * its lease has at least this plus 1 s left (the start-up rule of TIDINGS_LEASE), else its lease is handed
+   * back. Default `leaseMs − 1000`, the largest deadline that rule allows.
+   */
+  readonly attemptDeadlineMs?: number;
   /**
    * Most of this dispatcher's window one endpoint may hold, as a fraction of `concurrency` (0–1]: a slow or
    * black-holed endpoint cannot take every slot. Default: TIDINGS_ENDPOINT_WINDOW_SHARE's in the config schema.
@@ -134,9 +146,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const timers = deps.timers ?? systemTimers;
   const loggers = { logger, attemptLogger: deps.attemptLogger ?? logger };
   const maxAttempts = settings.retryPolicy.delaysMs.length + 1;
-  const window = createInFlightWindow(settings);
-  const tracer = deps.tracer ?? NOOP_TRACER;
   const book = createWindowBook(settings);
+  const window = createInFlightWindow(settings, (endpointId, open) => book.mayStart(endpointId, open));
+  const tracer = deps.tracer ?? NOOP_TRACER;
+  const startMarginMs = (settings.attemptDeadlineMs ?? settings.leaseMs - 1000) + 1000;
   let state: LoopState = 'stopped';
   let healthy = true;
   let loopDone: Promise<void> = Promise.resolve();
@@ -190,14 +203,51 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }
   };
 
-  const launch = (delivery: ClaimedDelivery): void => {
-    const flight = window.add(delivery, tracer.startDelivery(delivery));
+  /** Adds a claimed delivery to the window: its request opens now, or when a slot is free for it. */
+  const launch = (delivery: ClaimedDelivery, leaseUntilMs: number): void => {
+    const flight = window.add(delivery, tracer.startDelivery(delivery), leaseUntilMs);
+    if (!flight.waiting) run(flight);
+  };
+
+  /** Opens the requests of waiting deliveries while slots are free for them. */
+  const openWaiting = (): void => {
+    for (let flight = window.next(); flight !== undefined; flight = window.next()) {
+      if (flight.leaseUntilMs - deps.clock.nowMs() >= startMarginMs) {
+        run(flight);
+        continue;
+      }
+      // Too little of its lease is left for a whole attempt (the heartbeat could not renew it): the lease is
+      // handed back (fenced) rather than risk a second request after it expires mid-attempt.
+      flight.abandoned = true;
+      window.sent(flight);
+      handBack(flight);
+    }
+  };
+
+  const handBack = (flight: Flight): void => {
+    flight.done = (async () => {
+      try {
+        const fenced = await deps.store.releaseLeases([flight.delivery], deps.clock.sqlNow());
+        logger.warn({ deliveryId: flight.delivery.deliveryId, fencedOut: fenced.length }, 'claimed-ahead delivery handed back: too little of its lease was left for an attempt');
+      } catch (error) {
+        storeFailed(error, 'release');
+      } finally {
+        flight.trace.end();
+        refilled(window.finish(flight));
+      }
+    })();
+  };
+
+  const run = (flight: Flight): void => {
+    const { delivery } = flight;
     flight.done = (async () => {
       try {
         flight.trace.attemptStarted();
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
-        // The request is over: its slot takes the next claim while the outcome is written.
-        refilled(window.sent(flight));
+        // The request is over: its slot takes a waiting delivery, or the next claim, while the outcome is written.
+        window.sent(flight);
+        openWaiting();
+        refilled(window.answered());
         flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
         book.note(delivery.endpointId, outcome.result.type === 'response');
@@ -217,6 +267,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       } finally {
         flight.trace.end();
         refilled(window.finish(flight));
+        openWaiting();
       }
     })();
   };
@@ -226,6 +277,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (free <= 0) return 0;
     const { limit, excludeEndpoints, window: claimWindow } = book.bounds(window.endpoints(), free);
     const nowMs = deps.clock.nowMs();
+    const leaseUntilMs = nowMs + settings.leaseMs;
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
     const result = await deps.store.claim({
       dispatcherId: settings.dispatcherId,
@@ -252,7 +304,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       logger.warn({ count: result.deadLettered }, 'deliveries dead-lettered: lease lost repeatedly');
     }
     if (result.deliveries.length > 0) observer.claimed?.(result.deliveries.length, result.reclaimed);
-    for (const delivery of result.deliveries) launch(delivery);
+    for (const delivery of result.deliveries) launch(delivery, leaseUntilMs);
     observer.inFlight?.(window.sending());
     return result.deliveries.length;
   };
@@ -262,13 +314,24 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // its (released) lease would report a lease as lost that was not.
     const live = window.flights().filter((f) => !f.abandoned && !f.recording).map((f) => f.delivery);
     if (live.length === 0) return [];
+    const beatMs = deps.clock.nowMs();
     const lost = await deps.store.extendLeases(live, settings.leaseMs, deps.clock.sqlNow());
+    const lostIds = new Set(lost);
+    for (const delivery of live) {
+      const flight = window.get(delivery.deliveryId);
+      if (flight !== undefined && flight.delivery === delivery && !lostIds.has(delivery.deliveryId)) flight.leaseUntilMs = beatMs + settings.leaseMs;
+    }
     for (const id of lost) {
       const flight = window.get(id);
       if (flight === undefined) continue;
       flight.abandoned = true;
       flight.trace.leaseLost();
       flight.controller.abort();
+      if (flight.waiting) {
+        // Never opened: nothing was sent and nothing will be written for it.
+        flight.trace.end();
+        refilled(window.finish(flight));
+      }
     }
     if (lost.length > 0) {
       observer.leasesLost?.(lost.length);
@@ -354,6 +417,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         for (const f of left) {
           f.abandoned = true;
           f.controller.abort();
+        }
+        // Deliveries still waiting for a slot never opened a request: their leases are released with the rest.
+        for (const f of left) {
+          if (!f.waiting) continue;
+          f.trace.end();
+          window.finish(f);
         }
         // Outcomes whose write fails from now on are given up, or their flights would hold the stop for as
         // long as the outage lasts: their leases are released below or expire, and the deliveries are sent

@@ -10,6 +10,12 @@ export interface WindowSettings {
   readonly claimBatch: number;
   readonly endpointWindowShare?: number;
   readonly windowReserve?: number;
+  /**
+   * Deliveries claimed ahead of free slots (a count ≥ 0, default 0; in-flight.ts): a claim's share and
+   * budget are taken over `concurrency + claimAhead`, and {@link WindowBook.mayStart} keeps the share and the
+   * reserve over the requests actually open.
+   */
+  readonly claimAhead?: number;
 }
 
 /** What one claim may take: its limit, the endpoints it skips, and the window it must keep (ClaimInput). */
@@ -29,15 +35,30 @@ export interface WindowBook {
    * within the window less the reserve.
    */
   bounds(inFlightEndpoints: Iterable<string>, free: number): ClaimBounds;
+  /**
+   * Whether a delivery of `endpointId` claimed ahead may open its request now, given the open requests per
+   * endpoint (`open`): the endpoint stays within its share of `concurrency`, and an endpoint not known to
+   * answer within the window less the reserve, unless it has nothing open and is not known to be
+   * unresponsive (its first attempt proves it, as in the claim).
+   */
+  mayStart(endpointId: string, open: ReadonlyMap<string, number>): boolean;
 }
 
 /** Makes a {@link WindowBook} (ADR 0009). */
 export function createWindowBook(settings: WindowSettings): WindowBook {
   // The last verdict on each endpoint this dispatcher attempted, most recent last (insertion order).
   const verdicts = new Map<string, 'answering' | 'unresponsive'>();
-  const share = Math.max(1, Math.floor(settings.concurrency * (settings.endpointWindowShare ?? settingDefault('endpointWindowShare'))));
+  const shareFraction = settings.endpointWindowShare ?? settingDefault('endpointWindowShare');
   const fraction = settings.windowReserve ?? settingDefault('windowReserve');
-  const reserved = settings.concurrency >= 2 && fraction > 0 ? Math.max(1, Math.floor(settings.concurrency * fraction)) : 0;
+  const shareOf = (size: number): number => Math.max(1, Math.floor(size * shareFraction));
+  const reservedOf = (size: number): number => (size >= 2 && fraction > 0 ? Math.max(1, Math.floor(size * fraction)) : 0);
+  // Claims count open requests and deliveries claimed ahead together, over the window and what is claimed ahead.
+  const size = settings.concurrency + (settings.claimAhead ?? 0);
+  const share = shareOf(size);
+  const reserved = reservedOf(size);
+  // Opening a request counts open requests only, over the window.
+  const openShare = shareOf(settings.concurrency);
+  const openUnproven = settings.concurrency - reservedOf(settings.concurrency);
   return {
     note(endpointId, answered) {
       verdicts.delete(endpointId);
@@ -51,12 +72,22 @@ export function createWindowBook(settings: WindowSettings): WindowBook {
       const limit = Math.min(free, settings.claimBatch);
       let heldUnproven = 0;
       for (const [id, n] of held) if (verdicts.get(id) !== 'answering') heldUnproven += n;
-      const budget = Math.max(0, settings.concurrency - reserved - heldUnproven);
+      const budget = Math.max(0, size - reserved - heldUnproven);
       // While the budget cannot bind, the verdicts change nothing: the claim is spared the two lists.
       const answering: string[] = [];
       const unresponsive: string[] = [];
       if (budget < limit) for (const [id, v] of verdicts) (v === 'answering' ? answering : unresponsive).push(id);
       return { limit, excludeEndpoints, window: { share, held, answering, unresponsive, budget: Math.min(budget, limit) } };
+    },
+    mayStart(endpointId, open) {
+      const mine = open.get(endpointId) ?? 0;
+      if (mine >= openShare) return false;
+      const verdict = verdicts.get(endpointId);
+      if (verdict === 'answering') return true;
+      if (mine === 0 && verdict === undefined) return true;
+      let unproven = 0;
+      for (const [id, n] of open) if (verdicts.get(id) !== 'answering') unproven += n;
+      return unproven < openUnproven;
     },
   };
 }
