@@ -15,7 +15,7 @@ import { createWindowBook } from './window.ts';
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
   readonly dispatcherId: string;
-  /** Requests in flight at most; claims fill free slots only. */
+  /** Requests in flight at most; claims fill free slots, plus `claimAhead` waiting for one. */
   readonly concurrency: number;
   /** Most deliveries per claim statement. */
   readonly claimBatch: number;
