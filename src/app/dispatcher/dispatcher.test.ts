@@ -354,3 +354,19 @@ test('while every slot is taken, claims ahead wait until no more than half of th
   await h.dispatcher.drained();
   assert.equal(h.recordCalls.flat().length, 8);
 });
+
+test('with nothing waiting and slots free, a dispatcher that claims ahead still refills answered slots after the refill delay', async () => {
+  const h = harness({ concurrency: 64, claimBatch: 64, claimAhead: 13, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.dispatcher.inFlight(), 64);
+  const before = h.claimCalls.length;
+  h.requests.get('0')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.claimCalls.length, before, 'one answer, nothing waiting: no claim of its own (a claim per answer costs CPU)');
+  await h.timers.advance(REFILL_DELAY_MS);
+  assert.equal(h.claimCalls.length, before + 1);
+  for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
+  await h.dispatcher.stop();
+});

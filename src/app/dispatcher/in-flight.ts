@@ -61,8 +61,8 @@ export interface InFlightWindow {
   sent(flight: Flight): void;
   /**
    * When the loop should claim after answers freed slots (and {@link InFlightWindow.next} filled what it
-   * could): `'now'` when deliveries are claimed ahead and no more than half of them are left waiting, so the
-   * next claim returns before they run out; else `'soon'`: slots freed by answers are refilled after
+   * could): `'now'` when every slot is taken, deliveries are claimed ahead and no more than half of them are
+   * left waiting, so the next claim returns before they run out; else `'soon'`: slots freed by answers are refilled after
    * {@link REFILL_DELAY_MS} or when a written batch of outcomes wakes the loop, whichever comes first, so
    * that answers arriving one by one do not each start a claim.
    */
@@ -76,7 +76,8 @@ export interface InFlightWindow {
   /**
    * Frees the slot of a finished flight, or its place among the waiting ones (unless a newer lease of the same
    * delivery holds it) and wakes the waiters of {@link InFlightWindow.drained} when the window is empty.
-   * Returns `'now'` when the loop should claim at once (a useful part of the window is free, or all of it),
+   * Returns `'now'` when the loop should claim at once (a useful part of the window's slots is free beyond
+   * the waiting deliveries, or all of it, or every slot is taken and half of what is claimed ahead is gone),
    * else `'soon'` (refill after {@link REFILL_DELAY_MS}, so slots freed one by one are refilled in small batches).
    */
   finish(flight: Flight): 'now' | 'soon';
@@ -116,7 +117,11 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
     if (ahead > 0 && open.size >= settings.concurrency && waiting.length > lowWater) return 0;
     return Math.min(settings.concurrency + ahead - open.size - waiting.length, 2 * settings.concurrency + ahead - flights.size);
   };
-  const refill = (): 'now' | 'soon' => (free() >= refillAt || flights.size === 0 ? 'now' : 'soon');
+  // Every slot taken and no more than half of what is claimed ahead left waiting: claim now, before it runs out.
+  const lowOnWaiting = (): boolean => ahead > 0 && open.size >= settings.concurrency && waiting.length <= lowWater && free() > 0;
+  // Otherwise what counts is free slots, not the room for claiming ahead: a claim per answer costs CPU.
+  const refill = (): 'now' | 'soon' =>
+    (Math.min(settings.concurrency - open.size - waiting.length, free()) >= refillAt || flights.size === 0 || lowOnWaiting() ? 'now' : 'soon');
   const opened = (flight: Flight): void => {
     flight.waiting = false;
     open.add(flight);
@@ -142,7 +147,7 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
     sent(flight) {
       closed(flight);
     },
-    answered: () => (ahead > 0 && waiting.length <= lowWater && free() > 0 ? 'now' : 'soon'),
+    answered: () => (lowOnWaiting() ? 'now' : 'soon'),
     next() {
       if (open.size >= settings.concurrency) return undefined;
       const i = waiting.findIndex((f) => !f.abandoned && canOpen(f));
