@@ -133,22 +133,26 @@ test('an empty claim waits for the poll; a wake-up claims at once', async () => 
   await h.dispatcher.stop();
 });
 
-test('a few freed slots are refilled after the refill delay, not at once', async () => {
-  const h = harness({ concurrency: 64, claimBatch: 64, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.dispatcher.inFlight(), 64);
-  const before = h.claimCalls.length;
-  h.requests.get('0')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.claimCalls.length, before, 'one free slot of 64 waits for the refill timer');
-  await h.timers.advance(REFILL_DELAY_MS);
-  assert.equal(h.claimCalls.length, before + 1);
-  assert.equal(h.claimCalls.at(-1)?.limit, 1);
-  for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
-  await h.dispatcher.stop();
-});
+// With claiming ahead and nothing waiting (the window has room), the free slots decide, not the room for
+// claiming ahead: a claim per answer costs CPU (ADR 0016, decisions 7 and 16).
+for (const claimAhead of [0, 13]) {
+  test(`a few freed slots are refilled after the refill delay, not at once (claiming ${claimAhead} ahead)`, async () => {
+    const h = harness({ concurrency: 64, claimBatch: 64, claimAhead, endpointWindowShare: 1, windowReserve: 0 });
+    h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.dispatcher.inFlight(), 64);
+    const before = h.claimCalls.length;
+    h.requests.get('0')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.claimCalls.length, before, 'one free slot of 64 waits for the refill timer');
+    await h.timers.advance(REFILL_DELAY_MS);
+    assert.equal(h.claimCalls.length, before + 1);
+    assert.equal(h.claimCalls.at(-1)?.limit, 1 + claimAhead);
+    for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
+    await h.dispatcher.stop();
+  });
+}
 
 test('graceful stop drains in-flight attempts: it waits for them, records their outcomes and releases nothing', async () => {
   const h = harness();
@@ -353,20 +357,4 @@ test('while every slot is taken, claims ahead wait until no more than half of th
   }
   await h.dispatcher.drained();
   assert.equal(h.recordCalls.flat().length, 8);
-});
-
-test('with nothing waiting and slots free, a dispatcher that claims ahead still refills answered slots after the refill delay', async () => {
-  const h = harness({ concurrency: 64, claimBatch: 64, claimAhead: 13, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.dispatcher.inFlight(), 64);
-  const before = h.claimCalls.length;
-  h.requests.get('0')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.claimCalls.length, before, 'one answer, nothing waiting: no claim of its own (a claim per answer costs CPU)');
-  await h.timers.advance(REFILL_DELAY_MS);
-  assert.equal(h.claimCalls.length, before + 1);
-  for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
-  await h.dispatcher.stop();
 });
