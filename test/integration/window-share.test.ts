@@ -132,7 +132,7 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
     await holes.script('/hole-2', [], { stall: true });
   });
 
-  const start = (concurrency: number, timeoutMs: number, socketsPerPool: number): Dispatcher => {
+  const start = (concurrency: number, timeoutMs: number, socketsPerPool: number, claimAhead = 0): Dispatcher => {
     const sender = createHttpSender({
       connectTimeoutMs: 2000, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, deadlineMs: timeoutMs + 1000, maxResponseBytes: 4096,
       responsePrefixBytes: 256, maxSocketsPerOrigin: socketsPerPool, egressAllowlist: ['127.0.0.1/32'], userAgent: 'test',
@@ -141,7 +141,10 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
     const d = createDispatcher({
       store: createPgDeliveryStore(t.db, cipher), sender, clock: systemClock, random: cryptoRandom, logger: silentLogger,
       observer: { attempted: (_r, recorded) => { if (recorded) for (const w of [...deliveredWaiters]) w(); } },
-      settings: { dispatcherId: `W${running.length}`, concurrency, claimBatch: 100, leaseMs: timeoutMs + 10_000, maxReclaims: 5, pollIntervalMs: 20, shutdownGraceMs: 50, retryPolicy: DEFAULT_RETRY_POLICY },
+      settings: {
+        dispatcherId: `W${running.length}`, concurrency, claimBatch: 100, claimAhead, attemptDeadlineMs: timeoutMs + 1000, leaseMs: timeoutMs + 10_000, maxReclaims: 5,
+        pollIntervalMs: 20, shutdownGraceMs: 50, retryPolicy: DEFAULT_RETRY_POLICY,
+      },
     });
     running.push(d);
     d.start();
@@ -163,6 +166,19 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
     const latencies = await firstAttemptLatencies(t, ids);
     // Starved, each would wait for a 6 s timeout of the black hole; the bound leaves room for a busy machine.
     assert.ok(latencies.at(-1)! < 2500, `healthy publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`);
+  });
+
+  test('window 1,024 claiming 100 ahead (the default): the black hole has 512 requests open, never more, and 50 deliveries waiting for a slot', async () => {
+    const hole = await endpointAt(t, holes.url('/hole-1'));
+    const healthy = await endpointAt(t, other.url('/ok'));
+    await publish(t, hole.appId, 700);
+    start(1024, 30_000, 1024, 100);
+    await holes.waitForCount(512, 30_000, (r) => r.path === '/hole-1');
+    const ids = await publish(t, healthy.appId, 20);
+    await waitForSucceeded(t, ids, 10_000);
+    // A claim's share is over the window and what is claimed ahead: floor(1,124 × 0.5) = 562 leases.
+    assert.equal(await leased(hole.id), 562, 'the black hole holds 512 open requests and 50 waiting deliveries');
+    assert.equal((await holes.requests()).filter((r) => r.path === '/hole-1').length, 512, 'a waiting delivery does not open past the share of open requests');
   });
 
   test('window 1,024: a black-holed endpoint with a backlog of 700 never holds more than its share of 512, across claims of 100', async () => {
