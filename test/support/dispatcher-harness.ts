@@ -94,6 +94,8 @@ export interface Harness {
   readonly releaseCalls: LeaseRef[][];
   /** What the next heartbeat reports lost. */
   lost: string[];
+  /** While set, every heartbeat statement waits for it (a slow lease renewal). */
+  extendGate: Promise<void> | undefined;
   /** While set, every record statement throws it (a database that cannot be written). */
   recordError: Error | undefined;
   /** While set, every record statement waits for it (a slow write). */
@@ -116,7 +118,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     error: (obj, msg) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     child: () => logger,
   };
-  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
+  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], extendGate: undefined, recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
@@ -125,6 +127,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
       return { deliveries: next, reclaimed: 0, deadLettered: 0 };
     },
     async extendLeases(leases) {
+      if (h.extendGate !== undefined) await h.extendGate;
       const lost = h.lost.filter((id) => leases.some((l) => l.deliveryId === id));
       h.lost = [];
       return lost;

@@ -358,3 +358,62 @@ test('while every slot is taken, claims ahead wait until no more than half of th
   await h.dispatcher.drained();
   assert.equal(h.recordCalls.flat().length, 8);
 });
+
+test('a heartbeat out while a waiting delivery is handed back and claimed again leaves the newer lease alone', async () => {
+  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+  assert.equal(await h.dispatcher.tick(), 2);
+  await h.timers.advance(14_001);
+  const gate = deferred();
+  h.extendGate = gate.promise;
+  h.lost = ['2'];
+  const beat = h.dispatcher.heartbeat(); // renews 1 and 2 with token 7
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['2', '7']], 'token 7 handed back: too little lease left');
+  h.claims.push([claimed('3', 'ep_b'), claimed('2', 'ep_a', '8')]);
+  assert.equal(await h.dispatcher.tick(), 2, 'the handed-back delivery is claimed again, token 8, waiting');
+  gate.resolve();
+  h.extendGate = undefined;
+  assert.deepEqual(await beat, ['2'], 'the heartbeat reports token 7 lost');
+  assert.equal(h.dispatcher.inFlight(), 2, 'token 8 is still in the window');
+  h.requests.get('3')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.requests.has('2'), 'and it is sent');
+  h.requests.get('2')?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.fencingToken]).sort(), [['1', '1'], ['2', '8'], ['3', '1']]);
+});
+
+test('an answer that makes its endpoint answering lets its waiting deliveries open within the reserve at once', async () => {
+  const h = harness({ concurrency: 4, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0.25 });
+  h.claims.push([claimed('x1', 'ep_x'), claimed('y1', 'ep_y'), claimed('e1', 'ep_e'), claimed('e2', 'ep_e'), claimed('e3', 'ep_e')]);
+  assert.equal(await h.dispatcher.tick(), 5);
+  await settle();
+  assert.deepEqual([...h.requests.keys()].sort(), ['e1', 'x1', 'y1'], 'three open for endpoints not known to answer: the fourth slot is the reserve');
+  const gate = deferred();
+  h.recordGate = gate.promise;
+  h.requests.get('e1')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.requests.has('e2') && h.requests.has('e3'), "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's outcome is written");
+  gate.resolve();
+  h.recordGate = undefined;
+  for (const id of ['x1', 'y1', 'e2', 'e3']) h.requests.get(id)?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+});
+
+test('a claim that reclaims a delivery still waiting here under an expired lease replaces it: only the newer token is sent', async () => {
+  const h = harness({ concurrency: 1, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+  assert.equal(await h.dispatcher.tick(), 2);
+  h.claims.push([claimed('2', 'ep_a', '8')]);
+  assert.equal(await h.dispatcher.tick(), 1, 'token 7 expired in the database (say) and this claim took it again');
+  assert.equal(h.dispatcher.inFlight(), 2, 'request 1 and token 8: token 7 left the window');
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  h.requests.get('2')?.result.resolve(answer(200));
+  await h.dispatcher.stop();
+  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.fencingToken]).sort(), [['1', '1'], ['2', '8']]);
+  assert.deepEqual(h.releaseCalls, []);
+  assert.equal(h.dispatcher.inFlight(), 0);
+});

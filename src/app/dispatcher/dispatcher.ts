@@ -205,6 +205,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   /** Adds a claimed delivery to the window: its request opens now, or when a slot is free for it. */
   const launch = (delivery: ClaimedDelivery, leaseUntilMs: number): void => {
+    // An older lease of the same delivery still waiting here has expired (this claim reclaimed it): it never
+    // opened, and the newer lease takes its place.
+    const older = window.get(delivery.deliveryId);
+    if (older !== undefined && older.waiting) {
+      older.abandoned = true;
+      older.trace.end();
+      window.finish(older);
+    }
     const flight = window.add(delivery, tracer.startDelivery(delivery), leaseUntilMs);
     if (!flight.waiting) run(flight);
   };
@@ -246,11 +254,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const outcome = await runAttempt({ sender: deps.sender, clock: deps.clock, random: deps.random, settings }, delivery, flight.controller.signal);
         // The request is over: its slot takes a waiting delivery, or the next claim, while the outcome is written.
         window.sent(flight);
+        // The verdict first: an endpoint that answered may open its waiting deliveries past the reserve now.
+        if (!flight.abandoned) book.note(delivery.endpointId, outcome.result.type === 'response');
         openWaiting();
         refilled(window.answered());
         flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
-        book.note(delivery.endpointId, outcome.result.type === 'response');
         flight.recording = true;
         let recorded: boolean;
         try {
@@ -321,9 +330,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const flight = window.get(delivery.deliveryId);
       if (flight !== undefined && flight.delivery === delivery && !lostIds.has(delivery.deliveryId)) flight.leaseUntilMs = beatMs + settings.leaseMs;
     }
+    // Only the leases this heartbeat sent: while it was out, a delivery may have been handed back and claimed
+    // again by this dispatcher, and its newer lease is not the one reported lost.
+    const beaten = new Map(live.map((d) => [d.deliveryId, d]));
     for (const id of lost) {
       const flight = window.get(id);
-      if (flight === undefined) continue;
+      if (flight === undefined || flight.delivery !== beaten.get(id)) continue;
       flight.abandoned = true;
       flight.trace.leaseLost();
       flight.controller.abort();
