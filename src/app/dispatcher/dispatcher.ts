@@ -208,13 +208,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // An older lease of the same delivery still waiting here has expired (this claim reclaimed it): it never
     // opened, and the newer lease takes its place.
     const older = window.get(delivery.deliveryId);
-    if (older !== undefined && older.waiting) {
-      older.abandoned = true;
-      older.trace.end();
-      window.finish(older);
-    }
+    if (older !== undefined && older.waiting) dropWaiting(older);
     const flight = window.add(delivery, tracer.startDelivery(delivery), leaseUntilMs);
     if (!flight.waiting) run(flight);
+  };
+
+  /** Takes a waiting delivery out of the window unsent (its request never opened, nothing is written for it). */
+  const dropWaiting = (flight: Flight): 'now' | 'soon' => {
+    flight.abandoned = true;
+    flight.trace.end();
+    return window.finish(flight);
   };
 
   /** Opens the requests of waiting deliveries while slots are free for them. */
@@ -327,22 +330,19 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const lost = await deps.store.extendLeases(live, settings.leaseMs, deps.clock.sqlNow());
     const lostIds = new Set(lost);
     for (const delivery of live) {
+      // Only the flights of the leases this heartbeat sent: while it was out, a delivery may have been handed
+      // back and claimed again by this dispatcher, and its newer lease is neither renewed nor lost by it.
       const flight = window.get(delivery.deliveryId);
-      if (flight !== undefined && flight.delivery === delivery && !lostIds.has(delivery.deliveryId)) flight.leaseUntilMs = beatMs + settings.leaseMs;
-    }
-    // Only the leases this heartbeat sent: while it was out, a delivery may have been handed back and claimed
-    // again by this dispatcher, and its newer lease is not the one reported lost.
-    const beaten = new Map(live.map((d) => [d.deliveryId, d]));
-    for (const id of lost) {
-      const flight = window.get(id);
-      if (flight === undefined || flight.delivery !== beaten.get(id)) continue;
-      flight.abandoned = true;
+      if (flight === undefined || flight.delivery !== delivery) continue;
+      if (!lostIds.has(delivery.deliveryId)) {
+        flight.leaseUntilMs = beatMs + settings.leaseMs;
+        continue;
+      }
       flight.trace.leaseLost();
-      flight.controller.abort();
-      if (flight.waiting) {
-        // Never opened: nothing was sent and nothing will be written for it.
-        flight.trace.end();
-        refilled(window.finish(flight));
+      if (flight.waiting) refilled(dropWaiting(flight));
+      else {
+        flight.abandoned = true;
+        flight.controller.abort();
       }
     }
     if (lost.length > 0) {
@@ -431,11 +431,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           f.controller.abort();
         }
         // Deliveries still waiting for a slot never opened a request: their leases are released with the rest.
-        for (const f of left) {
-          if (!f.waiting) continue;
-          f.trace.end();
-          window.finish(f);
-        }
+        for (const f of left) if (f.waiting) dropWaiting(f);
         // Outcomes whose write fails from now on are given up, or their flights would hold the stop for as
         // long as the outage lasts: their leases are released below or expire, and the deliveries are sent
         // again (at-least-once, docs/design.md#the-protocol). Outcomes the database takes are still written.

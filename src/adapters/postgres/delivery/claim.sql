@@ -156,8 +156,9 @@ BEGIN
   ), expired AS (
     -- The endpoint is tested per row by a scalar subquery, not joined: as a join, a planner whose statistics
     -- saw nothing leased read every expired lease through deliveries_endpoint_leased, endpoint by endpoint,
-    -- and sorted them all before the LIMIT; this way the only plan is an ordered read of
-    -- deliveries_lease_expiry that stops at the LIMIT (docs/adr/0016-hot-path-cost.md, decision 15).
+    -- and sorted them all before the LIMIT; with one table to order, the plan is an ordered read of
+    -- deliveries_lease_expiry that stops at the LIMIT once the table has statistics
+    -- (docs/adr/0016-hot-path-cost.md, decision 15).
     SELECT d.id, d.endpoint_id, 'leased'::text AS previous_state FROM deliveries d
     WHERE d.state = 'leased' AND d.lease_expires_at <= (SELECT now FROM t) AND d.reclaim_count < $5
       AND (SELECT e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
