@@ -55,6 +55,8 @@ GROUP BY d.message_id`;
 
 /** p50 of each stage of the first delivery, ms (server engine; database and load generator share this machine's clock). */
 interface Stages {
+  /** The load generator's send → publish statement start: request, authentication, parsing, lookups. */
+  readonly sentToPublish: number;
   /** Publish statement start → 2xx at the load generator: commit and answer. */
   readonly publishToAck: number;
   /** Publish statement start → claim statement: commit, NOTIFY, wake-up, claim round trips. */
@@ -65,12 +67,14 @@ interface Stages {
   readonly firstByteToRecord: number;
 }
 
-async function stages(url: string, acks: readonly { id: string; ackAt: number }[], arrived: ReadonlyMap<string, number>): Promise<Stages> {
+async function stages(url: string, acks: readonly { id: string; sentAt: number; ackAt: number }[], arrived: ReadonlyMap<string, number>): Promise<Stages> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const rows = (await client.query<{ id: string; published_ms: string | null; leased_ms: string | null; recorded_ms: string | null }>(STAGES, [acks.map((a) => a.id)])).rows;
     const ackAt = new Map(acks.map((a) => [a.id, a.ackAt]));
+    const sentAt = new Map(acks.map((a) => [a.id, a.sentAt]));
+    const toPublish: number[] = [];
     const toAck: number[] = [];
     const toClaim: number[] = [];
     const toByte: number[] = [];
@@ -81,13 +85,15 @@ async function stages(url: string, acks: readonly { id: string; ackAt: number }[
       const recorded = Number(r.recorded_ms);
       const first = arrived.get(`${r.id}@/ep0`);
       const ack = ackAt.get(r.id);
+      const sent = sentAt.get(r.id);
+      if (r.published_ms !== null && sent !== undefined) toPublish.push(published - sent);
       if (r.published_ms !== null && ack !== undefined) toAck.push(ack - published);
       if (r.published_ms !== null && r.leased_ms !== null) toClaim.push(leased - published);
       if (r.leased_ms !== null && first !== undefined) toByte.push(first - leased);
       if (r.recorded_ms !== null && first !== undefined) toRecord.push(recorded - first);
     }
     const p50 = (v: number[]) => round(quantile(v, 0.5), 3);
-    return { publishToAck: p50(toAck), publishToClaim: p50(toClaim), claimToFirstByte: p50(toByte), firstByteToRecord: p50(toRecord) };
+    return { sentToPublish: p50(toPublish), publishToAck: p50(toAck), publishToClaim: p50(toClaim), claimToFirstByte: p50(toByte), firstByteToRecord: p50(toRecord) };
   } finally {
     await client.end();
   }

@@ -55,6 +55,11 @@ export interface HttpWiring {
   readonly metrics: Metrics;
   readonly ready: () => Promise<boolean>;
   readonly wake: () => void;
+  /**
+   * Wakes in-process dispatchers only, after a commit that carried its own NOTIFY; given on a PostgreSQL server,
+   * where a lone publish statement then notifies at its commit (ADR 0006). Absent = every publish calls `wake`.
+   */
+  readonly wakeLocal?: () => void;
   /** Starts the erasure runner at once (the retention job of this process); absent = the next retention run. */
   readonly kickErasure?: () => void;
   /** Stores each message with the publish request's trace context when tracing is on; default the no-op tracer. */
@@ -98,6 +103,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         limits: batchLimits,
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
+        ...(w.wakeLocal === undefined ? {} : { wakeLocal: w.wakeLocal }),
       }),
       clock,
       random,

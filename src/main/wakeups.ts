@@ -16,6 +16,11 @@ export interface Wakeups {
    * one more). Never throws; a failed NOTIFY is logged at debug level.
    */
   notify(): void;
+  /**
+   * Called after a commit that made work due and carried its own NOTIFY (the publish statement's, ADR 0006
+   * decision "a lone publish notifies at its commit"): wakes this process's dispatcher only. Never throws.
+   */
+  woken(): void;
   /** Subscribes a listener; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** Starts LISTEN (server only); reconnects by itself with back-off when the connection drops. */
@@ -93,6 +98,9 @@ export function createWakeups(db: Db, logger: Logger): Wakeups {
       if (db.engine !== 'server' || stopped) return;
       if (notifying) notifyAgain = true;
       else void broadcast();
+    },
+    woken() {
+      emitter.emit('wake');
     },
     subscribe(listener) {
       emitter.on('wake', listener);

@@ -17,9 +17,11 @@ export const WAKE_CHANNEL = 'tidings_due';
  * own): per message the message row, one delivery per subscribed endpoint of its application and the first
  * timeline row of each (stamped with its application, endpoint and since_publish_ms: docs/adr/0016-hot-path-cost.md,
  * decision 10). Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
- * or one inside a transaction passes arrays of one. No NOTIFY inside: a notifying commit takes a
- * cluster-wide lock that serializes every such commit (ADR 0006); the caller's `wake` sends one coalesced
- * NOTIFY after commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
+ * or one inside a transaction passes arrays of one. With $16 true and a delivery due now, the statement
+ * sends the NOTIFY on {@link WAKE_CHANNEL} itself, delivered at its commit: the store asks for it only when no
+ * other publish of the process is in flight, because a notifying commit takes a cluster-wide lock that
+ * serializes every such commit (ADR 0006); under load the caller's `wake` sends one coalesced NOTIFY after
+ * commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
  * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
  * replay-missing); paused ones get pending deliveries due at 'infinity' until resumed. A message whose
  * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result. Messages
@@ -33,7 +35,7 @@ export const WAKE_CHANNEL = 'tidings_due';
  * (NULL = JSON payload), $12 deliver_at (NULL = at once), $13 trace context (JSON text of the W3C
  * traceparent/tracestate; NULL = none, always when tracing is off). $14 is every payload's ciphertext end to
  * end, one bytea sent in binary: a bytea[] parameter travels as text, hex-encoded by the client and parsed
- * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11).
+ * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11). $16 whether to NOTIFY (see above).
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
  */
 const PUBLISH = prepared('tidings_publish', `
@@ -75,9 +77,12 @@ WITH input AS (
   SELECT message_id, count(*)::int AS total,
          count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
   FROM made GROUP BY message_id
+), woke AS (
+  SELECT pg_notify('${WAKE_CHANNEL}', '') FROM (SELECT 1) AS one WHERE $16::boolean AND EXISTS (SELECT 1 FROM counts WHERE due > 0)
 )
-SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due
-FROM msg LEFT JOIN counts ON counts.message_id = msg.id`);
+-- notified is read so that woke runs: a CTE without data modification runs only where it is used.
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified
+FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count`);
 
 /** A message ready for {@link PUBLISH}: the payload already sealed. */
 interface SealedMessage {
@@ -93,6 +98,8 @@ interface PublishedRow {
   readonly created_at: Date;
   readonly total: number;
   readonly due: number;
+  /** The statement sent the NOTIFY on {@link WAKE_CHANNEL}, delivered at its commit. */
+  readonly notified: boolean;
 }
 
 const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
@@ -103,7 +110,7 @@ const jsonArray = (values: readonly string[] | null): string | null => (values =
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[]): Promise<(PublishedRow | AppError)[]> {
+async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: boolean): Promise<(PublishedRow | AppError)[]> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -119,7 +126,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[]): 
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
-    batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts,
+    batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts, notify,
   ]).catch((error: unknown) => {
     if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
     throw error;
@@ -176,9 +183,10 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
 /**
  * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
  * their answers. A call whose key is not fresh, or whose eventId is taken (its key is given back), gets
- * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown).
+ * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown). `notify`:
+ * the publish statement sends the NOTIFY, delivered at the transaction's commit.
  */
-async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[]): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: boolean): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
   return runTx(db, async (tx, client) => {
     const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
     // The same key twice in one group: the first call holds it, the other takes the ordinary path.
@@ -188,7 +196,7 @@ async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedC
       if (claimed.has(id) && !holders.has(id)) holders.set(id, call);
     }
     const mine = [...holders.values()];
-    const rows = mine.length === 0 ? [] : await publishRows(client, mine.map((c) => c.sealed));
+    const rows = mine.length === 0 ? [] : await publishRows(client, mine.map((c) => c.sealed), notify);
     const done = new Map<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer }>();
     const giveBack: IdempotencyScope[] = [];
     for (const [i, call] of mine.entries()) {
@@ -223,6 +231,13 @@ export interface MessageStoreOptions {
    * takes the ordinary keyed path.
    */
   readonly keys?: KeyClaims;
+  /**
+   * Wakes this process's dispatchers only (Wakeups.woken). Given on a PostgreSQL server: a publish that starts
+   * while no other publish of this store is in flight then sends its NOTIFY from its own statement, delivered
+   * at its commit (one round trip less before other processes' dispatchers wake: ADR 0006), and calls this
+   * instead of `wake` after the commit. Absent = no NOTIFY inside; `wake` after every commit with due work.
+   */
+  readonly wakeLocal?: () => void;
 }
 
 /** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
@@ -239,23 +254,37 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
   const keys = options.keys;
-  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
+  const wakeLocal = options.wakeLocal;
+  let publishing = 0;
+  // One publish of this store (a statement, or a keyed group's transaction); `notify` is true when it may send
+  // its own NOTIFY: the process has a local wake-up and no other publish in flight.
+  const counted = async <T>(work: (notify: boolean) => Promise<T>): Promise<T> => {
+    const notify = wakeLocal !== undefined && publishing === 0;
+    publishing += 1;
     try {
-      return await publishRows(db, batch);
+      return await work(notify);
+    } finally {
+      publishing -= 1;
+    }
+  };
+  const wakeAfter = (row: PublishedRow): (() => void) => (row.notified && wakeLocal !== undefined ? wakeLocal : wake);
+  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, (batch) => counted(async (notify) => {
+    try {
+      return await publishRows(db, batch, notify);
     } catch (error) {
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
-          return (await publishRows(db, [one]))[0]!;
+          return (await publishRows(db, [one], false))[0]!;
         } catch (alone) {
           return alone instanceof Error ? alone : new Error(String(alone));
         }
       }));
     }
-  });
+  }));
   const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
-      return await publishKeyedGroup(db, keys, calls);
+      return await counted((notify) => publishKeyedGroup(db, keys, calls, notify));
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -271,7 +300,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const sealed = cipher.encrypt(message.payload, message.id);
       const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
       if (result === null) return null;
-      if (result.row.due > 0) wake();
+      if (result.row.due > 0) wakeAfter(result.row)();
       return { message: recordOf(message, result.row.created_at), deliveries: result.row.total, answer: result.answer };
     },
 
@@ -279,9 +308,9 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const sealed = cipher.encrypt(message.payload, message.id);
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
-      const row = alone ? (await publishRows(isAutocommit(tx) ? db : txClient(tx), [input]))[0]! : await grouped(input);
+      const row = alone ? (await counted((notify) => publishRows(isAutocommit(tx) ? db : txClient(tx), [input], notify)))[0]! : await grouped(input);
       if (row instanceof Error) throw row;
-      if (row.due > 0) onCommit(tx, wake);
+      if (row.due > 0) onCommit(tx, wakeAfter(row));
       return { message: recordOf(message, row.created_at), deliveries: row.total };
     },
   };
