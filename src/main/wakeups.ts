@@ -6,7 +6,7 @@ import type { Logger } from '../ports/logger.ts';
 
 /**
  * Publish wake-ups for dispatchers (docs/design.md#publishing): in-process always; on a PostgreSQL server also a NOTIFY on
- * {@link WAKE_CHANNEL}, sent after commit and coalesced, and a LISTEN that turns other processes' NOTIFYs into
+ * {@link WAKE_CHANNEL}, sent after commit and coalesced (a lone publish carries its own instead, ADR 0006), and a LISTEN that turns other processes' NOTIFYs into
  * local wake-ups. A wake-up is a hint: a lost one costs at most one poll interval, never a message.
  */
 export interface Wakeups {
