@@ -232,8 +232,9 @@ export interface MessageStoreOptions {
    */
   readonly keys?: KeyClaims;
   /**
-   * Wakes this process's dispatchers only (Wakeups.woken). Given on a PostgreSQL server: a publish that starts
-   * while no other publish of this store is in flight then sends its NOTIFY from its own statement, delivered
+   * Wakes this process's dispatchers only (Wakeups.woken). Given on a PostgreSQL server: a publish outside a
+   * caller's transaction (a statement of its own, or a grouped keyed publish's transaction, which this store
+   * commits) that starts while no other publish of this store is in flight then sends its NOTIFY from its own statement, delivered
    * at its commit (one round trip less before other processes' dispatchers wake: ADR 0006), and calls this
    * instead of `wake` after the commit. Absent = no NOTIFY inside; `wake` after every commit with due work.
    */
@@ -308,7 +309,8 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const sealed = cipher.encrypt(message.payload, message.id);
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
-      const row = alone ? (await counted((notify) => publishRows(isAutocommit(tx) ? db : txClient(tx), [input], notify)))[0]! : await grouped(input);
+      // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
+      const row = alone ? (await counted((notify) => (isAutocommit(tx) ? publishRows(db, [input], notify) : publishRows(txClient(tx), [input], false))))[0]! : await grouped(input);
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));
       return { message: recordOf(message, row.created_at), deliveries: row.total };
