@@ -18,8 +18,8 @@ export const WAKE_CHANNEL = 'tidings_due';
  * timeline row of each (stamped with its application, endpoint and since_publish_ms: docs/adr/0016-hot-path-cost.md,
  * decision 10). Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
  * or one inside a transaction passes arrays of one. With $16 true and a delivery due now, the statement
- * sends the NOTIFY on {@link WAKE_CHANNEL} itself, delivered at its commit: the store asks for it only when no
- * other publish of the process is in flight, because a notifying commit takes a cluster-wide lock that
+ * sends the NOTIFY on {@link WAKE_CHANNEL} itself, delivered at its commit: the store asks for it only outside a caller's
+ * transaction and when no other publish of the process is in flight, because a notifying commit takes a cluster-wide lock that
  * serializes every such commit (ADR 0006); under load the caller's `wake` sends one coalesced NOTIFY after
  * commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
  * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
@@ -310,7 +310,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
-      const row = alone ? (await counted((notify) => (isAutocommit(tx) ? publishRows(db, [input], notify) : publishRows(txClient(tx), [input], false))))[0]! : await grouped(input);
+      const row = alone ? (await counted((notify) => publishRows(isAutocommit(tx) ? db : txClient(tx), [input], notify && isAutocommit(tx))))[0]! : await grouped(input);
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));
       return { message: recordOf(message, row.created_at), deliveries: row.total };
