@@ -5,6 +5,7 @@ import type { ApplicationChanges, ApplicationListFilters, ApplicationRecord, App
 import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
+import type { LookupCache } from './lookup-cache.ts';
 import type { Principal } from './credentials.ts';
 
 /** What a caller gives for an application (Svix `ApplicationIn`). `rateLimit` is Svix `throttleRate`. */
@@ -77,6 +78,8 @@ export interface ApplicationsDeps {
   readonly keys: Pick<ApiKeyStore, 'revokeApplicationKeys'>;
   readonly clock: Clock;
   readonly random: Random;
+  /** Applications by reference (id or uid) as publishes found them; absent = every publish reads its application. */
+  readonly publishCache?: LookupCache<ApplicationRecord>;
 }
 
 /** Application management (Svix applications API). Writes run in the caller's transaction. */
@@ -112,10 +115,13 @@ export interface Applications {
   delete(tx: Tx, principal: Principal, ref: string): Promise<void>;
   /**
    * The application a message is published to: `ref` resolved for `principal`; when missing and `create`
-   * is given (Svix `MessageIn.application`), an admin creates it (uid = `create.uid ?? ref`).
+   * is given (Svix `MessageIn.application`), an admin creates it (uid = `create.uid ?? ref`). With
+   * `cached` and no `create`, the application may come from the publish lookup cache and be stale: the
+   * caller has the publish statement confirm `ref` (docs/adr/0006-round-trips-and-wake-ups.md). Any other
+   * call reads it, and keeps what it found in that cache.
    * @throws AppError `not_found`
    */
-  resolveForPublish(tx: Tx, principal: Principal, ref: string, create: ApplicationInput | null): Promise<ApplicationRecord>;
+  resolveForPublish(tx: Tx, principal: Principal, ref: string, create: ApplicationInput | null, options?: { readonly cached?: boolean }): Promise<ApplicationRecord>;
 }
 
 /** Makes the application use cases. */
@@ -174,8 +180,10 @@ export function createApplications(deps: ApplicationsDeps): Applications {
       await store.deleteApplication(tx, found.id);
     },
 
-    async resolveForPublish(tx, principal, ref, create) {
-      const found = await store.findApplication(ref, { tx });
+    async resolveForPublish(tx, principal, ref, create, options = {}) {
+      const read = () => store.findApplication(ref, { tx });
+      // A get-or-create may insert the application in this transaction: never kept before its commit.
+      const found = create !== null || deps.publishCache === undefined ? await read() : await deps.publishCache.get(ref, options.cached !== true, read);
       if (found !== null) {
         if (principal.kind === 'app' && principal.appId !== found.id) throw notFound('Application');
         return found;

@@ -6,7 +6,7 @@ import { createPayloadSchemas, latestVersion } from './payload-schemas.ts';
 
 const eventType = (schemas: Record<string, unknown> | null, updatedAtMs = 0): EventTypeRecord => ({
   name: 'thing.happened', description: '', archived: false, deprecated: false, schemas, groupName: null, featureFlags: null,
-  createdAt: new Date(0), updatedAt: new Date(updatedAtMs),
+  createdAt: new Date(0), updatedAt: new Date(updatedAtMs), revision: '1',
 });
 
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));

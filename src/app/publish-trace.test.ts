@@ -10,7 +10,7 @@ const input: PublishInput = { appId: 'app_1', eventType: 't', eventId: null, cha
 function capturing(): { publisher: Publisher; seen: PublishInput[] } {
   const seen: PublishInput[] = [];
   const publisher: Publisher = {
-    check: async () => undefined,
+    check: async () => null,
     publish: async (_tx, i) => {
       seen.push(i);
       return { message: { id: 'msg_1', appId: i.appId, eventId: null, eventType: i.eventType, channels: null, tags: null, payload: i.payload, contentType: null, deliverAt: null, createdAt: new Date(0) }, deliveries: 0 };

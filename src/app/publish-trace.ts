@@ -10,7 +10,7 @@ import type { Publisher } from './publish.ts';
 export function withTraceContext(publisher: Publisher, tracer: Tracer): Publisher {
   if (!tracer.enabled) return publisher;
   return {
-    check: (tx, message) => publisher.check(tx, message),
+    check: (tx, message, options) => publisher.check(tx, message, options),
     publish: (tx, input, options) => publisher.publish(tx, { ...input, traceContext: tracer.activeContext() }, options),
     publishKeyed: (scope, input, options) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }, options),
   };

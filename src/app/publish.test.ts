@@ -30,7 +30,7 @@ const SCOPE: IdempotencyScope = { owner: 'admin', route: 'POST /api/v1/app/:appI
 
 const eventType = (fields: Partial<EventTypeRecord>): EventTypeRecord => ({
   name: 'order.paid', description: '', archived: false, deprecated: false, schemas: null, groupName: null, featureFlags: null,
-  createdAt: new Date(START_MS), updatedAt: new Date(START_MS), ...fields,
+  createdAt: new Date(START_MS), updatedAt: new Date(START_MS), revision: '1', ...fields,
 });
 
 /** The fake world: every port records its calls; `group` says what the grouped keyed insert does. */

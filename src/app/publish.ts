@@ -1,16 +1,16 @@
 import { settingDefault } from '../config/config.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { ApplicationRecord } from '../ports/application-store.ts';
 import type { Clock, Random } from '../ports/clock.ts';
-import type { EventTypeStore } from '../ports/event-type-store.ts';
+import type { EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/idempotency-store.ts';
-import type { KeyedInsert, MessageRecord, MessageStore } from '../ports/message-store.ts';
+import { StaleLookupError, type KeyedInsert, type LookupExpectation, type MessageRecord, type MessageStore } from '../ports/message-store.ts';
 import type { TraceCarrier } from '../ports/tracer.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import { messageHead } from './answers.ts';
-import { fieldError, type ApplicationInput } from './applications.ts';
+import { fieldError, type ApplicationInput, type Applications } from './applications.ts';
 import type { Principal } from './credentials.ts';
+import type { LookupCache } from './lookup-cache.ts';
 import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 import { writeOnce } from './write-once.ts';
 
@@ -33,6 +33,8 @@ export interface PublishInput {
   readonly retentionHours: number | null;
   /** W3C trace context of the publish request, stored with the message (set by `withTraceContext`). */
   readonly traceContext?: TraceCarrier | null;
+  /** The lookups the message was checked against, confirmed by the store when it writes; null or absent = not confirmed. */
+  readonly expected?: LookupExpectation | null;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface PublishInput {
 export interface PublishChecks {
   readonly eventTypes: Pick<EventTypeStore, 'findEventType'>;
   readonly schemas: PayloadSchemas;
+  /** Event types by name as publishes found them (absences too); absent = every check reads its event type. */
+  readonly cache?: LookupCache<EventTypeRecord>;
 }
 
 /** Dependencies of {@link createPublisher}. `onPublished` counts accepted messages (metrics). */
@@ -59,6 +63,9 @@ export interface PublisherDeps {
   readonly checks?: PublishChecks;
 }
 
+/** {@link LookupExpectation.eventTypeRevision} of an event type that is not registered. */
+const NO_EVENT_TYPE = '0';
+
 /** HTTP status of an accepted publish (Svix answers 202 Accepted). */
 export const PUBLISHED_STATUS = 202;
 
@@ -75,6 +82,15 @@ export function publishedAnswer(message: MessageRecord): StoredAnswer {
 /** What the checks of a publish read: the message as the request gave it, without its application. */
 export type PublishChecked = Omit<PublishInput, 'appId'>;
 
+/** Options of {@link Publisher.check}. */
+export interface CheckOptions {
+  /**
+   * The event type may come from the publish lookup cache and be stale: the caller passes the revision
+   * returned to the store as {@link LookupExpectation.eventTypeRevision}. Otherwise it is read.
+   */
+  readonly cached?: boolean;
+}
+
 /** Options of {@link Publisher.publish} and {@link Publisher.publishKeyed}. */
 export interface PublishOptions {
   /** The caller has run {@link Publisher.check} on this message and it passed: the checks are not run again. */
@@ -87,14 +103,17 @@ export interface Publisher {
    * The checks in front of a publish, writing nothing: the event type (archived, payload schema) read in
    * `tx` (undefined = outside a transaction) and the `deliverAt` horizon. They need no application, so a
    * caller may run them beside its application lookup and then publish with `checked`.
+   * @returns the revision of the event type checked against, `'0'` when no such type is registered, null
+   *   when the publisher has no event-type checks ({@link LookupExpectation.eventTypeRevision})
    * @throws AppError as {@link Publisher.publish}, but `conflict`
    */
-  check(tx: Tx | undefined, message: PublishChecked): Promise<void>;
+  check(tx: Tx | undefined, message: PublishChecked, options?: CheckOptions): Promise<string | null>;
   /**
    * Checks the message and stores it and its fan-out in `tx` (the caller's transaction, shared with the
    * idempotency key), so that a 2xx answer means both are committed (docs/adr/0008-done-or-refused.md). A
    * `deliverAt` ahead of the clock makes the first attempt due then; one in the past, at once.
    * @throws AppError `conflict` when the eventId is already used in the application
+   * @throws StaleLookupError when `input.expected` no longer holds (nothing stored)
    * @throws AppError `validation` (loc body.deliverAt) when `deliverAt` lies beyond the horizon; (loc
    *   body.eventType) when the event type is archived; the schema's violations when the payload breaks the
    *   event type's latest schema; (loc body.transformationsParams.rawPayload) for a raw body of a type with a schema
@@ -122,24 +141,28 @@ export function createPublisher(deps: PublisherDeps): Publisher {
   // A message whose event type is archived is refused (Svix: "new messages can not be sent with it"), and
   // one whose payload violates the event type's latest schema version is refused with 422 listing the
   // violations; both before anything is written. A type that is not registered is accepted, as Svix does.
-  const checkEventType = async (tx: Tx | undefined, input: PublishChecked): Promise<void> => {
-    if (deps.checks === undefined) return;
-    const eventType = await deps.checks.eventTypes.findEventType(input.eventType, tx === undefined ? {} : { tx });
-    if (eventType === null) return;
+  const checkEventType = async (tx: Tx | undefined, input: PublishChecked, cached: boolean): Promise<string | null> => {
+    const checks = deps.checks;
+    if (checks === undefined) return null;
+    const read = () => checks.eventTypes.findEventType(input.eventType, tx === undefined ? {} : { tx });
+    const eventType = checks.cache === undefined ? await read() : await checks.cache.get(input.eventType, !cached, read);
+    if (eventType === null) return NO_EVENT_TYPE;
     if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
     // A raw body is not JSON: it cannot be checked against the type's schema, so it is refused, not let through.
     if (input.contentType != null) {
       if (eventType.schemas !== null && latestVersion(eventType.schemas) !== null) {
         throw fieldError(['body', 'transformationsParams', 'rawPayload'], `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`);
       }
-      return;
+      return eventType.revision;
     }
-    deps.checks.schemas.validate(eventType, input.payload);
+    checks.schemas.validate(eventType, input.payload);
+    return eventType.revision;
   };
   const newMessageId = (): string => newId('msg', deps.clock.nowMs(), () => deps.random.next());
-  const check = async (tx: Tx | undefined, input: PublishChecked): Promise<void> => {
-    await checkEventType(tx, input);
+  const check = async (tx: Tx | undefined, input: PublishChecked, options: CheckOptions = {}): Promise<string | null> => {
+    const revision = await checkEventType(tx, input, options.cached === true);
     checkDeliverAt(input);
+    return revision;
   };
   return {
     check,
@@ -173,7 +196,7 @@ export interface PublishRequest {
 /** What {@link publishMessage} needs: the publisher, the application lookup, and the two ways to commit. */
 export interface PublishMessageDeps {
   readonly publisher: Publisher;
-  readonly applications: { resolveForPublish(tx: Tx, principal: Principal, ref: string, create: ApplicationInput | null): Promise<ApplicationRecord> };
+  readonly applications: Pick<Applications, 'resolveForPublish'>;
   readonly idempotency: Pick<IdempotencyStore, 'run'>;
   readonly unitOfWork: UnitOfWork;
 }
@@ -186,6 +209,12 @@ export interface PublishMessageDeps {
  * takes the ordinary path, which answers it as before (replay, 404, 409, 422…): with a key, through the
  * idempotency store; without one, in autocommit (the one PUBLISH statement needs no BEGIN/COMMIT:
  * docs/adr/0006-round-trips-and-wake-ups.md), or in a transaction when it may create the application.
+ *
+ * The application and event type may come from the publish lookup cache. The store confirms them when it
+ * writes (the message's `expected`); when they changed meanwhile it stores nothing, and the message is
+ * looked up again, read this time, and published once more without confirmation, as a publish that read
+ * its lookups always was (ADR 0006, "Publish lookups are cached and confirmed"). The ordinary path after a
+ * grouped attempt reads its lookups at once.
  * @returns the {@link publishedAnswer} (a replayed one is the stored JSON, as it was first answered) and
  *   whether it was replayed
  * @throws AppError from the lookups and checks, the idempotency store's refusals, or the database's
@@ -193,21 +222,22 @@ export interface PublishMessageDeps {
  */
 export async function publishMessage(deps: PublishMessageDeps, request: PublishRequest): Promise<StoredAnswer & { readonly replayed: boolean }> {
   const { principal, appRef, create, scope } = request;
-  const inputFor = (app: ApplicationRecord): PublishInput => ({ ...request.message, appId: app.id });
   // The application lookup and the checks run side by side (one round trip less before the publish); a
   // refusal of the lookup is answered before one of the checks, as when they ran one after the other.
-  const lookUp = async (tx: Tx, orCreate: ApplicationInput | null, checkTx: Tx | undefined): Promise<ApplicationRecord> => {
+  // `cached`: both may come from the lookup cache, and the store confirms them; otherwise both are read.
+  const lookUp = async (tx: Tx, orCreate: ApplicationInput | null, checkTx: Tx | undefined, cached: boolean): Promise<PublishInput> => {
     const [target, checked] = await Promise.allSettled([
-      deps.applications.resolveForPublish(tx, principal, appRef, orCreate), deps.publisher.check(checkTx, request.message),
+      deps.applications.resolveForPublish(tx, principal, appRef, orCreate, { cached }), deps.publisher.check(checkTx, request.message, { cached }),
     ]);
     if (target.status === 'rejected') throw target.reason;
     if (checked.status === 'rejected') throw checked.reason;
-    return target.value;
+    // A get-or-create's application may be new, named by another uid than `appRef`: not confirmed.
+    return { ...request.message, appId: target.value.id, expected: cached ? { appRef: orCreate === null ? appRef : null, eventTypeRevision: checked.value } : null };
   };
+  let grouped: StoredAnswer | null = null;
   if (scope !== null && create === null) {
-    const grouped = await deps.unitOfWork.autocommit(async (tx) => {
-      const target = await lookUp(tx, null, undefined);
-      const stored = await deps.publisher.publishKeyed(scope, inputFor(target), { checked: true });
+    grouped = await deps.unitOfWork.autocommit(async (tx) => {
+      const stored = await deps.publisher.publishKeyed(scope, await lookUp(tx, null, undefined, true), { checked: true });
       return stored === null ? null : stored.answer;
     // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
     // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
@@ -217,9 +247,14 @@ export async function publishMessage(deps: PublishMessageDeps, request: PublishR
     });
     if (grouped !== null) return { ...grouped, replayed: false };
   }
+  const afterGroup = scope !== null && create === null;
   const work = async (tx: Tx): Promise<StoredAnswer> => {
-    const target = await lookUp(tx, create, tx);
-    const { message } = await deps.publisher.publish(tx, inputFor(target), { checked: true });
+    const publish = async (cached: boolean) => (await deps.publisher.publish(tx, await lookUp(tx, create, tx, cached), { checked: true })).message;
+    // A stale cached lookup stored nothing and left the transaction as it was: read and publish again.
+    const message = await publish(!afterGroup).catch((error: unknown) => {
+      if (error instanceof StaleLookupError) return publish(false);
+      throw error;
+    });
     return publishedAnswer(message);
   };
   return writeOnce(deps, scope, work, create === null ? 'autocommit' : 'transaction');

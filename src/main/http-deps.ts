@@ -16,6 +16,9 @@ import { createApplications } from '../app/applications.ts';
 import { createAuthenticator } from '../app/credentials.ts';
 import { createEndpoints } from '../app/endpoints.ts';
 import { createPublisher } from '../app/publish.ts';
+import { createLookupCache } from '../app/lookup-cache.ts';
+import type { ApplicationRecord } from '../ports/application-store.ts';
+import type { EventTypeRecord } from '../ports/event-type-store.ts';
 import { withTraceContext } from '../app/publish-trace.ts';
 import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
@@ -80,6 +83,9 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const lookups = { findApplication: applicationStore.findApplication, findEndpoint: endpointStore.findEndpoint, findMessage: messageQueries.findMessage };
   const { clock, random } = w;
   const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
+  // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
+  const cacheOptions = { maxEntries: w.config.publishLookupCacheEntries };
+  const eventTypeCache = createLookupCache<EventTypeRecord>({ ...cacheOptions, keepAbsent: true });
   const schemas = createPayloadSchemas({ maxSchemaBytes: w.config.maxSchemaBytes, maxSchemaPatterns: w.config.maxSchemaPatterns });
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
@@ -94,7 +100,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     idempotency,
     unitOfWork,
     databaseError: databaseErrorOf,
-    applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random }),
+    applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random, publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }) }),
     endpoints: withSubscriptionCheck(createEndpoints({ store: { ...endpointStore, findApplication: applicationStore.findApplication }, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
     queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline } }),
     publisher: withTraceContext(createPublisher({
@@ -109,7 +115,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       random,
       onPublished: () => w.metrics.messagesPublished.inc(),
       deliverAtHorizonMs: w.config.deliverAtHorizonMs,
-      checks: { eventTypes: eventTypeStore, schemas },
+      checks: { eventTypes: eventTypeStore, schemas, cache: eventTypeCache },
     }), w.tracer ?? NOOP_TRACER),
     resender: createResender({ store: lookups, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),

@@ -18,6 +18,11 @@ export interface EventTypeRecord {
   readonly featureFlags: readonly string[] | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * The row's revision (decimal text of a bigint): new from one sequence on every insert and update, so it
+   * names one state of the row for ever, also across a delete and a new registration of the same name.
+   */
+  readonly revision: string;
 }
 
 /** The writable fields of an event type (Svix `EventTypeIn` without the name). */

@@ -24,6 +24,39 @@ export interface NewMessage {
   readonly retentionHours: number | null;
   /** W3C trace context of the publish span (written only when tracing is on); null or absent = none. */
   readonly traceContext?: TraceCarrier | null;
+  /**
+   * What the publish's lookups read, for the store to confirm when it writes (lookups may come from a cache:
+   * docs/adr/0006-round-trips-and-wake-ups.md, "Publish lookups are cached and confirmed"); null or absent =
+   * not confirmed.
+   */
+  readonly expected?: LookupExpectation | null;
+}
+
+/**
+ * The lookups a publish was checked against. The store stores the message only if they still hold when it
+ * writes; otherwise it stores nothing and throws {@link StaleLookupError}.
+ */
+export interface LookupExpectation {
+  /** The application's id or uid as the request named it: it must still name the message's application; null = not confirmed. */
+  readonly appRef: string | null;
+  /**
+   * Revision of the event type the payload was checked against: it must still be the row's; `'0'` = no
+   * event type of that name was registered, and none may be now; null = not confirmed (no event-type checks).
+   */
+  readonly eventTypeRevision: string | null;
+}
+
+/**
+ * Thrown by {@link MessageStore.insert} when a {@link LookupExpectation} no longer holds (the application
+ * or event type changed since it was read): nothing was stored. The caller looks up again and retries.
+ */
+export class StaleLookupError extends Error {
+  readonly messageId: string;
+  constructor(messageId: string) {
+    super(`the lookups of message ${messageId} changed before it was stored`);
+    this.messageId = messageId;
+    this.name = 'StaleLookupError';
+  }
 }
 
 /** A stored message as read back. `payload` is null once expunged. Instants from the database clock. */
@@ -47,6 +80,7 @@ export interface MessageStore {
    * application (event-type filter and channels; disabled endpoints get `skipped` deliveries, paused ones
    * wait), in `tx`, and wakes dispatchers when `tx` commits.
    * @throws AppError `conflict` (409) when `eventId` is already used in this application
+   * @throws StaleLookupError when `message.expected` no longer holds (nothing stored)
    * @returns the stored message and the number of deliveries made
    */
   insert(tx: Tx, message: NewMessage, now: Date | null): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
@@ -57,7 +91,7 @@ export interface MessageStore {
    * publish, ADR 0007); wakes dispatchers after commit.
    * @returns the stored message, its deliveries and its answer; or null, with nothing stored, when this call
    *   cannot be grouped: its payload is above the grouping limit, its key exists (answered, expired, in
-   *   flight), its eventId is taken, or the database refused the group (the caller then runs the ordinary
+   *   flight), its eventId is taken, its `expected` lookups no longer hold, or the database refused the group (the caller then runs the ordinary
    *   keyed path, which answers exactly as before)
    * @throws the connection's error when the group's commit outcome is unknown (the key row tells, on a retry)
    */

@@ -42,7 +42,7 @@ describe('API faults', () => {
       wake: () => undefined,
     });
     const faulty: Queries = { ...deps.queries, getMessage: async () => { throw new Error('boom: a secret detail'); } };
-    app = buildApp({ ...deps, queries: faulty, publisher: { check: async () => undefined, publish: async () => { throw new Error('unreachable'); }, publishKeyed: async () => { throw new Error('unreachable'); } } });
+    app = buildApp({ ...deps, queries: faulty, publisher: { check: async () => null, publish: async () => { throw new Error('unreachable'); }, publishKeyed: async () => { throw new Error('unreachable'); } } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });

@@ -15,9 +15,10 @@ interface EventTypeRow {
   feature_flags: string[] | null;
   created_at: Date;
   updated_at: Date;
+  revision: string;
 }
 
-const COLUMNS = 'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at';
+const COLUMNS = 'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at, revision';
 /** An event type by name; run on every publish (schema check). $1 name. */
 const FIND_EVENT_TYPE = prepared('tidings_find_event_type', `SELECT ${COLUMNS} FROM event_types WHERE name = $1`);
 /** Event types by name, for many names at once (lookups grouped across requests). $1 names. */
@@ -42,7 +43,7 @@ RETURNING ${COLUMNS}, (xmax = 0) AS inserted`;
 function toRecord(row: EventTypeRow): EventTypeRecord {
   return {
     name: row.name, description: row.description, archived: row.archived, deprecated: row.deprecated, schemas: row.schemas,
-    groupName: row.group_name, featureFlags: row.feature_flags, createdAt: row.created_at, updatedAt: row.updated_at,
+    groupName: row.group_name, featureFlags: row.feature_flags, createdAt: row.created_at, updatedAt: row.updated_at, revision: row.revision,
   };
 }
 

@@ -2,7 +2,7 @@ import { settingDefault } from '../../../config/config.ts';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import { keyIdentity, type IdempotencyScope, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
-import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../../../ports/message-store.ts';
+import { StaleLookupError, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db, type Queryable } from '../db.ts';
 import pg from 'pg';
@@ -36,14 +36,22 @@ export const WAKE_CHANNEL = 'tidings_due';
  * traceparent/tracestate; NULL = none, always when tracing is off). $14 is every payload's ciphertext end to
  * end, one bytea sent in binary: a bytea[] parameter travels as text, hex-encoded by the client and parsed
  * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11). $16 whether to NOTIFY (see above).
- * Returns per stored message: id, created_at, the number of deliveries and how many are due now.
+ * $17 and $18 confirm the publish's lookups (ADR 0006, "Publish lookups are cached and confirmed"): $17 the
+ * application's id or uid as the request named it (NULL = not confirmed), which must still name $2; $18 the
+ * event type's revision its payload was checked against, 0 = no such type (NULL = not confirmed). A message
+ * whose lookups no longer hold is not stored and comes back with `stale`.
+ * Returns per stored message: id, created_at, the number of deliveries and how many are due now; per stale
+ * message its id and stale = true.
  */
 const PUBLISH = prepared('tidings_publish', `
 WITH input AS (
-  SELECT i.*, coalesce(i.at, clock_timestamp()) AS now
+  SELECT i.*, coalesce(i.at, clock_timestamp()) AS now,
+         (i.app_ref IS NULL OR EXISTS (SELECT 1 FROM applications a WHERE a.id = i.app_id AND (a.id = i.app_ref OR a.uid = i.app_ref)))
+         AND (i.type_revision IS NULL OR coalesce((SELECT t.revision FROM event_types t WHERE t.name = i.event_type), 0) = i.type_revision) AS confirmed
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::timestamptz[],
-              $11::text[], $12::timestamptz[], $13::text[], $15::int[])
-    AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context, payload_start)
+              $11::text[], $12::timestamptz[], $13::text[], $15::int[], $17::text[], $18::bigint[])
+    AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context, payload_start,
+          app_ref, type_revision)
 ), msg AS (
   INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at, trace_context)
   SELECT id, app_id, event_id, event_type,
@@ -51,7 +59,7 @@ WITH input AS (
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
          substring($14::bytea FROM payload_start + 1 FOR payload_end - payload_start), payload_key_id, retention_hours, now,
          content_type, deliver_at, trace_context::jsonb
-  FROM input
+  FROM input WHERE confirmed
   ORDER BY app_id, event_id
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
@@ -81,8 +89,10 @@ WITH input AS (
   SELECT pg_notify('${WAKE_CHANNEL}', '') FROM (SELECT 1) AS one WHERE $16::boolean AND EXISTS (SELECT 1 FROM counts WHERE due > 0)
 )
 -- notified is read so that woke runs: a CTE without data modification runs only where it is used.
-SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified
-FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count`);
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale
+FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
+UNION ALL
+SELECT id, NULL, 0, 0, false, true FROM input WHERE NOT confirmed`);
 
 /** A message ready for {@link PUBLISH}: the payload already sealed. */
 interface SealedMessage {
@@ -100,17 +110,20 @@ interface PublishedRow {
   readonly due: number;
   /** The statement sent the NOTIFY on {@link WAKE_CHANNEL}, delivered at its commit. */
   readonly notified: boolean;
+  /** The message's expected lookups no longer held: it was not stored (its other columns mean nothing). */
+  readonly stale: boolean;
 }
 
 const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
 
 /**
- * Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, or AppError `conflict`.
+ * Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, AppError `conflict`, or
+ * {@link StaleLookupError} when its expected lookups no longer held.
  * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: boolean): Promise<(PublishedRow | AppError)[]> {
+async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: boolean): Promise<(PublishedRow | AppError | StaleLookupError)[]> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -127,6 +140,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
     batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts, notify,
+    column((m) => m.message.expected?.appRef ?? null), column((m) => m.message.expected?.eventTypeRevision ?? null),
   ]).catch((error: unknown) => {
     if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
     throw error;
@@ -134,6 +148,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
   const byId = new Map(res.rows.map((row) => [row.id, row]));
   return batch.map(({ message }) => {
     const row = byId.get(message.id);
+    if (row?.stale === true) return new StaleLookupError(message.id);
     if (row !== undefined) return row;
     // ON CONFLICT names the (app, eventId) index only: any other conflict fails the statement.
     return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
@@ -182,7 +197,7 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
 
 /**
  * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
- * their answers. A call whose key is not fresh, or whose eventId is taken (its key is given back), gets
+ * their answers. A call whose key is not fresh, or whose eventId is taken or lookups are stale (its key is given back), gets
  * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown). `notify`:
  * the publish statement sends the NOTIFY, delivered at the transaction's commit.
  */
