@@ -5,7 +5,7 @@ import type { ApplicationRecord } from '../ports/application-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EventTypeRecord } from '../ports/event-type-store.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/idempotency-store.ts';
-import type { KeyedInsert, MessageRecord, MessageStore, NewMessage } from '../ports/message-store.ts';
+import { StaleLookupError, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../ports/message-store.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Principal } from './credentials.ts';
 import { createPayloadSchemas } from './payload-schemas.ts';
@@ -34,10 +34,14 @@ const eventType = (fields: Partial<EventTypeRecord>): EventTypeRecord => ({
 });
 
 /** The fake world: every port records its calls; `group` says what the grouped keyed insert does. */
-function world(options: { group?: 'stores' | 'refuses' | 'fails'; eventTypes?: readonly EventTypeRecord[]; resolve?: () => ApplicationRecord } = {}) {
+function world(options: { group?: 'stores' | 'refuses' | 'fails'; eventTypes?: readonly EventTypeRecord[]; resolve?: () => ApplicationRecord; staleInserts?: number } = {}) {
   const clock = manualClock();
   const calls: string[] = [];
   const stored: NewMessage[] = [];
+  /** Each insert's `expected`, and each application lookup's `cached`, in order. */
+  const expected: (NewMessage['expected'])[] = [];
+  const cachedLookups: (boolean | undefined)[] = [];
+  let staleLeft = options.staleInserts ?? 0;
   const recordOf = (m: NewMessage, now: Date | null): MessageRecord => ({
     id: m.id, appId: m.appId, eventId: m.eventId, eventType: m.eventType, channels: m.channels, tags: m.tags, payload: m.payload,
     contentType: m.contentType ?? null, deliverAt: m.deliverAt ?? null, createdAt: now ?? new Date(clock.nowMs()),
@@ -45,6 +49,11 @@ function world(options: { group?: 'stores' | 'refuses' | 'fails'; eventTypes?: r
   const messages: MessageStore = {
     async insert(tx, message, now) {
       calls.push(`insert in ${(tx as unknown as { kind: string }).kind}`);
+      expected.push(message.expected);
+      if (message.expected != null && staleLeft > 0) {
+        staleLeft -= 1;
+        throw new StaleLookupError(message.id);
+      }
       stored.push(message);
       return { message: recordOf(message, now), deliveries: 1 };
     },
@@ -75,9 +84,15 @@ function world(options: { group?: 'stores' | 'refuses' | 'fails'; eventTypes?: r
   });
   const deps: PublishMessageDeps = {
     publisher, unitOfWork, idempotency,
-    applications: { resolveForPublish: async () => { calls.push('resolve'); return (options.resolve ?? (() => APP))(); } },
+    applications: {
+      resolveForPublish: async (_tx, _principal, _ref, _create, lookup) => {
+        calls.push('resolve');
+        cachedLookups.push(lookup?.cached);
+        return (options.resolve ?? (() => APP))();
+      },
+    },
   };
-  return { deps, calls, stored, clock };
+  return { deps, calls, stored, clock, expected, cachedLookups };
 }
 
 const request = (fields: Partial<PublishRequest> & { payload?: string; deliverAt?: Date | null; contentType?: string | null } = {}): PublishRequest => ({
@@ -136,6 +151,28 @@ describe('publishing a message', () => {
     const keyedCreate = world({ group: 'stores' });
     await publishMessage(keyedCreate.deps, request({ create: { uid: 'shop', name: 'Shop', rateLimit: null, metadata: {} } }));
     assert.deepEqual(keyedCreate.calls, ['idempotency.run k-1', 'resolve', 'insert in keyed transaction']);
+  });
+
+  test('a publish relies on cached lookups and has the store confirm them; a stale one is read again and published once, unconfirmed', async () => {
+    const w = world({ eventTypes: [eventType({ revision: '7' })], staleInserts: 1 });
+    await publishMessage(w.deps, request({ scope: null }));
+    assert.deepEqual(w.calls, ['autocommit', 'resolve', 'insert in autocommit', 'resolve', 'insert in autocommit']);
+    assert.deepEqual(w.cachedLookups, [true, false]);
+    assert.deepEqual(w.expected, [{ appRef: 'shop', eventTypeRevision: '7' }, null]);
+    assert.equal(w.stored.length, 1);
+    const unknownType = world({});
+    await publishMessage(unknownType.deps, request({ scope: null }));
+    assert.deepEqual(unknownType.expected, [{ appRef: 'shop', eventTypeRevision: '0' }], 'an event type that is not registered must stay so');
+  });
+
+  test('after a grouped attempt, and with get-or-create, the application is not confirmed from the cache', async () => {
+    const keyed = world({ group: 'refuses' });
+    await publishMessage(keyed.deps, request());
+    assert.deepEqual(keyed.cachedLookups, [true, false], 'the ordinary path after the group reads its lookups');
+    assert.deepEqual(keyed.expected, [null]);
+    const create = world({});
+    await publishMessage(create.deps, request({ scope: null, create: { uid: 'other', name: 'Shop', rateLimit: null, metadata: {} } }));
+    assert.deepEqual(create.expected, [{ appRef: null, eventTypeRevision: '0' }]);
   });
 
   test('an archived event type is refused at body.eventType before anything is stored', async () => {

@@ -44,9 +44,13 @@ export interface ApiHarness {
 }
 
 
-/** Starts the API over a fresh database of `engine` (server or embedded); `options.clock` steers its time (default the system clock). */
-export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}, options: { readonly clock?: Clock } = {}): Promise<ApiHarness> {
-  const database = await fresh();
+/**
+ * Starts the API over a fresh database of `engine` (server or embedded); `options.clock` steers its time
+ * (default the system clock). `options.database` runs it over that database instead, beside the API that
+ * made it (a second API process: its own dependencies and caches); its `close` then leaves the database.
+ */
+export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}, options: { readonly clock?: Clock; readonly database?: TestDatabase } = {}): Promise<ApiHarness> {
+  const database = options.database ?? await fresh();
   const { db } = database;
   const config = loadConfig({
     TIDINGS_API_TOKEN: ADMIN_TOKEN,
@@ -91,7 +95,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
     },
     async close() {
       await app.close();
-      await database.drop();
+      if (options.database === undefined) await database.drop();
     },
   };
 }
