@@ -96,6 +96,23 @@ test('answers arriving during a claim back-off do not end it: the freed slots wa
   await h.dispatcher.stop();
 });
 
+test('publish wake-ups during a claim back-off do not end it, nor does one that came during the failed claim', async () => {
+  const h = harness();
+  h.claims.push(new Error('connection refused'));
+  h.dispatcher.start();
+  h.wake?.(); // arrives while the first claim is out
+  await settle();
+  assert.equal(h.claimCalls.length, 1);
+  h.wake?.();
+  h.wake?.();
+  await settle();
+  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
+  assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over, whatever the wake-ups');
+  await h.timers.advance(1);
+  assert.equal(h.claimCalls.length, 2);
+  await h.dispatcher.stop();
+});
+
 test('after failed claims the loop backs off (doubling), then logs "claims resumed" at the next successful claim', async () => {
   const h = harness();
   h.claims.push(new Error('connection refused'), new Error('connection refused'));

@@ -181,6 +181,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let wakePending = false;
   let lastSweepMs = Number.NEGATIVE_INFINITY;
   const wakeLoop = (): void => {
+    // Nor do wake-ups end a back-off (publishes during an outage would turn it into a claim per publish):
+    // the claim after it runs anyway and sees everything committed before it starts.
+    if (backingOff) return;
     const s = signal;
     signal = undefined;
     if (s === undefined) wakePending = true;
@@ -386,6 +389,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
         logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
         backingOff = true;
+        wakePending = false; // a wake-up during the failed claim does not end its back-off either
         try {
           await waitForWork(delay);
         } finally {
