@@ -87,8 +87,8 @@ export interface Line { readonly level: string; readonly obj: Record<string, unk
 export interface Harness {
   readonly dispatcher: Dispatcher;
   readonly timers: ManualTimers;
-  /** Claim answers, in order: a list of deliveries, or an error to throw. Empty: an empty claim. */
-  readonly claims: (readonly ClaimedDelivery[] | Error)[];
+  /** Claim answers, in order: a list of deliveries, an error to throw, or a promise of either (a claim held open). Empty: an empty claim. */
+  readonly claims: (readonly ClaimedDelivery[] | Error | Promise<readonly ClaimedDelivery[]>)[];
   readonly claimCalls: ClaimInput[];
   readonly recordCalls: AttemptRecord[][];
   readonly releaseCalls: LeaseRef[][];
@@ -122,7 +122,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
-      const next = h.claims.shift() ?? [];
+      const next = await (h.claims.shift() ?? []);
       if (next instanceof Error) throw next;
       return { deliveries: next, reclaimed: 0, deadLettered: 0 };
     },

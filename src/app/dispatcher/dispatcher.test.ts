@@ -4,6 +4,7 @@ import { answer, claimed, harness, settle } from '../../../test/support/dispatch
 import { deferred } from '../../../test/support/deferred.ts';
 import { CLAIM_BACKOFF_BASE_MS } from './dispatcher.ts';
 import { REFILL_DELAY_MS } from './in-flight.ts';
+import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 
 // The loop over fake ports (test/support/dispatcher-harness.ts): claim / record / heartbeat are plain
 // functions, the sender answers when the test says so, and time moves only with the manual clock.
@@ -111,6 +112,23 @@ test('publish wake-ups during a claim back-off do not end it, nor does one that 
   await h.timers.advance(1);
   assert.equal(h.claimCalls.length, 2);
   await h.dispatcher.stop();
+});
+
+test('a stop ends a claim back-off at once, and a stop during the failed claim waits for no back-off', async () => {
+  for (const stopDuringClaim of [false, true]) {
+    const h = harness();
+    const failed = deferred<readonly ClaimedDelivery[]>();
+    h.claims.push(stopDuringClaim ? failed.promise : new Error('connection refused'));
+    h.dispatcher.start();
+    await settle();
+    const stopped = h.dispatcher.stop();
+    if (stopDuringClaim) failed.reject(new Error('connection refused'));
+    let done = false;
+    void stopped.then(() => { done = true; });
+    await settle();
+    assert.equal(done, true, `stopped without waiting for the back-off (stop during the claim: ${stopDuringClaim})`);
+    assert.equal(h.claimCalls.length, 1);
+  }
 });
 
 test('after failed claims the loop backs off (doubling), then logs "claims resumed" at the next successful claim', async () => {

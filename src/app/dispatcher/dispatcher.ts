@@ -181,9 +181,6 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let wakePending = false;
   let lastSweepMs = Number.NEGATIVE_INFINITY;
   const wakeLoop = (): void => {
-    // Nor do wake-ups end a back-off (publishes during an outage would turn it into a claim per publish):
-    // the claim after it runs anyway and sees everything committed before it starts.
-    if (backingOff) return;
     const s = signal;
     signal = undefined;
     if (s === undefined) wakePending = true;
@@ -193,6 +190,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // Set while the loop waits out a claim back-off: freed slots do not end it (answers arriving during an
   // outage would otherwise turn the back-off into a claim every REFILL_DELAY_MS).
   let backingOff = false;
+  /**
+   * A publish wake-up: ends the loop's wait, but not a back-off (publishes during an outage would turn it into
+   * a claim per publish); the claim after the back-off runs anyway and sees everything committed before it.
+   * A stop still ends a back-off (it calls wakeLoop).
+   */
+  const wakeOnPublish = (): void => {
+    if (!backingOff) wakeLoop();
+  };
   /** Wakes the loop at once or after REFILL_DELAY_MS, as `refill` says (in-flight.ts); not during a back-off. */
   const refilled = (refill: 'now' | 'soon'): void => {
     observer.inFlight?.(window.sending());
@@ -388,8 +393,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         const backoff = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(failures, 16));
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
         logger.warn({ err: error, retryInMs: delay }, 'claim failed; backing off');
+        if (state !== 'running') break; // stopped during the failed claim: no back-off to wait out
         backingOff = true;
-        wakePending = false; // a wake-up during the failed claim does not end its back-off either
+        wakePending = false; // a publish wake-up during the failed claim does not end its back-off either
         try {
           await waitForWork(delay);
         } finally {
@@ -409,7 +415,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     start() {
       if (state === 'running') return;
       state = 'running';
-      unsubscribe = deps.onWake?.(wakeLoop);
+      unsubscribe = deps.onWake?.(wakeOnPublish);
       const beat = Math.max(10, Math.floor(settings.leaseMs / 3));
       stopHeartbeat = timers.every(beat, () => {
         heartbeat().catch((error: unknown) => storeFailed(error, 'heartbeat'));
