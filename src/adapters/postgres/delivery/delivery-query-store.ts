@@ -2,6 +2,7 @@ import type { DeliveryState } from '../../../domain/delivery-state.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import type { MessageView } from '../../../ports/message-query-store.ts';
 import type { DeadLetterView, DeliveryQueryStore, TimelineEntry } from '../../../ports/delivery-query-store.ts';
+import { endpointDeliveries } from '../delivery-reads.ts';
 import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
 import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
@@ -93,8 +94,9 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
 /**
  * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
  * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
- * destinations, deliveries_endpoint_message for an endpoint's messages and its stats, deliveries_app_state for
- * dead letters (of one endpoint: the endpoint as a filter).
+ * destinations, deliveries_endpoint_message and deliveries_endpoint_leased for an endpoint's messages and its
+ * stats ({@link endpointDeliveries}), deliveries_app_state for dead letters (of one endpoint: the endpoint as a
+ * filter).
  */
 export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQueryStore {
   const messageView = (row: MessageColumns): MessageView => ({
@@ -128,8 +130,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       const k = keyset(query, 'd.message_id', limitParam + 1);
       const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
         `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}
-         FROM deliveries d JOIN messages m ON m.id = d.message_id
-         WHERE d.endpoint_id = $1 AND d.app_id = $2${c.text} AND ${k.where}
+         FROM ${endpointDeliveries('$1')} d JOIN messages m ON m.id = d.message_id
+         WHERE d.app_id = $2${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
       );
@@ -142,7 +144,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
       const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
       const res = await db.query<{ state: DeliveryState; n: number }>(
-        `SELECT d.state, count(*)::int AS n FROM deliveries d ${join} WHERE d.endpoint_id = $1 AND d.app_id = $2${c.text} GROUP BY d.state`,
+        `SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d ${join} WHERE d.app_id = $2${c.text} GROUP BY d.state`,
         c.params,
       );
       const counts: Record<DeliveryState, number> = { pending: 0, leased: 0, succeeded: 0, dead: 0, skipped: 0, canceled: 0 };

@@ -2,6 +2,7 @@ import { AppError } from '../../../domain/errors.ts';
 import type { Tx } from '../../../ports/unit-of-work.ts';
 import type { ReplayBatchResult, ReplayStore } from '../../../ports/replay-store.ts';
 import type { Db } from '../db.ts';
+import { SETTLED } from '../delivery-reads.ts';
 import { onCommit, txClient } from '../tx.ts';
 
 /*
@@ -40,7 +41,8 @@ const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, man
 
 /*
  * REPLAY_DELIVERIES — one batch of recover / bulk replay / dead-letter replay. Reads deliveries in id order
- * after the cursor (index deliveries_app_state, the endpoint, when given, as a filter), filtered by their message (window on messages.created_at at the millisecond precision the
+ * after the cursor (index deliveries_app_state, the endpoint, when given, as a filter; every replayable state is
+ * settled, and the query says so in the index's predicate, SETTLED), filtered by their message (window on messages.created_at at the millisecond precision the
  * API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
  * disabled) at the pace, each endpoint from its slot; a paused endpoint's wait at 'infinity' like its other
@@ -56,7 +58,7 @@ WITH clock AS (
 ), cand AS (
   SELECT d.id, d.endpoint_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged
   FROM deliveries d JOIN messages m ON m.id = d.message_id
-  WHERE d.app_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2) AND d.state = ANY ($3::text[])
+  WHERE d.app_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2) AND d.state = ANY ($3::text[]) AND ${SETTLED}
     AND ($4::bigint IS NULL OR d.id > $4::bigint)
     AND date_trunc('milliseconds', m.created_at) >= $5::timestamptz AND ($6::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $6::timestamptz)
     AND ($7::text[] IS NULL OR m.event_type = ANY ($7::text[]))

@@ -1,6 +1,7 @@
 import { addInto, BOUNDS, countOf, percentiles, type Histogram } from '../../../domain/duration-histogram.ts';
 import { ROLLUP_LEVELS, rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../../ports/stats-store.ts';
 import type { Db } from '../db.ts';
+import { SETTLED } from '../delivery-reads.ts';
 
 /*
  * Statistics statements (docs/adr/0013-observability.md, docs/adr/0015-time-in-state-rollups.md). Each has
@@ -77,11 +78,18 @@ const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
 
 /** $1 now (NULL = database clock), $2 breaker list limit, $3 application id (app scope only). */
 const overviewSql = (byApp: boolean): string => {
-  const d = byApp ? ' AND d.app_id = $3' : '';
+  // An application's pending and leased deliveries are read through its endpoints (deliveries_endpoint_due,
+  // deliveries_endpoint_leased), its settled ones through deliveries_app_state (delivery-reads.ts).
+  const d = byApp ? ' AND d.app_id = $3 AND d.endpoint_id IN (SELECT e.id FROM endpoints e WHERE e.app_id = $3)' : '';
+  const states = byApp
+    ? `SELECT d.state, count(*)::int AS n FROM deliveries d WHERE d.app_id = $3 AND ${SETTLED} GROUP BY d.state
+       UNION ALL SELECT 'pending', count(*)::int FROM deliveries d WHERE d.state = 'pending'${d} HAVING count(*) > 0
+       UNION ALL SELECT 'leased', count(*)::int FROM deliveries d WHERE d.state = 'leased'${d} HAVING count(*) > 0`
+    : 'SELECT d.state, count(*)::int AS n FROM deliveries d GROUP BY d.state';
   return `
 WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)
 SELECT
-  (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT d.state, count(*)::int AS n FROM deliveries d WHERE true${d} GROUP BY d.state) s) AS states,
+  (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (${states}) s) AS states,
   (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now${d}) AS due_now,
   (SELECT extract(epoch FROM t.now - min(d.next_attempt_at)) * 1000 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now${d})::float8 AS oldest_due_age_ms,
   (SELECT count(*)::int FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now${d}) AS leased_in_flight,

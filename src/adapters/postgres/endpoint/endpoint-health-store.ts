@@ -1,6 +1,7 @@
 import { AppError } from '../../../domain/errors.ts';
 import type { EndpointHealth, EndpointHealthStore } from '../../../ports/endpoint-health-store.ts';
 import type { Db } from '../db.ts';
+import { endpointDeliveries } from '../delivery-reads.ts';
 
 /** Recent windows of the health read model, in seconds: 5 minutes, 1 hour, 24 hours. */
 export const HEALTH_WINDOWS_S: readonly number[] = Object.freeze([300, 3600, 86_400]);
@@ -45,7 +46,7 @@ SELECT e.status, e.status_reason, e.status_changed_at, e.breaker_state, e.consec
        (SELECT count(*)::int FROM deliveries l, t WHERE l.endpoint_id = e.id AND l.state = 'leased' AND l.lease_expires_at > t.now) AS in_flight,
        (SELECT count(*)::int FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id, t
          WHERE d.endpoint_id = e.id AND v.state = 'leased' AND v.at > t.now - interval '1 second') AS rate_now,
-       (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = e.id GROUP BY state) s) AS deliveries,
+       (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d GROUP BY d.state) s) AS deliveries,
        (SELECT jsonb_agg(w ORDER BY w.window_s) FROM (
           SELECT win AS window_s, count(a.id)::int AS attempts, count(a.id) FILTER (WHERE a.succeeded)::int AS succeeded,
                  count(a.id) FILTER (WHERE a.error_kind = 'redirect')::int AS redirects,

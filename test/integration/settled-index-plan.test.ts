@@ -1,0 +1,213 @@
+/**
+ * The reads of an endpoint's or an application's deliveries after `deliveries_app_state` and
+ * `deliveries_endpoint_message` became partial (migration 1764000009700, docs/adr/0016-hot-path-cost.md,
+ * decision 17): each read still counts and lists every delivery it names, leased and pending ones included,
+ * and none of them scans `deliveries`. The table holds a large application (20,000 deliveries over 200
+ * endpoints) beside a small one whose deliveries are in every state; the small one is read. PostgreSQL
+ * server: plans are read with EXPLAIN of the very statements and parameters the stores send, and, for the
+ * statement trigger of an endpoint's deletion, with auto_explain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Db, Prepared, Queryable } from '../../src/adapters/postgres/db.ts';
+import { createPgDeliveryQueryStore } from '../../src/adapters/postgres/delivery/delivery-query-store.ts';
+import { createPgReplayStore } from '../../src/adapters/postgres/delivery/replay-store.ts';
+import { createPgStatsStore } from '../../src/adapters/postgres/delivery/stats-store.ts';
+import { createPgEndpointHealthStore } from '../../src/adapters/postgres/endpoint/endpoint-health-store.ts';
+import { runTx } from '../../src/adapters/postgres/tx.ts';
+import type { DeliveryState } from '../../src/domain/delivery-state.ts';
+import { testCipher } from '../support/cipher.ts';
+import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { deliveryReads, explainedPlans, nodes, type PlanNode } from '../support/plans.ts';
+
+const STATES: readonly DeliveryState[] = ['pending', 'leased', 'succeeded', 'dead', 'skipped', 'canceled'];
+/** Messages of the small application; each goes to both of its endpoints, the first endpoint's in every state. */
+const SMALL = 42;
+
+let t: TestDatabase;
+let small: string;
+let first: string;
+let second: string;
+const cipher = testCipher();
+
+before(async () => {
+  t = await freshServerDatabase();
+  await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
+  const big = await insertApp(t.db, 'big');
+  const bigEndpoints: string[] = [];
+  for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(t.db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
+  small = await insertApp(t.db, 'small');
+  first = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
+  second = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
+  // Message ids sort in creation order, as the API's do. The large application's deliveries are mostly
+  // succeeded, with some pending, leased and dead, as on an installation in service.
+  await t.db.query(
+    `INSERT INTO messages (id, app_id, event_type, payload, created_at)
+     SELECT 'msg_big_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea, now() - interval '1 hour' + g * interval '1 ms'
+     FROM generate_series(1, 20000) g`, [big]);
+  await t.db.query(
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id)
+     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), ($2::text[])[g % 200 + 1], s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+            CASE WHEN s.state = 'leased' THEN 'D' END
+     FROM generate_series(1, 20000) g,
+          LATERAL (SELECT CASE g % 100 WHEN 0 THEN 'pending' WHEN 1 THEN 'leased' WHEN 2 THEN 'dead' ELSE 'succeeded' END AS state) s`,
+    [big, bigEndpoints]);
+  await t.db.query(
+    `INSERT INTO messages (id, app_id, event_type, payload, created_at)
+     SELECT 'msg_small_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea, now() - interval '1 minute' + g * interval '1 ms'
+     FROM generate_series(1, ${SMALL}) g`, [small]);
+  await t.db.query(
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id, last_status_code)
+     SELECT $1, 'msg_small_' || lpad(g::text, 8, '0'), ep.id, s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+            CASE WHEN s.state = 'leased' THEN 'D' END, CASE WHEN s.state IN ('succeeded', 'dead') THEN 200 END
+     FROM generate_series(1, ${SMALL}) g CROSS JOIN (VALUES ($2::text, 0), ($3::text, 1)) AS ep(id, k),
+          LATERAL (SELECT CASE WHEN ep.k = 0 THEN ($4::text[])[g % 6 + 1] ELSE 'succeeded' END AS state) s`,
+    [small, first, second, STATES]);
+  await t.db.query('ANALYZE');
+});
+after(async () => { await t.drop(); });
+
+/** The first endpoint's deliveries per state: each state on every sixth message. */
+const expectedCounts = (): Record<DeliveryState, number> =>
+  Object.fromEntries(STATES.map((s, i) => [s, Array.from({ length: SMALL }, (_, g) => (g + 1) % 6).filter((r) => r === i).length])) as Record<DeliveryState, number>;
+
+/** A plan node as EXPLAIN ANALYZE gives it: the rows each loop returned and the rows its filters removed. */
+interface AnalyzedNode extends PlanNode {
+  readonly 'Actual Rows'?: number;
+  readonly 'Actual Loops'?: number;
+  readonly 'Rows Removed by Filter'?: number;
+  readonly 'Rows Removed by Index Recheck'?: number;
+}
+
+/** The most rows of `deliveries` one read of the table in the plan touched: the rows it returned and those its filters removed, over all its loops. */
+const rowsTouched = (plan: AnalyzedNode): number =>
+  Math.max(0, ...(nodes(plan) as AnalyzedNode[]).filter((n) => n['Relation Name'] === 'deliveries')
+    .map((n) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)));
+
+/**
+ * A Db whose statements that read `deliveries` are explained first; `reads` collects how each plan reads
+ * it, `touched` how many of its rows each read-only statement touched (EXPLAIN ANALYZE; a statement that
+ * writes is explained without running it).
+ */
+function explaining(): { db: Db; reads: string[][]; touched: number[] } {
+  const reads: string[][] = [];
+  const touched: number[] = [];
+  const wrap = (q: Queryable): Queryable => ({
+    async query(text: string | Prepared, params?: readonly unknown[]) {
+      const sql = typeof text === 'string' ? text : text.text;
+      if (/\bdeliveries\b/.test(sql) && !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SELECT set_config)/i.test(sql)) {
+        const readOnly = !/\b(UPDATE|INSERT|DELETE)\b/i.test(sql);
+        const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(`EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`, params);
+        const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
+        reads.push(deliveryReads(root));
+        if (readOnly) touched.push(rowsTouched(root));
+      }
+      return q.query(text, params) as never;
+    },
+  });
+  const db: Db = { ...t.db, tx: (fn) => t.db.tx((client) => fn(wrap(client))), query: (text, params) => wrap(t.db).query(text, params) as never };
+  return { db, reads, touched };
+}
+
+/**
+ * Fails when a read of `deliveries` by a read-only statement touched more rows than the small application has:
+ * it read the large application's deliveries, as a read of all pending or leased ones through a state index would.
+ */
+function assertOwnRowsOnly(touched: number[], what: string): void {
+  assert.ok(touched.length > 0, `${what}: a read-only statement read deliveries`);
+  for (const n of touched) assert.ok(n <= 2 * SMALL, `each read of deliveries by ${what} touches only the small application's: ${n} rows`);
+}
+
+/** Fails when a collected plan scans `deliveries` sequentially; `what` names the read. */
+function assertNoScan(reads: string[][], what: string): void {
+  assert.ok(reads.length > 0, `${what}: a statement read deliveries`);
+  for (const r of reads) {
+    assert.ok(r.length > 0, `${what}: the plan reads deliveries`);
+    assert.ok(!r.some((x) => x.startsWith('Seq Scan')), `${what} reads deliveries by index: ${r.join(', ')}`);
+  }
+}
+
+test('an endpoint\'s stats count every state, leased included, through indexes', async () => {
+  const { db, reads, touched } = explaining();
+  const counts = await createPgDeliveryQueryStore(db, cipher).endpointStats(small, first, null, null);
+  assert.deepEqual(counts, expectedCounts());
+  const windowed = await createPgDeliveryQueryStore(db, cipher).endpointStats(small, first, new Date(Date.now() - 3_600_000), null);
+  assert.deepEqual(windowed, expectedCounts(), 'the same within a window that holds every message');
+  assertNoScan(reads, 'endpoint stats');
+  assertOwnRowsOnly(touched, 'endpoint stats');
+});
+
+test('an endpoint\'s messages list every delivery in message order, leased ones included, page by page', async () => {
+  const { db, reads, touched } = explaining();
+  const store = createPgDeliveryQueryStore(db, cipher);
+  const base = { withPayload: false, states: null, eventTypes: null, channel: null, tag: null, before: null, after: null };
+  for (const order of ['ascending', 'descending'] as const) {
+    const seen: string[] = [];
+    let iterator: string | null = null;
+    for (let pages = 0; pages < 20; pages += 1) {
+      const page = await store.listEndpointMessages(small, first, { ...base, limit: 5, iterator, order });
+      seen.push(...page.data.map((r) => r.message.id));
+      if (page.done) break;
+      iterator = page.iterator;
+    }
+    const all = Array.from({ length: SMALL }, (_, g) => `msg_small_${String(g + 1).padStart(8, '0')}`);
+    assert.deepEqual(seen, order === 'ascending' ? all : [...all].reverse(), `every message once, ${order}`);
+  }
+  const leased = await store.listEndpointMessages(small, first, { ...base, states: ['leased'], limit: 50, iterator: null, order: 'ascending' });
+  assert.equal(leased.data.length, expectedCounts().leased, 'the leased ones by state');
+  assert.ok(leased.data.every((r) => r.state === 'leased'));
+  assertNoScan(reads, 'endpoint messages');
+  assertOwnRowsOnly(touched, 'endpoint messages');
+});
+
+test('an endpoint\'s health counts its deliveries by state through indexes', async () => {
+  const { db, reads, touched } = explaining();
+  const health = await createPgEndpointHealthStore(db, () => undefined).health(first, null);
+  assert.ok(health !== null);
+  assert.deepEqual(health.deliveries, expectedCounts());
+  assertNoScan(reads, 'endpoint health');
+  assertOwnRowsOnly(touched, 'endpoint health');
+});
+
+test('an application\'s overview counts its deliveries by state through indexes', async () => {
+  const { db, reads, touched } = explaining();
+  const overview = await createPgStatsStore(db).overview({ appId: small, endpointId: null }, null, 10);
+  const e = expectedCounts();
+  assert.deepEqual(overview.deliveries, { ...e, succeeded: e.succeeded + SMALL });
+  assert.equal(overview.backlog.leasedInFlight, e.leased);
+  assert.equal(overview.backlog.dueNow, e.pending);
+  assertNoScan(reads, 'application overview');
+  assertOwnRowsOnly(touched, 'application overview');
+});
+
+test('dead letters and replays by state read settled deliveries through deliveries_app_state', async () => {
+  const { db, reads } = explaining();
+  const dead = await createPgDeliveryQueryStore(db, cipher).listDeadLetters(small, { endpointId: null, eventTypes: null, before: null, after: null, limit: 50, iterator: null, order: 'ascending' });
+  assert.equal(dead.data.length, expectedCounts().dead);
+  const replays = createPgReplayStore(db, () => undefined);
+  const base = { appId: small, since: new Date(0), until: null, after: null, limit: 100, intervalMs: 0, slots: {}, reason: 'replay_requested', now: null, eventTypes: null, channel: null, tag: null, statusCodeClass: null };
+  await runTx(db, async (tx) => {
+    const all = await replays.replayDeliveries(tx, { ...base, endpointId: null, states: ['succeeded', 'dead', 'skipped'] });
+    const e = expectedCounts();
+    assert.equal(all.scanned, e.succeeded + e.dead + e.skipped + SMALL, 'every settled delivery of the application in those states');
+    const one = await replays.replayDeliveries(tx, { ...base, endpointId: second, states: ['pending', 'leased'] as never });
+    assert.equal(one.scanned, 0, 'a replay never selects pending or leased deliveries');
+    throw new Error('roll back');
+  }).catch((err: unknown) => { if (!(err instanceof Error) || err.message !== 'roll back') throw err; });
+  assertNoScan(reads, 'dead letters and replays');
+});
+
+test('deleting an endpoint deletes its deliveries in every state, each part through an index', async () => {
+  assert.ok(t.url !== undefined);
+  const plans = await explainedPlans(t.url, `BEGIN; DELETE FROM endpoints WHERE id = '${first}'; ROLLBACK`, 1, 'DELETE FROM deliveries WHERE endpoint_id');
+  assert.equal(plans.length, 2, 'two statements: the leased deliveries and the others');
+  for (const plan of plans) assert.ok(!deliveryReads(plan).some((x) => x.startsWith('Seq Scan')), `the deletion reads deliveries by index: ${deliveryReads(plan).join(', ')}`);
+  let left = -1;
+  await t.db.tx(async (q) => {
+    await q.query('DELETE FROM endpoints WHERE id = $1', [first]);
+    left = (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE endpoint_id = $1', [first])).rows[0]!.n;
+    throw new Error('roll back');
+  }).catch((err: unknown) => { if (!(err instanceof Error) || err.message !== 'roll back') throw err; });
+  assert.equal(left, 0, 'none of its deliveries is left, leased ones included');
+});
