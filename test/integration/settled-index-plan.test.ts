@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Db, Prepared, Queryable } from '../../src/adapters/postgres/db.ts';
 import { createPgDeliveryQueryStore } from '../../src/adapters/postgres/delivery/delivery-query-store.ts';
 import { createPgReplayStore } from '../../src/adapters/postgres/delivery/replay-store.ts';
 import { createPgStatsStore } from '../../src/adapters/postgres/delivery/stats-store.ts';
@@ -19,7 +18,7 @@ import type { DeliveryState } from '../../src/domain/delivery-state.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
-import { deliveryReads, explainedPlans, nodes, type PlanNode } from '../support/plans.ts';
+import { assertNoScan, deliveryReads, explainedPlans, explainingDb } from '../support/plans.ts';
 
 const STATES: readonly DeliveryState[] = ['pending', 'leased', 'succeeded', 'dead', 'skipped', 'canceled'];
 /** Messages of the small application; each goes to both of its endpoints, the first endpoint's in every state. */
@@ -72,44 +71,6 @@ after(async () => { await t.drop(); });
 const expectedCounts = (): Record<DeliveryState, number> =>
   Object.fromEntries(STATES.map((s, i) => [s, Array.from({ length: SMALL }, (_, g) => (g + 1) % 6).filter((r) => r === i).length])) as Record<DeliveryState, number>;
 
-/** A plan node as EXPLAIN ANALYZE gives it: the rows each loop returned and the rows its filters removed. */
-interface AnalyzedNode extends PlanNode {
-  readonly 'Actual Rows'?: number;
-  readonly 'Actual Loops'?: number;
-  readonly 'Rows Removed by Filter'?: number;
-  readonly 'Rows Removed by Index Recheck'?: number;
-}
-
-/** The most rows of `deliveries` one read of the table in the plan touched: the rows it returned and those its filters removed, over all its loops. */
-const rowsTouched = (plan: AnalyzedNode): number =>
-  Math.max(0, ...(nodes(plan) as AnalyzedNode[]).filter((n) => n['Relation Name'] === 'deliveries')
-    .map((n) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)));
-
-/**
- * A Db whose statements that read `deliveries` are explained first; `reads` collects how each plan reads
- * it, `touched` how many of its rows each read-only statement touched (EXPLAIN ANALYZE; a statement that
- * writes is explained without running it).
- */
-function explaining(): { db: Db; reads: string[][]; touched: number[] } {
-  const reads: string[][] = [];
-  const touched: number[] = [];
-  const wrap = (q: Queryable): Queryable => ({
-    async query(text: string | Prepared, params?: readonly unknown[]) {
-      const sql = typeof text === 'string' ? text : text.text;
-      if (/\bdeliveries\b/.test(sql) && !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SELECT set_config)/i.test(sql)) {
-        const readOnly = !/\b(UPDATE|INSERT|DELETE)\b/i.test(sql);
-        const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(`EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`, params);
-        const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
-        reads.push(deliveryReads(root));
-        if (readOnly) touched.push(rowsTouched(root));
-      }
-      return q.query(text, params) as never;
-    },
-  });
-  const db: Db = { ...t.db, tx: (fn) => t.db.tx((client) => fn(wrap(client))), query: (text, params) => wrap(t.db).query(text, params) as never };
-  return { db, reads, touched };
-}
-
 /**
  * Fails when a read of `deliveries` by a read-only statement touched more rows than the small application has:
  * it read the large application's deliveries, as a read of all pending or leased ones through a state index would.
@@ -119,17 +80,8 @@ function assertOwnRowsOnly(touched: number[], what: string): void {
   for (const n of touched) assert.ok(n <= 2 * SMALL, `each read of deliveries by ${what} touches only the small application's: ${n} rows`);
 }
 
-/** Fails when a collected plan scans `deliveries` sequentially; `what` names the read. */
-function assertNoScan(reads: string[][], what: string): void {
-  assert.ok(reads.length > 0, `${what}: a statement read deliveries`);
-  for (const r of reads) {
-    assert.ok(r.length > 0, `${what}: the plan reads deliveries`);
-    assert.ok(!r.some((x) => x.startsWith('Seq Scan')), `${what} reads deliveries by index: ${r.join(', ')}`);
-  }
-}
-
 test('an endpoint\'s stats count every state, leased included, through indexes', async () => {
-  const { db, reads, touched } = explaining();
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
   const counts = await createPgDeliveryQueryStore(db, cipher).endpointStats(small, first, null, null);
   assert.deepEqual(counts, expectedCounts());
   const windowed = await createPgDeliveryQueryStore(db, cipher).endpointStats(small, first, new Date(Date.now() - 3_600_000), null);
@@ -139,7 +91,7 @@ test('an endpoint\'s stats count every state, leased included, through indexes',
 });
 
 test('an endpoint\'s messages list every delivery in message order, leased ones included, page by page', async () => {
-  const { db, reads, touched } = explaining();
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
   const store = createPgDeliveryQueryStore(db, cipher);
   const base = { withPayload: false, states: null, eventTypes: null, channel: null, tag: null, before: null, after: null };
   for (const order of ['ascending', 'descending'] as const) {
@@ -162,7 +114,7 @@ test('an endpoint\'s messages list every delivery in message order, leased ones 
 });
 
 test('an endpoint\'s health counts its deliveries by state through indexes', async () => {
-  const { db, reads, touched } = explaining();
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
   const health = await createPgEndpointHealthStore(db, () => undefined).health(first, null);
   assert.ok(health !== null);
   assert.deepEqual(health.deliveries, expectedCounts());
@@ -171,7 +123,7 @@ test('an endpoint\'s health counts its deliveries by state through indexes', asy
 });
 
 test('an application\'s overview counts its deliveries by state through indexes', async () => {
-  const { db, reads, touched } = explaining();
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
   const overview = await createPgStatsStore(db).overview({ appId: small, endpointId: null }, null, 10);
   const e = expectedCounts();
   assert.deepEqual(overview.deliveries, { ...e, succeeded: e.succeeded + SMALL });
@@ -182,7 +134,7 @@ test('an application\'s overview counts its deliveries by state through indexes'
 });
 
 test('dead letters and replays by state read settled deliveries through deliveries_app_state', async () => {
-  const { db, reads } = explaining();
+  const { db, reads } = explainingDb(t.db, 'deliveries');
   const dead = await createPgDeliveryQueryStore(db, cipher).listDeadLetters(small, { endpointId: null, eventTypes: null, before: null, after: null, limit: 50, iterator: null, order: 'ascending' });
   assert.equal(dead.data.length, expectedCounts().dead);
   const replays = createPgReplayStore(db, () => undefined);

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import type { Db, Prepared, Queryable } from '../../src/adapters/postgres/db.ts';
 
 /** A plan node of PostgreSQL's JSON plan output. */
 export interface PlanNode {
@@ -25,14 +26,63 @@ export const cte = (plan: PlanNode, name: string): PlanNode => {
 };
 
 /**
- * How the subtree reads `deliveries`: node type and index, e.g. "Index Scan deliveries_pkey"; a bitmap heap
- * scan names the indexes of the bitmap scans under it ("Bitmap Heap Scan deliveries_pkey").
+ * How the subtree reads `table` (default `deliveries`): node type and index, e.g. "Index Scan deliveries_pkey";
+ * a bitmap heap scan names the indexes of the bitmap scans under it ("Bitmap Heap Scan deliveries_pkey").
  */
-export const deliveryReads = (node: PlanNode): string[] =>
-  nodes(node).filter((n) => n['Relation Name'] === 'deliveries' && n['Node Type'] !== 'ModifyTable').map((n) => {
+export const deliveryReads = (node: PlanNode, table = 'deliveries'): string[] =>
+  nodes(node).filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable').map((n) => {
     const index = n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).flatMap((b) => (b['Index Name'] === undefined ? [] : [b['Index Name']])).join(' ') : n['Index Name'] ?? '';
     return `${n['Node Type']} ${index}`.trim();
   });
+
+/** A plan node as EXPLAIN ANALYZE gives it: the rows each loop returned and the rows its filters removed. */
+interface AnalyzedNode extends PlanNode {
+  readonly 'Actual Rows'?: number;
+  readonly 'Actual Loops'?: number;
+  readonly 'Rows Removed by Filter'?: number;
+  readonly 'Rows Removed by Index Recheck'?: number;
+}
+
+/** The most rows of `table` one read of it in the plan touched: the rows it returned and those its filters removed, over all its loops. */
+const rowsTouched = (plan: AnalyzedNode, table: string): number =>
+  Math.max(0, ...(nodes(plan) as AnalyzedNode[]).filter((n) => n['Relation Name'] === table)
+    .map((n) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)));
+
+/**
+ * `base` with each statement that names `table` explained before it runs: `reads` collects how each plan reads
+ * the table ({@link deliveryReads}), `touched` the most rows one read of it touched in each read-only statement
+ * (EXPLAIN ANALYZE; a statement that writes is explained without running it). Transactions and session
+ * statements are not explained.
+ */
+export function explainingDb(base: Db, table: string): { db: Db; reads: string[][]; touched: number[] } {
+  const reads: string[][] = [];
+  const touched: number[] = [];
+  const names = new RegExp(`\\b${table}\\b`);
+  const wrap = (q: Queryable): Queryable => ({
+    async query(text: string | Prepared, params?: readonly unknown[]) {
+      const sql = typeof text === 'string' ? text : text.text;
+      if (names.test(sql) && !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SELECT set_config)/i.test(sql)) {
+        const readOnly = !/\b(UPDATE|INSERT|DELETE)\b/i.test(sql);
+        const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(`EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`, params);
+        const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
+        reads.push(deliveryReads(root, table));
+        if (readOnly) touched.push(rowsTouched(root, table));
+      }
+      return q.query(text, params) as never;
+    },
+  });
+  const db: Db = { ...base, tx: (fn) => base.tx((client) => fn(wrap(client))), query: (text, params) => wrap(base).query(text, params) as never };
+  return { db, reads, touched };
+}
+
+/** Fails when a collected plan ({@link explainingDb}) scans its table sequentially; `what` names the read. */
+export function assertNoScan(reads: readonly string[][], what: string): void {
+  assert.ok(reads.length > 0, `${what}: a statement read the table`);
+  for (const r of reads) {
+    assert.ok(r.length > 0, `${what}: the plan reads the table`);
+    assert.ok(!r.some((x) => x.startsWith('Seq Scan')), `${what} reads the table by index: ${r.join(', ')}`);
+  }
+}
 
 /**
  * Runs `statement` `times` times on a new connection to `url` with auto_explain loaded for that session

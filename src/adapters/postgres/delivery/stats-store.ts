@@ -23,6 +23,15 @@ const pad = (ids: readonly (string | null)[]): (string | null)[] => [ids[0] ?? n
 
 const RAW_COLUMNS = 'e.at, e.state, e.reason, e.latency_ms, e.wait_ms, e.since_publish_ms';
 
+/**
+ * The timeline rows (alias `e`) that the statistics count: an attempt's outcome (latency_ms), a claim (wait_ms;
+ * a reclaim is a leased row), a dead letter. Every figure of TIME_IN_STATE and of the rollups comes from these
+ * rows alone; the others (a delivery's first row, pauses, replays, cancellations) add nothing to any of them.
+ * It is the predicate of the three covering indexes (migration 1764000009800, docs/adr/0016-hot-path-cost.md,
+ * decision 18), written out so that the planner can use them whatever the parameters.
+ */
+const COUNTED = `(e.latency_ms IS NOT NULL OR e.wait_ms IS NOT NULL OR e.state IN ('leased', 'dead'))`;
+
 /** Most rollup parts of one read: the body level and the finer levels covering its trailing edge. */
 const MAX_PARTS = ROLLUP_LEVELS.length;
 
@@ -35,15 +44,16 @@ const MAX_PARTS = ROLLUP_LEVELS.length;
  *   up to `until` (they count the timeline ids ≤ $9); an unused part has start = end;
  * - raw timeline rows of the partial buckets at both edges, (since, f1) and [max(f1, g), until];
  * - raw timeline rows above the watermark inside [f1, g) (the tail not yet rolled up).
+ * The raw rows are the {@link COUNTED} ones.
  */
 const timeInStateSql = (k: ScopeKind): string => `
 WITH scope_ids AS (SELECT $10::text AS id, $11::text AS app_id),
 raw AS (
-  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)}
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)} AND ${COUNTED}
   UNION ALL
-  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at >= $7 AND e.at <= $2${eventScope(k, 10)}
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at >= $7 AND e.at <= $2${eventScope(k, 10)} AND ${COUNTED}
   UNION ALL
-  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.id > $9 AND e.at >= $6 AND e.at < $8${eventScope(k, 10)}
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.id > $9 AND e.at >= $6 AND e.at < $8${eventScope(k, 10)} AND ${COUNTED}
 ),
 rb AS MATERIALIZED (
   SELECT floor(extract(epoch FROM at) * 1000 / $4::int)::float8 AS bucket, state, reason, latency_ms,
