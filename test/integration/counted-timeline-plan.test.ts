@@ -14,7 +14,7 @@ import { createPgEndpointHealthStore } from '../../src/adapters/postgres/endpoin
 import type { StatsScope, TimeInState } from '../../src/ports/stats-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { insertTwoTenants } from '../support/fixtures.ts';
 import { assertNoScan, explainingDb } from '../support/plans.ts';
 
 /** One timeline row of the small application's fixture. */
@@ -68,12 +68,9 @@ before(async () => {
   t = await freshServerDatabase();
   await t.db.query('ALTER TABLE delivery_events SET (autovacuum_enabled = false)');
   const cipher = testCipher();
-  const big = await insertApp(t.db, 'big');
-  const bigEndpoints: string[] = [];
-  for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(t.db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
-  small = await insertApp(t.db, 'small');
-  first = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
-  second = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
+  const tenants = await insertTwoTenants(t.db, cipher);
+  const { big, bigEndpoints } = tenants;
+  ({ small, first, second } = tenants);
   const at = (offsetMs: number): Date => new Date(NOW - 50 * 60_000 + offsetMs);
   // The large application: published, claimed and succeeded, as on an installation in service.
   await t.db.query(

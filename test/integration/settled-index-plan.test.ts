@@ -17,7 +17,7 @@ import { runTx } from '../../src/adapters/postgres/tx.ts';
 import type { DeliveryState } from '../../src/domain/delivery-state.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { insertTwoTenants } from '../support/fixtures.ts';
 import { assertNoScan, deliveryReads, explainedPlans, explainingDb } from '../support/plans.ts';
 
 const STATES: readonly DeliveryState[] = ['pending', 'leased', 'succeeded', 'dead', 'skipped', 'canceled'];
@@ -33,12 +33,9 @@ const cipher = testCipher();
 before(async () => {
   t = await freshServerDatabase();
   await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
-  const big = await insertApp(t.db, 'big');
-  const bigEndpoints: string[] = [];
-  for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(t.db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
-  small = await insertApp(t.db, 'small');
-  first = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
-  second = (await insertEndpoint(t.db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
+  const tenants = await insertTwoTenants(t.db, cipher);
+  const { big, bigEndpoints } = tenants;
+  ({ small, first, second } = tenants);
   // Message ids sort in creation order, as the API's do. The large application's deliveries are mostly
   // succeeded, with some pending, leased and dead, as on an installation in service.
   await t.db.query(

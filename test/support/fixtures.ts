@@ -36,3 +36,28 @@ export async function insertEndpoint(db: Db, cipher: Cipher, fixture: EndpointFi
   );
   return { id, secret };
 }
+
+/** The two tenants of the plan tests: a large application and a small one beside it. */
+export interface TwoTenants {
+  readonly big: string;
+  /** The large application's 200 endpoints. */
+  readonly bigEndpoints: readonly string[];
+  readonly small: string;
+  /** The small application's two endpoints. */
+  readonly first: string;
+  readonly second: string;
+}
+
+/**
+ * Inserts a large application with 200 endpoints and a small one with two, for tests that check that a read
+ * of the small one's rows does not touch the large one's (the plan tests of test/integration/).
+ */
+export async function insertTwoTenants(db: Db, cipher: Cipher): Promise<TwoTenants> {
+  const big = await insertApp(db, 'big');
+  const bigEndpoints: string[] = [];
+  for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
+  const small = await insertApp(db, 'small');
+  const first = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
+  const second = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
+  return { big, bigEndpoints, small, first, second };
+}
