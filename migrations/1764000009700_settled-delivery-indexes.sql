@@ -5,8 +5,8 @@
 -- matches its predicate.
 -- - deliveries_app_state keeps settled deliveries only (succeeded, dead, skipped, canceled): the reads it
 --   serves (dead letters, replays, an application's counts by state) ask for settled states; an
---   application's pending and leased deliveries are read through its endpoints (deliveries_endpoint_due,
---   deliveries_endpoint_leased).
+--   application's pending and leased deliveries are read through its endpoints (endpoints_app_including_deleted,
+--   then deliveries_endpoint_due and deliveries_endpoint_leased).
 -- - deliveries_endpoint_message keeps every delivery but the leased ones: an endpoint's messages and counts
 --   read its leased deliveries, at most what the dispatchers' windows hold, from deliveries_endpoint_leased.
 
@@ -14,6 +14,10 @@ DROP INDEX deliveries_app_state;
 CREATE INDEX deliveries_app_state ON deliveries (app_id, state, id) WHERE state NOT IN ('pending', 'leased');
 DROP INDEX deliveries_endpoint_message;
 CREATE INDEX deliveries_endpoint_message ON deliveries (endpoint_id, message_id) WHERE state <> 'leased';
+
+-- An application's endpoints, deleted ones included (a soft-deleted endpoint's leased deliveries are still
+-- counted until their outcome is recorded): endpoints_app holds the live ones only.
+CREATE INDEX endpoints_app_including_deleted ON endpoints (app_id, id);
 
 -- A deleted endpoint takes its deliveries with it: the leased ones through deliveries_endpoint_leased, the
 -- others through deliveries_endpoint_message.
@@ -27,6 +31,7 @@ END
 $cascade$;
 
 -- Down Migration
+DROP INDEX endpoints_app_including_deleted;
 CREATE OR REPLACE FUNCTION tidings_delete_endpoint_deliveries() RETURNS trigger
 LANGUAGE plpgsql AS $cascade$
 BEGIN

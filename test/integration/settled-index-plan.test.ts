@@ -17,7 +17,7 @@ import { runTx } from '../../src/adapters/postgres/tx.ts';
 import type { DeliveryState } from '../../src/domain/delivery-state.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { insertTwoTenants } from '../support/fixtures.ts';
+import { insertEndpoint, insertTwoTenants } from '../support/fixtures.ts';
 import { assertNoScan, deliveryReads, explainedPlans, explainingDb } from '../support/plans.ts';
 
 const STATES: readonly DeliveryState[] = ['pending', 'leased', 'succeeded', 'dead', 'skipped', 'canceled'];
@@ -28,14 +28,16 @@ let t: TestDatabase;
 let small: string;
 let first: string;
 let second: string;
+let deep: string;
+let big: string;
 const cipher = testCipher();
 
 before(async () => {
   t = await freshServerDatabase();
   await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
-  const tenants = await insertTwoTenants(t.db, cipher);
-  const { big, bigEndpoints } = tenants;
-  ({ small, first, second } = tenants);
+  const tenants = await insertTwoTenants(t.db, cipher, 5_000);
+  const { bigEndpoints } = tenants;
+  ({ big, small, first, second } = tenants);
   // Message ids sort in creation order, as the API's do. The large application's deliveries are mostly
   // succeeded, with some pending, leased and dead, as on an installation in service.
   await t.db.query(
@@ -60,6 +62,20 @@ before(async () => {
      FROM generate_series(1, ${SMALL}) g CROSS JOIN (VALUES ($2::text, 0), ($3::text, 1)) AS ep(id, k),
           LATERAL (SELECT CASE WHEN ep.k = 0 THEN ($4::text[])[g % 6 + 1] ELSE 'succeeded' END AS state) s`,
     [small, first, second, STATES]);
+  // An endpoint of the large application with a long history: a delivery of every one of its messages.
+  deep = (await insertEndpoint(t.db, cipher, { appId: big, url: 'http://127.0.0.1:9/deep' })).id;
+  await t.db.query(
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id)
+     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), $2, s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+            CASE WHEN s.state = 'leased' THEN 'D' END
+     FROM generate_series(1, 20000) g, LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'leased' ELSE 'succeeded' END AS state) s`,
+    [big, deep]);
+  // Each delivery's claim on the timeline, the large application's just now (an endpoint's health counts the
+  // claims of the last second).
+  await t.db.query(
+    `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms)
+     SELECT d.id, 'leased', 'claimed', CASE WHEN d.app_id = $1 THEN now() ELSE now() - interval '1 minute' END, d.app_id, d.endpoint_id, 0, 0 FROM deliveries d`,
+    [big]);
   await t.db.query('ANALYZE');
 });
 after(async () => { await t.drop(); });
@@ -110,8 +126,22 @@ test('an endpoint\'s messages list every delivery in message order, leased ones 
   assertOwnRowsOnly(touched, 'endpoint messages');
 });
 
-test('an endpoint\'s health counts its deliveries by state through indexes', async () => {
+test('a page of a long endpoint history reads one page of each part, not the whole history', async () => {
   const { db, reads, touched } = explainingDb(t.db, 'deliveries');
+  const store = createPgDeliveryQueryStore(db, cipher);
+  const base = { withPayload: false, states: null, eventTypes: null, channel: null, tag: null, before: null, after: null, limit: 5 };
+  const firstPage = await store.listEndpointMessages(big, deep, { ...base, iterator: null, order: 'descending' });
+  assert.deepEqual(firstPage.data.map((r) => r.message.id), [20000, 19999, 19998, 19997, 19996].map((g) => `msg_big_${String(g).padStart(8, '0')}`));
+  assert.equal(firstPage.data[0]!.state, 'leased', 'the newest, leased, from the leased part');
+  const next = await store.listEndpointMessages(big, deep, { ...base, iterator: firstPage.iterator, order: 'descending' });
+  assert.deepEqual(next.data.map((r) => r.message.id), [19995, 19994, 19993, 19992, 19991].map((g) => `msg_big_${String(g).padStart(8, '0')}`));
+  assertNoScan(reads, 'a long endpoint history');
+  // Each part reads at most a page and one row more by its index; the leased part holds 20 deliveries.
+  for (const n of touched) assert.ok(n <= 20 + 6, `a page of 5 touches at most a page of each part: ${n} rows of 20,000`);
+});
+
+test('an endpoint\'s health counts its deliveries by state through indexes', async () => {
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries', ['delivery_events']);
   const health = await createPgEndpointHealthStore(db, () => undefined).health(first, null);
   assert.ok(health !== null);
   assert.deepEqual(health.deliveries, expectedCounts());
@@ -120,7 +150,7 @@ test('an endpoint\'s health counts its deliveries by state through indexes', asy
 });
 
 test('an application\'s overview counts its deliveries by state through indexes', async () => {
-  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
+  const { db, reads, touched } = explainingDb(t.db, 'deliveries', ['endpoints']);
   const overview = await createPgStatsStore(db).overview({ appId: small, endpointId: null }, null, 10);
   const e = expectedCounts();
   assert.deepEqual(overview.deliveries, { ...e, succeeded: e.succeeded + SMALL });

@@ -50,12 +50,19 @@ export interface TwoTenants {
 
 /**
  * Inserts a large application with 200 endpoints and a small one with two, for tests that check that a read
- * of the small one's rows does not touch the large one's (the plan tests of test/integration/).
+ * of the small one's rows does not touch the large one's (the plan tests of test/integration/). `more`
+ * endpoints of the large application are added in one statement (one sealed secret for all, never read), so
+ * that a read of every endpoint costs more than a read of one application's.
  */
-export async function insertTwoTenants(db: Db, cipher: Cipher): Promise<TwoTenants> {
+export async function insertTwoTenants(db: Db, cipher: Cipher, more = 0): Promise<TwoTenants> {
   const big = await insertApp(db, 'big');
   const bigEndpoints: string[] = [];
   for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
+  const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_more');
+  await db.query(
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id)
+     SELECT 'ep_more_' || lpad(g::text, 8, '0'), $1, 'http://127.0.0.1:9/', $2, $3 FROM generate_series(1, $4::int) g`,
+    [big, sealed.data, sealed.keyId, more]);
   const small = await insertApp(db, 'small');
   const first = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
   const second = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;

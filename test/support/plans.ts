@@ -50,11 +50,11 @@ const rowsTouched = (plan: AnalyzedNode, table: string): number =>
 
 /**
  * `base` with each statement that names `table` explained before it runs: `reads` collects how each plan reads
- * the table ({@link deliveryReads}), `touched` the most rows one read of it touched in each read-only statement
+ * the table and the tables `also` ({@link deliveryReads}), `touched` the most rows one read of `table` touched in each read-only statement
  * (EXPLAIN ANALYZE; a statement that writes is explained without running it). Transactions and session
  * statements are not explained.
  */
-export function explainingDb(base: Db, table: string): { db: Db; reads: string[][]; touched: number[] } {
+export function explainingDb(base: Db, table: string, also: readonly string[] = []): { db: Db; reads: string[][]; touched: number[] } {
   const reads: string[][] = [];
   const touched: number[] = [];
   const names = new RegExp(`\\b${table}\\b`);
@@ -65,7 +65,7 @@ export function explainingDb(base: Db, table: string): { db: Db; reads: string[]
         const readOnly = !/\b(UPDATE|INSERT|DELETE)\b/i.test(sql);
         const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(`EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`, params);
         const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
-        reads.push(deliveryReads(root, table));
+        reads.push([table, ...also].flatMap((name) => deliveryReads(root, name)));
         if (readOnly) touched.push(rowsTouched(root, table));
       }
       return q.query(text, params) as never;

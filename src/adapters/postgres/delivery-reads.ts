@@ -16,5 +16,20 @@ export const endpointDeliveries = (endpoint: string): string =>
   `(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state <> 'leased'
     UNION ALL SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased')`;
 
+/**
+ * One page of the deliveries of the endpoint whose id is the SQL expression `endpoint`, in the order of an
+ * indexed key. `part(from, where)` is the SELECT of one part: `FROM ${from}` (alias `d`), `WHERE ${where}`
+ * and its own conditions, ending in its own `ORDER BY` and `LIMIT`. The parts' rows are then ordered by
+ * `order` (an output column with its direction) and cut at `limit` (a parameter such as `$5`). The part not
+ * leased reads one page in order by `deliveries_endpoint_message`; the leased part (at most what the
+ * dispatchers' windows hold) is read whole by `deliveries_endpoint_leased` and sorted, behind a fence
+ * (`OFFSET 0`) so that the planner does not walk the messages in order looking for leased ones. Without the
+ * parts' own `LIMIT` the planner reads every delivery of the endpoint to sort them.
+ */
+export const endpointDeliveriesPage = (endpoint: string, part: (from: string, where: string) => string, order: string, limit: string): string =>
+  `SELECT * FROM ((${part('deliveries d', `d.endpoint_id = ${endpoint} AND d.state <> 'leased'`)})
+    UNION ALL (${part(`(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased' OFFSET 0) d`, 'TRUE')})) page
+  ORDER BY ${order} LIMIT ${limit}`;
+
 /** The predicate of `deliveries_app_state` on alias `d`: a settled delivery (succeeded, dead, skipped, canceled). */
 export const SETTLED = `d.state NOT IN ('pending', 'leased')`;

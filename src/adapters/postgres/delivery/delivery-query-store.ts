@@ -2,7 +2,7 @@ import type { DeliveryState } from '../../../domain/delivery-state.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import type { MessageView } from '../../../ports/message-query-store.ts';
 import type { DeadLetterView, DeliveryQueryStore, TimelineEntry } from '../../../ports/delivery-query-store.ts';
-import { endpointDeliveries } from '../delivery-reads.ts';
+import { endpointDeliveries, endpointDeliveriesPage } from '../delivery-reads.ts';
 import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
 import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
@@ -94,8 +94,8 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
 /**
  * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
  * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
- * destinations, deliveries_endpoint_message and deliveries_endpoint_leased for an endpoint's messages and its
- * stats ({@link endpointDeliveries}), deliveries_app_state for dead letters (of one endpoint: the endpoint as a
+ * destinations, deliveries_endpoint_message and deliveries_endpoint_leased for an endpoint's messages
+ * ({@link endpointDeliveriesPage}) and its stats ({@link endpointDeliveries}), deliveries_app_state for dead letters (of one endpoint: the endpoint as a
  * filter).
  */
 export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQueryStore {
@@ -128,11 +128,13 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.message_id', limitParam + 1);
-      const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
+      const part = (from: string, where: string): string =>
         `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}
-         FROM ${endpointDeliveries('$1')} d JOIN messages m ON m.id = d.message_id
-         WHERE d.app_id = $2${c.text} AND ${k.where}
-         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+         FROM ${from} JOIN messages m ON m.id = d.message_id
+         WHERE ${where} AND d.app_id = $2${c.text} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
+      const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
+        endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`),
         [...c.params, k.fetch, ...k.params],
       );
       return toPage(res.rows, query, (r) => r.msg_id, (r) => ({ message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt }));

@@ -88,16 +88,18 @@ const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
 
 /** $1 now (NULL = database clock), $2 breaker list limit, $3 application id (app scope only). */
 const overviewSql = (byApp: boolean): string => {
-  // An application's pending and leased deliveries are read through its endpoints (deliveries_endpoint_due,
+  // An application's pending and leased deliveries are read through its endpoints, deleted ones included
+  // (app_endpoints: endpoints_app_including_deleted, read once; then deliveries_endpoint_due and
   // deliveries_endpoint_leased), its settled ones through deliveries_app_state (delivery-reads.ts).
-  const d = byApp ? ' AND d.app_id = $3 AND d.endpoint_id IN (SELECT e.id FROM endpoints e WHERE e.app_id = $3)' : '';
+  const d = byApp ? ' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)' : '';
   const states = byApp
     ? `SELECT d.state, count(*)::int AS n FROM deliveries d WHERE d.app_id = $3 AND ${SETTLED} GROUP BY d.state
        UNION ALL SELECT 'pending', count(*)::int FROM deliveries d WHERE d.state = 'pending'${d} HAVING count(*) > 0
        UNION ALL SELECT 'leased', count(*)::int FROM deliveries d WHERE d.state = 'leased'${d} HAVING count(*) > 0`
     : 'SELECT d.state, count(*)::int AS n FROM deliveries d GROUP BY d.state';
   return `
-WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)
+WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)${byApp ? `,
+  app_endpoints AS MATERIALIZED (SELECT e.id FROM endpoints e WHERE e.app_id = $3)` : ''}
 SELECT
   (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (${states}) s) AS states,
   (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now${d}) AS due_now,

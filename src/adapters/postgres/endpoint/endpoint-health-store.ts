@@ -44,8 +44,8 @@ SELECT e.status, e.status_reason, e.status_changed_at, e.breaker_state, e.consec
        e.breaker_opened_count, e.breaker_changed_at, e.failing_since, e.last_success_at, e.throttled_until,
        e.max_in_flight, e.rate_limit_per_s, e.rate_burst,
        (SELECT count(*)::int FROM deliveries l, t WHERE l.endpoint_id = e.id AND l.state = 'leased' AND l.lease_expires_at > t.now) AS in_flight,
-       (SELECT count(*)::int FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id, t
-         WHERE d.endpoint_id = e.id AND v.state = 'leased' AND v.at > t.now - interval '1 second') AS rate_now,
+       (SELECT count(*)::int FROM delivery_events v, t
+         WHERE v.endpoint_id = e.id AND v.state = 'leased' AND v.at > t.now - interval '1 second') AS rate_now,
        (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d GROUP BY d.state) s) AS deliveries,
        (SELECT jsonb_agg(w ORDER BY w.window_s) FROM (
           SELECT win AS window_s, count(a.id)::int AS attempts, count(a.id) FILTER (WHERE a.succeeded)::int AS succeeded,
