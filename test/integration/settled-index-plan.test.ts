@@ -135,9 +135,16 @@ test('a page of a long endpoint history reads one page of each part, not the who
   assert.equal(firstPage.data[0]!.state, 'leased', 'the newest, leased, from the leased part');
   const next = await store.listEndpointMessages(big, deep, { ...base, iterator: firstPage.iterator, order: 'descending' });
   assert.deepEqual(next.data.map((r) => r.message.id), [19995, 19994, 19993, 19992, 19991].map((g) => `msg_big_${String(g).padStart(8, '0')}`));
+  // The leased ones alone: the part not leased is not read.
+  const leased = await store.listEndpointMessages(big, deep, { ...base, states: ['leased'], iterator: null, order: 'descending' });
+  assert.deepEqual(leased.data.map((r) => r.message.id), [20000, 19000, 18000, 17000, 16000].map((g) => `msg_big_${String(g).padStart(8, '0')}`));
   assertNoScan(reads, 'a long endpoint history');
   // Each part reads at most a page and one row more by its index; the leased part holds 20 deliveries.
   for (const n of touched) assert.ok(n <= 20 + 6, `a page of 5 touches at most a page of each part: ${n} rows of 20,000`);
+  // Its messages are read by key, one per delivery of the page, not walked from the start of their index.
+  const { db: byMessages, touched: messagesTouched } = explainingDb(t.db, 'messages');
+  await createPgDeliveryQueryStore(byMessages, cipher).listEndpointMessages(big, deep, { ...base, iterator: next.iterator, order: 'descending' });
+  for (const n of messagesTouched) assert.ok(n <= 20 + 6, `a page of 5 reads at most a page of messages for each part: ${n} rows`);
 });
 
 test('an endpoint\'s health counts its deliveries by state through indexes', async () => {

@@ -24,12 +24,17 @@ export const endpointDeliveries = (endpoint: string): string =>
  * leased reads one page in order by `deliveries_endpoint_message`; the leased part (at most what the
  * dispatchers' windows hold) is read whole by `deliveries_endpoint_leased` and sorted, behind a fence
  * (`OFFSET 0`) so that the planner does not walk the messages in order looking for leased ones. Without the
- * parts' own `LIMIT` the planner reads every delivery of the endpoint to sort them.
+ * parts' own `LIMIT` the planner reads every delivery of the endpoint to sort them. `parts` leaves out a part
+ * that the caller's state filter rules out (at least one is read).
  */
-export const endpointDeliveriesPage = (endpoint: string, part: (from: string, where: string) => string, order: string, limit: string): string =>
-  `SELECT * FROM ((${part('deliveries d', `d.endpoint_id = ${endpoint} AND d.state <> 'leased'`)})
-    UNION ALL (${part(`(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased' OFFSET 0) d`, 'TRUE')})) page
-  ORDER BY ${order} LIMIT ${limit}`;
+export const endpointDeliveriesPage = (endpoint: string, part: (from: string, where: string) => string, order: string, limit: string,
+  parts: { readonly notLeased: boolean; readonly leased: boolean } = { notLeased: true, leased: true }): string => {
+  const selects = [
+    ...(parts.notLeased || !parts.leased ? [part('deliveries d', `d.endpoint_id = ${endpoint} AND d.state <> 'leased'`)] : []),
+    ...(parts.leased ? [part(`(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased' OFFSET 0) d`, 'TRUE')] : []),
+  ];
+  return `SELECT * FROM (${selects.map((q) => `(${q})`).join(' UNION ALL ')}) page ORDER BY ${order} LIMIT ${limit}`;
+};
 
 /** The predicate of `deliveries_app_state` on alias `d`: a settled delivery (succeeded, dead, skipped, canceled). */
 export const SETTLED = `d.state NOT IN ('pending', 'leased')`;

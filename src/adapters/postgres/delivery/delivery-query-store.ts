@@ -128,13 +128,18 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.message_id', limitParam + 1);
+      // Without a filter on the messages each delivery's message is read by its key, so that a page reads a
+      // page of deliveries in order (a join lets the planner walk the messages from the start of their index).
+      const byMessage = query.eventTypes === null && query.channel === null && query.tag === null && query.before === null && query.after === null;
+      const messages = byMessage ? 'CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = d.message_id OFFSET 0) m' : 'JOIN messages m ON m.id = d.message_id';
       const part = (from: string, where: string): string =>
         `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}
-         FROM ${from} JOIN messages m ON m.id = d.message_id
+         FROM ${from} ${messages}
          WHERE ${where} AND d.app_id = $2${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
+      const parts = { notLeased: query.states === null || query.states.some((s) => s !== 'leased'), leased: query.states === null || query.states.includes('leased') };
       const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
-        endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`),
+        endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`, parts),
         [...c.params, k.fetch, ...k.params],
       );
       return toPage(res.rows, query, (r) => r.msg_id, (r) => ({ message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt }));

@@ -88,25 +88,45 @@ const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
 
 /** $1 now (NULL = database clock), $2 breaker list limit, $3 application id (app scope only). */
 const overviewSql = (byApp: boolean): string => {
-  // An application's pending and leased deliveries are read through its endpoints, deleted ones included
-  // (app_endpoints: endpoints_app_including_deleted, read once; then deliveries_endpoint_due and
-  // deliveries_endpoint_leased), its settled ones through deliveries_app_state (delivery-reads.ts).
-  const d = byApp ? ' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)' : '';
+  // An application's settled deliveries are counted through deliveries_app_state (delivery-reads.ts), its
+  // pending and leased ones through its endpoints, deleted ones included (app_endpoints, by
+  // endpoints_app_including_deleted, read once): one pass over its pending deliveries
+  // (deliveries_endpoint_due) and one over its leased ones (deliveries_endpoint_leased) give every count.
+  // The installation's are read by state and time (deliveries_due, deliveries_lease_expiry).
+  const backlog = byApp
+    ? `(SELECT p.due_now FROM pend p) AS due_now,
+  (SELECT extract(epoch FROM t.now - p.oldest_due) * 1000 FROM pend p)::float8 AS oldest_due_age_ms,
+  (SELECT l.in_flight FROM lease l) AS leased_in_flight,
+  (SELECT p.later FROM pend p) AS scheduled_later,
+  (SELECT p.held FROM pend p) AS held,`
+    : `(SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now) AS due_now,
+  (SELECT extract(epoch FROM t.now - min(d.next_attempt_at)) * 1000 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now)::float8 AS oldest_due_age_ms,
+  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now) AS leased_in_flight,
+  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity') AS scheduled_later,
+  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity') AS held,`;
   const states = byApp
     ? `SELECT d.state, count(*)::int AS n FROM deliveries d WHERE d.app_id = $3 AND ${SETTLED} GROUP BY d.state
-       UNION ALL SELECT 'pending', count(*)::int FROM deliveries d WHERE d.state = 'pending'${d} HAVING count(*) > 0
-       UNION ALL SELECT 'leased', count(*)::int FROM deliveries d WHERE d.state = 'leased'${d} HAVING count(*) > 0`
+       UNION ALL SELECT 'pending', p.n FROM pend p WHERE p.n > 0
+       UNION ALL SELECT 'leased', l.n FROM lease l WHERE l.n > 0`
     : 'SELECT d.state, count(*)::int AS n FROM deliveries d GROUP BY d.state';
+  const scoped = byApp
+    ? `,
+  app_endpoints AS MATERIALIZED (SELECT e.id FROM endpoints e WHERE e.app_id = $3),
+  pend AS MATERIALIZED (
+    SELECT count(*)::int AS n, count(*) FILTER (WHERE d.next_attempt_at <= t.now)::int AS due_now,
+           min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= t.now) AS oldest_due,
+           count(*) FILTER (WHERE d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity')::int AS later,
+           count(*) FILTER (WHERE d.next_attempt_at = 'infinity')::int AS held
+    FROM deliveries d, t WHERE d.state = 'pending' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)),
+  lease AS MATERIALIZED (
+    SELECT count(*)::int AS n, count(*) FILTER (WHERE d.lease_expires_at > t.now)::int AS in_flight
+    FROM deliveries d, t WHERE d.state = 'leased' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints))`
+    : '';
   return `
-WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)${byApp ? `,
-  app_endpoints AS MATERIALIZED (SELECT e.id FROM endpoints e WHERE e.app_id = $3)` : ''}
+WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)${scoped}
 SELECT
   (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (${states}) s) AS states,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now${d}) AS due_now,
-  (SELECT extract(epoch FROM t.now - min(d.next_attempt_at)) * 1000 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now${d})::float8 AS oldest_due_age_ms,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now${d}) AS leased_in_flight,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity'${d}) AS scheduled_later,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity'${d}) AS held,
+  ${backlog}
   (SELECT count(*)::int FROM delivery_events v WHERE v.state = 'dead' AND v.at > t.now - interval '24 hours' AND v.at <= t.now${byApp ? ' AND v.app_id = $3' : ''}) AS dead_24h,
   (SELECT count(*)::int FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}) AS open_breakers,
   (SELECT coalesce(array_agg(b.id ORDER BY b.changed, b.id), '{}') FROM (
