@@ -1,5 +1,5 @@
 /**
- * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof]`: CPU of the
+ * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof] [--probe]`: CPU of the
  * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
  * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL server
  * of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
@@ -8,7 +8,11 @@
  * (/proc/<pid>/stat, utime + stime) over them. The bare route (`bench/api-cost.ts serve-bare`: Fastify, no
  * plugin, answers 202 with a small JSON object) takes the same calls, so the difference is what Tidings' own
  * per-request work costs: authentication, logging, validation, the exact payload span, the publish and its
- * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds (default 5).
+ * answer (docs/adr/0016-hot-path-cost.md). Prints µs of CPU per call, the median of R rounds (default 5), and beside it
+ * the CPU of the API's PostgreSQL backends per call (/proc/<pid>/stat of the server processes that
+ * pg_stat_activity lists for the bench database after the warm-up round; the server must run on this machine, else
+ * that line says so). `--probe` runs the API under bench/pg-probe.ts and prints its statements per 10,000
+ * calls (warm-up round included).
  * On an error the processes' logs are kept and their folder is named. `--cpu-prof` runs the API process under
  * `node --cpu-prof`, keeps its profile and prints its self time by area and by function (bench/cpu-profile.ts).
  *
@@ -41,7 +45,7 @@ if (process.argv[2] === 'serve-bare') {
   const { createApiClient } = await import('./load.ts');
   const { freePort, procUsage, startChild, waitHttpOk } = await import('./procs.ts');
   const { dropDatabase, startCluster } = await import('./tidings.ts');
-  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' }, probe: { type: 'boolean' } } });
   /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
   const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
@@ -56,26 +60,56 @@ if (process.argv[2] === 'serve-bare') {
   const dbName = 'tidings_bench_apicost';
 
   const median = (xs: readonly number[]): number => summarize(xs).median;
+  /** PIDs of the server processes serving client connections to the bench database now, but the caller's own. */
+  const backendPids = async (): Promise<number[]> => {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const res = await client.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, [dbName]);
+      return res.rows.map((r) => r.pid);
+    } finally {
+      await client.end();
+    }
+  };
   const show = (m: { perRound: number[]; systemShare: number }): string =>
     `${median(m.perRound).toFixed(0)} µs (rounds: ${m.perRound.map((x) => x.toFixed(0)).join(' ')}; ${(m.systemShare * 100).toFixed(0)} % in the kernel)`;
   /**
    * µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is
    * not counted: the first rounds run while V8 still optimises), and the median share of it spent in the kernel.
    */
-  const measure = async (client: ApiClient, app: string, pid: number): Promise<{ perRound: number[]; systemShare: number }> => {
+  const measure = async (client: ApiClient, app: string, pid: number, backends?: () => Promise<number[]>): Promise<{ perRound: number[]; systemShare: number; backendPerRound: number[] | null }> => {
     await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
+    const sum = (pids: readonly number[]): { cpuS: number; systemS: number } | null => {
+      let cpuS = 0;
+      let systemS = 0;
+      for (const p of pids) {
+        const u = procUsage(p);
+        if (u === null) return null;
+        cpuS += u.cpuS;
+        systemS += u.systemS;
+      }
+      return { cpuS, systemS };
+    };
     const usage = (): { cpuS: number; systemS: number } => procUsage(pid) ?? { cpuS: 0, systemS: 0 };
+    const serving = backends === undefined ? [] : await backends();
     const perRound: number[] = [];
     const systemShare: number[] = [];
+    let backendPerRound: number[] | null = serving.length > 0 && sum(serving) !== null ? [] : null;
     for (let r = 0; r < rounds; r += 1) {
       const before = usage();
+      const backendBefore = sum(serving);
       const run = await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
       if (run.failed > 0) throw new Error(`${run.failed} publish calls failed: ${run.firstError}`);
       const after = usage();
+      const backendAfter = sum(serving);
       perRound.push(((after.cpuS - before.cpuS) * 1e6) / messages);
       systemShare.push((after.systemS - before.systemS) / Math.max(1e-9, after.cpuS - before.cpuS));
+      if (backendPerRound !== null && backendBefore !== null && backendAfter !== null) backendPerRound.push(((backendAfter.cpuS - backendBefore.cpuS) * 1e6) / messages);
+      else backendPerRound = null;
     }
-    return { perRound, systemShare: median(systemShare) };
+    return { perRound, systemShare: median(systemShare), backendPerRound };
   };
 
   try {
@@ -93,23 +127,39 @@ if (process.argv[2] === 'serve-bare') {
 
     const base = {
       serverUrl, dbName, encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
-      logLevel: 'info', logDir, probe: false, cpuProf: values['cpu-prof'] === true, userEnv: {},
+      logLevel: 'info', logDir, probe: values.probe === true, cpuProf: values['cpu-prof'] === true, userEnv: {},
     };
     const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: {}, tag: 'api-cost' });
     let apiCost: Awaited<ReturnType<typeof measure>>;
+    let stopped: Awaited<ReturnType<typeof cluster.stop>> | undefined;
     try {
       const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
       const app = await client.createApplication('api cost', 'api-cost');
       await client.createEndpoint(app, 'http://127.0.0.1:9/');
-      apiCost = await measure(client, app, cluster.api.pid);
+      apiCost = await measure(client, app, cluster.api.pid, backendPids);
       await client.close();
     } finally {
-      await cluster.stop();
+      stopped = await cluster.stop();
       await dropDatabase(serverUrl, dbName);
     }
     console.log(`CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`);
     console.log(`  bare Fastify route     ${show(bareCost)}`);
     console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`);
+    const backend = apiCost.backendPerRound;
+    console.log(backend === null
+      ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended during a round)'
+      : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ${backend.map((x) => x.toFixed(0)).join(' ')})`);
+    if (base.probe) {
+      const { readFile } = await import('node:fs/promises');
+      const calls = messages * (rounds + 1);
+      console.log(`statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include the probe's cost):`);
+      for (const file of stopped?.probeFiles ?? []) {
+        const dump = JSON.parse(await readFile(file, 'utf8')) as import('./pg-probe.ts').ProbeDump;
+        for (const [name, st] of Object.entries(dump.statements).sort((a, b) => b[1].calls - a[1].calls)) {
+          console.log(`  ${((st.calls * 10_000) / calls).toFixed(0).padStart(6)}  ${name}`);
+        }
+      }
+    }
     if (base.cpuProf) {
       const { summarizeProfile } = await import('./cpu-profile.ts');
       // bench/tidings.ts names a process's profile `<tag>-<role>`.

@@ -6,7 +6,7 @@ import { createPgUnitOfWork } from '../adapters/postgres/tx.ts';
 import { databaseErrorOf } from '../adapters/postgres/sqlstate.ts';
 import type { Db } from '../adapters/postgres/db.ts';
 import { createPgIdempotencyStore, createPgKeyClaims } from '../adapters/postgres/idempotency/idempotency-store.ts';
-import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
+import { createPgMessageStore, type NotifyCarrier } from '../adapters/postgres/message/message-store.ts';
 import { createPgReplayStore } from '../adapters/postgres/delivery/replay-store.ts';
 import { createPgApiKeyStore } from '../adapters/postgres/credentials/api-key-store.ts';
 import { createApiKeys } from '../app/api-keys.ts';
@@ -59,10 +59,11 @@ export interface HttpWiring {
   readonly ready: () => Promise<boolean>;
   readonly wake: () => void;
   /**
-   * Wakes in-process dispatchers only, after a commit that carried its own NOTIFY; given on a PostgreSQL server,
-   * where a lone publish statement then notifies at its commit (ADR 0006). Absent = every publish calls `wake`.
+   * The process's NOTIFY as publish statements carry it (the Wakeups hub); given on a PostgreSQL server, where a
+   * publish statement that starts while no NOTIFY of the process is in flight notifies at its commit (ADR 0006).
+   * Absent = every publish calls `wake`.
    */
-  readonly wakeLocal?: () => void;
+  readonly carrier?: NotifyCarrier;
   /** Starts the erasure runner at once (the retention job of this process); absent = the next retention run. */
   readonly kickErasure?: () => void;
   /** Stores each message with the publish request's trace context when tracing is on; default the no-op tracer. */
@@ -109,7 +110,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         limits: batchLimits,
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
-        ...(w.wakeLocal === undefined ? {} : { wakeLocal: w.wakeLocal }),
+        ...(w.carrier === undefined ? {} : { carrier: w.carrier }),
       }),
       clock,
       random,

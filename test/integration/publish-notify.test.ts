@@ -1,11 +1,13 @@
 /**
- * A lone publish notifies at its own commit (ADR 0006, "A lone publish notifies at its commit"): on a
- * PostgreSQL server, a publish statement that starts while no other publish of its store is in flight carries
- * the NOTIFY on the wake channel, and the store then wakes only its own process (`wakeLocal`); a publish that
- * starts while another is in flight, or inside a caller's transaction, leaves the NOTIFY to the coalesced `wake`. A listener on its own
- * connection stands for another process's dispatcher. Whether a notification came is read against a marker:
- * notifications arrive in commit order, so a NOTIFY sent after the publish returned arrives after the
- * publish's own, if there was one. Nothing waits on a timer.
+ * The process's wake-up NOTIFY rides on a publish statement (ADR 0006, "The process's NOTIFY rides on a publish
+ * statement"): on a PostgreSQL server, a publish statement that starts while no NOTIFY of its process is in flight
+ * carries the NOTIFY on the wake channel, and the store then wakes only its own process; a commit with due work that
+ * carried none (a publish that started while another NOTIFY was in flight, one inside a caller's transaction, a
+ * replay) owes one, which the next publish statement to start carries, or else a statement of its own sends, after the
+ * NOTIFY in flight ends. The real wake-up hub (src/main/wakeups.ts) is the carrier; a listener on its own connection
+ * stands for another process's dispatcher. Whether a notification came is read against a marker: notifications
+ * arrive in commit order, so a NOTIFY sent after the hub is idle arrives after every earlier one. Nothing waits on a
+ * timer.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -15,7 +17,10 @@ import { createPgKeyClaims } from '../../src/adapters/postgres/idempotency/idemp
 import { createPgMessageStore, WAKE_CHANNEL } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
-import type { MessageRecord, NewMessage } from '../../src/ports/message-store.ts';
+import type { MessageRecord, MessageStore, NewMessage } from '../../src/ports/message-store.ts';
+import { AppError } from '../../src/domain/errors.ts';
+import { createWakeups } from '../../src/main/wakeups.ts';
+import { silentLogger } from '../support/logger.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { deferred, type Deferred } from '../support/deferred.ts';
@@ -63,85 +68,182 @@ function message(fields: Partial<NewMessage> = {}): NewMessage {
   return { id: `msg_notify${String(serial).padStart(20, '0')}`, appId, eventId: null, eventType: 'invoice.paid', channels: null, tags: null, payload: Buffer.from(`{"n":${serial}}`), retentionHours: null, ...fields };
 }
 
-/** A message store whose `wake` and `wakeLocal` calls are counted. */
-function countingStore(db: Db, withLocal = true) {
-  const calls = { wake: 0, wakeLocal: 0 };
-  const store = createPgMessageStore(db, cipher, () => { calls.wake += 1; }, {
-    keys: createPgKeyClaims(), limits: { maxBatch: 1, maxInFlight: 4 },
-    ...(withLocal ? { wakeLocal: () => { calls.wakeLocal += 1; } } : {}),
-  });
-  return { store, calls };
+/** A publish statement held before it is sent: `sent` once it reached the database wrapper, `release` lets it go. */
+interface Held {
+  readonly sent: Promise<void>;
+  release(): void;
 }
 
+/**
+ * The server's Db as the hub and the store see it, with the next publish statements held at will ({@link Held}) and
+ * the hub's NOTIFY statements of its own counted as they are sent; `ownNotified()` settles once every one sent so far
+ * has ended.
+ */
+function instrumentedDb() {
+  const holds: { sent: Deferred<void>; gate: Deferred<void> }[] = [];
+  const counts = { publishes: 0, ownNotifies: 0 };
+  const ownNotifies: Promise<unknown>[] = [];
+  const db: Db = {
+    ...t.db,
+    query: async <R extends pg.QueryResultRow>(text: string | Prepared, params?: readonly unknown[]) => {
+      if (typeof text !== 'string' && text.name === 'tidings_publish') {
+        counts.publishes += 1;
+        const hold = holds.shift();
+        if (hold !== undefined) {
+          hold.sent.resolve();
+          await hold.gate.promise;
+        }
+      } else if (typeof text === 'string' && text.startsWith('SELECT pg_notify')) {
+        counts.ownNotifies += 1;
+        const sent = t.db.query<R>(text, params);
+        ownNotifies.push(sent.catch(() => undefined));
+        return sent;
+      }
+      return t.db.query<R>(text, params);
+    },
+  };
+  return {
+    db,
+    counts,
+    /** Holds the next publish statement not yet held. */
+    holdNext(): Held {
+      const hold = { sent: deferred<void>(), gate: deferred<void>() };
+      holds.push(hold);
+      return { sent: hold.sent.promise, release: () => hold.gate.resolve() };
+    },
+    /** Settles when every NOTIFY statement of the hub's own sent so far has ended. */
+    async ownNotified(): Promise<void> {
+      await Promise.all(ownNotifies);
+    },
+  };
+}
+
+/** A message store over `db` with the real hub as its carrier; `local` counts the hub's local wake-ups. */
+function carriedStore(db: Db, maxInFlight = 2) {
+  const hub = createWakeups(db, silentLogger);
+  const local = { wakes: 0 };
+  hub.subscribe(() => { local.wakes += 1; });
+  const store = createPgMessageStore(db, cipher, () => hub.notify(), {
+    keys: createPgKeyClaims(), limits: { maxBatch: 1, maxInFlight }, carrier: hub,
+  });
+  return { hub, store, local };
+}
+
+/** The end of the current event-loop turn: the hub sends a NOTIFY statement of its own by then, if it owes one. */
+const turnEnd = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+const publish = (store: MessageStore, fields: Partial<NewMessage> = {}) => runAutocommit(t.db, (tx) => store.insert(tx, message(fields), null));
+
 test('a lone publish sends the NOTIFY from its own statement and wakes only its own process', async () => {
-  const { store, calls } = countingStore(t.db);
-  await runAutocommit(t.db, (tx) => store.insert(tx, message(), null));
-  assert.deepEqual(calls, { wake: 0, wakeLocal: 1 });
+  const { db, counts } = instrumentedDb();
+  const { store, local } = carriedStore(db);
+  await publish(store);
+  assert.equal(local.wakes, 1);
+  assert.equal(counts.ownNotifies, 0, 'no NOTIFY statement of its own');
   assert.deepEqual(await notificationsUntilMarker(), [''], 'one NOTIFY, from the publish statement');
 });
 
-test('without a local wake-up (the embedded engine) the statement sends none and `wake` is called', async () => {
-  const { store, calls } = countingStore(t.db, false);
-  await runAutocommit(t.db, (tx) => store.insert(tx, message(), null));
-  assert.deepEqual(calls, { wake: 1, wakeLocal: 0 });
+test('without a carrier (the embedded engine) the statement sends none and `wake` is called', async () => {
+  let wakes = 0;
+  const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; }, { limits: { maxBatch: 1, maxInFlight: 2 } });
+  await publish(store);
+  assert.equal(wakes, 1);
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
 
 test('a publish with nothing due now sends no NOTIFY and wakes nobody', async () => {
-  const { store, calls } = countingStore(t.db);
-  await runAutocommit(t.db, (tx) => store.insert(tx, message({ deliverAt: new Date(Date.now() + 3_600_000) }), null));
-  assert.deepEqual(calls, { wake: 0, wakeLocal: 0 });
+  const { db, counts } = instrumentedDb();
+  const { store, local } = carriedStore(db);
+  await publish(store, { deliverAt: new Date(Date.now() + 3_600_000) });
+  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 0, ownNotifies: 0 });
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
 
-test('a publish that starts while another is in flight leaves the NOTIFY to the coalesced wake', async () => {
-  // The first publish statement is held until the second one has been sent.
-  const firstSent = deferred<void>();
-  const secondSent = deferred<void>();
-  let publishes = 0;
-  const held: Db = {
-    ...t.db,
-    query: async (text, params) => {
-      if (typeof text !== 'string' && (text as Prepared).name === 'tidings_publish') {
-        publishes += 1;
-        if (publishes === 1) {
-          firstSent.resolve();
-          await secondSent.promise;
-        } else secondSent.resolve();
-      }
-      return t.db.query(text, params);
-    },
-  };
-  const { store, calls } = countingStore(held);
-  const first = runAutocommit(held, (tx) => store.insert(tx, message(), null));
-  await firstSent.promise;
-  const second = runAutocommit(held, (tx) => store.insert(tx, message(), null));
-  await Promise.all([first, second]);
-  assert.deepEqual(calls, { wake: 1, wakeLocal: 1 }, 'the first statement notified; the second left it to wake');
-  assert.deepEqual(await notificationsUntilMarker(), [''], 'one NOTIFY: the first statement’s (wake is counted here, not sent)');
+test('a publish that commits while another statement’s NOTIFY is in flight owes one, sent after that NOTIFY ends', async () => {
+  // The first statement carries the NOTIFY and is held; the second starts meanwhile, carries none and commits
+  // first. The first's NOTIFY could have been delivered before that commit (its result still on its way), so the
+  // second's commit is owed a NOTIFY once the first has ended; no publish starts then to carry it.
+  const { db, counts, holdNext, ownNotified } = instrumentedDb();
+  const { store, local } = carriedStore(db);
+  const hold = holdNext();
+  const first = publish(store);
+  await hold.sent;
+  await publish(store);
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 0, 'nothing sent while the first statement’s NOTIFY is in flight');
+  hold.release();
+  await first;
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 1, 'one NOTIFY statement of its own, after the first statement ended');
+  await ownNotified();
+  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+  assert.equal(local.wakes, 2, 'each publish woke its own process');
 });
 
-test('a publish inside a caller’s transaction leaves the NOTIFY to `wake` after that commit, and wakes nobody when it rolls back', async () => {
-  // The caller's commit may come long after the statement (the ordinary keyed path stores its answer first),
-  // past the store's in-flight count: a NOTIFY in the statement would take the notify lock unseen.
-  const { store, calls } = countingStore(t.db);
-  await runTx(t.db, (tx) => store.insert(tx, message(), null));
-  assert.deepEqual(calls, { wake: 1, wakeLocal: 0 });
-  assert.deepEqual(await notificationsUntilMarker(), [], 'no NOTIFY from the statement (wake is counted here, not sent)');
-  await assert.rejects(runTx(t.db, async (tx) => {
+test('a wake-up owed while a NOTIFY is in flight rides on the publish statement that starts when it ends', async () => {
+  // One statement in flight at most: the second publish waits, and starts as the first ends. A commit elsewhere in
+  // the process (a replay's, say: the hub's notify) owed a wake-up meanwhile; the second statement carries it even
+  // though it makes nothing due itself (a scheduled message), and no NOTIFY statement of its own is needed.
+  const { db, counts, holdNext } = instrumentedDb();
+  const { hub, store } = carriedStore(db, 1);
+  const hold = holdNext();
+  const first = publish(store);
+  await hold.sent;
+  hub.notify();
+  const second = publish(store, { deliverAt: new Date(Date.now() + 3_600_000) });
+  hold.release();
+  await Promise.all([first, second]);
+  await turnEnd();
+  assert.equal(counts.publishes, 2);
+  assert.equal(counts.ownNotifies, 0, 'the owed NOTIFY went with the second statement');
+  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the second’s');
+});
+
+test('a statement that was to carry an owed wake-up and failed leaves it owed: a statement of its own sends it', async () => {
+  // As above, but the second statement is refused by the server (its application does not exist), so nothing it
+  // carried was delivered.
+  const { db, counts, holdNext, ownNotified } = instrumentedDb();
+  const { hub, store } = carriedStore(db, 1);
+  const hold = holdNext();
+  const first = publish(store);
+  await hold.sent;
+  hub.notify();
+  const refused = publish(store, { appId: 'app_missing000000000000000000' });
+  hold.release();
+  await first;
+  await assert.rejects(refused, (error: unknown) => error instanceof AppError && error.code === 'not_found');
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 1, 'a NOTIFY statement of its own, after the refused statement ended');
+  await ownNotified();
+  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+});
+
+test('a publish inside a caller’s transaction owes the NOTIFY to its commit, and owes nothing when it rolls back', async () => {
+  // The caller's commit may come long after the statement (the ordinary keyed path stores its answer first): a
+  // NOTIFY in the statement would take the notify lock unseen by the hub.
+  const { db, counts, ownNotified } = instrumentedDb();
+  const { store, local } = carriedStore(db);
+  await runTx(db, (tx) => store.insert(tx, message(), null));
+  await turnEnd();
+  await ownNotified();
+  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 1 }, 'a NOTIFY statement of its own after the commit');
+  assert.deepEqual(await notificationsUntilMarker(), ['']);
+  await assert.rejects(runTx(db, async (tx) => {
     await store.insert(tx, message(), null);
     throw new Error('rolled back');
   }), /rolled back/);
-  assert.deepEqual(calls, { wake: 1, wakeLocal: 0 }, 'no after-commit hook ran');
+  await turnEnd();
+  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 1 }, 'no after-commit hook ran');
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
 
 test('a grouped keyed publish notifies at its transaction’s commit', async () => {
-  const { store, calls } = countingStore(t.db);
+  const { db, counts } = instrumentedDb();
+  const { store, local } = carriedStore(db);
   const scope: IdempotencyScope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `k-${serial}`, fingerprint: 'fp', ttlMs: 60_000, waitMs: 5_000 };
   const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id } });
   const stored = await store.insertKeyed(scope, message(), null, answerOf);
   assert.ok(stored !== null, 'the fresh key was taken by the group');
-  assert.deepEqual(calls, { wake: 0, wakeLocal: 1 });
+  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 0 });
   assert.deepEqual(await notificationsUntilMarker(), ['']);
 });

@@ -18,10 +18,11 @@ export const WAKE_CHANNEL = 'tidings_due';
  * timeline row of each (stamped with its application, endpoint and since_publish_ms: docs/adr/0016-hot-path-cost.md,
  * decision 10). Several concurrent publishes share one run (group commit, ADR 0007); a lone publish
  * or one inside a transaction passes arrays of one. With $16 true and a delivery due now, the statement
- * sends the NOTIFY on {@link WAKE_CHANNEL} itself, delivered at its commit: the store asks for it only outside a caller's
- * transaction and when no other publish of the process is in flight, because a notifying commit takes a cluster-wide lock that
- * serializes every such commit (ADR 0006); under load the caller's `wake` sends one coalesced NOTIFY after
- * commit instead. Subscribed: not deleted; no event-type filter or the type is in it; no
+ * sends the NOTIFY on {@link WAKE_CHANNEL} itself, delivered at its commit; with $19 also true it sends it even when it
+ * made nothing due (a wake-up the process owes, see {@link NotifyCarrier}). The store asks for it only outside a caller's
+ * transaction and when its {@link NotifyCarrier} has no other NOTIFY of the process in flight, because a notifying commit
+ * takes a cluster-wide lock that serializes every such commit (ADR 0006); otherwise the caller's `wake` owes one after
+ * commit. Subscribed: not deleted; no event-type filter or the type is in it; no
  * channels or at least one shared channel. Disabled endpoints get `skipped` deliveries (kept for
  * replay-missing); paused ones get pending deliveries due at 'infinity' until resumed. A message whose
  * (app, eventId) is taken is not stored (ON CONFLICT DO NOTHING) and is missing from the result. Messages
@@ -35,7 +36,7 @@ export const WAKE_CHANNEL = 'tidings_due';
  * (NULL = JSON payload), $12 deliver_at (NULL = at once), $13 trace context (JSON text of the W3C
  * traceparent/tracestate; NULL = none, always when tracing is off). $14 is every payload's ciphertext end to
  * end, one bytea sent in binary: a bytea[] parameter travels as text, hex-encoded by the client and parsed
- * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11). $16 whether to NOTIFY (see above).
+ * back by array_in (docs/adr/0016-hot-path-cost.md, decision 11). $16 whether to NOTIFY, $19 whether even without due work (see above).
  * $17 and $18 confirm the publish's lookups (ADR 0006, "Publish lookups are cached and confirmed"): $17 the
  * application's id or uid as the request named it (NULL = not confirmed), which must still name $2; $18 the
  * event type's revision its payload was checked against, 0 = no such type (NULL = not confirmed). A message
@@ -86,9 +87,10 @@ WITH input AS (
          count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
   FROM made GROUP BY message_id
 ), woke AS (
-  SELECT pg_notify('${WAKE_CHANNEL}', '') FROM (SELECT 1) AS one WHERE $16::boolean AND EXISTS (SELECT 1 FROM counts WHERE due > 0)
+  SELECT pg_notify('${WAKE_CHANNEL}', '') FROM (SELECT 1) AS one WHERE $16::boolean AND ($19::boolean OR EXISTS (SELECT 1 FROM counts WHERE due > 0))
 )
--- notified is read so that woke runs: a CTE without data modification runs only where it is used.
+-- notified is read so that woke runs: a CTE without data modification runs only where it is used (so not when no
+-- message was stored: the caller then takes the NOTIFY as not sent).
 SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale
 FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
 UNION ALL
@@ -114,6 +116,9 @@ interface PublishedRow {
   readonly stale: boolean;
 }
 
+/** A result of {@link publishRows} as a stored row, or null (an error). */
+const publishedRow = (result: PublishedRow | Error): PublishedRow | null => (result instanceof Error ? null : result);
+
 const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
 
 /**
@@ -123,7 +128,7 @@ const jsonArray = (values: readonly string[] | null): string | null => (values =
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: boolean): Promise<(PublishedRow | AppError | StaleLookupError)[]> {
+async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode): Promise<(PublishedRow | AppError | StaleLookupError)[]> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -139,8 +144,8 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
     column((m) => m.message.contentType ?? null), column((m) => m.message.deliverAt ?? null),
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
-    batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts, notify,
-    column((m) => m.message.expected?.appRef ?? null), column((m) => m.message.expected?.eventTypeRevision ?? null),
+    batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts, notify !== 'none',
+    column((m) => m.message.expected?.appRef ?? null), column((m) => m.message.expected?.eventTypeRevision ?? null), notify === 'always',
   ]).catch((error: unknown) => {
     if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
     throw error;
@@ -199,9 +204,9 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
  * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
  * their answers. A call whose key is not fresh, or whose eventId is taken or lookups are stale (its key is given back), gets
  * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown). `notify`:
- * the publish statement sends the NOTIFY, delivered at the transaction's commit.
+ * whether the publish statement sends the NOTIFY, delivered at the transaction's commit ({@link CarriedMode}).
  */
-async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: boolean): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: CarriedMode): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
   return runTx(db, async (tx, client) => {
     const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
     // The same key twice in one group: the first call holds it, the other takes the ordinary path.
@@ -247,13 +252,38 @@ export interface MessageStoreOptions {
    */
   readonly keys?: KeyClaims;
   /**
-   * Wakes this process's dispatchers only (Wakeups.woken). Given on a PostgreSQL server: a publish outside a
-   * caller's transaction (a statement of its own, or a grouped keyed publish's transaction, which this store
-   * commits) that starts while no other publish of this store is in flight then sends its NOTIFY from its own statement, delivered
-   * at its commit (one round trip less before other processes' dispatchers wake: ADR 0006), and calls this
-   * instead of `wake` after the commit. Absent = no NOTIFY inside; `wake` after every commit with due work.
+   * The process's NOTIFY, which a publish statement may carry (Wakeups; given on a PostgreSQL server): a publish
+   * outside a caller's transaction (a statement of its own, or a grouped keyed publish's transaction, which this
+   * store commits) asks it as the statement starts whether to send the NOTIFY itself, delivered at its commit (ADR 0006,
+   * "The process's NOTIFY rides on a publish statement"), and after a commit that notified calls its `woken` instead of `wake`.
+   * Absent = no NOTIFY inside; `wake` after every commit with due work.
    */
-  readonly wakeLocal?: () => void;
+  readonly carrier?: NotifyCarrier;
+}
+
+/**
+ * Whether a publish statement sends the NOTIFY on {@link WAKE_CHANNEL}: `none` (another NOTIFY of the process is
+ * in flight, or the statement runs inside a caller's transaction), `own` (when it makes a delivery due now),
+ * `always` (whatever it makes: the process owes a wake-up to a commit that may have come after the last NOTIFY).
+ */
+export type CarriedMode = 'none' | 'own' | 'always';
+
+/** One statement's part in the process's NOTIFY, from {@link NotifyCarrier.begin}. */
+export interface CarriedNotify {
+  readonly mode: CarriedMode;
+  /** The statement ended: `notified` = it committed with its NOTIFY; false after a failure or with nothing sent. */
+  end(notified: boolean): void;
+}
+
+/**
+ * The process's wake-up NOTIFY as publish statements carry it (src/main/wakeups.ts, ADR 0006): at most one
+ * NOTIFY of the process in flight, carried by a statement or sent by a statement of its own.
+ */
+export interface NotifyCarrier {
+  /** Called as a publish statement outside a caller's transaction starts; its `end` must be called once. */
+  begin(): CarriedNotify;
+  /** Wakes this process's dispatchers only, after a commit that carried the NOTIFY. Never throws. */
+  woken(): void;
 }
 
 /** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
@@ -270,37 +300,38 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
   const keys = options.keys;
-  const wakeLocal = options.wakeLocal;
-  let publishing = 0;
-  // One publish of this store (a statement, or a keyed group's transaction); `notify` is true when it may send
-  // its own NOTIFY: the process has a local wake-up and no other publish in flight.
-  const counted = async <T>(work: (notify: boolean) => Promise<T>): Promise<T> => {
-    const notify = wakeLocal !== undefined && publishing === 0;
-    publishing += 1;
+  const carrier = options.carrier;
+  // One publish of this store (a statement, or a keyed group's transaction) with its part in the process's NOTIFY.
+  // `rowOf` picks the published rows out of the results, to read whether the statement notified.
+  const carried = async <T>(work: (mode: CarriedMode) => Promise<readonly T[]>, rowOf: (result: T) => PublishedRow | null): Promise<readonly T[]> => {
+    const part = carrier?.begin();
+    let notified = false;
     try {
-      return await work(notify);
+      const results = await work(part?.mode ?? 'none');
+      notified = results.some((result) => rowOf(result)?.notified === true);
+      return results;
     } finally {
-      publishing -= 1;
+      part?.end(notified);
     }
   };
-  const wakeAfter = (row: PublishedRow): (() => void) => (row.notified && wakeLocal !== undefined ? wakeLocal : wake);
-  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, (batch) => counted(async (notify) => {
+  const wakeAfter = (row: PublishedRow): (() => void) => (row.notified && carrier !== undefined ? () => carrier.woken() : wake);
+  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, (batch) => carried(async (notify) => {
     try {
       return await publishRows(db, batch, notify);
     } catch (error) {
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
-          return (await publishRows(db, [one], false))[0]!;
+          return (await publishRows(db, [one], 'none'))[0]!;
         } catch (alone) {
           return alone instanceof Error ? alone : new Error(String(alone));
         }
       }));
     }
-  }));
+  }, publishedRow));
   const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
-      return await counted((notify) => publishKeyedGroup(db, keys, calls, notify));
+      return await carried((notify) => publishKeyedGroup(db, keys, calls, notify), (result) => result?.row ?? null);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -325,7 +356,9 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
-      const row = alone ? (await counted((notify) => publishRows(isAutocommit(tx) ? db : txClient(tx), [input], notify && isAutocommit(tx))))[0]! : await grouped(input);
+      const row = !alone ? await grouped(input)
+        : isAutocommit(tx) ? (await carried((notify) => publishRows(db, [input], notify), publishedRow))[0]!
+          : (await publishRows(txClient(tx), [input], 'none'))[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));
       return { message: recordOf(message, row.created_at), deliveries: row.total };
