@@ -30,6 +30,8 @@ export interface DeliverySpec {
    */
   readonly mode: 'e2e' | 'drain';
   readonly dispatchers: number;
+  /** Server engine: one `serve` process (API and dispatcher) instead of an API beside dispatchers (ClusterOptions.oneProcess). */
+  readonly oneProcess?: boolean;
   /** Settings the scenario needs (TIDINGS_CONCURRENCY …). */
   readonly env: Readonly<Record<string, string>>;
   readonly waitTimeoutMs: number;
@@ -84,7 +86,7 @@ export interface DeliveryResult {
 export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promise<DeliveryResult> {
   const mode = spec.engine === 'embedded' ? 'e2e' : spec.mode;
   await spec.receiver.reset();
-  const cluster = await startCluster(base, { engine: spec.engine, dispatchers: spec.dispatchers, env: spec.env, tag: spec.tag });
+  const cluster = await startCluster(base, { engine: spec.engine, dispatchers: spec.dispatchers, oneProcess: spec.oneProcess === true, env: spec.env, tag: spec.tag });
   const dbUrl = cluster.databaseUrl;
   let probeFiles: readonly string[] = [];
   let stopped = false;
@@ -105,7 +107,7 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
     const counters0 = dbUrl === null ? null : await dbCounters(dbUrl, base.dbName);
     const roles = async () => ({
       api: [cluster.api.pid],
-      ...(spec.engine === 'server' ? { dispatcher: cluster.dispatchers.map((d) => d.pid) } : {}),
+      ...(spec.engine === 'server' && spec.oneProcess !== true ? { dispatcher: cluster.dispatchers.map((d) => d.pid) } : {}),
       receiver: [spec.receiver.child.pid],
       loadgen: [process.pid],
       ...(dbUrl === null ? {} : { postgres: await backendPids(dbUrl, base.dbName) }),

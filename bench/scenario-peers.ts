@@ -3,7 +3,9 @@
  * (Fastify + BullMQ, not durable; peer/), BullMQ alone without HTTP ingest, and the raw signed-HTTP
  * ceiling at the same concurrency, on the same receiver, load generator, payload and in-flight counts.
  * Workloads: a burst to a fast receiver; a burst to a 100 ms receiver with 50 in flight (and Tidings with
- * its default window); publish → first attempt at 20 messages/s from before the publish call.
+ * its default window); publish → first attempt at 20 messages/s from before the publish call. Tidings runs an API
+ * process beside one dispatcher process; the fast and latency workloads also run it as one `serve` process (the
+ * API and a dispatcher in one process, what `npm start` runs: `tidings one process`).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -30,7 +32,8 @@ const NARROW_WINDOW = { TIDINGS_CONCURRENCY: String(PEER_IN_FLIGHT), TIDINGS_END
 /** The 100 ms burst is capped (at 500/s, 5,000 messages take 10 s per variant). */
 const SLOW_MESSAGES_MAX = 5_000;
 
-type Variant = 'tidings' | 'tidings keyed' | 'tidings window' | 'peer' | 'bullmq' | 'raw';
+/** `tidings one process`: the API and the dispatcher in one `serve` process, as `npm start` runs them; the other Tidings variants run an API process beside one dispatcher process. */
+type Variant = 'tidings' | 'tidings keyed' | 'tidings window' | 'tidings one process' | 'peer' | 'bullmq' | 'raw';
 
 /** CPU per delivered message over the whole machine (/proc/stat) and per role (/proc/<pid>/stat), and shares. */
 function addCpu(ctx: BenchContext, part: string, engine: Variant, usage: UsageReport, delivered: number): void {
@@ -87,9 +90,9 @@ function addLatency(ctx: BenchContext, engine: Variant, run: number, values: rea
 }
 
 /** Tidings at the paced rate, latency from before each publish call to the receiver's first byte. */
-async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number): Promise<void> {
+async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, oneProcess = false): Promise<void> {
   const { sizes } = ctx.options;
-  const cluster = await startCluster(ctx.base, { engine: 'server', dispatchers: 1, env: {}, tag: `p-lat-${run}` });
+  const cluster = await startCluster(ctx.base, { engine: 'server', dispatchers: oneProcess ? 0 : 1, oneProcess, env: {}, tag: `p-lat${oneProcess ? '-one' : ''}-${run}` });
   try {
     const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, 50, ctx.options.payloadBytes);
     try {
@@ -101,7 +104,7 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number):
       const pub = await client.publishPaced(app, PACED_RATE, sizes.paceDurationMs, 50, 'bench.event', sizes.paceDurationMs + 30_000);
       const arrived = await receiver.waitForKeys(pub.acks.map((a) => `${a.id}@/ep0`), 60_000, 10_000);
       const values = pub.acks.flatMap((a) => { const at = arrived.get(`${a.id}@/ep0`); return at === undefined ? [] : [at - a.sentAt]; });
-      addLatency(ctx, 'tidings', run, values, pub.acks.length - values.length + pub.failed);
+      addLatency(ctx, oneProcess ? 'tidings one process' : 'tidings', run, values, pub.acks.length - values.length + pub.failed);
     } finally {
       await client.close();
     }
@@ -121,8 +124,8 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
     redis, prefix, concurrency: PEER_IN_FLIGHT, connectionsPerOrigin: config.maxSocketsPerOrigin, ingest, tag, logDir: ctx.base.logDir,
     receiver, payloadBytes, publishInFlight: sizes.publishInFlight, waitTimeoutMs: sizes.waitTimeoutMs,
   });
-  const tidings = (receiver: Receiver, tag: string, messages: number, env: Record<string, string>, keyed = false) => runDelivery(ctx.base, {
-    tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: 1, env,
+  const tidings = (receiver: Receiver, tag: string, messages: number, env: Record<string, string>, keyed = false, oneProcess = false) => runDelivery(ctx.base, {
+    tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: oneProcess ? 0 : 1, oneProcess, env,
     publishInFlight: sizes.publishInFlight, payloadBytes, idempotencyKeys: keyed, waitTimeoutMs: sizes.waitTimeoutMs,
   });
   const withReceiver = async (delayMs: number, fn: (r: Receiver) => Promise<void>): Promise<void> => {
@@ -143,6 +146,7 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
         addRatio(ctx, 'fast', 'bullmq', await peerBurst(ctx, peerOptions(receiver, false, `fast-alone-${run}`), 'fast', run, n), peer);
         addRatio(ctx, 'fast', 'tidings', recordTidings(ctx, 'fast', 'tidings', run, await tidings(receiver, `p-fast-${run}`, n, {})), peer);
         addRatio(ctx, 'fast', 'tidings keyed', recordTidings(ctx, 'fast', 'tidings keyed', run, await tidings(receiver, `p-fast-keyed-${run}`, n, {}, true)), peer);
+        addRatio(ctx, 'fast', 'tidings one process', recordTidings(ctx, 'fast', 'tidings one process', run, await tidings(receiver, `p-fast-one-${run}`, n, {}, false, true)), peer);
       }
     });
     if (parts.includes('slow')) await withReceiver(100, async (receiver) => {
@@ -166,6 +170,7 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
           addLatency(ctx, ingest ? 'peer' : 'bullmq', run, l.sentAtToArrival, l.missing);
         }
         await tidingsPaced(ctx, receiver, run);
+        await tidingsPaced(ctx, receiver, run, true);
       }
     });
   } finally {

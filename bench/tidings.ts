@@ -120,6 +120,11 @@ export interface ClusterOptions {
   readonly engine: Engine;
   /** Dispatcher-only processes to start with the API (server engine). */
   readonly dispatchers: number;
+  /**
+   * Server engine: one `serve` process, the HTTP API and a dispatcher in one process as `npm start` runs them,
+   * instead of an `api` process beside the dispatcher processes; `dispatchers` must then be 0. Default false.
+   */
+  readonly oneProcess?: boolean;
   /** Settings this scenario needs (they override the user's environment). */
   readonly env: Readonly<Record<string, string>>;
   /** Tag used in log file names. */
@@ -244,11 +249,13 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
 
   try {
     const source = sourceVersion();
-    const first = await launch(options.engine === 'server' ? 'api' : 'serve');
+    if (options.oneProcess === true && options.dispatchers > 0) throw new Error('oneProcess runs no dispatcher-only process: dispatchers must be 0');
+    const single = options.engine === 'embedded' || options.oneProcess === true;
+    const first = await launch(single ? 'serve' : 'api');
     const config = loadConfig(first.env);
     const dispatchers: Child[] = [];
     const addDispatchers = async (count: number): Promise<void> => {
-      if (options.engine !== 'server') throw new Error('the embedded engine runs one process: no extra dispatchers');
+      if (single) throw new Error('this cluster runs one process: no extra dispatchers');
       const started = await Promise.all(Array.from({ length: count }, () => launch('dispatcher')));
       dispatchers.push(...started.map((s) => s.child));
     };
@@ -261,7 +268,7 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
       config,
       databaseUrl: dbUrl,
       source,
-      dispatching: () => (options.engine === 'server' ? dispatchers : [first.child]),
+      dispatching: () => (single ? [first.child] : dispatchers),
       addDispatchers,
       stop: stopAll,
     };

@@ -3,7 +3,8 @@ import type { FigureResult } from '../report.ts';
 const ROWS: readonly { readonly engine: string; readonly label: string }[] = [
   { engine: 'peer', label: 'Fastify + BullMQ (not durable)' },
   { engine: 'bullmq', label: 'BullMQ alone, no HTTP ingest' },
-  { engine: 'tidings', label: 'Tidings (PostgreSQL server, `synchronous_commit=on`)' },
+  { engine: 'tidings', label: 'Tidings (PostgreSQL server, `synchronous_commit=on`): API and dispatcher processes' },
+  { engine: 'tidings one process', label: 'Tidings, API and dispatcher in one process (`npm start`)' },
   { engine: 'tidings keyed', label: 'Tidings, Idempotency-Key on every publish' },
   { engine: 'tidings window', label: 'Tidings, default window' },
   { engine: 'raw', label: 'raw signed HTTP, 50 in flight, no queue' },
