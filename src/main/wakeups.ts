@@ -15,17 +15,19 @@ import type { Logger } from '../ports/logger.ts';
 export interface Wakeups extends NotifyCarrier {
   /**
    * Called after a commit that made work due and did not carry a NOTIFY: wakes this process's dispatcher at once and,
-   * on a server, owes other processes a NOTIFY sent after this commit. With no NOTIFY of the process in flight, the
-   * publish statement that starts first within this event-loop turn carries it, else a statement of its own goes at
-   * the turn's end (setImmediate); with one in flight (whose NOTIFY may already have been delivered), the same happens
-   * when it ends. Calls made meanwhile are folded into that one. Never throws; a failed NOTIFY statement is logged at
-   * debug level.
+   * on a server, owes other processes a NOTIFY sent after this commit. With no NOTIFY of the process in flight, a
+   * publish statement that starts within this event-loop turn carries it, else a statement of its own goes at the
+   * turn's end (setImmediate); with one in flight (whose NOTIFY may already have been delivered), the same happens
+   * when it ends, or a statement of its own goes once the owed one has waited {@link WakeupsOptions.maxOwedWaitMs}.
+   * Calls made meanwhile are folded into that one. Never throws; a failed NOTIFY statement is logged at debug level.
    */
   notify(): void;
   /**
-   * {@link NotifyCarrier.begin}: `none` while a NOTIFY of the process is in flight; else this statement's NOTIFY is the
-   * one in flight until its `end`, `always` when a wake-up is owed, `own` otherwise. An `always` statement that ends
-   * without having notified (it failed, or stored nothing) leaves the wake-up owed.
+   * {@link NotifyCarrier.begin}: `none` while a NOTIFY of the process is in flight (a statement that took a part and
+   * has not ended, even one that will notify nothing, or a statement of the hub's own), after stop(), and on the
+   * embedded engine; else this statement's part is the one in flight until its `end`, `always` when a wake-up is
+   * owed, `own` otherwise. An `always` statement that ends without having notified (it failed, or stored nothing)
+   * leaves the wake-up owed.
    */
   begin(): CarriedNotify;
   /**
@@ -43,43 +45,77 @@ export interface Wakeups extends NotifyCarrier {
 /** The part of a statement that carries no NOTIFY. */
 const CARRIES_NONE: CarriedNotify = Object.freeze({ mode: 'none', end: () => undefined });
 
+/**
+ * Default {@link WakeupsOptions.maxOwedWaitMs}, ms: a NOTIFY owed while another is in flight waits at most this long
+ * for it to end; past it a statement of its own goes at once, beside the one in flight. Short: a publish statement
+ * held by a row lock (another transaction's eventId, an application's deletion) or a keyed group waiting for its
+ * keys must not hold back other processes' wake-ups. Under load a publish statement ends well within it.
+ */
+export const MAX_OWED_WAIT_MS = 50;
+
+/** Options of {@link createWakeups}. */
+export interface WakeupsOptions {
+  /** Longest wait of an owed NOTIFY for the one in flight, ms (default {@link MAX_OWED_WAIT_MS}). */
+  readonly maxOwedWaitMs?: number;
+}
+
 /** Longest wait between LISTEN reconnect attempts, ms. The poll loop covers the gap meanwhile. */
 const MAX_RECONNECT_MS = 10_000;
 
 /** Makes the wake-up hub for one process. */
-export function createWakeups(db: Db, logger: Logger): Wakeups {
+export function createWakeups(db: Db, logger: Logger, options: WakeupsOptions = {}): Wakeups {
+  const maxOwedWaitMs = options.maxOwedWaitMs ?? MAX_OWED_WAIT_MS;
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   let client: pg.Client | null = null;
   let stopped = false;
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
-  // A NOTIFY of this process is in flight (a publish statement's, or a statement of its own). One at most: a notifying
-  // commit takes a cluster-wide lock, so one at a time is what keeps publish commits from being serialized behind it.
-  let carrying = false;
+  // NOTIFYs of this process in flight (a publish statement's part, or a statement of its own). One as a rule: a
+  // notifying commit takes a cluster-wide lock, so one at a time is what keeps publish commits from being serialized
+  // behind it; a second only when an owed one has waited maxOwedWaitMs for the first.
+  let inFlight = 0;
   // A commit with due work came while no NOTIFY, or only one that may already have been delivered, was in flight.
   let owed = false;
   let flushQueued = false;
+  let owedTimer: NodeJS.Timeout | undefined;
 
-  // After a NOTIFY ends, or when one is owed with none in flight: a publish statement that starts within this turn
-  // carries the owed one (begin), else a statement of its own is sent at the turn's end.
+  const pay = (): void => {
+    owed = false;
+    if (owedTimer !== undefined) clearTimeout(owedTimer);
+    owedTimer = undefined;
+  };
+  // After a NOTIFY ends, or when one is owed: with none in flight, a publish statement that starts within this turn
+  // carries the owed one (begin), else a statement of its own is sent at the turn's end; with one in flight, a
+  // statement of its own goes after maxOwedWaitMs unless that one has ended and the debt is paid by then.
   const settle = (): void => {
-    if (!owed || carrying || flushQueued || stopped) return;
+    if (!owed || stopped) return;
+    if (inFlight > 0) {
+      if (owedTimer === undefined) {
+        owedTimer = setTimeout(() => {
+          owedTimer = undefined;
+          if (owed && !stopped) void broadcast();
+        }, maxOwedWaitMs);
+        owedTimer.unref();
+      }
+      return;
+    }
+    if (flushQueued) return;
     flushQueued = true;
     setImmediate(() => {
       flushQueued = false;
-      if (owed && !carrying && !stopped) void broadcast();
+      if (owed && inFlight === 0 && !stopped) void broadcast();
     });
   };
   const broadcast = async (): Promise<void> => {
-    carrying = true;
-    owed = false;
+    inFlight += 1;
+    pay();
     try {
       await db.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
     } catch (error) {
       logger.debug({ err: error }, 'NOTIFY failed; other dispatchers find the work at their next poll');
     } finally {
-      carrying = false;
+      inFlight -= 1;
       settle();
     }
   };
@@ -126,17 +162,17 @@ export function createWakeups(db: Db, logger: Logger): Wakeups {
       settle();
     },
     begin() {
-      if (db.engine !== 'server' || carrying || stopped) return CARRIES_NONE;
-      carrying = true;
+      if (db.engine !== 'server' || inFlight > 0 || stopped) return CARRIES_NONE;
+      inFlight += 1;
       const mode = owed ? 'always' : 'own';
-      owed = false;
+      pay();
       let ended = false;
       return {
         mode,
         end(notified) {
           if (ended) return;
           ended = true;
-          carrying = false;
+          inFlight -= 1;
           if (mode === 'always' && !notified) owed = true;
           settle();
         },
@@ -152,6 +188,7 @@ export function createWakeups(db: Db, logger: Logger): Wakeups {
     start: connect,
     async stop() {
       stopped = true;
+      pay();
       if (timer !== undefined) clearTimeout(timer);
       const c = client;
       client = null;

@@ -80,21 +80,23 @@ interface Held {
  * has ended.
  */
 function instrumentedDb() {
-  const holds: { sent: Deferred<void>; gate: Deferred<void> }[] = [];
+  const holds: ({ sent: Deferred<void>; gate: Deferred<void> } | null)[] = [];
   const counts = { publishes: 0, ownNotifies: 0 };
   const ownNotifies: Promise<unknown>[] = [];
+  let ownNotifySent = deferred<void>();
   const db: Db = {
     ...t.db,
     query: async <R extends pg.QueryResultRow>(text: string | Prepared, params?: readonly unknown[]) => {
       if (typeof text !== 'string' && text.name === 'tidings_publish') {
         counts.publishes += 1;
         const hold = holds.shift();
-        if (hold !== undefined) {
+        if (hold != null) {
           hold.sent.resolve();
           await hold.gate.promise;
         }
       } else if (typeof text === 'string' && text.startsWith('SELECT pg_notify')) {
         counts.ownNotifies += 1;
+        ownNotifySent.resolve();
         const sent = t.db.query<R>(text, params);
         ownNotifies.push(sent.catch(() => undefined));
         return sent;
@@ -105,11 +107,18 @@ function instrumentedDb() {
   return {
     db,
     counts,
-    /** Holds the next publish statement not yet held. */
-    holdNext(): Held {
+    /** Holds the next publish statement not yet held, after letting `pass` more go through. */
+    holdNext(pass = 0): Held {
       const hold = { sent: deferred<void>(), gate: deferred<void>() };
+      for (let i = 0; i < pass; i += 1) holds.push(null);
       holds.push(hold);
       return { sent: hold.sent.promise, release: () => hold.gate.resolve() };
+    },
+    /** Settles when the hub sends a NOTIFY statement of its own after this call; rejects after 5 s without one. */
+    nextOwnNotify(): Promise<void> {
+      ownNotifySent = deferred<void>();
+      const timeout = setTimeout(() => ownNotifySent.reject(new Error('no NOTIFY statement of its own within 5 s')), 5_000);
+      return ownNotifySent.promise.finally(() => clearTimeout(timeout));
     },
     /** Settles when every NOTIFY statement of the hub's own sent so far has ended. */
     async ownNotified(): Promise<void> {
@@ -118,13 +127,17 @@ function instrumentedDb() {
   };
 }
 
-/** A message store over `db` with the real hub as its carrier; `local` counts the hub's local wake-ups. */
-function carriedStore(db: Db, maxInFlight = 2) {
-  const hub = createWakeups(db, silentLogger);
+/**
+ * A message store over `db` with the real hub as its carrier; `local` counts the hub's local wake-ups. The hub's
+ * bound on an owed wake-up's wait is a minute unless given, so that a slow machine does not send one while a test
+ * holds a statement.
+ */
+function carriedStore(db: Db, maxInFlight = 2, maxOwedWaitMs = 60_000, maxBatch = 1) {
+  const hub = createWakeups(db, silentLogger, { maxOwedWaitMs });
   const local = { wakes: 0 };
   hub.subscribe(() => { local.wakes += 1; });
   const store = createPgMessageStore(db, cipher, () => hub.notify(), {
-    keys: createPgKeyClaims(), limits: { maxBatch: 1, maxInFlight }, carrier: hub,
+    keys: createPgKeyClaims(), limits: { maxBatch, maxInFlight }, carrier: hub,
   });
   return { hub, store, local };
 }
@@ -138,6 +151,7 @@ test('a lone publish sends the NOTIFY from its own statement and wakes only its 
   const { db, counts } = instrumentedDb();
   const { store, local } = carriedStore(db);
   await publish(store);
+  await turnEnd();
   assert.equal(local.wakes, 1);
   assert.equal(counts.ownNotifies, 0, 'no NOTIFY statement of its own');
   assert.deepEqual(await notificationsUntilMarker(), [''], 'one NOTIFY, from the publish statement');
@@ -155,6 +169,7 @@ test('a publish with nothing due now sends no NOTIFY and wakes nobody', async ()
   const { db, counts } = instrumentedDb();
   const { store, local } = carriedStore(db);
   await publish(store, { deliverAt: new Date(Date.now() + 3_600_000) });
+  await turnEnd();
   assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 0, ownNotifies: 0 });
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
@@ -218,6 +233,72 @@ test('a statement that was to carry an owed wake-up and failed leaves it owed: a
   assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
 });
 
+test('a statement that was to carry an owed wake-up and stored nothing leaves it owed', async () => {
+  // The second statement's one message has an eventId already taken: ON CONFLICT stores nothing, so the statement
+  // has no row to notify with.
+  const { db, counts, holdNext, ownNotified } = instrumentedDb();
+  const { hub, store } = carriedStore(db, 1);
+  const eventId = `taken-${serial}`;
+  await publish(store, { eventId });
+  await turnEnd();
+  await notificationsUntilMarker();
+  const hold = holdNext();
+  const first = publish(store);
+  await hold.sent;
+  hub.notify();
+  const duplicate = publish(store, { eventId });
+  hold.release();
+  await first;
+  await assert.rejects(duplicate, (error: unknown) => error instanceof AppError && error.code === 'conflict');
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 1, 'a NOTIFY statement of its own, after the statement that stored nothing');
+  await ownNotified();
+  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+});
+
+test('a group refused for one message’s data ends its part before its messages are retried one by one', async () => {
+  // Two publishes of one turn share a statement; one names an application that does not exist, so the statement is
+  // refused (a foreign key) and each message is retried alone. The first retry is held: a wake-up owed meanwhile
+  // must not wait for it, as the retries carry no NOTIFY.
+  const { db, counts, holdNext, ownNotified } = instrumentedDb();
+  const { hub, store } = carriedStore(db, 2, 60_000, 2);
+  const hold = holdNext(1);
+  const good = publish(store);
+  const refused = publish(store, { appId: 'app_missing000000000000000000' });
+  await hold.sent;
+  hub.notify();
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 1, 'the owed NOTIFY went while a retry was held');
+  await ownNotified();
+  hold.release();
+  await good;
+  await assert.rejects(refused, (error: unknown) => error instanceof AppError && error.code === 'not_found');
+  assert.equal(counts.publishes, 3, 'the group, then each message alone');
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 2, 'the stored message’s commit carried none: it owed one more');
+  await ownNotified();
+  assert.deepEqual(await notificationsUntilMarker(), ['', '']);
+});
+
+test('an owed wake-up waits for a NOTIFY in flight at most maxOwedWaitMs, then a statement of its own goes beside it', async () => {
+  // A statement held as long as a row lock can hold one must not hold back other processes' wake-ups.
+  const { db, counts, holdNext, nextOwnNotify, ownNotified } = instrumentedDb();
+  const { hub, store } = carriedStore(db, 2, 0);
+  const hold = holdNext();
+  const first = publish(store);
+  await hold.sent;
+  const sent = nextOwnNotify();
+  hub.notify();
+  await sent;
+  assert.equal(counts.ownNotifies, 1, 'sent while the first statement is still held');
+  await ownNotified();
+  hold.release();
+  await first;
+  await turnEnd();
+  assert.equal(counts.ownNotifies, 1, 'nothing more is owed');
+  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the statement of its own’s NOTIFY, then the first statement’s');
+});
+
 test('a publish inside a caller’s transaction owes the NOTIFY to its commit, and owes nothing when it rolls back', async () => {
   // The caller's commit may come long after the statement (the ordinary keyed path stores its answer first): a
   // NOTIFY in the statement would take the notify lock unseen by the hub.
@@ -244,6 +325,7 @@ test('a grouped keyed publish notifies at its transaction’s commit', async () 
   const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id } });
   const stored = await store.insertKeyed(scope, message(), null, answerOf);
   assert.ok(stored !== null, 'the fresh key was taken by the group');
+  await turnEnd();
   assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 0 });
   assert.deepEqual(await notificationsUntilMarker(), ['']);
 });

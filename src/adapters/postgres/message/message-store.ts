@@ -89,8 +89,8 @@ WITH input AS (
 ), woke AS (
   SELECT pg_notify('${WAKE_CHANNEL}', '') FROM (SELECT 1) AS one WHERE $16::boolean AND ($19::boolean OR EXISTS (SELECT 1 FROM counts WHERE due > 0))
 )
--- notified is read so that woke runs: a CTE without data modification runs only where it is used (so not when no
--- message was stored: the caller then takes the NOTIFY as not sent).
+-- notified is read so that woke runs: a CTE without data modification runs only where it is used (so it may not run
+-- when no message was stored: the caller then takes the NOTIFY as not sent, and at worst one more is sent).
 SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale
 FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
 UNION ALL
@@ -291,8 +291,8 @@ export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPaylo
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
- * `wake` is called after a commit that made due deliveries: it wakes in-process dispatchers and, on a server,
- * sends the NOTIFY on {@link WAKE_CHANNEL} that wakes the others. Inserts outside a transaction (an
+ * `wake` is called after a commit that made due deliveries and carried no NOTIFY: it wakes in-process dispatchers
+ * and, on a server, owes the others a NOTIFY on {@link WAKE_CHANNEL} (src/main/wakeups.ts). Inserts outside a transaction (an
  * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
  * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */
@@ -315,10 +315,11 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
     }
   };
   const wakeAfter = (row: PublishedRow): (() => void) => (row.notified && carrier !== undefined ? () => carrier.woken() : wake);
-  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, (batch) => carried(async (notify) => {
+  const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
-      return await publishRows(db, batch, notify);
+      return await carried((notify) => publishRows(db, batch, notify), publishedRow);
     } catch (error) {
+      // The group's part in the NOTIFY has ended: its messages, retried one by one, carry none and call `wake`.
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
@@ -328,7 +329,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
         }
       }));
     }
-  }, publishedRow));
+  });
   const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
       return await carried((notify) => publishKeyedGroup(db, keys, calls, notify), (result) => result?.row ?? null);
