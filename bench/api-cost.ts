@@ -45,6 +45,8 @@ if (process.argv[2] === 'serve-bare') {
   const { createApiClient } = await import('./load.ts');
   const { freePort, procUsage, startChild, waitHttpOk } = await import('./procs.ts');
   const { dropDatabase, startCluster } = await import('./tidings.ts');
+  const { backendPids } = await import('./pg-stats.ts');
+  const { readProbes } = await import('./delivery-run.ts');
   const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' }, probe: { type: 'boolean' } } });
   /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
   const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
@@ -60,19 +62,6 @@ if (process.argv[2] === 'serve-bare') {
   const dbName = 'tidings_bench_apicost';
 
   const median = (xs: readonly number[]): number => summarize(xs).median;
-  /** PIDs of the server processes serving client connections to the bench database now, but the caller's own. */
-  const backendPids = async (): Promise<number[]> => {
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      const res = await client.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, [dbName]);
-      return res.rows.map((r) => r.pid);
-    } finally {
-      await client.end();
-    }
-  };
   const show = (m: { perRound: number[]; systemShare: number }): string =>
     `${median(m.perRound).toFixed(0)} µs (rounds: ${m.perRound.map((x) => x.toFixed(0)).join(' ')}; ${(m.systemShare * 100).toFixed(0)} % in the kernel)`;
   /**
@@ -136,7 +125,7 @@ if (process.argv[2] === 'serve-bare') {
       const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
       const app = await client.createApplication('api cost', 'api-cost');
       await client.createEndpoint(app, 'http://127.0.0.1:9/');
-      apiCost = await measure(client, app, cluster.api.pid, backendPids);
+      apiCost = await measure(client, app, cluster.api.pid, () => backendPids(serverUrl, dbName, true));
       await client.close();
     } finally {
       stopped = await cluster.stop();
@@ -150,11 +139,9 @@ if (process.argv[2] === 'serve-bare') {
       ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended during a round)'
       : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ${backend.map((x) => x.toFixed(0)).join(' ')})`);
     if (base.probe) {
-      const { readFile } = await import('node:fs/promises');
       const calls = messages * (rounds + 1);
       console.log(`statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include the probe's cost):`);
-      for (const file of stopped?.probeFiles ?? []) {
-        const dump = JSON.parse(await readFile(file, 'utf8')) as import('./pg-probe.ts').ProbeDump;
+      for (const dump of Object.values(await readProbes(stopped?.probeFiles ?? []))) {
         for (const [name, st] of Object.entries(dump.statements).sort((a, b) => b[1].calls - a[1].calls)) {
           console.log(`  ${((st.calls * 10_000) / calls).toFixed(0).padStart(6)}  ${name}`);
         }

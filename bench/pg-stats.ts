@@ -75,12 +75,13 @@ export function counterDelta(a: DbCounters, b: DbCounters): DbCounters {
   return out as unknown as DbCounters;
 }
 
-/** Process ids of the server backends connected to database `name` (for their CPU time from /proc). */
-export async function backendPids(url: string, name: string): Promise<number[]> {
+/** Process ids of the server backends connected to database `name` (for their CPU time from /proc); `clientsOnly`: client connections only, no autovacuum worker. */
+export async function backendPids(url: string, name: string, clientsOnly = false): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const rows = (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name])).rows;
+    const sql = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()${clientsOnly ? ` AND backend_type = 'client backend'` : ''}`;
+    const rows = (await client.query<{ pid: number }>(sql, [name])).rows;
     return rows.map((r) => r.pid);
   } finally {
     await client.end();

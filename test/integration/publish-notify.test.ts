@@ -19,7 +19,7 @@ import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
 import type { MessageRecord, MessageStore, NewMessage } from '../../src/ports/message-store.ts';
 import { AppError } from '../../src/domain/errors.ts';
-import { createWakeups } from '../../src/main/wakeups.ts';
+import { createWakeups, type Wakeups } from '../../src/main/wakeups.ts';
 import { silentLogger } from '../support/logger.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
@@ -214,46 +214,45 @@ test('a wake-up owed while a NOTIFY is in flight rides on the publish statement 
   assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the second’s');
 });
 
-test('a statement that was to carry an owed wake-up and failed leaves it owed: a statement of its own sends it', async () => {
-  // As above, but the second statement is refused by the server (its application does not exist), so nothing it
-  // carried was delivered.
-  const { db, counts, holdNext, ownNotified } = instrumentedDb();
-  const { hub, store } = carriedStore(db, 1);
+/**
+ * One statement is held carrying the NOTIFY while the hub is owed a wake-up (a replay's commit, say), and the next
+ * statement, which waits for it and so is to carry the owed one, ends without having notified (`second` publishes
+ * it; `code` is the error it is refused with): a statement of its own then sends the owed NOTIFY.
+ */
+async function owedPastSecond(store: MessageStore, hub: Wakeups, tools: ReturnType<typeof instrumentedDb>, second: () => Promise<unknown>, code: string, why: string): Promise<void> {
+  const { counts, holdNext, ownNotified } = tools;
   const hold = holdNext();
   const first = publish(store);
   await hold.sent;
   hub.notify();
-  const refused = publish(store, { appId: 'app_missing000000000000000000' });
+  const refused = second();
   hold.release();
   await first;
-  await assert.rejects(refused, (error: unknown) => error instanceof AppError && error.code === 'not_found');
+  await assert.rejects(refused, (error: unknown) => error instanceof AppError && error.code === code);
   await turnEnd();
-  assert.equal(counts.ownNotifies, 1, 'a NOTIFY statement of its own, after the refused statement ended');
+  assert.equal(counts.ownNotifies, 1, `a NOTIFY statement of its own, after the statement that ${why}`);
   await ownNotified();
   assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+}
+
+test('a statement that was to carry an owed wake-up and failed leaves it owed: a statement of its own sends it', async () => {
+  // The second statement is refused by the server (its application does not exist), so nothing it carried was
+  // delivered.
+  const tools = instrumentedDb();
+  const { hub, store } = carriedStore(tools.db, 1);
+  await owedPastSecond(store, hub, tools, () => publish(store, { appId: 'app_missing000000000000000000' }), 'not_found', 'was refused');
 });
 
 test('a statement that was to carry an owed wake-up and stored nothing leaves it owed', async () => {
   // The second statement's one message has an eventId already taken: ON CONFLICT stores nothing, so the statement
   // has no row to notify with.
-  const { db, counts, holdNext, ownNotified } = instrumentedDb();
-  const { hub, store } = carriedStore(db, 1);
+  const tools = instrumentedDb();
+  const { hub, store } = carriedStore(tools.db, 1);
   const eventId = `taken-${serial}`;
   await publish(store, { eventId });
   await turnEnd();
   await notificationsUntilMarker();
-  const hold = holdNext();
-  const first = publish(store);
-  await hold.sent;
-  hub.notify();
-  const duplicate = publish(store, { eventId });
-  hold.release();
-  await first;
-  await assert.rejects(duplicate, (error: unknown) => error instanceof AppError && error.code === 'conflict');
-  await turnEnd();
-  assert.equal(counts.ownNotifies, 1, 'a NOTIFY statement of its own, after the statement that stored nothing');
-  await ownNotified();
-  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+  await owedPastSecond(store, hub, tools, () => publish(store, { eventId }), 'conflict', 'stored nothing');
 });
 
 test('a group refused for one message’s data ends its part before its messages are retried one by one', async () => {

@@ -314,7 +314,8 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       part?.end(notified);
     }
   };
-  const wakeAfter = (row: PublishedRow): (() => void) => (row.notified && carrier !== undefined ? () => carrier.woken() : wake);
+  const woken = carrier === undefined ? wake : () => carrier.woken();
+  const wakeAfter = (row: PublishedRow): (() => void) => (row.notified ? woken : wake);
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
       return await carried((notify) => publishRows(db, batch, notify), publishedRow);
