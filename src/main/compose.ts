@@ -143,7 +143,13 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (options.roles.api) {
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (docs/guides/security.md).
       const retention = createRetentionJob({ stores: pgRetentionDeps(db), config, clock, random, logger });
-      const httpDeps = createHttpDeps({ config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}), kickErasure: () => retention.kick(), tracer: tracing.tracer });
+      // With the dispatcher in this process, publishes hand it their deliveries leased (ADR 0018).
+      const handoff = dispatcherRole === undefined || !config.publishHandoff ? undefined
+        : faultPoints === null ? dispatcherRole.dispatcher : faultPoints.handoff(dispatcherRole.dispatcher);
+      const httpDeps = createHttpDeps({
+        config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
+      });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push({ step: 'HTTP API', close: () => app.close() });

@@ -7,7 +7,8 @@
  * to the record path keep them meaningful.
  *
  * Points (where each one fires):
- *   after_claim                   DeliveryStore.claim returned at least one delivery (leases taken, nothing sent)
+ *   after_claim                   DeliveryStore.claim returned at least one delivery, or a publish handed the dispatcher at
+ *                                 least one lease (Handoff.adopt, ADR 0018): leases taken, nothing sent
  *   after_send                    Sender.send returned a response (the request reached the receiver), before the outcome is recorded
  *   before_record                 before DeliveryStore.recordAttempts (the outcome write)
  *   before_heartbeat              before DeliveryStore.extendLeases (the lease renewal)
@@ -18,6 +19,7 @@
 import type { FaultPointName, FaultPointSpec } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
+import type { Handoff } from '../ports/handoff.ts';
 import type { IdempotencyStore } from '../ports/idempotency-store.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -27,6 +29,8 @@ import type { Sender } from '../ports/sender.ts';
 export interface FaultPoints {
   /** Wraps the delivery store: after_claim, before_record, before_heartbeat. */
   deliveryStore(store: DeliveryStore): DeliveryStore;
+  /** Wraps the hand-off from publishes to the dispatcher of the process: after_claim. */
+  handoff(handoff: Handoff): Handoff;
   /** Wraps the sender: after_send. */
   sender(sender: Sender): Sender;
   /** Wraps the publish path of the HTTP dependencies: after_commit_before_response. */
@@ -77,6 +81,20 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
         async recordAttempts(records, now) {
           if (armed('before_record')) await reach('before_record', { deliveryIds: records.map((r) => r.deliveryId) });
           return store.recordAttempts(records, now);
+        },
+      };
+    },
+
+    handoff(handoff) {
+      if (!armed('after_claim')) return handoff;
+      return {
+        offer: (messages) => handoff.offer(messages),
+        adopt(offer, deliveries) {
+          if (deliveries.length === 0) {
+            handoff.adopt(offer, deliveries);
+            return;
+          }
+          void reach('after_claim', { deliveryIds: deliveries.map((d) => d.deliveryId), handedOff: true }).then(() => handoff.adopt(offer, deliveries));
         },
       };
     },

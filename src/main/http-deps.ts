@@ -7,6 +7,7 @@ import { databaseErrorOf } from '../adapters/postgres/sqlstate.ts';
 import type { Db } from '../adapters/postgres/db.ts';
 import { createPgIdempotencyStore, createPgKeyClaims } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore, type NotifyCarrier } from '../adapters/postgres/message/message-store.ts';
+import type { Handoff } from '../ports/handoff.ts';
 import { createPgReplayStore } from '../adapters/postgres/delivery/replay-store.ts';
 import { createPgApiKeyStore } from '../adapters/postgres/credentials/api-key-store.ts';
 import { createApiKeys } from '../app/api-keys.ts';
@@ -64,6 +65,8 @@ export interface HttpWiring {
    * Absent = every publish calls `wake`.
    */
   readonly carrier?: NotifyCarrier;
+  /** The dispatcher of this process, to which publishes hand their new deliveries leased (ADR 0018); absent = none. */
+  readonly handoff?: Handoff;
   /** Starts the erasure runner at once (the retention job of this process); absent = the next retention run. */
   readonly kickErasure?: () => void;
   /** Stores each message with the publish request's trace context when tracing is on; default the no-op tracer. */
@@ -111,6 +114,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
         ...(w.carrier === undefined ? {} : { carrier: w.carrier }),
+        ...(w.handoff === undefined ? {} : { handoff: w.handoff }),
       }),
       clock,
       random,

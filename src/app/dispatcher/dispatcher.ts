@@ -11,6 +11,13 @@ import { systemTimers, type LoopTimers } from './loop-timers.ts';
 import { createInFlightWindow, REFILL_DELAY_MS, type Flight } from './in-flight.ts';
 import { createRecorder, type Recorder } from './recorder.ts';
 import { createWindowBook } from './window.ts';
+import type { Handoff, HandoffOffer } from '../../ports/handoff.ts';
+
+/**
+ * Most endpoints one hand-off offer lists (the most recently answering first): the publish statement receives them as
+ * an array parameter, so the list stays short; deliveries to the others are claimed.
+ */
+export const HANDOFF_MAX_ENDPOINTS = 64;
 
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
@@ -85,8 +92,12 @@ export interface DispatcherDeps {
   readonly tracer?: Tracer;
 }
 
-/** The dispatcher role: a thin loop over the store and sender ports (see {@link createDispatcher}). */
-export interface Dispatcher {
+/**
+ * The dispatcher role: a thin loop over the store and sender ports (see {@link createDispatcher}). As a {@link Handoff}
+ * it offers room in its window to the publishes of its own process and runs the deliveries they lease to it
+ * (docs/adr/0018-publish-hands-off-leases.md).
+ */
+export interface Dispatcher extends Handoff {
   /** Starts the loop: claim into free slots, poll, wake on NOTIFY, heartbeat, back off on store errors. */
   start(): void;
   /**
@@ -292,10 +303,59 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     })();
   };
 
+  // Room offered to publish statements of this process that have not ended yet (hand-off): slots, and per endpoint.
+  let offeredSlots = 0;
+  const offeredTo = new Map<string, number>();
+  /** The endpoints of the attempts in flight, one entry per attempt, and of the room offered, one per offered slot. */
+  const heldEndpoints = (): string[] => {
+    const held = window.endpoints();
+    for (const [id, n] of offeredTo) for (let i = 0; i < n; i += 1) held.push(id);
+    return held;
+  };
+
+  const offer = (messages: number): HandoffOffer | null => {
+    if (state !== 'running' || backingOff || !healthy || messages <= 0) return null;
+    const free = window.free() - offeredSlots;
+    if (free <= 0) return null;
+    const held = new Map<string, number>();
+    for (const id of window.endpoints()) held.set(id, (held.get(id) ?? 0) + 1);
+    const endpointIds: string[] = [];
+    const room: number[] = [];
+    for (const id of book.answering(HANDOFF_MAX_ENDPOINTS)) {
+      const n = Math.min(messages, book.share - (held.get(id) ?? 0) - (offeredTo.get(id) ?? 0));
+      if (n <= 0) continue;
+      endpointIds.push(id);
+      room.push(n);
+    }
+    if (endpointIds.length === 0) return null;
+    const slots = Math.min(free, messages * endpointIds.length);
+    offeredSlots += slots;
+    for (const [i, id] of endpointIds.entries()) offeredTo.set(id, (offeredTo.get(id) ?? 0) + room[i]!);
+    return { dispatcherId: settings.dispatcherId, leaseMs: settings.leaseMs, slots, endpointIds, room, leaseFromMs: deps.clock.nowMs() };
+  };
+
+  const adopt = (made: HandoffOffer, deliveries: readonly ClaimedDelivery[]): void => {
+    offeredSlots -= made.slots;
+    for (const [i, id] of made.endpointIds.entries()) {
+      const left = (offeredTo.get(id) ?? 0) - made.room[i]!;
+      if (left > 0) offeredTo.set(id, left);
+      else offeredTo.delete(id);
+    }
+    if (deliveries.length === 0) return;
+    if (state !== 'running') {
+      // Stopping: the leases go back (fenced), and another dispatcher claims the deliveries at once.
+      deps.store.releaseLeases(deliveries, deps.clock.sqlNow()).catch((error: unknown) => storeFailed(error, 'release'));
+      return;
+    }
+    observer.claimed?.(deliveries.length, 0);
+    for (const delivery of deliveries) launch(delivery, made.leaseFromMs + settings.leaseMs);
+    observer.inFlight?.(window.sending());
+  };
+
   const tick = async (): Promise<number> => {
-    const free = window.free();
+    const free = window.free() - offeredSlots;
     if (free <= 0) return 0;
-    const { limit, excludeEndpoints, window: claimWindow } = book.bounds(window.endpoints(), free);
+    const { limit, excludeEndpoints, window: claimWindow } = book.bounds(heldEndpoints(), free);
     const nowMs = deps.clock.nowMs();
     const leaseUntilMs = nowMs + settings.leaseMs;
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
@@ -462,6 +522,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       if (state === 'draining') state = 'stopped';
     },
 
+    offer,
+    adopt,
     tick,
     heartbeat,
     drained: () => window.drained(),

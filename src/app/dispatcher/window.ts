@@ -42,6 +42,10 @@ export interface WindowBook {
    * unresponsive (its first attempt proves it, as in the claim).
    */
   mayStart(endpointId: string, open: ReadonlyMap<string, number>): boolean;
+  /** Most deliveries one endpoint may hold, open or claimed ahead (the claims' share). */
+  readonly share: number;
+  /** Up to `max` endpoints whose last attempt got a status line, the most recently attempted first. */
+  answering(max: number): string[];
 }
 
 /** Makes a {@link WindowBook} (ADR 0009). */
@@ -78,6 +82,13 @@ export function createWindowBook(settings: WindowSettings): WindowBook {
       const unresponsive: string[] = [];
       if (budget < limit) for (const [id, v] of verdicts) (v === 'answering' ? answering : unresponsive).push(id);
       return { limit, excludeEndpoints, window: { share, held, answering, unresponsive, budget: Math.min(budget, limit) } };
+    },
+    share,
+    answering(max) {
+      const found: string[] = [];
+      const ids = [...verdicts.keys()];
+      for (let i = ids.length - 1; i >= 0 && found.length < max; i -= 1) if (verdicts.get(ids[i]!) === 'answering') found.push(ids[i]!);
+      return found;
     },
     mayStart(endpointId, open) {
       const mine = open.get(endpointId) ?? 0;

@@ -1,36 +1,12 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { OperationalEventType, planRecordActions, recordPolicyParams, type EndpointHealthChange, type OutcomePolicy, type RecordedDelivery } from '../../../domain/outcome-rules.ts';
-import { decodeSecret, signingKeyId } from '../../../domain/signing.ts';
 import { loadConfig, type Config } from '../../../config/config.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
-import type { AttemptRecord, ClaimedDelivery, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
+import type { AttemptRecord, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
 import type { Db, Queryable } from '../db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from '../tx.ts';
-
-interface ClaimRow {
-  id: string;
-  fencing_token: string;
-  app_id: string;
-  message_id: string;
-  endpoint_id: string;
-  attempt_count: number;
-  manual: boolean;
-  reclaimed: boolean;
-  event_type: string;
-  payload: Buffer | null;
-  payload_key_id: string | null;
-  content_type: string | null;
-  url: string;
-  headers: Record<string, string> | null;
-  secret: Buffer;
-  secret_key_id: string;
-  sensitive_headers: Buffer | null;
-  sensitive_headers_key: string | null;
-  previous_secret: Buffer | null;
-  previous_secret_key_id: string | null;
-}
+import { createClaimedReader, type ClaimRow } from '../claimed-row.ts';
 
 /** Most expired leases settled by the sweep that precedes each claim. */
 const SWEEP_BATCH = 100;
@@ -96,9 +72,6 @@ interface RecordRow {
   since_due_ms: number | null;
 }
 
-/** Most endpoint signing keys a delivery store keeps imported (see `decryptSecret`). */
-const SIGNING_KEY_CACHE_MAX = 10_000;
-
 /** Tells `observer` what a committed record statement wrote. */
 function observeRecord(observer: DeliveryStoreObserver, records: readonly AttemptRecord[], written: readonly RecordRow[], events: readonly OperationalEvent[]): void {
   const byId = new Map(written.map((r) => [r.id, r]));
@@ -118,52 +91,7 @@ function observeRecord(observer: DeliveryStoreObserver, records: readonly Attemp
  */
 export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryStoreOptions = {}): DeliveryStore {
   const policy = options.policy ?? defaultOutcomePolicy();
-  // Signing keys by their stored ciphertext: a claim decrypts and imports each endpoint secret once, not once
-  // per delivery. Bounded; a rotated or re-encrypted secret has another ciphertext and is simply a miss.
-  const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
-  const decryptSecret = (data: Buffer, keyId: string, endpointId: string): { key: KeyObject; id: string } => {
-    const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
-    let entry = signingKeyCache.get(cacheKey);
-    if (entry === undefined) {
-      const raw = decodeSecret(cipher.decrypt(keyId, data, endpointId).toString('utf8'));
-      entry = { key: createSecretKey(raw), id: signingKeyId(raw) };
-      if (signingKeyCache.size >= SIGNING_KEY_CACHE_MAX) signingKeyCache.clear();
-      signingKeyCache.set(cacheKey, entry);
-    }
-    return entry;
-  };
-
-  const toClaimed = (row: ClaimRow, dispatcherId: string): ClaimedDelivery => {
-    const secrets = [decryptSecret(row.secret, row.secret_key_id, row.endpoint_id)];
-    if (row.previous_secret !== null && row.previous_secret_key_id !== null) {
-      secrets.push(decryptSecret(row.previous_secret, row.previous_secret_key_id, row.endpoint_id));
-    }
-    const signingKeys = secrets.map((s) => s.key);
-    const signingKeyIds = secrets.map((s) => s.id);
-    const headers: Record<string, string> = { ...(row.headers ?? {}) };
-    if (row.sensitive_headers !== null && row.sensitive_headers_key !== null) {
-      Object.assign(headers, JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8')) as Record<string, string>);
-    }
-    return {
-      deliveryId: row.id,
-      fencingToken: row.fencing_token,
-      dispatcherId,
-      appId: row.app_id,
-      messageId: row.message_id,
-      endpointId: row.endpoint_id,
-      eventType: row.event_type,
-      attemptNumber: row.attempt_count + 1,
-      manual: row.manual,
-      reclaimed: row.reclaimed,
-      url: row.url,
-      // An expunged payload is delivered as JSON null: the delivery history stays, the content is gone.
-      payload: row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id),
-      contentType: row.content_type,
-      signingKeys,
-      signingKeyIds,
-      headers,
-    };
-  };
+  const toClaimed = createClaimedReader(cipher);
 
   return {
     async claim(input) {

@@ -8,6 +8,9 @@ import { prepared, type Db, type Queryable } from '../db.ts';
 import pg from 'pg';
 import { constraintOf, sqlState, SqlState } from '../sqlstate.ts';
 import { isAutocommit, onCommit, runTx, txClient } from '../tx.ts';
+import type { ClaimedDelivery } from '../../../ports/delivery-store.ts';
+import type { Handoff, HandoffOffer } from '../../../ports/handoff.ts';
+import { createClaimedReader } from '../claimed-row.ts';
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
 export const WAKE_CHANNEL = 'tidings_due';
@@ -44,7 +47,7 @@ export const WAKE_CHANNEL = 'tidings_due';
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now; per stale
  * message its id and stale = true.
  */
-const PUBLISH = prepared('tidings_publish', `
+const publishSql = (handing: boolean): string => `
 WITH input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now,
          (i.app_ref IS NULL OR EXISTS (SELECT 1 FROM applications a WHERE a.id = i.app_id AND (a.id = i.app_ref OR a.uid = i.app_ref)))
@@ -64,24 +67,42 @@ WITH input AS (
   ORDER BY app_id, event_id
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
-), made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
-  SELECT msg.app_id, msg.id, e.id,
-         CASE WHEN e.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
-         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE msg.due_at END,
-         msg.created_at, msg.created_at
-  FROM msg JOIN endpoints e ON e.app_id = msg.app_id
+), fan AS (
+  SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at, msg.due_at${handing ? `,
+         -- Leased at once to the offer's dispatcher ($20): due now, to an endpoint of the offer that needs no gate of the claim.
+         e.status = 'active' AND msg.due_at <= msg.created_at AND e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL
+           AND e.breaker_state = 'closed' AND (e.throttled_until IS NULL OR e.throttled_until <= msg.created_at)
+           AND r.room IS NOT NULL AS takeable, r.room` : ''}
+  FROM msg JOIN endpoints e ON e.app_id = msg.app_id${handing ? `
+  LEFT JOIN unnest($23::text[], $24::int[]) AS r (id, room) ON r.id = e.id` : ''}
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
-  RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at
+)${handing ? `, fits AS (
+  SELECT f.*, f.takeable AND row_number() OVER (PARTITION BY f.takeable, f.endpoint_id ORDER BY f.message_id) <= f.room AS fits FROM fan f
+), handed AS (
+  SELECT f.*, f.fits AND row_number() OVER (PARTITION BY f.fits ORDER BY f.message_id, f.endpoint_id) <= $22 AS leased FROM fits f
+)` : ''}, made AS (
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at${handing ? ', dispatcher_id, lease_expires_at, fencing_token' : ''})
+  SELECT app_id, message_id, endpoint_id,
+         CASE ${handing ? `WHEN leased THEN 'leased' ` : ''}WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END,
+         CASE WHEN status = 'paused' THEN 'infinity'::timestamptz ELSE due_at END,
+         created_at, created_at${handing ? `,
+         CASE WHEN leased THEN $20::text END, CASE WHEN leased THEN created_at + $21::int * interval '1 millisecond' END,
+         CASE WHEN leased THEN 1 ELSE 0 END` : ''}
+  FROM ${handing ? 'handed' : 'fan'}
+  RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token
 ), logged AS (
-  -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.
-  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms)
-  SELECT id, state,
-         CASE WHEN state = 'skipped' THEN 'endpoint_disabled'
+  -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.${handing ? `
+  -- A delivery leased here gets its published row, then the claimed row of its lease (wait 0), in that order.` : ''}
+  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms${handing ? ', dispatcher_id, fencing_token, wait_ms' : ''})
+  SELECT id, ${handing ? `CASE WHEN step = 2 THEN 'leased' WHEN state = 'leased' THEN 'pending' ELSE state END` : 'state'},
+         CASE ${handing ? `WHEN step = 2 THEN 'claimed' ` : ''}WHEN state = 'skipped' THEN 'endpoint_disabled'
               WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
-         created_at, app_id, endpoint_id, 0 FROM made
+         created_at, app_id, endpoint_id, 0${handing ? `,
+         CASE WHEN step = 2 THEN $20::text END, CASE WHEN step = 2 THEN fencing_token END, CASE WHEN step = 2 THEN 0 END
+  FROM made CROSS JOIN LATERAL (SELECT 1 AS step UNION ALL SELECT 2 WHERE made.state = 'leased') AS steps
+  ORDER BY id, step` : ' FROM made'}
 ), counts AS (
   SELECT message_id, count(*)::int AS total,
          count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
@@ -91,10 +112,35 @@ WITH input AS (
 )
 -- notified is read so that woke runs: a CTE without data modification runs only where it is used (so it may not run
 -- when no message was stored: the caller then takes the NOTIFY as not sent, and at worst one more is sent).
-SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale${handing ? HANDED_NONE : ''}
 FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
 UNION ALL
-SELECT id, NULL, 0, 0, false, true FROM input WHERE NOT confirmed`);
+SELECT id, NULL, 0, 0, false, true${handing ? HANDED_NONE : ''} FROM input WHERE NOT confirmed${handing ? `
+UNION ALL
+-- One row per delivery leased here, with what the dispatcher needs from its endpoint (as the claim returns it).
+SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint_id, e.url, e.headers, e.secret, e.secret_key_id,
+       e.sensitive_headers, e.sensitive_headers_key,
+       CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id
+FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased'` : ''}`;
+
+/** The columns of a hand-off row, NULL in the rows of messages. */
+const HANDED_NONE = `, NULL::bigint AS delivery_id, NULL::bigint AS fencing_token, NULL::text AS endpoint_id, NULL::text AS url, NULL::jsonb AS headers,
+       NULL::bytea AS secret, NULL::text AS secret_key_id, NULL::bytea AS sensitive_headers, NULL::text AS sensitive_headers_key,
+       NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id`;
+
+const PUBLISH = prepared('tidings_publish', publishSql(false));
+
+/*
+ * PUBLISH_HANDING — {@link PUBLISH} with a hand-off to the dispatcher of the publishing process
+ * (docs/adr/0018-publish-hands-off-leases.md): of the deliveries due at once to an active endpoint with no in-flight cap,
+ * no rate limit, a closed breaker and no throttle, those of the endpoints in $23 (each at most its room in $24, at
+ * most $22 in all, in message then endpoint order) are inserted leased to dispatcher $20 for $21 ms with fencing token
+ * 1, and their timeline gets the claimed row of that lease after the published one. Besides the rows of
+ * {@link PUBLISH} (delivery_id NULL), it returns one row per delivery leased: its message id in `id`, delivery_id,
+ * fencing_token, endpoint_id and the endpoint's url, headers and secrets (as the claim returns them). `due` counts
+ * only the deliveries left pending.
+ */
+const PUBLISH_HANDING = prepared('tidings_publish_handing', publishSql(true));
 
 /** A message ready for {@link PUBLISH}: the payload already sealed. */
 interface SealedMessage {
@@ -121,14 +167,37 @@ const publishedRow = (result: PublishedRow | Error): PublishedRow | null => (res
 
 const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
 
+/** What {@link PUBLISH_HANDING} returns for one delivery it leased (the columns of a ClaimRow, src/adapters/postgres/claimed-row.ts, it has). */
+interface HandedRow {
+  readonly id: string;
+  readonly delivery_id: string;
+  readonly fencing_token: string;
+  readonly endpoint_id: string;
+  readonly url: string;
+  readonly headers: Record<string, string> | null;
+  readonly secret: Buffer;
+  readonly secret_key_id: string;
+  readonly sensitive_headers: Buffer | null;
+  readonly sensitive_headers_key: string | null;
+  readonly previous_secret: Buffer | null;
+  readonly previous_secret_key_id: string | null;
+}
+
+/** One publish statement's results: one per message, in order, and the deliveries it leased to a hand-off offer. */
+interface Published<R> {
+  readonly results: R[];
+  readonly handed: readonly { readonly row: HandedRow; readonly sealed: SealedMessage }[];
+}
+
 /**
- * Runs {@link PUBLISH} for `batch`; one result per message, in order: its row, AppError `conflict`, or
- * {@link StaleLookupError} when its expected lookups no longer held.
+ * Runs {@link PUBLISH} for `batch` (or {@link PUBLISH_HANDING} with `offer`); one result per message, in order: its
+ * row, AppError `conflict`, or {@link StaleLookupError} when its expected lookups no longer held; and the deliveries
+ * leased to the offer.
  * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode): Promise<(PublishedRow | AppError | StaleLookupError)[]> {
+async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode, offer: HandoffOffer | null = null): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -138,7 +207,7 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     offset += m.data.length;
     ends.push(offset);
   }
-  const res = await client.query<PublishedRow>(PUBLISH, [
+  const params: unknown[] = [
     column((m) => m.message.id), column((m) => m.message.appId), column((m) => m.message.eventId), column((m) => m.message.eventType),
     column((m) => jsonArray(m.message.channels)), column((m) => jsonArray(m.message.tags)), ends,
     column((m) => m.keyId), column((m) => m.message.retentionHours), column((m) => m.now),
@@ -146,18 +215,29 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
     batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset), starts, notify !== 'none',
     column((m) => m.message.expected?.appRef ?? null), column((m) => m.message.expected?.eventTypeRevision ?? null), notify === 'always',
-  ]).catch((error: unknown) => {
+  ];
+  if (offer !== null) params.push(offer.dispatcherId, offer.leaseMs, offer.slots, offer.endpointIds, offer.room);
+  const res = await client.query<PublishedRow & Partial<HandedRow>>(offer === null ? PUBLISH : PUBLISH_HANDING, params).catch((error: unknown) => {
     if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
     throw error;
   });
-  const byId = new Map(res.rows.map((row) => [row.id, row]));
-  return batch.map(({ message }) => {
-    const row = byId.get(message.id);
-    if (row?.stale === true) return new StaleLookupError(message.id);
-    if (row !== undefined) return row;
-    // ON CONFLICT names the (app, eventId) index only: any other conflict fails the statement.
-    return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
-  });
+  const byId = new Map<string, PublishedRow>();
+  const handedRows: HandedRow[] = [];
+  for (const row of res.rows) {
+    if (row.delivery_id == null) byId.set(row.id, row);
+    else handedRows.push(row as HandedRow);
+  }
+  const sealedById = handedRows.length === 0 ? null : new Map(batch.map((m) => [m.message.id, m]));
+  return {
+    results: batch.map(({ message }) => {
+      const row = byId.get(message.id);
+      if (row?.stale === true) return new StaleLookupError(message.id);
+      if (row !== undefined) return row;
+      // ON CONFLICT names the (app, eventId) index only: any other conflict fails the statement.
+      return new AppError('conflict', `A message with eventId "${message.eventId}" already exists`);
+    }),
+    handed: handedRows.map((row) => ({ row, sealed: sealedById!.get(row.id)! })),
+  };
 }
 
 /**
@@ -204,9 +284,10 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
  * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
  * their answers. A call whose key is not fresh, or whose eventId is taken or lookups are stale (its key is given back), gets
  * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown). `notify`:
- * whether the publish statement sends the NOTIFY, delivered at the transaction's commit ({@link CarriedMode}).
+ * whether the publish statement sends the NOTIFY, delivered at the transaction's commit ({@link CarriedMode}); `offer`:
+ * the hand-off its publish statement may lease to (the leases are committed with the transaction).
  */
-async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: CarriedMode): Promise<(({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null)[]> {
+async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: CarriedMode, offer: HandoffOffer | null): Promise<Published<({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null>> {
   return runTx(db, async (tx, client) => {
     const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
     // The same key twice in one group: the first call holds it, the other takes the ordinary path.
@@ -216,7 +297,8 @@ async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedC
       if (claimed.has(id) && !holders.has(id)) holders.set(id, call);
     }
     const mine = [...holders.values()];
-    const rows = mine.length === 0 ? [] : await publishRows(client, mine.map((c) => c.sealed), notify);
+    const published = mine.length === 0 ? { results: [], handed: [] } : await publishRows(client, mine.map((c) => c.sealed), notify, offer);
+    const rows = published.results;
     const done = new Map<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer }>();
     const giveBack: IdempotencyScope[] = [];
     for (const [i, call] of mine.entries()) {
@@ -226,7 +308,7 @@ async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedC
     }
     await keys.dropClaimed(tx, giveBack);
     await keys.storeAnswers(tx, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
-    return calls.map((call) => done.get(call) ?? null);
+    return { results: calls.map((call) => done.get(call) ?? null), handed: published.handed };
   });
 }
 
@@ -259,6 +341,12 @@ export interface MessageStoreOptions {
    * Absent = no NOTIFY inside; `wake` after every commit with due work.
    */
   readonly carrier?: NotifyCarrier;
+  /**
+   * The dispatcher of this process, to which a publish outside a caller's transaction may hand its new deliveries
+   * leased ({@link PUBLISH_HANDING}; docs/adr/0018-publish-hands-off-leases.md). Absent = every delivery is inserted
+   * pending and claimed.
+   */
+  readonly handoff?: Handoff;
 }
 
 /**
@@ -301,30 +389,45 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
   const keys = options.keys;
   const carrier = options.carrier;
-  // One publish of this store (a statement, or a keyed group's transaction) with its part in the process's NOTIFY.
-  // `rowOf` picks the published rows out of the results, to read whether the statement notified.
-  const carried = async <T>(work: (mode: CarriedMode) => Promise<readonly T[]>, rowOf: (result: T) => PublishedRow | null): Promise<readonly T[]> => {
+  const handoff = options.handoff;
+  const readLease = handoff === undefined ? null : createClaimedReader(cipher);
+  const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] => handed.map(({ row, sealed }) => {
+    const { message } = sealed;
+    const delivery = readLease!({
+      ...row, id: row.delivery_id, message_id: message.id, app_id: message.appId, attempt_count: 0, manual: false, reclaimed: false,
+      event_type: message.eventType, payload: null, payload_key_id: null, content_type: message.contentType ?? null,
+    }, offer.dispatcherId, message.payload);
+    return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
+  });
+  // One publish of this store (a statement, or a keyed group's transaction) with its part in the process's NOTIFY and,
+  // with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results, to read whether
+  // the statement notified. The leases it made are adopted once it has ended (committed), or the room given back.
+  const carried = async <T>(count: number, work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>, rowOf: (result: T) => PublishedRow | null): Promise<readonly T[]> => {
     const part = carrier?.begin();
+    const offer = handoff?.offer(count) ?? null;
     let notified = false;
+    let handed: Published<T>['handed'] = [];
     try {
-      const results = await work(part?.mode ?? 'none');
-      notified = results.some((result) => rowOf(result)?.notified === true);
-      return results;
+      const published = await work(part?.mode ?? 'none', offer);
+      notified = published.results.some((result) => rowOf(result)?.notified === true);
+      handed = published.handed;
+      return published.results;
     } finally {
       part?.end(notified);
+      if (offer !== null) handoff!.adopt(offer, handed.length === 0 ? [] : leasedOf(offer, handed));
     }
   };
   const woken = carrier === undefined ? wake : () => carrier.woken();
   const wakeAfter = (row: PublishedRow): (() => void) => (row.notified ? woken : wake);
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
-      return await carried((notify) => publishRows(db, batch, notify), publishedRow);
+      return await carried(batch.length, (notify, offer) => publishRows(db, batch, notify, offer), publishedRow);
     } catch (error) {
       // The group's part in the NOTIFY has ended: its messages, retried one by one, carry none and call `wake`.
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
-          return (await publishRows(db, [one], 'none'))[0]!;
+          return (await publishRows(db, [one], 'none')).results[0]!;
         } catch (alone) {
           return alone instanceof Error ? alone : new Error(String(alone));
         }
@@ -333,7 +436,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   });
   const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
     try {
-      return await carried((notify) => publishKeyedGroup(db, keys, calls, notify), (result) => result?.row ?? null);
+      return await carried(calls.length, (notify, offer) => publishKeyedGroup(db, keys, calls, notify, offer), (result) => result?.row ?? null);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -359,8 +462,8 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
       const row = !alone ? await grouped(input)
-        : isAutocommit(tx) ? (await carried((notify) => publishRows(db, [input], notify), publishedRow))[0]!
-          : (await publishRows(txClient(tx), [input], 'none'))[0]!;
+        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
+          : (await publishRows(txClient(tx), [input], 'none')).results[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));
       return { message: recordOf(message, row.created_at), deliveries: row.total };
