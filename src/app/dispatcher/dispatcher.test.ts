@@ -452,3 +452,52 @@ test('a claim that reclaims a delivery still waiting here under an expired lease
   assert.deepEqual(h.releaseCalls, []);
   assert.equal(h.dispatcher.inFlight(), 0);
 });
+
+test('hand-off: a running dispatcher offers room only for answering endpoints, within their share, and the claims count what is offered', async () => {
+  const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 0.5, windowReserve: 0 });
+  assert.equal(h.dispatcher.offer(5), null, 'a stopped dispatcher offers nothing');
+  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_b')]);
+  h.dispatcher.start();
+  await settle();
+  assert.equal(h.dispatcher.offer(5), null, 'no endpoint has answered yet');
+  h.requests.get('1')?.result.resolve(answer(200));
+  h.requests.get('2')?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
+  await settle();
+  const first = h.dispatcher.offer(4);
+  assert.ok(first !== null);
+  assert.deepEqual({ ids: first.endpointIds, room: first.room, slots: first.slots }, { ids: ['ep_a'], room: [4], slots: 4 }, 'only ep_a answered; room = the statement\'s messages');
+  const second = h.dispatcher.offer(4);
+  assert.deepEqual({ room: second?.room, slots: second?.slots }, { room: [1], slots: 1 }, 'the share (5) less what the first offer holds for ep_a');
+  // The claim's window and limit count the offered room as held.
+  h.claims.push([]);
+  await h.dispatcher.tick();
+  const claim = h.claimCalls.at(-1)!;
+  assert.equal(claim.limit, 10 - 4 - 1, 'free slots less the offered ones');
+  assert.equal(claim.window?.held.get('ep_a'), 5);
+  // The first statement leased two; its room comes back and the two run.
+  h.dispatcher.adopt(first, [claimed('10', 'ep_a'), claimed('11', 'ep_a')]);
+  h.dispatcher.adopt(second!, []);
+  assert.ok(h.requests.has('10') && h.requests.has('11'), 'adopted deliveries are sent at once');
+  assert.deepEqual(h.dispatcher.offer(9)?.room, [3], 'share 5 less the two running');
+  h.requests.get('10')?.result.resolve(answer(200));
+  h.requests.get('11')?.result.resolve(answer(200));
+  await h.dispatcher.stop();
+  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '10', '11', '2']);
+});
+
+test('hand-off: leases adopted after the stop began are released, not sent', async () => {
+  const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a')]);
+  h.dispatcher.start();
+  await settle();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  const offer = h.dispatcher.offer(2);
+  assert.ok(offer !== null);
+  await h.dispatcher.stop();
+  h.dispatcher.adopt(offer, [claimed('20', 'ep_a')]);
+  await settle();
+  assert.equal(h.requests.has('20'), false);
+  assert.deepEqual(h.releaseCalls.flat().map((l) => l.deliveryId), ['20']);
+  assert.equal(h.dispatcher.offer(2), null, 'a stopped dispatcher offers nothing');
+});

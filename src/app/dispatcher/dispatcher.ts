@@ -328,7 +328,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       room.push(n);
     }
     if (endpointIds.length === 0) return null;
-    const slots = Math.min(free, messages * endpointIds.length);
+    const slots = Math.min(free, room.reduce((sum, n) => sum + n, 0));
     offeredSlots += slots;
     for (const [i, id] of endpointIds.entries()) offeredTo.set(id, (offeredTo.get(id) ?? 0) + room[i]!);
     return { dispatcherId: settings.dispatcherId, leaseMs: settings.leaseMs, slots, endpointIds, room, leaseFromMs: deps.clock.nowMs() };
