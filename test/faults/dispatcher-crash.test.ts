@@ -2,7 +2,8 @@
  * Failure table (docs/guides/failure-table.md), scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of the protocol, by the
  * named fault points `after_send` (the request left, its outcome is not recorded) and `after_claim` (leases
  * taken, nothing sent). Real processes: one API, the dispatcher that dies, the one that takes over, and a
- * receiver that verifies and records every request.
+ * receiver that verifies and records every request. Scenario 2b kills a `serve` process (API and dispatcher in one)
+ * at `after_claim` as its publish hands the new delivery to its own dispatcher leased (ADR 0018).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -155,6 +156,46 @@ describe('dispatcher crashes between protocol steps', () => {
     assert.equal(await readMetric(b.adminUrl ?? '', 'tidings_deliveries_reclaimed_total'), 3);
     assert.equal(await world.stuckLeases(), 0);
     printSummary('2 dispatcher SIGKILL after claim, before send', figures, started, { reclaimed: 3, reclaim_gap_ms: maxGap });
+    await b.stop();
+  });
+
+  test('scenario 2b: a serve process killed as its publish handed its own dispatcher the lease, before sending, is delivered once after the lease by another dispatcher', async () => {
+    const started = Date.now();
+    const serve = await world.startServe('s2b-serve', { TIDINGS_TEST_FAULT_POINTS: 'after_claim@2:exit' });
+    const local = new ApiClient(serve.apiUrl ?? '');
+    const { appId, endpoints } = await world.setupApp(local, 1, 's2b');
+    const path = endpoints[0]!.path;
+    // The first delivery is claimed (the endpoint has not answered this dispatcher yet): after_claim's first pass.
+    const ledger = new Ledger();
+    const first = await local.publish(appId, { n: 0 });
+    assert.equal(first.status, 202);
+    ledger.accept(first.id ?? '', [path]);
+    // Its outcome recorded: the dispatcher has seen the endpoint answer (it notes that before the outcome is written).
+    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 1 && rows[0]!.state === 'succeeded', WAIT_MS, 'the first delivery succeeded');
+    // The second is handed off by its publish statement; the process dies before the answer or the request goes out.
+    await local.publish(appId, { n: 1 }).catch(() => undefined);
+    const fired = await serve.waitForLog((l) => l.event === 'fault_point.fired', WAIT_MS, 'after_claim fired');
+    assert.equal(fired.handedOff, true, 'the second pass was the hand-off, not a claim');
+    assert.equal((await serve.waitForExit(WAIT_MS)).signal, 'SIGKILL');
+    const [handedId] = fired.deliveryIds as string[];
+    const [handed] = await world.query<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE id = $1', [handedId]);
+    assert.equal(handed?.state, 'leased', 'the hand-off was committed leased');
+    assert.equal((await world.receiver.requests()).filter((r) => r.webhookId === handed.message_id).length, 0, 'no request left before the crash');
+    // Its publish call got no answer, but the message was committed: it is owed a delivery.
+    ledger.accept(handed.message_id, [path]);
+
+    const b = await world.startDispatcher('s2b-d');
+    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 2 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'both deliveries succeeded');
+    const requests = (await world.receiver.requests()).filter((r) => r.path === path);
+    const figures = ledger.figures(requests);
+    assert.equal(figures.lost, 0);
+    assert.equal(figures.duplicates, 0, 'delivered exactly once');
+    assert.equal(figures.invalidSignatures, 0);
+    const attempts = await attemptsOf(appId);
+    assert.deepEqual(attempts.filter((x) => x.delivery_id === handed.id).map((x) => [x.attempt_number, x.dispatcher_id]), [[1, 's2b-d']], 'one attempt, number 1, by the dispatcher that took over');
+    const gap = assertReclaimedAfterLease(await eventsOf(appId), handed.id, 's2b-serve', 's2b-d');
+    assert.equal(await world.stuckLeases(), 0);
+    printSummary('2b serve SIGKILL after its publish handed off the lease, before send', figures, started, { reclaimed: 1, reclaim_gap_ms: gap });
     await b.stop();
   });
 });

@@ -147,6 +147,8 @@ export interface FaultWorld {
   startApi(name?: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** Starts a `dispatcher` process with TIDINGS_DISPATCHER_ID = `name`. */
   startDispatcher(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
+  /** Starts a `serve` process (the API and a dispatcher, as `npm start` runs them) with TIDINGS_DISPATCHER_ID = `name`. */
+  startServe(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** Creates an application with `count` endpoints on the receiver (paths `/<prefix>-<i>`), secrets known to the receiver. */
   setupApp(api: ApiClient, count: number, prefix?: string): Promise<{ readonly appId: string; readonly endpoints: readonly WorldEndpoint[] }>;
   /** Runs a query on the test's pool. */
@@ -197,6 +199,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
       processes.push(p);
       return p;
     },
+    async startServe(name, extra = {}) {
+      const p = await startTidingsProcess({ role: 'serve', name, env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }) });
+      processes.push(p);
+      return p;
+    },
     async startDispatcher(name, extra = {}) {
       const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }) });
       processes.push(p);
@@ -231,7 +238,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
       }
     },
     async killDispatchers() {
-      for (const p of processes) if (p.role === 'dispatcher' && p.alive) await p.kill().catch(() => undefined);
+      for (const p of processes) if ((p.role === 'dispatcher' || p.role === 'serve') && p.alive) await p.kill().catch(() => undefined);
     },
     async stuckLeases(graceMs = 0) {
       const rows = await query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`, [graceMs]);
