@@ -47,7 +47,14 @@ export const WAKE_CHANNEL = 'tidings_due';
  * Returns per stored message: id, created_at, the number of deliveries and how many are due now; per stale
  * message its id and stale = true.
  */
-const publishSql = (handing: boolean): string => `
+/** The columns of a hand-off row, NULL in the rows of messages (one line: the variants are cut by line). */
+const HANDED_NONE = ', NULL::bigint AS delivery_id, NULL::bigint AS fencing_token, NULL::text AS endpoint_id, NULL::text AS url, NULL::jsonb AS headers, NULL::bytea AS secret, NULL::text AS secret_key_id, NULL::bytea AS sensitive_headers, NULL::text AS sensitive_headers_key, NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id';
+
+/**
+ * The text of {@link PUBLISH} and {@link PUBLISH_HANDING}: one statement in which a line ending in `-- hand-off` belongs
+ * to PUBLISH_HANDING only and a line ending in `-- no hand-off` to PUBLISH only.
+ */
+const PUBLISH_TEXT = `
 WITH input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now,
          (i.app_ref IS NULL OR EXISTS (SELECT 1 FROM applications a WHERE a.id = i.app_id AND (a.id = i.app_ref OR a.uid = i.app_ref)))
@@ -68,41 +75,50 @@ WITH input AS (
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
   RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 ), fan AS (
-  SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at, msg.due_at${handing ? `,
-         -- Leased at once to the offer's dispatcher ($20): due now, to an endpoint of the offer that needs no gate of the claim.
-         e.status = 'active' AND msg.due_at <= msg.created_at AND e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL
-           AND e.breaker_state = 'closed' AND (e.throttled_until IS NULL OR e.throttled_until <= msg.created_at)
-           AND r.room IS NOT NULL AS takeable, r.room` : ''}
-  FROM msg JOIN endpoints e ON e.app_id = msg.app_id${handing ? `
-  LEFT JOIN unnest($23::text[], $24::int[]) AS r (id, room) ON r.id = e.id` : ''}
+  SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at, msg.due_at
+         -- Leased at once to the offer's dispatcher ($20): due now, to an endpoint of the offer that needs no gate of the claim. -- hand-off
+         , e.status = 'active' AND msg.due_at <= msg.created_at AND e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL -- hand-off
+           AND e.breaker_state = 'closed' AND (e.throttled_until IS NULL OR e.throttled_until <= msg.created_at) -- hand-off
+           AND r.room IS NOT NULL AS takeable, r.room -- hand-off
+  FROM msg JOIN endpoints e ON e.app_id = msg.app_id
+  LEFT JOIN unnest($23::text[], $24::int[]) AS r (id, room) ON r.id = e.id -- hand-off
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
-)${handing ? `, fits AS (
-  SELECT f.*, f.takeable AND row_number() OVER (PARTITION BY f.takeable, f.endpoint_id ORDER BY f.message_id) <= f.room AS fits FROM fan f
-), handed AS (
-  SELECT f.*, f.fits AND row_number() OVER (PARTITION BY f.fits ORDER BY f.message_id, f.endpoint_id) <= $22 AS leased FROM fits f
-)` : ''}, made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at${handing ? ', dispatcher_id, lease_expires_at, fencing_token' : ''})
+), fits AS ( -- hand-off
+  SELECT f.*, f.takeable AND row_number() OVER (PARTITION BY f.takeable, f.endpoint_id ORDER BY f.message_id) <= f.room AS fits FROM fan f -- hand-off
+), handed AS ( -- hand-off
+  SELECT f.*, f.fits AND row_number() OVER (PARTITION BY f.fits ORDER BY f.message_id, f.endpoint_id) <= $22 AS leased FROM fits f -- hand-off
+), made AS (
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, -- hand-off
+                          dispatcher_id, lease_expires_at, fencing_token) -- hand-off
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at) -- no hand-off
   SELECT app_id, message_id, endpoint_id,
-         CASE ${handing ? `WHEN leased THEN 'leased' ` : ''}WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END,
+         CASE WHEN leased THEN 'leased' WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END, -- hand-off
+         CASE WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END, -- no hand-off
          CASE WHEN status = 'paused' THEN 'infinity'::timestamptz ELSE due_at END,
-         created_at, created_at${handing ? `,
-         CASE WHEN leased THEN $20::text END, CASE WHEN leased THEN created_at + $21::int * interval '1 millisecond' END,
-         CASE WHEN leased THEN 1 ELSE 0 END` : ''}
-  FROM ${handing ? 'handed' : 'fan'}
+         created_at, created_at
+         , CASE WHEN leased THEN $20::text END, CASE WHEN leased THEN created_at + $21::int * interval '1 millisecond' END, -- hand-off
+         CASE WHEN leased THEN 1 ELSE 0 END -- hand-off
+  FROM handed -- hand-off
+  FROM fan -- no hand-off
   RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token
 ), logged AS (
-  -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.${handing ? `
-  -- A delivery leased here gets its published row, then the claimed row of its lease (wait 0), in that order.` : ''}
-  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms${handing ? ', dispatcher_id, fencing_token, wait_ms' : ''})
-  SELECT id, ${handing ? `CASE WHEN step = 2 THEN 'leased' WHEN state = 'leased' THEN 'pending' ELSE state END` : 'state'},
-         CASE ${handing ? `WHEN step = 2 THEN 'claimed' ` : ''}WHEN state = 'skipped' THEN 'endpoint_disabled'
+  -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.
+  -- A delivery leased here gets its published row, then the claimed row of its lease (wait 0), in that order. -- hand-off
+  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, dispatcher_id, fencing_token, wait_ms) -- hand-off
+  SELECT id, CASE WHEN step = 2 THEN 'leased' WHEN state = 'leased' THEN 'pending' ELSE state END, -- hand-off
+         CASE WHEN step = 2 THEN 'claimed' -- hand-off
+  INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms) -- no hand-off
+  SELECT id, state, -- no hand-off
+         CASE -- no hand-off
+              WHEN state = 'skipped' THEN 'endpoint_disabled'
               WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
-         created_at, app_id, endpoint_id, 0${handing ? `,
-         CASE WHEN step = 2 THEN $20::text END, CASE WHEN step = 2 THEN fencing_token END, CASE WHEN step = 2 THEN 0 END
-  FROM made CROSS JOIN LATERAL (SELECT 1 AS step UNION ALL SELECT 2 WHERE made.state = 'leased') AS steps
-  ORDER BY id, step` : ' FROM made'}
+         created_at, app_id, endpoint_id, 0
+         , CASE WHEN step = 2 THEN $20::text END, CASE WHEN step = 2 THEN fencing_token END, CASE WHEN step = 2 THEN 0 END -- hand-off
+  FROM made CROSS JOIN LATERAL (SELECT 1 AS step UNION ALL SELECT 2 WHERE made.state = 'leased') AS steps -- hand-off
+  ORDER BY id, step -- hand-off
+  FROM made -- no hand-off
 ), counts AS (
   SELECT message_id, count(*)::int AS total,
          count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= created_at)::int AS due
@@ -112,21 +128,26 @@ WITH input AS (
 )
 -- notified is read so that woke runs: a CTE without data modification runs only where it is used (so it may not run
 -- when no message was stored: the caller then takes the NOTIFY as not sent, and at worst one more is sent).
-SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale${handing ? HANDED_NONE : ''}
+SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(counts.due, 0) AS due, woke_count.n > 0 AS notified, false AS stale
+       ${HANDED_NONE} -- hand-off
 FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
 UNION ALL
-SELECT id, NULL, 0, 0, false, true${handing ? HANDED_NONE : ''} FROM input WHERE NOT confirmed${handing ? `
-UNION ALL
--- One row per delivery leased here, with what the dispatcher needs from its endpoint (as the claim returns it).
-SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint_id, e.url, e.headers, e.secret, e.secret_key_id,
-       e.sensitive_headers, e.sensitive_headers_key,
-       CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id
-FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased'` : ''}`;
+SELECT id, NULL, 0, 0, false, true
+       ${HANDED_NONE} -- hand-off
+FROM input WHERE NOT confirmed
+-- One row per delivery leased here, with what the dispatcher needs from its endpoint (as the claim returns it). -- hand-off
+UNION ALL -- hand-off
+SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint_id, e.url, e.headers, e.secret, e.secret_key_id, -- hand-off
+       e.sensitive_headers, e.sensitive_headers_key, -- hand-off
+       CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id -- hand-off
+FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased' -- hand-off
+`;
 
-/** The columns of a hand-off row, NULL in the rows of messages. */
-const HANDED_NONE = `, NULL::bigint AS delivery_id, NULL::bigint AS fencing_token, NULL::text AS endpoint_id, NULL::text AS url, NULL::jsonb AS headers,
-       NULL::bytea AS secret, NULL::text AS secret_key_id, NULL::bytea AS sensitive_headers, NULL::text AS sensitive_headers_key,
-       NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id`;
+/** {@link PUBLISH_TEXT} for one variant: the other variant's lines dropped, the markers cut off. */
+const publishSql = (handing: boolean): string => PUBLISH_TEXT.split('\n')
+  .filter((line) => !line.endsWith(handing ? '-- no hand-off' : '-- hand-off'))
+  .map((line) => line.replace(/ -- (no )?hand-off$/, ''))
+  .join('\n');
 
 const PUBLISH = prepared('tidings_publish', publishSql(false));
 
