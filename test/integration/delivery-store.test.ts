@@ -13,24 +13,15 @@ import { createPgMessageStore } from '../../src/adapters/postgres/message/messag
 import { runTx } from '../../src/adapters/postgres/tx.ts';
 import { createPublisher } from '../../src/app/publish.ts';
 import { AppError } from '../../src/domain/errors.ts';
-import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 import { cryptoRandom } from '../../src/adapters/system/system-clock.ts';
 import { testCipher } from '../support/cipher.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
-import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { insertApp, insertEndpoint, succeededRecord } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { deferred } from '../support/deferred.ts';
 
 const LEASE_MS = 30_000;
 
-function succeededRecord(d: ClaimedDelivery): AttemptRecord {
-  return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
-    trigger: 'scheduled', url: d.url, succeeded: true, statusCode: 200, responseBody: 'ok', location: null,
-    errorKind: null, errorDetail: null, durationMs: 3, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
-  };
-}
 
 for (const engine of ENGINES) {
   describe(`delivery store on ${engine.name}`, () => {

@@ -10,12 +10,12 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
-import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
+import type { ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 import type { Handoff, HandoffOffer } from '../../src/ports/handoff.ts';
 import type { NewMessage } from '../../src/ports/message-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
-import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { insertApp, insertEndpoint, succeededRecord } from '../support/fixtures.ts';
 import { startInProcessWorld } from '../support/in-process.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
@@ -42,14 +42,6 @@ function recordingHandoff(endpointIds: readonly string[], room: number, slots: n
   return { handoff, offers, adopted, leased: () => adopted.flatMap((a) => a.deliveries) };
 }
 
-function succeeded(d: ClaimedDelivery): AttemptRecord {
-  return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
-    trigger: 'scheduled', url: d.url, succeeded: true, statusCode: 200, responseBody: 'ok', location: null,
-    errorKind: null, errorDetail: null, durationMs: 3, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
-  };
-}
 
 for (const engine of ENGINES) {
   describe(`publish hand-off on ${engine.name}`, () => {
@@ -93,7 +85,7 @@ for (const engine of ENGINES) {
       ]);
       // The lease is an ordinary one: its record is fenced by token 1 and settles the delivery.
       const deliveries = createPgDeliveryStore(t.db, cipher);
-      const recorded = await deliveries.recordAttempts([succeeded(d)], clock.sqlNow());
+      const recorded = await deliveries.recordAttempts([succeededRecord(d)], clock.sqlNow());
       assert.deepEqual(recorded.recorded, [d.deliveryId]);
     });
 
@@ -174,9 +166,9 @@ for (const engine of ENGINES) {
       assert.equal(taken.deliveries[0]!.deliveryId, lost.deliveryId);
       assert.equal(taken.deliveries[0]!.fencingToken, '2');
       assert.equal(taken.reclaimed, 1);
-      const stale = await deliveries.recordAttempts([succeeded(lost)], later);
+      const stale = await deliveries.recordAttempts([succeededRecord(lost)], later);
       assert.deepEqual(stale.fencedOut, [lost.deliveryId]);
-      const fresh = await deliveries.recordAttempts([succeeded(taken.deliveries[0]!)], later);
+      const fresh = await deliveries.recordAttempts([succeededRecord(taken.deliveries[0]!)], later);
       assert.deepEqual(fresh.recorded, [lost.deliveryId]);
     });
   });

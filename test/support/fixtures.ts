@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/adapters/postgres/db.ts';
 import { encodeSecret } from '../../src/domain/signing.ts';
 import type { Cipher } from '../../src/ports/cipher.ts';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 
 let counter = 0;
 const suffix = (): string => `${Date.now().toString(36)}${(counter++).toString(36).padStart(4, '0')}${randomBytes(4).toString('hex')}`.toUpperCase().padEnd(27, '0').slice(0, 27);
@@ -67,4 +68,14 @@ export async function insertTwoTenants(db: Db, cipher: Cipher, more = 0): Promis
   const first = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
   const second = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
   return { big, bigEndpoints, small, first, second };
+}
+
+/** A successful first-try outcome of a claimed delivery (status 200, 3 ms), to record through the delivery store. */
+export function succeededRecord(d: ClaimedDelivery): AttemptRecord {
+  return {
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
+    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
+    trigger: 'scheduled', url: d.url, succeeded: true, statusCode: 200, responseBody: 'ok', location: null,
+    errorKind: null, errorDetail: null, durationMs: 3, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
+  };
 }
