@@ -149,6 +149,19 @@ for (const engine of ENGINES) {
       assert.deepEqual(h.adopted.map((a) => a.deliveries.length), [0]);
     });
 
+    test('a leased row that cannot be read (a secret that does not decrypt) fails no publish: its room is given back and its lease stays for a claim', async () => {
+      const appId = await insertApp(t.db);
+      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
+      await t.db.query(`UPDATE endpoints SET secret = '\\x00'::bytea WHERE id = $1`, [ep.id]);
+      const h = recordingHandoff([ep.id], 10, 10);
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { handoff: h.handoff });
+      const result = await publish(store, message(appId));
+      assert.equal(result.deliveries, 1);
+      assert.deepEqual(h.adopted.map((a) => a.deliveries.length), [0]);
+      const states = (await t.db.query<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId])).rows;
+      assert.deepEqual(states, [{ state: 'leased' }]);
+    });
+
     test('a hand-off lost after its commit (the process died) is reclaimed once its lease expires, and the lost lease\'s record is fenced out', async () => {
       const appId = await insertApp(t.db);
       const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });

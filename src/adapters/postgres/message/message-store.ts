@@ -435,7 +435,17 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       return published.results;
     } finally {
       part?.end(notified);
-      if (offer !== null) handoff!.adopt(offer, handed.length === 0 ? [] : leasedOf(offer, handed));
+      if (offer !== null) {
+        // Rows that cannot be read (a secret that does not decrypt) give the room back and fail nothing: the publish is
+        // committed, their leases expire, and the claim that takes them reports the error.
+        let deliveries: ClaimedDelivery[] = [];
+        try {
+          if (handed.length > 0) deliveries = leasedOf(offer, handed);
+        } catch {
+          deliveries = [];
+        }
+        handoff!.adopt(offer, deliveries);
+      }
     }
   };
   const woken = carrier === undefined ? wake : () => carrier.woken();
