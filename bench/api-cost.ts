@@ -1,5 +1,5 @@
 /**
- * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof] [--probe]`: CPU of the
+ * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof] [--probe] [--env K=V]…`: CPU of the
  * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
  * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL server
  * of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
@@ -13,6 +13,8 @@
  * pg_stat_activity lists for the bench database after the warm-up round; the server must run on this machine, else
  * that line says so). `--probe` runs the API under bench/pg-probe.ts and prints its statements per 10,000
  * calls (warm-up round included).
+ * `--env K=V` (repeatable) adds a variable to the API process's environment, to see what one setting costs
+ * (e.g. `--env TIDINGS_LOG_LEVEL=warn`).
  * On an error the processes' logs are kept and their folder is named. `--cpu-prof` runs the API process under
  * `node --cpu-prof`, keeps its profile and prints its self time by area and by function (bench/cpu-profile.ts).
  *
@@ -47,7 +49,12 @@ if (process.argv[2] === 'serve-bare') {
   const { dropDatabase, startCluster } = await import('./tidings.ts');
   const { backendPids } = await import('./pg-stats.ts');
   const { readProbes } = await import('./delivery-run.ts');
-  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' }, probe: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' }, probe: { type: 'boolean' }, env: { type: 'string', multiple: true } } });
+  const extraEnv = Object.fromEntries((values.env ?? []).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--env takes K=V (got ${pair})`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
   /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
   const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
@@ -118,7 +125,7 @@ if (process.argv[2] === 'serve-bare') {
       serverUrl, dbName, encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
       logLevel: 'info', logDir, probe: values.probe === true, cpuProf: values['cpu-prof'] === true, userEnv: {},
     };
-    const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: {}, tag: 'api-cost' });
+    const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: extraEnv, tag: 'api-cost' });
     let apiCost: Awaited<ReturnType<typeof measure>>;
     let stopped: Awaited<ReturnType<typeof cluster.stop>> | undefined;
     try {
