@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answer, claimed, harness, settle } from '../../../test/support/dispatcher-harness.ts';
 import { deferred } from '../../../test/support/deferred.ts';
-import { CLAIM_BACKOFF_BASE_MS } from './dispatcher.ts';
+import { CLAIM_BACKOFF_BASE_MS, HANDOFF_REFILL_DELAY_MS } from './dispatcher.ts';
 import { REFILL_DELAY_MS } from './in-flight.ts';
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 
@@ -500,4 +500,68 @@ test('hand-off: leases adopted after the stop began are released, not sent', asy
   assert.equal(h.requests.has('20'), false);
   assert.deepEqual(h.releaseCalls.flat().map((l) => l.deliveryId), ['20']);
   assert.equal(h.dispatcher.offer(2), null, 'a stopped dispatcher offers nothing');
+});
+
+test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is owed; an owed claim comes at once', async () => {
+  const h = harness({ concurrency: 4, claimBatch: 4, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a')]);
+  h.dispatcher.start();
+  await settle();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(REFILL_DELAY_MS);
+  // The claims so far took less than they asked for, cut by nothing: no claim is owed.
+  const offer = h.dispatcher.offer(2);
+  assert.ok(offer !== null);
+  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  const quiet = h.claimCalls.length;
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.claimCalls.length, quiet, 'no claim at the answer of a handed-off delivery');
+  await h.timers.advance(HANDOFF_REFILL_DELAY_MS - 1);
+  assert.equal(h.claimCalls.length, quiet, 'nor before the delay');
+  await h.timers.advance(1);
+  assert.equal(h.claimCalls.length, quiet + 1, 'one claim after it (a retry may have come due meanwhile)');
+
+  // A claim that fills its limit may have left work: the next freed slot is claimed into at once, handed off or not.
+  h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_b')]);
+  await h.timers.advance(1000); // the poll's claim, no wake-up
+  assert.equal(h.claimCalls.at(-1)?.limit, 3);
+  assert.equal(h.claimCalls.at(-1)?.window?.held.get('ep_a'), 1);
+  const full = h.claimCalls.length;
+  h.requests.get('3')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.claimCalls.length, full + 1, 'owed after a full claim: claimed at once');
+
+  for (const id of ['4', '5', '6']) h.requests.get(id)?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(REFILL_DELAY_MS);
+  await h.dispatcher.stop();
+});
+
+test('hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim took all it found', async () => {
+  const h = harness({ concurrency: 2, claimBatch: 2, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a')]);
+  h.dispatcher.start();
+  await settle();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(REFILL_DELAY_MS);
+  // A claim is out when a publish wakes the loop and hands off two deliveries, which fill the window.
+  const during = deferred<ClaimedDelivery[]>();
+  h.claims.push(during.promise);
+  await h.timers.advance(1000);
+  const offer = h.dispatcher.offer(2);
+  assert.ok(offer !== null);
+  h.wake?.();
+  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  during.resolve([]);
+  await settle();
+  // The loop's claim after the wake-up found no free slot and did not run: the claim stays owed.
+  const owed = h.claimCalls.length;
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.claimCalls.length, owed + 1, 'the freed slot is claimed into at once');
+  h.requests.get('3')?.result.resolve(answer(200));
+  await h.dispatcher.stop();
 });

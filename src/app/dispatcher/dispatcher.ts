@@ -19,6 +19,15 @@ import type { Handoff, HandoffOffer } from '../../ports/handoff.ts';
  */
 export const HANDOFF_MAX_ENDPOINTS = 64;
 
+/**
+ * Delay, in ms, of the claim that refills slots freed by deliveries a publish handed off (ADR 0018), while no claim is
+ * owed: the last claim took less than it asked for, was cut by no endpoint's share nor by the reserve, and no publish
+ * wake-up, hand-back or failed claim came since. Such a claim can only find what time made claimable (a retry come
+ * due, a rate limit's tokens, a throttle or breaker ended), so it comes at most this often instead of after every
+ * answer (REFILL_DELAY_MS); a claim that is owed comes as before (docs/adr/0016-hot-path-cost.md, decision 22).
+ */
+export const HANDOFF_REFILL_DELAY_MS = 100;
+
 /** Settings of a dispatcher. Durations in ms. */
 export interface DispatcherSettings {
   readonly dispatcherId: string;
@@ -146,7 +155,8 @@ export type LoopState = 'running' | 'draining' | 'stopped';
  *   are aborted and their leases released (fenced).
  * - stopped: nothing in flight, no timer armed.
  *
- * Timers: **refill** (a few slots freed: claim after REFILL_DELAY_MS, batching small refills); **heartbeat**
+ * Timers: **refill** (a few slots freed: claim after REFILL_DELAY_MS, batching small refills; slots freed by
+ * deliveries a publish handed off: after HANDOFF_REFILL_DELAY_MS while no claim is owed); **heartbeat**
  * (every leaseMs/3: renew the leases of attempts in flight, abandon those lost); **wake** (a publish
  * notification, or a finished attempt that freed a useful part of the window, ends the wait at once);
  * **poll** (`pollIntervalMs` after an empty claim; also the pace of the sweep), and after a failed claim
@@ -168,6 +178,19 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   let stopHeartbeat: (() => void) | undefined;
   let unsubscribe: (() => void) | undefined;
   let cancelRefill: (() => void) | undefined;
+  // When the armed refill timer fires, in ms of the clock (Infinity: none armed).
+  let refillAtMs = Number.POSITIVE_INFINITY;
+  // Whether a claim may find work that the claims since have not looked for (HANDOFF_REFILL_DELAY_MS); `owedSignals`
+  // counts what makes one owed (publish wake-ups, hand-backs, failed claims), so that one arriving during a claim
+  // keeps it owed.
+  let claimOwed = true;
+  let owedSignals = 0;
+  const oweClaim = (): void => {
+    claimOwed = true;
+    owedSignals += 1;
+  };
+  // Flights of deliveries a publish handed off (adopt), not claimed.
+  const handedOff = new WeakSet<Flight>();
   // Store calls of any kind (claim, record, heartbeat) failed since the last successful claim, and the claims
   // among them. A dispatcher holding its most leases (in-flight.ts: open requests and outcomes waiting to be
   // recorded) does not claim during an outage, so "claims resumed" is logged at the first successful claim
@@ -207,29 +230,45 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
    * A stop still ends a back-off (it calls wakeLoop).
    */
   const wakeOnPublish = (): void => {
+    oweClaim();
     if (!backingOff) wakeLoop();
   };
-  /** Wakes the loop at once or after REFILL_DELAY_MS, as `refill` says (in-flight.ts); not during a back-off. */
-  const refilled = (refill: 'now' | 'soon'): void => {
+  /**
+   * Wakes the loop at once or after `delayMs` (default REFILL_DELAY_MS), as `refill` says (in-flight.ts); not during a
+   * back-off. A refill timer already armed to fire sooner stays; one armed later is brought forward.
+   */
+  const refilled = (refill: 'now' | 'soon', delayMs = REFILL_DELAY_MS): void => {
     observer.inFlight?.(window.sending());
     if (backingOff) return;
-    if (refill === 'now') wakeLoop();
-    else if (cancelRefill === undefined) {
-      cancelRefill = timers.after(REFILL_DELAY_MS, () => {
-        cancelRefill = undefined;
-        wakeLoop();
-      }, true);
+    if (refill === 'now') {
+      wakeLoop();
+      return;
     }
+    const atMs = deps.clock.nowMs() + delayMs;
+    if (cancelRefill !== undefined && refillAtMs <= atMs) return;
+    cancelRefill?.();
+    refillAtMs = atMs;
+    cancelRefill = timers.after(delayMs, () => {
+      cancelRefill = undefined;
+      refillAtMs = Number.POSITIVE_INFINITY;
+      wakeLoop();
+    }, true);
+  };
+  /** {@link refilled} for the slot of `flight`: a handed-off delivery's slot waits for HANDOFF_REFILL_DELAY_MS unless a claim is owed. */
+  const freed = (flight: Flight, refill: 'now' | 'soon'): void => {
+    if (handedOff.has(flight) && !claimOwed) refilled('soon', HANDOFF_REFILL_DELAY_MS);
+    else refilled(refill);
   };
 
-  /** Adds a claimed delivery to the window: its request opens now, or when a slot is free for it. */
-  const launch = (delivery: ClaimedDelivery, leaseUntilMs: number): void => {
+  /** Adds a claimed delivery to the window: its request opens now, or when a slot is free for it. Returns its flight. */
+  const launch = (delivery: ClaimedDelivery, leaseUntilMs: number): Flight => {
     // An older lease of the same delivery still waiting here has expired (this claim reclaimed it): it never
     // opened, and the newer lease takes its place.
     const older = window.get(delivery.deliveryId);
     if (older !== undefined && older.waiting) dropWaiting(older);
     const flight = window.add(delivery, tracer.startDelivery(delivery), leaseUntilMs);
     if (!flight.waiting) run(flight);
+    return flight;
   };
 
   /** Takes a waiting delivery out of the window unsent (its request never opened, nothing is written for it). */
@@ -255,6 +294,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   };
 
   const handBack = (flight: Flight): void => {
+    oweClaim(); // the delivery is pending again once its lease is released
     flight.done = (async () => {
       try {
         const fenced = await deps.store.releaseLeases([flight.delivery], deps.clock.sqlNow());
@@ -279,7 +319,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         // The verdict first: an endpoint that answered may open its waiting deliveries past the reserve now.
         if (!flight.abandoned) book.note(delivery.endpointId, outcome.result.type === 'response');
         openWaiting();
-        refilled(window.answered());
+        freed(flight, window.answered());
         flight.trace.attemptEnded(outcome.result, outcome.classification);
         if (flight.abandoned) return;
         flight.recording = true;
@@ -297,7 +337,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
         flight.trace.end();
-        refilled(window.finish(flight));
+        freed(flight, window.finish(flight));
         openWaiting();
       }
     })();
@@ -348,7 +388,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       return;
     }
     observer.claimed?.(deliveries.length, 0);
-    for (const delivery of deliveries) launch(delivery, made.leaseFromMs + settings.leaseMs);
+    for (const delivery of deliveries) handedOff.add(launch(delivery, made.leaseFromMs + settings.leaseMs));
     observer.inFlight?.(window.sending());
   };
 
@@ -359,6 +399,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const nowMs = deps.clock.nowMs();
     const leaseUntilMs = nowMs + settings.leaseMs;
     const sweep = nowMs - lastSweepMs >= settings.pollIntervalMs || nowMs < lastSweepMs;
+    const signalsBefore = owedSignals;
     const result = await deps.store.claim({
       dispatcherId: settings.dispatcherId,
       sweep,
@@ -370,6 +411,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       now: deps.clock.sqlNow(),
     });
     healthy = true;
+    // The claim took all it found, cut by no share nor reserve: what is left is gated in the database, or comes due with time.
+    const tookAll = result.deliveries.length < limit && excludeEndpoints.length === 0 && claimWindow.budget >= limit;
+    if (!tookAll) claimOwed = true;
+    else if (owedSignals === signalsBefore) claimOwed = false;
     if (storeFailures > 0) {
       logger.info({ failedClaims, failedStoreCalls: storeFailures }, 'claims resumed');
       // The database answers again: outcomes held back by a failed record are written now, not after the
@@ -449,6 +494,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       } catch (error) {
         healthy = false;
         failures += 1;
+        oweClaim();
         storeFailed(error, 'claim');
         const backoff = Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_BASE_MS * 2 ** Math.min(failures, 16));
         const delay = Math.round(backoff * (0.5 + deps.random.next()));
@@ -475,6 +521,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     start() {
       if (state === 'running') return;
       state = 'running';
+      oweClaim();
       unsubscribe = deps.onWake?.(wakeOnPublish);
       const beat = Math.max(10, Math.floor(settings.leaseMs / 3));
       stopHeartbeat = timers.every(beat, () => {
@@ -518,6 +565,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       stopHeartbeat?.();
       cancelRefill?.();
       cancelRefill = undefined;
+      refillAtMs = Number.POSITIVE_INFINITY;
       recorder.close();
       if (state === 'draining') state = 'stopped';
     },
