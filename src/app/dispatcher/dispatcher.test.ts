@@ -565,3 +565,33 @@ test('hand-off: a publish wake-up that arrives while a claim is out keeps a clai
   h.requests.get('3')?.result.resolve(answer(200));
   await h.dispatcher.stop();
 });
+
+test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
+  // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim again at once.
+  const h = harness({ concurrency: 2, claimBatch: 4, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
+  h.claims.push([claimed('1', 'ep_a')]);
+  h.dispatcher.start();
+  await settle();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  await h.timers.advance(REFILL_DELAY_MS);
+  const offer = h.dispatcher.offer(2);
+  assert.ok(offer !== null);
+  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
+  h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);
+  await h.timers.advance(1000);
+  assert.equal(h.claimCalls.at(-1)?.limit, 4);
+  assert.deepEqual(h.claimCalls.at(-1)?.excludeEndpoints, []);
+  const before = h.claimCalls.length;
+  h.requests.get('2')?.result.resolve(answer(200));
+  await settle();
+  assert.ok(h.claimCalls.length > before, 'the handed-off delivery\'s slot is claimed into at once');
+  // Answer every request, including those that waiting deliveries open as slots free, until none is in flight.
+  for (let round = 0; round < 20 && h.dispatcher.inFlight() > 0; round += 1) {
+    for (const [, r] of h.requests) r.result.resolve(answer(200));
+    await settle();
+  }
+  assert.equal(h.dispatcher.inFlight(), 0);
+  await h.dispatcher.stop();
+});

@@ -21,8 +21,8 @@ export const HANDOFF_MAX_ENDPOINTS = 64;
 
 /**
  * Delay, in ms, of the claim that refills slots freed by deliveries a publish handed off (ADR 0018), while no claim is
- * owed: the last claim took less than it asked for, was cut by no endpoint's share nor by the reserve, and no publish
- * wake-up, hand-back or failed claim came since. Such a claim can only find what time made claimable (a retry come
+ * owed: the last claim found nothing, was cut by no endpoint's share nor by the reserve, and no publish wake-up,
+ * hand-back or failed claim came since it started. Such a claim can only find what time made claimable (a retry come
  * due, a rate limit's tokens, a throttle or breaker ended), so it comes at most this often instead of after every
  * answer (REFILL_DELAY_MS); a claim that is owed comes as before (docs/adr/0016-hot-path-cost.md, decision 22).
  */
@@ -411,8 +411,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       now: deps.clock.sqlNow(),
     });
     healthy = true;
-    // The claim took all it found, cut by no share nor reserve: what is left is gated in the database, or comes due with time.
-    const tookAll = result.deliveries.length < limit && excludeEndpoints.length === 0 && claimWindow.budget >= limit;
+    // Only an empty claim, cut by no share nor reserve, shows it took all it found: one that returned rows may have been
+    // cut by the claim's own fair part per endpoint (claim.sql). What an empty one leaves is gated, or comes due with time.
+    const tookAll = result.deliveries.length === 0 && excludeEndpoints.length === 0 && claimWindow.budget >= limit;
     if (!tookAll) claimOwed = true;
     else if (owedSignals === signalsBefore) claimOwed = false;
     if (storeFailures > 0) {
