@@ -502,18 +502,29 @@ test('hand-off: leases adopted after the stop began are released, not sent', asy
   assert.equal(h.dispatcher.offer(2), null, 'a stopped dispatcher offers nothing');
 });
 
-test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is owed; an owed claim comes at once', async () => {
-  const h = harness({ concurrency: 4, claimBatch: 4, endpointWindowShare: 1, windowReserve: 0 });
+/**
+ * A running dispatcher of `settings` to which `ep_a` has answered once, and whose last claim found nothing (no claim
+ * owed), with `handOff` adopting deliveries of `ep_a` that a publish leased to it.
+ */
+async function answeredOnce(settings: Parameters<typeof harness>[0]): Promise<{ h: ReturnType<typeof harness>; handOff: (...ids: string[]) => void }> {
+  const h = harness(settings);
   h.claims.push([claimed('1', 'ep_a')]);
   h.dispatcher.start();
   await settle();
   h.requests.get('1')?.result.resolve(answer(200));
   await settle();
   await h.timers.advance(REFILL_DELAY_MS);
-  // The claims so far took less than they asked for, cut by nothing: no claim is owed.
-  const offer = h.dispatcher.offer(2);
-  assert.ok(offer !== null);
-  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  const handOff = (...ids: string[]): void => {
+    const offer = h.dispatcher.offer(ids.length);
+    assert.ok(offer !== null);
+    h.dispatcher.adopt(offer, ids.map((id) => claimed(id, 'ep_a')));
+  };
+  return { h, handOff };
+}
+
+test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is owed; an owed claim comes at once', async () => {
+  const { h, handOff } = await answeredOnce({ concurrency: 4, claimBatch: 4, endpointWindowShare: 1, windowReserve: 0 });
+  handOff('2', '3');
   const quiet = h.claimCalls.length;
   h.requests.get('2')?.result.resolve(answer(200));
   await settle();
@@ -539,22 +550,14 @@ test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_
   await h.dispatcher.stop();
 });
 
-test('hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim took all it found', async () => {
-  const h = harness({ concurrency: 2, claimBatch: 2, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push([claimed('1', 'ep_a')]);
-  h.dispatcher.start();
-  await settle();
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  await h.timers.advance(REFILL_DELAY_MS);
+test('hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim found nothing', async () => {
+  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 2, endpointWindowShare: 1, windowReserve: 0 });
   // A claim is out when a publish wakes the loop and hands off two deliveries, which fill the window.
   const during = deferred<ClaimedDelivery[]>();
   h.claims.push(during.promise);
   await h.timers.advance(1000);
-  const offer = h.dispatcher.offer(2);
-  assert.ok(offer !== null);
   h.wake?.();
-  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  handOff('2', '3');
   during.resolve([]);
   await settle();
   // The loop's claim after the wake-up found no free slot and did not run: the claim stays owed.
@@ -568,16 +571,8 @@ test('hand-off: a publish wake-up that arrives while a claim is out keeps a clai
 
 test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
   // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim again at once.
-  const h = harness({ concurrency: 2, claimBatch: 4, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push([claimed('1', 'ep_a')]);
-  h.dispatcher.start();
-  await settle();
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  await h.timers.advance(REFILL_DELAY_MS);
-  const offer = h.dispatcher.offer(2);
-  assert.ok(offer !== null);
-  h.dispatcher.adopt(offer, [claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 4, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
+  handOff('2', '3');
   // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
   h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);
   await h.timers.advance(1000);
