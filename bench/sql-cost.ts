@@ -9,7 +9,7 @@
  * autovacuum would on a database in service. Prints µs of backend CPU and WAL bytes per message for each
  * step, the median of the rounds. Two runs with different `--batch` sizes split a step's cost into its part per
  * statement and its part per message. `--keyed` publishes every message with an Idempotency-Key (the grouped
- * keyed publish: key claims, publish and stored answers in one transaction per group). `--analyze-backlog` runs
+ * keyed publish: key claims, publish and stored answers in one statement per group). `--analyze-backlog` runs
  * ANALYZE after each round's publish, before its claims: the planner then plans the claims with statistics
  * that saw the whole round due on one endpoint, as autoanalyze does while a backlog builds up after an
  * outage (docs/adr/0016-hot-path-cost.md, decision 14).
@@ -20,7 +20,6 @@ import { keyRingCipher } from '../src/adapters/crypto/key-ring.ts';
 import { openDb, type Db } from '../src/adapters/postgres/db.ts';
 import { migrate } from '../src/adapters/postgres/migrator.ts';
 import { createPgDeliveryStore } from '../src/adapters/postgres/delivery/delivery-store.ts';
-import { createPgKeyClaims } from '../src/adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore } from '../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit } from '../src/adapters/postgres/tx.ts';
 import { encodeSecret } from '../src/domain/signing.ts';
@@ -54,7 +53,7 @@ try {
   await migrate(db, quiet);
   const key = randomBytes(32);
   const cipher = keyRingCipher([{ id: 'k1', key }]);
-  const messages = createPgMessageStore(db, cipher, () => undefined, { keys: createPgKeyClaims() });
+  const messages = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
   const deliveries = createPgDeliveryStore(db, cipher);
   await db.query(`INSERT INTO applications (id, name) VALUES ('app_sqlcost', 'sql cost')`);
   const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_sqlcost');
@@ -71,7 +70,7 @@ try {
         const message = { id, appId: 'app_sqlcost', eventId: null, eventType: 'bench.event', channels: null, tags: null, payload: PAYLOAD, retentionHours: null };
         if (KEYED) {
           const scope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `key_${id}`, fingerprint: `fp_${id}`, ttlMs: 86_400_000, waitMs: 5_000 };
-          const stored = await messages.insertKeyed(scope, message, null, (m) => ({ status: 202, body: { id: m.id, eventType: m.eventType, timestamp: m.createdAt.toISOString() } }));
+          const stored = await messages.insertKeyed(scope, message, null, { status: 202, body: { id: message.id, eventType: message.eventType, timestamp: null } });
           if (stored === null) throw new Error(`the grouped keyed publish refused ${id}`);
         } else {
           await runAutocommit(db, (tx) => messages.insert(tx, message, null));

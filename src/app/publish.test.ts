@@ -9,7 +9,7 @@ import { StaleLookupError, type KeyedInsert, type MessageRecord, type MessageSto
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Principal } from './credentials.ts';
 import { createPayloadSchemas } from './payload-schemas.ts';
-import { createPublisher, publishedAnswer, publishMessage, type PublishMessageDeps, type PublishRequest } from './publish.ts';
+import { createPublisher, keyedPublishAnswer, publishedAnswer, publishMessage, type PublishMessageDeps, type PublishRequest } from './publish.ts';
 
 /*
  * The publish use case over fake ports: plain objects that record what was asked of them, a manual clock,
@@ -57,13 +57,13 @@ function world(options: { group?: 'stores' | 'refuses' | 'fails'; eventTypes?: r
       stored.push(message);
       return { message: recordOf(message, now), deliveries: 1 };
     },
-    async insertKeyed(_scope, message, now, answerOf): Promise<KeyedInsert | null> {
+    async insertKeyed(_scope, message, now, answer): Promise<KeyedInsert | null> {
       calls.push('insertKeyed');
       if (options.group === 'fails') throw new Error('connection lost');
       if (options.group !== 'stores') return null;
       stored.push(message);
       const record = recordOf(message, now);
-      return { message: record, deliveries: 1, answer: answerOf(record) };
+      return { message: record, deliveries: 1, answer: { status: answer.status, body: { ...answer.body, timestamp: record.createdAt.toISOString() } } };
     },
   };
   const txOf = (kind: string): Tx => ({ kind } as unknown as Tx);
@@ -216,6 +216,17 @@ describe('publishing a message', () => {
     });
     assert.equal(answer.status, 202);
     assert.equal(JSON.stringify(answer.body), '{"eventId":"e-1","eventType":"order.paid","channels":["eu"],"tags":null,"id":"msg_1","timestamp":"2026-01-01T00:00:00.000Z","deliverAt":"2026-01-01T00:00:00.005Z"}');
+  });
+
+  test('the answer of a grouped keyed publish, once the store sets its timestamp, is the stored answer of the stored message, key order included', () => {
+    const message = { id: 'msg_1', appId: 'app_1', eventId: 'e-1', eventType: 'order.paid', channels: ['eu'], tags: null, payload: Buffer.from('{}'), contentType: null, deliverAt: new Date(START_MS + 5) };
+    const createdAt = new Date(START_MS + 7);
+    const keyed = keyedPublishAnswer(message);
+    assert.equal(keyed.body['timestamp'], null, 'left to the store');
+    const completed = { status: keyed.status, body: { ...keyed.body, timestamp: createdAt.toISOString() } };
+    const stored = publishedAnswer({ ...message, createdAt });
+    assert.equal(completed.status, stored.status);
+    assert.equal(JSON.stringify(completed.body), JSON.stringify(stored.body));
   });
   test('the application lookup and the event-type checks run side by side; a refused lookup is answered before a refused check', async () => {
     const order: string[] = [];

@@ -4,7 +4,7 @@ import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/idempotency-store.ts';
-import { StaleLookupError, type KeyedInsert, type LookupExpectation, type MessageRecord, type MessageStore } from '../ports/message-store.ts';
+import { StaleLookupError, type KeyedAnswer, type KeyedInsert, type LookupExpectation, type MessageRecord, type MessageStore, type NewMessage } from '../ports/message-store.ts';
 import type { TraceCarrier } from '../ports/tracer.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import { messageHead } from './answers.ts';
@@ -77,6 +77,15 @@ export const PUBLISHED_STATUS = 202;
  */
 export function publishedAnswer(message: MessageRecord): StoredAnswer {
   return { status: PUBLISHED_STATUS, body: messageHead(message) };
+}
+
+/**
+ * {@link publishedAnswer} of a message not stored yet, for the grouped keyed publish: `timestamp` is left null, in its
+ * place, and the store sets it to the instant it stores the message ({@link KeyedAnswer}), so that the stored answer is
+ * publishedAnswer of the stored message.
+ */
+export function keyedPublishAnswer(message: Pick<NewMessage, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'deliverAt'>): KeyedAnswer {
+  return { status: PUBLISHED_STATUS, body: { ...messageHead({ ...message, createdAt: new Date(0) }), timestamp: null } };
 }
 
 /** What the checks of a publish read: the message as the request gave it, without its application. */
@@ -174,7 +183,8 @@ export function createPublisher(deps: PublisherDeps): Publisher {
     },
     async publishKeyed(scope, input, options) {
       if (options?.checked !== true) await check(undefined, input);
-      const result = await deps.messages.insertKeyed(scope, { id: newMessageId(), ...input }, deps.clock.sqlNow(), publishedAnswer);
+      const message = { id: newMessageId(), ...input };
+      const result = await deps.messages.insertKeyed(scope, message, deps.clock.sqlNow(), keyedPublishAnswer(message));
       if (result !== null) deps.onPublished?.(input.appId);
       return result;
     },

@@ -5,7 +5,7 @@ import { createPgMessageQueryStore } from '../adapters/postgres/message/message-
 import { createPgUnitOfWork } from '../adapters/postgres/tx.ts';
 import { databaseErrorOf } from '../adapters/postgres/sqlstate.ts';
 import type { Db } from '../adapters/postgres/db.ts';
-import { createPgIdempotencyStore, createPgKeyClaims } from '../adapters/postgres/idempotency/idempotency-store.ts';
+import { createPgIdempotencyStore } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore, type NotifyCarrier } from '../adapters/postgres/message/message-store.ts';
 import type { Handoff } from '../ports/handoff.ts';
 import { createPgReplayStore } from '../adapters/postgres/delivery/replay-store.ts';
@@ -109,7 +109,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline } }),
     publisher: withTraceContext(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
-        keys: createPgKeyClaims(),
+        groupKeyed: true,
         limits: batchLimits,
         maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),

@@ -45,24 +45,5 @@ export interface IdempotencyPruning {
   pruneExpired(input: { readonly batch: number; readonly now: Date | null }): Promise<number>;
 }
 
-/**
- * Idempotency keys taken in bulk inside a transaction another store opened: the grouped keyed publish
- * (docs/adr/0007-group-commit.md) claims the fresh keys of a group, publishes its messages, then stores their
- * answers or gives the keys back, all in its one transaction. Keys are told apart by {@link keyIdentity}.
- */
-export interface KeyClaims {
-  /**
-   * Claims the fresh keys among `scopes` in `tx`, waiting at most `lockTimeoutMs` for a key another
-   * transaction holds.
-   * @returns the {@link keyIdentity} of every key claimed; keys that exist (answered, expired, in flight) are not
-   * @throws the database's error when a key stayed held longer than `lockTimeoutMs` (the transaction is lost)
-   */
-  claimFresh(tx: Tx, scopes: readonly IdempotencyScope[], lockTimeoutMs: number): Promise<ReadonlySet<string>>;
-  /** Stores the answers of keys claimed by {@link KeyClaims.claimFresh} in the same `tx`. */
-  storeAnswers(tx: Tx, answers: readonly { readonly scope: IdempotencyScope; readonly answer: StoredAnswer }[]): Promise<void>;
-  /** Gives back keys claimed in the same `tx` whose work was not done. */
-  dropClaimed(tx: Tx, scopes: readonly IdempotencyScope[]): Promise<void>;
-}
-
 /** The identity of a key: owner, route and key joined by NUL (none of them holds one: they are header and path text). */
 export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string => `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;

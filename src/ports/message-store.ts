@@ -86,16 +86,27 @@ export interface MessageStore {
   insert(tx: Tx, message: NewMessage, now: Date | null): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
 
   /**
-   * Stores a message published under an Idempotency-Key that is fresh, together with the key and the answer
-   * `answerOf` makes from the stored message, in one transaction shared with concurrent calls (grouped keyed
+   * Stores a message published under an Idempotency-Key that is fresh, together with the key and `answer`
+   * completed with the message's creation instant, in one statement shared with concurrent calls (grouped keyed
    * publish, ADR 0007); wakes dispatchers after commit.
-   * @returns the stored message, its deliveries and its answer; or null, with nothing stored, when this call
+   * @returns the stored message, its deliveries and its answer as stored; or null, with nothing stored, when this call
    *   cannot be grouped: its payload is above the grouping limit, its key exists (answered, expired, in
    *   flight), its eventId is taken, its `expected` lookups no longer hold, or the database refused the group (the caller then runs the ordinary
    *   keyed path, which answers exactly as before)
    * @throws the connection's error when the group's commit outcome is unknown (the key row tells, on a retry)
    */
-  insertKeyed(scope: IdempotencyScope, message: NewMessage, now: Date | null, answerOf: (message: MessageRecord) => StoredAnswer): Promise<KeyedInsert | null>;
+  insertKeyed(scope: IdempotencyScope, message: NewMessage, now: Date | null, answer: KeyedAnswer): Promise<KeyedInsert | null>;
+}
+
+/**
+ * The answer of a grouped keyed publish before its message is stored: `status`, and a JSON object `body` whose top-level
+ * `timestamp` the store sets (added when absent) to the message's creation instant as `Date.prototype.toISOString`
+ * writes it (UTC, ms). Only the statement that stores the message knows that instant, and it stores the answer with the key
+ * (docs/adr/0007-group-commit.md).
+ */
+export interface KeyedAnswer {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
 }
 
 /** What {@link MessageStore.insertKeyed} stored. */

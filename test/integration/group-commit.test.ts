@@ -11,12 +11,11 @@ import { statementBatcher } from '../../src/adapters/postgres/batching.ts';
 import { createPgApplicationStore } from '../../src/adapters/postgres/application/application-store.ts';
 import { createPgEventTypeStore } from '../../src/adapters/postgres/event-type/event-type-store.ts';
 import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
-import { createPgKeyClaims } from '../../src/adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
-import type { MessageRecord, NewMessage } from '../../src/ports/message-store.ts';
+import type { MessageStore, NewMessage } from '../../src/ports/message-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { ENGINES, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
@@ -35,10 +34,9 @@ function counting(db: Db): { readonly db: Db; readonly calls: (name: string) => 
   return { db: counted, calls: (name) => counts.get(name) ?? 0 };
 }
 
-/** The idempotency keys the grouped keyed publish claims. */
-const keyClaims = createPgKeyClaims();
 const scope = (key: string): IdempotencyScope => ({ owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key, fingerprint: `fp-${key}`, ttlMs: 60_000, waitMs: 5_000 });
-const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id, timestamp: m.createdAt.toISOString() } });
+/** A grouped keyed publish of `m` under `key`, its answer naming the message (the timestamp left to the store). */
+const keyed = (store: MessageStore, key: string, m: NewMessage) => store.insertKeyed(scope(key), m, null, { status: 202, body: { id: m.id, timestamp: null } });
 
 let serial = 0;
 function message(appId: string, fields: Partial<NewMessage> = {}): NewMessage {
@@ -62,7 +60,7 @@ for (const engine of ENGINES) {
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
       const { db, calls } = counting(t.db);
       let wakes = 0;
-      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { keys: keyClaims, limits: { maxBatch: 256, maxInFlight: 2 } });
+      const store = createPgMessageStore(db, cipher, () => { wakes += 1; }, { groupKeyed: true, limits: { maxBatch: 256, maxInFlight: 2 } });
       // Payloads of 50 different lengths: the statement takes them as one bytea and cuts it at given offsets.
       const messages = Array.from({ length: 50 }, (_, i) => message(appId, { channels: i % 2 === 0 ? ['even'] : null, tags: [`t${i}`], payload: Buffer.from(`{"n":${i},"pad":"${'x'.repeat(i * 7)}"}`) }));
       const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
@@ -88,7 +86,7 @@ for (const engine of ENGINES) {
     test('a taken eventId fails its own call with 409; the rest of the group is stored', async () => {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
       await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken' }), null));
       const group = [message(appId), message(appId, { eventId: 'evt-taken' }), message(appId, { eventId: 'evt-twice' }), message(appId, { eventId: 'evt-twice' }), message(appId)];
       const settled = await Promise.allSettled(group.map((m) => runAutocommit(t.db, (tx) => store.insert(tx, m, null))));
@@ -102,7 +100,7 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
+      const store = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
       const group = [message(appId), message('app_doesnotexist0000000000000'), message(appId)];
       const settled = await Promise.allSettled(group.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
       assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
@@ -114,20 +112,20 @@ for (const engine of ENGINES) {
     test('a message whose payload is above the grouping limit is published by a statement of its own; a keyed one takes the ordinary path', async () => {
       const appId = await insertApp(t.db);
       const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims, maxGroupedPayloadBytes: 16 });
+      const store = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true, maxGroupedPayloadBytes: 16 });
       const small = [message(appId, { payload: Buffer.from('{}') }), message(appId, { payload: Buffer.from('{}') })];
       const big = [message(appId, { payload: Buffer.from(`{"pad":"${'x'.repeat(32)}"}`) }), message(appId, { payload: Buffer.from(`{"pad":"${'y'.repeat(32)}"}`) })];
       const results = await Promise.all([...small, ...big].map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
       assert.equal(results.length, 4);
       assert.equal(calls('tidings_publish'), 3, 'one group for the small ones, one statement per large one');
-      assert.equal(await store.insertKeyed(scope(`group-big-${engine.name}`), message(appId, { payload: big[0]!.payload }), null, answerOf), null);
+      assert.equal(await keyed(store, `group-big-${engine.name}`, message(appId, { payload: big[0]!.payload })), null);
       const key = await t.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [`group-big-${engine.name}`]);
       assert.equal(key.rowCount, 0);
     });
 
     test('a publish inside a transaction runs on that transaction and is undone with it', async () => {
       const appId = await insertApp(t.db);
-      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
       const m = message(appId);
       await assert.rejects(runTx(t.db, async (tx) => {
         await store.insert(tx, m, null);
@@ -149,19 +147,26 @@ for (const engine of ENGINES) {
       const appId = await insertApp(t.db);
       await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
       let wakes = 0;
-      const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; }, { keys: keyClaims });
+      const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; }, { groupKeyed: true });
       const keys = Array.from({ length: 30 }, (_, i) => `group-fresh-${engine.name}-${i}`);
-      const results = await Promise.all(keys.map((k) => store.insertKeyed(scope(k), message(appId), null, answerOf)));
+      const results = await Promise.all(keys.map((k) => keyed(store, k, message(appId))));
       assert.ok(results.every((r) => r !== null && r.deliveries === 1 && r.answer.status === 202));
       assert.equal(wakes, 30);
-      const rows = await t.db.query<{ key: string; response_status: number; response_body: { id: string }; tx: string }>(
+      const rows = await t.db.query<{ key: string; response_status: number; response_body: { id: string; timestamp: string }; tx: string }>(
         'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ($1) ORDER BY key', [keys]);
       assert.equal(rows.rowCount, 30);
       assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'every key was written by one transaction');
+      const created = await t.db.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM messages WHERE id = ANY ($1)', [results.map((r) => r!.message.id)]);
       for (const [i, key] of keys.entries()) {
         const row = rows.rows.find((r) => r.key === key)!;
+        const result = results[i]!;
         assert.equal(row.response_status, 202);
-        assert.equal(row.response_body.id, results[i]!.message.id, 'the stored answer names the message stored with it');
+        assert.equal(row.response_body.id, result.message.id, 'the stored answer names the message stored with it');
+        // The statement wrote the timestamp: a replay answers it as the first answer did, and as the message is read back.
+        const createdAt = created.rows.find((m) => m.id === result.message.id)!.created_at.toISOString();
+        assert.deepEqual(result.answer.body, { id: result.message.id, timestamp: createdAt });
+        assert.equal(row.response_body.timestamp, createdAt);
+        assert.equal(result.message.createdAt.toISOString(), createdAt);
       }
       const messages = await t.db.query<{ tx: string }>('SELECT DISTINCT xmin::text AS tx FROM messages WHERE id = ANY ($1)', [results.map((r) => r!.message.id)]);
       assert.deepEqual(messages.rows.map((r) => r.tx), [rows.rows[0]!.tx], 'the messages committed with their keys');
@@ -169,9 +174,9 @@ for (const engine of ENGINES) {
 
     test('a key that exists, a key given twice and a taken eventId leave the group with nothing stored; the rest commit', async () => {
       const appId = await insertApp(t.db);
-      const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
+      const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
       const k = (name: string) => `group-mixed-${engine.name}-${name}`;
-      assert.notEqual(await store.insertKeyed(scope(k('existing')), message(appId), null, answerOf), null);
+      assert.notEqual(await keyed(store, k('existing'), message(appId)), null);
       await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken-keyed' }), null));
       const group = [
         { key: k('fresh'), m: message(appId) },
@@ -180,7 +185,7 @@ for (const engine of ENGINES) {
         { key: k('twice'), m: message(appId) },
         { key: k('taken-event'), m: message(appId, { eventId: 'evt-taken-keyed' }) },
       ];
-      const results = await Promise.all(group.map((g) => store.insertKeyed(scope(g.key), g.m, null, answerOf)));
+      const results = await Promise.all(group.map((g) => keyed(store, g.key, g.m)));
       assert.deepEqual(results.map((r) => r !== null), [true, false, true, false, false]);
       const keys = await t.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key', [`group-mixed-${engine.name}-%`]);
       assert.deepEqual(keys.rows.map((r) => r.key), [k('existing'), k('fresh'), k('twice')], 'the key of the taken eventId was given back');
@@ -192,8 +197,8 @@ for (const engine of ENGINES) {
       test('two groups publishing the same eventIds in opposite orders never deadlock: each eventId is stored once, the other call gets 409', async () => {
         const appId = await insertApp(t.db);
         const { db, calls } = counting(t.db);
-        const a = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
-        const b = createPgMessageStore(db, cipher, () => undefined, { keys: keyClaims });
+        const a = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
+        const b = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
         const rounds = 10;
         for (let round = 0; round < rounds; round++) {
           const ids = Array.from({ length: 20 }, (_, i) => `dl-${round}-${i}`);
@@ -221,16 +226,50 @@ for (const engine of ENGINES) {
         assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
       });
 
+      test('an eventId that a transaction in flight takes while a keyed group waits for it refuses the group: no key is stored without its message', async () => {
+        const appId = await insertApp(t.db);
+        // The group waits as long as the holder needs (not 50 ms), so that the holder commits while it waits.
+        const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true, keyedLockTimeoutMs: 60_000 });
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => { release = resolve; });
+        let taken!: () => void;
+        const held = new Promise<void>((resolve) => { taken = resolve; });
+        const holding = runTx(t.db, async (tx) => {
+          await store.insert(tx, message(appId, { eventId: 'evt-in-flight' }), null);
+          taken();
+          await released;
+        });
+        await held;
+        const [late, bystander] = [message(appId, { eventId: 'evt-in-flight' }), message(appId)];
+        const group = Promise.all([keyed(store, 'group-late-event', late), keyed(store, 'group-late-bystander', bystander)]);
+        // The group's statement is waiting for the holder's row (its snapshot did not see it), then the holder commits.
+        const waiting = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+        for (let polls = 0; (await t.db.query(waiting)).rowCount === 0; polls++) {
+          if (polls >= 10_000) {
+            release();
+            assert.fail('the group never waited for the holder');
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        release();
+        await holding;
+        assert.deepEqual(await group, [null, null], 'both calls take the ordinary path');
+        const keys = await t.db.query('SELECT key FROM idempotency_keys WHERE key IN ($1, $2)', ['group-late-event', 'group-late-bystander']);
+        assert.equal(keys.rowCount, 0, 'no key was stored with the answer of a message that was not');
+        const stored = await t.db.query('SELECT 1 FROM messages WHERE id = ANY ($1)', [[late.id, bystander.id]]);
+        assert.equal(stored.rowCount, 0);
+      });
+
       test('a key held by an in-flight request makes its group give up within the lock timeout: nothing of the group is stored', async () => {
         const appId = await insertApp(t.db);
-        const store = createPgMessageStore(t.db, cipher, () => undefined, { keys: keyClaims });
+        const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
         const holder = new pg.Client({ connectionString: t.url! });
         await holder.connect();
         try {
           await holder.query('BEGIN');
           await holder.query(`INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at) VALUES ('admin', 'POST /api/v1/app/:appId/msg', 'group-held', 'fp', now() + interval '1 hour')`);
           const [held, other] = [message(appId), message(appId)];
-          const results = await Promise.all([store.insertKeyed(scope('group-held'), held, null, answerOf), store.insertKeyed(scope('group-bystander'), other, null, answerOf)]);
+          const results = await Promise.all([keyed(store, 'group-held', held), keyed(store, 'group-bystander', other)]);
           assert.deepEqual(results, [null, null]);
           const stored = await t.db.query('SELECT 1 FROM messages WHERE id = ANY ($1) UNION ALL SELECT 1 FROM idempotency_keys WHERE key = $2', [[held.id, other.id], 'group-bystander']);
           assert.equal(stored.rowCount, 0);

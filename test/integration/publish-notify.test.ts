@@ -13,11 +13,10 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
-import { createPgKeyClaims } from '../../src/adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore, WAKE_CHANNEL } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
-import type { MessageRecord, MessageStore, NewMessage } from '../../src/ports/message-store.ts';
+import type { MessageStore, NewMessage } from '../../src/ports/message-store.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { createWakeups, type Wakeups } from '../../src/main/wakeups.ts';
 import { silentLogger } from '../support/logger.ts';
@@ -137,7 +136,7 @@ function carriedStore(db: Db, maxInFlight = 2, maxOwedWaitMs = 60_000, maxBatch 
   const local = { wakes: 0 };
   hub.subscribe(() => { local.wakes += 1; });
   const store = createPgMessageStore(db, cipher, () => hub.notify(), {
-    keys: createPgKeyClaims(), limits: { maxBatch, maxInFlight }, carrier: hub,
+    groupKeyed: true, limits: { maxBatch, maxInFlight }, carrier: hub,
   });
   return { hub, store, local };
 }
@@ -321,8 +320,8 @@ test('a grouped keyed publish notifies at its transaction’s commit', async () 
   const { db, counts } = instrumentedDb();
   const { store, local } = carriedStore(db);
   const scope: IdempotencyScope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `k-${serial}`, fingerprint: 'fp', ttlMs: 60_000, waitMs: 5_000 };
-  const answerOf = (m: MessageRecord) => ({ status: 202, body: { id: m.id } });
-  const stored = await store.insertKeyed(scope, message(), null, answerOf);
+  const m = message();
+  const stored = await store.insertKeyed(scope, m, null, { status: 202, body: { id: m.id } });
   assert.ok(stored !== null, 'the fresh key was taken by the group');
   await turnEnd();
   assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 0 });

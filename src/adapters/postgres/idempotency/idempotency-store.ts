@@ -1,9 +1,9 @@
 import { AppError } from '../../../domain/errors.ts';
-import { keyIdentity, type IdempotencyPruning, type IdempotencyScope, type IdempotencyStore, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
+import type { IdempotencyPruning, IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../../ports/idempotency-store.ts';
 import { prepared, type Db } from '../db.ts';
 import { nowSql } from '../sql.ts';
 import { sqlState, SqlState } from '../sqlstate.ts';
-import { runTx, txClient } from '../tx.ts';
+import { runTx } from '../tx.ts';
 
 /*
  * CLAIM_KEY — takes the key for this transaction. A concurrent transaction holding the same key makes this
@@ -25,62 +25,6 @@ FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`);
 
 const STORE_ANSWER = prepared('tidings_store_answer', `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`);
 const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
-
-/*
- * CLAIM_KEYS — takes many fresh keys at once for a grouped keyed publish (ADR 0007), waiting at most $6
- * (e.g. '50ms') for a key that a concurrent transaction holds; in key order, so that two groups sharing
- * keys wait in the same order. Parallel arrays: $1 owners, $2 routes,
- * $3 keys, $4 fingerprints, $5 ttl ms. Returns the keys it inserted; a key that exists (answered, expired
- * or in flight) is not returned.
- */
-const CLAIM_KEYS = prepared('tidings_claim_keys', `
-WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
-INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
-SELECT k.owner, k.route, k.key, k.fingerprint, clock_timestamp() + k.ttl_ms * interval '1 millisecond'
-FROM wait, unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS k (owner, route, key, fingerprint, ttl_ms)
-ORDER BY k.owner, k.route, k.key
-ON CONFLICT (owner, route, key) DO NOTHING
-RETURNING owner, route, key`);
-
-/* STORE_ANSWERS — the answers of many claimed keys. Parallel arrays: $1 owners, $2 routes, $3 keys, $4 statuses, $5 bodies (JSON text). */
-const STORE_ANSWERS = prepared('tidings_store_answers', `
-UPDATE idempotency_keys i SET response_status = a.status, response_body = a.body::jsonb
-FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) AS a (owner, route, key, status, body)
-WHERE i.owner = a.owner AND i.route = a.route AND i.key = a.key`);
-
-/* DROP_KEYS — gives back keys claimed in this transaction whose work was not done. Parallel arrays: $1 owners, $2 routes, $3 keys. */
-const DROP_KEYS = prepared('tidings_drop_keys', `
-DELETE FROM idempotency_keys i USING unnest($1::text[], $2::text[], $3::text[]) AS k (owner, route, key)
-WHERE i.owner = k.owner AND i.route = k.route AND i.key = k.key`);
-
-const columns = (scopes: readonly Pick<IdempotencyScope, 'owner' | 'route' | 'key'>[]): [string[], string[], string[]] =>
-  [scopes.map((s) => s.owner), scopes.map((s) => s.route), scopes.map((s) => s.key)];
-
-/**
- * The PostgreSQL {@link KeyClaims}: {@link CLAIM_KEYS}, {@link STORE_ANSWERS} and {@link DROP_KEYS} on the
- * transaction of the caller's {@link Tx}. A key held past the lock timeout fails the statement with
- * lock_not_available (55P03), which the caller's transaction cannot survive.
- */
-export function createPgKeyClaims(): KeyClaims {
-  return {
-    async claimFresh(tx, scopes, lockTimeoutMs) {
-      if (scopes.length === 0) return new Set();
-      const res = await txClient(tx).query<{ owner: string; route: string; key: string }>(CLAIM_KEYS, [
-        ...columns(scopes), scopes.map((s) => s.fingerprint), scopes.map((s) => s.ttlMs), `${Math.max(1, Math.round(lockTimeoutMs))}ms`,
-      ]);
-      return new Set(res.rows.map(keyIdentity));
-    },
-    async storeAnswers(tx, answers) {
-      if (answers.length === 0) return;
-      const scopes = answers.map((a) => a.scope);
-      await txClient(tx).query(STORE_ANSWERS, [...columns(scopes), answers.map((a) => a.answer.status), answers.map((a) => JSON.stringify(a.answer.body))]);
-    },
-    async dropClaimed(tx, scopes) {
-      if (scopes.length === 0) return;
-      await txClient(tx).query(DROP_KEYS, columns(scopes));
-    },
-  };
-}
 
 /** Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing request takes two). */
 const KEY_READ_ROUNDS = 3;

@@ -1,13 +1,13 @@
 import { settingDefault } from '../../../config/config.ts';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
-import { keyIdentity, type IdempotencyScope, type KeyClaims, type StoredAnswer } from '../../../ports/idempotency-store.ts';
-import { StaleLookupError, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../../../ports/message-store.ts';
+import { keyIdentity, type IdempotencyScope, type StoredAnswer } from '../../../ports/idempotency-store.ts';
+import { StaleLookupError, type KeyedAnswer, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db, type Queryable } from '../db.ts';
 import pg from 'pg';
 import { constraintOf, sqlState, SqlState } from '../sqlstate.ts';
-import { isAutocommit, onCommit, runTx, txClient } from '../tx.ts';
+import { isAutocommit, onCommit, txClient } from '../tx.ts';
 import type { ClaimedDelivery } from '../../../ports/delivery-store.ts';
 import type { Handoff, HandoffOffer } from '../../../ports/handoff.ts';
 import { createClaimedReader } from '../claimed-row.ts';
@@ -51,8 +51,10 @@ export const WAKE_CHANNEL = 'tidings_due';
 const HANDED_NONE = ', NULL::bigint AS delivery_id, NULL::bigint AS fencing_token, NULL::text AS endpoint_id, NULL::text AS url, NULL::jsonb AS headers, NULL::bytea AS secret, NULL::text AS secret_key_id, NULL::bytea AS sensitive_headers, NULL::text AS sensitive_headers_key, NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id';
 
 /**
- * The text of {@link PUBLISH} and {@link PUBLISH_HANDING}: one statement in which a line ending in `-- hand-off` belongs
- * to PUBLISH_HANDING only and a line ending in `-- no hand-off` to PUBLISH only.
+ * The text of {@link PUBLISH}, {@link PUBLISH_HANDING} and their keyed variants {@link PUBLISH_KEYED} and
+ * {@link PUBLISH_KEYED_HANDING}: one statement in which a line ending in `-- hand-off` belongs to the handing variants
+ * only, one ending in `-- no hand-off` to the others, one ending in `-- keyed` to the keyed variants only and one
+ * ending in `-- not keyed` to the others.
  */
 const PUBLISH_TEXT = `
 WITH input AS (
@@ -60,9 +62,26 @@ WITH input AS (
          (i.app_ref IS NULL OR EXISTS (SELECT 1 FROM applications a WHERE a.id = i.app_id AND (a.id = i.app_ref OR a.uid = i.app_ref)))
          AND (i.type_revision IS NULL OR coalesce((SELECT t.revision FROM event_types t WHERE t.name = i.event_type), 0) = i.type_revision) AS confirmed
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::timestamptz[],
-              $11::text[], $12::timestamptz[], $13::text[], $15::int[], $17::text[], $18::bigint[])
+              $11::text[], $12::timestamptz[], $13::text[], $15::int[], $17::text[], $18::bigint[]
+              , $k1::text[], $k2::text[], $k3::text[], $k4::text[], $k5::bigint[], $k6::int[], $k7::text[] -- keyed
+              )
     AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at, content_type, deliver_at, trace_context, payload_start,
-          app_ref, type_revision)
+          app_ref, type_revision
+          , key_owner, key_route, idem_key, key_fingerprint, key_ttl_ms, answer_status, answer_body -- keyed
+          )
+), wait AS ( -- keyed
+  SELECT set_config('lock_timeout', $k8, true) AS lock_timeout -- keyed
+), claimed AS ( -- keyed
+  -- The keys, each with its answer (the body's timestamp is the message's creation, ms, as Date.toISOString writes it). -- keyed
+  -- A message whose eventId is taken claims no key; one taken by a transaction in flight fails the statement (23505). -- keyed
+  INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at, response_status, response_body) -- keyed
+  SELECT key_owner, key_route, idem_key, key_fingerprint, clock_timestamp() + key_ttl_ms * interval '1 millisecond', answer_status, -- keyed
+         jsonb_set(answer_body::jsonb, '{timestamp}', to_jsonb(to_char(now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) -- keyed
+  FROM wait, input -- keyed
+  WHERE confirmed AND (event_id IS NULL OR NOT EXISTS (SELECT 1 FROM messages m WHERE m.app_id = input.app_id AND m.event_id = input.event_id)) -- keyed
+  ORDER BY key_owner, key_route, idem_key -- keyed
+  ON CONFLICT (owner, route, key) DO NOTHING -- keyed
+  RETURNING owner, route, key -- keyed
 ), msg AS (
   INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours, created_at, content_type, deliver_at, trace_context)
   SELECT id, app_id, event_id, event_type,
@@ -70,9 +89,10 @@ WITH input AS (
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
          substring($14::bytea FROM payload_start + 1 FOR payload_end - payload_start), payload_key_id, retention_hours, now,
          content_type, deliver_at, trace_context::jsonb
-  FROM input WHERE confirmed
+  FROM input WHERE confirmed -- not keyed
+  FROM input JOIN claimed k ON k.owner = input.key_owner AND k.route = input.key_route AND k.key = input.idem_key -- keyed
   ORDER BY app_id, event_id
-  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING
+  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING -- not keyed
   RETURNING id, app_id, event_type, channels, created_at, greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 ), fan AS (
   SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at, msg.due_at
@@ -143,13 +163,18 @@ SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint
 FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased' -- hand-off
 `;
 
-/** {@link PUBLISH_TEXT} for one variant: the other variant's lines dropped, the markers cut off. */
-const publishSql = (handing: boolean): string => PUBLISH_TEXT.split('\n')
-  .filter((line) => !line.endsWith(handing ? '-- no hand-off' : '-- hand-off'))
-  .map((line) => line.replace(/ -- (no )?hand-off$/, ''))
-  .join('\n');
+/**
+ * {@link PUBLISH_TEXT} for one variant: the lines of the other variants dropped, the markers cut off, and the keyed
+ * variant's parameters `$k1`…`$k8` numbered after the others (from $20, or $25 with a hand-off).
+ */
+const publishSql = (handing: boolean, keyed: boolean): string => PUBLISH_TEXT.split('\n').flatMap((line) => {
+  const marker = / -- (hand-off|no hand-off|keyed|not keyed)$/.exec(line)?.[1];
+  if (marker === undefined) return [line];
+  const kept = marker === 'hand-off' ? handing : marker === 'no hand-off' ? !handing : marker === 'keyed' ? keyed : !keyed;
+  return kept ? [line.slice(0, -(marker.length + 4))] : [];
+}).join('\n').replace(/\$k(\d)/g, (_, n: string) => `$${(handing ? 24 : 19) + Number(n)}`);
 
-const PUBLISH = prepared('tidings_publish', publishSql(false));
+const PUBLISH = prepared('tidings_publish', publishSql(false, false));
 
 /*
  * PUBLISH_HANDING — {@link PUBLISH} with a hand-off to the dispatcher of the publishing process
@@ -161,7 +186,25 @@ const PUBLISH = prepared('tidings_publish', publishSql(false));
  * fencing_token, endpoint_id and the endpoint's url, headers and secrets (as the claim returns them). `due` counts
  * only the deliveries left pending.
  */
-const PUBLISH_HANDING = prepared('tidings_publish_handing', publishSql(true));
+const PUBLISH_HANDING = prepared('tidings_publish_handing', publishSql(true, false));
+
+/*
+ * PUBLISH_KEYED — {@link PUBLISH} under fresh Idempotency-Keys, one per message, with the keys and their answers in the
+ * same statement (the grouped keyed publish: docs/adr/0007-group-commit.md, "One statement per keyed group"). The keys
+ * are inserted first, in key order, each with its answer, waiting at most $27 (e.g. '50ms', the statement's
+ * lock_timeout) for a key a transaction in flight holds; a message is stored only with the key it claimed. A key that
+ * exists (answered, expired, in flight) is not claimed, nor is that of a message whose lookups no longer hold or whose
+ * eventId is taken: that message is not stored and missing from the result (or `stale`). An eventId that a
+ * transaction in flight takes fails the statement with unique_violation (23505), so that no key is stored with the
+ * answer of a message that was not: the messages have no ON CONFLICT here. Parallel arrays besides PUBLISH's, one
+ * element per message: $20 owners, $21 routes, $22 keys, $23 fingerprints, $24 ttl ms, $25 answer statuses, $26
+ * answer bodies (JSON text; the statement sets their top-level `timestamp` to the message's creation, in UTC to the
+ * ms, as Date.toISOString writes it). A key must not appear twice.
+ */
+const PUBLISH_KEYED = prepared('tidings_publish_keyed', publishSql(false, true));
+
+/** PUBLISH_KEYED_HANDING — {@link PUBLISH_KEYED} with the hand-off of {@link PUBLISH_HANDING} ($20–$24), the keys' parameters from $25 to $32. */
+const PUBLISH_KEYED_HANDING = prepared('tidings_publish_keyed_handing', publishSql(true, true));
 
 /** A message ready for {@link PUBLISH}: the payload already sealed. */
 interface SealedMessage {
@@ -211,14 +254,15 @@ interface Published<R> {
 }
 
 /**
- * Runs {@link PUBLISH} for `batch` (or {@link PUBLISH_HANDING} with `offer`); one result per message, in order: its
- * row, AppError `conflict`, or {@link StaleLookupError} when its expected lookups no longer held; and the deliveries
+ * Runs {@link PUBLISH} for `batch` (or {@link PUBLISH_HANDING} with `offer`; their keyed variants with `keyed`, one
+ * call per message of `batch`); one result per message, in order: its row, AppError `conflict` (a keyed message: its
+ * key was not claimed), or {@link StaleLookupError} when its expected lookups no longer held; and the deliveries
  * leased to the offer.
  * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode, offer: HandoffOffer | null = null): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
+async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode, offer: HandoffOffer | null = null, keyed: KeyedBatch | null = null): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -238,7 +282,15 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     column((m) => m.message.expected?.appRef ?? null), column((m) => m.message.expected?.eventTypeRevision ?? null), notify === 'always',
   ];
   if (offer !== null) params.push(offer.dispatcherId, offer.leaseMs, offer.slots, offer.endpointIds, offer.room);
-  const res = await client.query<PublishedRow & Partial<HandedRow>>(offer === null ? PUBLISH : PUBLISH_HANDING, params).catch((error: unknown) => {
+  if (keyed !== null) {
+    const scopes = keyed.calls.map((call) => call.scope);
+    params.push(
+      scopes.map((s) => s.owner), scopes.map((s) => s.route), scopes.map((s) => s.key), scopes.map((s) => s.fingerprint), scopes.map((s) => s.ttlMs),
+      keyed.calls.map((call) => call.answer.status), keyed.calls.map((call) => JSON.stringify(call.answer.body)), `${Math.max(1, Math.round(keyed.lockTimeoutMs))}ms`,
+    );
+  }
+  const statement = keyed === null ? (offer === null ? PUBLISH : PUBLISH_HANDING) : (offer === null ? PUBLISH_KEYED : PUBLISH_KEYED_HANDING);
+  const res = await client.query<PublishedRow & Partial<HandedRow>>(statement, params).catch((error: unknown) => {
     if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
     throw error;
   });
@@ -292,7 +344,19 @@ export const KEYED_GROUP_LOCK_TIMEOUT_MS = 50;
 interface KeyedCall {
   readonly scope: IdempotencyScope;
   readonly sealed: SealedMessage;
-  readonly answerOf: (message: MessageRecord) => StoredAnswer;
+  readonly answer: KeyedAnswer;
+}
+
+/** The calls of a grouped keyed publish, one per message of its statement, and how long it waits for a held key or eventId (ms). */
+interface KeyedBatch {
+  readonly calls: readonly KeyedCall[];
+  readonly lockTimeoutMs: number;
+}
+
+/** What a grouped keyed publish stored for one call: its message's row and the answer stored with its key. */
+interface KeyedResult {
+  readonly row: PublishedRow;
+  readonly answer: StoredAnswer;
 }
 
 const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
@@ -302,35 +366,30 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
 });
 
 /**
- * Runs a group of keyed publishes in one transaction: claim the fresh keys, publish their messages, store
- * their answers. A call whose key is not fresh, or whose eventId is taken or lookups are stale (its key is given back), gets
- * null. Rejects when the transaction failed (nothing of it was stored, or its outcome is unknown). `notify`:
- * whether the publish statement sends the NOTIFY, delivered at the transaction's commit ({@link CarriedMode}); `offer`:
- * the hand-off its publish statement may lease to (the leases are committed with the transaction).
+ * Runs a group of keyed publishes as one statement ({@link PUBLISH_KEYED}), which claims the fresh keys, publishes their
+ * messages and stores their answers. A call whose key is not fresh (or held by an earlier call of the group), whose
+ * eventId is taken or whose lookups are stale gets null. Rejects when the statement failed (nothing of it was stored, or
+ * its outcome is unknown). `notify`: whether the statement sends the NOTIFY, delivered at its commit ({@link CarriedMode});
+ * `offer`: the hand-off it may lease to; `lockTimeoutMs`: the longest wait for a key or eventId held by a transaction in
+ * flight, past which the statement fails with lock_not_available (55P03).
  */
-async function publishKeyedGroup(db: Db, keys: KeyClaims, calls: readonly KeyedCall[], notify: CarriedMode, offer: HandoffOffer | null): Promise<Published<({ readonly row: PublishedRow; readonly answer: StoredAnswer }) | null>> {
-  return runTx(db, async (tx, client) => {
-    const claimed = await keys.claimFresh(tx, calls.map((c) => c.scope), KEYED_GROUP_LOCK_TIMEOUT_MS);
-    // The same key twice in one group: the first call holds it, the other takes the ordinary path.
-    const holders = new Map<string, KeyedCall>();
-    for (const call of calls) {
-      const id = keyIdentity(call.scope);
-      if (claimed.has(id) && !holders.has(id)) holders.set(id, call);
-    }
-    const mine = [...holders.values()];
-    const published = mine.length === 0 ? { results: [], handed: [] } : await publishRows(client, mine.map((c) => c.sealed), notify, offer);
-    const rows = published.results;
-    const done = new Map<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer }>();
-    const giveBack: IdempotencyScope[] = [];
-    for (const [i, call] of mine.entries()) {
-      const row = rows[i]!;
-      if (row instanceof Error) giveBack.push(call.scope);
-      else done.set(call, { row, answer: call.answerOf(recordOf(call.sealed.message, row.created_at)) });
-    }
-    await keys.dropClaimed(tx, giveBack);
-    await keys.storeAnswers(tx, [...done].map(([call, { answer }]) => ({ scope: call.scope, answer })));
-    return { results: calls.map((call) => done.get(call) ?? null), handed: published.handed };
+async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[], notify: CarriedMode, offer: HandoffOffer | null, lockTimeoutMs: number): Promise<Published<KeyedResult | null>> {
+  // The same key twice in one group: the first call may claim it, the others take the ordinary path.
+  const keys = new Set<string>();
+  const mine = calls.filter((call) => {
+    const id = keyIdentity(call.scope);
+    if (keys.has(id)) return false;
+    keys.add(id);
+    return true;
   });
+  const published = await publishRows(db, mine.map((call) => call.sealed), notify, offer, { calls: mine, lockTimeoutMs });
+  const done = new Map<KeyedCall, KeyedResult>();
+  for (const [i, call] of mine.entries()) {
+    const row = published.results[i]!;
+    // The answer as the statement stored it: pg reads created_at to the ms by truncation, as to_char's MS writes it.
+    if (!(row instanceof Error)) done.set(call, { row, answer: { status: call.answer.status, body: { ...call.answer.body, timestamp: row.created_at.toISOString() } } });
+  }
+  return { results: calls.map((call) => done.get(call) ?? null), handed: published.handed };
 }
 
 /** Options of {@link createPgMessageStore}. */
@@ -349,11 +408,15 @@ export interface MessageStoreOptions {
    */
   readonly onGroupError?: (error: unknown) => void;
   /**
-   * The idempotency keys a grouped keyed publish claims in its transaction (the idempotency store's
-   * {@link KeyClaims}). Absent = no grouped keyed publish: every keyed insert answers null, and the caller
-   * takes the ordinary keyed path.
+   * Whether keyed publishes outside a transaction are grouped ({@link PUBLISH_KEYED}). False or absent: every keyed
+   * insert answers null, and the caller takes the ordinary keyed path.
    */
-  readonly keys?: KeyClaims;
+  readonly groupKeyed?: boolean;
+  /**
+   * Longest wait of a grouped keyed publish for a key or eventId that a transaction in flight holds, in ms; past it the
+   * group is refused and its calls take the ordinary keyed path. Default {@link KEYED_GROUP_LOCK_TIMEOUT_MS}.
+   */
+  readonly keyedLockTimeoutMs?: number;
   /**
    * The process's NOTIFY, which a publish statement may carry (Wakeups; given on a PostgreSQL server): a publish
    * outside a caller's transaction (a statement of its own, or a grouped keyed publish's transaction, which this
@@ -408,8 +471,8 @@ export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPaylo
 export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, options: MessageStoreOptions = {}): MessageStore {
   const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
-  const keys = options.keys;
   const carrier = options.carrier;
+  const keyedLockTimeoutMs = options.keyedLockTimeoutMs ?? KEYED_GROUP_LOCK_TIMEOUT_MS;
   const handoff = options.handoff;
   const readLease = handoff === undefined ? null : createClaimedReader(cipher);
   const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] => handed.map(({ row, sealed }) => {
@@ -465,9 +528,9 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       }));
     }
   });
-  const keyedGroups = keys === undefined ? null : statementBatcher<KeyedCall, { readonly row: PublishedRow; readonly answer: StoredAnswer } | null>(limits, async (calls) => {
+  const keyedGroups = options.groupKeyed !== true ? null : statementBatcher<KeyedCall, KeyedResult | null>(limits, async (calls) => {
     try {
-      return await carried(calls.length, (notify, offer) => publishKeyedGroup(db, keys, calls, notify, offer), (result) => result?.row ?? null);
+      return await carried(calls.length, (notify, offer) => publishKeyedGroup(db, calls, notify, offer, keyedLockTimeoutMs), (result) => result?.row ?? null);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -478,10 +541,10 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
     }
   });
   return {
-    async insertKeyed(scope, message, now, answerOf): Promise<KeyedInsert | null> {
+    async insertKeyed(scope, message, now, answer): Promise<KeyedInsert | null> {
       if (keyedGroups === null || message.payload.byteLength > maxGroupedBytes) return null;
       const sealed = cipher.encrypt(message.payload, message.id);
-      const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answerOf });
+      const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answer });
       if (result === null) return null;
       if (result.row.due > 0) wakeAfter(result.row)();
       return { message: recordOf(message, result.row.created_at), deliveries: result.row.total, answer: result.answer };
