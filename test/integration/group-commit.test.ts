@@ -172,7 +172,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(messages.rows.map((r) => r.tx), [rows.rows[0]!.tx], 'the messages committed with their keys');
     });
 
-    test('a key that exists, a key given twice and a taken eventId leave the group with nothing stored; the rest commit', async () => {
+    test('a key that exists, a key given twice, a taken eventId and an eventId given twice leave the group with nothing stored; the rest commit', async () => {
       const appId = await insertApp(t.db);
       const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
       const k = (name: string) => `group-mixed-${engine.name}-${name}`;
@@ -184,13 +184,15 @@ for (const engine of ENGINES) {
         { key: k('twice'), m: message(appId) },
         { key: k('twice'), m: message(appId) },
         { key: k('taken-event'), m: message(appId, { eventId: 'evt-taken-keyed' }) },
+        { key: k('event-first'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
+        { key: k('event-second'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
       ];
       const results = await Promise.all(group.map((g) => keyed(store, g.key, g.m)));
-      assert.deepEqual(results.map((r) => r !== null), [true, false, true, false, false]);
+      assert.deepEqual(results.map((r) => r !== null), [true, false, true, false, false, true, false]);
       const keys = await t.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key', [`group-mixed-${engine.name}-%`]);
-      assert.deepEqual(keys.rows.map((r) => r.key), [k('existing'), k('fresh'), k('twice')], 'the key of the taken eventId was given back');
+      assert.deepEqual(keys.rows.map((r) => r.key), [k('event-first'), k('existing'), k('fresh'), k('twice')], 'the calls whose eventId is taken claimed no key');
       const stored = await t.db.query<{ id: string }>('SELECT id FROM messages WHERE id = ANY ($1)', [group.map((g) => g.m.id)]);
-      assert.deepEqual(stored.rows.map((r) => r.id).sort(), [group[0]!.m.id, group[2]!.m.id].sort());
+      assert.deepEqual(stored.rows.map((r) => r.id).sort(), [group[0]!.m.id, group[2]!.m.id, group[5]!.m.id].sort());
     });
 
     if (engine.name === 'server') {

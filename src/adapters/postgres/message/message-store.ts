@@ -196,7 +196,8 @@ const PUBLISH_HANDING = prepared('tidings_publish_handing', publishSql(true, fal
  * exists (answered, expired, in flight) is not claimed, nor is that of a message whose lookups no longer hold or whose
  * eventId is taken: that message is not stored and missing from the result (or `stale`). An eventId that a
  * transaction in flight takes fails the statement with unique_violation (23505), so that no key is stored with the
- * answer of a message that was not: the messages have no ON CONFLICT here. Parallel arrays besides PUBLISH's, one
+ * answer of a message that was not: the messages have no ON CONFLICT here (nor may two messages of one run share an
+ * eventId: the caller leaves the second out). Parallel arrays besides PUBLISH's, one
  * element per message: $20 owners, $21 routes, $22 keys, $23 fingerprints, $24 ttl ms, $25 answer statuses, $26
  * answer bodies (JSON text; the statement sets their top-level `timestamp` to the message's creation, in UTC to the
  * ms, as Date.toISOString writes it). A key must not appear twice.
@@ -374,12 +375,14 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
  * flight, past which the statement fails with lock_not_available (55P03).
  */
 async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[], notify: CarriedMode, offer: HandoffOffer | null, lockTimeoutMs: number): Promise<Published<KeyedResult | null>> {
-  // The same key twice in one group: the first call may claim it, the others take the ordinary path.
+  // The same key, or the same eventId of an application, twice in one group: the first call may claim it, the others
+  // take the ordinary path (a second message with the eventId would fail the whole statement: PUBLISH_KEYED).
   const keys = new Set<string>();
   const mine = calls.filter((call) => {
-    const id = keyIdentity(call.scope);
-    if (keys.has(id)) return false;
-    keys.add(id);
+    const { appId, eventId } = call.sealed.message;
+    const ids = [keyIdentity(call.scope), ...(eventId === null ? [] : [`${appId}\u0000${eventId}`])];
+    if (ids.some((id) => keys.has(id))) return false;
+    for (const id of ids) keys.add(id);
     return true;
   });
   const published = await publishRows(db, mine.map((call) => call.sealed), notify, offer, { calls: mine, lockTimeoutMs });
@@ -419,8 +422,7 @@ export interface MessageStoreOptions {
   readonly keyedLockTimeoutMs?: number;
   /**
    * The process's NOTIFY, which a publish statement may carry (Wakeups; given on a PostgreSQL server): a publish
-   * outside a caller's transaction (a statement of its own, or a grouped keyed publish's transaction, which this
-   * store commits) asks it as the statement starts whether to send the NOTIFY itself, delivered at its commit (ADR 0006,
+   * outside a caller's transaction (a statement of its own: a group, keyed or not, or a lone message) asks it as the statement starts whether to send the NOTIFY itself, delivered at its commit (ADR 0006,
    * "The process's NOTIFY rides on a publish statement"), and after a commit that notified calls its `woken` instead of `wake`.
    * Absent = no NOTIFY inside; `wake` after every commit with due work.
    */
@@ -483,7 +485,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
     }, offer.dispatcherId, message.payload);
     return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
   });
-  // One publish of this store (a statement, or a keyed group's transaction) with its part in the process's NOTIFY and,
+  // One publish statement of this store (a group, keyed or not, or a lone message) with its part in the process's NOTIFY and,
   // with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results, to read whether
   // the statement notified. The leases it made are adopted once it has ended (committed), or the room given back.
   const carried = async <T>(count: number, work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>, rowOf: (result: T) => PublishedRow | null): Promise<readonly T[]> => {
