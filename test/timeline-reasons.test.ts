@@ -16,10 +16,10 @@ import { TimelineReason } from '../src/domain/timeline-reasons.ts';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const REASONS: readonly string[] = Object.values(TimelineReason);
 
-/** Words of timeline statements that are not reasons: delivery states, endpoint statuses, breaker states, triggers, SQL words. */
+/** Words of timeline statements that are not reasons: delivery states, endpoint statuses, breaker states, triggers, SQL words and settings. */
 const OTHER_WORDS = new Set<string>([
   ...Object.values(DeliveryState), 'active', 'paused', 'disabled', 'closed', 'open', 'half_open', 'breaker_half_open',
-  'manual', 'scheduled', 'infinity', 'hex', 'milliseconds', 'delivery', 'endpoint',
+  'manual', 'scheduled', 'infinity', 'hex', 'milliseconds', 'delivery', 'endpoint', 'lock_timeout',
 ]);
 
 async function files(dir: string, keep: (path: string) => boolean): Promise<string[]> {
