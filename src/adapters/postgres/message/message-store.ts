@@ -335,8 +335,8 @@ function retryAlone(error: unknown): boolean {
 }
 
 /**
- * Longest wait of a grouped keyed publish for a key that a concurrent request holds, in ms: past it the
- * group gives up and each of its calls takes the ordinary keyed path (which waits TIDINGS_IDEMPOTENCY_WAIT).
+ * Longest wait of a grouped keyed publish for a key or eventId that a transaction in flight holds, in ms: past it
+ * the group gives up and each of its calls takes the ordinary keyed path (which waits TIDINGS_IDEMPOTENCY_WAIT).
  * Short, because the wait holds every call of the group.
  */
 export const KEYED_GROUP_LOCK_TIMEOUT_MS = 50;
@@ -422,8 +422,9 @@ export interface MessageStoreOptions {
   readonly keyedLockTimeoutMs?: number;
   /**
    * The process's NOTIFY, which a publish statement may carry (Wakeups; given on a PostgreSQL server): a publish
-   * outside a caller's transaction (a statement of its own: a group, keyed or not, or a lone message) asks it as the statement starts whether to send the NOTIFY itself, delivered at its commit (ADR 0006,
-   * "The process's NOTIFY rides on a publish statement"), and after a commit that notified calls its `woken` instead of `wake`.
+   * outside a caller's transaction (a statement of its own: a group, keyed or not, or a lone message) asks it as the
+   * statement starts whether to send the NOTIFY itself, delivered at its commit (ADR 0006, "The process's NOTIFY rides
+   * on a publish statement"), and after a commit that notified calls its `woken` instead of `wake`.
    * Absent = no NOTIFY inside; `wake` after every commit with due work.
    */
   readonly carrier?: NotifyCarrier;
