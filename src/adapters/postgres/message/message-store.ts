@@ -378,11 +378,14 @@ async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[], notify: Ca
   // The same key, or the same eventId of an application, twice in one group: the first call may claim it, the others
   // take the ordinary path (a second message with the eventId would fail the whole statement: PUBLISH_KEYED).
   const keys = new Set<string>();
+  const eventIds = new Set<string>();
   const mine = calls.filter((call) => {
+    const key = keyIdentity(call.scope);
     const { appId, eventId } = call.sealed.message;
-    const ids = [keyIdentity(call.scope), ...(eventId === null ? [] : [`${appId}\u0000${eventId}`])];
-    if (ids.some((id) => keys.has(id))) return false;
-    for (const id of ids) keys.add(id);
+    const event = eventId === null ? null : JSON.stringify([appId, eventId]);
+    if (keys.has(key) || (event !== null && eventIds.has(event))) return false;
+    keys.add(key);
+    if (event !== null) eventIds.add(event);
     return true;
   });
   const published = await publishRows(db, mine.map((call) => call.sealed), notify, offer, { calls: mine, lockTimeoutMs });
