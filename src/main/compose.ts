@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
-import { openDb, type Db } from '../adapters/postgres/db.ts';
+import { openDb, SMALL_STATEMENT_ROWS, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
@@ -21,7 +21,7 @@ import type { Logger } from '../ports/logger.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
 import { createFaultPoints } from './fault-points.ts';
-import { fdBudget, openFileLimit } from './fd-budget.ts';
+import { fdBudget, openFileLimit, SMALL_RECORD_POOL_SIZE, smallPublishPoolSize } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
 import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
@@ -74,7 +74,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
   const logger = createLogger({ level: config.logLevel, ...(options.logDestination === undefined ? {} : { destination: options.logDestination }) });
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') });
+  const onError = (error: Error): void => logger.warn({ err: error }, 'idle database connection failed');
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
   // Each step of the stop, by name; they run in reverse order of registration.
@@ -86,6 +87,14 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       await closer.close().catch((error: unknown) => logger.error({ err: error, step: closer.step }, 'close failed'));
     }
     step = null;
+  };
+  // On a server, the hot statements of few rows run on small pools of their own that plan them once (ADR
+  // 0016, decision 24); the embedded engine's one session runs everything.
+  const smallPool = async (poolSize: number, name: string): Promise<SmallStatements | undefined> => {
+    if (db.engine !== 'server') return undefined;
+    const small = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, onError, genericPlans: true });
+    closers.push({ step: name, close: () => small.close() });
+    return { db: small, maxRows: SMALL_STATEMENT_ROWS };
   };
   try {
     logger.info({ engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles }, 'starting Tidings');
@@ -124,9 +133,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // With the API in the same process, the dispatcher claims and records through a pool of its own:
       // API requests waiting for a connection never delay a claim (ADR 0010).
       const ownPool = options.roles.api && db.engine === 'server';
-      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError: (error) => logger.warn({ err: error }, 'idle database connection failed') }) : db;
+      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError }) : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, ...(small === undefined ? {} : { small }), cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       dispatcherRole.dispatcher.start();
@@ -146,8 +156,9 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // With the dispatcher in this process, publishes hand it their deliveries leased (ADR 0018).
       const handoff = dispatcherRole === undefined || !config.publishHandoff ? undefined
         : faultPoints === null ? dispatcherRole.dispatcher : faultPoints.handoff(dispatcherRole.dispatcher);
+      const smallPublishes = await smallPool(smallPublishPoolSize(config), 'publish small-statement pool');
       const httpDeps = createHttpDeps({
-        config, db, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        config, db, ...(smallPublishes === undefined ? {} : { smallPublishes }), cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
         ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));

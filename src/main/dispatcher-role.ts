@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Db } from '../adapters/postgres/db.ts';
+import type { Db, SmallStatements } from '../adapters/postgres/db.ts';
 import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery/delivery-store.ts';
 import { withTraceContexts } from '../adapters/postgres/message/trace-context.ts';
 import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
@@ -25,6 +25,8 @@ export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';
 export interface DispatcherRoleDeps {
   readonly config: Config;
   readonly db: Db;
+  /** Where record transactions of few outcomes run (a pool that plans them once, docs/adr/0016-hot-path-cost.md, decision 24); absent = `db`. */
+  readonly small?: SmallStatements;
   readonly cipher: Cipher;
   readonly clock: Clock;
   readonly random: Random;
@@ -73,6 +75,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
     }),
     observer: deliveryStoreMetrics(metrics),
+    ...(deps.small === undefined ? {} : { small: deps.small }),
   });
   const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
   // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).

@@ -3,15 +3,17 @@ import { test } from 'node:test';
 import { loadConfig } from '../config/config.ts';
 import { FD_RESERVE, fdBudget, openFileLimit } from './fd-budget.ts';
 
-test('the file-descriptor budget of serve on a server counts the API cap, the dispatcher window, both pools and the reserve', () => {
+test('the file-descriptor budget of serve on a server counts the API cap, the dispatcher window, the four pools and the reserve', () => {
   const config = loadConfig({});
   const budget = fdBudget(config, { api: true, dispatcher: true }, true);
-  assert.deepEqual(budget, { apiConnections: 2048, dispatcherSockets: 1024, databaseConnections: 10 + 4, reserve: FD_RESERVE, total: 2048 + 1024 + 14 + FD_RESERVE });
+  // Main pool 10, small publishes 2 × TIDINGS_DB_BATCHES_IN_FLIGHT (2), small records 2, dispatcher pool 4.
+  assert.deepEqual(budget, { apiConnections: 2048, dispatcherSockets: 1024, databaseConnections: 10 + 4 + 2 + 4, reserve: FD_RESERVE, total: 2048 + 1024 + 20 + FD_RESERVE });
+  assert.equal(fdBudget(loadConfig({ TIDINGS_DB_BATCHES_IN_FLIGHT: '5' }), { api: true, dispatcher: false }, true).databaseConnections, 10 + 10);
 });
 
-test('a dispatcher-only process counts no API connections and one pool; the embedded engine one connection', () => {
+test('a dispatcher-only process counts no API connections, its pool and its small-statement pool; the embedded engine one connection', () => {
   const config = loadConfig({ TIDINGS_CONCURRENCY: '100' });
-  assert.equal(fdBudget(config, { api: false, dispatcher: true }, true).total, 100 + 10 + FD_RESERVE);
+  assert.equal(fdBudget(config, { api: false, dispatcher: true }, true).total, 100 + 10 + 2 + FD_RESERVE);
   assert.equal(fdBudget(config, { api: true, dispatcher: true }, false).databaseConnections, 1);
 });
 

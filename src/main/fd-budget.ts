@@ -11,22 +11,43 @@ export interface FdBudget {
   readonly apiConnections: number;
   /** TIDINGS_CONCURRENCY: one socket per request in flight (dispatcher role). */
   readonly dispatcherSockets: number;
-  /** TIDINGS_DB_POOL_SIZE plus, in `serve` on a server, TIDINGS_DISPATCHER_DB_POOL_SIZE. */
+  /**
+   * TIDINGS_DB_POOL_SIZE plus, on a server, the small-statement pools ({@link smallPublishPoolSize},
+   * {@link SMALL_RECORD_POOL_SIZE}) and, in `serve`, TIDINGS_DISPATCHER_DB_POOL_SIZE.
+   */
   readonly databaseConnections: number;
   readonly reserve: number;
   readonly total: number;
 }
 
 /**
+ * Connections of the API's small-statement pool on a PostgreSQL server: publish statements of few messages,
+ * keyed and not, each kind up to TIDINGS_DB_BATCHES_IN_FLIGHT at once (docs/adr/0016-hot-path-cost.md,
+ * decision 24).
+ */
+export function smallPublishPoolSize(config: Pick<Config, 'dbBatchesInFlight'>): number {
+  return 2 * config.dbBatchesInFlight;
+}
+
+/**
+ * Connections of the dispatcher's small-statement pool on a PostgreSQL server: record transactions of few
+ * outcomes (the recorder writes one batch at a time; the second connection serves a batch written while a
+ * failed one is retried).
+ */
+export const SMALL_RECORD_POOL_SIZE = 2;
+
+/**
  * The file-descriptor budget of a process (ADR 0010): the API's connection cap, the dispatcher's window
  * (each request in flight holds one receiver socket; idle keep-alive receiver sockets close after their
- * keep-alive and are not counted), both database pools and {@link FD_RESERVE}. When the total fits under
+ * keep-alive and are not counted), the database pools and {@link FD_RESERVE}. When the total fits under
  * the process's limit, no number of API clients can make the dispatcher's connect or claim fail with EMFILE.
  */
 export function fdBudget(config: Config, roles: Roles, serverEngine: boolean): FdBudget {
   const apiConnections = roles.api ? config.apiMaxConnections : 0;
   const dispatcherSockets = roles.dispatcher ? config.concurrency : 0;
-  const databaseConnections = (serverEngine ? config.dbPoolSize : 1) + (serverEngine && roles.api && roles.dispatcher ? config.dispatcherDbPoolSize : 0);
+  const databaseConnections = !serverEngine ? 1
+    : config.dbPoolSize + (roles.api ? smallPublishPoolSize(config) : 0) + (roles.dispatcher ? SMALL_RECORD_POOL_SIZE : 0)
+      + (roles.api && roles.dispatcher ? config.dispatcherDbPoolSize : 0);
   return { apiConnections, dispatcherSockets, databaseConnections, reserve: FD_RESERVE, total: apiConnections + dispatcherSockets + databaseConnections + FD_RESERVE };
 }
 

@@ -4,7 +4,7 @@ import { createPgEndpointStore } from '../adapters/postgres/endpoint/endpoint-st
 import { createPgMessageQueryStore } from '../adapters/postgres/message/message-query-store.ts';
 import { createPgUnitOfWork } from '../adapters/postgres/tx.ts';
 import { databaseErrorOf } from '../adapters/postgres/sqlstate.ts';
-import type { Db } from '../adapters/postgres/db.ts';
+import type { Db, SmallStatements } from '../adapters/postgres/db.ts';
 import { createPgIdempotencyStore } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgMessageStore, type NotifyCarrier } from '../adapters/postgres/message/message-store.ts';
 import type { Handoff } from '../ports/handoff.ts';
@@ -52,6 +52,11 @@ import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 export interface HttpWiring {
   readonly config: Config;
   readonly db: Db;
+  /**
+   * Where publish statements outside a request's transaction with few messages run: on a server, a pool
+   * that plans them once (docs/adr/0016-hot-path-cost.md, decision 24). Absent = `db`.
+   */
+  readonly smallPublishes?: SmallStatements;
   readonly cipher: Cipher;
   readonly clock: Clock;
   readonly random: Random;
@@ -115,6 +120,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
         ...(w.carrier === undefined ? {} : { carrier: w.carrier }),
         ...(w.handoff === undefined ? {} : { handoff: w.handoff }),
+        ...(w.smallPublishes === undefined ? {} : { small: w.smallPublishes }),
       }),
       clock,
       random,

@@ -23,7 +23,7 @@ import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { cte, deliveryReads, type PlanNode } from '../support/plans.ts';
+import { cte, deliveryReads, genericPlan, type PlanNode } from '../support/plans.ts';
 
 let t: TestDatabase;
 beforeEach(async () => { t = await freshServerDatabase(); });
@@ -51,14 +51,19 @@ async function fill(analyse: boolean): Promise<ReturnType<typeof testCipher>> {
  * Claims `claim` deliveries, renews their leases (the heartbeat), records the first `record` of them
  * (successes) and returns the plans of the record statement and of the heartbeat's.
  */
-async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, record: number): Promise<{ record: PlanNode; extend: PlanNode }> {
-  // The store sends its statements through this handle; the test asks for their plans first.
+async function recordPlan(cipher: ReturnType<typeof testCipher>, claim: number, record: number, plans_: 'custom' | 'generic' = 'custom'): Promise<{ record: PlanNode; extend: PlanNode }> {
+  // The store sends its statements through this handle; the test asks for their plans first: planned with
+  // the parameters' values (custom), or once for any values (generic), as the dispatcher's pool plans them
+  // (decision 24).
   const plans = new Map<string, PlanNode[]>();
+  const explain = (q: Queryable, text: string, params: readonly unknown[]): Promise<PlanNode> => plans_ === 'custom'
+    ? q.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text}`, params).then((r) => r.rows[0]!['QUERY PLAN'][0]!.Plan)
+    : genericPlan(q, text, params);
   const explaining = (q: Queryable): Queryable => ({
     async query(text: string | Prepared, params?: readonly unknown[]) {
       if (typeof text !== 'string' && (text.name === RECORD_ATTEMPTS.name || text.name === EXTEND_LEASES.name)) {
-        const plan = await q.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text.text}`, params);
-        plans.set(text.name, [...(plans.get(text.name) ?? []), plan.rows[0]!['QUERY PLAN'][0]!.Plan]);
+        const plan = await explain(q, text.text, params ?? []);
+        plans.set(text.name, [...(plans.get(text.name) ?? []), plan]);
       }
       return q.query(text, params) as never;
     },
@@ -105,4 +110,17 @@ test('the record statement and the heartbeat update the deliveries they name, fo
   // but it must not take the rows from a partial index of leases that the statistics think is empty.
   const beat = deliveryReads(extend);
   assert.ok(beat.length > 0 && !beat.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)), `the heartbeat does not read a partial index of leases: ${beat.join(', ')}`);
+});
+
+test('planned once for any values (the dispatcher\'s pool, decision 24), the record statement and the heartbeat still find their rows by primary key', async () => {
+  for (const analyse of [false, true]) {
+    await t.drop();
+    t = await freshServerDatabase();
+    const { record: plan, extend } = await recordPlan(await fill(analyse), 300, 10, 'generic');
+    assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey'], `analysed: ${analyse}`);
+    const upd = deliveryReads(cte(plan, 'upd'));
+    assert.ok(upd.length > 0 && upd.every((r) => / deliveries_pkey$/.test(r)), `analysed: ${analyse}; the update finds its rows by primary key: ${upd.join(', ')}`);
+    const beat = deliveryReads(extend);
+    assert.ok(beat.length > 0 && beat.every((r) => / deliveries_pkey$/.test(r)), `analysed: ${analyse}; the heartbeat finds its rows by primary key: ${beat.join(', ')}`);
+  }
 });

@@ -85,6 +85,40 @@ export function assertNoScan(reads: readonly string[][], what: string): void {
 }
 
 /**
+ * The generic plan of `text` (planned once for any parameter values, as on a pool opened with
+ * `genericPlans`: src/adapters/postgres/db.ts), read with EXPLAIN EXECUTE of a statement prepared for it in
+ * a transaction of its own on one connection of `q` (or of the open transaction `q` is), left as it was.
+ */
+export async function genericPlan(q: Queryable, text: string, params: readonly unknown[]): Promise<PlanNode> {
+  const run = async (c: Queryable): Promise<PlanNode> => {
+    await c.query('SAVEPOINT tidings_explain');
+    let prepared = false;
+    try {
+      await c.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await c.query(`PREPARE tidings_explain AS ${text}`);
+      prepared = true;
+      // EXECUTE takes its arguments as SQL text: each value as pg would send it (pg's own conversion, which
+      // its typings do not declare), quoted.
+      const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
+      const args = params.map((value) => {
+        const text = prepareValue(value) as string | Buffer | null;
+        return text === null ? 'NULL' : pg.escapeLiteral(Buffer.isBuffer(text) ? `\\x${text.toString('hex')}` : String(text));
+      }).join(', ');
+      const plan = await c.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE tidings_explain${params.length > 0 ? `(${args})` : ''}`);
+      const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
+      // A custom plan would name the values; a generic one names the parameters.
+      assert.match(JSON.stringify(root), /\$\d/, 'the plan is generic: it names parameters, not values');
+      return root;
+    } finally {
+      // The setting goes with the savepoint; the prepared statement belongs to the session.
+      await c.query('ROLLBACK TO SAVEPOINT tidings_explain');
+      if (prepared) await c.query('DEALLOCATE tidings_explain');
+    }
+  };
+  return 'tx' in q ? (q as Db).tx(run) : run(q);
+}
+
+/**
  * Runs `statement` `times` times on a new connection to `url` with auto_explain loaded for that session
  * (nested statements included, plans sent back as notices) and returns the plans of the statements whose
  * text contains `marker`, in order. Six or more calls of a PL/pgSQL function reach its generic plan: the

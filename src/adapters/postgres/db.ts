@@ -53,7 +53,43 @@ export interface OpenDbOptions {
   readonly lockRetries?: number;
   /** Called with connection-level errors of idle clients (logged, never thrown). */
   readonly onError?: (error: Error) => void;
+  /**
+   * Server only: every connection of the pool plans its prepared statements once, with a generic plan
+   * (`plan_cache_mode = force_generic_plan`, PostgreSQL manual "PREPARE"), instead of planning each
+   * execution again for its parameter values. For the pools of {@link SmallStatements}: the hot statements
+   * (grouped publish, record) when they carry few rows (docs/adr/0016-hot-path-cost.md, decision 24).
+   * Default false. Ignored by the embedded engine, whose one session also runs every other statement.
+   */
+  readonly genericPlans?: boolean;
 }
+
+/**
+ * Most rows (messages of a publish group, outcomes of a record batch) of a hot statement that runs on a
+ * {@link SmallStatements} pool. Measured (docs/adr/0016-hot-path-cost.md, decision 24): up to 4 rows
+ * PostgreSQL plans each execution again with its values, which costs more than the statement's own work;
+ * from about 8 rows on it keeps a generic plan by itself.
+ */
+export const SMALL_STATEMENT_ROWS = 4;
+
+/**
+ * Where a hot statement for few rows runs: `db`, a pool opened with {@link OpenDbOptions.genericPlans}, for
+ * statements of at most `maxRows` rows; larger ones run on the store's own pool, planned as PostgreSQL chooses.
+ */
+export interface SmallStatements {
+  readonly db: Db;
+  readonly maxRows: number;
+}
+
+/** The pool a hot statement of `rows` rows runs on: `small.db` up to `small.maxRows` rows, else `db`. */
+export function dbForRows(db: Db, small: SmallStatements | undefined, rows: number): Db {
+  return small !== undefined && rows <= small.maxRows ? small.db : db;
+}
+
+/**
+ * The setting a {@link OpenDbOptions.genericPlans} pool sends on each new connection, before any other
+ * statement of that connection.
+ */
+export const GENERIC_PLANS_SQL = 'SET plan_cache_mode = force_generic_plan';
 
 /**
  * Opens the database: a `pg.Pool` on a server, or PGlite persisted in `dataDir` and served on a unix
@@ -65,6 +101,13 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000, query_timeout: QUERY_TIMEOUT_MS });
     pool.on('error', (error) => options.onError?.(error));
+    if (options.genericPlans === true) {
+      // Queued before any statement of the checkout that opened the connection. Should it fail, the
+      // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
+      pool.on('connect', (client) => {
+        client.query(GENERIC_PLANS_SQL).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+      });
+    }
     return poolDb('server', pool, async () => {
       const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 5_000 });
       await client.connect();

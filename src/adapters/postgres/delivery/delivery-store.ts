@@ -2,7 +2,7 @@ import { OperationalEventType, planRecordActions, recordPolicyParams, type Endpo
 import { loadConfig, type Config } from '../../../config/config.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import type { AttemptRecord, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
-import type { Db, Queryable } from '../db.ts';
+import { dbForRows, type Db, type Queryable, type SmallStatements } from '../db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
 import { runTx } from '../tx.ts';
@@ -34,6 +34,11 @@ export interface DeliveryStoreOptions {
   readonly operational?: OperationalEvents;
   /** Told after each committed record statement (metrics); never throws into the store. */
   readonly observer?: DeliveryStoreObserver;
+  /**
+   * Where the record transactions of few outcomes run: on a server, a pool that plans their statements once
+   * (docs/adr/0016-hot-path-cost.md, decision 24). Absent = every one on the store's `db`.
+   */
+  readonly small?: SmallStatements;
 }
 
 /** One outcome a record statement wrote, with the delivery's timings at the record instant (database clock). */
@@ -156,7 +161,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       params.push(...recordPolicyParams(policy));
       params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
       let committedEvents: OperationalEvent[] = [];
-      const written = await runTx(db, async (tx, client) => {
+      const written = await runTx(dbForRows(db, options.small, records.length), async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
         const deliveries = rows.filter((r) => r.kind === 'delivery');
         const endpoints = rows.filter((r) => r.kind === 'endpoint');

@@ -4,7 +4,7 @@ import type { Cipher } from '../../../ports/cipher.ts';
 import { keyIdentity, type IdempotencyScope, type StoredAnswer } from '../../../ports/idempotency-store.ts';
 import { StaleLookupError, type KeyedAnswer, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
-import { prepared, type Db, type Queryable } from '../db.ts';
+import { dbForRows, prepared, type Db, type Queryable, type SmallStatements } from '../db.ts';
 import pg from 'pg';
 import { constraintOf, sqlState, SqlState } from '../sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from '../tx.ts';
@@ -437,6 +437,12 @@ export interface MessageStoreOptions {
    * pending and claimed.
    */
   readonly handoff?: Handoff;
+  /**
+   * Where publish statements outside a caller's transaction (groups, keyed or not, and lone messages) with few
+   * messages run: on a server, a pool that plans them once (docs/adr/0016-hot-path-cost.md, decision 24).
+   * Absent = every one on the store's `db`.
+   */
+  readonly small?: SmallStatements;
 }
 
 /**
@@ -480,6 +486,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const carrier = options.carrier;
   const keyedLockTimeoutMs = options.keyedLockTimeoutMs ?? KEYED_GROUP_LOCK_TIMEOUT_MS;
   const handoff = options.handoff;
+  const dbFor = (rows: number): Db => dbForRows(db, options.small, rows);
   const readLease = handoff === undefined ? null : createClaimedReader(cipher);
   const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] => handed.map(({ row, sealed }) => {
     const { message } = sealed;
@@ -521,13 +528,13 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const wakeAfter = (row: PublishedRow): (() => void) => (row.notified ? woken : wake);
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
-      return await carried(batch.length, (notify, offer) => publishRows(db, batch, notify, offer), publishedRow);
+      return await carried(batch.length, (notify, offer) => publishRows(dbFor(batch.length), batch, notify, offer), publishedRow);
     } catch (error) {
       // The group's part in the NOTIFY has ended: its messages, retried one by one, carry none and call `wake`.
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
-          return (await publishRows(db, [one], 'none')).results[0]!;
+          return (await publishRows(dbFor(1), [one], 'none')).results[0]!;
         } catch (alone) {
           return alone instanceof Error ? alone : new Error(String(alone));
         }
@@ -536,7 +543,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   });
   const keyedGroups = options.groupKeyed !== true ? null : statementBatcher<KeyedCall, KeyedResult | null>(limits, async (calls) => {
     try {
-      return await carried(calls.length, (notify, offer) => publishKeyedGroup(db, calls, notify, offer, keyedLockTimeoutMs), (result) => result?.row ?? null);
+      return await carried(calls.length, (notify, offer) => publishKeyedGroup(dbFor(calls.length), calls, notify, offer, keyedLockTimeoutMs), (result) => result?.row ?? null);
     } catch (error) {
       // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
       // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
@@ -562,7 +569,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
       const row = !alone ? await grouped(input)
-        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
+        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(dbFor(1), [input], notify, offer), publishedRow))[0]!
           : (await publishRows(txClient(tx), [input], 'none')).results[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));

@@ -1,0 +1,117 @@
+/**
+ * Small statements (src/adapters/postgres/db.ts; docs/adr/0016-hot-path-cost.md, decision 24): a publish
+ * statement of few messages and a record of few outcomes run on the stores' `small` pool, and a pool opened
+ * with `genericPlans` plans them once: a generic plan from their first execution, where a connection planning
+ * as PostgreSQL chooses plans each of their first five executions, and every later one whose values make a
+ * custom plan look cheaper, with the values. Larger statements run on the stores' own pool. PostgreSQL
+ * server; the embedded engine ignores the option. `pg_prepared_statements` is read on the small pool's one
+ * connection, the one that ran the statements.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openDb, SMALL_STATEMENT_ROWS, type Db } from '../../src/adapters/postgres/db.ts';
+import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
+import { runAutocommit } from '../../src/adapters/postgres/tx.ts';
+import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
+import type { NewMessage } from '../../src/ports/message-store.ts';
+import { testCipher } from '../support/cipher.ts';
+import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+
+const MESSAGES = 8;
+let t: TestDatabase;
+before(async () => { t = await freshServerDatabase(); });
+after(async () => { await t.drop(); });
+
+/** Per prepared statement of the one connection of `db`: how often it was planned generically and with values. */
+async function planCounts(db: Db): Promise<Map<string, { generic: number; custom: number }>> {
+  const rows = (await db.query<{ name: string; generic_plans: string; custom_plans: string }>(
+    `SELECT name, generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE name LIKE 'tidings\\_%'`)).rows;
+  return new Map(rows.map((r) => [r.name, { generic: Number(r.generic_plans), custom: Number(r.custom_plans) }]));
+}
+
+/**
+ * Publishes {@link MESSAGES} messages one at a time (each its own publish statement), then claims and records
+ * them one at a time, through stores whose small statements go to a one-connection pool opened with
+ * `genericPlans` as given; returns that pool's plan counts.
+ */
+async function deliverOneByOne(genericPlans: boolean): Promise<Map<string, { generic: number; custom: number }>> {
+  const db = await openDb({ databaseUrl: t.url, dataDir: '', poolSize: 1, genericPlans });
+  try {
+    const small = { db, maxRows: SMALL_STATEMENT_ROWS };
+    const cipher = testCipher();
+    const appId = await insertApp(t.db);
+    await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+    const messages = createPgMessageStore(t.db, cipher, () => undefined, { small });
+    for (let i = 0; i < MESSAGES; i += 1) {
+      await runAutocommit(t.db, (tx) => messages.insert(tx, message(appId), null));
+    }
+    const deliveries = createPgDeliveryStore(t.db, cipher, { small });
+    for (let i = 0; i < MESSAGES; i += 1) {
+      const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: 1, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+      assert.equal(claimed.length, 1, `delivery ${i} claimed`);
+      assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, 1);
+    }
+    return await planCounts(db);
+  } finally {
+    await db.close();
+  }
+}
+
+let serial = 0;
+function message(appId: string): NewMessage {
+  serial += 1;
+  return { id: `msg_small${String(serial).padStart(18, '0')}`, appId, eventId: null, eventType: 'invoice.paid', channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null };
+}
+
+/** The outcome of a successful first attempt of `d`. */
+function success(d: ClaimedDelivery): AttemptRecord {
+  serial += 1;
+  return {
+    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
+    attemptId: `atmpt_small${String(serial).padStart(16, '0')}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
+    succeeded: true, statusCode: 200, responseBody: 'ok', location: null, errorKind: null, errorDetail: null, durationMs: 3,
+    next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
+  };
+}
+
+const HOT = ['tidings_publish', 'tidings_record_attempts'] as const;
+
+test('publishes and records of one row run on the small pool, which plans them once, for any values, when opened with genericPlans', async () => {
+  const counts = await deliverOneByOne(true);
+  for (const name of HOT) {
+    const c = counts.get(name);
+    assert.ok(c !== undefined, `${name} was prepared on the connection`);
+    assert.deepEqual(c, { generic: MESSAGES, custom: 0 }, `${name}: every execution ran its generic plan`);
+  }
+});
+
+test('a small pool opened without genericPlans plans them with their values, the first five executions at least', async () => {
+  const counts = await deliverOneByOne(false);
+  for (const name of HOT) {
+    const c = counts.get(name);
+    assert.ok(c !== undefined && c.custom >= 5, `${name} planned with values: ${JSON.stringify(c)}`);
+  }
+});
+
+test('a publish group and a record batch of more than SMALL_STATEMENT_ROWS rows run on the store\'s own pool', async () => {
+  const db = await openDb({ databaseUrl: t.url, dataDir: '', poolSize: 1, genericPlans: true });
+  try {
+    const small = { db, maxRows: SMALL_STATEMENT_ROWS };
+    const cipher = testCipher();
+    const appId = await insertApp(t.db);
+    await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+    const rows = SMALL_STATEMENT_ROWS + 1;
+    // One group: the batcher takes every call made before its statement starts.
+    const messages = createPgMessageStore(t.db, cipher, () => undefined, { small, limits: { maxBatch: rows, maxInFlight: 1 } });
+    await Promise.all(Array.from({ length: rows }, () => runAutocommit(t.db, (tx) => messages.insert(tx, message(appId), null))));
+    const deliveries = createPgDeliveryStore(t.db, cipher, { small });
+    const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: rows, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+    assert.equal(claimed.length, rows);
+    assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, rows);
+    assert.deepEqual([...(await planCounts(db)).keys()], [], 'no statement ran on the small pool');
+  } finally {
+    await db.close();
+  }
+});
