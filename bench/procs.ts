@@ -130,7 +130,8 @@ export interface ProcUsage {
   readonly rssBytes: number;
 }
 
-const CLOCK_TICKS = 100; // USER_HZ on Linux
+/** Clock ticks per second of /proc/stat and /proc/<pid>/stat (USER_HZ on Linux). */
+export const CLOCK_TICKS = 100;
 
 /** Reads /proc/<pid>/stat; null when the process is gone or /proc is not there. */
 export function procUsage(pid: number): ProcUsage | null {

@@ -6,6 +6,7 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
 import pg from 'pg';
 import { deliveryStates } from './pg-stats.ts';
+import { CLOCK_TICKS, machineCpu } from './procs.ts';
 import { startCluster, type Engine } from './tidings.ts';
 
 /** Most publish calls (or raw requests) outstanding in the paced runs; more would no longer be paced. */
@@ -127,10 +128,17 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         await client.publishPaced(app, rate, sizes.paceWarmupMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceWarmupMs + 30_000);
         await receiver.waitForUnique(Math.round((rate * sizes.paceWarmupMs) / 1000), 10_000, 5_000);
         await receiver.reset();
+        const cpuBefore = machineCpu();
         const pub = await client.publishPaced(app, rate, sizes.paceDurationMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceDurationMs + 30_000);
         for (const a of pub.acks) acked.push(a.id);
         const sent = new Map(pub.acks.map((a) => [`${a.id}@/ep0`, a.ackAt]));
         const arrived = await receiver.waitForKeys([...sent.keys()], 120_000, 30_000);
+        // Every process of the machine (load generator and receiver included) from the first publish to the
+        // last first attempt, per message: what a message costs at this rate, not at saturation.
+        const cpuAfter = machineCpu();
+        const cpuPerMessage = cpuBefore === null || cpuAfter === null || pub.acks.length === 0 ? null
+          : round(((cpuAfter.busy - cpuBefore.busy) / CLOCK_TICKS) * 1000 / pub.acks.length, 3);
+        if (cpuPerMessage !== null) ctx.book.add({ scenario: 'd', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' }, cpuPerMessage);
         const l = latencies(sent, arrived);
         const stage = cluster.databaseUrl === null ? null : await stages(cluster.databaseUrl, pub.acks, arrived);
         if (stage !== null) {
@@ -145,8 +153,8 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         const apiP50 = round(quantile(calls, 0.5), 3);
         const apiP99 = round(quantile(calls, 0.99), 3);
         ctx.book.add({ scenario: 'd', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
-        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
-        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
+        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, cpuPerMessageMs: cpuPerMessage, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
+        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
       }
     } finally {
       await client.close();
