@@ -92,7 +92,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   // 0016, decision 24); the embedded engine's one session runs everything.
   const smallPool = async (poolSize: number, name: string): Promise<SmallStatements | undefined> => {
     if (db.engine !== 'server') return undefined;
-    const small = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, onError, genericPlans: true });
+    const small = await openDb({
+      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true,
+      onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'),
+    });
     closers.push({ step: name, close: () => small.close() });
     return { db: small, maxRows: SMALL_STATEMENT_ROWS };
   };

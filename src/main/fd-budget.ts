@@ -21,9 +21,9 @@ export interface FdBudget {
 }
 
 /**
- * Connections of the API's small-statement pool on a PostgreSQL server: publish statements of few messages,
- * keyed and not, each kind up to TIDINGS_DB_BATCHES_IN_FLIGHT at once (docs/adr/0016-hot-path-cost.md,
- * decision 24).
+ * Connections of the API's small-statement pool on a PostgreSQL server: the statements of publish groups of
+ * few messages, keyed and not, each kind up to TIDINGS_DB_BATCHES_IN_FLIGHT at once
+ * (docs/adr/0016-hot-path-cost.md, decision 24).
  */
 export function smallPublishPoolSize(config: Pick<Config, 'dbBatchesInFlight'>): number {
   return 2 * config.dbBatchesInFlight;
@@ -31,10 +31,9 @@ export function smallPublishPoolSize(config: Pick<Config, 'dbBatchesInFlight'>):
 
 /**
  * Connections of the dispatcher's small-statement pool on a PostgreSQL server: record transactions of few
- * outcomes (the recorder writes one batch at a time; the second connection serves a batch written while a
- * failed one is retried).
+ * outcomes. The recorder writes one batch at a time, and a connection that failed is discarded, not held.
  */
-export const SMALL_RECORD_POOL_SIZE = 2;
+export const SMALL_RECORD_POOL_SIZE = 1;
 
 /**
  * The file-descriptor budget of a process (ADR 0010): the API's connection cap, the dispatcher's window

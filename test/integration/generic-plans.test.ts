@@ -95,22 +95,44 @@ test('a small pool opened without genericPlans plans them with their values, the
   }
 });
 
-test('a publish group and a record batch of more than SMALL_STATEMENT_ROWS rows run on the store\'s own pool', async () => {
+test('groups and record batches of up to SMALL_STATEMENT_ROWS rows run on the small pool, larger ones and lone messages on the store\'s own', async () => {
   const db = await openDb({ databaseUrl: t.url, dataDir: '', poolSize: 1, genericPlans: true });
   try {
     const small = { db, maxRows: SMALL_STATEMENT_ROWS };
     const cipher = testCipher();
     const appId = await insertApp(t.db);
     await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-    const rows = SMALL_STATEMENT_ROWS + 1;
-    // One group: the batcher takes every call made before its statement starts.
-    const messages = createPgMessageStore(t.db, cipher, () => undefined, { small, limits: { maxBatch: rows, maxInFlight: 1 } });
-    await Promise.all(Array.from({ length: rows }, () => runAutocommit(t.db, (tx) => messages.insert(tx, message(appId), null))));
+    const ran = async (name: string): Promise<number> => (await planCounts(db)).get(name)?.generic ?? 0;
+    // One group per call of `group`: the batcher takes every call made before its statement starts.
+    const messages = createPgMessageStore(t.db, cipher, () => undefined, { small, groupKeyed: true, maxGroupedPayloadBytes: 64, limits: { maxBatch: 100, maxInFlight: 1 } });
+    const group = (n: number) => Promise.all(Array.from({ length: n }, () => runAutocommit(t.db, (tx) => messages.insert(tx, message(appId), null))));
+    await group(SMALL_STATEMENT_ROWS);
+    assert.equal(await ran('tidings_publish'), 1, 'a group of SMALL_STATEMENT_ROWS messages ran on the small pool');
+    await group(SMALL_STATEMENT_ROWS + 1);
+    assert.equal(await ran('tidings_publish'), 1, 'a larger group ran on the store\'s pool');
+    // A payload over the group limit is published alone, on the store's pool (its statements are not bounded
+    // by the batcher's groups in flight).
+    await runAutocommit(t.db, (tx) => messages.insert(tx, { ...message(appId), payload: Buffer.from(JSON.stringify({ big: 'x'.repeat(100) })) }, null));
+    assert.equal(await ran('tidings_publish'), 1, 'a message published alone ran on the store\'s pool');
+    const keyed = (n: number) => Promise.all(Array.from({ length: n }, () => {
+      const m = message(appId);
+      const scope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `key-${m.id}`, fingerprint: `fp-${m.id}`, ttlMs: 60_000, waitMs: 5_000 };
+      return messages.insertKeyed(scope, m, null, { status: 202, body: { id: m.id, timestamp: null } });
+    }));
+    assert.ok((await keyed(2)).every((r) => r !== null), 'the keyed group stored its messages');
+    assert.equal(await ran('tidings_publish_keyed'), 1, 'a keyed group of 2 ran on the small pool');
+    assert.ok((await keyed(SMALL_STATEMENT_ROWS + 1)).every((r) => r !== null));
+    assert.equal(await ran('tidings_publish_keyed'), 1, 'a larger keyed group ran on the store\'s pool');
+
     const deliveries = createPgDeliveryStore(t.db, cipher, { small });
-    const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: rows, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
-    assert.equal(claimed.length, rows);
-    assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, rows);
-    assert.deepEqual([...(await planCounts(db)).keys()], [], 'no statement ran on the small pool');
+    const claim = async (n: number) => (await deliveries.claim({ dispatcherId: 'D', limit: n, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+    const four = await claim(SMALL_STATEMENT_ROWS);
+    assert.equal((await deliveries.recordAttempts(four.map(success), null)).recorded.length, SMALL_STATEMENT_ROWS);
+    assert.equal(await ran('tidings_record_attempts'), 1, 'a record of SMALL_STATEMENT_ROWS outcomes ran on the small pool');
+    const five = await claim(SMALL_STATEMENT_ROWS + 1);
+    assert.equal(five.length, SMALL_STATEMENT_ROWS + 1);
+    assert.equal((await deliveries.recordAttempts(five.map(success), null)).recorded.length, SMALL_STATEMENT_ROWS + 1);
+    assert.equal(await ran('tidings_record_attempts'), 1, 'a larger record ran on the store\'s pool');
   } finally {
     await db.close();
   }

@@ -105,7 +105,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
       // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
       pool.on('connect', (client) => {
-        client.query(GENERIC_PLANS_SQL).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+        client.query(GENERIC_PLANS_SQL).catch((error: unknown) => options.onError?.(new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error })));
       });
     }
     return poolDb('server', pool, async () => {

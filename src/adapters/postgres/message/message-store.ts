@@ -438,9 +438,10 @@ export interface MessageStoreOptions {
    */
   readonly handoff?: Handoff;
   /**
-   * Where publish statements outside a caller's transaction (groups, keyed or not, and lone messages) with few
-   * messages run: on a server, a pool that plans them once (docs/adr/0016-hot-path-cost.md, decision 24).
-   * Absent = every one on the store's `db`.
+   * Where the groups (keyed or not) of few messages run: on a server, a pool that plans their statement once
+   * (docs/adr/0016-hot-path-cost.md, decision 24). Only the groups, whose statements in flight `limits` bounds;
+   * a message published alone (a payload too large for a group, a retry after its group failed) runs on `db`.
+   * Absent = every statement on `db`.
    */
   readonly small?: SmallStatements;
 }
@@ -534,7 +535,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       if (batch.length === 1 || !retryAlone(error)) throw error;
       return Promise.all(batch.map(async (one) => {
         try {
-          return (await publishRows(dbFor(1), [one], 'none')).results[0]!;
+          return (await publishRows(db, [one], 'none')).results[0]!;
         } catch (alone) {
           return alone instanceof Error ? alone : new Error(String(alone));
         }
@@ -569,7 +570,7 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
       const row = !alone ? await grouped(input)
-        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(dbFor(1), [input], notify, offer), publishedRow))[0]!
+        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
           : (await publishRows(txClient(tx), [input], 'none')).results[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));
