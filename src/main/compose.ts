@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
-import { openDb, SMALL_STATEMENT_ROWS, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
+import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
@@ -88,10 +88,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     }
     step = null;
   };
-  // On a server, the hot statements of few rows run on small pools of their own that plan them once (ADR
-  // 0016, decision 24); the embedded engine's one session runs everything.
-  const smallPool = async (poolSize: number, name: string): Promise<SmallStatements | undefined> => {
-    if (db.engine !== 'server') return undefined;
+  // The hot statements of few rows are planned once (ADR 0016, decision 24): on a server they run on small
+  // pools of their own; the embedded engine's one session runs them with the setting in their transaction.
+  const smallPool = async (poolSize: number, name: string): Promise<SmallStatements> => {
+    if (db.engine !== 'server') return { db: withGenericPlans(db), maxRows: SMALL_STATEMENT_ROWS };
     const small = await openDb({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true,
       onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'),
@@ -139,7 +139,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError }) : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, ...(small === undefined ? {} : { small }), cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       dispatcherRole.dispatcher.start();
@@ -161,7 +161,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
         : faultPoints === null ? dispatcherRole.dispatcher : faultPoints.handoff(dispatcherRole.dispatcher);
       const smallPublishes = await smallPool(smallPublishPoolSize(config), 'publish small-statement pool');
       const httpDeps = createHttpDeps({
-        config, db, ...(smallPublishes === undefined ? {} : { smallPublishes }), cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        config, db, smallPublishes, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
         ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));

@@ -3,20 +3,20 @@
  * statement of few messages and a record of few outcomes run on the stores' `small` pool, and a pool opened
  * with `genericPlans` plans them once: a generic plan from their first execution, where a connection planning
  * as PostgreSQL chooses plans each of their first five executions, and every later one whose values make a
- * custom plan look cheaper, with the values. Larger statements run on the stores' own pool. PostgreSQL
- * server; the embedded engine ignores the option. `pg_prepared_statements` is read on the small pool's one
- * connection, the one that ran the statements.
+ * custom plan look cheaper, with the values. Larger statements run on the stores' own pool. On the embedded
+ * engine, whose one session runs everything, the small statements take the setting in a transaction of their
+ * own (`withGenericPlans`). `pg_prepared_statements` is read on the connection that ran the statements.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openDb, SMALL_STATEMENT_ROWS, type Db } from '../../src/adapters/postgres/db.ts';
+import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db } from '../../src/adapters/postgres/db.ts';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit } from '../../src/adapters/postgres/tx.ts';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 import type { NewMessage } from '../../src/ports/message-store.ts';
 import { testCipher } from '../support/cipher.ts';
-import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { freshEmbeddedDatabase, freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 
 const MESSAGES = 8;
@@ -135,5 +135,28 @@ test('groups and record batches of up to SMALL_STATEMENT_ROWS rows run on the sm
     assert.equal(await ran('tidings_record_attempts'), 1, 'a larger record ran on the store\'s pool');
   } finally {
     await db.close();
+  }
+});
+
+test('on the embedded engine the small statements run with generic plans in their own transaction, and the session keeps its setting', async () => {
+  const e = await freshEmbeddedDatabase();
+  try {
+    const small = { db: withGenericPlans(e.db), maxRows: SMALL_STATEMENT_ROWS };
+    const cipher = testCipher();
+    const appId = await insertApp(e.db);
+    await insertEndpoint(e.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+    const messages = createPgMessageStore(e.db, cipher, () => undefined, { small });
+    for (let i = 0; i < MESSAGES; i += 1) await runAutocommit(e.db, (tx) => messages.insert(tx, message(appId), null));
+    const deliveries = createPgDeliveryStore(e.db, cipher, { small });
+    for (let i = 0; i < MESSAGES; i += 1) {
+      const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: 1, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
+      assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, 1);
+    }
+    const counts = await planCounts(e.db);
+    for (const name of HOT) assert.deepEqual(counts.get(name), { generic: MESSAGES, custom: 0 }, `${name}: every execution ran its generic plan`);
+    assert.equal((await e.db.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode, 'auto', 'the session setting is untouched');
+    assert.equal((await e.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages')).rows[0]!.n, MESSAGES, 'every message committed');
+  } finally {
+    await e.drop();
   }
 });

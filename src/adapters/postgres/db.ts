@@ -58,7 +58,8 @@ export interface OpenDbOptions {
    * (`plan_cache_mode = force_generic_plan`, PostgreSQL manual "PREPARE"), instead of planning each
    * execution again for its parameter values. For the pools of {@link SmallStatements}: the hot statements
    * (grouped publish, record) when they carry few rows (docs/adr/0016-hot-path-cost.md, decision 24).
-   * Default false. Ignored by the embedded engine, whose one session also runs every other statement.
+   * Default false. Ignored by the embedded engine, whose one session also runs every other statement (its
+   * small statements use {@link withGenericPlans}).
    */
   readonly genericPlans?: boolean;
 }
@@ -83,6 +84,30 @@ export interface SmallStatements {
 /** The pool a hot statement of `rows` rows runs on: `small.db` up to `small.maxRows` rows, else `db`. */
 export function dbForRows(db: Db, small: SmallStatements | undefined, rows: number): Db {
   return small !== undefined && rows <= small.maxRows ? small.db : db;
+}
+
+/**
+ * `db` with every statement and transaction run under generic plans (`SET LOCAL plan_cache_mode =
+ * force_generic_plan` in a transaction of its own), other statements of the same session keeping PostgreSQL's
+ * own choice: the {@link SmallStatements} of the embedded engine, whose one session runs every statement
+ * (docs/adr/0016-hot-path-cost.md, decision 24). A statement sent through `query` runs in a transaction of its
+ * own (BEGIN, the setting, the statement, COMMIT) instead of autocommit: the same effects, three more round
+ * trips inside the process.
+ * @throws whatever the statement or transaction throws; a failed one is rolled back as by `db.tx`
+ */
+export function withGenericPlans(db: Db): Db {
+  const generic = async (q: Queryable): Promise<void> => { await q.query(`SET LOCAL ${GENERIC_PLANS_SQL.slice('SET '.length)}`); };
+  return {
+    ...db,
+    query: (text, params) => db.tx(async (q) => {
+      await generic(q);
+      return q.query(text, params);
+    }) as never,
+    tx: (fn) => db.tx(async (q) => {
+      await generic(q);
+      return fn(q);
+    }),
+  };
 }
 
 /**
