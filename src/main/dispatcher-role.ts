@@ -25,7 +25,7 @@ export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';
 export interface DispatcherRoleDeps {
   readonly config: Config;
   readonly db: Db;
-  /** Where record transactions of few outcomes run (a pool that plans them once, docs/adr/0016-hot-path-cost.md, decision 24); absent = `db`. */
+  /** Where record transactions of few outcomes run, planned once (docs/adr/0016-hot-path-cost.md, decision 24); absent = `db`. */
   readonly small?: SmallStatements;
   readonly cipher: Cipher;
   readonly clock: Clock;

@@ -53,8 +53,9 @@ export interface HttpWiring {
   readonly config: Config;
   readonly db: Db;
   /**
-   * Where publish statements outside a request's transaction with few messages run: on a server, a pool
-   * that plans them once (docs/adr/0016-hot-path-cost.md, decision 24). Absent = `db`.
+   * Where publish groups of few messages run, planned once (docs/adr/0016-hot-path-cost.md, decision 24): on a
+   * server a pool of their own, on the embedded engine the one session with the setting in each group's
+   * transaction. Absent = `db`.
    */
   readonly smallPublishes?: SmallStatements;
   readonly cipher: Cipher;

@@ -35,8 +35,9 @@ export interface DeliveryStoreOptions {
   /** Told after each committed record statement (metrics); never throws into the store. */
   readonly observer?: DeliveryStoreObserver;
   /**
-   * Where the record transactions of few outcomes run: on a server, a pool that plans their statements once
-   * (docs/adr/0016-hot-path-cost.md, decision 24). Absent = every one on the store's `db`.
+   * Where the record transactions of few outcomes run, planned once (docs/adr/0016-hot-path-cost.md,
+   * decision 24): on a server a pool of their own, on the embedded engine `withGenericPlans` of the one
+   * session. Absent = every one on the store's `db`.
    */
   readonly small?: SmallStatements;
 }

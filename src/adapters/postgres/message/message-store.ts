@@ -438,10 +438,10 @@ export interface MessageStoreOptions {
    */
   readonly handoff?: Handoff;
   /**
-   * Where the groups (keyed or not) of few messages run: on a server, a pool that plans their statement once
-   * (docs/adr/0016-hot-path-cost.md, decision 24). Only the groups, whose statements in flight `limits` bounds;
-   * a message published alone (a payload too large for a group, a retry after its group failed) runs on `db`.
-   * Absent = every statement on `db`.
+   * Where the groups (keyed or not) of few messages run, planned once (docs/adr/0016-hot-path-cost.md,
+   * decision 24): on a server a pool of their own, on the embedded engine `withGenericPlans` of the one
+   * session. Only the groups, whose statements in flight `limits` bounds; a message published alone (a payload
+   * too large for a group, a retry after its group failed) runs on `db`. Absent = every statement on `db`.
    */
   readonly small?: SmallStatements;
 }
