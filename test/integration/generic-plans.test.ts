@@ -13,11 +13,10 @@ import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db } from '../../s
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
 import { runAutocommit } from '../../src/adapters/postgres/tx.ts';
-import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 import type { NewMessage } from '../../src/ports/message-store.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshEmbeddedDatabase, freshServerDatabase, type TestDatabase } from '../support/db.ts';
-import { insertApp, insertEndpoint } from '../support/fixtures.ts';
+import { insertApp, insertEndpoint, succeededRecord } from '../support/fixtures.ts';
 
 const MESSAGES = 8;
 let t: TestDatabase;
@@ -51,7 +50,7 @@ async function deliverOneByOne(genericPlans: boolean): Promise<Map<string, { gen
     for (let i = 0; i < MESSAGES; i += 1) {
       const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: 1, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
       assert.equal(claimed.length, 1, `delivery ${i} claimed`);
-      assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, 1);
+      assert.equal((await deliveries.recordAttempts(claimed.map(succeededRecord), null)).recorded.length, 1);
     }
     return await planCounts(db);
   } finally {
@@ -63,17 +62,6 @@ let serial = 0;
 function message(appId: string): NewMessage {
   serial += 1;
   return { id: `msg_small${String(serial).padStart(18, '0')}`, appId, eventId: null, eventType: 'invoice.paid', channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null };
-}
-
-/** The outcome of a successful first attempt of `d`. */
-function success(d: ClaimedDelivery): AttemptRecord {
-  serial += 1;
-  return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_small${String(serial).padStart(16, '0')}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
-    succeeded: true, statusCode: 200, responseBody: 'ok', location: null, errorKind: null, errorDetail: null, durationMs: 3,
-    next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
-  };
 }
 
 const HOT = ['tidings_publish', 'tidings_record_attempts'] as const;
@@ -127,11 +115,11 @@ test('groups and record batches of up to SMALL_STATEMENT_ROWS rows run on the sm
     const deliveries = createPgDeliveryStore(t.db, cipher, { small });
     const claim = async (n: number) => (await deliveries.claim({ dispatcherId: 'D', limit: n, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
     const four = await claim(SMALL_STATEMENT_ROWS);
-    assert.equal((await deliveries.recordAttempts(four.map(success), null)).recorded.length, SMALL_STATEMENT_ROWS);
+    assert.equal((await deliveries.recordAttempts(four.map(succeededRecord), null)).recorded.length, SMALL_STATEMENT_ROWS);
     assert.equal(await ran('tidings_record_attempts'), 1, 'a record of SMALL_STATEMENT_ROWS outcomes ran on the small pool');
     const five = await claim(SMALL_STATEMENT_ROWS + 1);
     assert.equal(five.length, SMALL_STATEMENT_ROWS + 1);
-    assert.equal((await deliveries.recordAttempts(five.map(success), null)).recorded.length, SMALL_STATEMENT_ROWS + 1);
+    assert.equal((await deliveries.recordAttempts(five.map(succeededRecord), null)).recorded.length, SMALL_STATEMENT_ROWS + 1);
     assert.equal(await ran('tidings_record_attempts'), 1, 'a larger record ran on the store\'s pool');
   } finally {
     await db.close();
@@ -150,7 +138,7 @@ test('on the embedded engine the small statements run with generic plans in thei
     const deliveries = createPgDeliveryStore(e.db, cipher, { small });
     for (let i = 0; i < MESSAGES; i += 1) {
       const claimed = (await deliveries.claim({ dispatcherId: 'D', limit: 1, leaseMs: 60_000, maxReclaims: 5, now: null })).deliveries;
-      assert.equal((await deliveries.recordAttempts(claimed.map(success), null)).recorded.length, 1);
+      assert.equal((await deliveries.recordAttempts(claimed.map(succeededRecord), null)).recorded.length, 1);
     }
     const counts = await planCounts(e.db);
     for (const name of HOT) assert.deepEqual(counts.get(name), { generic: MESSAGES, custom: 0 }, `${name}: every execution ran its generic plan`);

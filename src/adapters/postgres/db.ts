@@ -86,6 +86,15 @@ export function dbForRows(db: Db, small: SmallStatements | undefined, rows: numb
   return small !== undefined && rows <= small.maxRows ? small.db : db;
 }
 
+/** Plans made once for any parameter values: the setting of {@link OpenDbOptions.genericPlans} and {@link withGenericPlans}. */
+const GENERIC_PLANS = 'plan_cache_mode = force_generic_plan';
+
+/**
+ * The setting a {@link OpenDbOptions.genericPlans} pool sends on each new connection, before any other
+ * statement of that connection.
+ */
+const GENERIC_PLANS_SQL = `SET ${GENERIC_PLANS}`;
+
 /**
  * `db` with every statement and transaction run under generic plans (`SET LOCAL plan_cache_mode =
  * force_generic_plan` in a transaction of its own), other statements of the same session keeping PostgreSQL's
@@ -96,7 +105,7 @@ export function dbForRows(db: Db, small: SmallStatements | undefined, rows: numb
  * @throws whatever the statement or transaction throws; a failed one is rolled back as by `db.tx`
  */
 export function withGenericPlans(db: Db): Db {
-  const generic = async (q: Queryable): Promise<void> => { await q.query(`SET LOCAL ${GENERIC_PLANS_SQL.slice('SET '.length)}`); };
+  const generic = async (q: Queryable): Promise<void> => { await q.query(`SET LOCAL ${GENERIC_PLANS}`); };
   return {
     ...db,
     query: (text, params) => db.tx(async (q) => {
@@ -110,11 +119,6 @@ export function withGenericPlans(db: Db): Db {
   };
 }
 
-/**
- * The setting a {@link OpenDbOptions.genericPlans} pool sends on each new connection, before any other
- * statement of that connection.
- */
-export const GENERIC_PLANS_SQL = 'SET plan_cache_mode = force_generic_plan';
 
 /**
  * Opens the database: a `pg.Pool` on a server, or PGlite persisted in `dataDir` and served on a unix
