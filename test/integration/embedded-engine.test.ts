@@ -3,10 +3,11 @@
  * with a coded error while the first lives, the folder reopens after a clean close, and a socket left by a
  * crashed process does not block the next start; a holder killed with SIGKILL is seen dead by its pid and
  * its folder taken over at once, not after its lock goes stale. What a killed process committed is there at the
- * next start; what a machine crash would lose is the limit README's failure table states (PGlite flushes nothing).
+ * next start, and every commit was flushed to the disk before it returned (the machine-crash half, which a
+ * test cannot cut the power for, is checked as the flush itself).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { openDb, DataDirInUseError } from '../../src/adapters/postgres/db.ts';
+import { FLUSH_FAILED_EXIT_CODE, openDurablePGlite } from '../../src/adapters/postgres/pglite-durable.ts';
 
 let dataDir: string;
 before(async () => { dataDir = await mkdtemp(join(tmpdir(), 'tidings-lock-')); });
@@ -71,7 +73,7 @@ test('a holder killed with SIGKILL is seen dead by its pid: its data folder is t
   }
 });
 
-test('a commit survives the death of its process (SIGKILL), not of the machine: PGlite runs with fsync off and flushes nothing to the disk', async () => {
+test('a commit survives the death of its process (SIGKILL): both commits are read back at the next start; the engine runs with fsync on', async () => {
   const dir = join(dataDir, 'committed');
   const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
   const script = `const { openDb } = await import(${JSON.stringify(dbModule)});
@@ -79,7 +81,8 @@ const db = await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)
 await db.query('CREATE TABLE kept (id int PRIMARY KEY)');
 await db.query('INSERT INTO kept VALUES (1)');
 await db.tx(async (q) => { await q.query('INSERT INTO kept VALUES (2)'); });
-process.stdout.write(JSON.stringify((await db.query('SHOW fsync')).rows[0]) + '\\n');
+const settings = (await db.query("SELECT current_setting('fsync') AS fsync, current_setting('wal_sync_method') AS method")).rows[0];
+process.stdout.write('committed ' + JSON.stringify(settings) + '\\n');
 setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -88,8 +91,7 @@ setInterval(() => {}, 1000);`;
       child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n'))); });
       child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
     });
-    // The machine-crash limit of the embedded engine (README, failure table): when this changes, so does the table.
-    assert.deepEqual(JSON.parse(line), { fsync: 'off' }, 'the embedded engine flushes no commit to the disk');
+    assert.deepEqual(JSON.parse(line.replace(/^committed /, '')), { fsync: 'on', method: 'fsync' }, 'openDb opens the embedded engine with its commits flushed');
     child.kill('SIGKILL');
     await once(child, 'exit');
     const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
@@ -101,4 +103,53 @@ setInterval(() => {}, 1000);`;
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
+});
+
+test('a new data folder is flushed whole, and a commit is flushed to the disk before it returns (fsync on, through the file system\'s own fsync); a read flushes nothing', async () => {
+  let flushes = 0;
+  await mkdir(join(dataDir, 'flushed'), { recursive: true });
+  const lite = await openDurablePGlite(join(dataDir, 'flushed', 'pgdata'), { onFlush: () => { flushes += 1; } });
+  try {
+    const files = (await readdir(join(dataDir, 'flushed', 'pgdata'), { recursive: true })).length;
+    assert.ok(flushes >= files, `a new data folder is flushed whole: ${flushes} flushes for ${files} files and folders`);
+    assert.deepEqual((await lite.query('SHOW fsync')).rows, [{ fsync: 'on' }]);
+    assert.deepEqual((await lite.query('SHOW wal_sync_method')).rows, [{ wal_sync_method: 'fsync' }]);
+    await lite.exec('CREATE TABLE flushed (id int PRIMARY KEY)');
+    let before = flushes;
+    await lite.query('INSERT INTO flushed VALUES (1)');
+    assert.ok(flushes > before, `an autocommit insert flushed ${flushes - before} times`);
+    before = flushes;
+    await lite.transaction(async (tx) => { await tx.query('INSERT INTO flushed VALUES (2)'); await tx.query('INSERT INTO flushed VALUES (3)'); });
+    assert.ok(flushes > before, 'a transaction flushes at its commit');
+    before = flushes;
+    assert.deepEqual((await lite.query('SELECT count(*)::int AS n FROM flushed')).rows, [{ n: 3 }]);
+    assert.equal(flushes, before, 'a read flushes nothing');
+  } finally {
+    await lite.close();
+  }
+});
+
+test('a flush that fails ends the process with FLUSH_FAILED_EXIT_CODE and one line on stderr, before the commit returns', async () => {
+  const dir = join(dataDir, 'failing');
+  await mkdir(dir, { recursive: true });
+  const durable = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/pglite-durable.ts')).href;
+  const script = `import { fsyncSync } from 'node:fs';
+const { openDurablePGlite } = await import(${JSON.stringify(durable)});
+let failing = false;
+const lite = await openDurablePGlite(${JSON.stringify(join(dir, 'pgdata'))}, { flush: (fd) => { if (failing) throw new Error('injected I/O error'); fsyncSync(fd); } });
+await lite.exec('CREATE TABLE lost (id int)');
+failing = true;
+await lite.query('INSERT INTO lost VALUES (1)');
+process.stdout.write('the commit returned\\n');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = await once(child, 'exit') as [number | null];
+  clearTimeout(timer);
+  assert.equal(code, FLUSH_FAILED_EXIT_CODE, `exit code (stderr: ${err.slice(-500)})`);
+  assert.equal(out, '', 'the commit never returned');
+  assert.match(err, /could not flush \/.*pgdata\/.* to the disk \(injected I\/O error\)/);
 });

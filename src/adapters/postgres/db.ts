@@ -4,6 +4,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDir } from './data-dir-lock.ts';
+import { openDurablePGlite } from './pglite-durable.ts';
 
 /**
  * A statement prepared once per connection under `name`: later calls skip parsing and planning (PostgreSQL
@@ -122,7 +123,8 @@ export function withGenericPlans(db: Db): Db {
 
 /**
  * Opens the database: a `pg.Pool` on a server, or PGlite persisted in `dataDir` and served on a unix
- * socket inside it to a one-connection `pg.Pool` (the embedded engine is a single session).
+ * socket inside it to a one-connection `pg.Pool` (the embedded engine is a single session). The embedded
+ * engine flushes each commit to the disk before it answers ({@link openDurablePGlite}).
  */
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl !== undefined) {
@@ -161,7 +163,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   let lite: PGlite | undefined;
   let server: PGLiteSocketServer | undefined;
   try {
-    lite = await PGlite.create(join(dir, 'pgdata'));
+    lite = await openDurablePGlite(join(dir, 'pgdata'));
     const socketDir = await socketFolder(dir);
     const socketPath = join(socketDir, '.s.PGSQL.5432');
     await rm(socketPath, { force: true }); // left by a crashed holder of the lock we now hold
