@@ -89,6 +89,8 @@ export interface PacedLatency {
   readonly count: number;
   readonly missing: number;
   readonly sentAtToArrival: readonly number[];
+  /** From before each publish call to its answer (the publish call alone), ms. */
+  readonly sentAtToAck: readonly number[];
 }
 
 /**
@@ -117,7 +119,7 @@ export async function runPeerPaced(o: PeerRunOptions, rate: number, warmupMs: nu
         if (at === undefined) missing += 1;
         else values.push(at - a.sentAt);
       }
-      return { count: values.length, missing: missing + pub.failed, sentAtToArrival: values };
+      return { count: values.length, missing: missing + pub.failed, sentAtToArrival: values, sentAtToAck: pub.acks.map((a) => a.ackAt - a.sentAt) };
     } finally {
       await client?.close();
       await producer?.close();
