@@ -132,6 +132,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000, query_timeout: QUERY_TIMEOUT_MS });
     pool.on('error', (error) => options.onError?.(error));
+    pool.on('connect', guardNewConnection);
     if (options.genericPlans === true) {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
       // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
@@ -222,6 +223,19 @@ const STALE_STATEMENT_STATES = new Set(['0A000', '26000']);
 /** Whether a failed statement leaves its connection unfit for reuse: a connection-level failure or a stale prepared statement. */
 function spoilsConnection(error: unknown): boolean {
   return !(error instanceof pg.DatabaseError) || STALE_STATEMENT_STATES.has(error.code ?? '');
+}
+
+/**
+ * Gives a new pool connection a lasting 'error' listener the moment it is made (pg-pool's 'connect' event),
+ * before the pool hands it to its first caller. The server's last message can arrive in the same read as the
+ * one that completes the connection: a FATAL 57P01 right after ReadyForQuery when the server shuts down.
+ * pg-pool takes its idle listener off and resolves the checkout within that read, and the caller's own
+ * listener ({@link onConnection}) comes a microtask later; the FATAL, parsed in between, would be an 'error'
+ * event without a listener, which ends the process. The connection is then not queryable: its first
+ * statement fails, and {@link onConnection} discards it.
+ */
+function guardNewConnection(client: pg.PoolClient): void {
+  client.on('error', () => undefined);
 }
 
 /** Connections that carry the lasting error listener of {@link onConnection}. */
