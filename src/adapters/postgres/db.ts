@@ -120,7 +120,6 @@ export function withGenericPlans(db: Db): Db {
   };
 }
 
-
 /**
  * Opens the database: a `pg.Pool` on a server, or PGlite persisted in `dataDir` and served on a unix
  * socket inside it to a one-connection `pg.Pool` (the embedded engine is a single session). The embedded
@@ -172,6 +171,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     await server.start();
     const pool = new pg.Pool({ host: socketDir, port: 5432, user: 'postgres', database: 'postgres', max: 1 });
     pool.on('error', (error) => options.onError?.(error));
+    pool.on('connect', guardNewConnection);
     // Every socket connection reaches the same PGlite session, which keeps the statements an earlier
     // connection prepared: a new connection (after a lost one) would fail "prepared statement … already
     // exists" on each of them. Queued before any other statement of the connection.
@@ -227,35 +227,25 @@ function spoilsConnection(error: unknown): boolean {
 
 /**
  * Gives a new pool connection a lasting 'error' listener the moment it is made (pg-pool's 'connect' event),
- * before the pool hands it to its first caller. The server's last message can arrive in the same read as the
- * one that completes the connection: a FATAL 57P01 right after ReadyForQuery when the server shuts down.
- * pg-pool takes its idle listener off and resolves the checkout within that read, and the caller's own
- * listener ({@link onConnection}) comes a microtask later; the FATAL, parsed in between, would be an 'error'
- * event without a listener, which ends the process. The connection is then not queryable: its first
- * statement fails, and {@link onConnection} discards it.
+ * before the pool hands it to its first caller. pg-pool listens only while a connection is idle, so without it
+ * the server's FATAL (57P01 at a fast shutdown) is an 'error' event without a listener, which ends the
+ * process, whenever it reaches a connection that is not idle: in the same read as the ReadyForQuery that
+ * completes the connection (pg-pool takes its idle listener off and resolves the checkout within that read,
+ * and {@link onConnection}'s own listener comes a microtask later), or after a failed connection was handed
+ * back and is being ended. The connection is then not queryable: its next statement fails, and
+ * {@link onConnection} discards it.
  */
 function guardNewConnection(client: pg.PoolClient): void {
   client.on('error', () => undefined);
 }
 
-/** Connections that carry the lasting error listener of {@link onConnection}. */
-const GUARDED = new WeakSet<pg.PoolClient>();
-
 /**
  * Runs `fn` on a connection checked out of `pool`, then hands the connection back: discarded when it failed
- * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. A checked-out client
- * has no error listener of the pool's: a connection ended by the server between two statements (e.g. 57P01
- * at a fast shutdown) would otherwise be an unhandled 'error' event that kills the process.
+ * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. Every connection
+ * also carries the lasting listener of {@link guardNewConnection}.
  */
 async function onConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  // Once per connection, a listener that outlives each checkout: a connection discarded after a failure is
-  // ended by the pool with no listener of its own, and the server's FATAL 57P01 (fast shutdown) may still
-  // arrive on it; without this it would be an unhandled 'error' event that kills the process.
-  if (!GUARDED.has(client)) {
-    GUARDED.add(client);
-    client.on('error', () => undefined);
-  }
   let failure: Error | undefined;
   const broken = (error: unknown): void => {
     failure ??= error instanceof Error ? error : new Error(String(error));
