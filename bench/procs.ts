@@ -148,6 +148,16 @@ export function procUsage(pid: number): ProcUsage | null {
   }
 }
 
+/**
+ * Machine CPU per message between two {@link machineCpu} readings: the busy time of every process on the
+ * machine (the load generator, the receiver and other users included), in ms, divided by `count`. Null when a
+ * reading is missing or `count` is 0.
+ */
+export function machineCpuMsPerMessage(before: ReturnType<typeof machineCpu>, after: ReturnType<typeof machineCpu>, count: number): number | null {
+  if (before === null || after === null || count === 0) return null;
+  return ((after.busy - before.busy) / CLOCK_TICKS) * 1000 / count;
+}
+
 /** Busy and total jiffies of the whole machine (/proc/stat, first line), or null. */
 export function machineCpu(): { readonly busy: number; readonly total: number } | null {
   try {

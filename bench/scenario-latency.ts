@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
 import pg from 'pg';
 import { deliveryStates } from './pg-stats.ts';
-import { CLOCK_TICKS, machineCpu } from './procs.ts';
+import { machineCpu, machineCpuMsPerMessage } from './procs.ts';
 import { startCluster, type Engine } from './tidings.ts';
 
 /** Most publish calls (or raw requests) outstanding in the paced runs; more would no longer be paced. */
@@ -136,8 +136,8 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         // Every process of the machine (load generator and receiver included) from the first publish to the
         // last first attempt, per message: what a message costs at this rate, not at saturation.
         const cpuAfter = machineCpu();
-        const cpuPerMessage = cpuBefore === null || cpuAfter === null || pub.acks.length === 0 ? null
-          : round(((cpuAfter.busy - cpuBefore.busy) / CLOCK_TICKS) * 1000 / pub.acks.length, 3);
+        const perMessage = machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length);
+        const cpuPerMessage = perMessage === null ? null : round(perMessage, 3);
         if (cpuPerMessage !== null) ctx.book.add({ scenario: 'd', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' }, cpuPerMessage);
         const l = latencies(sent, arrived);
         const stage = cluster.databaseUrl === null ? null : await stages(cluster.databaseUrl, pub.acks, arrived);

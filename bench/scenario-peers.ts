@@ -17,6 +17,7 @@ import { deleteKeys } from './peer/peer.ts';
 import { runPeerDelivery, runPeerPaced, type PeerRunOptions } from './peer/peer-run.ts';
 import { redisTarget } from './peer/redis.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { machineCpu, machineCpuMsPerMessage } from './procs.ts';
 import { quantile } from './stats.ts';
 import { startCluster } from './tidings.ts';
 
@@ -82,9 +83,10 @@ async function rawBurst(ctx: BenchContext, receiver: Receiver, part: string, run
 
 /**
  * Records one paced run: `values`, before each publish call → the receiver's first byte; `calls`, before each
- * publish call → its answer (the publish call alone: what of the latency the ingest takes). ms.
+ * publish call → its answer (the publish call alone: what of the latency the ingest takes). ms. `cpuMs`: the
+ * machine's CPU per message over the run (null: not measured).
  */
-function addLatency(ctx: BenchContext, engine: Variant, run: number, values: readonly number[], calls: readonly number[], missing: number): void {
+function addLatency(ctx: BenchContext, engine: Variant, run: number, values: readonly number[], calls: readonly number[], missing: number, cpuMs: number | null): void {
   const p50 = quantile(values, 0.5);
   const p99 = quantile(values, 0.99);
   const callP50 = quantile(calls, 0.5);
@@ -92,7 +94,8 @@ function addLatency(ctx: BenchContext, engine: Variant, run: number, values: rea
   ctx.book.add({ scenario: 'p', engine, name: `latency: p99 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ peer' : null }, p99);
   ctx.book.add({ scenario: 'p', engine, name: `latency:   publish call p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, callP50);
   ctx.book.add({ scenario: 'p', engine, name: 'latency: missing', unit: 'count', better: 'lower', target: '0' }, missing);
-  ctx.log(`  p latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)`);
+  if (cpuMs !== null) ctx.book.add({ scenario: 'p', engine, name: `latency: machine CPU ms per message @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, cpuMs);
+  ctx.log(`  p latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`);
 }
 
 /** Tidings at the paced rate, latency from before each publish call to the receiver's first byte. */
@@ -107,10 +110,13 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, 
       await client.publishPaced(app, PACED_RATE, sizes.paceWarmupMs, 50, 'bench.event', sizes.paceWarmupMs + 30_000);
       await receiver.waitForUnique(Math.round((PACED_RATE * sizes.paceWarmupMs) / 1000), 10_000, 5_000);
       await receiver.reset();
+      const cpuBefore = machineCpu();
       const pub = await client.publishPaced(app, PACED_RATE, sizes.paceDurationMs, 50, 'bench.event', sizes.paceDurationMs + 30_000);
       const arrived = await receiver.waitForKeys(pub.acks.map((a) => `${a.id}@/ep0`), 60_000, 10_000);
+      const cpuAfter = machineCpu();
       const values = pub.acks.flatMap((a) => { const at = arrived.get(`${a.id}@/ep0`); return at === undefined ? [] : [at - a.sentAt]; });
-      addLatency(ctx, oneProcess ? 'tidings one process' : 'tidings', run, values, pub.acks.map((a) => a.ackAt - a.sentAt), pub.acks.length - values.length + pub.failed);
+      addLatency(ctx, oneProcess ? 'tidings one process' : 'tidings', run, values, pub.acks.map((a) => a.ackAt - a.sentAt), pub.acks.length - values.length + pub.failed,
+        machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length));
     } finally {
       await client.close();
     }
@@ -173,7 +179,7 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
       for (let run = 1; run <= runs; run += 1) {
         for (const ingest of [true, false]) {
           const l = await runPeerPaced(peerOptions(receiver, ingest, `lat-${ingest ? 'peer' : 'alone'}-${run}`), PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs);
-          addLatency(ctx, ingest ? 'peer' : 'bullmq', run, l.sentAtToArrival, l.sentAtToAck, l.missing);
+          addLatency(ctx, ingest ? 'peer' : 'bullmq', run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
         }
         await tidingsPaced(ctx, receiver, run);
         await tidingsPaced(ctx, receiver, run, true);

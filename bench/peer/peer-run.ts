@@ -5,6 +5,7 @@
  */
 import { createApiClient, type PublishRun } from '../load.ts';
 import { startMonitor, type UsageReport } from '../monitor.ts';
+import { machineCpu, machineCpuMsPerMessage } from '../procs.ts';
 import type { Receiver } from '../receiver.ts';
 import { directProducer, redisPids, startPeer, type PeerOptions } from './peer.ts';
 
@@ -91,6 +92,8 @@ export interface PacedLatency {
   readonly sentAtToArrival: readonly number[];
   /** From before each publish call to its answer (the publish call alone), ms. */
   readonly sentAtToAck: readonly number[];
+  /** Machine CPU from the first measured publish to the last first attempt, ms per message ({@link machineCpuMsPerMessage}); null when /proc is not there. */
+  readonly machineCpuMsPerMessage: number | null;
 }
 
 /**
@@ -109,9 +112,11 @@ export async function runPeerPaced(o: PeerRunOptions, rate: number, warmupMs: nu
       await paced(warmupMs, 'bmqw_');
       await o.receiver.waitForUnique(Math.round((rate * warmupMs) / 1000), 10_000, 5_000);
       await o.receiver.reset();
+      const cpuBefore = machineCpu();
       const pub = await paced(durationMs, 'bmqp_');
       const keys = pub.acks.map((a) => `${a.id}@/ep0`);
       const arrived = await o.receiver.waitForKeys(keys, 60_000, 10_000);
+      const cpuAfter = machineCpu();
       const values: number[] = [];
       let missing = 0;
       for (const a of pub.acks) {
@@ -119,7 +124,10 @@ export async function runPeerPaced(o: PeerRunOptions, rate: number, warmupMs: nu
         if (at === undefined) missing += 1;
         else values.push(at - a.sentAt);
       }
-      return { count: values.length, missing: missing + pub.failed, sentAtToArrival: values, sentAtToAck: pub.acks.map((a) => a.ackAt - a.sentAt) };
+      return {
+        count: values.length, missing: missing + pub.failed, sentAtToArrival: values, sentAtToAck: pub.acks.map((a) => a.ackAt - a.sentAt),
+        machineCpuMsPerMessage: machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length),
+      };
     } finally {
       await client?.close();
       await producer?.close();
