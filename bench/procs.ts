@@ -158,14 +158,19 @@ export function machineCpuMsPerMessage(before: ReturnType<typeof machineCpu>, af
   return ((after.busy - before.busy) / CLOCK_TICKS) * 1000 / count;
 }
 
-/** Busy and total jiffies of the whole machine (/proc/stat, first line), or null. */
+/**
+ * Busy and total jiffies of the whole machine (/proc/stat, first line: user, nice, system, idle, iowait, irq,
+ * softirq, steal, guest, guest_nice; proc(5)), or null. Busy is user + nice + system + irq + softirq: not idle,
+ * not waiting for I/O, and not steal (time the hypervisor gave to other machines). Total is the first eight
+ * fields: guest and guest_nice are already counted in user and nice.
+ */
 export function machineCpu(): { readonly busy: number; readonly total: number } | null {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
-    const values = line.trim().split(/\s+/).slice(1).map(Number);
+    const values = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const field = (i: number): number => values[i] ?? 0;
     const total = values.reduce((a, b) => a + b, 0);
-    const idle = (values[3] ?? 0) + (values[4] ?? 0);
-    return { busy: total - idle, total };
+    return { busy: field(0) + field(1) + field(2) + field(5) + field(6), total };
   } catch {
     return null;
   }
