@@ -81,7 +81,7 @@ async function rollUpTo(db: Awaited<ReturnType<typeof openDb>>, client: pg.Clien
 
 /** The body level of a 7-day read, ms (15 min): its partial first bucket is read from raw timeline rows. */
 const SEVEN_DAY_BODY_MS = rollupLevelFor(STATS_WINDOWS['7d'].windowMs, STATS_WINDOWS['7d'].bucketMs)!;
-const LEADING_EDGE = '(15 min of rows before its first whole bucket)';
+const LEADING_EDGE = `(${SEVEN_DAY_BODY_MS / 60_000} min of rows before its first whole bucket)`;
 
 /**
  * A 7-day read whose leading edge holds the most raw rows it can: `since` 1 ms after a body bucket's start
