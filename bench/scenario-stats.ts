@@ -83,13 +83,16 @@ async function rollUpTo(db: Awaited<ReturnType<typeof openDb>>, client: pg.Clien
 const SEVEN_DAY_BODY_MS = rollupLevelFor(STATS_WINDOWS['7d'].windowMs, STATS_WINDOWS['7d'].bucketMs)!;
 const LEADING_EDGE = `(${SEVEN_DAY_BODY_MS / 60_000} min of rows before its first whole bucket)`;
 
+/** One timed time-in-state read: (since, until], series buckets of `bucketMs`. */
+interface ReadWindow { readonly since: Date; readonly until: Date; readonly bucketMs: number }
+
 /**
  * A 7-day read whose leading edge holds the most raw rows it can: `since` 1 ms after a body bucket's start
  * inside the filled span (`ref` − `spanMs`, `ref`), so (since, f1) is one whole body bucket of rows; it ends
  * 7 days later (after `ref`: the rollups it covers there are empty). null when the span is shorter than two
  * body buckets. Such a window is what a 7-day read of an installation with steady traffic meets at its start.
  */
-function leadingEdgeWindow(ref: Date, spanMs: number): { since: Date; until: Date; bucketMs: number } | null {
+function leadingEdgeWindow(ref: Date, spanMs: number): ReadWindow | null {
   if (spanMs < 2 * SEVEN_DAY_BODY_MS) return null;
   const since = Math.ceil((ref.getTime() - spanMs) / SEVEN_DAY_BODY_MS) * SEVEN_DAY_BODY_MS + 1;
   return { since: new Date(since), until: new Date(since + STATS_WINDOWS['7d'].windowMs), bucketMs: STATS_WINDOWS['7d'].bucketMs };
@@ -98,8 +101,8 @@ function leadingEdgeWindow(ref: Date, spanMs: number): { since: Date; until: Dat
 /**
  * (h) Statistics reads against the size of the timeline (server only): the timeline is filled with
  * `timelineRows` rows over each of `timelineSpansMs` (the last hour, the last 5 minutes) and rolled up but for the tail a roll-up every second leaves;
- * then for each window (5 min, 1 h, 24 h, 7 d, and over the hour a 7-day window whose first 15 minutes are
- * read raw: {@link leadingEdgeWindow}) the store's time-in-state read (installation, one
+ * then for each window (5 min, 1 h, 24 h, 7 d, and over the hour a 7-day window whose partial first bucket
+ * is read raw: {@link leadingEdgeWindow}) the store's time-in-state read (installation, one
  * application, one endpoint) and, for 1 h, the overview are timed (at most STATS_REPEATS times each). Target: time-in-state under 200 ms at
  * 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query against the backlog sizes of (g) (target:
  * the same cost at 1,000 and 1,000,000 waiting deliveries).
@@ -132,7 +135,7 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
       ctx.log(`  h ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`);
       ctx.details.push({ scenario: 'h', timelineRows: rows, spanMs, fillS: round(fillS, 1), rollupS: round(rollupS, 1), tailIds });
       const label = `@${n0(rows)} rows over ${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
-      const windows: [string, { since: Date; until: Date; bucketMs: number }][] = Object.entries(STATS_WINDOWS)
+      const windows: [string, ReadWindow][] = Object.entries(STATS_WINDOWS)
         .map(([window, { windowMs, bucketMs }]) => [window, { since: new Date(ref.getTime() - windowMs), until: ref, bucketMs }]);
       // A window whose partial first bucket of the body level is full of rows (the worst leading edge, read raw).
       const leading = leadingEdgeWindow(ref, spanMs);
