@@ -24,15 +24,12 @@ import { createFaultPoints } from './fault-points.ts';
 import { fdBudget, openFileLimit, SMALL_RECORD_POOL_SIZE, smallPublishPoolSize } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
 import { createHttpDeps } from './http-deps.ts';
+import type { Roles } from './roles.ts';
 import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
 import { createStatsRollupJob } from './stats-rollup-job.ts';
 import { createWakeups } from './wakeups.ts';
 
-/** Which roles this process runs (docs/design.md#scale): `serve` = both; `api`; `dispatcher`. */
-export interface Roles {
-  readonly api: boolean;
-  readonly dispatcher: boolean;
-}
+export type { Roles } from './roles.ts';
 
 /** Options of {@link startTidings}. The seams (clock, random, lookup, log destination) are for tests. */
 export interface StartOptions {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/config.ts';
-import type { Roles } from './compose.ts';
+import type { Roles } from './roles.ts';
 
 /** File descriptors kept for everything else: the listening sockets, log and data files, the LISTEN connection, DNS. */
 export const FD_RESERVE = 64;

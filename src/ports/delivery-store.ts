@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { ErrorKind } from '../domain/error-kinds.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
-import type { TraceCarrier } from './tracer.ts';
+import type { TraceCarrier } from './trace-carrier.ts';
 
 /**
  * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus releaseLease

@@ -1,6 +1,6 @@
 import type { IdempotencyScope, StoredAnswer } from './idempotency-store.ts';
 import type { Tx } from './unit-of-work.ts';
-import type { TraceCarrier } from './tracer.ts';
+import type { TraceCarrier } from './trace-carrier.ts';
 
 /**
  * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a JSON

@@ -1,18 +1,9 @@
 import type { Classification, SendResult } from '../domain/attempt-outcome.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
 import type { ClaimedDelivery } from './delivery-store.ts';
+import type { TraceCarrier } from './trace-carrier.ts';
 
-/**
- * A W3C trace context as propagated between processes (W3C Trace Context, §3.2 `traceparent`, §3.3
- * `tracestate`): stored with a message so that the dispatcher can link its delivery spans to the publish
- * span (docs/reference/traces.md).
- */
-export interface TraceCarrier {
-  /** `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`. */
-  readonly traceparent: string;
-  /** Vendor entries, as received; absent when empty. */
-  readonly tracestate?: string;
-}
+export type { TraceCarrier } from './trace-carrier.ts';
 
 /**
  * The trace of one delivery, from its claim to its record (docs/reference/traces.md). Every method is
