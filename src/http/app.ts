@@ -9,6 +9,7 @@ import { clientErrorHandler, frameworkErrors, installEdgeErrors, redactUrl } fro
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
+import { installPathSegmentCheck } from './plugins/path-segments.ts';
 import { lazyChildLogger } from './plugins/lazy-child-logger.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { requestLine } from './plugins/request-line.ts';
@@ -48,8 +49,12 @@ import { registerStats } from './routes/stats.ts';
 
 export type { HttpDeps } from './deps.ts';
 
-/** Longest path parameter, in characters (a 256-character uid, percent-encoded, fits). */
-const MAX_PARAM_LENGTH = 1024;
+/**
+ * Longest path parameter, in characters: a 256-character eventId percent-encoded as the official client sends
+ * it (encodeURIComponent: up to 9 characters for one UTF-16 unit, `%E2%82%AC` for `€`) fits, so every name the
+ * API accepts can be named in a path.
+ */
+const MAX_PARAM_LENGTH = 256 * 9;
 
 /**
  * One log line per API request — method, url, status and duration, at its end — instead of Fastify's two
@@ -120,6 +125,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
   installErrorHandler(fastify, deps.databaseError);
+  installPathSegmentCheck(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installEdgeErrors(fastify);
   installAuthFailureLimit(fastify, config);

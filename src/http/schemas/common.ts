@@ -25,10 +25,25 @@ export const WIRE_LIMITS = Object.freeze({
   mapEntriesMax: 100,
 } as const);
 
-/** Svix `uid`: 1–256 of letters, digits, `-`, `_`, `.`. */
-export const uidSchema = z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."');
-/** Event type name (Svix): 1–256 of letters, digits, `-`, `_`, `.`. */
-export const eventTypeName = z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."');
+/**
+ * True for `.` and `..`: a URL path cannot carry them as a segment. RFC 3986 §5.2.4 removes dot segments, and
+ * so do fetch and the WHATWG URL parser (which read `%2e` as `.`), so the official client's
+ * `endpoint.delete('app', '..')` sends `DELETE /api/v1/app/app/`: the application, not the endpoint.
+ */
+export function isDotSegment(segment: string): boolean {
+  return segment === '.' || segment === '..';
+}
+
+/** Refuses `.` and `..` in a value that names an object in a path (an id, a uid, an eventId, an event type name). */
+const pathSafe = <T extends z.ZodString>(schema: T) =>
+  schema.refine((s) => !isDotSegment(s), { message: 'must not be "." or "..": a URL path cannot carry it (clients remove dot segments), so the object could not be named in a path', abort: true });
+
+/** Svix `uid`: 1–256 of letters, digits, `-`, `_`, `.`; not `.` or `..` ({@link isDotSegment}). */
+export const uidSchema = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'));
+/** Event type name (Svix): 1–256 of letters, digits, `-`, `_`, `.`; not `.` or `..` (it names the type in paths). */
+export const eventTypeName = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'));
+/** A message's own id (Svix `eventId`): 1–256 characters, any but `.` and `..` (`GET …/msg/{eventId}` names it). */
+export const eventIdSchema = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength));
 /** Channel name (Svix): 1–128 of letters, digits, `-`, `_`, `.`, `:`. */
 export const channelName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_.:]+$/, 'may contain only letters, digits, "-", "_", "." and ":"');
 /** Tag (Svix): 1–128 of letters, digits and `-_./\#:`. */
@@ -65,8 +80,8 @@ export const listParam = (item: z.ZodString) =>
     .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
     .pipe(z.array(item));
 
-/** A path parameter naming an object by id or uid. */
-export const refParam = z.string().min(1).max(WIRE_LIMITS.nameMaxLength);
+/** A path parameter naming an object by id or uid (a PUT may create one with it as uid: never `.` or `..`). */
+export const refParam = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength));
 
 /** `{code, detail}` error body (Svix `HttpErrorOut`; a 422 carries the failing fields as `detail`). */
 export const errorBody = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { applicationIn } from './application.ts';
-import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, tagName, WIRE_LIMITS } from './common.ts';
+import { channelName, eventIdSchema, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, tagName, WIRE_LIMITS } from './common.ts';
 
 /** Longest payload retention: 100 years, in days (keeps hours within a 32-bit integer). */
 const RETENTION_DAYS_MAX = 36_500;
@@ -43,7 +43,7 @@ const jsonObject = z.custom<Record<string, unknown>>((v) => typeof v === 'object
  */
 export const messageIn = z.strictObject({
   eventType: eventTypeName,
-  eventId: z.string().min(1).max(WIRE_LIMITS.nameMaxLength).nullish(),
+  eventId: eventIdSchema.nullish(),
   payload: jsonObject.describe('A JSON object; delivered byte for byte'),
   channels: z.array(channelName).min(1).max(WIRE_LIMITS.channelsMax).nullish(),
   tags: z.array(tagName).min(1).max(WIRE_LIMITS.tagsMax).nullish(),
