@@ -88,21 +88,21 @@ for (const engine of ENGINES) {
       assert.doesNotMatch(current.args, /p_gated/);
       const recorded = (await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_claim'`)).rows;
       assert.deepEqual(recorded, [{ checksum: sha256(file) }]);
-      assert.deepEqual(await migrate(t.db, silentLogger), { migrations: [], routines: [] }, 'a second start applies nothing');
+      assert.deepEqual(await migrate(t.db, silentLogger), { baselined: false, migrations: [], routines: [] }, 'a second start applies nothing');
     });
 
     test('a new routine is applied; unchanged, it is not run again; its file changed, it is applied again', async () => {
       await writeFile(routine.path, routineSql(1));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { migrations: [], routines: ['tidings_test_routine'] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: ['tidings_test_routine'] });
       assert.equal(await callRoutine(), 1);
 
       // Changed behind the migrator's back: an unchanged file must not overwrite it, so the change stays.
       await t.db.query(routineSql(99));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { migrations: [], routines: [] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: [] });
       assert.equal(await callRoutine(), 99, 'the unchanged routine was not run again');
 
       await writeFile(routine.path, routineSql(2));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { migrations: [], routines: ['tidings_test_routine'] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: ['tidings_test_routine'] });
       assert.equal(await callRoutine(), 2);
       const recorded = (await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_test_routine'`)).rows;
       assert.deepEqual(recorded, [{ checksum: sha256(routineSql(2)) }]);

@@ -21,8 +21,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates a fresh database on the PostgreSQL server (127.0.0.1:5432), migrated. */
-export async function freshServerDatabase(): Promise<TestDatabase> {
+/** Options of the fresh databases. */
+export interface FreshOptions {
+  /** Whether to run the migrator on it (default true); false leaves it empty. */
+  readonly migrate?: boolean;
+}
+
+/** Creates a fresh database on the PostgreSQL server (127.0.0.1:5432), migrated unless told otherwise. */
+export async function freshServerDatabase(options: FreshOptions = {}): Promise<TestDatabase> {
   const name = `tidings_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: SERVER_ADMIN_URL });
   await admin.connect();
@@ -30,7 +36,7 @@ export async function freshServerDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = SERVER_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
   const db = await openDb({ databaseUrl: url, dataDir: '', poolSize: 10 });
-  await migrate(db, silentLogger);
+  if (options.migrate !== false) await migrate(db, silentLogger);
   return {
     engine: 'server',
     db,
@@ -46,11 +52,11 @@ export async function freshServerDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Creates a fresh embedded (PGlite) database in a temporary folder, migrated. */
-export async function freshEmbeddedDatabase(): Promise<TestDatabase> {
+/** Creates a fresh embedded (PGlite) database in a temporary folder, migrated unless told otherwise. */
+export async function freshEmbeddedDatabase(options: FreshOptions = {}): Promise<TestDatabase> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tidings-test-'));
   const db = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1 });
-  await migrate(db, silentLogger);
+  if (options.migrate !== false) await migrate(db, silentLogger);
   return {
     engine: 'embedded',
     db,

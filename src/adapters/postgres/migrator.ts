@@ -4,14 +4,23 @@ import { fileURLToPath } from 'node:url';
 import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import type pg from 'pg';
 import type { Db, Queryable } from './db.ts';
+import { adoptLegacyHistory, BASELINE_MIGRATION } from './migration-baseline.ts';
 import { ROUTINES, type Routine } from './routines.ts';
 import type { Logger } from '../../ports/logger.ts';
 
-/** The folder of the numbered SQL migrations (forward-only once 0.1.0 is tagged). */
+/**
+ * The folder of the numbered SQL migrations: the baseline of 0.1.0, then migrations that are forward-only and
+ * never edited (docs/adr/0019-migration-baseline.md).
+ */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
 /** What one {@link migrate} call applied. */
 export interface MigrationRun {
+  /**
+   * Whether this call marked a database migrated by the history from before 0.1.0 as at the baseline
+   * (src/adapters/postgres/migration-baseline.ts).
+   */
+  readonly baselined: boolean;
   /** Names of the migrations applied, in order. */
   readonly migrations: string[];
   /** Names of the routines (re)applied because their file's checksum changed, in order. */
@@ -30,8 +39,11 @@ export interface MigrateOptions {
  * safe: the others wait for the one migrating (docs/adr/0001-runtime-and-embedded-engine.md). Same files on
  * a PostgreSQL server and on the embedded engine. Each routine runs in its own transaction with the upsert
  * of its checksum into `tidings_routines`, so a failed routine changes nothing and is retried next start.
- * @returns the migrations and routines applied by this call
- * @throws the database error of a failing migration or routine
+ * First, under the same lock, a database migrated by the whole history from before 0.1.0 is marked as at the
+ * baseline (docs/adr/0019-migration-baseline.md).
+ * @returns whether the database was marked as at the baseline, and the migrations and routines applied
+ * @throws LegacyHistoryIncompleteError (code `legacy_migrations_incomplete`), changing nothing, for a database
+ *   part-way through that history; the database error of a failing migration or routine
  */
 export async function migrate(db: Db, logger: Logger, options: MigrateOptions = {}): Promise<MigrationRun> {
   const routines = options.routines ?? ROUTINES;
@@ -43,6 +55,7 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
       // start together wait for the one migrating.
       await client.query(`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`);
       try {
+        const baselined = await adoptLegacyHistory(client);
         const result = await runner({
           dbClient: client as unknown as pg.ClientBase,
           dir: MIGRATIONS_DIR,
@@ -53,7 +66,7 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
           noLock: true,
           logger: { debug: () => undefined, info: (msg: string) => logger.debug({ msg }, 'migrate'), warn: (msg: string) => logger.warn({ msg }, 'migrate'), error: (msg: string) => logger.error({ msg }, 'migrate') },
         });
-        return { migrations: result.map((m) => m.name), routines: await applyRoutines(client, routines) };
+        return { baselined, migrations: result.map((m) => m.name), routines: await applyRoutines(client, routines) };
       } finally {
         await client.query(`SELECT pg_advisory_unlock(${PG_MIGRATE_LOCK_ID})`);
       }
@@ -61,6 +74,7 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
       await client.query('BEGIN'); // tx() ends with COMMIT
     }
   });
+  if (run.baselined) logger.info({ baseline: BASELINE_MIGRATION }, 'migration history from before 0.1.0 marked as at the baseline');
   if (run.migrations.length > 0) logger.info({ migrations: run.migrations }, 'migrations applied');
   if (run.routines.length > 0) logger.info({ routines: run.routines }, 'routines applied');
   return run;
