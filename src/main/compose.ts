@@ -5,6 +5,9 @@ import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
 import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
+import { databaseAnswers } from '../adapters/postgres/reachable.ts';
+import { createPgApplicationStore } from '../adapters/postgres/application/application-store.ts';
+import { createWakeups } from '../adapters/postgres/wakeups/wakeups.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import { ensureAdminToken } from '../app/credentials.ts';
@@ -27,7 +30,6 @@ import { createHttpDeps } from './http-deps.ts';
 import type { Roles } from './roles.ts';
 import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
 import { createStatsRollupJob } from './stats-rollup-job.ts';
-import { createWakeups } from './wakeups.ts';
 
 export type { Roles } from './roles.ts';
 
@@ -105,8 +107,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     // A wrong or missing key fails start-up here, before anything is read or written (docs/guides/security.md).
     await checkKeyRegistry(db, cipher);
     if (config.operationalApp !== undefined) {
-      const found = await db.query('SELECT 1 FROM applications WHERE id = $1 OR uid = $1', [config.operationalApp]);
-      if (found.rowCount === 0) logger.warn({ operationalApp: config.operationalApp }, 'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists');
+      const found = await createPgApplicationStore(db).findApplication(config.operationalApp);
+      if (found === null) logger.warn({ operationalApp: config.operationalApp }, 'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists');
     }
     const metrics = createMetrics();
     registerBacklogGauges(metrics.registry, {
@@ -117,7 +119,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     const faultPoints = createFaultPoints(config.testFaultPoints, logger);
     const ready = async (): Promise<boolean> => {
       try {
-        await db.query('SELECT 1');
+        await databaseAnswers(db);
         return dispatcherRole === undefined || dispatcherRole.dispatcher.healthy();
       } catch {
         return false;

@@ -16,7 +16,7 @@ import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { deliveryStoreMetrics } from './delivery-metrics.ts';
 import type { FaultPoints } from './fault-points.ts';
-import type { Wakeups } from './wakeups.ts';
+import type { Wakeups } from '../adapters/postgres/wakeups/wakeups.ts';
 
 /** The `user-agent` of every webhook request. */
 export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';

@@ -4,7 +4,7 @@
  * carries the NOTIFY on the wake channel, and the store then wakes only its own process; a commit with due work that
  * carried none (a publish that started while another NOTIFY was in flight, one inside a caller's transaction, a
  * replay) owes one, which the next publish statement to start carries, or else a statement of its own sends, after the
- * NOTIFY in flight ends. The real wake-up hub (src/main/wakeups.ts) is the carrier; a listener on its own connection
+ * NOTIFY in flight ends. The real wake-up hub (src/adapters/postgres/wakeups/wakeups.ts) is the carrier; a listener on its own connection
  * stands for another process's dispatcher. Whether a notification came is read against a marker: notifications
  * arrive in commit order, so a NOTIFY sent after the hub is idle arrives after every earlier one. Nothing waits on a
  * timer.
@@ -13,12 +13,13 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Db, Prepared } from '../../src/adapters/postgres/db.ts';
-import { createPgMessageStore, WAKE_CHANNEL } from '../../src/adapters/postgres/message/message-store.ts';
+import { createPgMessageStore } from '../../src/adapters/postgres/message/message-store.ts';
+import { WAKE_CHANNEL } from '../../src/adapters/postgres/wakeups/notify-carrier.ts';
 import { runAutocommit, runTx } from '../../src/adapters/postgres/tx.ts';
 import type { IdempotencyScope } from '../../src/ports/idempotency-store.ts';
 import type { MessageStore, NewMessage } from '../../src/ports/message-store.ts';
 import { AppError } from '../../src/domain/errors.ts';
-import { createWakeups, type Wakeups } from '../../src/main/wakeups.ts';
+import { createWakeups, type Wakeups } from '../../src/adapters/postgres/wakeups/wakeups.ts';
 import { silentLogger } from '../support/logger.ts';
 import { testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDb, type Db } from '../../src/adapters/postgres/db.ts';
-import { createWakeups, type Wakeups } from '../../src/main/wakeups.ts';
+import { createWakeups, type Wakeups } from '../../src/adapters/postgres/wakeups/wakeups.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
 import { deferred } from '../support/deferred.ts';
 import { silentLogger } from '../support/logger.ts';

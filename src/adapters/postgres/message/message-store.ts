@@ -11,9 +11,7 @@ import { isAutocommit, onCommit, txClient } from '../tx.ts';
 import type { ClaimedDelivery } from '../../../ports/delivery-store.ts';
 import type { Handoff, HandoffOffer } from '../../../ports/handoff.ts';
 import { createClaimedReader } from '../claimed-row.ts';
-
-/** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
-export const WAKE_CHANNEL = 'tidings_due';
+import { WAKE_CHANNEL, type CarriedMode, type NotifyCarrier } from '../wakeups/notify-carrier.ts';
 
 /*
  * PUBLISH — stores messages and their fan-out in one statement (one round trip, one commit when run on its
@@ -446,38 +444,13 @@ export interface MessageStoreOptions {
   readonly small?: SmallStatements;
 }
 
-/**
- * Whether a publish statement sends the NOTIFY on {@link WAKE_CHANNEL}: `none` (another NOTIFY of the process is
- * in flight, or the statement runs inside a caller's transaction), `own` (when it makes a delivery due now),
- * `always` (whatever it makes: the process owes a wake-up to a commit that may have come after the last NOTIFY).
- */
-export type CarriedMode = 'none' | 'own' | 'always';
-
-/** One statement's part in the process's NOTIFY, from {@link NotifyCarrier.begin}. */
-export interface CarriedNotify {
-  readonly mode: CarriedMode;
-  /** The statement ended: `notified` = it committed with its NOTIFY; false after a failure or with nothing sent. */
-  end(notified: boolean): void;
-}
-
-/**
- * The process's wake-up NOTIFY as publish statements carry it (src/main/wakeups.ts, ADR 0006): at most one
- * NOTIFY of the process in flight, carried by a statement or sent by a statement of its own.
- */
-export interface NotifyCarrier {
-  /** Called as a publish statement outside a caller's transaction starts; its `end` must be called once. */
-  begin(): CarriedNotify;
-  /** Wakes this process's dispatchers only, after a commit that carried the NOTIFY. Never throws. */
-  woken(): void;
-}
-
 /** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
 export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPayloadBytes');
 
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries and carried no NOTIFY: it wakes in-process dispatchers
- * and, on a server, owes the others a NOTIFY on {@link WAKE_CHANNEL} (src/main/wakeups.ts). Inserts outside a transaction (an
+ * and, on a server, owes the others a NOTIFY on {@link WAKE_CHANNEL} (../wakeups/wakeups.ts). Inserts outside a transaction (an
  * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
  * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */

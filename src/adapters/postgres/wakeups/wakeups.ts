@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { Db } from '../adapters/postgres/db.ts';
-import { WAKE_CHANNEL, type CarriedNotify, type NotifyCarrier } from '../adapters/postgres/message/message-store.ts';
-import type { Logger } from '../ports/logger.ts';
+import type { Logger } from '../../../ports/logger.ts';
+import type { Db } from '../db.ts';
+import { WAKE_CHANNEL, type CarriedNotify, type NotifyCarrier } from './notify-carrier.ts';
 
 /**
  * Publish wake-ups for dispatchers (docs/design.md#publishing): in-process always; on a PostgreSQL server also a NOTIFY on
@@ -62,6 +62,15 @@ export interface WakeupsOptions {
 /** Longest wait between LISTEN reconnect attempts, ms. The poll loop covers the gap meanwhile. */
 const MAX_RECONNECT_MS = 10_000;
 
+/*
+ * NOTIFY_DUE — the process's wake-up NOTIFY as a statement of its own, sent when no publish statement carries it
+ * (autocommit: delivered at once). No parameters (the channel is a constant, never a value); returns one row.
+ */
+const NOTIFY_DUE = `SELECT pg_notify('${WAKE_CHANNEL}', '')`;
+
+/* LISTEN_DUE — run on the hub's own session (`Db.listenClient`, a direct connection): its NOTIFYs become wake-ups. */
+const LISTEN_DUE = `LISTEN ${WAKE_CHANNEL}`;
+
 /** Makes the wake-up hub for one process. */
 export function createWakeups(db: Db, logger: Logger, options: WakeupsOptions = {}): Wakeups {
   const maxOwedWaitMs = options.maxOwedWaitMs ?? MAX_OWED_WAIT_MS;
@@ -111,7 +120,7 @@ export function createWakeups(db: Db, logger: Logger, options: WakeupsOptions = 
     inFlight += 1;
     pay();
     try {
-      await db.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
+      await db.query(NOTIFY_DUE);
     } catch (error) {
       logger.debug({ err: error }, 'NOTIFY failed; other dispatchers find the work at their next poll');
     } finally {
@@ -140,7 +149,7 @@ export function createWakeups(db: Db, logger: Logger, options: WakeupsOptions = 
       };
       c.on('error', lost);
       c.on('end', () => lost());
-      await c.query(`LISTEN ${WAKE_CHANNEL}`);
+      await c.query(LISTEN_DUE);
       failures = 0;
       emitter.emit('wake'); // work may have arrived while we were not listening
     } catch (error) {
