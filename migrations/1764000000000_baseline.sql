@@ -8,7 +8,8 @@
 -- part here under the same number. From 0.1.0 on, migrations are forward-only and never edited.
 --
 -- Not here: the claim (tidings_claim), a routine kept in src/adapters/postgres/delivery/claim.sql and applied
--- by the migrator after the migrations (src/adapters/postgres/routines.ts). The decisions behind the tables
+-- by the migrator after the migrations (src/adapters/postgres/routines.ts); 1764000004000, 1764000005000 and
+-- 1764000006000 defined it, 1764000009200 dropped those versions. The decisions behind the tables
 -- and indexes are in docs/adr/0002-schema-and-claim.md and the ADRs named below.
 -- Runs unchanged on PostgreSQL 15+ and on the embedded engine (PGlite).
 
@@ -48,12 +49,12 @@ CREATE TABLE applications (
   updated_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
--- Event types, with the fields of Svix `EventTypeOut` (docs/adr/0003-svix-compatibility.md). Every row carries a
--- revision, drawn from one sequence when the row is written and again on every update (trigger
--- event_types_revision below), so that (name, revision) names one state of the row for ever: a type deleted and
--- registered again gets a revision never seen before. A publish that checked its payload against a type it read
--- earlier (the API's lookup cache, docs/adr/0006-round-trips-and-wake-ups.md) passes the revision it checked,
--- and the publish statement stores nothing when the row's revision has changed since (1764000009600).
+-- Event types, with the fields of Svix `EventTypeOut` (1764000002000, docs/adr/0003-svix-compatibility.md).
+-- Every row carries a revision, drawn from one sequence when the row is written and again on every update
+-- (trigger event_types_revision below), so that (name, revision) names one state of the row for ever: a type
+-- deleted and registered again gets a revision never seen before. A publish that checked its payload against a
+-- type it read earlier (the API's lookup cache, docs/adr/0006-round-trips-and-wake-ups.md) passes the revision it
+-- checked, and the publish statement stores nothing when the row's revision has changed since (1764000009600).
 CREATE SEQUENCE event_type_revisions;
 CREATE TABLE event_types (
   name          text PRIMARY KEY,
@@ -72,7 +73,7 @@ CREATE TABLE event_types (
 -- An endpoint: URL, secrets (encrypted, each names its key id), subscription (filter_types, channels),
 -- operator status and the health columns that the breaker, throttle and rate limiter change by atomic
 -- single-statement updates (never locked by the claim); breaker_changed_at is when the breaker last changed
--- state (docs/adr/0004-endpoint-flow-control.md).
+-- state (1764000001000, docs/adr/0004-endpoint-flow-control.md).
 CREATE TABLE endpoints (
   id                      text PRIMARY KEY,
   app_id                  text NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
@@ -125,7 +126,7 @@ CREATE INDEX endpoints_app_including_deleted ON endpoints (app_id, id);
 -- - content_type: NULL for a JSON payload (delivered as application/json), else the content type a raw message
 --   is delivered with (payload then holds the raw body). deliver_at: the instant the publisher asked for the
 --   first attempt (Svix `deliverAt`), NULL = at once; the deliveries' next_attempt_at carries it, this column
---   only echoes it (docs/guides/coming-from-svix.md, "Raw messages" and "Scheduled messages").
+--   only echoes it (1764000005000, docs/guides/coming-from-svix.md, "Raw messages" and "Scheduled messages").
 -- - trace_context: the W3C trace context of the publishing request, {"traceparent": "00-…", "tracestate": "…"},
 --   written only when tracing is on, NULL otherwise (1764000009000, docs/adr/0014-traces.md).
 CREATE TABLE messages (
@@ -149,11 +150,13 @@ CREATE UNIQUE INDEX messages_app_event_id ON messages (app_id, event_id) WHERE e
 CREATE INDEX messages_app_created ON messages (app_id, id);
 -- Payloads still held, by retention class (-1 = the deployment default) and age: each class is one range scan
 -- of rows old enough to expire.
-CREATE INDEX messages_payload_held ON messages ((coalesce(retention_hours, -1)), created_at, id) WHERE payload_expunged_at IS NULL;
+CREATE INDEX messages_payload_held ON messages ((coalesce(retention_hours, -1)), created_at, id)
+  WHERE payload_expunged_at IS NULL;
 
 -- One message to one endpoint: the row that carries the state machine, the lease and the fencing token.
 -- attempt_count counts recorded attempts only (a claim never charges one); reclaim_count counts claims of an
--- expired lease since the last recorded outcome; dispatcher_id is the lease's owner.
+-- expired lease since the last recorded outcome; dispatcher_id is the lease's owner (named lease_owner until
+-- 1764000009200, as the timeline's and attempts' dispatcher_id were named worker_id).
 -- Its references (message, application, endpoint) hold by construction, not by foreign keys whose check runs
 -- once per row (1764000009500, docs/adr/0016-hot-path-cost.md, decision 13): a delivery is written with its
 -- message, by the statement that inserts the message, or by a statement that locks the message FOR KEY SHARE;
@@ -184,12 +187,13 @@ CREATE TABLE deliveries (
 );
 -- No update of a delivery is a HOT update (its state is indexed), so a full index of deliveries takes an entry
 -- at the insert, at the claim and at the record; a partial index only when the new row version matches its
--- predicate (docs/adr/0016-hot-path-cost.md, decisions 5 and 17).
+-- predicate (docs/adr/0016-hot-path-cost.md, decisions 5 and 17; 1764000009300 dropped
+-- deliveries_endpoint_state, whose reads the indexes below serve).
 -- The claim's two branches read these in the order of their ORDER BY, so its cost does not grow with the backlog.
 CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE state = 'pending';
 CREATE INDEX deliveries_lease_expiry ON deliveries (lease_expires_at, id) WHERE state = 'leased';
 -- Per-endpoint claims read one endpoint's due deliveries in due order, and count its live leases
--- (docs/adr/0004-endpoint-flow-control.md).
+-- (1764000001000, docs/adr/0004-endpoint-flow-control.md).
 CREATE INDEX deliveries_endpoint_due ON deliveries (endpoint_id, next_attempt_at, id) WHERE state = 'pending';
 CREATE INDEX deliveries_endpoint_leased ON deliveries (endpoint_id, lease_expires_at) WHERE state = 'leased';
 -- Settled deliveries only (succeeded, dead, skipped, canceled): dead letters, replays, an application's counts
@@ -206,7 +210,7 @@ CREATE INDEX deliveries_succeeded ON deliveries (updated_at, id) WHERE state = '
 -- response_body_key_id (AES-256-GCM, context = the attempt id; NULL = plain bytes, which `tidings keys rotate`
 -- encrypts). operator_detail holds what only the operator sees: the addresses the endpoint's name resolved to and
 -- the one connected to, a refusal's full reason and the setting that decided it, the ids of the signing secrets,
--- the Retry-After received and whether it was applied (docs/adr/0009-window-share-within-a-claim.md).
+-- the Retry-After received and whether it was applied (1764000006100, docs/adr/0009-window-share-within-a-claim.md).
 -- delivery_id holds by construction (see deliveries): an attempt is written by the statement that updates its
 -- delivery, from the rows that statement returns.
 CREATE TABLE attempts (
@@ -236,7 +240,7 @@ CREATE INDEX attempts_endpoint ON attempts (endpoint_id, id);
 CREATE INDEX attempts_delivery ON attempts (delivery_id, id);
 
 -- An attempt whose outcome was fenced out (a newer lease holds the delivery): the request may have reached the
--- receiver, so it is recorded here, marked, and never written into the delivery's own history.
+-- receiver, so it is recorded here, marked, and never written into the delivery's own history (1764000006100).
 CREATE TABLE fenced_attempts (
   id                    text PRIMARY KEY,
   delivery_id           bigint NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
@@ -283,11 +287,14 @@ CREATE INDEX delivery_events_delivery ON delivery_events (delivery_id, id);
 -- scan. They hold only the rows the statistics count: an attempt's outcome (latency_ms), a claim (wait_ms; a
 -- reclaim is a leased row), a dead letter; the statistics reads say so with the same predicate (COUNTED in
 -- src/adapters/postgres/delivery/stats-store.ts; 1764000009800, docs/adr/0016-hot-path-cost.md, decision 18).
-CREATE INDEX delivery_events_at ON delivery_events (at) INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
+CREATE INDEX delivery_events_at ON delivery_events (at)
+  INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
   WHERE latency_ms IS NOT NULL OR wait_ms IS NOT NULL OR state IN ('leased', 'dead');
-CREATE INDEX delivery_events_app_at ON delivery_events (app_id, at) INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
+CREATE INDEX delivery_events_app_at ON delivery_events (app_id, at)
+  INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
   WHERE latency_ms IS NOT NULL OR wait_ms IS NOT NULL OR state IN ('leased', 'dead');
-CREATE INDEX delivery_events_endpoint_at ON delivery_events (endpoint_id, at) INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
+CREATE INDEX delivery_events_endpoint_at ON delivery_events (endpoint_id, at)
+  INCLUDE (state, reason, latency_ms, wait_ms, since_publish_ms)
   WHERE latency_ms IS NOT NULL OR wait_ms IS NOT NULL OR state IN ('leased', 'dead');
 -- Dead-letter inflow of the last 24 h (overview): the few 'dead' rows only.
 CREATE INDEX delivery_events_dead_at ON delivery_events (at) WHERE state = 'dead';

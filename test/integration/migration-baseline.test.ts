@@ -36,9 +36,11 @@ async function writeLegacyFiles(dir: string): Promise<void> {
   for (const name of LEGACY_MIGRATIONS) {
     let sql: string;
     try {
-      sql = execFileSync('git', ['-C', REPO, 'show', `${LEGACY_HISTORY_COMMIT}:migrations/${name}.sql`], { encoding: 'utf8' });
+      const spec = `${LEGACY_HISTORY_COMMIT}:migrations/${name}.sql`;
+      sql = execFileSync('git', ['-C', REPO, 'show', spec], { encoding: 'utf8' });
     } catch (error) {
-      throw new Error(`the old migrations are read from the git history; this test needs a clone that holds commit ${LEGACY_HISTORY_COMMIT}`, { cause: error });
+      const needs = `this test needs a clone that holds commit ${LEGACY_HISTORY_COMMIT}`;
+      throw new Error(`the old migrations are read from the git history; ${needs}`, { cause: error });
     }
     await writeFile(join(dir, `${name}.sql`), sql);
   }
@@ -61,7 +63,8 @@ async function applyLegacy(db: Db, dir: string, count: number): Promise<void> {
 
 /** The names in pgmigrations, in the order node-pg-migrate reads them. */
 async function recorded(db: Db): Promise<string[]> {
-  return (await db.query<{ name: string }>('SELECT name FROM pgmigrations ORDER BY run_on, id')).rows.map((r) => r.name);
+  const rows = (await db.query<{ name: string }>('SELECT name FROM pgmigrations ORDER BY run_on, id')).rows;
+  return rows.map((r) => r.name);
 }
 
 /** The migrations that follow the baseline in migrations/, in order. */
@@ -95,7 +98,8 @@ for (const engine of ENGINES) {
     };
     after(async () => { for (const t of opened) await t.drop(); });
 
-    test('with all of them applied, it is marked as at the baseline, carried on with its rows, and has the schema of test/fixtures/schema.txt', async () => {
+    test('with all of them applied, it is marked as at the baseline, carried on with its rows, '
+      + 'and has the schema of test/fixtures/schema.txt', async () => {
       const t = await legacyDatabase(LEGACY_MIGRATIONS.length);
       await t.db.query(`INSERT INTO applications (id, name) VALUES ('app_kept', 'kept')`);
       const run = await migrate(t.db, silentLogger);
@@ -106,17 +110,22 @@ for (const engine of ENGINES) {
       assert.equal(SNAPSHOT_HEADER + await dumpSchema(t.db) === await readFile(SNAPSHOT, 'utf8'), true,
         'the schema is exactly test/fixtures/schema.txt');
       assert.deepEqual((await t.db.query('SELECT id FROM applications')).rows, [{ id: 'app_kept' }]);
-      assert.deepEqual(await migrate(t.db, silentLogger), { baselined: false, migrations: [], routines: [] }, 'a second start changes nothing');
+      assert.deepEqual(await migrate(t.db, silentLogger), { baselined: false, migrations: [], routines: [] },
+        'a second start changes nothing');
     });
 
-    test('with only some of them applied, it is refused with legacy_migrations_incomplete naming what to do, and nothing changes; finished by the old files, it is carried on', async () => {
+    test('with only some of them applied, it is refused with legacy_migrations_incomplete naming what to do, '
+      + 'and nothing changes; finished by the old files, it is carried on', async () => {
       const t = await legacyDatabase(5);
       const schemaBefore = await dumpSchema(t.db);
-      const refusal = await migrate(t.db, silentLogger).then(() => assert.fail('expected a refusal'), (e: unknown) => e);
+      const refusal = await migrate(t.db, silentLogger)
+        .then(() => assert.fail('expected a refusal'), (e: unknown) => e);
       assert.ok(refusal instanceof LegacyHistoryIncompleteError, String(refusal));
       assert.equal(refusal.code, 'legacy_migrations_incomplete');
-      assert.match(refusal.message, /5 of its 19 migrations are applied, 14 are not \(from 1764000005000_raw-and-scheduled-messages\)/);
-      assert.match(refusal.message, new RegExp(`git checkout ${LEGACY_HISTORY_COMMIT.slice(0, 7)} && npm ci && npm run migrate`));
+      assert.match(refusal.message,
+        /5 of its 19 migrations are applied, 14 are not \(from 1764000005000_raw-and-scheduled-messages\)/);
+      const commit = LEGACY_HISTORY_COMMIT.slice(0, 7);
+      assert.match(refusal.message, new RegExp(`git checkout ${commit} && npm ci && npm run migrate`));
       assert.deepEqual(await recorded(t.db), LEGACY_MIGRATIONS.slice(0, 5), 'the migration table is unchanged');
       assert.equal(await dumpSchema(t.db), schemaBefore, 'the schema is unchanged');
 
@@ -126,12 +135,14 @@ for (const engine of ENGINES) {
       assert.deepEqual(await recorded(t.db), [BASELINE_MIGRATION, ...await afterBaseline()]);
     });
 
-    test('a failure while it is marked leaves every old row in place (one transaction), and the next start marks it', async () => {
+    test('a failure while it is marked leaves every old row in place (one transaction), '
+      + 'and the next start marks it', async () => {
       const t = await legacyDatabase(LEGACY_MIGRATIONS.length);
       // A real fault inside the marking: the rename of the last row fails after the others were deleted.
       await t.db.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
-      await t.db.query('CREATE TRIGGER test_refuse BEFORE UPDATE ON pgmigrations FOR EACH ROW EXECUTE FUNCTION test_refuse()');
+      await t.db.query(`CREATE TRIGGER test_refuse BEFORE UPDATE ON pgmigrations
+        FOR EACH ROW EXECUTE FUNCTION test_refuse()`);
       await assert.rejects(migrate(t.db, silentLogger), /refused by the test/);
       assert.deepEqual(await recorded(t.db), LEGACY_MIGRATIONS, 'no old row was deleted');
       await t.db.query('DROP TRIGGER test_refuse ON pgmigrations');
@@ -157,7 +168,8 @@ for (const engine of ENGINES) {
           }
           assert.equal((await holder.query(waiting)).rowCount, 1, 'the migrator waits for the lock');
           assert.equal(settled, false);
-          assert.deepEqual(await recorded(t.db), LEGACY_MIGRATIONS, 'nothing was marked while the lock was held elsewhere');
+          assert.deepEqual(await recorded(t.db), LEGACY_MIGRATIONS,
+            'nothing was marked while the lock was held elsewhere');
           await holder.query(`SELECT pg_advisory_unlock(${PG_MIGRATE_LOCK_ID})`);
           assert.equal((await run).baselined, true);
           assert.equal((await recorded(t.db))[0], BASELINE_MIGRATION);

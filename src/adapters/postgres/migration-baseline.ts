@@ -66,10 +66,12 @@ export async function adoptLegacyHistory(client: Queryable): Promise<boolean> {
       return false;
     }
     const applied = new Set(legacy.map((row) => row.name));
-    if (applied.size !== LEGACY_MIGRATIONS.length || rows.some((row) => row.name === BASELINE_MIGRATION)) {
-      throw new LegacyHistoryIncompleteError(incompleteMessage(applied, rows.some((row) => row.name === BASELINE_MIGRATION)));
+    const hasBaseline = rows.some((row) => row.name === BASELINE_MIGRATION);
+    if (applied.size !== LEGACY_MIGRATIONS.length || hasBaseline) {
+      throw new LegacyHistoryIncompleteError(incompleteMessage(applied, hasBaseline));
     }
-    await client.query('DELETE FROM pgmigrations WHERE name = ANY ($1::text[]) AND id <> $2', [LEGACY_MIGRATIONS, last.id]);
+    await client.query('DELETE FROM pgmigrations WHERE name = ANY ($1::text[]) AND id <> $2',
+      [LEGACY_MIGRATIONS, last.id]);
     await client.query('UPDATE pgmigrations SET name = $1 WHERE id = $2', [BASELINE_MIGRATION, last.id]);
     await client.query('COMMIT');
     return true;

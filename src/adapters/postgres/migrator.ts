@@ -64,7 +64,12 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
           count: Number.POSITIVE_INFINITY,
           checkOrder: true,
           noLock: true,
-          logger: { debug: () => undefined, info: (msg: string) => logger.debug({ msg }, 'migrate'), warn: (msg: string) => logger.warn({ msg }, 'migrate'), error: (msg: string) => logger.error({ msg }, 'migrate') },
+          logger: {
+            debug: () => undefined,
+            info: (msg: string) => logger.debug({ msg }, 'migrate'),
+            warn: (msg: string) => logger.warn({ msg }, 'migrate'),
+            error: (msg: string) => logger.error({ msg }, 'migrate'),
+          },
         });
         return { baselined, migrations: result.map((m) => m.name), routines: await applyRoutines(client, routines) };
       } finally {
@@ -74,7 +79,9 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
       await client.query('BEGIN'); // tx() ends with COMMIT
     }
   });
-  if (run.baselined) logger.info({ baseline: BASELINE_MIGRATION }, 'migration history from before 0.1.0 marked as at the baseline');
+  if (run.baselined) {
+    logger.info({ baseline: BASELINE_MIGRATION }, 'migration history from before 0.1.0 marked as at the baseline');
+  }
   if (run.migrations.length > 0) logger.info({ migrations: run.migrations }, 'migrations applied');
   if (run.routines.length > 0) logger.info({ routines: run.routines }, 'routines applied');
   return run;
@@ -88,13 +95,15 @@ async function applyRoutines(client: Queryable, routines: readonly Routine[]): P
   for (const routine of routines) {
     const sql = await readFile(routine.path, 'utf8');
     const checksum = createHash('sha256').update(sql).digest('hex');
-    const recorded = await client.query<{ checksum: string }>('SELECT checksum FROM tidings_routines WHERE name = $1', [routine.name]);
+    const recorded = await client.query<{ checksum: string }>(
+      'SELECT checksum FROM tidings_routines WHERE name = $1', [routine.name]);
     if (recorded.rows[0]?.checksum === checksum) continue;
     await client.query('BEGIN');
     try {
       await client.query(sql);
       await client.query(`INSERT INTO tidings_routines (name, checksum) VALUES ($1, $2)
-        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = clock_timestamp()`, [routine.name, checksum]);
+        ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = clock_timestamp()`,
+        [routine.name, checksum]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK');
