@@ -69,15 +69,20 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const faults = deps.faultPoints ?? null;
   const sender = faults === null ? httpSender : faults.sender(httpSender);
   const tracer = deps.tracer ?? NOOP_TRACER;
+  const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
+  // An operational event that cannot be stored never fails the record it reports on: it is logged and counted.
+  const onDropped = (error: unknown, events: readonly { readonly type: string }[]): void => {
+    metrics.operationalEventsDropped.inc(events.length);
+    logger.warn({ err: error, events: events.map((e) => e.type) }, 'operational events not published: the record committed without them');
+  };
   const pgStore = createPgDeliveryStore(deps.db, deps.cipher, {
     policy: outcomePolicyOf(config),
     ...(config.operationalApp === undefined ? {} : {
-      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random),
+      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random, { onDropped }),
     }),
     observer: deliveryStoreMetrics(metrics),
     ...(deps.small === undefined ? {} : { small: deps.small }),
   });
-  const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
   // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).
   const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', dispatcherId }) ?? logger;

@@ -37,6 +37,7 @@ export interface Metrics {
   readonly publishToFirstAttempt: Histogram;
   readonly publishToDelivered: Histogram;
   readonly claimErrors: Counter;
+  readonly operationalEventsDropped: Counter;
 }
 
 /** Makes a fresh registry with every Tidings metric (one per process; tests make their own). */
@@ -64,6 +65,7 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
     publishToFirstAttempt: time('tidings_publish_to_first_attempt_seconds', 'Publish → start of the first attempt of each delivery, seconds.'),
     publishToDelivered: time('tidings_publish_to_delivered_seconds', 'Publish → recorded success of each delivery that succeeded, seconds.'),
     claimErrors: new Counter({ name: 'tidings_claim_errors_total', help: 'Claims that failed (database unreachable, ...).', registers }),
+    operationalEventsDropped: new Counter({ name: 'tidings_operational_events_dropped_total', help: 'Operational events not published because their statement failed (the record they report on committed).', registers }),
   };
 }
 

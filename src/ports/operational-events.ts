@@ -13,5 +13,10 @@ export type { OperationalEvent } from '../domain/outcome-rules.ts';
 export interface OperationalEvents {
   /** Id of the operational application, or null when none is configured or it does not exist. */
   applicationId(tx: Tx): Promise<string | null>;
+  /**
+   * Publishes `events` in `tx`. Never fails `tx` for a reason of its own: events the operational application
+   * (deleted meanwhile) cannot take are not stored, and a statement of theirs that fails rolls back alone and
+   * is reported by the adapter. Rejects only when `tx` itself is lost (the connection).
+   */
   emit(tx: Tx, events: readonly OperationalEvent[], at: Date): Promise<void>;
 }

@@ -5,6 +5,8 @@ import type { AttemptRecord, DeliveryStore, LeaseRef, RecordResult } from '../..
 import { dbForRows, type Db, type Queryable, type SmallStatements } from '../db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
 import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import pg from 'pg';
+import { sqlState, SqlState } from '../sqlstate.ts';
 import { runTx } from '../tx.ts';
 import { createClaimedReader, type ClaimRow } from '../claimed-row.ts';
 
@@ -162,7 +164,7 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       params.push(...recordPolicyParams(policy));
       params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
       let committedEvents: OperationalEvent[] = [];
-      const written = await runTx(dbForRows(db, options.small, records.length), async (tx, client) => {
+      const written = await recordTx(dbForRows(db, options.small, records.length), async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;
         const deliveries = rows.filter((r) => r.kind === 'delivery');
         const endpoints = rows.filter((r) => r.kind === 'endpoint');
@@ -208,6 +210,33 @@ function toHealthChange(r: RecordRow): EndpointHealthChange {
 async function disable(client: Queryable, endpointId: string, reason: string, now: Date | null): Promise<boolean> {
   const res = await client.query<{ transitioned: boolean }>(DISABLE_ENDPOINT, [endpointId, reason, now]);
   return res.rows[0]?.transitioned === true;
+}
+
+/** Most runs of one record transaction: the first and the retries of {@link retryRecord}. */
+const RECORD_RUNS = 3;
+
+/**
+ * Whether a record transaction the database refused is run again: a row its statement saw was deleted by a
+ * transaction that committed while it ran (23503: an application deleted while one of its deliveries is
+ * leased, whose fenced-out outcome then references nothing), or it was a deadlock or serialization victim
+ * (class 40: the deletion of an application locks its endpoints and deliveries in another order than a record).
+ * Nothing of it was written; the next run's snapshot no longer sees the deleted rows, so their outcomes are
+ * fenced out and the rest of the batch is recorded.
+ */
+function retryRecord(error: unknown): boolean {
+  const state = sqlState(error);
+  return error instanceof pg.DatabaseError && state !== undefined && (state === SqlState.foreignKeyViolation || state.startsWith('40'));
+}
+
+/** {@link runTx} for a record transaction, run again (at most {@link RECORD_RUNS} in all) while {@link retryRecord}. */
+async function recordTx<T>(db: Db, work: Parameters<typeof runTx<T>>[1]): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await runTx(db, work);
+    } catch (error) {
+      if (run >= RECORD_RUNS || !retryRecord(error)) throw error;
+    }
+  }
 }
 
 function groupByDispatcher(leases: readonly LeaseRef[]): Map<string, LeaseRef[]> {
