@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, get, query, seg, type Page } from '../shared/api.ts';
 import { href, navigate } from '../shared/router.ts';
 import type { Application } from '../shared/types.ts';
-import { Action, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from '../shared/ui.tsx';
+import { DataTable } from '../shared/table.tsx';
+import { Action, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 
 /** Applications: list, search by name or uid (over the loaded page), create, open the portal. */
 export function AppsPage() {
@@ -28,23 +29,20 @@ export function AppsPage() {
       <Title sub="Each application is one of your customers, with its own endpoints and messages.">Applications</Title>
       <label>Search by name or uid <input type="search" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} /></label>
       {portal === null ? null : <p class="notice" role="status">Portal link (valid for the token's lifetime; the token is in the fragment, never sent to a server log): <a href={portal} target="_blank" rel="noopener noreferrer">open the portal</a></p>}
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : rows.length === 0 ? (
+      <Show of={list}>{() => (rows.length === 0 ? (
         <Empty title={s === '' ? 'No applications yet.' : 'No application matches.'}>{s === '' ? 'Create the first one with the form below (one per customer).' : 'Try another name or uid, or the next page.'}</Empty>
       ) : (
-        <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Uid</th><th scope="col">Id</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-          <tbody>{rows.map((a) => (
-            <tr key={a.id}>
-              <td><a href={href(`/apps/${seg(a.id)}/endpoints`)}>{a.name}</a></td>
-              <td>{a.uid ?? <span class="muted">—</span>}</td>
-              <td><CopyId id={a.id} label="application id" /></td>
-              <td><Time iso={a.createdAt} /></td>
-              <td><Action label={`Portal link for ${a.name}`} run={async () => setPortal((await api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${seg(a.id)}`, { expiry: 3600 })).url)} /></td>
-            </tr>
-          ))}</tbody>
-        </table>
-      )}
+        <DataTable rows={rows} rowKey={(a) => a.id} columns={[
+          { label: 'Name', cell: (a) => <a href={href(`/apps/${seg(a.id)}/endpoints`)}>{a.name}</a> },
+          { label: 'Uid', cell: (a) => a.uid ?? <span class="muted">—</span> },
+          { label: 'Id', cell: (a) => <CopyId id={a.id} label="application id" /> },
+          { label: 'Created', cell: (a) => <Time iso={a.createdAt} /> },
+          { label: 'Actions', hideLabel: true, cell: (a) => <span class="row">
+            <Action label={`Portal link for ${a.name}`} run={async () => setPortal((await api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${seg(a.id)}`, { expiry: 3600 })).url)} />
+            <a href={href(`/apps/${seg(a.id)}/settings`)} aria-label={`Settings of ${a.name}`}>Settings</a>
+          </span> },
+        ]} />
+      ))}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
       <form class="card form" onSubmit={(e) => void create(e)} aria-label="Create an application">
         <h2>Create an application</h2>

@@ -1,11 +1,14 @@
 import { useState } from 'preact/hooks';
 import { api, get, query, seg, type Page } from '../shared/api.ts';
 import { href } from '../shared/router.ts';
-import type { DeadLetter, Endpoint, Scope, Task } from '../shared/types.ts';
-import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from '../shared/ui.tsx';
+import { DataTable, type Column } from '../shared/table.tsx';
+import type { Application, DeadLetter, Endpoint, Task } from '../shared/types.ts';
+import { Action, Badge, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 import { progress } from './ops-pages.tsx';
 
 const isoOf = (local: string): string | undefined => (local === '' ? undefined : new Date(`${local}Z`).toISOString());
+const appOf = (d: DeadLetter, appId: string | null): string => appId ?? d.appId ?? '';
+const REASONS = ['exhausted', 'gone', 'lease_lost_repeatedly'];
 
 /** The live progress of one replay task. */
 function TaskProgress({ id }: { id: string }) {
@@ -19,75 +22,100 @@ function TaskProgress({ id }: { id: string }) {
   );
 }
 
-/** Dead letters of an application, filtered; replay the selected ones (or all that match). */
-export function DeadLettersPage({ scope, rate }: { scope: Scope; rate: string | null }) {
-  const [f, setF] = useState({ endpoint: '', eventType: '', reason: '', after: '', before: '' });
-  const [applied, setApplied] = useState(f);
+interface Filters { endpoint: string; eventType: string; reason: string; after: string; before: string }
+const NONE: Filters = { endpoint: '', eventType: '', reason: '', after: '', before: '' };
+
+/** The filter form; the endpoint choice exists within one application only. */
+function FilterForm({ endpoints, onApply }: { endpoints: Endpoint[] | null; onApply: (f: Filters) => void }) {
+  const [f, setF] = useState(NONE);
+  const set = (k: keyof Filters) => (e: Event): void => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
+  return (
+    <form class="filters" aria-label="Filter dead letters" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
+      {endpoints === null ? null : <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{endpoints.map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>}
+      <label>Event type <input value={f.eventType} onInput={set('eventType')} /></label>
+      <label>Reason (this page) <select value={f.reason} onChange={set('reason')}><option value="">any</option>{REASONS.map((r) => <option key={r}>{r}</option>)}</select></label>
+      <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
+      <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
+      <button type="submit">Apply filters</button>
+    </form>
+  );
+}
+
+/** What "replay all matching" replays, in words, for its confirmation dialog. */
+function describe(a: Filters, appName: string, epUrl: string | undefined): string {
+  const parts = [`application ${appName}`, a.endpoint === '' ? 'every endpoint' : `endpoint ${epUrl ?? a.endpoint}`, a.eventType === '' ? 'every event type' : `event type ${a.eventType}`];
+  parts.push(a.after === '' && a.before === '' ? 'messages of any time' : `messages created ${a.after === '' ? '' : `after ${a.after} UTC `}${a.before === '' ? '' : `before ${a.before} UTC`}`.trim());
+  return parts.join(', ');
+}
+
+/**
+ * Dead letters of one application (`appId`), or of every application (`appId` null, operator): filtered,
+ * with their endpoint; replay the selected ones, or (within one application) all that match, after a
+ * dialog naming the selection.
+ */
+export function DeadLettersPage({ appId, rate }: { appId: string | null; rate: string | null }) {
+  const [a, setApplied] = useState(NONE);
   const [iterator, setIterator] = useState<string | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [tasks, setTasks] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const endpoints = useLoad(() => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint?limit=250`), [scope.appId]);
-  const a = applied;
-  const path = a.endpoint === '' ? `/api/v1/app/${seg(scope.appId)}/dead-letter` : `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(a.endpoint)}/dead-letter`;
+  const appPath = appId === null ? null : `/api/v1/app/${seg(appId)}`;
+  const endpoints = useLoad(() => (appPath === null ? Promise.resolve(null) : get<Page<Endpoint>>(`${appPath}/endpoint?limit=250`).then((p) => p.data)), [appPath]);
+  const apps = useLoad(() => get<Page<Application>>('/api/v1/app?limit=250').then((p) => p.data), []);
+  const path = appPath === null ? '/api/v1/dead-letter' : a.endpoint === '' ? `${appPath}/dead-letter` : `${appPath}/endpoint/${seg(a.endpoint)}/dead-letter`;
   const list = useLoad(() => get<Page<DeadLetter>>(`${path}${query({ limit: 50, iterator, event_types: a.eventType === '' ? undefined : [a.eventType], after: isoOf(a.after), before: isoOf(a.before) })}`), [path, JSON.stringify(a), iterator], 3000);
   const rows = (list.data?.data ?? []).filter((d) => a.reason === '' || d.reason === a.reason);
-  const key = (d: DeadLetter): string => `${d.msgId}/${d.endpointId}`;
+  const urlOf = new Map((endpoints.data ?? []).map((ep) => [ep.id, ep.url]));
+  const nameOf = new Map((apps.data ?? []).map((x) => [x.id, x.name]));
+  const key = (d: DeadLetter): string => `${appOf(d, appId)}/${d.msgId}/${d.endpointId}`;
   const toggle = (d: DeadLetter): void => { const next = new Set(selected); if (next.has(key(d))) next.delete(key(d)); else next.add(key(d)); setSelected(next); };
+  const start = async (app: string, body: object): Promise<string> => (await api<{ id: string }>('POST', `/api/v1/app/${seg(app)}/dead-letter/replay`, body)).id;
   const replay = async (targets: DeadLetter[] | null): Promise<void> => {
     setError(null);
     try {
       const started: string[] = [];
-      if (targets === null) {
-        const t = await api<{ id: string }>('POST', `/api/v1/app/${seg(scope.appId)}/dead-letter/replay`, { since: isoOf(a.after) ?? '1970-01-01T00:00:00.000Z', until: isoOf(a.before) ?? null, endpointId: a.endpoint === '' ? null : a.endpoint, eventTypes: a.eventType === '' ? null : [a.eventType] });
-        started.push(t.id);
-      } else {
-        for (const d of targets) {
-          const at = new Date(d.msgTimestamp).getTime();
-          const t = await api<{ id: string }>('POST', `/api/v1/app/${seg(scope.appId)}/dead-letter/replay`, { since: new Date(at).toISOString(), until: new Date(at + 1).toISOString(), endpointId: d.endpointId, eventTypes: [d.eventType] });
-          started.push(t.id);
-        }
+      if (targets === null && appId !== null) {
+        started.push(await start(appId, { since: isoOf(a.after) ?? '1970-01-01T00:00:00.000Z', until: isoOf(a.before) ?? null, endpointId: a.endpoint === '' ? null : a.endpoint, eventTypes: a.eventType === '' ? null : [a.eventType] }));
+      }
+      for (const d of targets ?? []) {
+        const at = new Date(d.msgTimestamp).getTime();
+        started.push(await start(appOf(d, appId), { since: new Date(at).toISOString(), until: new Date(at + 1).toISOString(), endpointId: d.endpointId, eventTypes: [d.eventType] }));
       }
       setTasks(started.slice(-5));
       setSelected(new Set());
     } catch (err) { setError(err); }
   };
-  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: (e.target as HTMLInputElement).value });
   const chosen = rows.filter((d) => selected.has(key(d)));
+  const columns: Column<DeadLetter>[] = [
+    { label: 'Select', hideLabel: true, cell: (d) => <input type="checkbox" aria-label={`Select ${d.msgId} to ${d.endpointId}`} checked={selected.has(key(d))} onChange={() => toggle(d)} /> },
+    ...(appId === null ? [{ label: 'Application', cell: (d: DeadLetter) => <a href={href(`/apps/${seg(appOf(d, null))}/dead-letters`)}>{nameOf.get(appOf(d, null)) ?? appOf(d, null)}</a> }] : []),
+    { label: 'Endpoint', cell: (d) => <><a href={href(`/apps/${seg(appOf(d, appId))}/endpoints/${seg(d.endpointId)}`)}>{urlOf.get(d.endpointId) ?? d.endpointId}</a>{urlOf.has(d.endpointId) ? <div><CopyId id={d.endpointId} label="endpoint id" /></div> : null}</> },
+    { label: 'Event type', cell: (d) => d.eventType },
+    { label: 'Reason', cell: (d) => <><Badge state="dead" /> {d.reason ?? '—'}</> },
+    { label: 'Last attempt', cell: (d) => `${d.attemptCount} attempts · ${d.lastStatusCode ?? '—'} ${d.lastErrorKind ?? ''}` },
+    { label: 'Dead since', cell: (d) => <Time iso={d.deadAt} /> },
+    { label: 'Message', cell: (d) => <CopyId id={d.msgId} label="message id" /> },
+    { label: 'Timeline', cell: (d) => <a href={href(`/apps/${seg(appOf(d, appId))}/messages/${seg(d.msgId)}/endpoints/${seg(d.endpointId)}`)}>Timeline</a> },
+  ];
+  const appName = appId === null ? '' : nameOf.get(appId) ?? appId;
   return (
     <>
-      <Title sub={`Deliveries that ended without success. Replays go back to pending, paced at ${rate ?? 'TIDINGS_REPLAY_RATE'} requests/s per endpoint (TIDINGS_REPLAY_RATE).`}>Dead letters</Title>
-      <form class="filters" aria-label="Filter dead letters" onSubmit={(e) => { e.preventDefault(); setIterator(null); setApplied(f); }}>
-        <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{(endpoints.data?.data ?? []).map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>
-        <label>Event type <input value={f.eventType} onInput={set('eventType')} /></label>
-        <label>Reason <select value={f.reason} onChange={set('reason')}><option value="">any</option><option>exhausted</option><option>gone</option><option>lease_lost_repeatedly</option></select></label>
-        <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
-        <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
-        <button type="submit">Apply filters</button>
-      </form>
+      <Title sub={`Deliveries that ended without success${appId === null ? ', in every application' : ''}. Replays go back to pending, paced at ${rate ?? 'TIDINGS_REPLAY_RATE'} requests/s per endpoint (TIDINGS_REPLAY_RATE).`}>{appId === null ? 'Dead letters, all applications' : 'Dead letters'}</Title>
+      <FilterForm endpoints={appId === null ? null : endpoints.data ?? []} onApply={(f) => { setIterator(null); setSelected(new Set()); setApplied(f); }} />
       <div class="toolbar">
         <button type="button" class="primary" disabled={chosen.length === 0} onClick={() => void replay(chosen)}>Replay selected ({chosen.length})</button>
-        <button type="button" disabled={rows.length === 0} onClick={() => void replay(null)}>Replay all matching</button>
+        {appId === null ? <p class="muted">To replay everything that matches a filter, open one application's dead letters.</p>
+          : a.reason !== '' ? <p class="muted">"Replay all matching" ignores the reason: clear that filter to use it.</p>
+          : <Action label="Replay all matching" disabled={rows.length === 0} run={() => replay(null)} confirm={{
+            title: `Replay all matching dead letters of ${appName}?`, yes: 'Replay all matching',
+            body: <p>Every dead letter of {describe(a, appName, urlOf.get(a.endpoint))} goes back to pending — not only the {rows.length} shown on this page. Receivers get these messages again.</p>,
+          }} />}
       </div>
       <ErrorBox error={error} />
       {tasks.map((id) => <TaskProgress key={id} id={id} />)}
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : rows.length === 0 ? <Empty title="No dead letters.">Nothing failed for good here. When a delivery runs out of attempts it shows up on this page, ready to replay.</Empty> : (
-        <table>
-          <thead><tr><th scope="col"><span class="sr-only">Select</span></th><th scope="col">Event type</th><th scope="col">Reason</th><th scope="col">Last attempt</th><th scope="col">Dead since</th><th scope="col">Message</th><th scope="col">Timeline</th></tr></thead>
-          <tbody>{rows.map((d) => (
-            <tr key={key(d)}>
-              <td><input type="checkbox" aria-label={`Select ${d.msgId} to ${d.endpointId}`} checked={selected.has(key(d))} onChange={() => toggle(d)} /></td>
-              <td>{d.eventType}</td>
-              <td><Badge state="dead" /> {d.reason ?? '—'}</td>
-              <td>{d.attemptCount} attempts · {d.lastStatusCode ?? '—'} {d.lastErrorKind ?? ''}</td>
-              <td><Time iso={d.deadAt} /></td>
-              <td><CopyId id={d.msgId} label="message id" /></td>
-              <td><a href={href(`${scope.base}/messages/${seg(d.msgId)}/endpoints/${seg(d.endpointId)}`)}>Timeline</a></td>
-            </tr>
-          ))}</tbody>
-        </table>
-      )}
+      <Show of={list}>{() => (rows.length === 0
+        ? <Empty title="No dead letters.">Nothing failed for good here. When a delivery runs out of attempts it shows up on this page, ready to replay.</Empty>
+        : <DataTable columns={columns} rows={rows} rowKey={key} />)}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
     </>
   );

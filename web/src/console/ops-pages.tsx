@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, get, query, seg, type Page } from '../shared/api.ts';
 import type { ApiKey, Setting, Task } from '../shared/types.ts';
-import { Action, Badge, CopyId, Empty, ErrorBox, Loading, Pager, Pre, Time, Title, useLoad } from '../shared/ui.tsx';
+import { DataTable } from '../shared/table.tsx';
+import { Action, Badge, CopyId, Empty, ErrorBox, Pager, Pre, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 
 /** A task's progress counters as text. */
 export function progress(t: Task): string {
@@ -20,13 +21,12 @@ export function TasksPage() {
     <>
       <Title sub="Recover, replay and erasure tasks, newest first.">Background tasks</Title>
       <label>Status <select value={status} onChange={(e) => { setIterator(null); setStatus((e.target as HTMLSelectElement).value); }}><option value="">any</option><option>running</option><option>finished</option><option>failed</option></select></label>
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : list.data.data.length === 0 ? <Empty title="No tasks.">Tasks start from an endpoint's recover or replay, or from bulk replay on the dead-letter page.</Empty> : (
-        <table>
-          <thead><tr><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Id</th><th scope="col">Updated</th></tr></thead>
-          <tbody>{list.data.data.map((t) => <tr key={t.id}><td>{t.task}</td><td><Badge state={t.status} /></td><td>{progress(t)}</td><td><CopyId id={t.id} label="task id" /></td><td><Time iso={t.updatedAt} /></td></tr>)}</tbody>
-        </table>
-      )}
+      <Show of={list}>{(page) => (page.data.length === 0 ? <Empty title="No tasks.">Tasks start from an endpoint's recover or replay, or from bulk replay on the dead-letter page.</Empty> : (
+        <DataTable rows={page.data} rowKey={(t) => t.id} columns={[
+          { label: 'Task', cell: (t) => t.task }, { label: 'Status', cell: (t) => <Badge state={t.status} /> }, { label: 'Progress', cell: (t) => progress(t) },
+          { label: 'Id', cell: (t) => <CopyId id={t.id} label="task id" /> }, { label: 'Updated', cell: (t) => <Time iso={t.updatedAt} /> },
+        ]} />
+      ))}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
     </>
   );
@@ -61,22 +61,16 @@ export function ApiKeysPage() {
           <div class="row"><button type="button" onClick={() => void navigator.clipboard.writeText(created)}>Copy token</button><button type="button" onClick={() => setCreated(null)}>Done</button></div>
         </div>
       )}
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : list.data.data.length === 0 ? <Empty title="No API keys yet.">Create one below for a service or a customer.</Empty> : (
-        <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Token starts</th><th scope="col">Created</th><th scope="col">Expires / revoked</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-          <tbody>{list.data.data.map((k) => (
-            <tr key={k.id}>
-              <td>{k.name}<div><CopyId id={k.id} label="key id" /></div></td>
-              <td>{k.role === 'admin' ? 'operator' : <>app <code>{k.appId}</code></>}{k.readOnly ? ' · read-only' : ''}</td>
-              <td><code>{k.tokenPrefix}…</code></td>
-              <td><Time iso={k.createdAt} /></td>
-              <td>{k.revokedAt !== null ? <>revoked <Time iso={k.revokedAt} /></> : k.expiresAt !== null ? <Time iso={k.expiresAt} /> : <span class="muted">never</span>}</td>
-              <td>{k.revokedAt === null ? <Action label={`Revoke ${k.name}`} danger confirm={`Revoke ${k.name}? It stops working at once.`} run={async () => { await api('DELETE', `/api/v1/api-key/${seg(k.id)}`); list.reload(); }} /> : null}</td>
-            </tr>
-          ))}</tbody>
-        </table>
-      )}
+      <Show of={list}>{(page) => (page.data.length === 0 ? <Empty title="No API keys yet.">Create one below for a service or a customer.</Empty> : (
+        <DataTable rows={page.data} rowKey={(k) => k.id} columns={[
+          { label: 'Name', cell: (k) => <>{k.name}<div><CopyId id={k.id} label="key id" /></div></> },
+          { label: 'Scope', cell: (k) => <>{k.role === 'admin' ? 'operator' : <>app <code>{k.appId}</code></>}{k.readOnly ? ' · read-only' : ''}</> },
+          { label: 'Token starts', cell: (k) => <code>{k.tokenPrefix}…</code> },
+          { label: 'Created', cell: (k) => <Time iso={k.createdAt} /> },
+          { label: 'Expires / revoked', cell: (k) => (k.revokedAt !== null ? <>revoked <Time iso={k.revokedAt} /></> : k.expiresAt !== null ? <Time iso={k.expiresAt} /> : <span class="muted">never</span>) },
+          { label: 'Actions', hideLabel: true, cell: (k) => (k.revokedAt === null ? <Action label={`Revoke ${k.name}`} danger confirm={{ title: `Revoke the API key ${k.name}?`, yes: 'Revoke key', body: <p>Key <code>{k.id}</code> ({k.tokenPrefix}…) stops working at once; whatever uses it gets 401.</p> }} run={async () => { await api('DELETE', `/api/v1/api-key/${seg(k.id)}`); list.reload(); }} /> : null) },
+        ]} />
+      ))}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
       <form class="card form" onSubmit={(e) => void create(e)} aria-label="Create an API key">
         <h2>Create an API key</h2>
@@ -90,7 +84,30 @@ export function ApiKeysPage() {
   );
 }
 
-/** The effective configuration, secrets masked. */
+/** Milliseconds in the largest unit that writes them whole: 1 d, 30 min, 5 s, 50 ms. */
+export function humanMs(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
+  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/**
+ * A setting's text in the units people read: durations — the effective value in ms, the default as written
+ * (`5s`) — both shown by {@link humanMs}, so a value and its default compare at a glance.
+ */
+export function settingText(text: string, unit: string): string {
+  if (unit !== 'duration' && unit !== 'durations') return text;
+  return text.split(',').map((part) => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(part);
+    if (m === null) return part.trim();
+    const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 'ms'] ?? 1;
+    return humanMs(Math.round(Number(m[1]) * factor));
+  }).join(', ');
+}
+
+/** An environment variable's name, breakable only after its underscores (never mid-word). */
+const EnvName = ({ name }: { name: string }) => <code class="env">{name.split('_').map((part, i) => (i === 0 ? part : <>_<wbr />{part}</>))}</code>;
+
+/** The effective configuration, secrets masked, durations in the same units as their defaults. */
 export function SettingsPage() {
   const list = useLoad(() => get<{ data: Setting[] }>('/api/v1/settings'), []);
   const [filter, setFilter] = useState('');
@@ -99,20 +116,14 @@ export function SettingsPage() {
     <>
       <Title sub="Read from the environment at start-up; secrets are masked. Change them in the environment and restart.">Settings</Title>
       <label>Search <input type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} /></label>
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : (
-        <table>
-          <thead><tr><th scope="col">Variable</th><th scope="col">Value</th><th scope="col">Default</th><th scope="col">Meaning</th></tr></thead>
-          <tbody>{rows.map((s) => (
-            <tr key={s.env}>
-              <td><code>{s.env}</code></td>
-              <td>{s.value === null ? <span class="muted">unset</span> : <code>{s.value}</code>}{!s.isDefault && !s.secret ? <> <Badge state="changed" /></> : null}</td>
-              <td>{s.defaultValue === null ? <span class="muted">unset</span> : <code>{s.defaultValue === '' ? '(empty)' : s.defaultValue}</code>}</td>
-              <td>{s.description} <span class="muted">({s.unit})</span></td>
-            </tr>
-          ))}</tbody>
-        </table>
-      )}
+      <Show of={list}>{() => (
+        <DataTable class="settings" rows={rows} rowKey={(s) => s.env} columns={[
+          { label: 'Variable', cell: (s) => <EnvName name={s.env} /> },
+          { label: 'Value', cell: (s) => <>{s.value === null ? <span class="muted">unset</span> : <code>{settingText(s.value, s.unit)}</code>}{!s.isDefault && !s.secret ? <> <Badge state="changed" /></> : null}</> },
+          { label: 'Default', cell: (s) => (s.defaultValue === null ? <span class="muted">unset</span> : <code>{s.defaultValue === '' ? '(empty)' : settingText(s.defaultValue, s.unit)}</code>) },
+          { label: 'Meaning', cell: (s) => <>{s.description} <span class="muted">({s.unit})</span></> },
+        ]} />
+      )}</Show>
     </>
   );
 }

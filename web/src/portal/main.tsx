@@ -1,68 +1,70 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { get, token } from '../shared/api.ts';
+import { useEffect } from 'preact/hooks';
+import { ApiError, api, get, token } from '../shared/api.ts';
 import { EndpointDetail } from '../shared/endpoint-detail.tsx';
 import { EndpointsPage } from '../shared/endpoints.tsx';
-import { EventTypesPage } from '../shared/event-types.tsx';
+import { EventTypePage, EventTypesPage } from '../shared/event-types.tsx';
 import { MessageDetail, MessagesPage } from '../shared/messages.tsx';
 import { href, match, navigate, route } from '../shared/router.ts';
 import { Shell, type Me } from '../shared/shell.tsx';
 import { TimelinePage } from '../shared/timeline.tsx';
 import type { Branding, Scope } from '../shared/types.ts';
-import { Empty, ErrorBox, Loading, Title } from '../shared/ui.tsx';
+import { Empty, ErrorBox, Loading, Title, useLoad } from '../shared/ui.tsx';
 import '../shared/styles.css';
+import { adoptLinkKey, forget, remember, restore } from './session.ts';
 
-/**
- * Takes the access token out of the URL fragment (`#key=…`, as app-portal-access links carry it) into
- * memory, and removes it from the address bar and the history at once (ADR 0012).
- */
-function takeToken(): void {
-  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const key = params.get('key');
-  if (key === null) return;
-  token.value = key;
-  history.replaceState(null, '', `${location.pathname}#/endpoints`);
-  route.value = '/endpoints';
-}
-takeToken();
+if (!adoptLinkKey()) restore();
+// A new link opened in this tab (the embedding product hands out a fresh one): its key replaces the old.
+window.addEventListener('hashchange', () => { adoptLinkKey(); });
 
 const NAV = [['/endpoints', 'Endpoints'], ['/messages', 'Messages'], ['/event-types', 'Event catalogue']] as const;
 
+/** The portal's pages; each page of a record is keyed by its id, so another record never inherits its forms. */
 function Pages({ scope, path }: { scope: Scope; path: string }) {
   let p;
-  if ((p = match('/endpoints/:ep', path)) !== null) return <EndpointDetail scope={scope} endpointId={p.ep!} />;
-  if ((p = match('/messages/:msg/endpoints/:ep', path)) !== null) return <TimelinePage scope={scope} msgId={p.msg!} endpointId={p.ep!} />;
-  if ((p = match('/messages/:msg', path)) !== null) return <MessageDetail scope={scope} msgId={p.msg!} />;
+  if ((p = match('/endpoints/:ep', path)) !== null) return <EndpointDetail key={p.ep} scope={scope} endpointId={p.ep!} />;
+  if ((p = match('/messages/:msg/endpoints/:ep', path)) !== null) return <TimelinePage key={`${p.msg}/${p.ep}`} scope={scope} msgId={p.msg!} endpointId={p.ep!} />;
+  if ((p = match('/messages/:msg', path)) !== null) return <MessageDetail key={p.msg} scope={scope} msgId={p.msg!} />;
+  if ((p = match('/event-types/:name', path)) !== null) return <EventTypePage key={p.name} name={p.name!} canEdit={false} />;
   if (path === '/messages') return <MessagesPage scope={scope} />;
   if (path === '/event-types') return <EventTypesPage canEdit={false} />;
   return <EndpointsPage scope={scope} />;
 }
 
+const NoKey = () => <main id="main" class="signin"><div class="card"><Title>Webhooks portal</Title><p>Open this page with the link you were given: it carries your access key.</p></div></main>;
+
 function Portal() {
-  const [me, setMe] = useState<Me | null>(null);
-  const [brand, setBrand] = useState<Branding | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const key = token.value;
+  const me = useLoad(() => (key === null ? Promise.resolve(null) : get<Me>('/api/v1/auth/me')), [key]);
+  const brand = useLoad(() => get<Branding>('/api/v1/portal/branding'), [key]);
   useEffect(() => {
-    if (token.value === null) return;
-    get<Me>('/api/v1/auth/me').then(setMe, setError);
-    get<Branding>('/api/v1/portal/branding').then((b) => {
-      setBrand(b);
-      document.documentElement.style.setProperty('--accent', b.accentColor);
-      document.title = b.name;
-    }, () => undefined);
-  }, []);
-  if (token.value === null) {
-    return <main id="main" class="signin"><div class="card"><Title>Webhooks portal</Title><p>Open this page with the link you were given: it carries your access key.</p></div></main>;
+    if (me.data !== undefined && me.data !== null) remember(me.data.expiresAt ?? null);
+    if (me.error instanceof ApiError && me.error.status === 401) forget();
+  }, [me.data, me.error]);
+  useEffect(() => {
+    if (brand.data === undefined) return;
+    document.documentElement.style.setProperty('--accent', brand.data.accentColor);
+    document.title = brand.data.name;
+  }, [brand.data]);
+  if (key === null) return <NoKey />;
+  if (me.data === undefined || me.data === null) {
+    return <main id="main">{me.error === null ? <Loading /> : <><Title>Webhooks portal</Title><ErrorBox error={me.error} retry={me.reload} busy={me.loading} /><p>The link may have expired: ask for a new one.</p></>}</main>;
   }
-  if (me === null) return <main id="main">{error === null ? <Loading /> : <><Title>Webhooks portal</Title><ErrorBox error={error} /><p>The link may have expired: ask for a new one.</p></>}</main>;
-  if (me.appId === undefined) return <main id="main"><Title>Webhooks portal</Title><Empty title="This token is not an application's.">Operators use the console at /console.</Empty></main>;
-  const scope: Scope = { appId: me.appId, base: '', canWrite: !me.readOnly, operator: false };
+  if (me.data.appId === undefined) return <main id="main"><Title>Webhooks portal</Title><Empty title="This token is not an application's.">Operators use the console at /console.</Empty></main>;
+  const scope: Scope = { appId: me.data.appId, base: '', canWrite: !me.data.readOnly, operator: false };
   const path = route.value;
   if (path === '/') navigate('/endpoints');
+  const b = brand.data;
+  const signOut = async (): Promise<void> => {
+    await api('POST', '/api/v1/auth/logout').catch(() => undefined);
+    forget();
+    token.value = null;
+  };
   return (
     <Shell
-      brand={<a href={href('/endpoints')}>{brand?.logoUrl ? <img src={brand.logoUrl} alt="" height={24} /> : null}{brand?.name ?? 'Webhooks'}</a>}
+      brand={<a href={href('/endpoints')}>{b?.logoUrl ? <img src={b.logoUrl} alt="" height={24} /> : null}{b?.name ?? 'Webhooks'}</a>}
       nav={NAV.map(([to, label]) => <a key={to} href={href(to)} aria-current={path.startsWith(to) ? 'page' : undefined}>{label}</a>)}
+      onSignOut={() => void signOut()}
     >
       {scope.canWrite ? null : <p class="notice">Read-only access: you can look, not change.</p>}
       <Pages scope={scope} path={path} />

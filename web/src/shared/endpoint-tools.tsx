@@ -7,7 +7,7 @@ import { Action, ErrorBox, Pre, useLoad } from './ui.tsx';
 const epPath = (scope: Scope, id: string): string => `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(id)}`;
 const value = (e: Event): string => (e.target as HTMLInputElement).value;
 
-/** Edit URL, description, event-type filter and channels (PATCH). */
+/** Edit URL, description, event-type filter and channels (PATCH); its state is this endpoint's (the caller keys it by id). */
 export function EditEndpoint({ scope, ep, onSaved }: { scope: Scope; ep: Endpoint; onSaved: () => void }) {
   const [url, setUrl] = useState(ep.url);
   const [description, setDescription] = useState(ep.description);
@@ -62,7 +62,7 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
       {scope.canWrite ? (
         <>
           <label>Grace period, seconds (the old secret keeps signing) <input inputMode="numeric" value={grace} onInput={(e) => setGrace(value(e))} /></label>
-          <Action label="Rotate secret" confirm="Rotate the signing secret? Receivers must switch to the new one before the grace period ends." run={async () => {
+          <Action label="Rotate secret" confirm={{ title: `Rotate the signing secret of ${ep.url}?`, yes: 'Rotate secret', body: <p>Requests are signed with a new secret at once; the old one keeps signing too for {grace} seconds. Receivers must switch before then.</p> }} run={async () => {
             await api('POST', `${epPath(scope, ep.id)}/secret/rotate`, { gracePeriodSeconds: Number(grace) });
             setSecret(null);
           }} />

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, get, query, seg, type Page } from './api.ts';
 import { href, navigate } from './router.ts';
 import type { Endpoint, Health, Scope } from './types.ts';
-import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Time, Title, useLoad } from './ui.tsx';
+import { DataTable } from './table.tsx';
+import { Badge, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from './ui.tsx';
 
 /** A comma-separated field as a list (null when empty). */
 export const listField = (text: string): string[] | null => {
@@ -62,27 +63,17 @@ export function EndpointsPage({ scope }: { scope: Scope }) {
   return (
     <>
       <Title sub="Where this application's messages are delivered.">Endpoints</Title>
-      <ErrorBox error={list.error} />
-      {list.loading && list.data === undefined ? <Loading /> : null}
-      {list.data !== undefined && list.data.data.length === 0 ? (
+      <Show of={list}>{(page) => (page.data.length === 0 ? (
         <Empty title="No endpoints yet.">{scope.canWrite ? 'Add the URL that should receive webhooks with the form below.' : 'Ask the owner of this account to add one.'}</Empty>
-      ) : null}
-      {list.data !== undefined && list.data.data.length > 0 ? (
-        <table>
-          <thead><tr><th scope="col">URL</th><th scope="col">Health</th><th scope="col">Event types</th><th scope="col">Id</th><th scope="col">Created</th></tr></thead>
-          <tbody>
-            {list.data.data.map((ep) => (
-              <tr key={ep.id}>
-                <td><a href={href(`${scope.base}/endpoints/${seg(ep.id)}`)}>{ep.url}</a>{ep.description === '' ? null : <div class="muted">{ep.description}</div>}</td>
-                <td><HealthBadge scope={scope} ep={ep} /></td>
-                <td>{ep.filterTypes === null ? <span class="muted">all</span> : ep.filterTypes.join(', ')}</td>
-                <td><CopyId id={ep.id} label="endpoint id" /></td>
-                <td><Time iso={ep.createdAt} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      ) : (
+        <DataTable rows={page.data} rowKey={(ep) => ep.id} columns={[
+          { label: 'URL', cell: (ep) => <><a href={href(`${scope.base}/endpoints/${seg(ep.id)}`)}>{ep.url}</a>{ep.description === '' ? null : <div class="muted">{ep.description}</div>}</> },
+          { label: 'Health', cell: (ep) => <HealthBadge scope={scope} ep={ep} /> },
+          { label: 'Event types', cell: (ep) => (ep.filterTypes === null ? <span class="muted">all</span> : ep.filterTypes.join(', ')) },
+          { label: 'Id', cell: (ep) => <CopyId id={ep.id} label="endpoint id" /> },
+          { label: 'Created', cell: (ep) => <Time iso={ep.createdAt} /> },
+        ]} />
+      ))}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
       {scope.canWrite ? <CreateEndpoint scope={scope} onCreated={(ep) => navigate(`${scope.base}/endpoints/${seg(ep.id)}`)} /> : null}
     </>

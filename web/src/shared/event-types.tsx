@@ -1,15 +1,21 @@
 import { useState } from 'preact/hooks';
-import { api, get, type Page } from './api.ts';
+import { api, get, seg, type Page } from './api.ts';
+import { href, navigate } from './router.ts';
+import { SchemaView } from './schema-view.tsx';
 import type { EventType } from './types.ts';
-import { Badge, Empty, ErrorBox, Loading, Pre, Time, Title, useLoad } from './ui.tsx';
+import { Action, Badge, Empty, ErrorBox, Show, Time, Title, useLoad } from './ui.tsx';
 
 const TEMPLATE = '{\n  "1": {\n    "type": "object",\n    "properties": { "id": { "type": "string" } },\n    "required": ["id"],\n    "examples": [{ "id": "inv_1" }]\n  }\n}';
+const typePath = (name: string): string => `/api/v1/event-type/${seg(name)}`;
 
-/** Create or replace an event type; the server checks the schemas and their examples (422 naming the field). */
-function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: () => void }) {
+/**
+ * Create or replace an event type; the server checks the schemas and their examples (422 naming the field).
+ * Its state is `initial`'s only: the caller keys it by the type's name, so another type never inherits it.
+ */
+function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (name: string) => void }) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
-  const [schemas, setSchemas] = useState(initial?.schemas == null ? TEMPLATE : JSON.stringify(initial.schemas, null, 2));
+  const [schemas, setSchemas] = useState(initial === null ? TEMPLATE : initial.schemas === null ? '' : JSON.stringify(initial.schemas, null, 2));
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const submit = async (e: Event): Promise<void> => {
@@ -19,18 +25,19 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: () =
     let parsed: unknown;
     try { parsed = schemas.trim() === '' ? null : JSON.parse(schemas); } catch (err) { setError(new Error(`The schemas are not JSON: ${(err as Error).message}`)); return; }
     try {
-      await api('PUT', `/api/v1/event-type/${encodeURIComponent(name)}`, { description, schemas: parsed });
+      await api('PUT', typePath(initial?.name ?? name), { description, schemas: parsed });
       setSaved(true);
-      onSaved();
+      onSaved(initial?.name ?? name);
     } catch (err) { setError(err); }
   };
+  const set = (to: (v: string) => void) => (e: Event): void => to((e.target as HTMLInputElement).value);
   return (
     <form class="card form" onSubmit={(e) => void submit(e)} aria-label="Event type editor">
       <h2>{initial === null ? 'New event type' : `Edit ${initial.name}`}</h2>
-      <label>Name <input required value={name} disabled={initial !== null} onInput={(e) => setName((e.target as HTMLInputElement).value)} placeholder="invoice.paid" /></label>
-      <label>Description <input value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} /></label>
-      <label>JSON Schemas by version, with examples (each example is checked against its schema)
-        <textarea class="code" rows={12} spellcheck={false} value={schemas} onInput={(e) => setSchemas((e.target as HTMLTextAreaElement).value)} />
+      <label>Name <input name="name" required value={initial?.name ?? name} disabled={initial !== null} onInput={set(setName)} placeholder="invoice.paid" /></label>
+      <label>Description <input name="description" value={description} onInput={set(setDescription)} /></label>
+      <label>JSON Schemas by version, with examples (each example is checked against its schema; empty = any payload)
+        <textarea name="schemas" class="code" rows={12} spellcheck={false} value={schemas} onInput={set(setSchemas)} />
       </label>
       <button type="submit" class="primary">Check and save</button>
       {saved ? <p class="notice" role="status">Saved: the schemas compile and every example passes.</p> : null}
@@ -39,27 +46,62 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: () =
   );
 }
 
-/** The event catalogue: types, schemas, examples; an editor for the operator. */
-export function EventTypesPage({ canEdit }: { canEdit: boolean }) {
+/** Archive (hidden from new endpoints' choices, kept) and delete for good, each with a dialog naming the type. */
+function TypeControls({ type, onDone }: { type: EventType; onDone: (deleted: boolean) => void }) {
+  return (
+    <div class="toolbar">
+      {type.archived ? null : <Action label={`Archive ${type.name}`} run={async () => { await api('DELETE', typePath(type.name)); onDone(false); }} confirm={{
+        title: `Archive the event type ${type.name}?`, yes: 'Archive',
+        body: <p>It is hidden from the catalogue's choices; messages of this type are still accepted and delivered. Saving it again brings it back.</p>,
+      }} />}
+      <Action label={`Delete ${type.name}`} danger run={async () => { await api('DELETE', `${typePath(type.name)}?expunge=true`); onDone(true); }} confirm={{
+        title: `Delete the event type ${type.name} for good?`, yes: 'Delete event type',
+        body: <p>Its description and every version of its schema are deleted; messages already sent keep their payloads. This cannot be undone.</p>,
+      }} />
+    </div>
+  );
+}
+
+/** The event catalogue: types with their schemas as structure; the operator creates, edits, archives, deletes. */
+export function EventTypesPage({ canEdit, base = '' }: { canEdit: boolean; base?: string }) {
   const list = useLoad(() => get<Page<EventType>>('/api/v1/event-type?limit=250&with_content=true&include_archived=true'), []);
-  const [editing, setEditing] = useState<EventType | null>(null);
   return (
     <>
       <Title sub="The events that can be sent, with their JSON Schemas and examples.">Event types</Title>
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : list.data.data.length === 0 ? (
+      <Show of={list}>{(page) => (page.data.length === 0 ? (
         <Empty title="No event types yet.">{canEdit ? 'Create one with the editor below; messages of that type are then checked against its schema.' : 'None are published yet.'}</Empty>
       ) : (
-        <ul class="plain catalogue">{list.data.data.map((t) => (
+        <ul class="plain catalogue">{page.data.map((t) => (
           <li key={t.name} class="card">
-            <h2><code>{t.name}</code> {t.archived ? <Badge state="archived" /> : null}{t.deprecated ? <Badge state="deprecated" /> : null}</h2>
+            <h2><a href={href(`${base}/event-types/${seg(t.name)}`)}><code>{t.name}</code></a> {t.archived ? <Badge state="archived" /> : null}{t.deprecated ? <Badge state="deprecated" /> : null}</h2>
             <p>{t.description === '' ? <span class="muted">No description.</span> : t.description} <span class="muted">· updated <Time iso={t.updatedAt} /></span></p>
-            {t.schemas === null ? <p class="muted">No schema: any JSON payload is accepted.</p> : <details><summary>Schemas and examples</summary><Pre label={`Schemas of ${t.name}`} text={JSON.stringify(t.schemas, null, 2)} /></details>}
-            {canEdit ? <button type="button" onClick={() => setEditing(t)}>Edit {t.name}</button> : null}
+            {t.schemas === null ? <p class="muted">No schema: any JSON payload is accepted.</p> : <details><summary>Schemas and examples</summary><SchemaView name={t.name} schemas={t.schemas} /></details>}
+            {canEdit ? <p><a href={href(`${base}/event-types/${seg(t.name)}`)}>Edit {t.name}</a></p> : null}
           </li>
         ))}</ul>
-      )}
-      {canEdit ? <Editor key={editing?.name ?? 'new'} initial={editing} onSaved={list.reload} /> : null}
+      ))}</Show>
+      {canEdit ? <Editor key="new" initial={null} onSaved={(name) => navigate(`${base}/event-types/${seg(name)}`)} /> : null}
+    </>
+  );
+}
+
+/** One event type at its own address: its schemas as structure; for the operator its editor and controls. */
+export function EventTypePage({ name, canEdit, base = '' }: { name: string; canEdit: boolean; base?: string }) {
+  const type = useLoad(() => get<EventType>(typePath(name)), [name]);
+  return (
+    <>
+      <Title sub={<><a href={href(`${base}/event-types`)}>Event types</a> › {name}</>}>{name}</Title>
+      <Show of={type}>{(t) => (
+        <>
+          <section class="card" aria-labelledby="et-h">
+            <h2 id="et-h">Schema {t.archived ? <Badge state="archived" /> : null}{t.deprecated ? <Badge state="deprecated" /> : null}</h2>
+            <p>{t.description === '' ? <span class="muted">No description.</span> : t.description} <span class="muted">· updated <Time iso={t.updatedAt} /></span></p>
+            <SchemaView name={t.name} schemas={t.schemas} />
+          </section>
+          {canEdit ? <TypeControls type={t} onDone={(deleted) => (deleted ? navigate(`${base}/event-types`) : type.reload())} /> : null}
+          {canEdit ? <Editor key={t.name} initial={t} onSaved={() => type.reload()} /> : null}
+        </>
+      )}</Show>
     </>
   );
 }

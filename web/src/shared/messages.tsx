@@ -2,8 +2,10 @@ import { useState } from 'preact/hooks';
 import { apiText, get, payloadBytes, query, RawJson, seg, type Page } from './api.ts';
 import { href, navigate } from './router.ts';
 import type { Destination, Endpoint, Message, Scope } from './types.ts';
-import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Pre, pretty, Time, Title, useLoad } from './ui.tsx';
+import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Pre, pretty, Show, Time, Title, useLoad } from './ui.tsx';
 import { AttemptTable } from './endpoint-detail.tsx';
+import { NextAttempt } from './hold.tsx';
+import { DataTable, type Column } from './table.tsx';
 import type { Attempt } from './types.ts';
 
 const STATES: [string, string][] = [['', 'any'], ['0', 'succeeded'], ['1', 'pending'], ['3', 'sending'], ['2', 'dead (failed)'], ['4', 'canceled / skipped']];
@@ -42,53 +44,63 @@ function Publish({ scope, onPublished }: { scope: Scope; onPublished: (id: strin
   );
 }
 
-/** Messages of an application with the API's filters; with a delivery state, those of one endpoint. */
+/** The filter form. A delivery state belongs to one endpoint's delivery, so it is chosen with an endpoint only. */
+function MessageFilters({ endpoints, onApply }: { endpoints: Endpoint[]; onApply: (f: Filters) => void }) {
+  const [f, setF] = useState<Filters>(NO_FILTERS);
+  const set = (k: keyof Filters) => (e: Event): void => {
+    const next = { ...f, [k]: val(e) };
+    setF(k === 'endpoint' && next.endpoint === '' ? { ...next, state: '' } : next);
+  };
+  return (
+    <form class="filters" aria-label="Filter messages" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
+      <label>Event type <input value={f.eventType} onInput={set('eventType')} /></label>
+      <label>Channel <input value={f.channel} onInput={set('channel')} /></label>
+      <label>Tag <input value={f.tag} onInput={set('tag')} /></label>
+      <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
+      <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
+      <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{endpoints.map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>
+      <label>Delivery state to that endpoint
+        <select value={f.state} onChange={set('state')} disabled={f.endpoint === ''} aria-describedby="state-hint">{STATES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
+        <span id="state-hint" class="hint">{f.endpoint === '' ? 'Choose an endpoint first' : 'To the endpoint above'}</span>
+      </label>
+      <button type="submit">Apply filters</button>
+    </form>
+  );
+}
+
+interface Filters { eventType: string; channel: string; tag: string; after: string; before: string; state: string; endpoint: string }
+const NO_FILTERS: Filters = { eventType: '', channel: '', tag: '', after: '', before: '', state: '', endpoint: '' };
+
+/** Messages of an application with the API's filters; with an endpoint, its deliveries' states (and holds) too. */
 export function MessagesPage({ scope }: { scope: Scope }) {
-  const [f, setF] = useState({ eventType: '', channel: '', tag: '', after: '', before: '', state: '', endpoint: '' });
-  const [applied, setApplied] = useState(f);
+  const [a, setApplied] = useState(NO_FILTERS);
   const [iterator, setIterator] = useState<string | null>(null);
   const endpoints = useLoad(() => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint?limit=250`), [scope.appId]);
-  const a = applied;
   const filters = { limit: 25, iterator, with_content: false, event_types: a.eventType === '' ? undefined : [a.eventType], channel: a.channel, tag: a.tag, after: isoOf(a.after), before: isoOf(a.before) };
-  const byEndpoint = a.endpoint !== '' || a.state !== '';
-  const list = useLoad(() => {
-    if (!byEndpoint) return get<Page<Message>>(`/api/v1/app/${seg(scope.appId)}/msg${query(filters)}`);
-    const ep = a.endpoint !== '' ? a.endpoint : endpoints.data?.data[0]?.id;
-    if (ep === undefined) return Promise.resolve({ data: [], iterator: null, prevIterator: null, done: true } as Page<Message>);
-    return get<Page<Message>>(`/api/v1/app/${seg(scope.appId)}/endpoint/${seg(ep)}/msg${query({ ...filters, status: a.state, expanded_statuses: true })}`);
-  }, [scope.appId, JSON.stringify(a), iterator, endpoints.data === undefined], 5000);
-  const set = (k: keyof typeof f) => (e: Event) => setF({ ...f, [k]: val(e) });
+  const byEndpoint = a.endpoint !== '';
+  const app = `/api/v1/app/${seg(scope.appId)}`;
+  const list = useLoad(() => get<Page<Message>>(byEndpoint
+    ? `${app}/endpoint/${seg(a.endpoint)}/msg${query({ ...filters, status: a.state, expanded_statuses: true })}`
+    : `${app}/msg${query(filters)}`), [scope.appId, JSON.stringify(a), iterator], 5000);
+  const url = endpoints.data?.data.find((ep) => ep.id === a.endpoint)?.url ?? a.endpoint;
+  const columns: Column<Message>[] = [
+    { label: 'Event type', cell: (m) => <a href={href(`${scope.base}/messages/${seg(m.id)}`)}>{m.eventType}</a> },
+    { label: 'Id', cell: (m) => <CopyId id={m.id} label="message id" /> },
+    { label: 'Created', cell: (m) => <Time iso={m.timestamp} /> },
+    { label: 'Channels / tags', cell: (m) => [...(m.channels ?? []), ...(m.tags ?? []).map((t) => `#${t}`)].join(', ') || <span class="muted">—</span> },
+    ...(byEndpoint ? [
+      { label: 'Delivery', cell: (m: Message) => <Badge state={m.deliveryState ?? 'pending'} /> },
+      { label: 'Next attempt', cell: (m: Message) => (m.deliveryState === 'pending' ? <NextAttempt hold={m} next={m.nextAttempt ?? null} /> : <span class="muted">—</span>) },
+    ] : []),
+  ];
   return (
     <>
       <Title sub="Newest first. Open one to see its payload, destinations and attempts.">Messages</Title>
-      <form class="filters" aria-label="Filter messages" onSubmit={(e) => { e.preventDefault(); setIterator(null); setApplied(f); }}>
-        <label>Event type <input value={f.eventType} onInput={set('eventType')} /></label>
-        <label>Channel <input value={f.channel} onInput={set('channel')} /></label>
-        <label>Tag <input value={f.tag} onInput={set('tag')} /></label>
-        <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
-        <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
-        <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{(endpoints.data?.data ?? []).map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>
-        <label>Delivery state <select value={f.state} onChange={set('state')}>{STATES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select></label>
-        <button type="submit">Apply filters</button>
-      </form>
-      {byEndpoint && a.endpoint === '' ? <p class="muted">A delivery state is per endpoint: showing the first endpoint; choose another above.</p> : null}
-      <ErrorBox error={list.error} />
-      {list.data === undefined ? <Loading /> : list.data.data.length === 0 ? (
+      <MessageFilters endpoints={endpoints.data?.data ?? []} onApply={(f) => { setIterator(null); setApplied(f); }} />
+      {byEndpoint ? <p class="muted">Deliveries to <strong>{url}</strong>{a.state === '' ? '' : `, state ${STATES.find(([v]) => v === a.state)?.[1] ?? a.state}`}.</p> : null}
+      <Show of={list}>{(page) => (page.data.length === 0 ? (
         <Empty title="No messages match.">{scope.operator ? 'Publish one with the form below, or through the API (POST /api/v1/app/{app}/msg).' : 'Messages appear here as they are sent to you.'}</Empty>
-      ) : (
-        <table>
-          <thead><tr><th scope="col">Event type</th><th scope="col">Id</th><th scope="col">Created</th><th scope="col">Channels / tags</th>{byEndpoint ? <th scope="col">Delivery</th> : null}</tr></thead>
-          <tbody>{list.data.data.map((m) => (
-            <tr key={m.id}>
-              <td><a href={href(`${scope.base}/messages/${seg(m.id)}`)}>{m.eventType}</a></td>
-              <td><CopyId id={m.id} label="message id" /></td>
-              <td><Time iso={m.timestamp} /></td>
-              <td>{[...(m.channels ?? []), ...(m.tags ?? []).map((t) => `#${t}`)].join(', ') || <span class="muted">—</span>}</td>
-              {byEndpoint ? <td><Badge state={m.deliveryState ?? 'pending'} /></td> : null}
-            </tr>
-          ))}</tbody>
-        </table>
-      )}
+      ) : <DataTable columns={columns} rows={page.data} rowKey={(m) => m.id} />)}</Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
       {scope.operator && scope.canWrite ? <Publish scope={scope} onPublished={(id) => navigate(`${scope.base}/messages/${seg(id)}`)} /> : null}
     </>
@@ -102,7 +114,7 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
   const destinations = useLoad(() => get<Page<Destination>>(`${base}/endpoint?expanded_statuses=true`), [base], 3000);
   const attempts = useLoad(() => get<Page<Attempt>>(`/api/v1/app/${seg(scope.appId)}/attempt/msg/${seg(msgId)}?with_content=false`), [base], 3000);
   const [exact, setExact] = useState(false);
-  if (raw.data === undefined) return <>{raw.error === null ? <Loading /> : <><Title>Message</Title><ErrorBox error={raw.error} /></>}</>;
+  if (raw.data === undefined) return <>{raw.error === null ? <Loading /> : <><Title>Message</Title><ErrorBox error={raw.error} retry={raw.reload} busy={raw.loading} /></>}</>;
   const text = raw.data ?? '{}';
   const msg = JSON.parse(text) as Message;
   const bytes = payloadBytes(text);
@@ -119,25 +131,18 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
       </section>
       <section class="card" aria-labelledby="dest-h">
         <h2 id="dest-h">Destinations</h2>
-        <ErrorBox error={destinations.error} />
-        {destinations.data === undefined ? <Loading /> : destinations.data.data.length === 0 ? <Empty title="No endpoint takes this message.">Its event type or channels match no endpoint's filter.</Empty> : (
-          <table>
-            <thead><tr><th scope="col">Endpoint</th><th scope="col">Delivery</th><th scope="col">Next attempt</th><th scope="col">Timeline</th></tr></thead>
-            <tbody>{destinations.data.data.map((d) => (
-              <tr key={d.id}>
-                <td>{d.url}<div><CopyId id={d.id} label="endpoint id" /></div></td>
-                <td><Badge state={d.deliveryState} /></td>
-                <td><Time iso={d.nextAttempt} /></td>
-                <td><a href={href(`${scope.base}/messages/${seg(msg.id)}/endpoints/${seg(d.id)}`)}>Open timeline</a></td>
-              </tr>
-            ))}</tbody>
-          </table>
-        )}
+        <Show of={destinations}>{(page) => (page.data.length === 0 ? <Empty title="No endpoint takes this message.">Its event type or channels match no endpoint's filter.</Empty> : (
+          <DataTable rows={page.data} rowKey={(d) => d.id} columns={[
+            { label: 'Endpoint', cell: (d) => <>{d.url}<div><CopyId id={d.id} label="endpoint id" /></div></> },
+            { label: 'Delivery', cell: (d) => <Badge state={d.deliveryState} /> },
+            { label: 'Next attempt', cell: (d) => (d.deliveryState === 'pending' || d.deliveryState === 'leased' ? <NextAttempt hold={d} next={d.nextAttempt} /> : <span class="muted">none ({d.deliveryState})</span>) },
+            { label: 'Timeline', cell: (d) => <a href={href(`${scope.base}/messages/${seg(msg.id)}/endpoints/${seg(d.id)}`)}>Open timeline</a> },
+          ]} />
+        ))}</Show>
       </section>
       <section class="card" aria-labelledby="att-h">
         <h2 id="att-h">Attempts</h2>
-        <ErrorBox error={attempts.error} />
-        {attempts.data === undefined ? <Loading /> : attempts.data.data.length === 0 ? <Empty title="No attempts yet.">The first attempt is made as soon as a dispatcher claims the delivery.</Empty> : <AttemptTable scope={scope} attempts={attempts.data.data} showEndpoint />}
+        <Show of={attempts}>{(page) => (page.data.length === 0 ? <Empty title="No attempts yet.">The first attempt is made as soon as a dispatcher claims the delivery.</Empty> : <AttemptTable scope={scope} attempts={page.data} showEndpoint />)}</Show>
       </section>
     </>
   );

@@ -4,7 +4,7 @@ import { ApiError, get, token } from './api.ts';
 import { ErrorBox, ThemeToggle } from './ui.tsx';
 
 /** What `GET /api/v1/auth/me` answers. */
-export interface Me { kind: 'admin' | 'operator_key' | 'app_key' | 'app_portal'; appId?: string; capabilities: string[]; readOnly: boolean }
+export interface Me { kind: 'admin' | 'operator_key' | 'app_key' | 'app_portal'; appId?: string; capabilities: string[]; readOnly: boolean; expiresAt?: string | null }
 
 /** Header, navigation and main area, with a skip link for keyboard users. */
 export function Shell({ brand, nav, children, onSignOut }: { brand: ComponentChildren; nav: ComponentChildren; children: ComponentChildren; onSignOut?: () => void }) {

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, get, seg, type Page } from './api.ts';
 import type { Attempt, Message, Scope, Timeline, TimelineEntry } from './types.ts';
-import { Action, Badge, CopyId, ErrorBox, Loading, Pre, Time, Title, useLoad } from './ui.tsx';
+import { NextAttempt } from './hold.tsx';
+import { DataTable } from './table.tsx';
+import { Action, Badge, CopyId, Pre, Show, Time, Title, useLoad } from './ui.tsx';
 
 const FINAL = new Set(['succeeded', 'dead', 'skipped', 'canceled']);
 
@@ -24,8 +26,8 @@ export function timeInState(entries: readonly TimelineEntry[], now: number): [st
 }
 
 /**
- * The delivery of one message to one endpoint: every transition with its offset, state, dispatcher id,
- * fencing token, HTTP status, latency and error kind; time per state; the attempts with their response
+ * The delivery of one message to one endpoint: every transition with its offset, state, dispatcher id and
+ * fencing token (console only), HTTP status, latency and error kind; time per state; the attempts with their response
  * prefix (as text); resend and replay. Refreshed every 2 s while the delivery is live.
  */
 export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId: string; endpointId: string }) {
@@ -35,25 +37,23 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
     const t = await get<Timeline>(`${app}/msg/${seg(msgId)}/endpoint/${seg(endpointId)}/timeline?limit=250`);
     setLive(!FINAL.has(t.deliveryState));
     return t;
-  }, [msgId, endpointId], live ? 1000 : 5000);
-  const attempts = useLoad(() => get<Page<Attempt>>(`${app}/attempt/msg/${seg(msgId)}?limit=50&with_content=true&order=ascending&endpoint_id=${seg(endpointId)}`).then((p) => p.data), [msgId, endpointId, timeline.data?.data.length]);
-  const msg = useLoad(() => get<Message>(`${app}/msg/${seg(msgId)}?with_content=false`), [msgId]);
+  }, [app, msgId, endpointId], live ? 1000 : 5000);
+  const attempts = useLoad(() => get<Page<Attempt>>(`${app}/attempt/msg/${seg(msgId)}?limit=50&with_content=true&order=ascending&endpoint_id=${seg(endpointId)}`).then((p) => p.data), [app, msgId, endpointId], live ? 1000 : 5000);
+  const msg = useLoad(() => get<Message>(`${app}/msg/${seg(msgId)}?with_content=false`), [app, msgId]);
   const [notice, setNotice] = useState<string | null>(null);
-  const t = timeline.data;
-  const first = t?.data[0] === undefined ? 0 : new Date(t.data[0].at).getTime();
+  const first = timeline.data?.data[0] === undefined ? 0 : new Date(timeline.data.data[0].at).getTime();
   return (
     <>
       <Title sub={<>message <CopyId id={msgId} label="message id" /> → endpoint <CopyId id={endpointId} label="endpoint id" /></>}>Delivery timeline</Title>
-      <ErrorBox error={timeline.error} />
       {notice === null ? null : <p class="notice" role="status">{notice}</p>}
-      {t === undefined ? <Loading /> : (
+      <Show of={timeline}>{(t) => (
         <>
           <section class="card" aria-labelledby="now-h">
             <h2 id="now-h">Now</h2>
             <dl class="facts">
               <dt>State</dt><dd><Badge state={t.deliveryState} />{t.deadReason === null ? null : <span class="muted"> {t.deadReason}</span>}</dd>
               <dt>Attempts</dt><dd>{t.attemptCount}</dd>
-              <dt>Next attempt</dt><dd>{FINAL.has(t.deliveryState) ? <span class="muted">none (final)</span> : <Time iso={t.nextAttemptAt} />}</dd>
+              <dt>Next attempt</dt><dd>{FINAL.has(t.deliveryState) ? <span class="muted">none (final)</span> : <NextAttempt hold={t} next={t.nextAttemptAt} />}</dd>
               <dt>Time in state</dt><dd>{timeInState(t.data, Date.now()).map(([s, ms]) => <span class="count" key={s}><Badge state={s} /> {ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>)}</dd>
             </dl>
             {scope.canWrite ? (
@@ -72,34 +72,31 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
           </section>
           <section class="card" aria-labelledby="tl-h">
             <h2 id="tl-h">Transitions</h2>
-            <table class="timeline">
-              <thead><tr><th scope="col">Offset</th><th scope="col">At</th><th scope="col">State</th><th scope="col">Dispatcher</th><th scope="col">Fencing token</th><th scope="col">HTTP</th><th scope="col">Latency</th><th scope="col">Error kind</th><th scope="col">Reason</th></tr></thead>
-              <tbody>{t.data.map((e) => (
-                <tr key={e.id}>
-                  <td>{offset(new Date(e.at).getTime() - first)}</td>
-                  <td><Time iso={e.at} /></td>
-                  <td><Badge state={e.state} /></td>
-                  <td>{e.dispatcherId === null ? '—' : <code class="dispatcher">{e.dispatcherId}</code>}</td>
-                  <td>{e.fencingToken === null ? '—' : <code class="fencing">{e.fencingToken}</code>}</td>
-                  <td>{e.statusCode ?? '—'}</td>
-                  <td>{e.latencyMs === null ? '—' : `${e.latencyMs} ms`}</td>
-                  <td>{e.errorKind ?? '—'}</td>
-                  <td>{e.reason ?? '—'}</td>
-                </tr>
-              ))}</tbody>
-            </table>
+            <DataTable class="timeline" rows={t.data} rowKey={(e) => e.id} columns={[
+              { label: 'Offset', cell: (e) => offset(new Date(e.at).getTime() - first) },
+              { label: 'At', cell: (e) => <Time iso={e.at} /> },
+              { label: 'State', cell: (e) => <Badge state={e.state} /> },
+              // The dispatcher (a host name) and the fencing token are the operator's: the portal never shows them.
+              ...(scope.operator ? [
+                { label: 'Dispatcher', cell: (e: TimelineEntry) => (e.dispatcherId === null ? '—' : <code class="dispatcher">{e.dispatcherId}</code>) },
+                { label: 'Fencing token', cell: (e: TimelineEntry) => (e.fencingToken === null ? '—' : <code class="fencing">{e.fencingToken}</code>) },
+              ] : []),
+              { label: 'HTTP', cell: (e) => e.statusCode ?? '—' },
+              { label: 'Latency', cell: (e) => (e.latencyMs === null ? '—' : `${e.latencyMs} ms`) },
+              { label: 'Error kind', cell: (e) => e.errorKind ?? '—' },
+              { label: 'Reason', cell: (e) => e.reason ?? '—' },
+            ]} />
           </section>
         </>
-      )}
+      )}</Show>
       <section class="card" aria-labelledby="att-h">
         <h2 id="att-h">Attempts and responses</h2>
-        <ErrorBox error={attempts.error} />
-        {attempts.data === undefined ? <Loading /> : attempts.data.length === 0 ? <p class="muted">No attempt yet.</p> : attempts.data.map((a) => (
+        <Show of={attempts}>{(list) => (list.length === 0 ? <p class="muted">No attempt yet.</p> : list.map((a) => (
           <article class="attempt" key={a.id} aria-label={`Attempt ${a.attemptNumber}`}>
             <h3><Badge state={a.statusText} /> Attempt {a.attemptNumber}{a.triggerType === 1 ? ' (manual)' : ''} · {a.responseStatusCode === 0 ? 'no HTTP status' : `HTTP ${a.responseStatusCode}`} · {a.responseDurationMs} ms · <Time iso={a.timestamp} /></h3>
             <Pre label={`Response of attempt ${a.attemptNumber}`} text={a.response === '' ? '(empty response)' : a.response} />
           </article>
-        ))}
+        )))}</Show>
       </section>
     </>
   );

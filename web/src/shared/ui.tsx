@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api.ts';
 
 /** What {@link useLoad} answers. */
@@ -12,39 +12,57 @@ export interface Loaded<T> {
 
 /**
  * Runs `load` when `deps` change (and on `reload`); with `pollMs`, again every pollMs while the page is shown,
- * so live state (attempts, timeline, task progress) appears without a reload.
+ * so live state (attempts, timeline, task progress) appears without a reload. What it answers belongs to the
+ * current `deps` only: when they change (another record's page), `data` is undefined until the new record is
+ * loaded, so a page never shows one record's values under another's name.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[], pollMs?: number): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ key: string; data: T | undefined; error: unknown; loading: boolean }>({ key, data: undefined, error: null, loading: true });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   useEffect(() => {
     let live = true;
-    setState((s) => ({ ...s, loading: true }));
-    load().then((data) => live && setState({ data, error: null, loading: false }), (error: unknown) => live && setState((s) => ({ data: s.data, error, loading: false })));
+    setState((s) => (s.key === key ? { ...s, loading: true } : { key, data: undefined, error: null, loading: true }));
+    load().then(
+      (data) => { if (live) setState({ key, data, error: null, loading: false }); },
+      (error: unknown) => { if (live) setState((s) => ({ key, data: s.key === key ? s.data : undefined, error, loading: false })); },
+    );
     return () => { live = false; };
-  }, [...deps, tick]);
+  }, [key, tick]);
   useEffect(() => {
     if (pollMs === undefined) return;
     const timer = setInterval(reload, pollMs);
     return () => clearInterval(timer);
   }, [pollMs, reload]);
-  return { ...state, reload };
+  const current = state.key === key ? state : { data: undefined, error: null, loading: true };
+  return { data: current.data, error: current.error, loading: current.loading, reload };
 }
 
 /** A spinner with text, announced politely. */
 export const Loading = ({ label = 'Loading…' }: { label?: string }) => <p class="loading" role="status"><span class="spinner" aria-hidden="true" />{label}</p>;
 
-/** The API's error code and detail (or any other failure), as text. */
-export function ErrorBox({ error }: { error: unknown }) {
+/** The API's error code and detail (or any other failure), as text; with `retry`, a Retry button. */
+export function ErrorBox({ error, retry, busy }: { error: unknown; retry?: () => void; busy?: boolean }) {
   if (error === null || error === undefined) return null;
   const e = error instanceof ApiError ? error : null;
   return (
     <div class="error" role="alert">
       <strong>{e === null ? 'Error' : `${e.status === 0 ? '' : `${e.status} `}${e.code}`}</strong>
       <span>{e === null ? String((error as Error).message ?? error) : e.detail}</span>
+      {retry === undefined ? null : <button type="button" class="retry" disabled={busy === true} onClick={retry}>{busy === true ? 'Retrying…' : 'Retry'}</button>}
     </div>
   );
+}
+
+/**
+ * What a load shows: a spinner until the first answer, the error with a Retry button when it failed (never
+ * an endless spinner), else `children(data)` (under the error of a later refresh, if that failed).
+ */
+export function Show<T>({ of, label, children }: { of: Loaded<T>; label?: string; children: (data: T) => ComponentChildren }) {
+  const error = of.error === null ? null : <ErrorBox error={of.error} retry={of.reload} busy={of.loading} />;
+  if (of.data === undefined) return error ?? <Loading label={label} />;
+  return <>{error}{children(of.data)}</>;
 }
 
 /** An empty state: what is missing and what to do next. */
@@ -121,21 +139,51 @@ export function Pager<T>({ page, at, onPage }: { page: Page<T> | undefined; at: 
   );
 }
 
-/** A button that runs an API call, shows it is busy, and shows the refusal next to it. */
-export function Action({ label, run, danger, confirm: ask, disabled }: { label: string; run: () => Promise<unknown>; danger?: boolean; confirm?: string; disabled?: boolean }) {
+/** What a confirmation dialog asks: its title (naming what is changed), the consequences, the confirm label. */
+export interface Ask { readonly title: string; readonly body: ComponentChildren; readonly yes: string }
+
+/**
+ * A button that runs an API call, shows it is busy, and shows the refusal next to it. With `confirm`, a modal
+ * dialog names what will change and asks first (Cancel has the focus).
+ */
+export function Action({ label, run, danger, confirm: ask, disabled }: { label: string; run: () => Promise<unknown>; danger?: boolean; confirm?: Ask; disabled?: boolean }) {
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const click = async (): Promise<void> => {
-    if (ask !== undefined && !window.confirm(ask)) return;
+  const go = async (): Promise<void> => {
+    setAsking(false);
     setBusy(true);
     setError(null);
     try { await run(); } catch (e) { setError(e); } finally { setBusy(false); }
   };
   return (
     <span class="action">
-      <button type="button" class={danger === true ? 'danger' : ''} disabled={busy || disabled === true} aria-busy={busy} onClick={() => void click()}>{busy ? `${label}…` : label}</button>
+      <button type="button" class={danger === true ? 'danger' : ''} disabled={busy || disabled === true} aria-busy={busy} onClick={() => (ask === undefined ? void go() : setAsking(true))}>{busy ? `${label}…` : label}</button>
+      {asking && ask !== undefined ? <ConfirmDialog ask={ask} danger={danger === true} onConfirm={() => void go()} onCancel={() => setAsking(false)} /> : null}
       <ErrorBox error={error} />
     </span>
+  );
+}
+
+/** A modal confirmation (the native `<dialog>`: focus kept inside, Escape cancels). */
+export function ConfirmDialog({ ask, danger, onConfirm, onCancel }: { ask: Ask; danger: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    dialog?.showModal();
+    return () => dialog?.close();
+  }, []);
+  const close = (then: () => void) => (): void => { ref.current?.close(); then(); };
+  return (
+    <dialog ref={ref} class="confirm" aria-labelledby={`${id}-t`} aria-describedby={`${id}-b`} onCancel={(e) => { e.preventDefault(); close(onCancel)(); }}>
+      <h2 id={`${id}-t`}>{ask.title}</h2>
+      <div id={`${id}-b`}>{ask.body}</div>
+      <div class="row">
+        <button type="button" autoFocus onClick={close(onCancel)}>Cancel</button>
+        <button type="button" class={danger ? 'danger' : 'primary'} onClick={close(onConfirm)}>{ask.yes}</button>
+      </div>
+    </dialog>
   );
 }
 
@@ -145,23 +193,6 @@ export const Pre = ({ text, label }: { text: string; label: string }) => <pre cl
 /** JSON text pretty-printed when it parses (kept as given otherwise). */
 export function pretty(text: string): string {
   try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
-}
-
-/** Horizontal bars, one per row, with the value written out. */
-export function Bars({ title, rows, format, max }: { title: string; rows: { label: string; value: number | null }[]; format: (v: number) => string; max?: number }) {
-  const top = max ?? Math.max(1, ...rows.map((r) => r.value ?? 0));
-  return (
-    <figure class="bars">
-      <figcaption>{title}</figcaption>
-      {rows.map((r) => (
-        <div class="bar-row" key={r.label}>
-          <span class="bar-label">{r.label}</span>
-          <span class="bar-track"><span class="bar-fill" style={{ width: `${r.value === null ? 0 : Math.min(100, (r.value / top) * 100)}%` }} /></span>
-          <span class="bar-value">{r.value === null ? 'no data' : format(r.value)}</span>
-        </div>
-      ))}
-    </figure>
-  );
 }
 
 /** A page heading that takes focus on navigation. */
