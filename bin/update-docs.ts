@@ -1,12 +1,9 @@
-// Regenerates the configuration reference in docs/reference/configuration.md and in README.md from the one
-// config schema (`npm run docs`). test/docs.test.ts fails when they drift.
-import { readFile, writeFile } from 'node:fs/promises';
+// Regenerates the configuration reference in docs/reference/configuration.md from the one config schema
+// (`npm run docs`). test/docs.test.ts fails when they drift.
+import { writeFile } from 'node:fs/promises';
 import { configurationMarkdown } from '../src/config/config.ts';
 
 const root = new URL('../', import.meta.url);
 const table = configurationMarkdown();
 await writeFile(new URL('docs/reference/configuration.md', root), `# Configuration reference\n\nGenerated from \`src/config/config.ts\` by \`npm run docs\`; every setting is read from the environment and validated at start-up (every problem listed at once). Durations take \`ms\`, \`s\`, \`m\`, \`h\` or \`d\` (a bare number is ms).\n\n${table}`);
-const readme = await readFile(new URL('README.md', root), 'utf8');
-const updated = readme.replace(/<!-- configuration:start -->[\s\S]*?<!-- configuration:end -->/, `<!-- configuration:start -->\n${table}<!-- configuration:end -->`);
-await writeFile(new URL('README.md', root), updated);
 console.log('configuration reference written');

@@ -10,12 +10,16 @@ import { configurationMarkdown } from '../src/config/config.ts';
 
 const root = new URL('../', import.meta.url);
 
-test('README and docs/reference/configuration.md carry the configuration table generated from the schema (npm run docs)', async () => {
+test('docs/reference/configuration.md carries the configuration table generated from the schema (npm run docs), '
+  + 'and README and the operations guide link to it', async () => {
   const table = configurationMarkdown();
-  const readme = await readFile(new URL('README.md', root), 'utf8');
   const reference = await readFile(new URL('docs/reference/configuration.md', root), 'utf8');
-  assert.ok(readme.includes(`<!-- configuration:start -->\n${table}<!-- configuration:end -->`), 'README table is stale: run npm run docs');
   assert.ok(reference.endsWith(table), 'docs/reference/configuration.md is stale: run npm run docs');
+  const links = [['README.md', '](docs/reference/configuration.md)'], ['docs/guides/operations.md', '](../reference/configuration.md)']];
+  for (const [path, link] of links) {
+    const text = await readFile(new URL(path!, root), 'utf8');
+    assert.ok(text.includes(link!), `${path} links to the configuration reference`);
+  }
 });
 
 test('README gives the two quick-start commands and CI runs the same test command', async () => {
@@ -24,6 +28,15 @@ test('README gives the two quick-start commands and CI runs the same test comman
   assert.match(readme, /npm ci && npm start/);
   assert.match(readme, /^npm test/m);
   assert.match(ci, /^npm test$/m);
+});
+
+test('README stays a front page: at most 300 lines, with the walk-through, the picture, the failures and the map', async () => {
+  const readme = await readFile(new URL('README.md', root), 'utf8');
+  assert.ok(readme.split('\n').length <= 300, `README has ${readme.split('\n').length} lines`);
+  const headings = ['## Quick start', '### A walk-through with curl', '## How it works', '## What happens when things fail', '## Documentation'];
+  for (const heading of headings) {
+    assert.ok(readme.includes(`\n${heading}\n`), `README has ${heading}`);
+  }
 });
 
 /** Text files of the repository that hold comments and docs (binary files and lockfiles left out). */

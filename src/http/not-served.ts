@@ -1,12 +1,12 @@
 /**
  * The parts of the Svix API that Tidings deliberately does not serve (docs/adr/0003-svix-compatibility.md,
- * README "Coming from Svix"). A request to one of them is answered 404 with the code `not_served` and the
- * reason, so that a caller can tell "not served" from "no such object" (`not_found`). Every call of the
+ * docs/guides/coming-from-svix.md, "Not served"). A request to one of them is answered 404 with the code
+ * `not_served` and the reason, so that a caller can tell "not served" from "no such object" (`not_found`). Every call of the
  * official svix client (2.5.0) that Tidings has no route for matches one of these families; a test checks
- * it, and that README lists each family with its reason.
+ * it, and that the guide lists each family with its reason.
  */
 export interface NotServedFamily {
-  /** Name as README lists it. */
+  /** Name as docs/guides/coming-from-svix.md lists it. */
   readonly name: string;
   /** Paths of the family (the request path, without the query). */
   readonly path: RegExp;
@@ -16,7 +16,7 @@ export interface NotServedFamily {
 
 const SEG = '[^/]+';
 
-/** Every family, in README order. */
+/** Every family, in the guide's order. */
 export const NOT_SERVED: readonly NotServedFamily[] = Object.freeze([
   { name: 'destinations', path: new RegExp(`^/api/v1/app/${SEG}/destination(/|$)`), reason: 'Tidings delivers over HTTP(S) to endpoints only; non-HTTP sinks (queues, buckets, databases) are not built in.' },
   { name: 'transformations', path: new RegExp(`^/api/v1/app/${SEG}/endpoint/${SEG}/transformation$`), reason: 'Tidings runs no customer code; the payload delivered is the one published.' },

@@ -7,6 +7,7 @@ import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
 import { runKeysRotate } from './keys-rotate.ts';
 import { runRetentionOnce } from './retention-run.ts';
+import { startBanner } from './start-banner.ts';
 import { runTail } from './tail.ts';
 
 const USAGE = `Usage: tidings <command>
@@ -99,10 +100,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return 2;
     }
     const running = await startTidings({ env, roles });
-    if (running.generatedAdminToken !== null) {
-      console.log(`\nAdmin API token (shown once, stored only as a hash; keep it):\n\n  ${running.generatedAdminToken}\n`);
-    }
-    if (running.apiUrl !== undefined) console.log(`Tidings API on ${running.apiUrl}  (OpenAPI: ${running.apiUrl}/api/v1/openapi.json)`);
+    for (const line of startBanner(running.apiUrl, running.generatedAdminToken)) console.log(line);
     return await new Promise<number>((resolve) => {
       const onSignal = (signal: string): void => {
         console.error(`${signal}: stopping (grace ${running.config.shutdownGraceMs} ms)…`);

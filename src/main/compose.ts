@@ -138,7 +138,9 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError }) : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
+      const handoff = options.roles.api && config.publishHandoff;
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       dispatcherRole.dispatcher.start();
@@ -156,8 +158,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // The retention job (payload expiry, pruning, erasure tasks) runs in API processes (docs/guides/security.md).
       const retention = createRetentionJob({ stores: pgRetentionDeps(db), config, clock, random, logger });
       // With the dispatcher in this process, publishes hand it their deliveries leased (ADR 0018).
-      const handoff = dispatcherRole === undefined || !config.publishHandoff ? undefined
-        : faultPoints === null ? dispatcherRole.dispatcher : faultPoints.handoff(dispatcherRole.dispatcher);
+      const handoff = dispatcherRole?.handoff;
       const smallPublishes = await smallPool(smallPublishPoolSize(config), 'publish small-statement pool');
       const httpDeps = createHttpDeps({
         config, db, smallPublishes, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),

@@ -6,9 +6,12 @@ import { createPgMessageStore } from '../adapters/postgres/message/message-store
 import { createPgOperationalEvents } from '../adapters/postgres/delivery/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
+import { createClaimSource } from '../app/dispatcher/claim-source.ts';
 import { createDispatcher, type Dispatcher } from '../app/dispatcher/dispatcher.ts';
+import { createHandoffSource } from '../app/dispatcher/handoff-source.ts';
 import type { Config } from '../config/config.ts';
 import type { Cipher } from '../ports/cipher.ts';
+import type { Handoff } from '../ports/handoff.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Sender } from '../ports/sender.ts';
@@ -41,6 +44,8 @@ export interface DispatcherRoleDeps {
   readonly faultPoints?: FaultPoints | null;
   /** Delivery and attempt spans; default the no-op tracer (tracing off). */
   readonly tracer?: Tracer;
+  /** Whether the publishes of this process hand the dispatcher their deliveries leased (ADR 0018); default false. */
+  readonly handoff?: boolean;
 }
 
 /** A running dispatcher with its sender. */
@@ -48,9 +53,11 @@ export interface DispatcherRole {
   readonly dispatcher: Dispatcher;
   readonly sender: Sender;
   readonly dispatcherId: string;
+  /** The publish side of the hand-off source (given with `handoff: true`): what the message store offers to and adopts from. */
+  readonly handoff: Handoff | undefined;
 }
 
-/** Wires store, sender, metrics and wake-ups into a dispatcher (not yet started). */
+/** Wires store, work sources (the claim, woken by the wake-ups; the hand-off), sender and metrics into a dispatcher (not yet started). */
 export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const { config, metrics } = deps;
   const dispatcherId = config.dispatcherId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
@@ -86,8 +93,12 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).
   const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', dispatcherId }) ?? logger;
+  const leases = faults === null ? store : faults.deliveryStore(store);
+  const claim = createClaimSource(leases, { clock: deps.clock, sweepEveryMs: config.pollIntervalMs, onWake: (listener) => deps.wakeups.subscribe(listener) });
+  const handoff = deps.handoff === true ? createHandoffSource() : undefined;
   const dispatcher = createDispatcher({
-    store: faults === null ? store : faults.deliveryStore(store),
+    store: leases,
+    sources: handoff === undefined ? [claim] : [claim, handoff],
     sender,
     clock: deps.clock,
     random: deps.random,
@@ -99,7 +110,8 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       claimBatch: config.claimBatch,
       endpointWindowShare: config.endpointWindowShare,
       windowReserve: config.windowReserve,
-      claimAhead: Math.min(config.claimBatch, Math.ceil(config.concurrency * config.claimAhead)),
+      // TIDINGS_CLAIM_AHEAD is a fraction of the window; the dispatcher takes a count.
+      claimAheadCount: Math.min(config.claimBatch, Math.ceil(config.concurrency * config.claimAhead)),
       attemptDeadlineMs: config.attemptDeadlineMs,
       leaseMs: config.leaseMs,
       maxReclaims: config.maxReclaims,
@@ -113,7 +125,6 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
         retryAfterMaxMs: config.retryAfterMaxMs,
       },
     },
-    onWake: (listener) => deps.wakeups.subscribe(listener),
     tracer,
     observer: {
       claimed: (count, reclaimed) => {
@@ -137,5 +148,5 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       inFlight: (count) => metrics.inFlight.set(count),
     },
   });
-  return { dispatcher, sender, dispatcherId };
+  return { dispatcher, sender, dispatcherId, handoff: handoff === undefined || faults === null ? handoff : faults.handoff(handoff) };
 }

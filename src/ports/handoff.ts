@@ -22,10 +22,12 @@ export interface HandoffOffer {
 }
 
 /**
- * The publish path's hand-off to the dispatcher of its own process (docs/adr/0018-publish-hands-off-leases.md).
- * The message store asks for an `offer` as a publish statement outside a caller's transaction starts and, once
- * that statement (or the transaction around it) has ended, calls `adopt` exactly once with the deliveries it
- * committed leased — none after a failure, which gives the room back.
+ * The publish side of the hand-off (docs/adr/0018-publish-hands-off-leases.md): what the message store sees of the
+ * hand-off source of its process (src/app/dispatcher/handoff-source.ts), one of the dispatcher's work sources
+ * (./work-source.ts). The store asks for an `offer` as a publish statement outside a caller's transaction starts and,
+ * once that statement (or the transaction around it) has ended, calls `adopt` exactly once with the deliveries it
+ * committed leased — none after a failure, which gives the room back. The store never reaches the dispatcher: the
+ * source books the room and hands the leases on.
  */
 export interface Handoff {
   /** Room for a statement of `messages` messages, or null (the dispatcher is not claiming, or its window is full). */

@@ -162,7 +162,7 @@ for (const engine of ENGINES) {
       }
     });
 
-    test('every call of the svix client that Tidings has no route for answers not_served, and README lists each family with its reason', async () => {
+    test('every call of the svix client that Tidings has no route for answers not_served, and docs/guides/coming-from-svix.md lists each family with its reason', async () => {
       const unanswered: string[] = [];
       for (const { method, path } of clientRoutes()) {
         const concrete = path.replace(/\{[a-z_]+\}/g, 'x_unknown');
@@ -171,8 +171,8 @@ for (const engine of ENGINES) {
         if (body?.code === 'not_found' && body.detail.startsWith('No route')) unanswered.push(`${method} ${path}`);
       }
       assert.deepEqual(unanswered, [], 'client calls answered "No route" instead of not_served');
-      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-      for (const family of NOT_SERVED) assert.ok(readme.includes(`**${family.name}**: ${family.reason}`), `README lists ${family.name} with its reason`);
+      const guide = readFileSync(new URL('../../docs/guides/coming-from-svix.md', import.meta.url), 'utf8');
+      for (const family of NOT_SERVED) assert.ok(guide.includes(`- **${family.name}**: ${family.reason}`), `docs/guides/coming-from-svix.md lists ${family.name} with its reason`);
     });
 
     test('a 403 carries Svix\'s code ("insufficient access") in the HttpErrorOut shape the svix client parses', async () => {

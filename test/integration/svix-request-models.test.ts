@@ -2,8 +2,8 @@
  * Every request model of the official svix client (2.5.0, read from node_modules/svix/dist/index.d.mts):
  * each field is carried out (a probe through the client shows its effect), or refused with 422 naming it,
  * or documented as harmless to ignore — none is dropped silently. Models of routes Tidings does not serve
- * are refused whole (404 not_served, see README "Coming from Svix"); a field outside any served model is
- * refused at its own loc.
+ * are refused whole (404 not_served, see docs/guides/coming-from-svix.md, "Not served"); a field outside any
+ * served model is refused at its own loc.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -63,7 +63,7 @@ const SERVED: Readonly<Record<string, Readonly<Record<string, Decision>>>> = {
  */
 const AUTHENTICATION = new Set(['AppPortalAccessIn', 'ApplicationTokenExpireIn']);
 
-/** Models of routes Tidings does not serve → the family they belong to (README "Coming from Svix"). */
+/** Models of routes Tidings does not serve → the family they belong to (docs/guides/coming-from-svix.md). */
 const NOT_SERVED_MODELS: Readonly<Record<string, string>> = {
   AppUsageStatsIn: 'statistics', BulkExpungeContentsIn: 'bulk expunge', MessagePrecheckIn: 'message precheck', EventTypeImportOpenApiIn: 'OpenAPI import',
   EndpointTransformationIn: 'transformations', EndpointTransformationPatch: 'transformations', EnvironmentIn: 'environments',

@@ -142,7 +142,7 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
       store: createPgDeliveryStore(t.db, cipher), sender, clock: systemClock, random: cryptoRandom, logger: silentLogger,
       observer: { attempted: (_r, recorded) => { if (recorded) for (const w of [...deliveredWaiters]) w(); } },
       settings: {
-        dispatcherId: `W${running.length}`, concurrency, claimBatch: 100, claimAhead, attemptDeadlineMs: timeoutMs + 1000, leaseMs: timeoutMs + 10_000, maxReclaims: 5,
+        dispatcherId: `W${running.length}`, concurrency, claimBatch: 100, claimAheadCount: claimAhead, attemptDeadlineMs: timeoutMs + 1000, leaseMs: timeoutMs + 10_000, maxReclaims: 5,
         pollIntervalMs: 20, shutdownGraceMs: 50, retryPolicy: DEFAULT_RETRY_POLICY,
       },
     });

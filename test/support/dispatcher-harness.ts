@@ -7,6 +7,8 @@ import type { Logger } from '../../src/ports/logger.ts';
 import type { Sender } from '../../src/ports/sender.ts';
 import { createDispatcher, type Dispatcher, type DispatcherSettings } from '../../src/app/dispatcher/dispatcher.ts';
 import type { LoopTimers } from '../../src/app/dispatcher/loop-timers.ts';
+import { createClaimSource } from '../../src/app/dispatcher/claim-source.ts';
+import { createHandoffSource, type HandoffSource } from '../../src/app/dispatcher/handoff-source.ts';
 
 /*
  * Fake ports for the dispatcher's unit tests: the store's calls are plain functions the test scripts, the
@@ -86,6 +88,8 @@ export interface Line { readonly level: string; readonly obj: Record<string, unk
 /** Everything a test steers and reads. */
 export interface Harness {
   readonly dispatcher: Dispatcher;
+  /** The publish hand-off, the dispatcher's second source: offer and adopt as a publish statement does. */
+  readonly handoff: HandoffSource;
   readonly timers: ManualTimers;
   /** Claim answers, in order: a list of deliveries, an error to throw, or a promise of either (a claim held open). Empty: an empty claim. */
   readonly claims: (readonly ClaimedDelivery[] | Error | Promise<readonly ClaimedDelivery[]>)[];
@@ -118,7 +122,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     error: (obj, msg) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     child: () => logger,
   };
-  const h: Omit<Harness, 'dispatcher'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], extendGate: undefined, recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
+  const h: Omit<Harness, 'dispatcher' | 'handoff'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], extendGate: undefined, recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
@@ -154,16 +158,18 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
     },
     close: async () => undefined,
   };
+  const all: DispatcherSettings = {
+    dispatcherId: 'w1', concurrency: 4, claimBatch: 100, leaseMs: 30_000, maxReclaims: 3, pollIntervalMs: 1000, shutdownGraceMs: 5000,
+    retryPolicy: DEFAULT_RETRY_POLICY, ...settings,
+  };
+  const onWake = (listener: () => void): (() => void) => {
+    h.wake = listener;
+    return () => { h.wake = undefined; };
+  };
+  const handoff = createHandoffSource();
+  const claim = createClaimSource(store, { clock: timers.clock, sweepEveryMs: all.pollIntervalMs, onWake });
   const dispatcher = createDispatcher({
-    store, sender, clock: timers.clock, random: { next: () => 0.5 }, logger, timers,
-    onWake: (listener) => {
-      h.wake = listener;
-      return () => { h.wake = undefined; };
-    },
-    settings: {
-      dispatcherId: 'w1', concurrency: 4, claimBatch: 100, leaseMs: 30_000, maxReclaims: 3, pollIntervalMs: 1000, shutdownGraceMs: 5000,
-      retryPolicy: DEFAULT_RETRY_POLICY, ...settings,
-    },
+    store, sources: [claim, handoff], sender, clock: timers.clock, random: { next: () => 0.5 }, logger, timers, settings: all,
   });
-  return Object.assign(h, { dispatcher });
+  return Object.assign(h, { dispatcher, handoff });
 }

@@ -172,7 +172,7 @@ test('an empty claim waits for the poll; a wake-up claims at once', async () => 
 // claiming ahead: a claim per answer costs CPU (ADR 0016, decisions 7 and 16).
 for (const claimAhead of [0, 13]) {
   test(`a few freed slots are refilled after the refill delay, not at once (claiming ${claimAhead} ahead)`, async () => {
-    const h = harness({ concurrency: 64, claimBatch: 64, claimAhead, endpointWindowShare: 1, windowReserve: 0 });
+    const h = harness({ concurrency: 64, claimBatch: 64, claimAheadCount: claimAhead, endpointWindowShare: 1, windowReserve: 0 });
     h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
     h.dispatcher.start();
     await settle();
@@ -269,7 +269,7 @@ test('the per-endpoint share: an endpoint at its share is left out of the next c
 // Claiming ahead (in-flight.ts; docs/adr/0016-hot-path-cost.md, decision 16).
 
 test('a delivery claimed ahead waits for a slot and opens its request the moment an answer frees one, without a claim', async () => {
-  const h = harness({ concurrency: 2, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 2, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a'), claimed('4', 'ep_a')]);
   assert.equal(await h.dispatcher.tick(), 4);
   assert.equal(h.claimCalls[0]?.limit, 4, 'the claim asks for the window and what is claimed ahead');
@@ -295,7 +295,7 @@ test('a delivery claimed ahead waits for a slot and opens its request the moment
 });
 
 test("a waiting delivery opens its request only within its endpoint's share of the open requests", async () => {
-  const h = harness({ concurrency: 4, claimAhead: 2, endpointWindowShare: 0.5, windowReserve: 0 });
+  const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 0.5, windowReserve: 0 });
   h.claims.push([claimed('a1', 'ep_a'), claimed('a2', 'ep_a'), claimed('a3', 'ep_a'), claimed('b1', 'ep_b')]);
   assert.equal(await h.dispatcher.tick(), 4);
   await settle();
@@ -311,7 +311,7 @@ test("a waiting delivery opens its request only within its endpoint's share of t
 });
 
 test('a waiting delivery with less of its lease left than an attempt needs is handed back (fenced), not sent', async () => {
-  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(14_001);
@@ -324,7 +324,7 @@ test('a waiting delivery with less of its lease left than an attempt needs is ha
 });
 
 test("the heartbeat renews a waiting delivery's lease, so it is still sent after waiting", async () => {
-  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(10_000);
@@ -339,7 +339,7 @@ test("the heartbeat renews a waiting delivery's lease, so it is still sent after
 });
 
 test('a waiting delivery whose lease is lost is dropped unsent; a stop lets waiting deliveries go out as slots free', async () => {
-  const h = harness({ concurrency: 1, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
   h.dispatcher.start();
   await settle();
@@ -359,7 +359,7 @@ test('a waiting delivery whose lease is lost is dropped unsent; a stop lets wait
 });
 
 test('a stop past the grace period releases the deliveries still waiting with the open ones', async () => {
-  const h = harness({ concurrency: 1, claimAhead: 1, shutdownGraceMs: 5000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 1, shutdownGraceMs: 5000, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a', '3'), claimed('2', 'ep_a', '4')]);
   h.dispatcher.start();
   await settle();
@@ -374,7 +374,7 @@ test('a stop past the grace period releases the deliveries still waiting with th
 });
 
 test('while every slot is taken, claims ahead wait until no more than half of them are left waiting', async () => {
-  const h = harness({ concurrency: 2, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 2, claimAheadCount: 4, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push(Array.from({ length: 6 }, (_, i) => claimed(String(i + 1), 'ep_a')));
   assert.equal(await h.dispatcher.tick(), 6);
   h.requests.get('1')?.result.resolve(answer(200));
@@ -395,7 +395,7 @@ test('while every slot is taken, claims ahead wait until no more than half of th
 });
 
 test('a heartbeat out while a waiting delivery is handed back and claimed again leaves the newer lease alone', async () => {
-  const h = harness({ concurrency: 1, claimAhead: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(14_001);
@@ -421,7 +421,7 @@ test('a heartbeat out while a waiting delivery is handed back and claimed again 
 });
 
 test('an answer that makes its endpoint answering lets its waiting deliveries open within the reserve at once', async () => {
-  const h = harness({ concurrency: 4, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0.25 });
+  const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0.25 });
   h.claims.push([claimed('x1', 'ep_x'), claimed('y1', 'ep_y'), claimed('e1', 'ep_e'), claimed('e2', 'ep_e'), claimed('e3', 'ep_e')]);
   assert.equal(await h.dispatcher.tick(), 5);
   await settle();
@@ -438,7 +438,7 @@ test('an answer that makes its endpoint answering lets its waiting deliveries op
 });
 
 test('a claim that reclaims a delivery still waiting here under an expired lease replaces it: only the newer token is sent', async () => {
-  const h = harness({ concurrency: 1, claimAhead: 2, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
   assert.equal(await h.dispatcher.tick(), 2);
   h.claims.push([claimed('2', 'ep_a', '8')]);
@@ -455,18 +455,18 @@ test('a claim that reclaims a delivery still waiting here under an expired lease
 
 test('hand-off: a running dispatcher offers room only for answering endpoints, within their share, and the claims count what is offered', async () => {
   const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 0.5, windowReserve: 0 });
-  assert.equal(h.dispatcher.offer(5), null, 'a stopped dispatcher offers nothing');
+  assert.equal(h.handoff.offer(5), null, 'a stopped dispatcher offers nothing');
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_b')]);
   h.dispatcher.start();
   await settle();
-  assert.equal(h.dispatcher.offer(5), null, 'no endpoint has answered yet');
+  assert.equal(h.handoff.offer(5), null, 'no endpoint has answered yet');
   h.requests.get('1')?.result.resolve(answer(200));
   h.requests.get('2')?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
   await settle();
-  const first = h.dispatcher.offer(4);
+  const first = h.handoff.offer(4);
   assert.ok(first !== null);
   assert.deepEqual({ ids: first.endpointIds, room: first.room, slots: first.slots }, { ids: ['ep_a'], room: [4], slots: 4 }, 'only ep_a answered; room = the statement\'s messages');
-  const second = h.dispatcher.offer(4);
+  const second = h.handoff.offer(4);
   assert.deepEqual({ room: second?.room, slots: second?.slots }, { room: [1], slots: 1 }, 'the share (5) less what the first offer holds for ep_a');
   // The claim's window and limit count the offered room as held.
   h.claims.push([]);
@@ -475,10 +475,10 @@ test('hand-off: a running dispatcher offers room only for answering endpoints, w
   assert.equal(claim.limit, 10 - 4 - 1, 'free slots less the offered ones');
   assert.equal(claim.window?.held.get('ep_a'), 5);
   // The first statement leased two; its room comes back and the two run.
-  h.dispatcher.adopt(first, [claimed('10', 'ep_a'), claimed('11', 'ep_a')]);
-  h.dispatcher.adopt(second!, []);
+  h.handoff.adopt(first, [claimed('10', 'ep_a'), claimed('11', 'ep_a')]);
+  h.handoff.adopt(second!, []);
   assert.ok(h.requests.has('10') && h.requests.has('11'), 'adopted deliveries are sent at once');
-  assert.deepEqual(h.dispatcher.offer(9)?.room, [3], 'share 5 less the two running');
+  assert.deepEqual(h.handoff.offer(9)?.room, [3], 'share 5 less the two running');
   h.requests.get('10')?.result.resolve(answer(200));
   h.requests.get('11')?.result.resolve(answer(200));
   await h.dispatcher.stop();
@@ -492,14 +492,14 @@ test('hand-off: leases adopted after the stop began are released, not sent', asy
   await settle();
   h.requests.get('1')?.result.resolve(answer(200));
   await settle();
-  const offer = h.dispatcher.offer(2);
+  const offer = h.handoff.offer(2);
   assert.ok(offer !== null);
   await h.dispatcher.stop();
-  h.dispatcher.adopt(offer, [claimed('20', 'ep_a')]);
+  h.handoff.adopt(offer, [claimed('20', 'ep_a')]);
   await settle();
   assert.equal(h.requests.has('20'), false);
   assert.deepEqual(h.releaseCalls.flat().map((l) => l.deliveryId), ['20']);
-  assert.equal(h.dispatcher.offer(2), null, 'a stopped dispatcher offers nothing');
+  assert.equal(h.handoff.offer(2), null, 'a stopped dispatcher offers nothing');
 });
 
 /**
@@ -515,9 +515,9 @@ async function answeredOnce(settings: Parameters<typeof harness>[0]): Promise<{ 
   await settle();
   await h.timers.advance(REFILL_DELAY_MS);
   const handOff = (...ids: string[]): void => {
-    const offer = h.dispatcher.offer(ids.length);
+    const offer = h.handoff.offer(ids.length);
     assert.ok(offer !== null);
-    h.dispatcher.adopt(offer, ids.map((id) => claimed(id, 'ep_a')));
+    h.handoff.adopt(offer, ids.map((id) => claimed(id, 'ep_a')));
   };
   return { h, handOff };
 }
@@ -571,7 +571,7 @@ test('hand-off: a publish wake-up that arrives while a claim is out keeps a clai
 
 test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
   // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim again at once.
-  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 4, claimAhead: 4, endpointWindowShare: 1, windowReserve: 0 });
+  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 4, claimAheadCount: 4, endpointWindowShare: 1, windowReserve: 0 });
   handOff('2', '3');
   // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
   h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);

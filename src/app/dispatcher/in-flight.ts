@@ -26,11 +26,11 @@ export interface Flight {
   readonly trace: DeliveryTrace;
 }
 
-/** Settings of {@link createInFlightWindow}: counts (`concurrency`, `claimBatch` ≥ 1, `claimAhead` ≥ 0, default 0). */
+/** Settings of {@link createInFlightWindow}: counts (`concurrency`, `claimBatch` ≥ 1, `claimAheadCount` ≥ 0, default 0). */
 export interface InFlightSettings {
   readonly concurrency: number;
   readonly claimBatch: number;
-  readonly claimAhead?: number;
+  readonly claimAheadCount?: number;
 }
 
 /**
@@ -41,7 +41,7 @@ export interface InFlightSettings {
  * outcomes waiting together are at most 2 × `concurrency`, so a dispatcher holds at most that many leases,
  * plus those claimed ahead.
  *
- * Up to `claimAhead` deliveries are claimed ahead of free slots and wait (`waiting`) for one: a slot freed by
+ * Up to `claimAheadCount` deliveries are claimed ahead of free slots and wait (`waiting`) for one: a slot freed by
  * an answer opens the next waiting request at once, without waiting for a claim's round trip
  * (docs/adr/0016-hot-path-cost.md, decision 16). A waiting delivery opens its request only when `mayStart`
  * says so (the per-endpoint share and the reserve over open requests, window.ts). The per-endpoint share
@@ -90,8 +90,8 @@ export interface InFlightWindow {
   /** Open requests. */
   sending(): number;
   /**
-   * What the next claim may take: `min(concurrency + claimAhead − open − waiting, 2 × concurrency + claimAhead − size)`
-   * (may be ≤ 0); 0 while every slot is taken and more than half of `claimAhead` is waiting (a claim then
+   * What the next claim may take: `min(concurrency + claimAheadCount − open − waiting, 2 × concurrency + claimAheadCount − size)`
+   * (may be ≤ 0); 0 while every slot is taken and more than half of `claimAheadCount` is waiting (a claim then
    * would be a small one, and the waiting deliveries cover the next answers).
    */
   free(): number;
@@ -108,7 +108,7 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
   const open = new Set<Flight>();
   const openBy = new Map<string, number>();
   const waiting: Flight[] = [];
-  const ahead = settings.claimAhead ?? 0;
+  const ahead = settings.claimAheadCount ?? 0;
   let drainWaiters: (() => void)[] = [];
   const refillAt = Math.min(settings.claimBatch, Math.max(1, Math.ceil(settings.concurrency / REFILL_FRACTION)));
   // Claims ahead wait until no more than this many deliveries are waiting while every slot is taken.

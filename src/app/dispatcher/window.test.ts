@@ -30,7 +30,7 @@ test('a reserve of 0 keeps nothing back; a window of 1 has no reserve', () => {
 });
 
 test('claiming ahead: a claim counts over the window and what is claimed ahead; opening a request keeps the share and the reserve of the window', () => {
-  const book = createWindowBook({ concurrency: 4, claimBatch: 100, claimAhead: 2 });
+  const book = createWindowBook({ concurrency: 4, claimBatch: 100, claimAheadCount: 2 });
   const b = book.bounds([], 6);
   assert.deepEqual({ share: b.window.share, budget: b.window.budget }, { share: 3, budget: 5 }, 'over 6: share 3, one kept for answering endpoints');
   const open = new Map([['hole-1', 2], ['hole-2', 1]]);

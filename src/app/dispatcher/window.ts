@@ -12,10 +12,10 @@ export interface WindowSettings {
   readonly windowReserve?: number;
   /**
    * Deliveries claimed ahead of free slots (a count ≥ 0, default 0; in-flight.ts): a claim's share and
-   * budget are taken over `concurrency + claimAhead`, and {@link WindowBook.mayStart} keeps the share and the
+   * budget are taken over `concurrency + claimAheadCount`, and {@link WindowBook.mayStart} keeps the share and the
    * reserve over the requests actually open.
    */
-  readonly claimAhead?: number;
+  readonly claimAheadCount?: number;
 }
 
 /** What one claim may take: its limit, the endpoints it skips, and the window it must keep (ClaimInput). */
@@ -57,7 +57,7 @@ export function createWindowBook(settings: WindowSettings): WindowBook {
   const shareOf = (size: number): number => Math.max(1, Math.floor(size * shareFraction));
   const reservedOf = (size: number): number => (size >= 2 && fraction > 0 ? Math.max(1, Math.floor(size * fraction)) : 0);
   // Claims count open requests and deliveries claimed ahead together, over the window and what is claimed ahead.
-  const size = settings.concurrency + (settings.claimAhead ?? 0);
+  const size = settings.concurrency + (settings.claimAheadCount ?? 0);
   const share = shareOf(size);
   const reserved = reservedOf(size);
   // Opening a request counts open requests only, over the window.
