@@ -5,6 +5,7 @@ import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-schedule.ts';
 import type { AttemptRecord, ClaimedDelivery, ClaimInput, ClaimResult, DeliveryStore, LeaseRef, RecordResult } from '../../src/ports/delivery-store.ts';
 import type { Logger } from '../../src/ports/logger.ts';
 import type { Sender } from '../../src/ports/sender.ts';
+import type { WorkSource } from '../../src/ports/work-source.ts';
 import { createDispatcher, type Dispatcher, type DispatcherSettings } from '../../src/app/dispatcher/dispatcher.ts';
 import type { LoopTimers } from '../../src/app/dispatcher/loop-timers.ts';
 import { createClaimSource } from '../../src/app/dispatcher/claim-source.ts';
@@ -111,8 +112,11 @@ export interface Harness {
   wake: (() => void) | undefined;
 }
 
-/** Makes a dispatcher over fake ports. `settings` override small defaults (window 4, poll 1 s, grace 5 s). */
-export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
+/**
+ * Makes a dispatcher over fake ports. `settings` override small defaults (window 4, poll 1 s, grace 5 s). Its sources
+ * are the claim (over the fake store, woken by `wake`), the hand-off, then `moreSources`.
+ */
+export function harness(settings: Partial<DispatcherSettings> = {}, moreSources: readonly WorkSource[] = []): Harness {
   const timers = new ManualTimers(new ManualClock());
   const lines: Line[] = [];
   const logger: Logger = {
@@ -169,7 +173,7 @@ export function harness(settings: Partial<DispatcherSettings> = {}): Harness {
   const handoff = createHandoffSource();
   const claim = createClaimSource(store, { clock: timers.clock, sweepEveryMs: all.pollIntervalMs, onWake });
   const dispatcher = createDispatcher({
-    store, sources: [claim, handoff], sender, clock: timers.clock, random: { next: () => 0.5 }, logger, timers, settings: all,
+    store, sources: [claim, handoff, ...moreSources], sender, clock: timers.clock, random: { next: () => 0.5 }, logger, timers, settings: all,
   });
   return Object.assign(h, { dispatcher, handoff });
 }

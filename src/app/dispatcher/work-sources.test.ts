@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { answer, claimed, harness, settle } from '../../../test/support/dispatcher-harness.ts';
+import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { TakeRequest, WorkSink, WorkSource } from '../../ports/work-source.ts';
+
+// A third source beside the claim and the hand-off, as a broker transport would be one: it pulls (its take leases the
+// deliveries of the ids it holds), wakes the dispatcher when a message arrives, and is told when a record settled.
+
+function brokerLike(): { source: WorkSource; held: ClaimedDelivery[]; asked: TakeRequest[]; settled: [string, boolean][]; arrive: () => void } {
+  const held: ClaimedDelivery[] = [];
+  const asked: TakeRequest[] = [];
+  const settled: [string, boolean][] = [];
+  let sink: WorkSink | undefined;
+  const source: WorkSource = {
+    name: 'broker',
+    async take(request) {
+      asked.push(request);
+      return { deliveries: held.splice(0, request.limit), reclaimed: 0, deadLettered: 0 };
+    },
+    connect(s) {
+      sink = s;
+      return () => { sink = undefined; };
+    },
+    settled: (delivery, recorded) => settled.push([delivery.deliveryId, recorded]),
+  };
+  return { source, held, asked, settled, arrive: () => sink?.wake() };
+}
+
+test('a third source is taken from after the claim, within what the claim left of the limit, and its records settle back to it', async () => {
+  const broker = brokerLike();
+  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 }, [broker.source]);
+  h.claims.push([claimed('1', 'ep_a')]);
+  broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'), claimed('b4', 'ep_b'));
+  assert.equal(await h.dispatcher.tick(), 4);
+  assert.equal(broker.asked[0]?.limit, 3, 'the claim took one of four');
+  assert.deepEqual([...h.requests.keys()].sort(), ['1', 'b1', 'b2', 'b3']);
+  for (const id of ['1', 'b1', 'b2', 'b3']) h.requests.get(id)?.result.resolve(answer(200));
+  await h.dispatcher.drained();
+  assert.deepEqual(broker.settled.sort(), [['b1', true], ['b2', true], ['b3', true]], 'the claim\'s own delivery settles nothing there');
+});
+
+test('a third source\'s wake-up ends the loop\'s wait, as a publish wake-up does', async () => {
+  const broker = brokerLike();
+  const h = harness({}, [broker.source]);
+  h.dispatcher.start();
+  await settle();
+  const takes = broker.asked.length;
+  broker.held.push(claimed('b1'));
+  broker.arrive();
+  await settle();
+  assert.ok(broker.asked.length > takes, 'taken at once, no time having passed');
+  assert.ok(h.requests.has('b1'));
+  h.requests.get('b1')?.result.resolve(answer(200));
+  await h.dispatcher.stop();
+  const stopped = broker.asked.length;
+  broker.arrive();
+  await settle();
+  assert.equal(broker.asked.length, stopped, 'disconnected at the stop');
+});
+
+test('room a source reserved counts as held: the claim asks for less and is told what each endpoint holds', async () => {
+  const reserving: WorkSource = { name: 'reserving', reserved: () => ({ slots: 2, endpoints: new Map([['ep_a', 2]]) }) };
+  const h = harness({ concurrency: 4, endpointWindowShare: 0.5, windowReserve: 0 }, [reserving]);
+  await h.dispatcher.tick();
+  assert.equal(h.claimCalls[0]?.limit, 2);
+  assert.deepEqual(h.claimCalls[0]?.excludeEndpoints, ['ep_a'], 'ep_a is at its share of 2 with what was reserved for it');
+  assert.deepEqual(h.claimCalls[0]?.window?.held, new Map([['ep_a', 2]]));
+});
