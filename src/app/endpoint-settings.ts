@@ -1,12 +1,13 @@
 import type { ApplicationStore } from '../ports/application-store.ts';
 import { randomBytes } from 'node:crypto';
 import { AppError, notFound } from '../domain/errors.ts';
+import { headerNameProblem } from '../domain/http-fields.ts';
 import { encodeSecret } from '../domain/signing.ts';
 import type { EndpointRecord, EndpointStore } from '../ports/endpoint-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EndpointSettingsStore } from '../ports/endpoint-settings-store.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
-import { resolveApplication } from './applications.ts';
+import { fieldError, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { GENERATED_SECRET_BYTES, normaliseHeaders, normaliseSecret } from './endpoints.ts';
 
@@ -89,6 +90,10 @@ export function createEndpointSettings(deps: EndpointSettingsDeps): EndpointSett
     },
 
     async patchHeaders(tx, principal, appRef, endpointRef, headers, deleteHeaders) {
+      deleteHeaders.forEach((name, i) => {
+        const bad = headerNameProblem(name);
+        if (bad !== null) throw fieldError(['body', 'deleteHeaders', i], bad);
+      });
       const endpoint = await locate(principal, appRef, endpointRef, tx);
       const stored = await store.readHeaders(endpoint.appId, endpoint.id, tx);
       if (stored === null) throw notFound('Endpoint');

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { checkEndpointUrl } from '../domain/egress-policy.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { TimelineReason } from '../domain/timeline-reasons.ts';
+import { headerNameProblem, headerValueProblem } from '../domain/http-fields.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
 import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_PREFIX } from '../domain/signing.ts';
 import type { EndpointChanges, EndpointRecord, EndpointStore } from '../ports/endpoint-store.ts';
@@ -24,14 +25,6 @@ export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
   'expect', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature',
 ]);
 
-/** RFC 9110 §5.1 token: the characters of a header name. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/**
- * RFC 9110 §5.5 field value, restricted to what the sender can send: visible ASCII, space and tab. CR, LF
- * and NUL would inject headers; other controls and non-ASCII (obs-text) are refused by the HTTP client at
- * every attempt, so they are refused here, at write time.
- */
-const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 /** Why an endpoint stops being sent to, as recorded with its status (its deliveries' rows: {@link TimelineReason}). */
 export const EndpointReason = Object.freeze({
@@ -123,16 +116,19 @@ function checkUrl(url: string, allowlist: readonly string[]): string {
 }
 
 /**
- * Validates custom headers and lower-cases their names.
+ * Validates custom headers (domain/http-fields.ts: each name a token, each value sent unchanged) and
+ * lower-cases their names.
  * @throws AppError `validation` on loc body.headers.<name>
  */
 export function normaliseHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) throw fieldError(['body', 'headers', name], 'not a valid header name');
+    const badName = headerNameProblem(name);
+    if (badName !== null) throw fieldError(['body', 'headers', name], badName);
     if (RESERVED_HEADER_NAMES.includes(lower) || lower.startsWith('webhook-') || lower.startsWith('svix-')) throw fieldError(['body', 'headers', name], 'this header is set by Tidings and cannot be overridden');
-    if (!HEADER_VALUE.test(value)) throw fieldError(['body', 'headers', name], 'header values may contain only visible ASCII characters, space and tab (no control characters, no non-ASCII: percent- or base64-encode them)');
+    const badValue = headerValueProblem(value);
+    if (badValue !== null) throw fieldError(['body', 'headers', name], badValue);
     out[lower] = value;
   }
   return out;

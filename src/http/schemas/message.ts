@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mediaTypeProblem } from '../../domain/http-fields.ts';
 import { applicationIn } from './application.ts';
 import { channelName, eventIdSchema, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, tagName, WIRE_LIMITS } from './common.ts';
 
@@ -9,11 +10,14 @@ const RETENTION_DAYS_MAX = 36_500;
 const CONTENT_TYPE_MAX_LENGTH = 256;
 
 /**
- * A media type as a `Content-Type` header carries it (RFC 9110 §8.3.1): `type/subtype`, optionally followed
- * by `; name=value` parameters; printable ASCII only, so it cannot split the header.
+ * A media type as a `Content-Type` header carries it (domain/http-fields.ts): `type/subtype`, optionally
+ * followed by `; name=value` parameters; visible ASCII, with SP or HTAB (never a line break, a Unicode space
+ * or a control character) around `;`, so that the sender can send it unchanged at every attempt.
  */
-const mediaType = z.string().min(3).max(CONTENT_TYPE_MAX_LENGTH)
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=("[^"\r\n]*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+))*$/, 'must be a media type such as text/plain or application/xml; charset=utf-8');
+const mediaType = z.string().min(3).max(CONTENT_TYPE_MAX_LENGTH).superRefine((value, ctx) => {
+  const problem = mediaTypeProblem(value);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * Svix `transformationsParams`, as the client's `messageInRaw(eventType, body, contentType?)` fills it:
