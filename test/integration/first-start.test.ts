@@ -27,13 +27,18 @@ async function status(p: TidingsProcess, token: string, method = 'GET', path = '
 
 test('a first start prints the admin token once and the console; TIDINGS_API_TOKEN recovers a lost token', async () => {
   const first = await serve();
-  const consoleLine = await first.waitForLog((l) => raw(l).startsWith('Console on '), 30_000, 'the console address');
-  assert.match(raw(consoleLine), new RegExp(`^Console on ${first.apiUrl}/console `));
-  const tokenLines = first.lines.map(raw).filter((text) => /^ {2}tidings_\S+$/.test(text));
-  assert.equal(tokenLines.length, 1, 'the generated token is printed once');
-  const lost = tokenLines[0]!.trim();
-  assert.equal(await status(first, lost), 200);
-  assert.equal((await first.stop()).code, 0);
+  let lost: string;
+  try {
+    const consoleLine = await first.waitForLog((l) => raw(l).startsWith('Console on '), 30_000, 'the console address');
+    assert.match(raw(consoleLine), new RegExp(`^Console on ${first.apiUrl}/console `));
+    const tokenLines = first.lines.map(raw).filter((text) => /^ {2}tidings_\S+$/.test(text));
+    assert.equal(tokenLines.length, 1, 'the generated token is printed once');
+    lost = tokenLines[0]!.trim();
+    assert.equal(await status(first, lost), 200);
+    assert.equal((await first.stop()).code, 0);
+  } finally {
+    await first.stop();
+  }
 
   const recovered = 'a-new-admin-secret-of-32-characters';
   const second = await serve({ TIDINGS_API_TOKEN: recovered });
