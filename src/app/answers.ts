@@ -55,9 +55,18 @@ export function messageHead(msg: Pick<MessageView, 'id' | 'eventId' | 'eventType
   };
 }
 
-/** Svix `RecoverOut` / `ReplayOut`: the task that was started. */
+/** A task's progress as shown (`data`): without its internal cursor and pace slots. */
+export function taskData(t: TaskRecord): Record<string, unknown> {
+  const { cursor: _cursor, slots: _slots, ...data } = t.progress as Record<string, unknown>;
+  return data;
+}
+
+/**
+ * Svix `RecoverOut` / `ReplayOut`: the task that was started, plus Tidings' `data` (its progress as the
+ * background task shows it; for a task of one endpoint, `held`: what waits behind the endpoint already).
+ */
 export function taskStartedOut(t: TaskRecord) {
-  return { id: t.id, status: t.status, task: t.kind, updatedAt: iso(t.updatedAt) };
+  return { id: t.id, status: t.status, task: t.kind, updatedAt: iso(t.updatedAt), data: taskData(t) };
 }
 
 /** A stored answer with no body (204 No Content, or 202 Accepted for a resend). */

@@ -1,6 +1,6 @@
 import type { EndpointStore } from '../ports/endpoint-store.ts';
 import type { ApplicationStore } from '../ports/application-store.ts';
-import { notFound } from '../domain/errors.ts';
+import { AppError, notFound } from '../domain/errors.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { EndpointHealth, EndpointHealthStore, EndpointLimits } from '../ports/endpoint-health-store.ts';
 import { resolveApplication } from './applications.ts';
@@ -19,6 +19,19 @@ export interface EndpointHealthUseCases {
   pause(principal: Principal, appRef: string, endpointRef: string): Promise<void>;
   /** @throws AppError `not_found` */
   resume(principal: Principal, appRef: string, endpointRef: string): Promise<void>;
+  /**
+   * Probe now: ends an open breaker's cool-down, so that exactly one delivery goes next as its probe (success
+   * closes the breaker, failure opens it for a new cool-down). A half-open breaker already has its probe:
+   * nothing changes. Returns the health read model.
+   * @throws AppError `not_found`; `conflict` when the breaker is closed (nothing is held by it)
+   */
+  probeBreaker(principal: Principal, appRef: string, endpointRef: string): Promise<EndpointHealth>;
+  /**
+   * Closes the breaker: the endpoint's deliveries are claimed as usual again, and its failure streak starts
+   * from zero. Idempotent. Returns the health read model.
+   * @throws AppError `not_found`
+   */
+  closeBreaker(principal: Principal, appRef: string, endpointRef: string): Promise<EndpointHealth>;
   /** @throws AppError `not_found` */
   setLimits(principal: Principal, appRef: string, endpointRef: string, limits: EndpointLimits): Promise<EndpointHealth>;
   /** @throws AppError `not_found` */
@@ -44,6 +57,20 @@ export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUs
     },
     async resume(principal, appRef, endpointRef) {
       if (!(await deps.health.resume(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow()))) throw notFound('Endpoint');
+    },
+    async probeBreaker(principal, appRef, endpointRef) {
+      const id = await endpointId(principal, appRef, endpointRef);
+      const was = await deps.health.probeNow(id, deps.clock.sqlNow());
+      if (was === null) throw notFound('Endpoint');
+      if (was === 'closed') {
+        throw new AppError('conflict', 'The breaker is closed: it holds nothing back, so there is nothing to probe');
+      }
+      return read(id);
+    },
+    async closeBreaker(principal, appRef, endpointRef) {
+      const id = await endpointId(principal, appRef, endpointRef);
+      if ((await deps.health.closeBreaker(id, deps.clock.sqlNow())) === null) throw notFound('Endpoint');
+      return read(id);
     },
     async setLimits(principal, appRef, endpointRef, limits) {
       const id = await endpointId(principal, appRef, endpointRef);

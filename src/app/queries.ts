@@ -3,6 +3,7 @@ import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
 import { hasPrefix } from '../domain/ids.ts';
 import type { AttemptListQuery, AttemptView, MessageListQuery, MessageQueryStore, MessageView } from '../ports/message-query-store.ts';
+import type { Clock } from '../ports/clock.ts';
 import type { DeliveryQueryStore, DeliverySummary, TimelineEntry } from '../ports/delivery-query-store.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
 import { resolveApplication } from './applications.ts';
@@ -31,7 +32,12 @@ export interface Queries {
 }
 
 /** Makes the query use cases over the application, endpoint, message and delivery stores. */
-export function createQueries(deps: { readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & MessageQueryStore & Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'> }): Queries {
+export function createQueries(deps: {
+  readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & MessageQueryStore
+    & Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'>;
+  /** The instant holds are judged at (a test clock); absent = the database clock. */
+  readonly clock?: Pick<Clock, 'sqlNow'>;
+}): Queries {
   const { store } = deps;
 
   const message = async (appId: string, ref: string, withPayload = false): Promise<MessageView> => {
@@ -84,7 +90,8 @@ export function createQueries(deps: { readonly store: Pick<ApplicationStore, 'fi
     async timeline(principal, appRef, messageRef, endpointRef, page) {
       const app = await resolveApplication(store, principal, appRef);
       const msg = await message(app.id, messageRef);
-      const delivery = await store.findDelivery(app.id, msg.id, await endpointId(app.id, endpointRef, true));
+      const epId = await endpointId(app.id, endpointRef, true);
+      const delivery = await store.findDelivery(app.id, msg.id, epId, deps.clock?.sqlNow() ?? null);
       if (delivery === null) throw notFound('Delivery');
       return { delivery, page: await store.listTimeline(delivery.id, page) };
     },

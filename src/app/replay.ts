@@ -5,7 +5,7 @@ import { TimelineReason } from '../domain/timeline-reasons.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
-import type { ReplayableState, ReplayBatchResult, ReplayStore } from '../ports/replay-store.ts';
+import type { HeldSummary, ReplayableState, ReplayBatchResult, ReplayStore } from '../ports/replay-store.ts';
 import { TaskKind, type TaskRecord, type TaskStepResult, type TaskStore } from '../ports/task-store.ts';
 import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
@@ -63,13 +63,32 @@ export interface ReplayTaskProgress {
   readonly alreadyQueued: number;
   readonly expunged: number;
   readonly unavailable: number;
+  /**
+   * Of a task for one endpoint: its pending deliveries in the window that wait behind the endpoint (pause,
+   * breaker, Retry-After) rather than their schedule — counted when the task starts and again when it
+   * finishes (a recover selects dead letters only, so these are neither sent again nor counted as queued).
+   * Null for a task over a whole application.
+   */
+  readonly held: number | null;
+  /** {@link held} by what holds them (`paused`, `breaker`, `throttled`), or null. */
+  readonly heldBy: { readonly paused: number; readonly breaker: number; readonly throttled: number } | null;
+  /** The latest end of those holds that has one (ISO-8601); null when none has, or none is held. */
+  readonly heldUntil: string | null;
   readonly error: string | null;
   readonly cursor: string | null;
   readonly slots: Readonly<Record<string, string>>;
 }
 
 /** The progress of a task that has not run yet. */
-export const INITIAL_PROGRESS: ReplayTaskProgress = Object.freeze({ messagesSent: 0, scanned: 0, alreadyQueued: 0, expunged: 0, unavailable: 0, error: null, cursor: null, slots: {} });
+export const INITIAL_PROGRESS: ReplayTaskProgress = Object.freeze({
+  messagesSent: 0, scanned: 0, alreadyQueued: 0, expunged: 0, unavailable: 0, held: null, heldBy: null, heldUntil: null,
+  error: null, cursor: null, slots: {},
+});
+
+/** The held fields of a task's progress from the store's summary. */
+function heldProgress(h: HeldSummary): Pick<ReplayTaskProgress, 'held' | 'heldBy' | 'heldUntil'> {
+  return { held: h.held, heldBy: { ...h.byKind }, heldUntil: h.heldUntil === null ? null : h.heldUntil.toISOString() };
+}
 
 /** Why a step moved a delivery, written into its timeline row. */
 const REASON: Readonly<Record<TaskKind, TimelineReason>> = {
@@ -83,6 +102,8 @@ const REASON: Readonly<Record<TaskKind, TimelineReason>> = {
 export interface ReplaysDeps {
   readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>;
   readonly tasks: Pick<TaskStore, 'insertTask'>;
+  /** Counts the endpoint's held deliveries when a task for one endpoint starts. */
+  readonly replay: Pick<ReplayStore, 'countHeld'>;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -117,9 +138,13 @@ export async function startReplayTask(deps: ReplaysDeps, tx: Tx, principal: Prin
     appId: app.id, endpointId, since: selection.since.toISOString(), until: selection.until?.toISOString() ?? null, states: selection.states,
     eventTypes: selection.eventTypes, channel: selection.channel, tag: selection.tag, statusCodeClass: selection.statusCodeClass,
   };
+  const held = endpointId === null ? null
+    : await deps.replay.countHeld(tx, {
+      appId: app.id, endpointId, since: selection.since, until: selection.until, now: deps.clock.sqlNow(),
+    });
   return deps.tasks.insertTask(tx, {
     id: newId('qtask', deps.clock.nowMs(), () => deps.random.next()), appId: app.id, kind,
-    params: { ...params }, progress: { ...INITIAL_PROGRESS },
+    params: { ...params }, progress: { ...INITIAL_PROGRESS, ...(held === null ? {} : heldProgress(held)) },
   }, deps.clock.sqlNow());
 }
 
@@ -159,7 +184,7 @@ export interface ReplayStepSettings {
 
 /** Dependencies of {@link stepReplayTask}. */
 export interface ReplayStepDeps {
-  readonly replay: Pick<ReplayStore, 'replayDeliveries' | 'replayMissing'>;
+  readonly replay: Pick<ReplayStore, 'replayDeliveries' | 'replayMissing' | 'countHeld'>;
   readonly lookups: Pick<EndpointStore, 'findEndpoint'>;
   readonly clock: Clock;
   readonly settings: ReplayStepSettings;
@@ -198,7 +223,16 @@ export async function stepReplayTask(deps: ReplayStepDeps, tx: Tx, task: TaskRec
   for (const [id, at] of Object.entries({ ...slots, ...result.slots })) if (at.valueOf() > result.at.valueOf()) merged[id] = at.toISOString();
   const next: ReplayTaskProgress = {
     messagesSent: progress.messagesSent + result.queued, scanned: progress.scanned + result.scanned, alreadyQueued: progress.alreadyQueued + result.alreadyQueued,
-    expunged: progress.expunged + result.expunged, unavailable: progress.unavailable + result.unavailable, error: null, cursor: result.cursor, slots: merged,
+    expunged: progress.expunged + result.expunged, unavailable: progress.unavailable + result.unavailable,
+    held: progress.held, heldBy: progress.heldBy, heldUntil: progress.heldUntil,
+    error: null, cursor: result.cursor, slots: merged,
   };
-  return { status: result.scanned < deps.settings.batch ? 'finished' : 'running', progress: { ...next } };
+  const finished = result.scanned < deps.settings.batch;
+  // The summary a finished task of one endpoint leaves: what still waits behind the endpoint.
+  const held = finished && params.endpointId !== null
+    ? heldProgress(await deps.replay.countHeld(tx, {
+      appId: params.appId, endpointId: params.endpointId, since: base.since, until: base.until, now: base.now,
+    }))
+    : {};
+  return { status: finished ? 'finished' : 'running', progress: { ...next, ...held } };
 }

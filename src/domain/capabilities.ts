@@ -23,8 +23,8 @@ export const CAPABILITIES = Object.freeze([...SVIX_CAPABILITIES, 'ManageMessages
  * - `ManageEndpointSecret`: read and rotate endpoint secrets;
  * - `ManageTransformations`: endpoint transformations, which Tidings does not serve: it allows no route;
  * - `CreateAttempts`: resend, recover, replay-missing, bulk and dead-letter replay, send-example;
- * - `ManageEndpoint`: create, change, pause, resume and delete endpoints, their headers, limits and
- *   secrets (reading and rotating included);
+ * - `ManageEndpoint`: create, change, pause, resume and delete endpoints, probe or close their breakers,
+ *   their headers, limits and secrets (reading and rotating included);
  * - `ManageMessages` (Tidings): publish messages and erase their content.
  */
 export type Capability = (typeof CAPABILITIES)[number];

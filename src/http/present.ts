@@ -1,10 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { DeliveryState } from '../domain/delivery-state.ts';
-import { endpointOut, messageHead } from '../app/answers.ts';
+import { endpointOut, messageHead, taskData } from '../app/answers.ts';
 import type { AttemptView, MessageView } from '../ports/message-query-store.ts';
 import type { Page } from '../ports/paging.ts';
 import type { TimelineEntry } from '../ports/delivery-query-store.ts';
-import type { DeadLetterView, DestinationView, EndpointMessageView } from '../ports/delivery-query-store.ts';
+import type {
+  DeadLetterView, DeliveryHold, DestinationView, EndpointMessageView,
+} from '../ports/delivery-query-store.ts';
 import type { TaskRecord } from '../ports/task-store.ts';
 
 /**
@@ -60,10 +62,13 @@ export function attemptOut(a: AttemptView, options: { readonly withContent: bool
   };
 }
 
-/** One timeline row. */
-export function timelineEntryOut(e: TimelineEntry) {
+/**
+ * One timeline row. The dispatcher id (a host name) and the fencing token are the operator's: a credential
+ * scoped to one application (an application key, a portal token) gets null for both.
+ */
+export function timelineEntryOut(e: TimelineEntry, operator: boolean) {
   return {
-    id: e.id, state: e.state, dispatcherId: e.dispatcherId, fencingToken: e.fencingToken, statusCode: e.statusCode,
+    id: e.id, state: e.state, dispatcherId: operator ? e.dispatcherId : null, fencingToken: operator ? e.fencingToken : null, statusCode: e.statusCode,
     latencyMs: e.latencyMs, errorKind: e.errorKind, reason: e.reason, at: iso(e.at),
   };
 }
@@ -95,20 +100,28 @@ export function svixStatus(state: DeliveryState, expanded: boolean): { readonly 
 /** A finite instant as ISO text, else null. */
 const isoOrNull = (d: Date | null): string | null => (d === null || !Number.isFinite(d.valueOf()) ? null : d.toISOString());
 
-/** Svix `MessageEndpointOut`: the endpoint and its delivery's status, plus Tidings' `deliveryState`. */
+/** Tidings' `heldBy` and `heldUntil` of a delivery (schemas/delivery.ts `holdFields`). */
+export function holdOut(h: DeliveryHold): { readonly heldBy: DeliveryHold['heldBy']; readonly heldUntil: string | null } {
+  return { heldBy: h.heldBy, heldUntil: isoOrNull(h.heldUntil) };
+}
+
+/** Svix `MessageEndpointOut`: the endpoint and its delivery's status, plus Tidings' `deliveryState` and hold. */
 export function messageEndpointOut(d: DestinationView, expanded: boolean) {
   const ep = endpointOut(d.endpoint);
   return {
     id: ep.id, ...svixStatus(d.state, expanded), nextAttempt: isoOrNull(d.nextAttemptAt), url: ep.url, description: ep.description,
     throttleRate: ep.throttleRate, uid: ep.uid, disabled: ep.disabled, eventTypes: ep.eventTypes, channels: ep.channels,
-    createdAt: ep.createdAt, updatedAt: ep.updatedAt, deliveryState: d.state,
+    createdAt: ep.createdAt, updatedAt: ep.updatedAt, deliveryState: d.state, ...holdOut(d),
   };
 }
 
 /** The JSON bytes of a list of Svix `EndpointMessageOut` (payloads verbatim, as {@link messageJson}). */
 export function endpointMessageListJson(page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean): Buffer {
   const items = page.data.map((v) => messageJson(
-    { ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state },
+    {
+      ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state,
+      ...holdOut(v),
+    },
     withContent ? v.message.payload : null,
     v.message.contentType,
   ));
@@ -127,17 +140,16 @@ export function endpointStatsOut(counts: Readonly<Record<DeliveryState, number>>
 /** Tidings: one dead letter. */
 export function deadLetterOut(d: DeadLetterView) {
   return {
-    msgId: d.messageId, endpointId: d.endpointId, eventType: d.eventType, msgTimestamp: iso(d.messageCreatedAt), reason: d.reason,
+    appId: d.appId, msgId: d.messageId, endpointId: d.endpointId, eventType: d.eventType, msgTimestamp: iso(d.messageCreatedAt), reason: d.reason,
     attemptCount: d.attemptCount, lastStatusCode: d.lastStatusCode, lastErrorKind: d.lastErrorKind, lastAttemptAt: isoOrNull(d.lastAttemptAt), deadAt: iso(d.deadAt),
   };
 }
 
 /**
  * Svix `BackgroundTaskOut`: `data` is the task's progress without its internal cursor and pace slots
- * (replay tasks: messagesSent, scanned, alreadyQueued, expunged, unavailable, error).
+ * (replay tasks: messagesSent, scanned, alreadyQueued, expunged, unavailable, held, heldBy, heldUntil, error).
  */
 export function backgroundTaskOut(t: TaskRecord) {
-  const { cursor: _cursor, slots: _slots, ...data } = t.progress as Record<string, unknown>;
-  return { id: t.id, status: t.status, task: t.kind, data, updatedAt: iso(t.updatedAt) };
+  return { id: t.id, status: t.status, task: t.kind, data: taskData(t), updatedAt: iso(t.updatedAt) };
 }
 

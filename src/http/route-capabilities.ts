@@ -50,6 +50,7 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/endpoint/:endpointId/health': VIEW,
   'GET /api/v1/app/:appId/endpoint/:endpointId/msg': VIEW,
   'GET /api/v1/app/:appId/endpoint/:endpointId/dead-letter': VIEW,
+  'GET /api/v1/dead-letter': 'operator',
   // A secret lets its holder sign requests the receiver accepts: only who may write the endpoint or its
   // secret, or was granted it by name, reads it.
   'GET /api/v1/app/:appId/endpoint/:endpointId/secret': SECRET_READERS,
@@ -63,6 +64,9 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/limits': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/pause': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/resume': ENDPOINT,
+  // The breaker guards the endpoint's receiver: who may pause and resume the endpoint may probe or close it.
+  'POST /api/v1/app/:appId/endpoint/:endpointId/breaker/probe': ENDPOINT,
+  'POST /api/v1/app/:appId/endpoint/:endpointId/breaker/close': ENDPOINT,
 
   'POST /api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/resend': ATTEMPTS,
   'POST /api/v1/app/:appId/endpoint/:endpointId/send-example': ATTEMPTS,

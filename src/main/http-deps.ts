@@ -101,7 +101,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
   const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
-  const replays = { lookups, tasks: taskStore, clock, random };
+  const replays = { lookups, tasks: taskStore, replay: replayStore, clock, random };
   return {
     config: w.config,
     logger: w.logger,
@@ -113,7 +113,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     databaseError: databaseErrorOf,
     applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random, publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }) }),
     endpoints: withSubscriptionCheck(createEndpoints({ store: { ...endpointStore, findApplication: applicationStore.findApplication }, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
-    queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline } }),
+    queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline }, clock }),
     publisher: withTraceContext(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
         groupKeyed: true,
@@ -138,7 +138,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpointSettings: createEndpointSettings({ lookups, store: createPgEndpointSettingsStore(w.db, w.cipher), clock, rotationGraceMs: w.config.secretRotationGraceMs }),
     exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
     messageContent: createMessageContent({ lookups, store: messageContent, clock }),
-    deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries }),
+    deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock }),
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
     tasks: createTasks({ store: taskStore }),

@@ -11,6 +11,19 @@ export interface EndpointHealthStore {
   pause(endpointId: string, now: Date | null): Promise<boolean>;
   /** Resumes a paused endpoint: held deliveries become due now. Idempotent. False when it does not exist. */
   resume(endpointId: string, now: Date | null): Promise<boolean>;
+  /**
+   * Ends an open breaker's cool-down now, so that the next claim sends exactly one probe (its outcome closes
+   * or re-opens the breaker), with a health-history row `breaker_probe_requested`; wakes dispatchers. A
+   * half-open or closed breaker is left alone. Returns the breaker state before, or null when the endpoint
+   * does not exist.
+   */
+  probeNow(endpointId: string, now: Date | null): Promise<BreakerState | null>;
+  /**
+   * Closes the breaker (failure streak and cool-down growth back to zero), with a health-history row
+   * `breaker_closed` (reason "closed by the operator"); wakes dispatchers. A closed breaker is left alone.
+   * Returns the breaker state before, or null when the endpoint does not exist.
+   */
+  closeBreaker(endpointId: string, now: Date | null): Promise<BreakerState | null>;
   /** Sets the per-endpoint limits (null = unlimited). False when the endpoint does not exist. */
   setLimits(endpointId: string, limits: EndpointLimits): Promise<boolean>;
   /** The endpoint's health now and over recent windows, or null when it does not exist. */
@@ -41,13 +54,16 @@ export interface HealthWindow {
   readonly redirects: number;
 }
 
+/** A circuit breaker's state (docs/adr/0004-endpoint-flow-control.md). */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
 /** The health read model of one endpoint. */
 export interface EndpointHealth {
   readonly status: 'active' | 'paused' | 'disabled';
   readonly statusReason: string | null;
   readonly statusChangedAt: Date | null;
   readonly breaker: {
-    readonly state: 'closed' | 'open' | 'half_open';
+    readonly state: BreakerState;
     readonly consecutiveFailures: number;
     readonly openUntil: Date | null;
     readonly openedInARow: number;

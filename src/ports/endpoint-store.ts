@@ -26,7 +26,9 @@ export interface EndpointStore {
   findEndpoint(appId: string, ref: string, options?: FindOptions): Promise<EndpointRecord | null>;
   listEndpoints(appId: string, page: PageQuery): Promise<Page<EndpointRecord>>;
   /**
-   * Changes the given fields of a live endpoint; absent fields keep their value.
+   * Changes the given fields of a live endpoint; absent fields keep their value. A `url` other than the
+   * stored one resets the endpoint's health (breaker closed, failure streak, Retry-After throttle and
+   * failing-since cleared), with a `breaker_closed` health-history row when the breaker was not closed.
    * @throws AppError `conflict` when the new `uid` is taken in the application
    */
   updateEndpoint(tx: Tx, appId: string, id: string, changes: EndpointChanges, now: Date | null): Promise<EndpointRecord | null>;

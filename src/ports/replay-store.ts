@@ -62,6 +62,19 @@ export interface ReplayBatchResult {
 }
 
 /**
+ * The pending deliveries of one endpoint, for messages created in a window, that wait behind the endpoint
+ * (its pause, breaker or a receiver's Retry-After) rather than their schedule: a replay cannot send them
+ * sooner, and a recover does not select them (they are not dead letters).
+ */
+export interface HeldSummary {
+  /** How many, in all (the sum of {@link byKind}). */
+  readonly held: number;
+  readonly byKind: { readonly paused: number; readonly breaker: number; readonly throttled: number };
+  /** The latest end of their holds that has one (a breaker's cool-down, a throttle); null when none has. */
+  readonly heldUntil: Date | null;
+}
+
+/**
  * Operator actions on deliveries (docs/design.md#delivery-lifecycle): resend (one manual attempt now) and replay (dead, skipped or
  * succeeded → pending with a fresh schedule; idempotent per delivery).
  */
@@ -94,4 +107,12 @@ export interface ReplayStore {
    * message is sent once.
    */
   replayMissing(tx: Tx, batch: MissingReplayBatch): Promise<ReplayBatchResult>;
+  /**
+   * The held pending deliveries of endpoint `endpointId` for messages created in [since, until) (until null
+   * = unbounded), judged at `now` (null = the database clock). Reads the endpoint's pending deliveries
+   * (deliveries_endpoint_due).
+   */
+  countHeld(tx: Tx, input: {
+    readonly appId: string; readonly endpointId: string; readonly since: Date; readonly until: Date | null; readonly now: Date | null;
+  }): Promise<HeldSummary>;
 }

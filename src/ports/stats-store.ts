@@ -22,16 +22,22 @@ export interface DeliveryStateCounts {
 
 /** The waiting work at one instant. */
 export interface Backlog {
-  /** Pending deliveries whose due time has come. */
+  /** Pending deliveries whose due time has come and that no hold of their endpoint keeps back. */
   readonly dueNow: number;
-  /** Age of the oldest due delivery (now − its due time), ms; null when nothing is due. */
+  /** Age of the oldest of {@link dueNow} (now − its due time), ms; null when nothing is due. */
   readonly oldestDueAgeMs: number | null;
   /** Leased deliveries whose lease has not expired (attempts in flight). */
   readonly leasedInFlight: number;
   /** Pending deliveries due later (retries in back-off); held deliveries of paused endpoints excluded. */
   readonly scheduledLater: number;
-  /** Pending deliveries held by a paused endpoint (due at 'infinity'). */
+  /**
+   * Pending deliveries held back by their endpoint: every delivery of a paused endpoint, and those due now
+   * whose endpoint's breaker is not closed or whose endpoint a receiver's Retry-After throttles
+   * (src/adapters/postgres/delivery-holds.ts). The sum of {@link heldBy}.
+   */
   readonly held: number;
+  /** {@link held} by what holds them. */
+  readonly heldBy: { readonly paused: number; readonly breaker: number; readonly throttled: number };
 }
 
 /** The overview of an installation or an application. */

@@ -211,7 +211,9 @@ for (const engine of ENGINES) {
       assert.deepEqual(all, {
         appId: null,
         deliveries: { pending: 2, leased: 1, succeeded: 3, dead: 1, skipped: 0, canceled: 0 },
-        backlog: { dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 1, scheduledLater: 1, held: 0 },
+        backlog: {
+          dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 1, scheduledLater: 1, held: 0, heldBy: { paused: 0, breaker: 0, throttled: 0 },
+        },
         deadLettersLast24h: 1,
         openBreakers: { count: 1, endpointIds: [e2] },
         runningTasks: 0,
@@ -220,7 +222,9 @@ for (const engine of ENGINES) {
       assert.deepEqual(b, {
         appId: appB,
         deliveries: { pending: 1, leased: 0, succeeded: 2, dead: 0, skipped: 0, canceled: 0 },
-        backlog: { dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 0, scheduledLater: 0, held: 0 },
+        backlog: {
+          dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 0, scheduledLater: 0, held: 0, heldBy: { paused: 0, breaker: 0, throttled: 0 },
+        },
         deadLettersLast24h: 0,
         openBreakers: { count: 0, endpointIds: [] },
         runningTasks: 0,

@@ -47,7 +47,9 @@ function present(h: EndpointHealth): z.infer<typeof healthOut> {
  * `GET …/endpoint/{ep}/health` (breaker, counters, in-flight, rate, success ratio and p50/p99 latency over
  * 5 min / 1 h / 24 h, deliveries by state, health history), `PATCH …/endpoint/{ep}/limits` (in-flight cap,
  * rate limit and burst, enforced across all dispatchers), `POST …/endpoint/{ep}/pause` and `…/resume`
- * (deliveries held pending without attempts, nothing skipped). Pause and resume answer 204.
+ * (deliveries held pending without attempts, nothing skipped), `POST …/endpoint/{ep}/breaker/probe` (probe
+ * now) and `…/breaker/close` (close the breaker), both answering the health read model. Pause and resume
+ * answer 204.
  */
 export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointHealth'>): void {
   app.get('/api/v1/app/:appId/endpoint/:endpointId/health', {
@@ -66,6 +68,28 @@ export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointH
     };
     return present(await deps.endpointHealth.setLimits(principalOf(request), request.params.appId, request.params.endpointId, limits));
   });
+
+  app.post('/api/v1/app/:appId/endpoint/:endpointId/breaker/probe', {
+    schema: {
+      tags: ['Endpoint'], summary: 'Probe now: end the breaker\'s cool-down (Tidings)',
+      description: 'Ends an open breaker\'s cool-down now, so that exactly one delivery goes next as its probe: success closes '
+        + 'the breaker, failure opens it for a new (longer) cool-down. A half-open breaker already has its probe in flight and is '
+        + 'left as it is. Appends `breaker_probe_requested` to the health history. 409 when the breaker is closed.',
+      params, response: { 200: healthOut, 409: errorBody, ...commonErrors },
+    },
+  }, async (request) => present(await deps.endpointHealth.probeBreaker(principalOf(request), request.params.appId,
+    request.params.endpointId)));
+
+  app.post('/api/v1/app/:appId/endpoint/:endpointId/breaker/close', {
+    schema: {
+      tags: ['Endpoint'], summary: 'Close the breaker (Tidings)',
+      description: 'Closes the endpoint\'s circuit breaker: its held deliveries are claimed as usual again, and the failure '
+        + 'streak and cool-down growth start from zero. Appends `breaker_closed` (reason "closed by the operator") to the health '
+        + 'history; a closed breaker is left as it is.',
+      params, response: { 200: healthOut, ...commonErrors },
+    },
+  }, async (request) => present(await deps.endpointHealth.closeBreaker(principalOf(request), request.params.appId,
+    request.params.endpointId)));
 
   for (const action of ['pause', 'resume'] as const) {
     app.post(`/api/v1/app/:appId/endpoint/:endpointId/${action}`, {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { timelineEntryOut } from '../present.ts';
+import { holdOut, timelineEntryOut } from '../present.ts';
 import { timelineOut, timelineQuery } from '../schemas/attempt.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 
@@ -21,10 +21,12 @@ export function registerTimeline(app: Api, deps: Pick<HttpDeps, 'queries'>): voi
   }, async (request) => {
     const q = request.query;
     const p = request.params;
-    const { delivery, page } = await deps.queries.timeline(principalOf(request), p.appId, p.msgId, p.endpointId, { limit: q.limit, iterator: q.iterator ?? null, order: q.order });
+    const principal = principalOf(request);
+    const { delivery, page } = await deps.queries.timeline(principal, p.appId, p.msgId, p.endpointId, { limit: q.limit, iterator: q.iterator ?? null, order: q.order });
     return {
-      deliveryState: delivery.state, attemptCount: delivery.attemptCount, nextAttemptAt: finiteIso(delivery.nextAttemptAt), deadReason: delivery.deadReason,
-      data: page.data.map(timelineEntryOut), iterator: page.iterator, prevIterator: page.prevIterator, done: page.done,
+      deliveryState: delivery.state, attemptCount: delivery.attemptCount, nextAttemptAt: finiteIso(delivery.nextAttemptAt),
+      ...holdOut(delivery), deadReason: delivery.deadReason,
+      data: page.data.map((e) => timelineEntryOut(e, principal.kind === 'admin')), iterator: page.iterator, prevIterator: page.prevIterator, done: page.done,
     };
   });
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, refParam, tagName } from './common.ts';
+import { holdFields } from './delivery.ts';
+import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, queryInt, refParam, tagName } from './common.ts';
 
 /** Svix `MessageStatus`: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
-const status = z.coerce.number().int().min(0).max(4);
+const status = queryInt(0, 4);
 /** Svix `StatusCodeClass`: 0 (no response), 100, 200, 300, 400, 500. */
-const statusCodeClass = z.coerce.number().int().refine((n) => [0, 100, 200, 300, 400, 500].includes(n), 'must be 0, 100, 200, 300, 400 or 500');
+const statusCodeClass = queryInt(0, 500).refine((n) => [0, 100, 200, 300, 400, 500].includes(n), 'must be 0, 100, 200, 300, 400 or 500');
 
 /** Filters shared by the attempt lists (Svix). Newest first unless `order=ascending`. */
 export const attemptListQuery = listQuery(idIterator('atmpt'), 'descending').extend({
@@ -56,8 +57,8 @@ export const attemptList = z.object({ data: z.array(attemptOut), iterator: z.str
 export const timelineEntryOut = z.object({
   id: z.string(),
   state: z.string(),
-  dispatcherId: z.string().nullable(),
-  fencingToken: z.string().nullable(),
+  dispatcherId: z.string().nullable().describe('The dispatcher that held the lease (its host name); null for a credential scoped to one application'),
+  fencingToken: z.string().nullable().describe('The lease\'s fencing token; null for a credential scoped to one application'),
   statusCode: z.number().nullable(),
   latencyMs: z.number().nullable(),
   errorKind: z.string().nullable(),
@@ -70,6 +71,7 @@ export const timelineOut = z.object({
   deliveryState: z.string(),
   attemptCount: z.number(),
   nextAttemptAt: z.string().nullable(),
+  ...holdFields,
   deadReason: z.string().nullable(),
   data: z.array(timelineEntryOut),
   iterator: z.string().nullable(),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, listResponse, tagName } from './common.ts';
+import { channelName, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, listResponse, queryInt, tagName } from './common.ts';
 
 /** Svix `MessageStatus` in a query: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
-export const messageStatusQuery = z.coerce.number().int().min(0).max(4);
+export const messageStatusQuery = queryInt(0, 4);
 
 /** `expanded_statuses` (Svix): false (the default when absent) shows canceled as success, as Svix does. */
 const expandedStatuses = flagQuery.default(false);
@@ -10,7 +10,23 @@ const expandedStatuses = flagQuery.default(false);
 /** `GET /app/{app}/msg/{msg}/endpoint` query: by endpoint id, ascending unless asked otherwise. */
 export const destinationListQuery = listQuery(idIterator('ep'), 'ascending').extend({ expanded_statuses: expandedStatuses });
 
-/** Svix `MessageEndpointOut`, plus Tidings' `deliveryState` (pending, leased, succeeded, dead, skipped, canceled). */
+/**
+ * Tidings: whether a pending delivery waits behind its endpoint rather than its schedule (`nextAttempt`
+ * stays the schedule's due time, which may be past while a hold lasts).
+ */
+export const holdFields = {
+  heldBy: z.enum(['paused', 'breaker', 'throttled']).nullable()
+    .describe('What holds this pending delivery back: the endpoint\'s pause, its circuit breaker (open, or half-open '
+      + 'awaiting its probe), or a receiver\'s Retry-After throttle; null = not held (it goes at nextAttempt)'),
+  heldUntil: z.string().nullable()
+    .describe('When the hold ends (the breaker\'s cool-down or the throttle), ISO-8601; null when held with no set end '
+      + '(paused until resumed; a breaker awaiting its probe\'s outcome) or not held'),
+};
+
+/**
+ * Svix `MessageEndpointOut`, plus Tidings' `deliveryState` (pending, leased, succeeded, dead, skipped, canceled)
+ * and hold.
+ */
 export const messageEndpointOut = z.object({
   id: z.string(),
   status: z.number(),
@@ -26,6 +42,7 @@ export const messageEndpointOut = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   deliveryState: z.string(),
+  ...holdFields,
 }).meta({ id: 'MessageEndpointOut' });
 
 export const messageEndpointList = listResponse(messageEndpointOut).meta({ id: 'ListResponseMessageEndpointOut' });
@@ -42,7 +59,7 @@ export const endpointMessageListQuery = listQuery(idIterator('msg'), 'descending
   expanded_statuses: expandedStatuses,
 });
 
-/** Svix `EndpointMessageOut` (the message with its delivery's status), plus Tidings' `deliveryState`. */
+/** Svix `EndpointMessageOut` (the message with its delivery's status), plus Tidings' `deliveryState` and hold. */
 export const endpointMessageOut = z.object({
   status: z.number(),
   statusText: z.string(),
@@ -55,6 +72,7 @@ export const endpointMessageOut = z.object({
   tags: z.array(z.string()).nullable(),
   timestamp: z.string(),
   deliveryState: z.string(),
+  ...holdFields,
 }).meta({ id: 'EndpointMessageOut' });
 
 export const endpointMessageList = listResponse(endpointMessageOut).meta({ id: 'ListResponseEndpointMessageOut' });
@@ -71,6 +89,7 @@ export const deadLetterListQuery = listQuery(deadLetterIterator, 'descending').e
 
 /** Tidings: one dead letter — a delivery that ended `dead`, with its reason and last attempt. */
 export const deadLetterOut = z.object({
+  appId: z.string().describe('The application of the message'),
   msgId: z.string(),
   endpointId: z.string(),
   eventType: z.string(),

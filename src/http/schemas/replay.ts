@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { channelName, eventTypeName, idIterator, listQuery, listResponse, refParam, tagName, WIRE_LIMITS } from './common.ts';
+import { channelName, eventTypeName, idIterator, listQuery, listResponse, refParam, rfc3339Instant, tagName, WIRE_LIMITS } from './common.ts';
 
-/** An ISO-8601 instant in a request body, as a Date. */
-const instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+/** An RFC 3339 instant in a request body, as a Date. */
+const instant = rfc3339Instant;
 
 /** A window on message creation: [since, until); until absent = unbounded. */
 const window = {
@@ -43,23 +43,29 @@ export const deadLetterReplayIn = z.strictObject({
 /** Svix `BackgroundTaskStatus`. */
 const taskStatus = z.enum(['running', 'finished', 'failed']);
 
-/** Svix `RecoverOut` / `ReplayOut`: the task that was started (202). */
+const taskData = z.record(z.string(), z.unknown()).describe(
+  'Progress of a replay task: messagesSent (queued to be sent again), scanned, alreadyQueued, expunged, unavailable '
+  + '(endpoint deleted or disabled), error (why it failed); for a task of one endpoint, held (its pending deliveries in the '
+  + 'window that wait behind the endpoint rather than their schedule: a recover selects dead letters only, so it neither '
+  + 'sends these again nor counts them as queued; counted when the task starts and again when it finishes), heldBy '
+  + '({paused, breaker, throttled}: held by what holds them) and heldUntil (ISO-8601, the latest end of those holds that has '
+  + 'one; null when none has) — null for a task over a whole application');
+
+/** Svix `RecoverOut` / `ReplayOut`: the task that was started (202), plus Tidings' `data` (as the background task's). */
 export const taskStartedOut = z.object({
   id: z.string(),
   status: taskStatus,
   task: z.string().describe('endpoint.recover, endpoint.replay, endpoint.bulk-replay, dead-letter.replay (Tidings)'),
   updatedAt: z.string(),
+  data: taskData,
 }).meta({ id: 'RecoverOut' });
 
-/**
- * Svix `BackgroundTaskOut`. `data` of a replay task: messagesSent (queued to be sent again), scanned,
- * alreadyQueued, expunged, unavailable (endpoint deleted or disabled), error (why it failed).
- */
+/** Svix `BackgroundTaskOut`; `data` as in {@link taskStartedOut}. */
 export const backgroundTaskOut = z.object({
   id: z.string(),
   status: taskStatus,
   task: z.string(),
-  data: z.record(z.string(), z.unknown()),
+  data: taskData,
   updatedAt: z.string(),
 }).meta({ id: 'BackgroundTaskOut' });
 

@@ -22,11 +22,20 @@ export const overviewOut = z.object({
   appId: z.string().nullable().describe('The application covered; null = the whole installation'),
   deliveries: z.object({ pending: count, leased: count, succeeded: count, dead: count, skipped: count, canceled: count }).describe('Deliveries by state'),
   backlog: z.object({
-    dueNow: count.describe('Pending deliveries whose due time has come'),
-    oldestDueAgeMs: z.number().int().min(0).nullable().describe('now − due time of the oldest due delivery, ms; null when none is due'),
+    dueNow: count.describe('Pending deliveries whose due time has come and that no hold of their endpoint keeps back (they go '
+      + 'as soon as a dispatcher has room)'),
+    oldestDueAgeMs: z.number().int().min(0).nullable()
+      .describe('now − due time of the oldest of dueNow, ms; null when none is due'),
     leasedInFlight: count.describe('Leased deliveries whose lease is live (attempts in flight)'),
     scheduledLater: count.describe('Pending deliveries due later (retries in back-off)'),
-    held: count.describe('Pending deliveries held by a paused endpoint'),
+    held: count.describe('Pending deliveries held back by their endpoint: every one of a paused endpoint, and those due now '
+      + 'whose endpoint\'s breaker is open or half-open or that a receiver\'s Retry-After throttles (the sum of heldBy)'),
+    heldBy: z.object({
+      paused: count.describe('Deliveries of paused endpoints'),
+      breaker: count.describe('Due deliveries of endpoints whose breaker is open or half-open (at most one of each such '
+        + 'endpoint goes, as its probe, once the cool-down ends)'),
+      throttled: count.describe('Due deliveries of endpoints held back by a receiver\'s Retry-After'),
+    }).describe('held, by what holds them'),
   }),
   deadLettersLast24h: count.describe('Transitions into dead during the last 24 h'),
   openBreakers: z.object({ count, endpointIds: z.array(z.string()).describe('At most 20, oldest breaker change first') }).describe('Endpoints whose breaker is open or half-open'),

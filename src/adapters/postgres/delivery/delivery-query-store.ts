@@ -3,7 +3,9 @@ import type { Cipher } from '../../../ports/cipher.ts';
 import type { MessageView } from '../../../ports/message-query-store.ts';
 import type { DeadLetterView, DeliveryQueryStore, TimelineEntry } from '../../../ports/delivery-query-store.ts';
 import { endpointDeliveries, endpointDeliveriesPage } from '../delivery-reads.ts';
+import { holdColumnsSql, holdOf } from '../delivery-holds.ts';
 import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
+import { nowSql } from '../sql.ts';
 import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
 
@@ -19,6 +21,16 @@ const MSG_MS = `date_trunc('milliseconds', m.created_at)`;
 
 /** The due time of a delivery as the API shows it: only a pending one with a finite due time has one. */
 const NEXT_ATTEMPT = `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS next_attempt`;
+
+/** The columns of a delivery's hold by its endpoint (alias `e`), judged at parameter `$n` (../delivery-holds.ts). */
+const hold = (n: number): string => holdColumnsSql(nowSql(n));
+
+/** What a row selecting {@link NEXT_ATTEMPT} and {@link hold} adds. */
+interface ScheduleColumns {
+  next_attempt: Date | null;
+  held_by: string | null;
+  held_until: Date | null;
+}
 
 /** Message columns on alias `m`; the payload only when wanted. */
 const messageColumns = (withPayload: boolean) =>
@@ -43,6 +55,7 @@ interface MessageColumns {
 
 interface DeadLetterRow {
   id: string;
+  app_id: string;
   message_id: string;
   endpoint_id: string;
   event_type: string;
@@ -106,20 +119,22 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
   });
 
   return {
-    async listDestinations(appId, messageId, page) {
-      const k = keyset(page, 'e.id', 4);
-      const res = await db.query<EndpointRow & { state: DeliveryState; next_attempt: Date | null }>(
-        `SELECT ${ENDPOINT_COLUMNS}, d.state, ${NEXT_ATTEMPT}
+    async listDestinations(appId, messageId, page, now = null) {
+      const k = keyset(page, 'e.id', 5);
+      const res = await db.query<EndpointRow & ScheduleColumns & { state: DeliveryState }>(
+        `SELECT ${ENDPOINT_COLUMNS}, d.state, ${NEXT_ATTEMPT}, ${hold(4)}
          FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
          WHERE d.message_id = $1 AND d.app_id = $2 AND e.deleted_at IS NULL AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $3`,
-        [messageId, appId, k.fetch, ...k.params],
+        [messageId, appId, k.fetch, now, ...k.params],
       );
-      return toPage(res.rows, page, (r) => r.id, (r) => ({ endpoint: endpointRecord(r), state: r.state, nextAttemptAt: r.next_attempt }));
+      return toPage(res.rows, page, (r) => r.id, (r) => ({
+        endpoint: endpointRecord(r), state: r.state, nextAttemptAt: r.next_attempt, ...holdOf(r),
+      }));
     },
 
-    async listEndpointMessages(appId, endpointId, query) {
-      const c = conditions([endpointId, appId]);
+    async listEndpointMessages(appId, endpointId, query, now = null) {
+      const c = conditions([endpointId, appId, now]);
       if (query.states !== null) c.add((p) => `d.state = ANY (${p}::text[])`, query.states);
       if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
       if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
@@ -132,17 +147,21 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       // page of deliveries in order (a join lets the planner walk the messages from the start of their index).
       const byMessage = query.eventTypes === null && query.channel === null && query.tag === null && query.before === null && query.after === null;
       const messages = byMessage ? 'CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = d.message_id OFFSET 0) m' : 'JOIN messages m ON m.id = d.message_id';
+      // The endpoint's row (one, by its key) for the deliveries' hold.
       const part = (from: string, where: string): string =>
-        `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}
+        `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}, ${hold(3)}
          FROM ${from} ${messages}
+         CROSS JOIN (SELECT status, breaker_state, breaker_open_until, throttled_until FROM endpoints WHERE id = $1) e
          WHERE ${where} AND d.app_id = $2${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
       const parts = { notLeased: query.states === null || query.states.some((s) => s !== 'leased'), leased: query.states === null || query.states.includes('leased') };
-      const res = await db.query<MessageColumns & { state: DeliveryState; next_attempt: Date | null }>(
+      const res = await db.query<MessageColumns & ScheduleColumns & { state: DeliveryState }>(
         endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`, parts),
         [...c.params, k.fetch, ...k.params],
       );
-      return toPage(res.rows, query, (r) => r.msg_id, (r) => ({ message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt }));
+      return toPage(res.rows, query, (r) => r.msg_id, (r) => ({
+        message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt, ...holdOf(r),
+      }));
     },
 
     async endpointStats(appId, endpointId, since, until) {
@@ -160,38 +179,48 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
     },
 
     async listDeadLetters(appId, query) {
-      const c = conditions([appId]);
+      // Every application: the same read inside a lateral join per application, so each uses
+      // deliveries_app_state (app_id, state, id) in its order, and the outer sort merges at most limit + 1
+      // rows of each.
+      const c = conditions(appId === null ? [] : [appId]);
+      const app = appId === null ? 'a.id' : '$1';
       if (query.endpointId !== null) c.add((p) => `d.endpoint_id = ${p}`, query.endpointId);
       if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
       if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
       if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.id', limitParam + 1);
-      const res = await db.query<DeadLetterRow>(
-        `SELECT d.id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at, d.dead_reason, d.attempt_count,
-                d.last_status_code, d.last_error_kind, d.last_attempt_at, d.updated_at
+      const read = `SELECT d.id, d.app_id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at, d.dead_reason,
+                d.attempt_count, d.last_status_code, d.last_error_kind, d.last_attempt_at, d.updated_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
-         WHERE d.app_id = $1 AND d.state = 'dead'${c.text} AND ${k.where}
-         ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
+         WHERE d.app_id = ${app} AND d.state = 'dead'${c.text} AND ${k.where}
+         ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
+      const res = await db.query<DeadLetterRow>(
+        appId === null ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}` : read,
         [...c.params, k.fetch, ...k.params],
       );
       return toPage(res.rows, query, (r) => r.id, (r): DeadLetterView => ({
-        cursor: r.id, messageId: r.message_id, endpointId: r.endpoint_id, eventType: r.event_type, messageCreatedAt: r.msg_created_at,
+        cursor: r.id, appId: r.app_id, messageId: r.message_id, endpointId: r.endpoint_id, eventType: r.event_type, messageCreatedAt: r.msg_created_at,
         reason: r.dead_reason, attemptCount: r.attempt_count, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
         lastAttemptAt: r.last_attempt_at, deadAt: r.updated_at,
       }));
     },
 
-    async findDelivery(appId, messageId, endpointId) {
-      const res = await db.query<{ id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date; dead_reason: string | null }>(
-        `SELECT id, message_id, endpoint_id, state, attempt_count, next_attempt_at, dead_reason FROM deliveries
-         WHERE app_id = $1 AND message_id = $2 AND endpoint_id = $3`,
-        [appId, messageId, endpointId],
+    async findDelivery(appId, messageId, endpointId, now = null) {
+      const res = await db.query<{
+        id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date;
+        dead_reason: string | null; held_by: string | null; held_until: Date | null;
+      }>(
+        `SELECT d.id, d.message_id, d.endpoint_id, d.state, d.attempt_count, d.next_attempt_at, d.dead_reason,
+                ${hold(4)}
+         FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+         WHERE d.app_id = $1 AND d.message_id = $2 AND d.endpoint_id = $3`,
+        [appId, messageId, endpointId, now],
       );
       const row = res.rows[0];
       return row === undefined ? null : {
         id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, state: row.state, attemptCount: row.attempt_count,
-        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason,
+        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason, ...holdOf(row),
       };
     },
 

@@ -3,6 +3,8 @@ import type { Tx } from '../../../ports/unit-of-work.ts';
 import type { ReplayBatchResult, ReplayStore } from '../../../ports/replay-store.ts';
 import type { Db } from '../db.ts';
 import { SETTLED } from '../delivery-reads.ts';
+import { holdColumnsSql } from '../delivery-holds.ts';
+import { nowSql } from '../sql.ts';
 import { onCommit, txClient } from '../tx.ts';
 
 /*
@@ -168,6 +170,22 @@ SELECT (SELECT max(message_id) FROM cand) AS cursor,
           FROM changed WHERE next_attempt_at <> 'infinity'::timestamptz) AS last_due,
        (SELECT now FROM clock) AS at`;
 
+/*
+ * COUNT_HELD — the pending deliveries of endpoint $2 (application $1) for messages created in [$3, $4)
+ * ($4 NULL = unbounded) that their endpoint holds back at $5 (NULL = now), by hold (../delivery-holds.ts),
+ * with the latest end of those holds. Reads deliveries_endpoint_due and messages_pkey.
+ */
+const COUNT_HELD = `
+SELECT count(*) FILTER (WHERE h.held_by = 'paused')::int AS paused,
+       count(*) FILTER (WHERE h.held_by = 'breaker')::int AS breaker,
+       count(*) FILTER (WHERE h.held_by = 'throttled')::int AS throttled,
+       max(h.held_until) AS held_until
+FROM deliveries d JOIN messages m ON m.id = d.message_id JOIN endpoints e ON e.id = d.endpoint_id
+CROSS JOIN LATERAL (SELECT ${holdColumnsSql(nowSql(5))}) h
+WHERE d.app_id = $1 AND d.endpoint_id = $2 AND d.state = 'pending'
+  AND date_trunc('milliseconds', m.created_at) >= $3::timestamptz
+  AND ($4::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $4::timestamptz)`;
+
 interface BatchRow {
   cursor: string | null;
   scanned: number;
@@ -214,6 +232,13 @@ export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
         b.limit, b.intervalMs, slots.map(([id]) => id), slots.map(([, at]) => at.toISOString()), b.reason, b.now,
       ]);
       return finishBatch(db, tx, res.rows[0]!, b.after, b.intervalMs, wake);
+    },
+
+    async countHeld(tx, input) {
+      type Row = { paused: number; breaker: number; throttled: number; held_until: Date | null };
+      const r = (await txClient(tx).query<Row>(COUNT_HELD, [input.appId, input.endpointId, input.since, input.until, input.now])).rows[0]!;
+      const byKind = { paused: r.paused, breaker: r.breaker, throttled: r.throttled };
+      return { held: r.paused + r.breaker + r.throttled, byKind, heldUntil: r.held_until };
     },
 
     async replayMissing(tx, b) {

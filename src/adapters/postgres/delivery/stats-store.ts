@@ -2,6 +2,7 @@ import { addInto, BOUNDS, countOf, percentiles, type Histogram } from '../../../
 import { ROLLUP_LEVELS, rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../../ports/stats-store.ts';
 import type { Db } from '../db.ts';
 import { SETTLED } from '../delivery-reads.ts';
+import { dueHoldSql } from '../delivery-holds.ts';
 
 /*
  * Statistics statements (docs/adr/0013-observability.md, docs/adr/0015-time-in-state-rollups.md). Each has
@@ -92,40 +93,56 @@ const overviewSql = (byApp: boolean): string => {
   // pending and leased ones through its endpoints, deleted ones included (app_endpoints, by
   // endpoints_app_including_deleted, read once): one pass over its pending deliveries
   // (deliveries_endpoint_due) and one over its leased ones (deliveries_endpoint_leased) give every count.
-  // The installation's are read by state and time (deliveries_due, deliveries_lease_expiry).
+  // The installation's are read by state and time (deliveries_due, deliveries_lease_expiry). Due deliveries
+  // are counted per endpoint, and those of an endpoint whose breaker or Retry-After holds them back are
+  // counted as held, not due (../delivery-holds.ts).
   const backlog = byApp
-    ? `(SELECT p.due_now FROM pend p) AS due_now,
-  (SELECT extract(epoch FROM t.now - p.oldest_due) * 1000 FROM pend p)::float8 AS oldest_due_age_ms,
-  (SELECT l.in_flight FROM lease l) AS leased_in_flight,
-  (SELECT p.later FROM pend p) AS scheduled_later,
-  (SELECT p.held FROM pend p) AS held,`
-    : `(SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now) AS due_now,
-  (SELECT extract(epoch FROM t.now - min(d.next_attempt_at)) * 1000 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now)::float8 AS oldest_due_age_ms,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now) AS leased_in_flight,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity') AS scheduled_later,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity') AS held,`;
+    ? `(SELECT l.in_flight FROM lease l) AS leased_in_flight,
+  (SELECT sum(p.later)::int FROM pend_ep p) AS scheduled_later,
+  (SELECT sum(p.held)::int FROM pend_ep p) AS held_paused,`
+    : `(SELECT count(*)::int FROM deliveries d
+     WHERE d.state = 'leased' AND d.lease_expires_at > t.now) AS leased_in_flight,
+  (SELECT count(*)::int FROM deliveries d
+     WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity') AS scheduled_later,
+  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity') AS held_paused,`;
   const states = byApp
     ? `SELECT d.state, count(*)::int AS n FROM deliveries d WHERE d.app_id = $3 AND ${SETTLED} GROUP BY d.state
-       UNION ALL SELECT 'pending', p.n FROM pend p WHERE p.n > 0
+       UNION ALL SELECT 'pending', sum(p.n)::int FROM pend_ep p HAVING sum(p.n) > 0
        UNION ALL SELECT 'leased', l.n FROM lease l WHERE l.n > 0`
     : 'SELECT d.state, count(*)::int AS n FROM deliveries d GROUP BY d.state';
-  const scoped = byApp
-    ? `,
-  app_endpoints AS MATERIALIZED (SELECT e.id FROM endpoints e WHERE e.app_id = $3),
-  pend AS MATERIALIZED (
-    SELECT count(*)::int AS n, count(*) FILTER (WHERE d.next_attempt_at <= t.now)::int AS due_now,
+  const dueByEndpoint = byApp
+    ? `app_endpoints AS MATERIALIZED (SELECT e.id FROM endpoints e WHERE e.app_id = $3),
+  pend_ep AS MATERIALIZED (
+    SELECT d.endpoint_id, count(*)::int AS n, count(*) FILTER (WHERE d.next_attempt_at <= t.now)::int AS due_now,
            min(d.next_attempt_at) FILTER (WHERE d.next_attempt_at <= t.now) AS oldest_due,
            count(*) FILTER (WHERE d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity')::int AS later,
            count(*) FILTER (WHERE d.next_attempt_at = 'infinity')::int AS held
-    FROM deliveries d, t WHERE d.state = 'pending' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)),
+    FROM deliveries d, t WHERE d.state = 'pending' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)
+    GROUP BY d.endpoint_id),
   lease AS MATERIALIZED (
     SELECT count(*)::int AS n, count(*) FILTER (WHERE d.lease_expires_at > t.now)::int AS in_flight
-    FROM deliveries d, t WHERE d.state = 'leased' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints))`
-    : '';
+    FROM deliveries d, t
+    WHERE d.state = 'leased' AND d.app_id = $3 AND d.endpoint_id IN (SELECT id FROM app_endpoints)),
+  due_ep AS (SELECT p.endpoint_id, p.due_now, p.oldest_due FROM pend_ep p WHERE p.due_now > 0)`
+    : `due_ep AS MATERIALIZED (
+    SELECT d.endpoint_id, count(*)::int AS due_now, min(d.next_attempt_at) AS oldest_due
+    FROM deliveries d, t WHERE d.state = 'pending' AND d.next_attempt_at <= t.now GROUP BY d.endpoint_id)`;
   return `
-WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now)${scoped}
+WITH t AS (SELECT coalesce($1::timestamptz, clock_timestamp()) AS now),
+  ${dueByEndpoint},
+  due AS MATERIALIZED (
+    SELECT coalesce(sum(b.due_now) FILTER (WHERE h.held_by IS NULL), 0)::int AS due_now,
+           min(b.oldest_due) FILTER (WHERE h.held_by IS NULL) AS oldest_due,
+           coalesce(sum(b.due_now) FILTER (WHERE h.held_by = 'breaker'), 0)::int AS held_breaker,
+           coalesce(sum(b.due_now) FILTER (WHERE h.held_by = 'throttled'), 0)::int AS held_throttled
+    FROM due_ep b JOIN endpoints e ON e.id = b.endpoint_id CROSS JOIN t
+    CROSS JOIN LATERAL (SELECT ${dueHoldSql('t.now')} AS held_by) h)
 SELECT
   (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (${states}) s) AS states,
+  (SELECT u.due_now FROM due u) AS due_now,
+  (SELECT extract(epoch FROM t.now - u.oldest_due) * 1000 FROM due u)::float8 AS oldest_due_age_ms,
+  (SELECT u.held_breaker FROM due u) AS held_breaker,
+  (SELECT u.held_throttled FROM due u) AS held_throttled,
   ${backlog}
   (SELECT count(*)::int FROM delivery_events v WHERE v.state = 'dead' AND v.at > t.now - interval '24 hours' AND v.at <= t.now${byApp ? ' AND v.app_id = $3' : ''}) AS dead_24h,
   (SELECT count(*)::int FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}) AS open_breakers,
@@ -168,8 +185,10 @@ interface OverviewRow {
   due_now: number;
   oldest_due_age_ms: number | null;
   leased_in_flight: number;
-  scheduled_later: number;
-  held: number;
+  scheduled_later: number | null;
+  held_paused: number | null;
+  held_breaker: number;
+  held_throttled: number;
   dead_24h: number;
   open_breakers: number;
   open_breaker_ids: string[];
@@ -274,8 +293,9 @@ export function createPgStatsStore(db: Db): StatsStore {
           dueNow: row.due_now,
           oldestDueAgeMs: row.oldest_due_age_ms === null ? null : Math.max(0, Math.round(Number(row.oldest_due_age_ms))),
           leasedInFlight: row.leased_in_flight,
-          scheduledLater: row.scheduled_later,
-          held: row.held,
+          scheduledLater: row.scheduled_later ?? 0,
+          held: (row.held_paused ?? 0) + row.held_breaker + row.held_throttled,
+          heldBy: { paused: row.held_paused ?? 0, breaker: row.held_breaker, throttled: row.held_throttled },
         },
         deadLettersLast24h: row.dead_24h,
         openBreakers: { count: row.open_breakers, endpointIds: row.open_breaker_ids },

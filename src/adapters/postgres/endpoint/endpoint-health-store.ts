@@ -1,5 +1,5 @@
 import { AppError } from '../../../domain/errors.ts';
-import type { EndpointHealth, EndpointHealthStore } from '../../../ports/endpoint-health-store.ts';
+import type { BreakerState, EndpointHealth, EndpointHealthStore } from '../../../ports/endpoint-health-store.ts';
 import type { Db } from '../db.ts';
 import { endpointDeliveries } from '../delivery-reads.ts';
 
@@ -37,6 +37,48 @@ WITH ep AS (
   INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )
 SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status, (SELECT count(*)::int FROM due) AS due`;
+
+/*
+ * PROBE_NOW — the operator ends an open breaker's cool-down now, so that the next claim sends exactly one
+ * probe (the claim's own rule: an open breaker whose cool-down is over allows one delivery when nothing of
+ * the endpoint is in flight, and turns half-open). $1 endpoint id, $2 now. Returns the breaker state before
+ * (NULL = no such endpoint) and whether the cool-down was ended (only an open breaker's is).
+ */
+const PROBE_NOW = `
+WITH before AS (
+  SELECT id, breaker_state FROM endpoints WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE
+), ended AS (
+  UPDATE endpoints e
+  SET breaker_open_until = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+  FROM before b WHERE e.id = b.id AND b.breaker_state = 'open'
+  RETURNING e.id
+), ev AS (
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
+  SELECT id, 'breaker_probe_requested', 'cool-down ended by the operator: one probe next', coalesce($2::timestamptz, clock_timestamp())
+  FROM ended
+)
+SELECT (SELECT breaker_state FROM before) AS was, (SELECT count(*)::int FROM ended) AS ended`;
+
+/*
+ * CLOSE_BREAKER — the operator closes the breaker: state closed, the failure streak and the cool-down growth
+ * start again from zero (consecutive_failures, breaker_opened_count), so the endpoint's deliveries are
+ * claimed as usual. Idempotent: a closed breaker is left alone and no history row is written. $1 endpoint
+ * id, $2 now. Returns the breaker state before (NULL = no such endpoint).
+ */
+const CLOSE_BREAKER = `
+WITH before AS (
+  SELECT id, breaker_state FROM endpoints WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE
+), closed AS (
+  UPDATE endpoints e
+  SET breaker_state = 'closed', breaker_open_until = NULL, breaker_opened_count = 0, consecutive_failures = 0,
+      breaker_changed_at = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+  FROM before b WHERE e.id = b.id AND b.breaker_state <> 'closed'
+  RETURNING e.id
+), ev AS (
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
+  SELECT id, 'breaker_closed', 'closed by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM closed
+)
+SELECT (SELECT breaker_state FROM before) AS was`;
 
 const HEALTH = `
 WITH t AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS now)
@@ -99,6 +141,18 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
       if (row === undefined || row.status === null) return false;
       if (row.due > 0) wake();
       return true;
+    },
+    async probeNow(endpointId, now) {
+      const row = (await db.query<{ was: BreakerState | null; ended: number }>(PROBE_NOW, [endpointId, now])).rows[0];
+      if (row === undefined || row.was === null) return null;
+      if (row.ended > 0) wake();
+      return row.was;
+    },
+    async closeBreaker(endpointId, now) {
+      const row = (await db.query<{ was: BreakerState | null }>(CLOSE_BREAKER, [endpointId, now])).rows[0];
+      if (row === undefined || row.was === null) return null;
+      if (row.was !== 'closed') wake();
+      return row.was;
     },
     async setLimits(endpointId, limits) {
       const res = await db.query(

@@ -41,6 +41,25 @@ WITH moved AS (
 )
 SELECT count(*)::int AS n FROM moved`;
 
+/*
+ * RESET_HEALTH_ON_NEW_URL — when an endpoint's URL changes, what its health says of the old receiver no longer
+ * applies: the breaker closes, the failure streak, cool-down growth, Retry-After throttle and failing-since
+ * (auto-disable) start again. Runs before the UPDATE that writes the new URL, in its transaction; the row
+ * lock is held until it commits. $1 app id, $2 endpoint id, $3 the new URL (as stored: WHATWG href),
+ * $4 now. Returns the breaker state before when the URL differs (no row when it is the same).
+ */
+const RESET_HEALTH_ON_NEW_URL = `
+WITH before AS (
+  SELECT id, breaker_state FROM endpoints
+  WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL AND url <> $3
+  FOR NO KEY UPDATE
+)
+UPDATE endpoints e
+SET breaker_state = 'closed', breaker_open_until = NULL, breaker_opened_count = 0, consecutive_failures = 0,
+    failing_since = NULL, throttled_until = NULL,
+    breaker_changed_at = CASE WHEN b.breaker_state <> 'closed' THEN ${nowSql(4)} ELSE e.breaker_changed_at END
+FROM before b WHERE e.id = b.id
+RETURNING b.breaker_state AS was`;
 
 /**
  * The PostgreSQL {@link EndpointStore} (table endpoints). Signing secrets are encrypted with `cipher`
@@ -94,6 +113,11 @@ export function createPgEndpointStore(db: Db, cipher: Cipher): EndpointStore {
 
     async updateEndpoint(tx, appId, id, changes, now) {
       const { status, headers: given, ...rest } = changes;
+      if (changes.url !== undefined) {
+        const reset = await on(db, tx).query<{ was: string }>(RESET_HEALTH_ON_NEW_URL, [appId, id, changes.url, now]);
+        const was = reset.rows[0]?.was;
+        if (was !== undefined && was !== 'closed') await logEvent(tx, id, 'breaker_closed', 'the endpoint URL changed', now);
+      }
       const sealedHeaders = given === undefined ? undefined : sealHeaders(cipher, id, given);
       const fields = sealedHeaders === undefined ? rest : { ...rest, headers: sealedHeaders.plain };
       const set = setClause(fields, {
