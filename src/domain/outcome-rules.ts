@@ -178,8 +178,9 @@ export function planRecordActions(records: readonly RecordedAttempt[], deliverie
 }
 
 /**
- * The record statement's policy parameters, in its order ($19 threshold, $20 cool-down ms, $21 max cool-down
- * ms, $22 auto-disable after ms): the statement executes {@link breakerAfter} and the auto-disable test with them.
+ * The record statement's policy parameters: threshold, cool-down ms, max cool-down ms, auto-disable after ms (its
+ * breaker_threshold, cooldown_ms, max_cooldown_ms, auto_disable_after_ms): the statement executes
+ * {@link breakerAfter} and the auto-disable test with them.
  */
 export function recordPolicyParams(policy: OutcomePolicy): readonly [number, number, number, number] {
   return [policy.breakerThreshold, policy.breakerCooldownMs, policy.breakerMaxCooldownMs, policy.autoDisableAfterMs];

@@ -38,7 +38,7 @@ export interface ClaimPacer {
   woken(): void;
   /** Ends the loop's wait at once, a back-off included (the stop). */
   interrupt(): void;
-  /** Slots were freed, by a delivery a source pushed (`pushed`) or not: a wake at once, or the refill timer. Not during a back-off. */
+  /** Slots were freed, by a delivery a source pushed or not: a wake now, or the refill timer; none in a back-off. */
   freed(refill: Refill, pushed?: boolean): void;
   /** A take starts; returns its ticket for {@link ClaimPacer.taken}. */
   taking(): number;
@@ -161,8 +161,14 @@ function createWaker(timers: LoopTimers): { wait(ms: number): Promise<void>; wak
   };
 }
 
-/** The refill timer: one armed at most; arming it sooner brings it forward, later leaves it. Weak: it keeps no process alive. */
-function createRefillTimer(deps: Pick<ClaimPacerDeps, 'timers' | 'clock'>, fire: () => void): { arm(delayMs: number): void; cancel(): void } {
+/**
+ * The refill timer: one armed at most; arming it sooner brings it forward, later leaves it. Weak: it keeps no process
+ * alive.
+ */
+function createRefillTimer(
+  deps: Pick<ClaimPacerDeps, 'timers' | 'clock'>,
+  fire: () => void,
+): { arm(delayMs: number): void; cancel(): void } {
   // When the armed timer fires, ms of the clock (Infinity: none armed), and how to disarm it.
   let firesAtMs = Number.POSITIVE_INFINITY;
   let disarm: (() => void) | undefined;

@@ -29,7 +29,8 @@ export function createClaimSource(store: Pick<DeliveryStore, 'claim'>, options: 
       const nowMs = options.clock.nowMs();
       const sweep = nowMs - lastSweepMs >= options.sweepEveryMs || nowMs < lastSweepMs;
       const { dispatcherId, excludeEndpoints, limit, window, leaseMs, maxReclaims, now } = request;
-      const result = await store.claim({ dispatcherId, sweep, excludeEndpoints, limit, window, leaseMs, maxReclaims, now });
+      const input = { dispatcherId, sweep, excludeEndpoints, limit, window, leaseMs, maxReclaims, now };
+      const result = await store.claim(input);
       if (sweep) lastSweepMs = nowMs;
       return result;
     },

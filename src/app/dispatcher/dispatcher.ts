@@ -1,12 +1,9 @@
-import type { Clock, Random } from '../../ports/clock.ts';
-import type { ClaimedDelivery, DeliveryStore } from '../../ports/delivery-store.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { Sender } from '../../ports/sender.ts';
-import { NOOP_TRACER, type Tracer } from '../../ports/tracer.ts';
+import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import { NOOP_TRACER } from '../../ports/tracer.ts';
 import type { Reserved, TakeRequest, Taken, WindowRoom, WorkSink, WorkSource } from '../../ports/work-source.ts';
 import { createClaimPacer, type ClaimPacer } from './claim-pacer.ts';
 import { createClaimSource } from './claim-source.ts';
-import type { DispatcherObserver, DispatcherSettings, LoopState } from './dispatcher-settings.ts';
+import type { Dispatcher, DispatcherDeps, DispatcherObserver, LoopState } from './dispatcher-types.ts';
 import { FlightRunner } from './flight-runner.ts';
 import { createInFlightWindow, type InFlightWindow } from './in-flight.ts';
 import { systemTimers, type LoopTimers } from './loop-timers.ts';
@@ -15,56 +12,9 @@ import { createStoreHealth, type StoreHealth } from './store-health.ts';
 import { createWindowBook, type WindowBook } from './window.ts';
 
 export { CLAIM_BACKOFF_BASE_MS, CLAIM_BACKOFF_MAX_MS, HANDOFF_REFILL_DELAY_MS } from './claim-pacer.ts';
-export type { DispatcherObserver, DispatcherSettings, LoopState } from './dispatcher-settings.ts';
-
-/** Dependencies of {@link createDispatcher}. */
-export interface DispatcherDeps {
-  /** Where leases are kept and outcomes written: heartbeat, release, record (and the claim, unless `sources` say otherwise). */
-  readonly store: DeliveryStore;
-  /**
-   * Where due work comes from (src/ports/work-source.ts): taken from in this order, connected while running.
-   * Default: the claim over `store` alone, with no wake-ups (it polls).
-   */
-  readonly sources?: readonly WorkSource[];
-  readonly sender: Sender;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly logger: Logger;
-  /**
-   * Logger of the one line per attempt (`attemptLine`, attempt-line.ts); default `logger`. It may skip redaction: that
-   * line holds only ids, numbers and flags (src/app/dispatcher/attempt-line.test.ts keeps it so).
-   */
-  readonly attemptLogger?: Logger;
-  readonly settings: DispatcherSettings;
-  readonly observer?: DispatcherObserver;
-  /** The loop's timers; default {@link systemTimers}. */
-  readonly timers?: LoopTimers;
-  /** Delivery and attempt spans (docs/reference/traces.md); default the no-op tracer. */
-  readonly tracer?: Tracer;
-}
-
-/** The dispatcher role: a thin loop over its work sources, the store and the sender (see {@link createDispatcher}). */
-export interface Dispatcher {
-  /** Starts the loop: connect the sources, take into free slots, poll, wake on their wake-ups, heartbeat, back off. */
-  start(): void;
-  /**
-   * Graceful stop: take no more; let in-flight attempts finish within the grace period; abort the rest and
-   * release their leases (fenced); resolves when nothing is in flight.
-   */
-  stop(): Promise<void>;
-  /** One take from the pulling sources into the free slots; launches the attempts and returns how many were taken. */
-  tick(): Promise<number>;
-  /** Renews every in-flight lease once; returns the ids whose lease was lost. */
-  heartbeat(): Promise<readonly string[]>;
-  /** Resolves when no attempt is in flight (test seam). */
-  drained(): Promise<void>;
-  /** Attempts not finished: requests open and outcomes waiting to be written. */
-  inFlight(): number;
-  /** False after a failed take until the next successful one (readiness). */
-  healthy(): boolean;
-  /** Where the loop is: running, draining (stop() under way) or stopped. */
-  state(): LoopState;
-}
+export type {
+  Dispatcher, DispatcherDeps, DispatcherObserver, DispatcherSettings, LoopState,
+} from './dispatcher-types.ts';
 
 /**
  * Makes a dispatcher (docs/design.md#the-protocol, docs/adr/0009-window-share-within-a-claim.md,
@@ -97,7 +47,7 @@ class LoopDispatcher implements Dispatcher {
   readonly #runner: FlightRunner;
   #state: LoopState = 'stopped';
   #loopDone: Promise<void> = Promise.resolve();
-  /** The disconnects of the sources start() connected, and the heartbeat it armed: undone by stop(). */
+  /** What start() did that stop() undoes: the sources it connected, the heartbeat it armed. */
   #disconnects: (() => void)[] = [];
   #stopHeartbeat: (() => void) | undefined;
 
@@ -118,11 +68,22 @@ class LoopDispatcher implements Dispatcher {
       onResumed: () => this.#recorder.retryNow(),
     });
     this.#recorder = createRecorder(deps.store, {
-      maxBatch: 500, retryDelayMs: 100, maxRetryDelayMs: 5_000, now: () => clock.sqlNow(), onError: (error) => this.#health.failed(error, 'record'),
+      maxBatch: 500,
+      retryDelayMs: 100,
+      maxRetryDelayMs: 5_000,
+      now: () => clock.sqlNow(),
+      onError: (error) => this.#health.failed(error, 'record'),
     });
     this.#runner = new FlightRunner({
-      ...deps, settings, timers: this.#timers, window: this.#window, book: this.#book, recorder: this.#recorder, pacer: this.#pacer,
-      tracer: deps.tracer ?? NOOP_TRACER, observer: this.#observer, loggers: { logger: deps.logger, attemptLogger: deps.attemptLogger ?? deps.logger },
+      ...deps,
+      timers: this.#timers,
+      window: this.#window,
+      book: this.#book,
+      recorder: this.#recorder,
+      pacer: this.#pacer,
+      tracer: deps.tracer ?? NOOP_TRACER,
+      observer: this.#observer,
+      loggers: { logger: deps.logger, attemptLogger: deps.attemptLogger ?? deps.logger },
       storeFailed: (error, during) => this.#health.failed(error, during),
     });
   }
@@ -160,8 +121,13 @@ class LoopDispatcher implements Dispatcher {
     const leaseUntilMs = clock.nowMs() + settings.leaseMs;
     const ticket = this.#pacer.taking();
     const request: TakeRequest = {
-      dispatcherId: settings.dispatcherId, limit: bounds.limit, excludeEndpoints: bounds.excludeEndpoints, window: bounds.window,
-      leaseMs: settings.leaseMs, maxReclaims: settings.maxReclaims, now: clock.sqlNow(),
+      dispatcherId: settings.dispatcherId,
+      limit: bounds.limit,
+      excludeEndpoints: bounds.excludeEndpoints,
+      window: bounds.window,
+      leaseMs: settings.leaseMs,
+      maxReclaims: settings.maxReclaims,
+      now: clock.sqlNow(),
     };
     let found = 0;
     for (const source of this.#sources) {
@@ -172,9 +138,11 @@ class LoopDispatcher implements Dispatcher {
       this.#accept(source, taken, leaseUntilMs);
       if (found >= bounds.limit) break;
     }
-    // Only an empty take, cut by no share nor reserve, shows it took all it found: one that returned rows may have been
-    // cut by the claim's own fair part per endpoint (claim.sql). What an empty one leaves is gated, or comes due with time.
-    this.#pacer.taken(ticket, found === 0 && bounds.excludeEndpoints.length === 0 && bounds.window.budget >= bounds.limit);
+    // Only an empty take, cut by no share nor reserve, shows it took all it found: one that returned rows may have
+    // been cut by the claim's own fair part per endpoint (claim.sql). What an empty one leaves is gated, or comes due
+    // with time.
+    const uncut = bounds.excludeEndpoints.length === 0 && bounds.window.budget >= bounds.limit;
+    this.#pacer.taken(ticket, found === 0 && uncut);
     return found;
   }
 
@@ -224,7 +192,8 @@ class LoopDispatcher implements Dispatcher {
     if (deliveries.length === 0) return;
     if (this.#state !== 'running') {
       // Stopping: the leases go back, and another dispatcher claims the deliveries at once.
-      this.#deps.store.releaseLeases(deliveries, this.#deps.clock.sqlNow()).catch((error: unknown) => this.#health.failed(error, 'release'));
+      this.#deps.store.releaseLeases(deliveries, this.#deps.clock.sqlNow())
+        .catch((error: unknown) => this.#health.failed(error, 'release'));
       return;
     }
     this.#observer.claimed?.(deliveries.length, 0);
@@ -250,8 +219,13 @@ class LoopDispatcher implements Dispatcher {
     for (const id of this.#window.endpoints()) held.set(id, (held.get(id) ?? 0) + 1);
     const { settings, clock } = this.#deps;
     return {
-      dispatcherId: settings.dispatcherId, leaseMs: settings.leaseMs, nowMs: clock.nowMs(), free, share: this.#book.share,
-      held: (id) => held.get(id) ?? 0, answering: (max) => this.#book.answering(max),
+      dispatcherId: settings.dispatcherId,
+      leaseMs: settings.leaseMs,
+      nowMs: clock.nowMs(),
+      free,
+      share: this.#book.share,
+      held: (id) => held.get(id) ?? 0,
+      answering: (max) => this.#book.answering(max),
     };
   }
 
@@ -268,7 +242,7 @@ class LoopDispatcher implements Dispatcher {
     return { slots, endpoints };
   }
 
-  /** The endpoints of the attempts in flight, one entry per attempt, and of the room reserved, one per reserved slot. */
+  /** The endpoints of the attempts in flight, one entry per attempt, and of the reserved room, one per slot. */
   #heldEndpoints(reserved: Reserved): string[] {
     const held = this.#window.endpoints();
     for (const [id, n] of reserved.endpoints) for (let i = 0; i < n; i += 1) held.push(id);

@@ -10,7 +10,7 @@ import type { Logger } from '../../ports/logger.ts';
 import { NOOP_TRACER } from '../../ports/tracer.ts';
 import type { WorkSource } from '../../ports/work-source.ts';
 import type { Refill } from './claim-pacer.ts';
-import type { DispatcherSettings } from './dispatcher-settings.ts';
+import type { DispatcherSettings } from './dispatcher-types.ts';
 import { FlightRunner } from './flight-runner.ts';
 import { createInFlightWindow } from './in-flight.ts';
 import { createWindowBook } from './window.ts';

@@ -7,14 +7,14 @@ import type { WorkSource } from '../../ports/work-source.ts';
 import { logAttempt } from './attempt-line.ts';
 import { runAttempt } from './attempt.ts';
 import type { ClaimPacer, Refill } from './claim-pacer.ts';
-import type { DispatcherObserver, DispatcherSettings } from './dispatcher-settings.ts';
+import type { DispatcherObserver, DispatcherSettings } from './dispatcher-types.ts';
 import type { Flight, InFlightWindow } from './in-flight.ts';
 import type { LoopTimers } from './loop-timers.ts';
 import type { Recorder } from './recorder.ts';
 import type { StoreCall } from './store-health.ts';
 import type { WindowBook } from './window.ts';
 
-/** Where a flight's delivery came from: its source, and whether the source pushed it (leased it itself) or a take did. */
+/** Where a flight's delivery came from: its source, and whether that source pushed it (leased it itself). */
 export interface Origin {
   readonly source: WorkSource;
   readonly pushed: boolean;
@@ -104,7 +104,8 @@ export class FlightRunner {
     }
     if (lost.length > 0) {
       observer.leasesLost?.(lost.length);
-      this.#deps.loggers.logger.warn({ deliveryIds: lost, dispatcherId: settings.dispatcherId }, 'lease lost: attempts abandoned, nothing will be written for them');
+      this.#deps.loggers.logger.warn({ deliveryIds: lost, dispatcherId: settings.dispatcherId },
+        'lease lost: attempts abandoned, nothing will be written for them');
     }
     return lost;
   }
@@ -205,7 +206,8 @@ export class FlightRunner {
     flight.done = (async () => {
       try {
         const fenced = await this.#deps.store.releaseLeases([flight.delivery], clock.sqlNow());
-        this.#deps.loggers.logger.warn({ deliveryId: flight.delivery.deliveryId, fencedOut: fenced.length }, 'claimed-ahead delivery handed back: too little of its lease was left for an attempt');
+        this.#deps.loggers.logger.warn({ deliveryId: flight.delivery.deliveryId, fencedOut: fenced.length },
+          'claimed-ahead delivery handed back: too little of its lease was left for an attempt');
       } catch (error) {
         this.#deps.storeFailed(error, 'release');
       } finally {

@@ -42,8 +42,11 @@ export function createHandoffSource(): HandoffSource {
     if (endpointIds.length === 0) return null;
     const slots = Math.min(room.free, rooms.reduce((sum, n) => sum + n, 0));
     reserved.slots += slots;
-    for (const [i, id] of endpointIds.entries()) reserved.endpoints.set(id, (reserved.endpoints.get(id) ?? 0) + rooms[i]!);
-    const made: HandoffOffer = { dispatcherId: room.dispatcherId, leaseMs: room.leaseMs, slots, endpointIds, room: rooms, leaseFromMs: room.nowMs };
+    for (const [i, id] of endpointIds.entries()) {
+      reserved.endpoints.set(id, (reserved.endpoints.get(id) ?? 0) + rooms[i]!);
+    }
+    const { dispatcherId, leaseMs, nowMs } = room;
+    const made: HandoffOffer = { dispatcherId, leaseMs, slots, endpointIds, room: rooms, leaseFromMs: nowMs };
     madeFor.set(made, sink!);
     return made;
   };

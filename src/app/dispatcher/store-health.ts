@@ -4,10 +4,10 @@ import type { Logger } from '../../ports/logger.ts';
 export type StoreCall = 'claim' | 'record' | 'heartbeat' | 'release';
 
 /**
- * The store's health as one dispatcher sees it: store calls of any kind (claim, record, heartbeat, release) failed since
- * the last successful take, and the takes among them. A dispatcher holding its most leases does not take during an
- * outage, so "claims resumed" is logged at the first successful take after any store failure; until then a failed take
- * leaves the dispatcher unhealthy (readiness).
+ * The store's health as one dispatcher sees it: store calls of any kind (claim, record, heartbeat, release) failed
+ * since the last successful take, and the takes among them. A dispatcher holding its most leases does not take during
+ * an outage, so "claims resumed" is logged at the first successful take after any store failure; until then a
+ * failed take leaves the dispatcher unhealthy (readiness).
  */
 export interface StoreHealth {
   /** A store call failed: counted, and told to `onError`; a failed take makes the dispatcher unhealthy. */

@@ -8,6 +8,7 @@ import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_A
 import pg from 'pg';
 import { sqlState, SqlState } from '../sqlstate.ts';
 import { runTx } from '../tx.ts';
+import { bind } from '../named-sql.ts';
 import { createClaimedReader, type ClaimRow } from '../claimed-row.ts';
 
 /** Most expired leases settled by the sweep that precedes each claim. */
@@ -141,28 +142,30 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
       if (records.length === 0) return { recorded: [], fencedOut: [] };
       // The response prefix may echo the customer's data: encrypted like the payload (context = attempt id).
       const sealedBodies = records.map((r) => (r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId)));
-      const params: unknown[] = [
-        records.map((r) => r.deliveryId),
-        records.map((r) => r.fencingToken),
-        records.map((r) => r.dispatcherId),
-        records.map((r) => (r.next.next === 'retry' ? 'pending' : r.next.next)),
-        records.map((r) => (r.next.next === 'retry' ? r.next.delayMs : null)),
-        records.map((r) => (r.next.next === 'dead' ? r.next.reason : null)),
-        records.map((r) => r.attemptId),
-        records.map((r) => r.attemptNumber),
-        records.map((r) => r.trigger),
-        records.map((r) => r.url),
-        records.map((r) => r.succeeded),
-        records.map((r) => r.statusCode),
-        sealedBodies.map((b) => (b === null ? null : b.data.toString('hex'))),
-        records.map((r) => r.location),
-        records.map((r) => r.errorKind),
-        records.map((r) => r.errorDetail),
-        records.map((r) => Math.round(r.durationMs)),
+      const [breakerThreshold, cooldownMs, maxCooldownMs, autoDisableAfterMs] = recordPolicyParams(policy);
+      const params = bind(RECORD_ATTEMPTS, {
+        id: records.map((r) => r.deliveryId),
+        token: records.map((r) => r.fencingToken),
+        dispatcher: records.map((r) => r.dispatcherId),
+        next_state: records.map((r) => (r.next.next === 'retry' ? 'pending' : r.next.next)),
+        delay_ms: records.map((r) => (r.next.next === 'retry' ? r.next.delayMs : null)),
+        dead_reason: records.map((r) => (r.next.next === 'dead' ? r.next.reason : null)),
+        attempt_id: records.map((r) => r.attemptId),
+        attempt_number: records.map((r) => r.attemptNumber),
+        trig: records.map((r) => r.trigger),
+        url: records.map((r) => r.url),
+        succeeded: records.map((r) => r.succeeded),
+        status: records.map((r) => r.statusCode),
+        body_hex: sealedBodies.map((b) => (b === null ? null : b.data.toString('hex'))),
+        location: records.map((r) => r.location),
+        error_kind: records.map((r) => r.errorKind),
+        error_detail: records.map((r) => r.errorDetail),
+        duration_ms: records.map((r) => Math.round(r.durationMs)),
+        body_key_id: sealedBodies.map((b) => b?.keyId ?? null),
+        operator_detail: records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))),
         now,
-      ];
-      params.push(...recordPolicyParams(policy));
-      params.push(sealedBodies.map((b) => b?.keyId ?? null), records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))));
+        breaker_threshold: breakerThreshold, cooldown_ms: cooldownMs, max_cooldown_ms: maxCooldownMs, auto_disable_after_ms: autoDisableAfterMs,
+      });
       let committedEvents: OperationalEvent[] = [];
       const written = await recordTx(dbForRows(db, options.small, records.length), async (tx, client) => {
         const rows = (await client.query<RecordRow>(RECORD_ATTEMPTS, params)).rows;

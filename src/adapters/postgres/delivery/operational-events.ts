@@ -30,10 +30,13 @@ export interface OperationalEventsOptions {
  * - anything else that fails (the application deleted by a transaction that commits while the insert waits
  *   for it) rolls back to a savepoint taken before the first insert, and is told to `onDropped`.
  */
-export function createPgOperationalEvents(appRef: string, messages: MessageStore, clock: Clock, random: Random, options: OperationalEventsOptions = {}): OperationalEvents {
+export function createPgOperationalEvents(
+  appRef: string, messages: MessageStore, clock: Clock, random: Random, options: OperationalEventsOptions = {},
+): OperationalEvents {
   let cached: string | null = null;
   const resolve = async (tx: Tx): Promise<string | null> => {
-    const res = await txClient(tx).query<{ id: string }>('SELECT id FROM applications WHERE id = $1 OR uid = $1 LIMIT 1', [appRef]);
+    const res = await txClient(tx).query<{ id: string }>(
+      'SELECT id FROM applications WHERE id = $1 OR uid = $1 LIMIT 1', [appRef]);
     cached = res.rows[0]?.id ?? null;
     return cached;
   };
@@ -45,7 +48,8 @@ export function createPgOperationalEvents(appRef: string, messages: MessageStore
     const id = newId('msg', clock.nowMs(), () => random.next());
     try {
       await messages.insert(tx, {
-        id, appId: opsApp, eventId: null, eventType: event.type, channels: null, tags: null, payload, retentionHours: null,
+        id, appId: opsApp, eventId: null, eventType: event.type, channels: null, tags: null, payload,
+        retentionHours: null,
         expected: { appRef: opsApp, eventTypeRevision: null },
       }, clock.sqlNow());
       return true;
