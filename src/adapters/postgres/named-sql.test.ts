@@ -18,7 +18,7 @@ test('named sql: parameters are numbered by first appearance, a name used twice 
 test('named sql: bind refuses a missing parameter and one the statement does not have', () => {
   const st = namedStatement('t_two', doc, sql`SELECT ${p.ids}, ${p.now}`);
   assert.throws(() => bind(st, { ids: [] }), /t_two: parameters missing \[now\]/);
-  assert.throws(() => bind(st, { ids: [], now: null, limit: 1 }), /not in the statement \[limit\]/);
+  assert.throws(() => bind(st, { ids: [], now: null, limit: 1 } as never), /not in the statement \[limit\]/);
 });
 
 test('named sql: joined pieces and constant text render in order; the header wraps at 120 characters', () => {
