@@ -111,7 +111,11 @@ export function normaliseSecret(secret: string): string {
  */
 function checkUrl(url: string, allowlist: readonly string[]): string {
   const verdict = checkEndpointUrl(url, allowlist);
-  if (!verdict.ok) throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg: `Endpoint URL refused: ${verdict.reason}`, type: 'value_error.url_not_allowed' }]);
+  if (!verdict.ok) {
+    // A refusal by the egress policy names the setting that could open the address (never its ranges).
+    const opened = verdict.setting === undefined ? '' : `; not opened by ${verdict.setting} (the operator's allow-list)`;
+    throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg: `Endpoint URL refused: ${verdict.reason}${opened}`, type: 'value_error.url_not_allowed' }]);
+  }
   return verdict.url.href;
 }
 

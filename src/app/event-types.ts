@@ -97,7 +97,7 @@ export function withSubscriptionCheck(endpoints: Endpoints, deps: { readonly sto
   const check = async (tx: Tx, types: readonly string[] | null | undefined): Promise<void> => {
     if (types === null || types === undefined) return;
     const unknown = await deps.store.unknownEventTypes(types, tx);
-    if (unknown.length > 0) throw fieldError(['body', 'eventTypes'], `These event types do not exist (or are archived): ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw fieldError(['body', 'eventTypes'], `These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: ${unknown.join(', ')}`);
   };
   return {
     ...endpoints,

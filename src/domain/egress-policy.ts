@@ -188,8 +188,11 @@ export function isAddressAllowed(ip: string, allowlist: readonly string[]): Addr
   return { allowed: true };
 }
 
-/** The verdict on an endpoint URL; `url` is the parsed (WHATWG-normalised) URL when it is accepted. */
-export type UrlVerdict = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
+/**
+ * The verdict on an endpoint URL; `url` is the parsed (WHATWG-normalised) URL when it is accepted. A refusal
+ * that the allow-list could lift names it in `setting`.
+ */
+export type UrlVerdict = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string; readonly setting?: 'TIDINGS_EGRESS_ALLOWLIST' };
 
 /**
  * Checks a host as the WHATWG URL parser left it (`url.hostname`): a literal IP address (IPv6 in brackets)
@@ -259,6 +262,6 @@ export function checkEndpointUrl(url: string, allowlist: readonly string[]): Url
   if (parsed.hostname === '') return { ok: false, reason: 'the URL has no host' };
   if (parsed.port === '0') return { ok: false, reason: 'port 0 cannot be connected to' };
   const verdict = checkUrlHost(parsed.hostname, allowlist);
-  if (!verdict.allowed) return { ok: false, reason: verdict.reason };
+  if (!verdict.allowed) return { ok: false, reason: verdict.reason, setting: 'TIDINGS_EGRESS_ALLOWLIST' };
   return { ok: true, url: parsed };
 }

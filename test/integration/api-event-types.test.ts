@@ -168,7 +168,7 @@ for (const engine of ENGINES) {
       await api.svix.eventType.delete('old.type');
       const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['known.type'] });
       assert.deepEqual(ep.eventTypes, ['known.type']);
-      const expected = { status: 422, body: { code: 'validation', detail: [{ loc: ['body', 'eventTypes'], msg: 'These event types do not exist (or are archived): nope.type, old.type', type: 'value_error' }] } };
+      const expected = { status: 422, body: { code: 'validation', detail: [{ loc: ['body', 'eventTypes'], msg: 'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: nope.type, old.type', type: 'value_error' }] } };
       assert.deepEqual(await refusal(api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['known.type', 'nope.type', 'old.type'] })), expected);
       assert.deepEqual(await refusal(api.svix.endpoint.patch(app.id, ep.id, { eventTypes: ['nope.type', 'old.type'] })), expected);
       assert.deepEqual(await refusal(api.svix.endpoint.upsert(app.id, ep.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['nope.type', 'old.type'] })), expected);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
+import { ambiguousKey } from '../json-keys.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -35,9 +36,10 @@ export function loneSurrogatePath(value: unknown): (string | number)[] | null {
  * exact payload span and the idempotency fingerprint, and parsed strictly (`JSON.parse`: no comments,
  * no trailing commas). A string holding a lone surrogate (`"\ud800"`: JSON text may escape one, RFC 8259
  * §8.2, but it is no Unicode text) is refused, in any field, payload included: it cannot be stored or sent
- * as itself.
+ * as itself. A key repeated within one object, and a `__proto__` key (or a `constructor` holding a
+ * `prototype`), are refused anywhere, payload included (json-keys.ts): `JSON.parse` would drop one silently.
  * @throws AppError `bad_request` (400) for an empty body, invalid UTF-8 or malformed JSON; `validation`
- *   (422, loc naming the field) for a lone surrogate
+ *   (422, loc naming the field) for a lone surrogate, a duplicate key or a prototype key
  */
 export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): void {
   app.decorateRequest('rawBody', null);
@@ -63,6 +65,14 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
       // Only the position: the parser's own message quotes the body, which may hold a secret.
       const position = /position (\d+)/.exec((error as Error).message)?.[1];
       done(new AppError('bad_request', position === undefined ? 'Malformed JSON' : `Malformed JSON at byte ${position}`, { cause: error }), undefined);
+      return;
+    }
+    const ambiguous = ambiguousKey(text, value);
+    if (ambiguous !== null) {
+      const msg = ambiguous.reason === 'duplicate'
+        ? `the key "${ambiguous.key}" appears more than once in this object (which one counts would be a guess)`
+        : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as the object's prototype`;
+      done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type: `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}` }]), undefined);
       return;
     }
     const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogatePath(value) : null;

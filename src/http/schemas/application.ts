@@ -1,14 +1,20 @@
 import { z } from 'zod';
-import { flagQuery, idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
+import { flagQuery, idIterator, listQuery, listResponse, rateSchema, sameAsOlderName, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
 
-/** Svix `ApplicationIn` (`throttleRate`; the older name `rateLimit` is accepted too). Any other field is refused (422 naming it). */
+/** `throttleRate` and its older name: both may be given only with the same value. */
+const RATE_NAMES = [['throttleRate', 'rateLimit']] as const;
+
+/**
+ * Svix `ApplicationIn` (`throttleRate`; the older name `rateLimit` is accepted too, and both together only with
+ * the same value). Any other field is refused (422 naming it).
+ */
 export const applicationIn = z.strictObject({
   name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength),
   uid: uidSchema.nullish(),
   throttleRate: rateSchema.nullish().describe('Maximum messages per second; null = unlimited'),
   rateLimit: rateSchema.nullish().describe('Older name of throttleRate'),
   metadata: stringMap.nullish(),
-}).meta({ id: 'ApplicationIn' });
+}).superRefine(sameAsOlderName(RATE_NAMES)).meta({ id: 'ApplicationIn' });
 
 /** Svix `ApplicationPatch`: only the given fields change; null clears a nullable one. */
 export const applicationPatch = z.strictObject({
@@ -17,7 +23,7 @@ export const applicationPatch = z.strictObject({
   throttleRate: rateSchema.nullish(),
   rateLimit: rateSchema.nullish(),
   metadata: stringMap.optional(),
-}).meta({ id: 'ApplicationPatch' });
+}).superRefine(sameAsOlderName(RATE_NAMES)).meta({ id: 'ApplicationPatch' });
 
 /** Svix `ApplicationOut`, plus `rateLimit` (same value as `throttleRate`, older name). */
 export const applicationOut = z.object({

@@ -50,6 +50,25 @@ export const channelName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).r
 export const tagName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_./\\#:]+$/, 'may contain only letters, digits and "-_./\\#:"');
 /** String-to-string map (metadata). */
 export const stringMap = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string()).refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
+/** A value as compared between a field and its older name: a list as the set it names. */
+const aliasValue = (v: unknown): string => JSON.stringify(Array.isArray(v) ? [...(v as unknown[])].map(String).sort() : v);
+
+/**
+ * A refinement that refuses a field and its older name given together with different values (Svix's
+ * `eventTypes` / `filterTypes`, `throttleRate` / `rateLimit`): which one wins would otherwise be decided
+ * silently. The 422 names both (loc: the older name). Absent (undefined) is not given; null is a value.
+ */
+export function sameAsOlderName(pairs: readonly (readonly [current: string, older: string])[]) {
+  return (body: Readonly<Record<string, unknown>>, ctx: z.RefinementCtx): void => {
+    for (const [current, older] of pairs) {
+      const a = body[current];
+      const b = body[older];
+      if (a === undefined || b === undefined || aliasValue(a) === aliasValue(b)) continue;
+      ctx.addIssue({ code: 'custom', path: [older], message: `${older} is the older name of ${current}, and the two differ: give one of them (or both with the same value)` });
+    }
+  };
+}
+
 /** Messages (or requests) per second; null = unlimited. */
 export const rateSchema = z.number().int().min(1).max(2_147_483_647);
 
@@ -59,17 +78,45 @@ const ID_BODY = '[0-9A-Za-z]{1,64}';
 /** An iterator over ids with `prefix` (`-` in front = the page before it). */
 export const idIterator = (prefix: IdPrefix) => z.string().regex(new RegExp(`^-?${prefix}_${ID_BODY}$`), `must be an iterator returned by this list (${prefix}_…)`);
 
+/**
+ * An integer in a query string, `min`–`max`: plain decimal digits only. `Number()` would also read `0x10`,
+ * `1e1`, ` 16 `, `16.0` and `0b10` as numbers, so one value would have several spellings.
+ */
+export const queryInt = (min: number, max: number) =>
+  z.string().regex(/^[0-9]{1,16}$/, 'must be an integer in plain decimal digits').transform(Number).pipe(z.number().int().min(min).max(max));
+
 /** Page parameters of a list (Svix): limit 1–250 (default 50), iterator, order. */
 export function listQuery(iterator: z.ZodType<string>, defaultOrder: 'ascending' | 'descending') {
   return z.object({
-    limit: z.coerce.number().int().min(1).max(WIRE_LIMITS.pageMax).default(WIRE_LIMITS.pageDefault),
+    limit: queryInt(1, WIRE_LIMITS.pageMax).default(WIRE_LIMITS.pageDefault),
     iterator: iterator.nullish(),
     order: z.enum(['ascending', 'descending']).default(defaultOrder).describe(`Sort order by id (creation); default ${defaultOrder}`),
   });
 }
 
-/** An ISO-8601 instant in a query string, as a Date. */
-export const instantQuery = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+/** Where the seconds of an RFC 3339 date-time sit: `YYYY-MM-DDTHH:MM:SS`. */
+const SECONDS_AT = 17;
+
+/**
+ * An RFC 3339 §5.6 date-time with its offset, as a Date. The grammar is zod's ISO form (seconds required, any
+ * fraction, `Z` or ±hh:mm), with what RFC 3339 adds to it: `t` and `z` may be lower case (§5.6, note), and a
+ * leap second `:60` (§5.7) names the instant that ends its UTC day, so it is read as the next day's first.
+ */
+export const rfc3339Instant = z.string().max(64).transform((text, ctx) => {
+  const upper = text.toUpperCase();
+  const leap = upper.slice(SECONDS_AT, SECONDS_AT + 2) === '60';
+  const form = leap ? `${upper.slice(0, SECONDS_AT)}59${upper.slice(SECONDS_AT + 2)}` : upper;
+  const at = z.iso.datetime({ offset: true }).safeParse(form).success ? new Date(form) : null;
+  const instant = at === null ? null : leap ? new Date(at.valueOf() + 1000) : at;
+  if (instant === null || (leap && instant.getUTCHours() + instant.getUTCMinutes() + instant.getUTCSeconds() !== 0)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with its offset, e.g. 2026-01-31T12:00:00Z or 2026-01-31t13:00:00.5+01:00' });
+    return z.NEVER;
+  }
+  return instant;
+}).meta({ format: 'date-time' });
+
+/** An RFC 3339 instant in a query string, as a Date ({@link rfc3339Instant}). */
+export const instantQuery = rfc3339Instant;
 
 /** A boolean query flag (`true`/`false`, `1`/`0`…). */
 export const flagQuery = z.stringbool();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { channelName, eventTypeName, idIterator, listQuery, listResponse, rateSchema, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
+import { channelName, eventTypeName, idIterator, listQuery, listResponse, rateSchema, sameAsOlderName, stringMap, uidSchema, WIRE_LIMITS } from './common.ts';
 
 const url = z.string().min(1).max(WIRE_LIMITS.urlMaxLength).describe('http(s) URL; addresses refused by the egress policy answer 422 url_not_allowed');
 /**
@@ -13,11 +13,10 @@ const headers = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string().m
   .refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
 const version = z.number().int().min(1).max(2_147_483_647);
 
-/**
- * Svix `EndpointIn`. `eventTypes` and its older name `filterTypes` are both accepted (as are `throttleRate`
- * and `rateLimit`). `secret`: `whsec_` + base64 of 24–64 bytes (or the bare base64); omitted = generated.
- */
-export const endpointIn = z.strictObject({
+/** Fields and their older names: both may be given only with the same value. */
+const OLDER_NAMES = [['eventTypes', 'filterTypes'], ['throttleRate', 'rateLimit']] as const;
+
+const endpointFields = z.strictObject({
   url,
   description: z.string().max(WIRE_LIMITS.urlMaxLength).nullish(),
   uid: uidSchema.nullish(),
@@ -31,10 +30,17 @@ export const endpointIn = z.strictObject({
   throttleRate: rateSchema.nullish(),
   rateLimit: rateSchema.nullish(),
   version: version.nullish(),
-}).meta({ id: 'EndpointIn' });
+});
+
+/**
+ * Svix `EndpointIn`. `eventTypes` and its older name `filterTypes` are both accepted (as are `throttleRate`
+ * and `rateLimit`); both names together only with the same value. `secret`: `whsec_` + base64 of 24–64 bytes
+ * (or the bare base64); omitted = generated.
+ */
+export const endpointIn = endpointFields.superRefine(sameAsOlderName(OLDER_NAMES)).meta({ id: 'EndpointIn' });
 
 /** Svix `EndpointUpsertIn` (PUT): the fields of {@link endpointIn} but the secret. */
-export const endpointUpdate = endpointIn.omit({ secret: true }).meta({ id: 'EndpointUpdate' });
+export const endpointUpdate = endpointFields.omit({ secret: true }).superRefine(sameAsOlderName(OLDER_NAMES)).meta({ id: 'EndpointUpdate' });
 
 /** Svix `EndpointPatch`: only the given fields change; null clears a nullable one. */
 export const endpointPatch = z.strictObject({
@@ -50,7 +56,7 @@ export const endpointPatch = z.strictObject({
   throttleRate: rateSchema.nullish(),
   rateLimit: rateSchema.nullish(),
   version: version.optional(),
-}).meta({ id: 'EndpointPatch' });
+}).superRefine(sameAsOlderName(OLDER_NAMES)).meta({ id: 'EndpointPatch' });
 
 /** Svix `EndpointOut`, plus the older names (`filterTypes`, `rateLimit`), `version` and the custom headers. */
 export const endpointOut = z.object({

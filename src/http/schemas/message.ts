@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mediaTypeProblem } from '../../domain/http-fields.ts';
 import { applicationIn } from './application.ts';
-import { channelName, eventIdSchema, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, tagName, WIRE_LIMITS } from './common.ts';
+import { channelName, eventIdSchema, eventTypeName, flagQuery, idIterator, instantQuery, listParam, listQuery, rfc3339Instant, tagName, WIRE_LIMITS } from './common.ts';
 
 /** Longest payload retention: 100 years, in days (keeps hours within a 32-bit integer). */
 const RETENTION_DAYS_MAX = 36_500;
@@ -31,7 +31,7 @@ const transformationsParams = z.strictObject({
 }).meta({ id: 'TransformationsParams' });
 
 /** Svix `deliverAt`: an RFC 3339 instant with its offset. */
-const deliverAt = z.iso.datetime({ offset: true }).transform((s) => new Date(s))
+const deliverAt = rfc3339Instant
   .describe('RFC 3339 instant of the first attempt (at most TIDINGS_DELIVER_AT_HORIZON ahead; in the past = at once)');
 
 /** A JSON object (Svix refuses any other payload value). */

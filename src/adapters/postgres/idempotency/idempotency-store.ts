@@ -61,7 +61,8 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
           }
         } catch (error) {
           if (sqlState(error) === SqlState.lockNotAvailable) {
-            throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight; retry shortly', { cause: error, headers: { 'retry-after': '1' } });
+            const waited = `TIDINGS_IDEMPOTENCY_WAIT, ${Math.round(scope.waitMs)} ms`;
+            throw new AppError('idempotency_key_in_flight', `A request with this Idempotency-Key is still in flight after the wait (${waited}); retry shortly`, { cause: error, headers: { 'retry-after': '1' } });
           }
           throw error;
         }

@@ -1,0 +1,114 @@
+/**
+ * Object keys that make a JSON body mean two things. `JSON.parse` keeps the last of two equal keys without
+ * a word (RFC 8259 §4: names SHOULD be unique; receivers differ on which one wins), and a `__proto__` key,
+ * or a `constructor` holding a `prototype`, becomes an object's prototype once JavaScript code copies it
+ * with assignment (Fastify's own parser refuses both for that reason).
+ */
+
+/** Why a key was refused, and where: `path` leads to the object that holds `key`. */
+export interface AmbiguousKey {
+  readonly path: readonly (string | number)[];
+  readonly key: string;
+  readonly reason: 'duplicate' | 'prototype';
+}
+
+/** A key's closing quote and its colon: at least one per object member, more when a string holds `":`. */
+const KEY_END = /"[ \t\n\r]*:/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The offset just past the string whose opening quote is at `at`. */
+function stringEnd(text: string, at: number): number {
+  let from = at + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return text.length;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** Walks a parsed value: the number of object members, or the first prototype key found. */
+function walk(value: unknown): { readonly members: number; readonly prototype: AmbiguousKey | null } {
+  let members = 0;
+  const stack: { readonly v: unknown; readonly path: readonly (string | number)[] }[] = [{ v: value, path: [] }];
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) if (typeof v[i] === 'object' && v[i] !== null) stack.push({ v: v[i], path: [...path, i] });
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [key, child] of Object.entries(v)) {
+        members += 1;
+        const isProtoHolder = key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype');
+        if (key === '__proto__' || isProtoHolder) return { members, prototype: { path, key, reason: 'prototype' } };
+        if (typeof child === 'object' && child !== null) stack.push({ v: child, path: [...path, key] });
+      }
+    }
+  }
+  return { members, prototype: null };
+}
+
+/** One open container of the scan: its keys so far (objects), the member or element being read, its path. */
+interface Frame {
+  readonly keys: Set<string> | null;
+  readonly path: readonly (string | number)[];
+  index: number;
+  key: string | null;
+}
+
+/** The first key that repeats within one object of `text` (valid JSON), or null. Iterative: any depth. */
+function firstDuplicate(text: string): AmbiguousKey | null {
+  const stack: Frame[] = [];
+  let expectKey = false;
+  const childPath = (): readonly (string | number)[] => {
+    const top = stack.at(-1);
+    if (top === undefined) return [];
+    return [...top.path, top.keys === null ? top.index : top.key ?? ''];
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const top = stack.at(-1);
+      if (expectKey && top?.keys != null) {
+        const raw = text.slice(i + 1, end - 1);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
+        if (top.keys.has(key)) return { path: top.path, key, reason: 'duplicate' };
+        top.keys.add(key);
+        top.key = key;
+        expectKey = false;
+      }
+      i = end - 1;
+    } else if (c === 0x7b /* { */) {
+      stack.push({ keys: new Set(), path: childPath(), index: 0, key: null });
+      expectKey = true;
+    } else if (c === 0x5b /* [ */) {
+      stack.push({ keys: null, path: childPath(), index: 0, key: null });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+    } else if (c === 0x2c /* , */) {
+      const top = stack.at(-1);
+      if (top?.keys === null) top.index += 1;
+      else expectKey = true;
+    }
+  }
+  return null;
+}
+
+/**
+ * The first key of `value` (parsed from `text` by `JSON.parse`) that is a duplicate within its object or a
+ * prototype key, or null. Cost: one regular-expression count over `text` and one walk of `value`; the text
+ * is scanned key by key only when it holds more `":` than `value` has members (a duplicate, or a string
+ * that holds `":`).
+ */
+export function ambiguousKey(text: string, value: unknown): AmbiguousKey | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { members, prototype } = walk(value);
+  if (prototype !== null) return prototype;
+  let keyEnds = 0;
+  KEY_END.lastIndex = 0;
+  while (keyEnds <= members && KEY_END.exec(text) !== null) keyEnds += 1;
+  return keyEnds > members ? firstDuplicate(text) : null;
+}
