@@ -292,6 +292,31 @@ for (const engine of ENGINES) {
       assert.deepEqual(unknownEp, { status: 404, code: 'not_found', detail: 'Endpoint not found' });
     });
 
+    test('the operator lists the dead letters of every application, each with its application, newest first and paged; a credential of one application is refused', async () => {
+      const apps = [await api.svix.application.create({ name: 'all-dl-1' }), await api.svix.application.create({ name: 'all-dl-2' })];
+      const made: string[] = [];
+      for (const app of apps) {
+        const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/all' });
+        const ids = await publish(app.id, 3, 'all.dl');
+        await settle(ids, ep.id, 'dead');
+        made.push(...ids.map((id) => `${app.id}/${id}/${ep.id}`));
+      }
+      type Page = { data: { appId: string; msgId: string; endpointId: string }[]; iterator: string | null; done: boolean };
+      const get = async (path: string, token?: string) => api.request('GET', path, token === undefined ? {} : { token });
+      const all = (await (await get('/api/v1/dead-letter?limit=250&event_types=all.dl')).json()) as Page;
+      assert.deepEqual(all.data.map((d) => `${d.appId}/${d.msgId}/${d.endpointId}`), [...made].sort((a, b) => b.split('/')[1]!.localeCompare(a.split('/')[1]!)), 'every application\'s, newest first');
+      const seen: string[] = [];
+      let page = (await (await get('/api/v1/dead-letter?limit=2&event_types=all.dl')).json()) as Page;
+      for (let i = 0; i < 10; i++) {
+        seen.push(...page.data.map((d) => d.msgId));
+        if (page.done) break;
+        page = (await (await get(`/api/v1/dead-letter?limit=2&event_types=all.dl&iterator=${page.iterator}`)).json()) as Page;
+      }
+      assert.deepEqual(seen, all.data.map((d) => d.msgId), 'pages of 2 miss and double nothing');
+      const scoped = await get('/api/v1/dead-letter', await api.appKey(apps[0]!.id));
+      assert.equal(scoped.status, 403);
+    });
+
     test('a task left running (its process stopped after a step) resumes from its last committed progress and queues nothing twice', async () => {
       const app = await api.svix.application.create({ name: 'resume' });
       const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/x' });

@@ -17,13 +17,21 @@ const filters = (q: ListQuery) => ({
 });
 
 /**
- * Tidings dead letters, in the Svix style: `GET /api/v1/app/{app}/dead-letter` and
+ * Tidings dead letters, in the Svix style: `GET /api/v1/dead-letter` (every application's, the operator's),
+ * `GET /api/v1/app/{app}/dead-letter` and
  * `GET /api/v1/app/{app}/endpoint/{ep}/dead-letter` (deliveries that ended dead, newest first, with the
  * reason and the last attempt; filters event_types, before, after on the message's creation), and
  * `POST /api/v1/app/{app}/dead-letter/replay` (202 with a background task: the dead letters selected by
  * endpoint, event types and window go back to pending, paced per endpoint by TIDINGS_REPLAY_RATE).
  */
 export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>): void {
+  app.get('/api/v1/dead-letter', {
+    schema: {
+      tags: ['Dead Letter'], summary: 'List dead letters of every application (Tidings)', querystring: deadLetterListQuery,
+      response: { 200: deadLetterList, ...commonErrors },
+    },
+  }, async (request) => listOut(await deps.deliveryQueries.allDeadLetters(principalOf(request), filters(request.query)), deadLetterOut));
+
   app.get('/api/v1/app/:appId/dead-letter', {
     schema: {
       tags: ['Dead Letter'], summary: 'List dead letters of an application (Tidings)', params: z.object({ appId: refParam }), querystring: deadLetterListQuery,
