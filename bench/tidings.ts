@@ -200,8 +200,9 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
       const value = process.env[name];
       if (value !== undefined) env[name] = value;
     }
-    // The per-credential API rate limit is a policy, not an engine cost: off unless the caller sets it.
-    Object.assign(env, { TIDINGS_LOG_LEVEL: base.logLevel, TIDINGS_SHUTDOWN_GRACE: '3s', TIDINGS_API_RATE_LIMIT: '0' }, base.userEnv, options.env);
+    // The per-credential API rate and in-progress limits are policies, not engine costs: off unless the caller
+    // sets them (the load generator holds up to 500 publishes in progress with one token).
+    Object.assign(env, { TIDINGS_LOG_LEVEL: base.logLevel, TIDINGS_SHUTDOWN_GRACE: '3s', TIDINGS_API_RATE_LIMIT: '0', TIDINGS_API_CREDENTIAL_CONCURRENCY: '0' }, base.userEnv, options.env);
     const allow = [base.userEnv.TIDINGS_EGRESS_ALLOWLIST, options.env.TIDINGS_EGRESS_ALLOWLIST, '127.0.0.1/32'].filter((v) => v !== undefined && v !== '');
     Object.assign(env, {
       HOST: '127.0.0.1',

@@ -3,9 +3,13 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
 import { installAuthFailureLimit } from './plugins/auth-failures.ts';
+import { installBodyRate } from './plugins/body-rate.ts';
+import { installClientAddress } from './plugins/client-address.ts';
+import { limitAddressInProgress, limitCredentialInProgress } from './plugins/in-progress.ts';
+import { gatedServerFactory, type PipelineStats } from './plugins/pipeline-gate.ts';
 import { continueAfterAuthentication, guardConnections } from './plugins/connection-guard.ts';
 import { installCors } from './plugins/cors.ts';
-import { clientErrorHandler, frameworkErrors, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
+import { clientErrorHandler, frameworkErrors, installBodyNotAllowed, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { installErrorHandler } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
@@ -95,7 +99,20 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   const { config } = deps;
   const refusals = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'refused request' });
   const info = (obj: object, msg: string): void => deps.logger.info(obj, msg);
+  let pipelineStats: () => PipelineStats = () => ({ peakRunning: 0, peakWaiting: 0, closed: 0 });
   const fastify = Fastify({
+    // Pipelined requests of one connection run at most TIDINGS_API_PIPELINE_DEPTH at once (ADR 0019).
+    serverFactory: gatedServerFactory({
+      depth: config.apiPipelineDepth,
+      queue: config.apiPipelineQueue,
+      onClose: (figures) => {
+        if (refusals.take()) info(figures, 'connection closed: more pipelined requests waiting than TIDINGS_API_PIPELINE_QUEUE');
+      },
+    }, (stats) => {
+      pipelineStats = stats;
+    }),
+    // The client address of the per-address limits: X-Forwarded-For only from TIDINGS_TRUSTED_PROXIES (proxy-addr).
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     loggerInstance: deps.logger,
     bodyLimit: config.maxBodyBytes,
     genReqId: genRequestId,
@@ -118,7 +135,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(refusals, info),
   });
-  fastify.decorate('connectionStats', guardConnections(fastify.server, config.apiMaxConnections, refusals, info));
+  const guardStats = guardConnections(fastify.server, config.apiMaxConnections, refusals, info);
+  fastify.decorate('connectionStats', () => ({ ...guardStats(), pipeline: pipelineStats() }));
   continueAfterAuthentication(fastify);
   const app: Api = fastify.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -128,8 +146,14 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   installPathSegmentCheck(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installEdgeErrors(fastify);
-  installAuthFailureLimit(fastify, config);
-  installAuth(fastify, deps);
+  // Per-address and per-credential limits (ADR 0019): addresses before authentication, credentials after it.
+  installClientAddress(fastify);
+  limitAddressInProgress(fastify, config);
+  const authFailures = installAuthFailureLimit(fastify, config);
+  installAuth(fastify, deps, authFailures);
+  limitCredentialInProgress(fastify, config);
+  installBodyNotAllowed(fastify);
+  installBodyRate(fastify, config);
   installCors(fastify, deps.config);
   installRateLimit(fastify, deps.config);
   app.register(async (scoped) => {

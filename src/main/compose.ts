@@ -179,7 +179,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
-      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken });
+      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken, config });
       await admin.listen({ host: config.host, port: config.adminPort });
       closers.push({ step: 'admin server', close: () => admin.close() });
       adminUrl = urlOf(admin);

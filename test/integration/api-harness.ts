@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateToken, hashToken } from '../../src/app/credentials.ts';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { Svix } from 'svix';
 import { createPgApiKeyStore } from '../../src/adapters/postgres/credentials/api-key-store.ts';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
@@ -36,6 +37,8 @@ export interface ApiHarness {
   readonly config: Config;
   /** The dependencies the API was built with (e.g. to step the replay task runner by hand). */
   readonly deps: HttpDeps;
+  /** The Fastify instance (its connection figures: `app.connectionStats()`). */
+  readonly app: FastifyInstance;
   /** Raw request with the admin token (or `token`), JSON body text as given. */
   request(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null }): Promise<Response>;
   /** Creates an API key scoped to `appId` and returns its token. */
@@ -77,7 +80,7 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
-    database, url, keys, deliveries, cipher, config, deps,
+    database, url, keys, deliveries, cipher, config, deps, app,
     svix: new Svix(ADMIN_TOKEN, { serverUrl: url }),
     request: (method, path, options = {}) => fetch(url + path, {
       method,

@@ -34,17 +34,38 @@ describe('rate limit, body limit and CORS', () => {
     assert.deepEqual(statuses, [200, 200, 200, 429]);
     const retryAfter = Number(refused!.headers.get('retry-after'));
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3, `Retry-After: ${refused!.headers.get('retry-after')}`);
-    assert.deepEqual(await errorOf(refused!), { status: 429, code: 'rate_limited', detail: `Too many requests for this credential; retry in ${retryAfter} s` });
+    assert.deepEqual(await errorOf(refused!), { status: 429, code: 'rate_limited', detail: `Too many requests for this credential (TIDINGS_API_RATE_LIMIT=1/s, TIDINGS_API_RATE_BURST=3); retry in ${retryAfter} s` });
     assert.equal((await limited.request('GET', `/api/v1/app/${app.id}`, { token: scoped })).status, 429, 'still limited within the window');
     assert.equal((await limited.request('GET', `/api/v1/app/${app.id}`)).status, 200, 'the operator token has its own bucket');
-    for (let i = 0; i < 5; i++) assert.equal((await limited.request('GET', '/livez', { token: null })).status, 200, 'health is never limited');
+    for (let i = 0; i < 5; i++) assert.equal((await limited.request('GET', '/livez', { token: null })).status, 200, 'health has its own limit, per address');
   });
 
-  test('a body over TIDINGS_MAX_BODY_BYTES gets 413 payload_too_large and stores nothing', async () => {
+  test('routes served without a credential are limited per client address (TIDINGS_PUBLIC_RATE_LIMIT): 429 rate_limited naming the setting, while credentials go on', async () => {
+    const publicLimited = await startApi(freshServerDatabase, { TIDINGS_PUBLIC_RATE_LIMIT: '1', TIDINGS_PUBLIC_RATE_BURST: '3' });
+    try {
+      const statuses: number[] = [];
+      let refused: Response | undefined;
+      for (const path of ['/livez', '/api/v1/openapi.json', '/metrics', '/readyz']) {
+        const res = await publicLimited.request('GET', path, { token: null });
+        statuses.push(res.status);
+        if (res.status === 429) refused = res;
+        else await res.body?.cancel();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      const retryAfter = Number(refused!.headers.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 3, `Retry-After: ${retryAfter}`);
+      assert.deepEqual(await errorOf(refused!), { status: 429, code: 'rate_limited', detail: `Too many requests from this client address (TIDINGS_PUBLIC_RATE_LIMIT=1/s, TIDINGS_PUBLIC_RATE_BURST=3); retry in ${retryAfter} s` });
+      assert.equal((await publicLimited.request('GET', '/api/v1/app')).status, 200, 'a credential has its own bucket');
+    } finally {
+      await publicLimited.close();
+    }
+  });
+
+  test('a body over TIDINGS_MAX_BODY_BYTES gets 413 payload_too_large naming the setting and its value, and stores nothing', async () => {
     const app = await cors.svix.application.create({ name: 'big' });
     const body = JSON.stringify({ eventType: 'big.one', payload: { pad: 'x'.repeat(TEST_MAX_BODY_BYTES) } });
     const res = await cors.request('POST', `/api/v1/app/${app.id}/msg`, { body });
-    assert.equal((await errorOf(res)).code, 'payload_too_large');
+    assert.deepEqual(await errorOf(res), { status: 413, code: 'payload_too_large', detail: `The request body is larger than TIDINGS_MAX_BODY_BYTES (${TEST_MAX_BODY_BYTES} bytes)` });
     assert.equal(res.status, 413);
     assert.equal((await cors.database.db.query('SELECT 1 FROM messages WHERE app_id = $1', [app.id])).rows.length, 0);
   });

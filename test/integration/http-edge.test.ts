@@ -15,7 +15,7 @@ const AUTH = `Authorization: Bearer ${ADMIN_TOKEN}\r\n`;
 describe('the HTTP edge answers in the error contract', () => {
   let api: ApiHarness;
   before(async () => {
-    api = await startApi(freshServerDatabase, { TIDINGS_API_HEADERS_TIMEOUT: '600ms', TIDINGS_API_REQUEST_TIMEOUT: '3s' });
+    api = await startApi(freshServerDatabase, { TIDINGS_API_HEADERS_TIMEOUT: '600ms', TIDINGS_API_REQUEST_TIMEOUT: '3s', TIDINGS_API_BODY_RATE_GRACE: '300ms', TIDINGS_API_MIN_BODY_RATE: '1024' });
   });
   after(async () => api?.close());
 
@@ -134,12 +134,67 @@ describe('the HTTP edge answers in the error contract', () => {
     assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms (headers timeout 600 ms, request timeout 3 s)`);
   });
 
-  test('an authenticated client that sends its body too slowly gets 408 request_timeout JSON within TIDINGS_API_REQUEST_TIMEOUT, and nothing is created', async () => {
+  test('an authenticated body that stalls is cut with 408 request_timeout naming TIDINGS_API_MIN_BODY_RATE after the grace, not after the request timeout, and nothing is created', async () => {
     const before = await appCount();
     const r = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 8000);
     assert.equal(r.status, 408);
     assert.equal((r.body as { code: string }).code, 'request_timeout');
+    assert.match((r.body as { detail: string }).detail, /TIDINGS_API_MIN_BODY_RATE \(1024 bytes\/s after TIDINGS_API_BODY_RATE_GRACE 300 ms\)/);
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs >= 250 && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms (grace 300 ms, request timeout 3 s)`);
+    assert.equal(await appCount(), before);
+  });
+
+  test('a body trickled just above TIDINGS_API_MIN_BODY_RATE is not cut by it, and TIDINGS_API_REQUEST_TIMEOUT still ends it with 408', async () => {
+    const before = await appCount();
+    let writer: NodeJS.Timeout | undefined;
+    // 64 bytes every 50 ms: 1280 bytes/s, above the 1024 bytes/s minimum; 60,000 bytes announced never arrive in 3 s.
+    const r = await rawExchange(api.url, `POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"name":"`, {
+      timeoutMs: 8000,
+      then: (socket) => {
+        let writes = 0;
+        writer = setInterval(() => {
+          if (socket.destroyed || ++writes > 160) clearInterval(writer);
+          else socket.write('x'.repeat(64));
+        }, 50);
+      },
+    });
+    clearInterval(writer);
+    assert.equal(r.status, 408);
+    assert.equal((r.body as { code: string }).code, 'request_timeout');
+    assert.doesNotMatch((r.body as { detail: string }).detail, /MIN_BODY_RATE/);
     assert.ok(r.closedAfterMs !== null && r.closedAfterMs >= 2500 && r.closedAfterMs < 6000, `closed after ${r.closedAfterMs} ms (request timeout 3 s)`);
     assert.equal(await appCount(), before);
+  });
+
+  test('a Transfer-Encoding other than chunked alone (gzip, chunked) is refused 501 unsupported_transfer_encoding before the body is read, and nothing is created', async () => {
+    const before = await appCount();
+    // Node refuses a Transfer-Encoding that does not end in chunked itself (400); these end in it.
+    for (const coding of ['gzip, chunked', 'deflate,chunked', 'x-custom ,  chunked']) {
+      const r = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: ${coding}\r\n\r\n10\r\n{"name":"gzip!"}\r\n0\r\n\r\n`);
+      assert.equal(r.status, 501, `${coding}: ${r.text}`);
+      assert.equal((r.body as { code: string }).code, 'unsupported_transfer_encoding', coding);
+      assert.notEqual(r.closedAfterMs, null, `${coding}: the connection is closed`);
+    }
+    const body = '{"name":"chunked"}';
+    const chunked = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+    assert.equal(chunked.status, 201, `chunked alone is accepted: ${chunked.text}`);
+    assert.equal(await appCount(), before + 1);
+  });
+
+  test('a body sent to a route that takes none (logout, resend, a GET, a DELETE) is refused 400 body_not_allowed naming the route, before any of it is read', async () => {
+    const routes = [
+      ['POST', '/api/v1/auth/logout', 'POST /api/v1/auth/logout'],
+      ['POST', '/api/v1/app/app_x/msg/msg_x/endpoint/ep_x/resend', 'POST /api/v1/app/:appId/msg/:msgId/endpoint/:endpointId/resend'],
+      ['GET', '/api/v1/app', 'GET /api/v1/app'],
+      ['DELETE', '/api/v1/app/app_x', 'DELETE /api/v1/app/:appId'],
+    ] as const;
+    for (const [method, path, route] of routes) {
+      const r = await exchange(`${method} ${path} HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{}`, 3000);
+      assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+      assert.deepEqual(r.body, { code: 'body_not_allowed', detail: `${route} takes no request body; send none (no Content-Length, or Content-Length: 0)` });
+      assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 1000, `${method} ${path}: closed after ${r.closedAfterMs} ms without reading the body`);
+    }
+    const empty = await exchange(`GET /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+    assert.equal(empty.status, 200, 'Content-Length: 0 is no body');
   });
 });

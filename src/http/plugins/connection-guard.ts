@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { LineSampler } from './line-sampler.ts';
+import type { PipelineStats } from './pipeline-gate.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +21,8 @@ export interface ConnectionStats {
   readonly evicted: number;
   /** New connections closed at once because every open one had a request in progress. */
   readonly refused: number;
+  /** Pipelined requests per connection: the most running and waiting at once, and connections closed. */
+  readonly pipeline: PipelineStats;
 }
 
 /**
@@ -31,9 +34,9 @@ export interface ConnectionStats {
  * progress the new one is closed at once. A connection with a request in progress is never closed here
  * (TIDINGS_API_REQUEST_TIMEOUT bounds it). Node's own `server.maxConnections` would refuse the newcomer
  * instead, so a few hundred silent sockets would lock everyone else out.
- * @returns a function that reads the current {@link ConnectionStats}
+ * @returns a function that reads the current {@link ConnectionStats} (but the pipeline's)
  */
-export function guardConnections(server: Server, maxConnections: number, sampler: LineSampler, log: (obj: object, msg: string) => void): () => ConnectionStats {
+export function guardConnections(server: Server, maxConnections: number, sampler: LineSampler, log: (obj: object, msg: string) => void): () => Omit<ConnectionStats, 'pipeline'> {
   // Insertion-ordered sets: the first element is the oldest. A socket is in at most one of them.
   const fresh = new Set<Socket>();
   const idle = new Set<Socket>();

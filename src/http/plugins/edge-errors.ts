@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TOKEN_PREFIX } from '../../app/credentials.ts';
@@ -75,6 +75,12 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
+/** True when a request announces a body: any Transfer-Encoding, or a Content-Length other than 0. */
+function announcesBody(headers: FastifyRequest['headers']): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
+}
+
 function count(rawHeaders: readonly string[], name: string): number {
   let n = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) n++;
@@ -90,6 +96,9 @@ function count(rawHeaders: readonly string[], name: string): number {
  * - a `Content-Encoding` other than `identity` → 415 `unsupported_content_encoding` with
  *   `Accept-Encoding: identity` (RFC 9110 §15.5.16 and §12.5.3: 415 is the status for an unsupported content
  *   coding; the body is never decompressed, so its size limit holds);
+ * - a `Transfer-Encoding` other than `chunked` alone (`gzip, chunked`, two headers, …) → 501
+ *   `unsupported_transfer_encoding` (RFC 9112 §6.1: a server that does not understand a transfer coding
+ *   SHOULD answer 501; Node would de-chunk and pass the compressed bytes on as the body);
  * - a credential in the query string (by parameter name, or a value shaped like a Tidings token) → 400
  *   `credentials_in_query` (see {@link redactUrl} for the log); a query that does not percent-decode → 400
  *   `bad_request`.
@@ -107,6 +116,10 @@ export function checkRequestShape(request: FastifyRequest): void {
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
     throw new AppError('unsupported_content_encoding', 'Content-Encoding is not accepted; send the body uncompressed', { headers: { 'accept-encoding': 'identity', connection: 'close' } });
   }
+  const transfer = request.headers['transfer-encoding'];
+  if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked') {
+    throw new AppError('unsupported_transfer_encoding', 'Only "Transfer-Encoding: chunked" is accepted (no other transfer coding, alone or with chunked); send Content-Length, or chunked alone', { headers: { connection: 'close' } });
+  }
   const problem = queryProblem(request.url);
   if (problem === 'undecodable') throw new AppError('bad_request', 'The query string is not valid percent-encoding (RFC 3986 §2.1)');
   if (problem === 'credential') {
@@ -114,10 +127,26 @@ export function checkRequestShape(request: FastifyRequest): void {
   }
 }
 
+/**
+ * Refuses a body sent to a route that takes none (a route without a body schema: `POST /auth/logout`,
+ * resend, pause, every GET and DELETE) with 400 `body_not_allowed` naming the route, before any of it is
+ * read, and closes the connection: a slow body there would only hold a connection. An `onRequest` hook
+ * installed after authentication, so a caller without a credential still gets its 401 (or 403) first.
+ * @throws AppError `body_not_allowed`
+ */
+export function installBodyNotAllowed(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.schema?.body !== undefined || !announcesBody(request.headers)) return;
+    const route = `${request.method} ${request.routeOptions.url ?? ''}`;
+    throw new AppError('body_not_allowed', `${route} takes no request body; send none (no Content-Length, or Content-Length: 0)`, { headers: { connection: 'close' } });
+  });
+}
+
 /** Fastify's framework errors (a bad percent-encoding, a path segment over the router's limit) → the contract. */
-function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const maxParamLength = (request.server.initialConfig as { readonly routerOptions?: { readonly maxParamLength?: number } }).routerOptions?.maxParamLength;
   const [code, detail]: [ErrorCode, string] = error.code === 'FST_ERR_BAD_URL' ? ['bad_request', 'The request target is not a valid URL (a malformed percent-encoding)']
-    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? ['uri_too_long', 'A path segment of the request target is too long']
+    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? ['uri_too_long', `A path segment of the request target is longer than the router accepts (${maxParamLength ?? '?'} characters)`]
       : ['bad_request', 'The request could not be routed'];
   // The request target is not echoed: it may hold anything, a credential included.
   void reply.code(ERROR_CATALOG[code].status).type('application/json; charset=utf-8').send({ code, detail });
@@ -126,7 +155,7 @@ function frameworkError(error: FastifyError, _request: FastifyRequest, reply: Fa
 /** Node's parser errors → status, code and detail (llhttp error codes; ERR_HTTP_REQUEST_TIMEOUT from the server). */
 function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['request_timeout', 'The request did not arrive in time (TIDINGS_API_HEADERS_TIMEOUT, TIDINGS_API_REQUEST_TIMEOUT)'];
-  if (err.code === 'HPE_HEADER_OVERFLOW') return ['headers_too_large', 'The request line and headers are larger than the server accepts'];
+  if (err.code === 'HPE_HEADER_OVERFLOW') return ['headers_too_large', `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes, Node's --max-http-header-size)`];
   if (err.code === 'HPE_URI_TOO_LONG') return ['uri_too_long', 'The request target is too long'];
   return ['bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
 }

@@ -54,6 +54,8 @@ export function installErrorHandler(app: FastifyInstance, databaseError: (error:
     if (error instanceof AppError) return send(reply, error.code, error.detail, error.headers);
     if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
     const mapped = FASTIFY_CODES[error.code];
+    // A refusal by a limit names its setting and value.
+    if (mapped === 'payload_too_large') return send(reply, mapped, `The request body is larger than TIDINGS_MAX_BODY_BYTES (${request.routeOptions.bodyLimit} bytes)`, { connection: 'close' });
     if (mapped !== undefined) return send(reply, mapped, error.message);
     if (request.raw.readableAborted) {
       // The client closed the connection before its body arrived (its ECONNRESET is not the database's):

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { metricsRequestAllowed } from '../../observability/metrics.ts';
 import type { Api, HttpDeps } from '../deps.ts';
+import { singleFlight } from '../plugins/single-flight.ts';
 
 /**
  * Health and operations routes, all without authentication: Svix `GET /api/v1/health` (204 while the API
@@ -26,9 +27,11 @@ export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'm
     return { status: 'ready' };
   });
 
+  // Scrapes that arrive while the text is being built share it (ADR 0019).
+  const metricsText = singleFlight(() => deps.metrics.registry.metrics());
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     if (!metricsRequestAllowed(request.headers.authorization, deps.config.metricsToken)) throw new AppError('authentication_failed', 'TIDINGS_METRICS_TOKEN is set: /metrics needs Authorization: Bearer <that token>');
-    const text = await deps.metrics.registry.metrics();
+    const text = await metricsText();
     return reply.type(deps.metrics.registry.contentType).send(text);
   });
 }
