@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answer, claimed, harness, settle } from '../../../test/support/dispatcher-harness.ts';
+import { deferred } from '../../../test/support/deferred.ts';
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 import type { TakeRequest, WorkSink, WorkSource } from '../../ports/work-source.ts';
+import { CLAIM_BACKOFF_BASE_MS } from './claim-pacer.ts';
 
 // A third source beside the claim and the hand-off, as a broker transport would be one: it pulls (its take leases the
 // deliveries of the ids it holds), wakes the dispatcher when a message arrives, and is told when a record settled.
@@ -66,4 +68,26 @@ test('room a source reserved counts as held: the claim asks for less and is told
   assert.equal(h.claimCalls[0]?.limit, 2);
   assert.deepEqual(h.claimCalls[0]?.excludeEndpoints, ['ep_a'], 'ep_a is at its share of 2 with what was reserved for it');
   assert.deepEqual(h.claimCalls[0]?.window?.held, new Map([['ep_a', 2]]));
+});
+
+test('a pushing source is offered no room while the claims fail and back off, and room again once a claim succeeds', async () => {
+  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 });
+  const afterBackOff = deferred<readonly ClaimedDelivery[]>();
+  h.claims.push([claimed('1', 'ep_a')], new Error('connection refused'), afterBackOff.promise);
+  h.dispatcher.start();
+  await settle();
+  h.requests.get('1')?.result.resolve(answer(200));
+  await settle();
+  assert.equal(h.dispatcher.healthy(), false, 'the second claim failed');
+  assert.equal(h.handoff.offer(1), null, 'no room while backing off after a failed claim');
+  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2);
+  assert.equal(h.dispatcher.healthy(), false, 'the claim after the back-off is still out');
+  assert.equal(h.handoff.offer(1), null, 'no room until a claim succeeds');
+  afterBackOff.resolve([]);
+  await settle();
+  assert.equal(h.dispatcher.healthy(), true, 'the claim after the back-off succeeded');
+  const offer = h.handoff.offer(1);
+  assert.deepEqual(offer?.endpointIds, ['ep_a'], 'room again for the endpoint that answered');
+  h.handoff.adopt(offer!, []);
+  await h.dispatcher.stop();
 });
