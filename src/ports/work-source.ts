@@ -54,7 +54,7 @@ export interface WindowRoom {
   readonly dispatcherId: string;
   /** The lease a source grants on the dispatcher's behalf, ms. */
   readonly leaseMs: number;
-  /** The instant of this reading, ms of the dispatcher's clock: a lease granted after it lasts at least until then + leaseMs. */
+  /** The instant of this reading, ms of the dispatcher's clock: a lease granted after it lasts until then + leaseMs. */
   readonly nowMs: number;
   /** Slots free for more leases (may be ≤ 0: none). */
   readonly free: number;
@@ -68,7 +68,7 @@ export interface WindowRoom {
 
 /** The dispatcher's side of a source it is connected to (see {@link WorkSource.connect}). */
 export interface WorkSink {
-  /** A take from this source may find work now (a publish's NOTIFY, a broker message): the loop's wait ends. Never throws. */
+  /** A take from this source may find work now (a publish's NOTIFY, a broker message): the wait ends. Never throws. */
   wake(): void;
   /**
    * "These are yours already": deliveries the source leased to this dispatcher itself, their leases lasting at least
@@ -76,7 +76,7 @@ export interface WorkSink {
    * releases their leases (fenced). Never throws.
    */
   yours(deliveries: readonly ClaimedDelivery[], leaseUntilMs: number): void;
-  /** The window to promise room in, or null while the dispatcher takes no work (not running, backing off, a failed take). */
+  /** The window to promise room in; null while the dispatcher takes no work (stopped, backing off, its window full). */
   room(): WindowRoom | null;
 }
 

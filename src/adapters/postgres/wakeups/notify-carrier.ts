@@ -1,7 +1,8 @@
 /*
- * The carrier protocol of the process's wake-up NOTIFY (docs/adr/0006-round-trips-and-wake-ups.md, "The process's NOTIFY
- * rides on a publish statement"): the hub (wakeups.ts) decides which statement carries the NOTIFY, the publish statement
- * (../message/message-store.ts) carries it. Both sides import these names from here, and nothing else of each other.
+ * The carrier protocol of the process's wake-up NOTIFY (docs/adr/0006-round-trips-and-wake-ups.md, "The process's
+ * NOTIFY rides on a publish statement"): the hub (wakeups.ts) decides which statement carries the NOTIFY, the publish
+ * statement (../message/message-store.ts) carries it. Both sides import these names from here, and nothing else of
+ * each other.
  */
 
 /** Channel of the NOTIFY that wakes idle dispatchers after a commit that made work due (docs/design.md#publishing). */
