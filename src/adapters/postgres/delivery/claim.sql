@@ -27,6 +27,10 @@
 --                       it, an endpoint that holds nothing and is not known to be unresponsive still gets one
 --                       (docs/adr/0009-window-share-within-a-claim.md)
 --
+-- Whether an endpoint takes work now (active, not deleted, not throttled: tidings_endpoint_accepting) and
+-- whether it needs the gate (not tidings_endpoint_ungated) are the endpoint's functions of migration
+-- 1764000010000, which the publish statement's hand-off reads too; the planner inlines them.
+--
 -- Step 1, the gate (its own query): endpoints whose claims must be serialized across dispatchers (an
 -- in-flight cap, a rate limit, or a breaker that is not closed) and that have due work are locked with a
 -- transaction-scoped advisory lock, try-only: an endpoint another dispatcher is claiming from right now is
@@ -79,10 +83,9 @@ BEGIN
     SELECT coalesce(array_agg(gate.id), '{}') FROM (
     SELECT g.id FROM (
       SELECT e.id FROM endpoints e
-      WHERE e.status = 'active' AND e.deleted_at IS NULL
-        AND (e.max_in_flight IS NOT NULL OR e.rate_limit_per_s IS NOT NULL OR e.breaker_state <> 'closed')
+      WHERE tidings_endpoint_accepting(e, coalesce($4::timestamptz, clock_timestamp()))
+        AND NOT tidings_endpoint_ungated(e)
         AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($4::timestamptz, clock_timestamp()))
-        AND (e.throttled_until IS NULL OR e.throttled_until <= coalesce($4::timestamptz, clock_timestamp()))
         AND (SELECT d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
              AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
              ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
@@ -98,12 +101,11 @@ BEGIN
     SELECT e.id, e.max_in_flight, e.rate_limit_per_s, coalesce(e.rate_burst, e.rate_limit_per_s) AS burst,
            e.rate_tokens, e.rate_refilled_at, e.breaker_state, e.id = ANY (v_gated) AS gated
     FROM endpoints e, t
-    WHERE e.status = 'active' AND e.deleted_at IS NULL
-      AND (e.throttled_until IS NULL OR e.throttled_until <= t.now)
+    WHERE tidings_endpoint_accepting(e, t.now)
       -- Checked again in this snapshot: an outcome recorded since the gate read the row may have opened
       -- the breaker again for a new cool-down (its probe failed), and no probe may go out before it ends.
       AND (e.breaker_state <> 'open' OR e.breaker_open_until <= t.now)
-      AND ((e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL AND e.breaker_state = 'closed') OR e.id = ANY (v_gated))
+      AND (tidings_endpoint_ungated(e) OR e.id = ANY (v_gated))
       AND NOT (e.id = ANY ($6::text[]))
       -- "Has due work" is the first due row in due order, not EXISTS: as a semi join, a planner whose
       -- statistics saw one endpoint with a backlog built a bitmap of every due row (of every endpoint) per

@@ -130,11 +130,10 @@ const msg = (v: Variant): Piece => sql`msg AS (
 const fan = (v: Variant): Piece => sql`fan AS (
   SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at,
          msg.due_at${when(v.handing, sql`,
-         -- Leased at once to the offer's dispatcher: due now, to an endpoint of the offer that needs no gate of
-         -- the claim.
-         e.status = 'active' AND msg.due_at <= msg.created_at AND e.max_in_flight IS NULL AND e.rate_limit_per_s IS NULL
-           AND e.breaker_state = 'closed' AND (e.throttled_until IS NULL OR e.throttled_until <= msg.created_at)
-           AND r.room IS NOT NULL AS takeable, r.room`)}
+         -- Leased at once to the offer's dispatcher: due now, to an endpoint of the offer that takes work and
+         -- needs no gate of the claim (the endpoint's rule, as the claim reads it: migration 1764000010000).
+         tidings_endpoint_accepting(e, msg.created_at) AND tidings_endpoint_ungated(e)
+           AND msg.due_at <= msg.created_at AND r.room IS NOT NULL AS takeable, r.room`)}
   FROM msg JOIN endpoints e ON e.app_id = msg.app_id${when(v.handing, sql`
   LEFT JOIN unnest(${p.room_endpoints}::text[], ${p.room}::int[]) AS r (id, room) ON r.id = e.id`)}
   WHERE e.deleted_at IS NULL
