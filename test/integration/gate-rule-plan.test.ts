@@ -107,7 +107,8 @@ async function innerPlans(call: string): Promise<unknown[]> {
   });
   try {
     const settings = [
-      'log_min_duration = 0', 'log_nested_statements = on', `log_format = 'json'`, `log_level = 'notice'`, 'log_verbose = on',
+      'log_min_duration = 0', 'log_nested_statements = on', `log_format = 'json'`, `log_level = 'notice'`,
+      'log_verbose = on',
     ];
     for (const setting of settings) await client.query(`SET auto_explain.${setting}`);
     await client.query(`LOAD 'auto_explain'`);
@@ -120,7 +121,7 @@ async function innerPlans(call: string): Promise<unknown[]> {
   return plans;
 }
 
-test('the claim plans the gate rule as written out in place: same plans of its gate and claim, no call left', async () => {
+test('the claim plans the gate rule as if written out in place: same gate and claim plans, no call left', async () => {
   const claimSql = await readFile(new URL('../../src/adapters/postgres/delivery/claim.sql', import.meta.url), 'utf8');
   assert.match(claimSql, /tidings_endpoint_ungated\(e\)/, 'the claim reads the rule');
   const reference = writtenOut(claimSql, await bodies(t.db))
