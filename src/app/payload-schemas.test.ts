@@ -37,18 +37,16 @@ test('check accepts Svix schemas maps and names each bad version', () => {
   assert.deepEqual(s.check({ one: {}, 0: {}, 2: 'x', 3: { type: 'nonsense' } }).map((i) => i.loc.join('.')).sort(), ['body.schemas.0', 'body.schemas.2', 'body.schemas.3', 'body.schemas.one']);
 });
 
-test('validate checks the latest version with formats and reports every violation under body.payload', () => {
+test('validate checks the latest version with formats and reports the first violation under body.payload', () => {
   const s = createPayloadSchemas();
   const et = eventType({
     1: { type: 'object', required: ['old'] },
     2: { type: 'object', required: ['id', 'at'], properties: { id: { type: 'integer' }, at: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' } } } },
   });
   assert.doesNotThrow(() => s.validate(et, bytes({ id: 1, at: '2026-01-01T00:00:00Z' })), 'version 1 no longer applies');
-  assert.deepEqual(refusal(() => s.validate(et, bytes({ at: 'soon', tags: ['a', 2] }))), [
-    'body.payload.at value_error.jsonschema.format',
-    'body.payload.id value_error.jsonschema.required',
-    'body.payload.tags.1 value_error.jsonschema.type',
-  ]);
+  assert.deepEqual(refusal(() => s.validate(et, bytes({ at: 'soon', tags: ['a', 2] }))), ['body.payload.id value_error.jsonschema.required']);
+  assert.deepEqual(refusal(() => s.validate(et, bytes({ id: 1, at: 'soon', tags: ['a', 2] }))), ['body.payload.at value_error.jsonschema.format']);
+  assert.deepEqual(refusal(() => s.validate(et, bytes({ id: 1, at: '2026-01-01T00:00:00Z', tags: ['a', 2] }))), ['body.payload.tags.1 value_error.jsonschema.type']);
   assert.deepEqual(refusal(() => s.validate(et, Buffer.from('{not json'))), ['body.payload value_error.json']);
   assert.doesNotThrow(() => s.validate(eventType(null), Buffer.from('"anything"')));
 });
@@ -73,7 +71,7 @@ test('each pattern is checked by its own expression, within one schema and acros
 });
 
 test('a schema over the size or pattern cap is refused naming the setting', () => {
-  const s = createPayloadSchemas({ maxSchemaBytes: 1024, maxSchemaPatterns: 2 });
+  const s = createPayloadSchemas({ maxSchemaBytes: 1024, maxSchemaPatterns: 2, maxSchemaUniqueItems: 100 });
   const big = { 1: { type: 'object', description: 'd'.repeat(2000) } };
   assert.match(s.check(big)[0]?.msg ?? '', /TIDINGS_MAX_SCHEMA_BYTES/);
   const many = { 1: { type: 'object', patternProperties: { '^a': {}, '^b': {} }, properties: { c: { pattern: '^c' } } } };
@@ -89,4 +87,15 @@ test('an event type schema whose own example fails it is refused at the example,
     'body.schemas.1.examples.1.invoice value_error.jsonschema.type',
     'body.schemas.1.examples.2.invoice value_error.jsonschema.required',
   ]);
+});
+
+test('a uniqueItems that would compare items two by two is refused naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar items or a bounded maxItems pass', () => {
+  const s = createPayloadSchemas({ maxSchemaBytes: 16_384, maxSchemaPatterns: 64, maxSchemaUniqueItems: 10 });
+  const refused = s.check({ 1: { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'object' } } } } });
+  assert.deepEqual(refused[0]?.loc, ['body', 'schemas', '1', 'properties', 'a', 'uniqueItems']);
+  assert.match(refused[0]?.msg ?? '', /maxItems of at most 10 .*TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/);
+  assert.equal(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 11 } }).length, 1);
+  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 10 } }), []);
+  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, items: { type: ['string', 'null'] } } }), []);
+  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: false } }), []);
 });

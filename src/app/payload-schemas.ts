@@ -32,7 +32,8 @@ export interface PayloadSchemas {
   /**
    * Checks a payload (the exact published bytes, parsed) against the event type's latest schema version.
    * Does nothing when the event type has no schemas.
-   * @throws AppError `validation` (422) listing each violation at loc `body.payload.<path>`
+   * @throws AppError `validation` (422) naming the first violation at loc `body.payload.<path>` (with the
+   *   branches of an `anyOf` / `oneOf` it failed in)
    */
   validate(eventType: EventTypeRecord, payload: Uint8Array): void;
 }
@@ -64,16 +65,54 @@ const linearRegExp: RegExpEngine = Object.assign((pattern: string) => {
   return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
 }, { code: 're2js' });
 
-/** Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS). */
+/** Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS, TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS). */
 export interface SchemaLimits {
   /** Largest schema of one version, as JSON text, in bytes. */
   readonly maxSchemaBytes: number;
   /** Most `pattern` values plus `patternProperties` keys in one schema. */
   readonly maxSchemaPatterns: number;
+  /** Largest `maxItems` beside a `uniqueItems` whose items are not typed as scalars (compared two by two). */
+  readonly maxSchemaUniqueItems: number;
 }
 
-/** The defaults of {@link SchemaLimits}: those of TIDINGS_MAX_SCHEMA_BYTES and TIDINGS_MAX_SCHEMA_PATTERNS. */
-const defaultSchemaLimits = (): SchemaLimits => ({ maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns') });
+/** The defaults of {@link SchemaLimits}: those of their settings. */
+const defaultSchemaLimits = (): SchemaLimits => ({
+  maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns'), maxSchemaUniqueItems: settingDefault('maxSchemaUniqueItems'),
+});
+
+/** JSON types whose items ajv checks for uniqueness by hashing, in time linear in the array's length. */
+const HASHED_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/** True when `items` declares only scalar types: then ajv's uniqueItems hashes (its `canOptimize`). */
+function scalarItems(items: unknown): boolean {
+  if (items === null || typeof items !== 'object' || Array.isArray(items)) return false;
+  const type = (items as { type?: unknown }).type;
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : [];
+  return types.length > 0 && types.every((t) => typeof t === 'string' && HASHED_TYPES.has(t));
+}
+
+/**
+ * The path of the first `uniqueItems: true` in `schema` that ajv would check by comparing every pair of items
+ * (items not typed as scalars) without a `maxItems` of at most `maxItems` beside it, or null. Such a check
+ * costs time quadratic in the array's length: 20,000 objects took 6.5 s. (`maxItems` is checked first, so
+ * it bounds the pairs.) Walks every value, with an explicit stack.
+ */
+export function pairwiseUniqueItems(schema: unknown, maxItems: number): (string | number)[] | null {
+  const stack: { readonly node: unknown; readonly path: (string | number)[] }[] = [{ node: schema, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
+      continue;
+    }
+    const o = node as Record<string, unknown>;
+    const bounded = typeof o.maxItems === 'number' && o.maxItems <= maxItems;
+    if (o.uniqueItems === true && !scalarItems(o.items) && !bounded) return [...path, 'uniqueItems'];
+    for (const [key, value] of Object.entries(o)) stack.push({ node: value, path: [...path, key] });
+  }
+  return null;
+}
 
 /**
  * The regular expressions of a schema: each string `pattern` and each key of a `patternProperties` object,
@@ -98,7 +137,11 @@ export function countPatterns(schema: unknown): number {
   return count;
 }
 
-const AJV_OPTIONS = { allErrors: true, strict: false, code: { regExp: linearRegExp } } as const;
+/**
+ * `allErrors: false`: a check stops at the first violation, so its work and its answer are bounded by the
+ * schema, not by the payload (with every violation listed, a 900 KB payload gave a 45 MB answer).
+ */
+const AJV_OPTIONS = { allErrors: false, strict: false, code: { regExp: linearRegExp } } as const;
 /** One instance per draft, made once: a new instance with its formats cost more than compiling a small schema. */
 const compilers: { draft7?: Ajv; draft2019?: Ajv; draft2020?: Ajv } = {};
 
@@ -140,9 +183,11 @@ function issueOf(error: ErrorObject): ValidationIssue {
 
 /**
  * Makes the payload schema checks (with their validator cache). A schema is refused at write time when its
- * JSON is larger than `limits.maxSchemaBytes` or it has more than `limits.maxSchemaPatterns` regular
- * expressions, so compiling one (at write time, and once per event-type change on the publish path) and
- * checking a payload against it cost bounded time: a schema of 8,000 patterns took 7.8 s to compile.
+ * JSON is larger than `limits.maxSchemaBytes`, it has more than `limits.maxSchemaPatterns` regular
+ * expressions, or a `uniqueItems` would compare items pairwise beyond `limits.maxSchemaUniqueItems`
+ * ({@link pairwiseUniqueItems}), so compiling one (at write time, and once per event-type change on the
+ * publish path) and checking a payload against it cost bounded time: a schema of 8,000 patterns took 7.8 s to
+ * compile. A check stops at its first violation (`allErrors: false`).
  */
 export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits()): PayloadSchemas {
   const cache = new Map<string, { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }>();
@@ -177,6 +222,16 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
         const patterns = countPatterns(schema);
         if (patterns > limits.maxSchemaPatterns) {
           issues.push({ loc: ['body', 'schemas', version], msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`, type: 'value_error.jsonschema.too_many_patterns' });
+          continue;
+        }
+        const pairwise = pairwiseUniqueItems(schema, limits.maxSchemaUniqueItems);
+        if (pairwise !== null) {
+          issues.push({
+            loc: ['body', 'schemas', version, ...pairwise],
+            msg: 'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or null '
+              + `(time quadratic in their number): give items such a type, or a maxItems of at most ${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
+            type: 'value_error.jsonschema.unique_items',
+          });
           continue;
         }
         let validate: ValidateFunction;

@@ -1,3 +1,5 @@
+import { errorSummary } from './error-bounds.ts';
+
 /**
  * The application error catalog (docs/reference/errors.md; src/domain/errors.test.ts keeps the two in step). Every error the API answers carries one of these
  * stable snake_case codes; docs/reference/errors.md lists them and a test keeps the two in step.
@@ -65,7 +67,8 @@ export class AppError extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, detail: string | readonly ValidationIssue[], options?: { cause?: unknown; headers?: Record<string, string> }) {
-    super(typeof detail === 'string' ? detail : `${code}: ${detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ')}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    // Bounded (error-bounds.ts): the message is what a log line and a trace span's status carry.
+    super(errorSummary(code, detail), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CATALOG[code].status;

@@ -11,7 +11,7 @@ import { continueAfterAuthentication, guardConnections } from './plugins/connect
 import { installCors } from './plugins/cors.ts';
 import { clientErrorHandler, frameworkErrors, installBodyNotAllowed, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
-import { installErrorHandler } from './plugins/error-handler.ts';
+import { installErrorHandler, schemaErrorMessage } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installPathSegmentCheck } from './plugins/path-segments.ts';
 import { lazyChildLogger } from './plugins/lazy-child-logger.ts';
@@ -133,6 +133,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
       requireHostHeader: false,
     },
     frameworkErrors,
+    schemaErrorFormatter: schemaErrorMessage,
     clientErrorHandler: clientErrorHandler(refusals, info),
   });
   const guardStats = guardConnections(fastify.server, config.apiMaxConnections, refusals, info);

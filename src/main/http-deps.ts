@@ -97,7 +97,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
   const cacheOptions = { maxEntries: w.config.publishLookupCacheEntries };
   const eventTypeCache = createLookupCache<EventTypeRecord>({ ...cacheOptions, keepAbsent: true });
-  const schemas = createPayloadSchemas({ maxSchemaBytes: w.config.maxSchemaBytes, maxSchemaPatterns: w.config.maxSchemaPatterns });
+  const schemas = createPayloadSchemas({ maxSchemaBytes: w.config.maxSchemaBytes, maxSchemaPatterns: w.config.maxSchemaPatterns, maxSchemaUniqueItems: w.config.maxSchemaUniqueItems });
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
   const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);

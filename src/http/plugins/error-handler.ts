@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, ERROR_CATALOG, wireCode, type ErrorCode, type ValidationIssue } from '../../domain/errors.ts';
+import { boundedIssues, boundedText } from '../../domain/error-bounds.ts';
 import { notServedFamily } from '../not-served.ts';
 
 /** Fastify's name for the part of the request that failed validation → the Svix/FastAPI `loc` head. */
@@ -33,12 +34,25 @@ function validationIssues(error: FastifyError): ValidationIssue[] {
 
 /**
  * The body of an error answer: `{code, detail}`. Every 422 carries `detail` as a list of `{loc, msg, type}`
- * (the svix client's `HTTPValidationError`); a 422 whose cause has no field names the body as a whole.
+ * (the svix client's `HTTPValidationError`); a 422 whose cause has no field names the body as a whole. At
+ * most ERROR_BOUNDS.issuesMax issues are listed and every text is bounded (docs/reference/errors.md).
  */
 function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly ValidationIssue[], headers: Readonly<Record<string, string>> = {}): FastifyReply {
   const status = ERROR_CATALOG[code].status;
-  const shaped = status === 422 && typeof detail === 'string' ? [{ loc: ['body'], msg: detail, type: `value_error.${code}` }] : detail;
+  // Bounded (domain/error-bounds.ts): a refusal may quote the request and list any number of fields.
+  const shaped = typeof detail !== 'string' ? boundedIssues(detail)
+    : status === 422 ? boundedIssues([{ loc: ['body'], msg: detail, type: `value_error.${code}` }]) : boundedText(detail);
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ code: wireCode(code), detail: shaped });
+}
+
+/**
+ * Fastify's `schemaErrorFormatter`: the message of a request that failed its schema, bounded — it is what the
+ * request's trace span and log line carry, and a body with thousands of unknown keys has thousands of issues.
+ * The answer is built from the error's `validation` list (the error handler), not from this message.
+ */
+export function schemaErrorMessage(errors: readonly { readonly instancePath?: string; readonly message?: string }[], dataVar: string): Error {
+  const first = errors.slice(0, 3).map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message ?? 'invalid'}`).join('; ');
+  return new Error(boundedText(`${errors.length} failing field${errors.length === 1 ? '' : 's'}: ${first}${errors.length > 3 ? '; …' : ''}`));
 }
 
 /**
