@@ -28,6 +28,8 @@ export interface Receiver {
   readonly url: string;
   /** Status and body of the next answers (changeable while running). */
   answer: { status: number; body: string; contentType: string };
+  /** Answers for given paths, before {@link answer} (e.g. `/gone` → 410 while the others succeed). */
+  readonly byPath: Map<string, { status: number; body: string; contentType: string }>;
   /** While set, requests are read and held unanswered until it resolves (to see a delivery in flight). */
   gate: Promise<void> | null;
   readonly requests: { path: string; body: string }[];
@@ -40,6 +42,7 @@ export async function startReceiver(): Promise<Receiver> {
   const receiver = {
     url: '',
     answer: { status: 204, body: '', contentType: 'text/plain' },
+    byPath: new Map<string, { status: number; body: string; contentType: string }>(),
     gate: null as Promise<void> | null,
     requests,
     close: async (): Promise<void> => { await new Promise((r) => server.close(r)); },
@@ -50,8 +53,9 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('end', async () => {
       requests.push({ path: req.url ?? '', body });
       await receiver.gate;
-      res.writeHead(receiver.answer.status, { 'content-type': receiver.answer.contentType });
-      res.end(receiver.answer.body);
+      const answer = receiver.byPath.get(req.url ?? '') ?? receiver.answer;
+      res.writeHead(answer.status, { 'content-type': answer.contentType });
+      res.end(answer.body);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

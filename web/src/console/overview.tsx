@@ -23,10 +23,12 @@ const ms = (v: number | null): string => (v === null ? '—' : v < 1000 ? `${Mat
 /** Waiting work: due now (goes as soon as a dispatcher has room) apart from what endpoints hold back. */
 function BacklogTile({ backlog: b }: { backlog: Overview['backlog'] }) {
   const by = b.heldBy;
+  const parts = by === undefined ? [] : ([[by.breaker, 'by an open breaker'], [by.paused, 'paused'], [by.throttled, 'throttled by Retry-After']] as const)
+    .filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   return (
     <section class="tile" aria-label="Backlog"><h2>Backlog</h2>
       <p><strong>{b.dueNow}</strong> due now{b.dueNow === 0 ? null : <> · oldest waits <strong>{ms(b.oldestDueAgeMs)}</strong></>}</p>
-      <p><strong>{b.held}</strong> held by their endpoint{by === undefined ? null : <span class="muted"> ({by.breaker} by an open breaker, {by.paused} paused, {by.throttled} throttled by Retry-After)</span>}</p>
+      <p><strong>{b.held}</strong> held by their endpoint{parts.length === 0 ? null : <span class="muted"> ({parts.join(', ')})</span>}</p>
       <p><strong>{b.leasedInFlight}</strong> in flight · {b.scheduledLater} retrying later</p>
     </section>
   );

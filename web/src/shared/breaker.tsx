@@ -1,21 +1,34 @@
+import { api } from './api.ts';
 import type { Health } from './types.ts';
-import { Badge, Time } from './ui.tsx';
+import { Action, Badge, Time } from './ui.tsx';
 
 /**
- * The endpoint's circuit breaker while it holds deliveries back: what it holds and until when. (The
- * operator's "probe now" and "close breaker" buttons sit here.)
+ * The endpoint's circuit breaker while it holds deliveries back: what it holds and until when, and the
+ * two ways out — "Probe now" (ends the cool-down: one delivery goes as the probe; an open breaker only)
+ * and "Close breaker" (every held delivery goes again), each calling its route and refreshing the page.
  */
-export function BreakerControls({ health }: { path: string; health: Health; onDone: () => void }) {
-  if (health.breaker.state === 'closed') return null;
+export function BreakerControls({ path, health, canWrite, onDone }: { path: string; health: Health; canWrite: boolean; onDone: () => void }) {
+  const b = health.breaker;
+  if (b.state === 'closed') return null;
   const held = health.deliveries.pending ?? 0;
   return (
     <section class="card" aria-labelledby="breaker-h">
-      <h2 id="breaker-h">Circuit breaker <Badge state={health.breaker.state} /></h2>
+      <h2 id="breaker-h">Circuit breaker <Badge state={b.state} /></h2>
       <p>
-        {held} pending deliveries are held by the breaker{' '}
-        {health.breaker.openUntil === null ? 'until its probe succeeds' : <>until <Time iso={health.breaker.openUntil} />, when one probe is let through</>}.
-        They are not due now and spend no attempts while held.
+        {held === 0 ? 'No delivery is waiting now; new ones are held' : <><strong>{held}</strong> pending {held === 1 ? 'delivery is' : 'deliveries are'} held</>}{' '}
+        by the breaker{b.state === 'half_open' ? ' while its probe is in flight (the outcome closes or reopens it)'
+          : b.openUntil === null ? ' until its probe succeeds' : <> until <Time iso={b.openUntil} />, when one probe is let through</>}.
+        {' '}Held deliveries are not due and spend no attempts; {b.consecutiveFailures} attempts failed in a row; it opened {b.openedInARow === 1 ? 'once' : `${b.openedInARow} times`} in a row.
       </p>
+      {canWrite ? (
+        <div class="toolbar">
+          {b.state === 'open' ? <Action label="Probe now" run={async () => { await api('POST', `${path}/breaker/probe`); onDone(); }} /> : null}
+          <Action label="Close breaker" danger run={async () => { await api('POST', `${path}/breaker/close`); onDone(); }} confirm={{
+            title: 'Close the circuit breaker?', yes: 'Close breaker',
+            body: <p>Its {held} held deliveries are sent again as soon as a dispatcher has room, without a probe first; the failure streak starts from zero.</p>,
+          }} />
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -20,6 +20,8 @@ function HealthView({ health }: { health: Health }) {
       <dl class="facts">
         <dt>Status</dt><dd><Badge state={health.status} />{health.statusReason === null ? null : <span class="muted"> {health.statusReason}</span>}</dd>
         <dt>Breaker</dt><dd><Badge state={health.breaker.state} /> {health.breaker.consecutiveFailures} failures in a row{health.breaker.openUntil === null ? null : <> · holds deliveries until <Time iso={health.breaker.openUntil} /></>}</dd>
+        {health.throttledUntil === null || new Date(health.throttledUntil).getTime() < Date.now() ? null
+          : <><dt>Throttled</dt><dd>held by the receiver's Retry-After until <Time iso={health.throttledUntil} /></dd></>}
         <dt>Failing since</dt><dd><Time iso={health.failingSince} /></dd>
         <dt>Last success</dt><dd><Time iso={health.lastSuccessAt} /></dd>
         <dt>In flight now</dt><dd>{health.inFlight} · {health.currentRatePerS.toFixed(1)} requests/s</dd>
@@ -95,7 +97,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
       {scope.canWrite && h !== undefined ? <EndpointControls scope={scope} ep={e} health={h} path={path} refresh={refresh} /> : null}
       <Show of={health} label="Loading health…">{(data) => <>
         <HealthView health={data} />
-        {scope.canWrite ? <BreakerControls key={e.id} path={path} health={data} onDone={refresh} /> : null}
+        <BreakerControls key={e.id} path={path} health={data} canWrite={scope.canWrite} onDone={refresh} />
       </>}</Show>
       <section class="card" aria-labelledby="attempts-h">
         <h2 id="attempts-h">Attempts</h2>

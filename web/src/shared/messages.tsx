@@ -59,10 +59,10 @@ function MessageFilters({ endpoints, onApply }: { endpoints: Endpoint[]; onApply
       <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
       <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
       <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{endpoints.map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>
-      <label>Delivery state to that endpoint
-        <select value={f.state} onChange={set('state')} disabled={f.endpoint === ''} aria-describedby="state-hint">{STATES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select>
-        <span id="state-hint" class="hint">{f.endpoint === '' ? 'Choose an endpoint first' : 'To the endpoint above'}</span>
-      </label>
+      <div class="field">
+        <label>Delivery state <select value={f.state} onChange={set('state')} disabled={f.endpoint === ''} aria-describedby="state-hint">{STATES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select></label>
+        <span id="state-hint" class="hint">{f.endpoint === '' ? 'Choose an endpoint first: a state is per endpoint' : 'Of the delivery to the chosen endpoint'}</span>
+      </div>
       <button type="submit">Apply filters</button>
     </form>
   );

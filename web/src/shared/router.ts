@@ -9,6 +9,9 @@ function readHash(): string {
 }
 
 window.addEventListener('hashchange', () => {
+  // A fragment that is not a route (a portal link's `#key=…`) belongs to whoever reads it (portal/session.ts):
+  // rendering `/` for it first would navigate away and lose it.
+  if (location.hash.length > 1 && !location.hash.startsWith('#/')) return;
   route.value = readHash();
   // Move focus to the new page's heading, so keyboard and screen-reader users start at the top.
   queueMicrotask(() => document.querySelector<HTMLElement>('main h1')?.focus());
