@@ -28,21 +28,35 @@ interface Lane {
   readonly waiting: [IncomingMessage, ServerResponse][];
 }
 
+/** Per connection: the callbacks of {@link whenAnswered} still waiting, run when it closes (one listener each). */
+const waitingOnClose = new WeakMap<Socket, Set<() => void>>();
+
 /**
  * Calls `fn` once, when the answer of `req` is done with: its response closed (after it was written, or
- * aborted), or its connection closed (a response still queued behind an unread one gets no event of its own).
+ * aborted), or its connection closed (a response still queued behind an unread one gets no event of its own),
+ * or at once when the connection had already been destroyed. One `close` listener per connection, whatever
+ * the number of requests and limits waiting on it.
  */
 export function whenAnswered(req: IncomingMessage, res: ServerResponse, fn: () => void): void {
   const socket = req.socket;
-  let done = false;
+  let callbacks = waitingOnClose.get(socket);
+  if (callbacks === undefined) {
+    const set = new Set<() => void>();
+    callbacks = set;
+    waitingOnClose.set(socket, set);
+    socket.once('close', () => {
+      waitingOnClose.delete(socket);
+      for (const callback of set) callback();
+    });
+  }
+  const waiting = callbacks;
   const once = (): void => {
-    if (done) return;
-    done = true;
-    socket.off('close', once);
+    if (!waiting.delete(once)) return;
     fn();
   };
+  waiting.add(once);
   res.once('close', once);
-  socket.once('close', once);
+  if (socket.destroyed) queueMicrotask(once);
 }
 
 /**
