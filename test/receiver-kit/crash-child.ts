@@ -1,7 +1,8 @@
 /**
  * A receiver process that dies inside its handler (test/receiver-kit/stores.test.ts): it claims one id in the
  * store named by its arguments, writes "in handler" on stdout once the handler runs, and waits there until the
- * test kills it with SIGKILL. Arguments: `postgres <database url> <table> <id>` or `redis <key prefix> <lease ms> <id>`.
+ * test kills it with SIGKILL. Arguments: `postgres <database url> <table> <id>` or
+ * `redis <key prefix> <lease ms> <id>`.
  */
 import { Redis } from 'ioredis';
 import pg from 'pg';

@@ -10,7 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { memoryStore } from '../../packages/receiver-kit/src/stores/memory.ts';
-import { createReceiptsTable, postgresStore, receiptsTableSql } from '../../packages/receiver-kit/src/stores/postgres.ts';
+import {
+  createReceiptsTable,
+  postgresStore,
+  receiptsTableSql,
+} from '../../packages/receiver-kit/src/stores/postgres.ts';
 import { redisStore } from '../../packages/receiver-kit/src/stores/redis.ts';
 import type { ReceiptStore } from '../../packages/receiver-kit/src/store.ts';
 import { deferred } from '../support/deferred.ts';
@@ -36,15 +40,26 @@ before(async () => {
   await createReceiptsTable(postgres.pool, TABLE);
   await postgres.pool.query('CREATE TABLE kit_effects (webhook_id text NOT NULL)');
   redis = await testRedis();
-  subjects.memory = { store: memoryStore({ nowMs: () => clockMs, leaseMs: 10_000, ttlMs: 60_000 }), expire: async () => { clockMs += 60_001; } };
+  subjects.memory = {
+    store: memoryStore({ nowMs: () => clockMs, leaseMs: 10_000, ttlMs: 60_000 }),
+    expire: async () => {
+      clockMs += 60_001;
+    },
+  };
   subjects.postgres = {
     store: postgresStore({ pool: postgres.pool, table: TABLE }),
     // Moves the row's expiry into the past (the store compares with the database clock).
-    expire: async (id) => { await postgres.pool.query(`UPDATE ${TABLE} SET expires_at = now() - interval '1 second' WHERE webhook_id = $1`, [id]); },
+    expire: async (id) => {
+      await postgres.pool.query(`UPDATE ${TABLE} SET expires_at = now() - interval '1 second' WHERE webhook_id = $1`, [
+        id,
+      ]);
+    },
   };
   subjects.redis = {
     store: redisStore({ redis: redis.redis, keyPrefix: redis.prefix }),
-    expire: async (id) => { await redis.redis.del(redis.prefix + id); },
+    expire: async (id) => {
+      await redis.redis.del(redis.prefix + id);
+    },
   };
 });
 after(async () => {
@@ -66,24 +81,36 @@ for (const name of ['memory', 'postgres', 'redis'] as const) {
     test('a work that throws gives its claim up: the next call for the id runs it', async () => {
       const { store } = subjects[name]!;
       const id = newId();
-      await assert.rejects(store.once(id, async () => { throw new Error('handler down'); }), /handler down/);
+      await assert.rejects(
+        store.once(id, async () => {
+          throw new Error('handler down');
+        }),
+        /handler down/,
+      );
       assert.deepEqual(await store.once(id, async () => 'second'), { status: 'ran', value: 'second' });
     });
 
-    test('a call while the first is running answers in_progress with a Retry-After; after it completes, done', async () => {
-      const { store } = subjects[name]!;
-      const id = newId();
-      const running = deferred();
-      const release = deferred();
-      const first = store.once(id, async () => { running.resolve(); await release.promise; return 'first'; });
-      await running.promise;
-      const second = await store.once(id, async () => 'second');
-      assert.equal(second.status, 'in_progress');
-      assert.ok(second.status === 'in_progress' && second.retryAfterSeconds >= 1);
-      release.resolve();
-      assert.deepEqual(await first, { status: 'ran', value: 'first' });
-      assert.deepEqual(await store.once(id, async () => 'third'), { status: 'done' });
-    });
+    test(
+      'a call while the first is running answers in_progress with ' + 'a Retry-After; after it completes, done',
+      async () => {
+        const { store } = subjects[name]!;
+        const id = newId();
+        const running = deferred();
+        const release = deferred();
+        const first = store.once(id, async () => {
+          running.resolve();
+          await release.promise;
+          return 'first';
+        });
+        await running.promise;
+        const second = await store.once(id, async () => 'second');
+        assert.equal(second.status, 'in_progress');
+        assert.ok(second.status === 'in_progress' && second.retryAfterSeconds >= 1);
+        release.resolve();
+        assert.deepEqual(await first, { status: 'ran', value: 'first' });
+        assert.deepEqual(await store.once(id, async () => 'third'), { status: 'done' });
+      },
+    );
 
     test('a receipt past its ttl is claimable again', async () => {
       const subject = subjects[name]!;
@@ -99,7 +126,10 @@ test('memory store: a claim whose handler never ends is claimable again after le
   const store = memoryStore({ nowMs: () => clockMs, leaseMs: 5_000 });
   const id = newId();
   const running = deferred();
-  void store.once(id, async () => { running.resolve(); await new Promise(() => undefined); });
+  void store.once(id, async () => {
+    running.resolve();
+    await new Promise(() => undefined);
+  });
   await running.promise;
   const held = await store.once(id, async () => 'retry');
   assert.deepEqual(held, { status: 'in_progress', retryAfterSeconds: 5 });
@@ -108,20 +138,36 @@ test('memory store: a claim whose handler never ends is claimable again after le
 });
 
 describe('postgres store', () => {
-  test('what the handler writes through the given client commits with the receipt; a throw rolls both back', async () => {
-    const store = postgresStore({ pool: postgres.pool, table: TABLE });
-    const id = newId();
-    const effect = async (client: { query(text: string, values: unknown[]): Promise<unknown> }): Promise<void> => {
-      await client.query('INSERT INTO kit_effects (webhook_id) VALUES ($1)', [id]);
-    };
-    await assert.rejects(store.once(id, async (client) => { await effect(client); throw new Error('after the write'); }));
-    const count = async (sql: string): Promise<number> => Number((await postgres.pool.query(sql, [id])).rows[0].n);
-    assert.equal(await count('SELECT count(*) AS n FROM kit_effects WHERE webhook_id = $1'), 0, 'the write was rolled back');
-    assert.equal(await count(`SELECT count(*) AS n FROM ${TABLE} WHERE webhook_id = $1`), 0, 'no receipt either');
-    assert.equal((await store.once(id, effect)).status, 'ran');
-    assert.equal((await store.once(id, effect)).status, 'done');
-    assert.equal(await count('SELECT count(*) AS n FROM kit_effects WHERE webhook_id = $1'), 1, 'one write, one receipt');
-  });
+  test(
+    'what the handler writes through the given client commits ' + 'with the receipt; a throw rolls both back',
+    async () => {
+      const store = postgresStore({ pool: postgres.pool, table: TABLE });
+      const id = newId();
+      const effect = async (client: { query(text: string, values: unknown[]): Promise<unknown> }): Promise<void> => {
+        await client.query('INSERT INTO kit_effects (webhook_id) VALUES ($1)', [id]);
+      };
+      await assert.rejects(
+        store.once(id, async (client) => {
+          await effect(client);
+          throw new Error('after the write');
+        }),
+      );
+      const count = async (sql: string): Promise<number> => Number((await postgres.pool.query(sql, [id])).rows[0].n);
+      assert.equal(
+        await count('SELECT count(*) AS n FROM kit_effects WHERE webhook_id = $1'),
+        0,
+        'the write was rolled back',
+      );
+      assert.equal(await count(`SELECT count(*) AS n FROM ${TABLE} WHERE webhook_id = $1`), 0, 'no receipt either');
+      assert.equal((await store.once(id, effect)).status, 'ran');
+      assert.equal((await store.once(id, effect)).status, 'done');
+      assert.equal(
+        await count('SELECT count(*) AS n FROM kit_effects WHERE webhook_id = $1'),
+        1,
+        'one write, one receipt',
+      );
+    },
+  );
 
   test('a receiver killed inside its handler leaves no receipt and no write: the retry runs at once', async () => {
     const id = newId();
@@ -134,7 +180,10 @@ describe('postgres store', () => {
       outcome = await store.once(id, async () => 'retry');
     }
     assert.deepEqual(outcome, { status: 'ran', value: 'retry' });
-    assert.equal((await postgres.pool.query('SELECT count(*)::int AS n FROM kit_effects WHERE webhook_id = $1', [id])).rows[0].n, 0);
+    assert.equal(
+      (await postgres.pool.query('SELECT count(*)::int AS n FROM kit_effects WHERE webhook_id = $1', [id])).rows[0].n,
+      0,
+    );
   });
 
   test('prune deletes expired receipts only; a table name that is not an identifier is refused', async () => {
@@ -143,9 +192,14 @@ describe('postgres store', () => {
     await store.once(kept, async () => 1);
     await store.once(expired, async () => 1);
     await subjects.postgres!.expire(expired);
-    assert.ok(await store.prune() >= 1);
-    const left = (await postgres.pool.query(`SELECT webhook_id FROM ${TABLE} WHERE webhook_id = ANY($1)`, [[kept, expired]])).rows;
-    assert.deepEqual(left.map((r) => r.webhook_id), [kept]);
+    assert.ok((await store.prune()) >= 1);
+    const left = (
+      await postgres.pool.query(`SELECT webhook_id FROM ${TABLE} WHERE webhook_id = ANY($1)`, [[kept, expired]])
+    ).rows;
+    assert.deepEqual(
+      left.map((r) => r.webhook_id),
+      [kept],
+    );
     assert.throws(() => receiptsTableSql('receipts; DROP TABLE x'), /table must be a name or schema\.name/);
     assert.throws(() => postgresStore({ pool: postgres.pool, table: 'a.b.c' }), /table must be/);
   });
@@ -160,7 +214,8 @@ describe('redis store', () => {
     const held = await store.once(id, async () => 'retry');
     assert.deepEqual(held, { status: 'in_progress', retryAfterSeconds: 1 });
     // Waits for the lease to end in Redis (the key's expiry), bounded.
-    for (let i = 0; i < 100 && await redis.redis.exists(redis.prefix + id) === 1; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await redis.redis.exists(redis.prefix + id)) === 1; i++)
+      await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(await store.once(id, async () => 'retry'), { status: 'ran', value: 'retry' });
     assert.equal(await redis.redis.get(redis.prefix + id), 'done');
   });
@@ -170,7 +225,10 @@ describe('redis store', () => {
     const id = newId();
     const running = deferred();
     const release = deferred();
-    const first = store.once(id, async () => { running.resolve(); await release.promise; });
+    const first = store.once(id, async () => {
+      running.resolve();
+      await release.promise;
+    });
     await running.promise;
     // Past two leases of wall time the key is still held (bounded: 900 ms).
     const startedAt = Date.now();
@@ -191,9 +249,15 @@ async function killInsideHandler(args: string[]): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the crash child did not reach its handler in 20 s')), 20_000);
       child.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('in handler')) { clearTimeout(timer); resolve(); }
+        if (chunk.toString().includes('in handler')) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the crash child exited with ${code}`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the crash child exited with ${code}`));
+      });
     });
   } finally {
     child.kill('SIGKILL');

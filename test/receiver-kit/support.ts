@@ -16,14 +16,21 @@ export function newSecret(): string {
 }
 
 /** A request as Tidings would send it: Standard Webhooks headers over `body`, signed with `secret`. */
-export function signed(secret: string, options: { id?: string; body?: string; timestampSeconds?: number } = {}):
-  { headers: Record<string, string>; body: Buffer } {
+export function signed(
+  secret: string,
+  options: { id?: string; body?: string; timestampSeconds?: number } = {},
+): { headers: Record<string, string>; body: Buffer } {
   const id = options.id ?? `msg_${randomBytes(8).toString('hex')}`;
   const body = options.body ?? JSON.stringify({ order: id });
   const seconds = options.timestampSeconds ?? Math.floor(Date.now() / 1000);
   const signature = new Webhook(secret).sign(id, new Date(seconds * 1000), body);
   return {
-    headers: { 'webhook-id': id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature, 'content-type': 'application/json' },
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(seconds),
+      'webhook-signature': signature,
+      'content-type': 'application/json',
+    },
     body: Buffer.from(body),
   };
 }
@@ -40,7 +47,8 @@ export async function testRedis(): Promise<TestRedis> {
   await redis.connect();
   const prefix = `tidings-test:${randomBytes(6).toString('hex')}:`;
   return {
-    redis, prefix,
+    redis,
+    prefix,
     async cleanup() {
       let cursor = '0';
       do {
@@ -57,5 +65,12 @@ export async function testRedis(): Promise<TestRedis> {
 export async function testPostgres(): Promise<{ database: TestDatabase; pool: pg.Pool; stop(): Promise<void> }> {
   const database = await freshServerDatabase({ migrate: false });
   const pool = new pg.Pool({ connectionString: database.url!, max: 6 });
-  return { database, pool, async stop() { await pool.end(); await database.drop(); } };
+  return {
+    database,
+    pool,
+    async stop() {
+      await pool.end();
+      await database.drop();
+    },
+  };
 }

@@ -79,7 +79,11 @@ export function createReceiver<Tx>(options: ReceiverOptions<Tx>): Receiver {
         }
       }
       const event: WebhookEvent = {
-        id: verified.id, timestamp: new Date(verified.timestampSeconds * 1000), body: request.body, contentType, payload,
+        id: verified.id,
+        timestamp: new Date(verified.timestampSeconds * 1000),
+        body: request.body,
+        contentType,
+        payload,
         headers: request.headers,
       };
       let handlerFailed = false;
@@ -94,8 +98,9 @@ export function createReceiver<Tx>(options: ReceiverOptions<Tx>): Receiver {
         });
         if (outcome.status === 'ran') return answer(200, 'processed', 'handled');
         if (outcome.status === 'done') return answer(200, 'duplicate', 'this webhook-id was handled before');
-        return answer(409, 'in_progress', 'this webhook-id is being handled; retry later',
-          { 'retry-after': String(outcome.retryAfterSeconds) });
+        return answer(409, 'in_progress', 'this webhook-id is being handled; retry later', {
+          'retry-after': String(outcome.retryAfterSeconds),
+        });
       } catch (error) {
         report(error, { id: verified.id, stage: handlerFailed ? 'handler' : 'store' });
         if (handlerFailed) return answer(500, 'handler_failed', 'the handler failed; retry');
@@ -106,6 +111,15 @@ export function createReceiver<Tx>(options: ReceiverOptions<Tx>): Receiver {
 }
 
 /** A JSON answer `{ code, detail }`. */
-export function answer(status: number, code: string, detail: string, headers: Record<string, string> = {}): ReceiverAnswer {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify({ code, detail }) };
+export function answer(
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = {},
+): ReceiverAnswer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify({ code, detail }),
+  };
 }

@@ -25,7 +25,10 @@ export interface ReceiptStore<Tx> {
   once<T>(id: string, work: (tx: Tx) => Promise<T>): Promise<ReceiptOutcome<T>>;
 }
 
-/** Default of every store's `ttlMs`: 7 days, past Tidings' default retry schedule (about 28 hours) with room for replays. */
+/**
+ * Default of every store's `ttlMs`: 7 days, past Tidings' default retry schedule (about 28 hours),
+ * with room for replays.
+ */
 export const DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** Default of the Redis and memory stores' `leaseMs`: how long a claim outlives a crashed handler. */
@@ -38,6 +41,7 @@ export function retryAfterSeconds(ms: number): number {
 
 /** Checks a positive whole duration option. @throws RangeError naming the option */
 export function positiveMs(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of ms, at least 1, got ${value}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`${name} must be a whole number of ms, at least 1, got ${value}`);
   return value;
 }

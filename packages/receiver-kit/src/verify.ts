@@ -54,7 +54,8 @@ export type Verifier = (headers: IncomingHeaders, body: Buffer) => Verified | Re
 /** The first value of a header, whatever the case of its name. */
 export function headerValue(headers: IncomingHeaders, name: string): string | undefined {
   const direct = headers[name];
-  const value = direct !== undefined ? direct : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const value =
+    direct !== undefined ? direct : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   if (value === undefined) return undefined;
   return typeof value === 'string' ? value : value[0];
 }
@@ -69,7 +70,9 @@ export function headerValue(headers: IncomingHeaders, name: string): string | un
 export function createVerifier(options: VerifierOptions): Verifier {
   const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (!Number.isInteger(toleranceSeconds) || toleranceSeconds < 1 || toleranceSeconds > MAX_TOLERANCE_SECONDS) {
-    throw new RangeError(`toleranceSeconds must be a whole number from 1 to ${MAX_TOLERANCE_SECONDS}, got ${toleranceSeconds}`);
+    throw new RangeError(
+      `toleranceSeconds must be a whole number from 1 to ${MAX_TOLERANCE_SECONDS}, got ${toleranceSeconds}`,
+    );
   }
   const secrets = typeof options.secret === 'string' ? [options.secret] : [...options.secret];
   if (secrets.length === 0) throw new Error('secret: give at least one signing secret (whsec_…)');
@@ -80,17 +83,27 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const id = headerValue(headers, `${prefix}-id`);
     const timestamp = headerValue(headers, `${prefix}-timestamp`);
     const signature = headerValue(headers, `${prefix}-signature`);
-    const missing = [[`${prefix}-id`, id], [`${prefix}-timestamp`, timestamp], [`${prefix}-signature`, signature]]
-      .filter(([, value]) => value === undefined || value === '').map(([name]) => name);
+    const missing = [
+      [`${prefix}-id`, id],
+      [`${prefix}-timestamp`, timestamp],
+      [`${prefix}-signature`, signature],
+    ]
+      .filter(([, value]) => value === undefined || value === '')
+      .map(([name]) => name);
     if (missing.length > 0 || id === undefined || timestamp === undefined || signature === undefined) {
       return refuse(400, 'signature_headers_missing', `missing header: ${missing.join(', ')}`);
     }
-    if (!/^\d{1,12}$/.test(timestamp)) return refuse(400, 'timestamp_invalid', `${prefix}-timestamp must be Unix seconds`);
+    if (!/^\d{1,12}$/.test(timestamp))
+      return refuse(400, 'timestamp_invalid', `${prefix}-timestamp must be Unix seconds`);
     const timestampSeconds = Number(timestamp);
     const skewSeconds = Math.floor(nowMs() / 1000) - timestampSeconds;
     if (Math.abs(skewSeconds) > toleranceSeconds) {
       const which = skewSeconds > 0 ? `${skewSeconds} s old` : `${-skewSeconds} s in the future`;
-      return refuse(401, 'timestamp_out_of_tolerance', `${prefix}-timestamp is ${which} (tolerance ${toleranceSeconds} s)`);
+      return refuse(
+        401,
+        'timestamp_out_of_tolerance',
+        `${prefix}-timestamp is ${which} (tolerance ${toleranceSeconds} s)`,
+      );
     }
     const standard = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature };
     for (const webhook of webhooks) {

@@ -18,19 +18,28 @@ export type ExpressRequestLike = IncomingMessage & { body?: unknown };
  * bytes are gone: it answers 500 `raw_body_unavailable` (mount the route before that parser, or give it
  * `express.raw({ type: '*\/*' })`).
  */
-export function expressReceiver(receiver: Receiver, options: ExpressReceiverOptions = {}):
-  (request: ExpressRequestLike, response: ServerResponse, next: (error?: unknown) => void) => void {
+export function expressReceiver(
+  receiver: Receiver,
+  options: ExpressReceiverOptions = {},
+): (request: ExpressRequestLike, response: ServerResponse, next: (error?: unknown) => void) => void {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return (request, response, next) => {
     const run = async (): Promise<void> => {
       let body: Buffer | undefined;
       if (Buffer.isBuffer(request.body)) body = request.body;
       else if (request.body !== undefined || request.readableEnded) {
-        sendAnswer(response, answer(500, 'raw_body_unavailable',
-          'a body parser consumed the request before the webhook route: mount the route before it, or use express.raw()'));
+        sendAnswer(
+          response,
+          answer(
+            500,
+            'raw_body_unavailable',
+            'a body parser consumed the request before the webhook route: ' +
+              'mount the route before it, or use express.raw()',
+          ),
+        );
         return;
       }
-      const raw = body ?? await readRawBody(request, maxBytes);
+      const raw = body ?? (await readRawBody(request, maxBytes));
       sendAnswer(response, Buffer.isBuffer(raw) ? await receiver.handle({ headers: request.headers, body: raw }) : raw);
     };
     run().catch(next);

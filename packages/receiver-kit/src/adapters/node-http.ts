@@ -15,7 +15,10 @@ export interface NodeHandlerOptions {
  * receiver verify and handle it, and writes its answer. Anything but POST gets 405.
  * @example http.createServer(nodeHandler(receiver)).listen(3000)
  */
-export function nodeHandler(receiver: Receiver, options: NodeHandlerOptions = {}): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function nodeHandler(
+  receiver: Receiver,
+  options: NodeHandlerOptions = {},
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return async (request, response) => {
     try {

@@ -7,8 +7,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The body bytes, or the 413 answer when they pass `maxBytes` (nothing more is read then). */
 export async function readRawBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | ReceiverAnswer> {
   // The rest of the body is not read: the connection is closed after the answer.
-  const tooLarge = (): ReceiverAnswer => answer(413, 'payload_too_large', `the body is larger than ${maxBytes} bytes`,
-    { connection: 'close' });
+  const tooLarge = (): ReceiverAnswer =>
+    answer(413, 'payload_too_large', `the body is larger than ${maxBytes} bytes`, { connection: 'close' });
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxBytes) return tooLarge();
   const chunks: Buffer[] = [];

@@ -36,7 +36,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
       if (++claims % 1000 === 0) sweep(now);
       const held = entries.get(id);
       if (held !== undefined && held.untilMs > now) {
-        return held.done ? { status: 'done' } : { status: 'in_progress', retryAfterSeconds: retryAfterSeconds(held.untilMs - now) };
+        return held.done
+          ? { status: 'done' }
+          : { status: 'in_progress', retryAfterSeconds: retryAfterSeconds(held.untilMs - now) };
       }
       const token = Symbol(id);
       entries.set(id, { done: false, untilMs: now + leaseMs, token });
@@ -48,7 +50,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
         throw error;
       }
       const current = entries.get(id);
-      if (current === undefined || current.token === token) entries.set(id, { done: true, untilMs: nowMs() + ttlMs, token });
+      if (current === undefined || current.token === token)
+        entries.set(id, { done: true, untilMs: nowMs() + ttlMs, token });
       return { status: 'ran', value };
     },
   };

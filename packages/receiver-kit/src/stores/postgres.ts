@@ -50,7 +50,10 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at);
 }
 
 /** Creates the receipts table and its index when they are missing (idempotent). */
-export async function createReceiptsTable(pool: { query(text: string): Promise<unknown> }, table: string = DEFAULT_TABLE): Promise<void> {
+export async function createReceiptsTable(
+  pool: { query(text: string): Promise<unknown> },
+  table: string = DEFAULT_TABLE,
+): Promise<void> {
   await pool.query(receiptsTableSql(table));
 }
 
@@ -144,7 +147,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 function quoteTable(table: string): string {
   const parts = table.split('.');
   if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
-    throw new Error(`table must be a name or schema.name of letters, digits and underscores, got ${JSON.stringify(table)}`);
+    throw new Error(
+      `table must be a name or schema.name of letters, digits and underscores, got ${JSON.stringify(table)}`,
+    );
   }
   return parts.map((part) => `"${part}"`).join('.');
 }

@@ -56,14 +56,17 @@ export function redisStore(options: RedisStoreOptions): ReceiptStore<undefined> 
     async once(id, work) {
       const key = prefix + id;
       const token = `progress:${randomUUID()}`;
-      const [claimed, value, pttl] = await redis.eval(CLAIM, 1, key, token, leaseMs) as [number, string, number];
+      const [claimed, value, pttl] = (await redis.eval(CLAIM, 1, key, token, leaseMs)) as [number, string, number];
       if (claimed !== 1) {
         if (value === DONE) return { status: 'done' };
         return { status: 'in_progress', retryAfterSeconds: retryAfterSeconds(pttl > 0 ? pttl : 1000) };
       }
-      const renew = setInterval(() => {
-        redis.eval(EXTEND, 1, key, token, leaseMs).catch(() => undefined);
-      }, Math.max(1, Math.floor(leaseMs / 3)));
+      const renew = setInterval(
+        () => {
+          redis.eval(EXTEND, 1, key, token, leaseMs).catch(() => undefined);
+        },
+        Math.max(1, Math.floor(leaseMs / 3)),
+      );
       renew.unref();
       let result;
       try {
