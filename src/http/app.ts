@@ -11,6 +11,7 @@ import { continueAfterAuthentication, guardConnections } from './plugins/connect
 import { installCors } from './plugins/cors.ts';
 import { clientErrorHandler, frameworkErrors, installBodyNotAllowed, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
+import { isClientAbort, logClientAbort } from './plugins/client-aborts.ts';
 import { installErrorHandler, schemaErrorMessage } from './plugins/error-handler.ts';
 import { installJsonBody } from './plugins/json-body.ts';
 import { installPathSegmentCheck } from './plugins/path-segments.ts';
@@ -64,23 +65,37 @@ const MAX_PARAM_LENGTH = 256 * 9;
  * One log line per API request — method, url, status and duration, at its end — instead of Fastify's two
  * (an "incoming request" line is half the logging cost of every call and says nothing the last one does not).
  * Credentials in the query string are redacted from the url; refusals (401, 429) are sampled by
- * `refusals` (TIDINGS_REFUSAL_LOG_RATE).
+ * `refusals`, and clients that went away before their answer (a reset connection, a stream closed early) by
+ * `aborts` (both TIDINGS_REFUSAL_LOG_RATE), at info without a stack.
  */
 class OneLineLogController extends LogController {
   readonly #refusals: LineSampler;
   readonly #plain: FastifyBaseLogger;
+  readonly #aborts: LineSampler;
 
   /** `plain`: the process logger without redaction, for the completed line only (see {@link requestLine}). */
-  constructor(refusals: LineSampler, plain: FastifyBaseLogger) {
+  constructor(refusals: LineSampler, plain: FastifyBaseLogger, aborts: LineSampler) {
     super();
     this.#refusals = refusals;
     this.#plain = plain;
+    this.#aborts = aborts;
+  }
+
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    const url = redactUrl(request.url);
+    if (isClientAbort(error, request)) logClientAbort(this.#aborts, request, reply, error, 'client went away while the answer was streamed', url);
+    else reply.log.warn({ err: error }, 'response terminated with an error with headers already sent');
   }
 
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if ((reply.statusCode === 401 || reply.statusCode === 429) && !this.#refusals.take()) return;
+    if (error && isClientAbort(error, request)) {
+      const url = redactUrl(request.url);
+      logClientAbort(this.#aborts, request, reply, error, 'client went away before the answer was sent', url);
+      return;
+    }
     // An error may carry anything: that line goes through the redacting request logger.
     if (error) reply.log.error({ req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime, err: error }, 'request errored');
     else this.#plain.info(requestLine(request, reply), 'request completed');
@@ -98,6 +113,7 @@ const API_VERSION = '1.0.0';
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const { config } = deps;
   const refusals = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'refused request' });
+  const aborts = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'client abort' });
   const info = (obj: object, msg: string): void => deps.logger.info(obj, msg);
   let pipelineStats: () => PipelineStats = () => ({ peakRunning: 0, peakWaiting: 0, closed: 0 });
   const fastify = Fastify({
@@ -118,7 +134,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     genReqId: genRequestId,
     childLoggerFactory: lazyChildLogger,
     // pino's redaction walks every path of REDACT_PATHS on every line; the completed line holds none of them.
-    logController: new OneLineLogController(refusals, deps.logger.child({}, { redact: [] })),
+    logController: new OneLineLogController(refusals, deps.logger.child({}, { redact: [] }), aborts),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Slow clients (ADR 0010): headers, the whole request, idle keep-alive and idle sockets are each bounded.
@@ -143,7 +159,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installRequestId(fastify);
-  installErrorHandler(fastify, deps.databaseError);
+  installErrorHandler(fastify, deps.databaseError, aborts);
   installPathSegmentCheck(fastify);
   installJsonBody(fastify, deps.config.maxBodyBytes);
   installEdgeErrors(fastify);
@@ -157,7 +173,8 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   installBodyRate(fastify, config);
   installCors(fastify, deps.config);
   installRateLimit(fastify, deps.config);
-  app.register(async (scoped) => {
+  // A named plugin: Fastify names an anonymous one after its source text, which then reaches traces and errors.
+  app.register(async function apiRoutes(scoped) {
     const api = scoped.withTypeProvider<ZodTypeProvider>();
     await installOpenApi(api, API_VERSION);
     registerHealthRoutes(api, deps);

@@ -5,6 +5,7 @@ import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
 import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
 import { migrate } from '../adapters/postgres/migrator.ts';
+import { isDatabaseUnavailable } from '../adapters/postgres/sqlstate.ts';
 import { databaseAnswers } from '../adapters/postgres/reachable.ts';
 import { createPgApplicationStore } from '../adapters/postgres/application/application-store.ts';
 import { createWakeups } from '../adapters/postgres/wakeups/wakeups.ts';
@@ -15,6 +16,7 @@ import { loadConfig, type Config } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import type { ConnectionStats } from '../http/plugins/connection-guard.ts';
 import { createLogger, withoutRedaction } from '../observability/logger.ts';
+import { createTransientFaults } from '../observability/transient-faults.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { registerBacklogGauges } from '../observability/backlog-gauges.ts';
@@ -72,9 +74,15 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const config = loadConfig(options.env);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
-  const logger = createLogger({ level: config.logLevel, ...(options.logDestination === undefined ? {} : { destination: options.logDestination }) });
+  // A database restart is logged once per change of state, not once per failed call (transient-faults.ts).
+  const transient = createTransientFaults({ isTransient: isDatabaseUnavailable });
+  const destination = options.logDestination === undefined ? {} : { destination: options.logDestination };
+  const logger = createLogger({ level: config.logLevel, transient, ...destination });
+  // The dispatcher logs each failed store call itself, with its back-off, and "claims resumed" with the counts.
+  const dispatcherLogger = createLogger({ level: config.logLevel, ...destination });
   const onError = (error: Error): void => logger.warn({ err: error }, 'idle database connection failed');
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError });
+  const onConnect = (): void => transient.recovered();
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
   // Each step of the stop, by name; they run in reverse order of registration.
@@ -93,7 +101,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (db.engine !== 'server') return { db: withGenericPlans(db), maxRows: SMALL_STATEMENT_ROWS };
     const small = await openDb({
       databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true,
-      onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'),
+      onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'), onConnect,
     });
     closers.push({ step: name, close: () => small.close() });
     return { db: small, maxRows: SMALL_STATEMENT_ROWS };
@@ -135,12 +143,12 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // With the API in the same process, the dispatcher claims and records through a pool of its own:
       // API requests waiting for a connection never delay a claim (ADR 0010).
       const ownPool = options.roles.api && db.engine === 'server';
-      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError }) : db;
+      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError, onConnect }) : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
       // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
       const handoff = options.roles.api && config.publishHandoff;
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger, attemptLogger: withoutRedaction(logger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger: dispatcherLogger, attemptLogger: withoutRedaction(dispatcherLogger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       dispatcherRole.dispatcher.start();

@@ -1,4 +1,6 @@
 import { pino, type Logger as PinoLogger } from 'pino';
+import { serializeError } from './error-serializer.ts';
+import type { TransientFaults } from './transient-faults.ts';
 
 /**
  * Paths redacted from every log line (docs/design.md#security, docs/guides/security.md): credentials, secrets and signatures never reach
@@ -39,9 +41,21 @@ export const REDACT_PATHS: readonly string[] = [
   '*.headers["svix-signature"]',
 ];
 
-/** Makes the process logger (pino, JSON lines on stdout). */
-export function createLogger(options: { readonly level: string; readonly destination?: NodeJS.WritableStream }): PinoLogger {
-  return pino({ level: options.level, redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, base: { pid: process.pid } }, options.destination ?? process.stdout);
+/**
+ * Makes the process logger (pino, JSON lines on stdout). An `err` is written by {@link serializeError} (what
+ * went wrong, never what the error holds, such as a database client). With `transient`, expected transient
+ * faults are written once per change of state (src/observability/transient-faults.ts).
+ */
+export function createLogger(options: {
+  readonly level: string; readonly destination?: NodeJS.WritableStream; readonly transient?: TransientFaults;
+}): PinoLogger {
+  const logger = pino({
+    level: options.level, redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, base: { pid: process.pid },
+    serializers: { err: serializeError },
+    ...(options.transient === undefined ? {} : { hooks: { logMethod: options.transient.logMethod } }),
+  }, options.destination ?? process.stdout);
+  options.transient?.attach(logger);
+  return logger;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Classification, SendResult } from '../domain/attempt-outcome.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
 import type { ClaimedDelivery } from '../ports/delivery-store.ts';
 import type { DeliveryTrace, TraceCarrier, Tracer } from '../ports/tracer.ts';
+import { urlWithoutCredentials } from './safe-url.ts';
 
 /** Name of the span of one delivery, from claim to record (docs/reference/traces.md). */
 export const DELIVERY_SPAN = 'tidings.delivery';
@@ -39,16 +40,8 @@ export function spanContextOf(carrier: TraceCarrier | null | undefined): SpanCon
  * `server.address` and `server.port`. Null when the URL does not parse.
  */
 export function urlAttributes(url: string): Attributes | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  parsed.username = '';
-  parsed.password = '';
-  parsed.search = '';
-  parsed.hash = '';
+  const parsed = urlWithoutCredentials(url);
+  if (parsed === null) return null;
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
   return { [ATTR_URL_FULL]: parsed.href, [ATTR_SERVER_ADDRESS]: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), [ATTR_SERVER_PORT]: port };
 }

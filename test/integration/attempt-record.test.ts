@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { keyRingCipher } from '../../src/adapters/crypto/key-ring.ts';
-import { createHttpSender } from '../../src/adapters/http-sender/http-sender.ts';
+import { createHttpSender, UNRESOLVED_NAME_DETAIL } from '../../src/adapters/http-sender/http-sender.ts';
 import { createPgMessageQueryStore } from '../../src/adapters/postgres/message/message-query-store.ts';
 import { createPgDeliveryStore } from '../../src/adapters/postgres/delivery/delivery-store.ts';
 import { createPgEndpointHealthStore } from '../../src/adapters/postgres/endpoint/endpoint-health-store.ts';
@@ -71,21 +71,30 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     return { appId, endpointId: ep.id, secret: ep.secret, view };
   }
 
-  test('a refused address reads "refused address" for the tenant, and only the operator sees what the name resolved to and the setting that decides', async () => {
-    const { view } = await attemptAt('http://vm.internal:8080/hook');
-    assert.equal(view.errorKind, 'blocked_address');
-    const tenant = JSON.stringify(attemptOut(view, { withContent: true, withMsg: false }));
-    assert.equal(JSON.parse(tenant).response, 'refused address');
-    assert.doesNotMatch(tenant, /10\.0\.0\.5|203\.0\.113|resolved/, 'the tenant learns nothing of the operator\'s network');
-    const stored = (await t.db.query<{ error_detail: string }>('SELECT error_detail FROM attempts WHERE id = $1', [view.id])).rows[0]!;
-    assert.equal(stored.error_detail, 'refused address');
-    const operator = attemptOut(view, { withContent: true, withMsg: false, operator: true }).operatorDetail!;
+  test('a name that resolves to a refused address reads like a name that does not resolve: same kind, words and duration for the tenant; only the operator sees what the name resolved to and the setting that decides (regression: a tenant could tell which internal names exist)', async () => {
+    const refusedName = await attemptAt('http://vm.internal:8080/hook');
+    const unknownName = await attemptAt('http://nowhere.internal:8080/hook');
+    const tenantView = (view: AttemptView) => {
+      const out = attemptOut(view, { withContent: true, withMsg: false });
+      return { errorKind: out.errorKind, response: out.response, responseStatusCode: out.responseStatusCode, responseDurationMs: out.responseDurationMs };
+    };
+    assert.deepEqual(tenantView(refusedName.view), tenantView(unknownName.view), 'the tenant cannot tell the two apart');
+    assert.deepEqual(tenantView(refusedName.view), { errorKind: 'dns', response: UNRESOLVED_NAME_DETAIL, responseStatusCode: 0, responseDurationMs: 0 });
+    const tenant = JSON.stringify(attemptOut(refusedName.view, { withContent: true, withMsg: false }));
+    assert.doesNotMatch(tenant, /10\.0\.0\.5|203\.0\.113|internal resolved|ENOTFOUND/, 'the tenant learns nothing of the operator\'s network');
+    const stored = (await t.db.query<{ error_detail: string }>('SELECT error_detail FROM attempts WHERE id = $1', [refusedName.view.id])).rows[0]!;
+    assert.equal(stored.error_detail, UNRESOLVED_NAME_DETAIL);
+    const operator = attemptOut(refusedName.view, { withContent: true, withMsg: false, operator: true }).operatorDetail!;
     assert.deepEqual(operator.resolvedAddresses, ['10.0.0.5', '203.0.113.9']);
     assert.equal(operator.connectedAddress, null, 'nothing was connected to');
     assert.equal(operator.decidedBy, 'TIDINGS_EGRESS_ALLOWLIST');
     assert.match(String(operator.reason), /vm\.internal resolved to 10\.0\.0\.5/);
-    const line = logger.lines.find((l) => l.msg === 'attempt refused or cut by a limit' && (l.obj as { deliveryId?: string }).deliveryId !== undefined);
-    assert.match(JSON.stringify(line?.obj), /10\.0\.0\.5/, 'the operator\'s log has the detail');
+    const lookup = attemptOut(unknownName.view, { withContent: true, withMsg: false, operator: true }).operatorDetail!;
+    assert.match(String(lookup.reason), /lookup of nowhere\.internal failed: ENOTFOUND/);
+    assert.equal(lookup.resolvedAddresses, undefined);
+    const lines = logger.lines.filter((l) => l.msg === 'attempt refused or cut by a limit').map((l) => JSON.stringify(l.obj));
+    assert.ok(lines.some((l) => /10\.0\.0\.5/.test(l)), 'the operator\'s log has what the name resolved to');
+    assert.ok(lines.some((l) => /nowhere\.internal failed: ENOTFOUND/.test(l)), 'and the failed lookup');
   });
 
   test('the operator\'s record names the signing key id, every resolved address and the one connected to, and the Retry-After received and applied', async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, createSecureContext } from 'node:tls';
 import type { SendResult } from '../../src/domain/attempt-outcome.ts';
-import { createHttpSender, type HttpSenderOptions } from '../../src/adapters/http-sender/http-sender.ts';
+import { createHttpSender, UNRESOLVED_NAME_DETAIL, type HttpSenderOptions } from '../../src/adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../../src/adapters/http-sender/guarded-connect.ts';
 import type { Sender } from '../../src/ports/sender.ts';
 import { healthyClosing, redirect, startCanary, startReceiver, type Receiver } from '../support/hostile-receivers.ts';
@@ -71,6 +71,14 @@ function assertBlocked(result: SendResult, label: string): void {
   assert.equal(result.type === 'error' && result.errorKind, 'blocked_address', `${label}: ${JSON.stringify(result)}`);
 }
 
+/** A name that resolved to a refused address: `dns` with the words of a failed lookup for the tenant, the reason for the operator. */
+function assertRefusedName(result: SendResult, label: string): void {
+  const text = `${label}: ${JSON.stringify(result)}`;
+  assert.ok(result.type === 'error' && result.errorKind === 'dns' && result.detail === UNRESOLVED_NAME_DETAIL && result.durationMs === 0, text);
+  assert.match(String(result.network?.reason), /TIDINGS_REFUSED_NAME: [\w.]+ resolved to/, text);
+  assert.equal(result.network?.decidedBy, 'TIDINGS_EGRESS_ALLOWLIST', text);
+}
+
 before(async () => {
   // Bounded: a port free on 127.0.0.1 is almost always free on 127.0.0.2 and ::1 as well.
   for (let attempt = 1; attempt <= 5; attempt += 1) {
@@ -128,7 +136,7 @@ test('every literal spelling of a canary address is refused before a connection 
   assertCanariesUntouched();
 });
 
-test('a name is refused when the injected resolver answers with any refused address', async () => {
+test('a name is refused when the injected resolver answers with any refused address; the tenant reads it as a name that does not resolve', async () => {
   const cases: readonly (readonly string[])[] = [
     ['127.0.0.2'], ['127.0.0.1', '127.0.0.2'], ['127.0.0.2', '127.0.0.1'], ['::1'], ['127.0.0.1', '::1'],
     ['::ffff:127.0.0.2'], ['2130706434'], ['0x7f.0.0.2'],
@@ -136,7 +144,7 @@ test('a name is refused when the injected resolver answers with any refused addr
   for (const answer of cases) {
     const resolver = scriptedResolver(answer);
     const result = await send(sender({ lookup: resolver.lookup }), `http://internal.test:${target.port}/`);
-    assertBlocked(result, answer.join(','));
+    assertRefusedName(result, answer.join(','));
     assert.equal(resolver.calls(), 1, 'exactly one lookup per connection');
   }
   assertCanariesUntouched();
@@ -148,6 +156,8 @@ test('a resolver failure or an empty answer is a dns error, not a connection any
   };
   const failed = await send(sender({ lookup: failing }), `http://nowhere.test:${target.port}/`);
   assert.equal(failed.type === 'error' && failed.errorKind, 'dns', JSON.stringify(failed));
+  assert.ok(failed.type === 'error' && failed.detail === UNRESOLVED_NAME_DETAIL && failed.durationMs === 0, 'the same words and duration as a refused name');
+  assert.match(String(failed.network?.reason), /lookup of nowhere\.test failed: ENOTFOUND/);
   const empty = await send(sender({ lookup: scriptedResolver([]).lookup }), `http://empty.test:${target.port}/`);
   assert.equal(empty.type === 'error' && empty.errorKind, 'dns', JSON.stringify(empty));
   assertCanariesUntouched();
@@ -162,7 +172,7 @@ test('DNS rebinding (127.0.0.1, then 127.0.0.2) cannot switch the address: one l
   assert.equal(first.type === 'response' && first.statusCode, 200, JSON.stringify(first));
   // The receiver closes every connection, so the second attempt needs a new connection and a new lookup.
   const second = await send(s, url);
-  assertBlocked(second, 'second answer 127.0.0.2');
+  assertRefusedName(second, 'second answer 127.0.0.2');
   assert.equal(resolver.calls(), 2, 'one lookup per connection, none between the check and the connect');
   assert.deepEqual(resolver.names, ['rebind.test', 'rebind.test']);
   assert.equal(target.requests().length - before, 1, 'only the checked address got a request');

@@ -11,7 +11,8 @@ import { openSocket } from '../support/raw-http.ts';
 describe('request logs', () => {
   let world: InProcessWorld;
   before(async () => {
-    world = await startInProcessWorld();
+    // One line a second for refusals and client aborts: what is past it is counted, not written.
+    world = await startInProcessWorld({ TIDINGS_REFUSAL_LOG_RATE: '1' });
   });
   after(async () => world?.stop());
 
@@ -28,6 +29,27 @@ describe('request logs', () => {
     const later = world.logs.lines.slice(from);
     assert.deepEqual(later.filter((l) => l.msg === 'database unavailable'), []);
     assert.deepEqual(later.filter((l) => typeof (l.err as { stack?: unknown } | undefined)?.stack === 'string').map((l) => l.msg), [], 'no stack trace');
+  });
+
+  test('client aborts are sampled like refusals: a burst writes at most the rate, and a summary counts the rest (regression: one line each)', async () => {
+    const from = world.logs.lines.length;
+    const port = Number(new URL(world.tidings.apiUrl!).port);
+    const aborts = 12;
+    const startedAt = Date.now();
+    await Promise.all(Array.from({ length: aborts }, async () => {
+      const socket = await openSocket(port);
+      socket.on('error', () => undefined);
+      socket.write(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${world.token}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"name":"half`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+    }));
+    const since = (l: Record<string, unknown>): boolean => world.logs.lines.indexOf(l) >= from;
+    const written = () => world.logs.lines.filter((l) => since(l) && l.aborted === true).length;
+    const suppressed = () => world.logs.lines.filter((l) => since(l) && l.kind === 'client abort').reduce((n, l) => n + Number(l.suppressed), 0);
+    await world.logs.waitFor(() => written() + suppressed() >= aborts, 10_000, 'every abort written or counted');
+    const windows = Math.ceil((Date.now() - startedAt) / 1000) + 1;
+    assert.ok(written() <= windows, `${written()} abort lines in ${windows} one-second windows at 1 line/s`);
+    assert.ok(suppressed() > 0, 'the rest are counted in a summary line');
   });
 
   test('a token in the query string is refused and never reaches the log', async () => {

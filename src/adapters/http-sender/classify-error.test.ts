@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { errors } from 'undici';
 import { ERROR_KINDS, type ErrorKind } from '../../domain/error-kinds.ts';
 import { AttemptStoppedError, classifyError } from './classify-error.ts';
-import { BlockedAddressError, DnsLookupError } from './guarded-connect.ts';
+import { BlockedAddressError, DnsLookupError, RefusedNameError } from './guarded-connect.ts';
 
 const withCode = (code: string, message = code): Error => Object.assign(new Error(message), { code });
 
@@ -13,6 +13,7 @@ const TABLE: readonly (readonly [string, unknown, ErrorKind])[] = [
   ['a caller abort', new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'), 'deadline'],
   ['our body cap', new AttemptStoppedError('TIDINGS_RESPONSE_TOO_LARGE', 'too large'), 'too_large'],
   ['the SSRF guard', new BlockedAddressError('10.0.0.1 is refused'), 'blocked_address'],
+  ['a name that resolved to a refused address', new RefusedNameError('vm.internal resolved to 10.0.0.5'), 'dns'],
   ['a failed lookup', new DnsLookupError('lookup failed', { cause: withCode('ENOTFOUND') }), 'dns'],
   ['undici connect timeout', new errors.ConnectTimeoutError(), 'timeout_connect'],
   ['an OS connect timeout', withCode('ETIMEDOUT'), 'timeout_connect'],

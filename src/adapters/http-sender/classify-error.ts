@@ -52,6 +52,7 @@ function kindOf(error: unknown, code: string): ErrorKind {
     case 'TIDINGS_BLOCKED_ADDRESS':
       return ErrorKind.blockedAddress;
     case 'TIDINGS_DNS':
+    case 'TIDINGS_REFUSED_NAME':
       return ErrorKind.dns;
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'ETIMEDOUT':
@@ -84,7 +85,8 @@ function kindOf(error: unknown, code: string): ErrorKind {
  * Classifies an error that ended an attempt. Never throws; any value is accepted.
  *
  * - our own stops: deadline or caller abort → `deadline`; byte cap → `too_large`;
- * - guarded connector: `blocked_address`, `dns`;
+ * - guarded connector: a refused literal address or peer → `blocked_address`; a failed lookup, and a name that
+ *   resolved to a refused address → `dns` (alike for the tenant; the sender keeps the difference for the operator);
  * - undici timers: connect → `timeout_connect`, headers → `timeout_headers`, body → `timeout_body`;
  * - headers over the size cap → `too_large`;
  * - ECONNREFUSED / unreachable → `connect_refused`; ECONNRESET, EPIPE, closed socket, a body shorter than its

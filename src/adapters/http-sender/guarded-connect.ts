@@ -35,6 +35,18 @@ export class BlockedAddressError extends Error {
   }
 }
 
+/**
+ * A host name resolved to an address the egress policy refuses (error kind `dns` for the tenant, like a failed
+ * lookup: a tenant must not learn which internal names exist; the operator's record keeps this reason).
+ */
+export class RefusedNameError extends Error {
+  readonly code = 'TIDINGS_REFUSED_NAME';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedNameError';
+  }
+}
+
 /** The resolver failed or found nothing (error kind `dns`); `cause` is the resolver's error. */
 export class DnsLookupError extends Error {
   readonly code = 'TIDINGS_DNS';
@@ -70,13 +82,20 @@ const defaultLookup: LookupFunction = (hostname, options, callback) => {
   systemLookup(hostname, { all: options.all }, (error, addresses) => callback(error, addresses ?? []));
 };
 
-/** Checks every address; returns the first refusal as an error, or null when all are allowed. */
-function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowlist: readonly string[]): Error | null {
+/**
+ * Checks every address; returns the first refusal as an error, or null when all are allowed. A name the resolver
+ * answered is refused as a {@link RefusedNameError}; a localhost name, which never reaches the resolver (and which
+ * the tenant typed as such), as a {@link BlockedAddressError}.
+ */
+function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowlist: readonly string[], resolved: boolean)
+  : Error | null {
   if (addresses.length === 0) return new DnsLookupError(`${hostname} resolved to no address`);
+  const refusal = (message: string): Error =>
+    (resolved ? new RefusedNameError(message) : new BlockedAddressError(message));
   for (const { address } of addresses) {
-    if (isIP(address) === 0) return new BlockedAddressError(`${hostname} resolved to "${address}", which is not an IP address`);
+    if (isIP(address) === 0) return refusal(`${hostname} resolved to "${address}", which is not an IP address`);
     const verdict = isAddressAllowed(address, allowlist);
-    if (!verdict.allowed) return new BlockedAddressError(`${hostname} resolved to ${address}: ${verdict.reason}`);
+    if (!verdict.allowed) return refusal(`${hostname} resolved to ${address}: ${verdict.reason}`);
   }
   return null;
 }
@@ -88,7 +107,7 @@ function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowl
 function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], observer?: ConnectObserver) {
   return (hostname: string, options: LookupOptions, callback: NetLookupCallback): void => {
     let answered = false;
-    const answer = (error: NodeJS.ErrnoException | null, found: readonly LookupAddress[]): void => {
+    const answer = (error: NodeJS.ErrnoException | null, found: readonly LookupAddress[], resolved = true): void => {
       if (answered) return; // a resolver that calls back twice gets one hearing
       answered = true;
       if (error !== null) {
@@ -96,7 +115,7 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], ob
         return;
       }
       observer?.resolved(found.map((a) => a.address));
-      const refused = refuseAny(hostname, found, allowlist);
+      const refused = refuseAny(hostname, found, allowlist, resolved);
       if (refused !== null) {
         callback(refused, []);
         return;
@@ -110,7 +129,7 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], ob
     };
     if (isLocalhostName(hostname)) {
       const fixed = LOCALHOST_ADDRESSES.map((address) => ({ address, family: isIP(address) }));
-      process.nextTick(answer, null, fixed);
+      process.nextTick(answer, null, fixed, false);
       return;
     }
     try {
@@ -124,7 +143,8 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], ob
 /**
  * Builds the undici connector of the delivery agent: undici's own connector (TCP or TLS, connect timeout,
  * keep-alive) with the guarded lookup, behind a check of literal IP hosts and of the connected peer.
- * A refusal reaches undici as a {@link BlockedAddressError}; a resolver failure as a {@link DnsLookupError}.
+ * A refused literal address or connected peer reaches undici as a {@link BlockedAddressError}, a name that resolved
+ * to a refused address as a {@link RefusedNameError}, a resolver failure as a {@link DnsLookupError}.
  * @throws RangeError when an allow-list entry is not a CIDR range (checked once, here).
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {

@@ -102,15 +102,36 @@ interface Pool {
 export const REFUSED_ADDRESS_DETAIL = 'refused address';
 
 /**
+ * A host name that did not lead to an address Tidings may contact, as a tenant reads it: the same words whether
+ * the lookup failed or found only refused addresses, so a tenant cannot probe which internal names exist
+ * (docs/reference/error-kinds.md, `dns`).
+ */
+export const UNRESOLVED_NAME_DETAIL = 'host name not resolved to an address that may be contacted';
+
+type Network = {
+  resolvedAddresses?: readonly string[]; connectedAddress: string | null; reason?: string; decidedBy?: string;
+};
+
+/**
  * Adds the operator's {@link NetworkDetail} to a result, and keeps the tenant's detail free of what names
- * resolve to: a `blocked_address` refusal reads "refused address" (the full reason is `network.reason`);
- * a refusal names the setting or limit that decided it.
+ * resolve to: a `blocked_address` refusal reads "refused address"; a `dns` failure, whether the lookup failed or
+ * the name resolved to a refused address, reads {@link UNRESOLVED_NAME_DETAIL} with a duration of 0 (the
+ * lookup's time would tell the two apart); the full reason, with the time taken, is `network.reason`, and a
+ * refusal names the setting or limit that decided it.
  */
 function withNetwork(result: SendResult, seen: Seen, maxHeaderBytes: number): SendResult {
-  const network: { resolvedAddresses?: readonly string[]; connectedAddress: string | null; reason?: string; decidedBy?: string } = {
-    connectedAddress: seen.connected,
-  };
+  const network: Network = { connectedAddress: seen.connected };
   if (seen.resolved !== null) network.resolvedAddresses = seen.resolved;
+  if (result.type === 'error' && result.errorKind === ErrorKind.dns) {
+    const refusedName = result.detail.startsWith('TIDINGS_REFUSED_NAME');
+    // A failed lookup resolved nothing: the addresses seen are an earlier connection's.
+    const dns: Network = {
+      ...(refusedName && seen.resolved !== null ? { resolvedAddresses: seen.resolved } : {}), connectedAddress: null,
+      reason: `${result.detail} (after ${Math.round(result.durationMs)} ms)`,
+      decidedBy: refusedName ? 'TIDINGS_EGRESS_ALLOWLIST' : 'the host name resolver',
+    };
+    return { ...result, detail: UNRESOLVED_NAME_DETAIL, durationMs: 0, network: dns };
+  }
   if (result.type === 'error' && result.errorKind === ErrorKind.blockedAddress) {
     return { ...result, detail: REFUSED_ADDRESS_DETAIL, network: { ...network, connectedAddress: null, reason: result.detail, decidedBy: 'TIDINGS_EGRESS_ALLOWLIST' } };
   }

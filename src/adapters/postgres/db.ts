@@ -54,6 +54,8 @@ export interface OpenDbOptions {
   readonly lockRetries?: number;
   /** Called with connection-level errors of idle clients (logged, never thrown). */
   readonly onError?: (error: Error) => void;
+  /** Called when a new connection of the pool has been made (the database answers: ends a logged outage). */
+  readonly onConnect?: () => void;
   /**
    * Server only: every connection of the pool plans its prepared statements once, with a generic plan
    * (`plan_cache_mode = force_generic_plan`, PostgreSQL manual "PREPARE"), instead of planning each
@@ -132,6 +134,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000, query_timeout: QUERY_TIMEOUT_MS });
     pool.on('error', (error) => options.onError?.(error));
     pool.on('connect', guardNewConnection);
+    if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
     if (options.genericPlans === true) {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
       // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.

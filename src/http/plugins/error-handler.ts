@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, ERROR_CATALOG, wireCode, type ErrorCode, type ValidationIssue } from '../../domain/errors.ts';
 import { boundedIssues, boundedText } from '../../domain/error-bounds.ts';
 import { notServedFamily } from '../not-served.ts';
+import type { LineSampler } from './line-sampler.ts';
 
 /** Fastify's name for the part of the request that failed validation → the Svix/FastAPI `loc` head. */
 const LOC_HEAD: Readonly<Record<string, string>> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
@@ -58,12 +59,13 @@ export function schemaErrorMessage(errors: readonly { readonly instancePath?: st
 /**
  * The error handler (docs/reference/errors.md): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
- * content type → 415; a body the client aborted → 400, logged as such (no stack); a database failure as
+ * content type → 415; a body the client aborted → 400, logged as such (no stack; sampled by `aborts`); a database failure as
  * `databaseError` (the database adapter's mapping to the error catalogue) names it, the unreachable one logged;
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
  * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
-export function installErrorHandler(app: FastifyInstance, databaseError: (error: unknown) => AppError | null): void {
+export function installErrorHandler(app: FastifyInstance, databaseError: (error: unknown) => AppError | null,
+  aborts?: LineSampler): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return send(reply, error.code, error.detail, error.headers);
     if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
@@ -74,7 +76,10 @@ export function installErrorHandler(app: FastifyInstance, databaseError: (error:
     if (request.raw.readableAborted) {
       // The client closed the connection before its body arrived (its ECONNRESET is not the database's):
       // nothing was read, nothing was changed, and nobody is left to answer.
-      request.log.info({ aborted: true }, 'client aborted the request before its body arrived');
+      // Sampled (TIDINGS_REFUSAL_LOG_RATE): a client may abort as often as it connects.
+      if (aborts?.take() ?? true) {
+        request.log.info({ aborted: true }, 'client aborted the request before its body arrived');
+      }
       return send(reply, 'bad_request', 'The request body was not received completely');
     }
     // A database failure the adapter names (unreachable → 503, text it cannot store → 422).
