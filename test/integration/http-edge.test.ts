@@ -144,6 +144,18 @@ describe('the HTTP edge answers in the error contract', () => {
     assert.equal(await appCount(), before);
   });
 
+  test('a body announced over TIDINGS_MAX_BODY_BYTES is refused 413 naming the setting before it is read, and its rate watch ends with it (regression: the watch threw an unhandled error once the grace passed)', async () => {
+    const tooLarge = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":`, 3000);
+    assert.equal(tooLarge.status, 413);
+    assert.deepEqual(tooLarge.body, { code: 'payload_too_large', detail: 'The request body is larger than TIDINGS_MAX_BODY_BYTES (65536 bytes)' });
+    assert.ok(tooLarge.closedAfterMs !== null && tooLarge.closedAfterMs < 250, `closed after ${tooLarge.closedAfterMs} ms`);
+    // A stalled body started now is cut after the same grace, so the first request's watch has fired by then
+    // (timers of one duration fire in the order they were set).
+    const stalled = await exchange(`POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`, 8000);
+    assert.equal(stalled.status, 408);
+    assert.equal((await api.request('GET', '/livez', { token: null })).status, 200, 'the process still serves');
+  });
+
   test('a body trickled just above TIDINGS_API_MIN_BODY_RATE is not cut by it, and TIDINGS_API_REQUEST_TIMEOUT still ends it with 408', async () => {
     const before = await appCount();
     let writer: NodeJS.Timeout | undefined;

@@ -31,9 +31,12 @@ export function installBodyRate(
         done(null, chunk);
       },
     });
+    // Fastify listens on `counted` only while it reads the body; an error after that (a refusal answered
+    // before reading, as a 413 on Content-Length) must not be an unhandled 'error' event.
+    counted.on('error', () => undefined);
     const stop = (): void => clearTimeout(timer);
     const check = (): void => {
-      if (raw.complete || counted.destroyed) return;
+      if (raw.complete || counted.destroyed || reply.sent) return;
       const deadline = started + graceMs + (received / rate) * 1000;
       const now = nowMs();
       if (now < deadline) {
@@ -50,6 +53,12 @@ export function installBodyRate(
     timer = setTimeout(check, Math.max(1, graceMs));
     counted.once('close', stop);
     payload.once('end', stop);
+    // Answered (or its connection gone) before the body arrived: nothing is left to watch.
+    reply.raw.once('close', () => {
+      stop();
+      payload.unpipe(counted);
+      counted.destroy();
+    });
     // An aborted upload reaches the parser as an error of the stream it reads.
     payload.once('error', (error) => counted.destroy(error));
     payload.once('aborted', () => counted.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
