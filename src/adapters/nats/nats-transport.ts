@@ -68,9 +68,14 @@ export function createNatsTransport(options: NatsTransportOptions): BrokerTransp
 
   const live = (): Clients | null => (link.connection() !== null && clients?.nc === link.connection() ? clients : null);
 
-  /** Declares the topology again (one at a time); tells `onTopologyRestored`. */
+  /**
+   * Declares the topology again (one at a time) and tells `onTopologyRestored`. It waits reconnectMinMs first: a
+   * consumer hears of a deletion while the server is still deleting, and a stream declared before the deletion has
+   * finished is left registered without its files (seen on nats-server 2.9), refusing every publish.
+   */
   const redeclare = (reason: string): Promise<void> => {
     redeclaring ??= (async () => {
+      await new Promise((resolve) => { setTimeout(resolve, options.reconnectMinMs).unref(); });
       const c = live();
       if (c === null) return;
       await declareNatsTopology(c.jsm, topology);

@@ -14,7 +14,7 @@ test('every name is under the prefix; a dot of the prefix becomes _ in stream an
   assert.deepEqual(t.deadSubjects, ['$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.acme_prod_deliveries.*']);
 });
 
-test('each shard consumer reads only its subject, with explicit acks, ack_wait, max_deliver and max_ack_pending', () => {
+test('each shard consumer reads only its subject: explicit acks, ack_wait, max_deliver, max_ack_pending', () => {
   const t = natsTopologyOf({ prefix: 'p', shards: 2, deliveryLimit: 4 }, settings);
   const c = shardConsumerConfig(t, 1);
   assert.equal(c.durable_name, 'p_deliveries_1');
