@@ -102,4 +102,10 @@ export interface WorkSource {
    * released, and it is sent again. A broker source acknowledges its message here.
    */
   settled?(delivery: ClaimedDelivery, recorded: boolean): void;
+  /**
+   * The dispatcher gave a delivery from this source up without a record: its lease was lost, it was handed back or
+   * dropped unsent, or it was released at the stop. Its row is due again (released) or held by a newer lease, and is
+   * sent again from the rows. A broker source acknowledges its message here: the outbox publishes the id again.
+   */
+  released?(delivery: ClaimedDelivery): void;
 }

@@ -52,6 +52,8 @@ export class FlightRunner {
   /** A waiting delivery opens its request only with this much of its lease left (the attempt deadline plus 1 s), ms. */
   readonly #startMarginMs: number;
   readonly #origins = new WeakMap<Flight, Origin>();
+  /** Flights whose source was told how they ended (settled or released). */
+  readonly #ended = new WeakSet<Flight>();
 
   constructor(deps: FlightRunnerDeps) {
     const { settings } = deps;
@@ -172,12 +174,14 @@ export class FlightRunner {
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
         logAttempt(this.#deps.loggers, delivery, outcome, recorded, this.#maxAttempts);
+        this.#ended.add(flight);
         this.#origins.get(flight)?.source.settled?.(delivery, recorded);
       } catch (error) {
         this.#deps.loggers.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'attempt failed unexpectedly');
       } finally {
         flight.trace.end();
         this.#freed(window.finish(flight), flight);
+        this.#givenUp(flight);
         this.#openWaiting();
       }
     })();
@@ -213,6 +217,7 @@ export class FlightRunner {
       } finally {
         flight.trace.end();
         this.#freed(window.finish(flight));
+        this.#givenUp(flight);
       }
     })();
   }
@@ -221,7 +226,16 @@ export class FlightRunner {
   #dropWaiting(flight: Flight): Refill {
     flight.abandoned = true;
     flight.trace.end();
-    return this.#deps.window.finish(flight);
+    const refill = this.#deps.window.finish(flight);
+    this.#givenUp(flight);
+    return refill;
+  }
+
+  /** Tells the source of a flight that ended without its record settling that it was given up (once). */
+  #givenUp(flight: Flight): void {
+    if (this.#ended.has(flight)) return;
+    this.#ended.add(flight);
+    this.#origins.get(flight)?.source.released?.(flight.delivery);
   }
 
   /** Slots were freed: the pacer decides when the next take runs (a pushed delivery's slot may wait longer). */

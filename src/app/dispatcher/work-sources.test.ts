@@ -9,8 +9,12 @@ import { CLAIM_BACKOFF_BASE_MS } from './claim-pacer.ts';
 // A third source beside the claim and the hand-off, as a broker transport would be one: it pulls (its take leases the
 // deliveries of the ids it holds), wakes the dispatcher when a message arrives, and is told when a record settled.
 
-function brokerLike(): { source: WorkSource; held: ClaimedDelivery[]; asked: TakeRequest[]; settled: [string, boolean][]; arrive: () => void } {
+function brokerLike(): {
+  source: WorkSource; held: ClaimedDelivery[]; asked: TakeRequest[]; settled: [string, boolean][]; released: string[];
+  arrive: () => void;
+} {
   const held: ClaimedDelivery[] = [];
+  const released: string[] = [];
   const asked: TakeRequest[] = [];
   const settled: [string, boolean][] = [];
   let sink: WorkSink | undefined;
@@ -25,8 +29,9 @@ function brokerLike(): { source: WorkSource; held: ClaimedDelivery[]; asked: Tak
       return () => { sink = undefined; };
     },
     settled: (delivery, recorded) => settled.push([delivery.deliveryId, recorded]),
+    released: (delivery) => released.push(delivery.deliveryId),
   };
-  return { source, held, asked, settled, arrive: () => sink?.wake() };
+  return { source, held, asked, settled, released, arrive: () => sink?.wake() };
 }
 
 test('a third source is taken from after the claim, within what the claim left of the limit, and its records settle back to it', async () => {
@@ -90,4 +95,24 @@ test('a pushing source is offered no room while the claims fail and back off, an
   assert.deepEqual(offer?.endpointIds, ['ep_a'], 'room again for the endpoint that answered');
   h.handoff.adopt(offer!, []);
   await h.dispatcher.stop();
+});
+
+test('a source is told of each of its deliveries given up without a record, once: lease lost, or released at the stop', async () => {
+  const broker = brokerLike();
+  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0, shutdownGraceMs: 1 }, [broker.source]);
+  broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'));
+  await h.dispatcher.tick();
+  h.lost = ['b1'];
+  await h.dispatcher.heartbeat();
+  h.requests.get('b1')?.result.resolve(answer(200));
+  h.requests.get('b2')?.result.resolve(answer(200));
+  await settle();
+  assert.deepEqual(broker.released, ['b1'], 'the lost lease, and not the recorded one');
+  assert.deepEqual(broker.settled, [['b2', true]]);
+  const stopped = h.dispatcher.stop();
+  await settle();
+  await h.timers.advance(1);
+  await stopped;
+  assert.deepEqual(broker.released.sort(), ['b1', 'b3'], 'the one in flight at the stop, released');
+  assert.deepEqual(broker.settled, [['b2', true]], 'nothing settled twice or after being released');
 });
