@@ -8,13 +8,16 @@ import type { Page, PageQuery } from '../ports/paging.ts';
 import type { DeadLetterQuery, DeadLetterView, DeliveryQueryStore, DestinationView, EndpointMessageQuery, EndpointMessageView } from '../ports/delivery-query-store.ts';
 import { requireAdmin, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
+import { withPayloadsWithin, type ReadPayloads } from './page-budget.ts';
 
 /** Dependencies of {@link createDeliveryQueries}. */
 export interface DeliveryQueriesDeps {
-  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage' | 'readPayloads'>;
   readonly store: DeliveryQueryStore;
   /** The instant deliveries' holds are judged at (a test clock); absent = the database clock. */
   readonly clock?: Pick<Clock, 'sqlNow'>;
+  /** TIDINGS_MAX_PAGE_BYTES: the payload bytes one page of an endpoint's messages reads at most (plus one payload). */
+  readonly maxPageBytes: number;
 }
 
 /**
@@ -61,7 +64,12 @@ export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQuerie
     async endpointMessages(principal, appRef, endpointRef, query) {
       const app = await resolveApplication(lookups, principal, appRef);
       const endpoint = await endpointOf(app.id, endpointRef);
-      return store.listEndpointMessages(app.id, endpoint.id, query, now());
+      if (!query.withPayload) return store.listEndpointMessages(app.id, endpoint.id, query, now());
+      // The heads first, then their payloads within the page's byte budget (never 250 payloads at once).
+      const heads = await store.listEndpointMessages(app.id, endpoint.id, { ...query, withPayload: false }, now());
+      const read: ReadPayloads = (ids, budget) => lookups.readPayloads(app.id, ids, budget);
+      const attach = (v: EndpointMessageView, payload: Uint8Array | null): EndpointMessageView => ({ ...v, message: { ...v.message, payload } });
+      return withPayloadsWithin(heads, (v) => v.message.id, attach, read, deps.maxPageBytes, query.iterator?.startsWith('-') ?? false);
     },
 
     async stats(principal, appRef, endpointRef, since, until) {

@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { DeliveryQueryStore, DeliverySummary, TimelineEntry } from '../ports/delivery-query-store.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
 import { resolveApplication } from './applications.ts';
+import { withPayloadsWithin, type ReadPayloads } from './page-budget.ts';
 import type { Principal } from './credentials.ts';
 
 /** Attempt-list filters without the message/endpoint selector (the route supplies those). */
@@ -37,6 +38,8 @@ export function createQueries(deps: {
     & Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'>;
   /** The instant holds are judged at (a test clock); absent = the database clock. */
   readonly clock?: Pick<Clock, 'sqlNow'>;
+  /** TIDINGS_MAX_PAGE_BYTES: the payload bytes one page of messages reads at most (plus one payload). */
+  readonly maxPageBytes: number;
 }): Queries {
   const { store } = deps;
 
@@ -62,7 +65,11 @@ export function createQueries(deps: {
 
     async listMessages(principal, appRef, query) {
       const app = await resolveApplication(store, principal, appRef);
-      return store.listMessages(app.id, query);
+      if (!query.withPayload) return store.listMessages(app.id, query);
+      // The heads first, then their payloads within the page's byte budget (never 250 payloads at once).
+      const heads = await store.listMessages(app.id, { ...query, withPayload: false });
+      const read: ReadPayloads = (ids, budget) => store.readPayloads(app.id, ids, budget);
+      return withPayloadsWithin(heads, (m) => m.id, (m, payload) => ({ ...m, payload }), read, deps.maxPageBytes, query.iterator?.startsWith('-') ?? false);
     },
 
     async listAttemptsByMessage(principal, appRef, messageRef, filters) {

@@ -8,6 +8,7 @@ import type {
   DeadLetterView, DeliveryHold, DestinationView, EndpointMessageView,
 } from '../ports/delivery-query-store.ts';
 import type { TaskRecord } from '../ports/task-store.ts';
+import { fitPage, readsBackward } from '../app/page-budget.ts';
 
 /**
  * Records → response bodies in the Svix shapes (camelCase, ISO-8601 instants). Message bodies are built as
@@ -36,14 +37,36 @@ export function messageJson(head: object, payload: Uint8Array | null, contentTyp
   return Buffer.concat([Buffer.from(`${fields.slice(0, -1)}${fields.length > 2 ? ',' : ''}"payload":`), shown, Buffer.from('}')]);
 }
 
-/** The JSON bytes of a list of messages (each built with {@link messageJson}). */
-export function messageListJson(page: Page<MessageView>, withContent: boolean): Buffer {
-  const items = page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null, m.contentType));
-  const tail = JSON.stringify({ iterator: page.iterator, prevIterator: page.prevIterator, done: page.done });
+/**
+ * How a list answer is held to TIDINGS_MAX_PAGE_BYTES ({@link fitPage}): the budget, and whether the request
+ * reads backward.
+ */
+export interface PageFit {
+  readonly budgetBytes: number;
+  readonly backward: boolean;
+}
+
+/** The {@link PageFit} of a list request: TIDINGS_MAX_PAGE_BYTES and the direction its iterator reads. */
+export function pageFit(config: { readonly maxPageBytes: number }, iterator: string | null | undefined): PageFit {
+  return { budgetBytes: config.maxPageBytes, backward: readsBackward(iterator) };
+}
+
+/** The JSON bytes of a list built from its items' bytes, cut to `fit` when given. */
+function listJson<T>(page: Page<T>, items: readonly Buffer[], fit: PageFit | undefined): Buffer {
+  const fitted = fit === undefined ? page : fitPage(page, items.map((b) => b.length), fit.budgetBytes, fit.backward);
+  // A forward page keeps its first items, a backward one its last (fitPage).
+  const first = fit?.backward === true ? page.data.length - fitted.data.length : 0;
+  const shown = items.slice(first, first + fitted.data.length);
+  const tail = JSON.stringify({ iterator: fitted.iterator, prevIterator: fitted.prevIterator, done: fitted.done });
   const parts: Buffer[] = [Buffer.from('{"data":[')];
-  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [Buffer.from(','), item])));
+  shown.forEach((item, i) => parts.push(...(i === 0 ? [item] : [Buffer.from(','), item])));
   parts.push(Buffer.from(`],${tail.slice(1)}`));
   return Buffer.concat(parts);
+}
+
+/** The JSON bytes of a list of messages (each built with {@link messageJson}), within `fit`. */
+export function messageListJson(page: Page<MessageView>, withContent: boolean, fit?: PageFit): Buffer {
+  return listJson(page, page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null, m.contentType)), fit);
 }
 
 /** Svix `MessageAttemptOut` (status 0 success / 2 fail; triggerType 0 scheduled / 1 manual). */
@@ -73,9 +96,17 @@ export function timelineEntryOut(e: TimelineEntry, operator: boolean) {
   };
 }
 
-/** A Svix list response `{data, iterator, prevIterator, done}`. */
-export function listOut<T, U>(page: Page<T>, map: (item: T) => U) {
-  return { data: page.data.map(map), iterator: page.iterator, prevIterator: page.prevIterator, done: page.done };
+/**
+ * A Svix list response `{data, iterator, prevIterator, done}`; with `fit`, ended early (with an iterator to
+ * the rest) once its items reach TIDINGS_MAX_PAGE_BYTES as JSON.
+ */
+export function listOut<T, U>(page: Page<T>, map: (item: T) => U, fit?: PageFit) {
+  const data = page.data.map(map);
+  if (fit === undefined) return { data, iterator: page.iterator, prevIterator: page.prevIterator, done: page.done };
+  const fitted = fitPage({ ...page, data }, data.map((item) => Buffer.byteLength(JSON.stringify(item))), fit.budgetBytes, fit.backward);
+  // A forward page keeps its first items, a backward one its last (fitPage).
+  const first = fit.backward ? data.length - fitted.data.length : 0;
+  return { data: data.slice(first, first + fitted.data.length), iterator: fitted.iterator, prevIterator: fitted.prevIterator, done: fitted.done };
 }
 
 /** Sends JSON built as bytes (message bodies), bypassing the schema serializer. */
@@ -115,8 +146,8 @@ export function messageEndpointOut(d: DestinationView, expanded: boolean) {
   };
 }
 
-/** The JSON bytes of a list of Svix `EndpointMessageOut` (payloads verbatim, as {@link messageJson}). */
-export function endpointMessageListJson(page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean): Buffer {
+/** The JSON bytes of a list of Svix `EndpointMessageOut` (payloads verbatim, as {@link messageJson}), within `fit`. */
+export function endpointMessageListJson(page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean, fit?: PageFit): Buffer {
   const items = page.data.map((v) => messageJson(
     {
       ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state,
@@ -125,11 +156,7 @@ export function endpointMessageListJson(page: Page<EndpointMessageView>, withCon
     withContent ? v.message.payload : null,
     v.message.contentType,
   ));
-  const tail = JSON.stringify({ iterator: page.iterator, prevIterator: page.prevIterator, done: page.done });
-  const parts: Buffer[] = [Buffer.from('{"data":[')];
-  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [Buffer.from(','), item])));
-  parts.push(Buffer.from(`],${tail.slice(1)}`));
-  return Buffer.concat(parts);
+  return listJson(page, items, fit);
 }
 
 /** Svix `EndpointStats` (deliveries by status), plus Tidings' `skipped` (kept apart from canceled). */

@@ -91,7 +91,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const idempotency = createPgIdempotencyStore(w.db);
   const unitOfWork = createPgUnitOfWork(w.db);
   /** The find methods the use cases resolve references with. */
-  const lookups = { findApplication: applicationStore.findApplication, findEndpoint: endpointStore.findEndpoint, findMessage: messageQueries.findMessage };
+  const lookups = { findApplication: applicationStore.findApplication, findEndpoint: endpointStore.findEndpoint, findMessage: messageQueries.findMessage, readPayloads: messageQueries.readPayloads };
   const { clock, random } = w;
   const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
   // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
@@ -113,7 +113,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     databaseError: databaseErrorOf,
     applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random, publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }) }),
     endpoints: withSubscriptionCheck(createEndpoints({ store: { ...endpointStore, findApplication: applicationStore.findApplication }, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
-    queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline }, clock }),
+    queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline }, clock, maxPageBytes: w.config.maxPageBytes }),
     publisher: withTraceContext(createPublisher({
       messages: createPgMessageStore(w.db, w.cipher, w.wake, {
         groupKeyed: true,
@@ -138,7 +138,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpointSettings: createEndpointSettings({ lookups, store: createPgEndpointSettingsStore(w.db, w.cipher), clock, rotationGraceMs: w.config.secretRotationGraceMs }),
     exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
     messageContent: createMessageContent({ lookups, store: messageContent, clock }),
-    deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock }),
+    deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock, maxPageBytes: w.config.maxPageBytes }),
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
     tasks: createTasks({ store: taskStore }),

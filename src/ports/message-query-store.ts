@@ -10,6 +10,13 @@ export interface MessageQueryStore {
   /** Finds a message of `appId` by id (`msg_…`) or eventId; the payload is decrypted when `withPayload`. */
   findMessage(appId: string, ref: string, options: { readonly withPayload: boolean; readonly tx?: Tx }): Promise<MessageView | null>;
   listMessages(appId: string, query: MessageListQuery): Promise<Page<MessageView>>;
+  /**
+   * The payloads (decrypted; null once expunged) of the messages `ids` of `appId`, in the order given, while
+   * the stored payload bytes read before each stay under `budgetBytes`: the first message past the budget
+   * and every one after it are left out (their payloads are never read), so a page of large payloads costs
+   * at most the budget plus one payload (TIDINGS_MAX_PAGE_BYTES). The first message is always read.
+   */
+  readPayloads(appId: string, ids: readonly string[], budgetBytes: number): Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
   listAttempts(appId: string, query: AttemptListQuery): Promise<Page<AttemptView>>;
   findAttempt(appId: string, messageId: string, attemptId: string): Promise<AttemptView | null>;
 }
@@ -35,6 +42,8 @@ export interface MessageListQuery extends PageQuery {
 
 /** Filters of an attempt list; `messageId`/`endpointId` select the Svix "by message"/"by endpoint" lists. */
 export interface AttemptListQuery extends PageQuery {
+  /** Whether the stored response bodies are read (Svix `with_content`); false leaves `responseBody` null. */
+  readonly withContent: boolean;
   readonly messageId: string | null;
   readonly endpointId: string | null;
   /** Svix status: 0 succeeded, 2 failed (recorded attempts are never pending, sending or canceled). */

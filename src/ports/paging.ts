@@ -25,6 +25,11 @@ export interface PageQuery {
  */
 export interface Page<T> {
   readonly data: readonly T[];
+  /**
+   * The iterator key of each item of `data` (its id, name or cursor), when the store gives them: a page cut
+   * short after item i continues at `keys[i]` (src/http/page-budget.ts).
+   */
+  readonly keys?: readonly string[];
   readonly iterator: string | null;
   readonly prevIterator: string | null;
   readonly done: boolean;

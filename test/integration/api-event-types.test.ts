@@ -107,7 +107,7 @@ for (const engine of ENGINES) {
       assert.equal((await api.request('GET', '/api/v1/event-type/ok.name')).status, 404, 'nothing was stored');
     });
 
-    test('a payload violating the latest schema version is refused with 422 naming the fields; nothing is stored', async () => {
+    test('a payload violating the latest schema version is refused with 422 naming its first violation; nothing is stored', async () => {
       const app = await api.svix.application.create({ name: 'schemas' });
       await api.svix.eventType.upsert('order.placed', { description: 'x', schemas: { 1: INVOICE_SCHEMA } });
       const count = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE event_type = $1', ['order.placed'])).rows[0]!.n);
@@ -118,8 +118,9 @@ for (const engine of ENGINES) {
       const bad = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 'seven', amount: -1, paidAt: 'yesterday' } }));
       assert.equal(bad.status, 422);
       assert.equal(bad.body.code, 'validation');
-      const locs = (bad.body.detail as { loc: (string | number)[]; type: string }[]).map((d) => d.loc.join('.')).sort();
-      assert.deepEqual(locs, ['body.payload.amount', 'body.payload.invoice', 'body.payload.paidAt']);
+      const locs = (bad.body.detail as { loc: (string | number)[]; type: string }[]).map((d) => d.loc.join('.'));
+      assert.equal(locs.length, 1, 'the check stops at the first violation (its work and its answer are bounded)');
+      assert.ok(['body.payload.amount', 'body.payload.invoice', 'body.payload.paidAt'].includes(locs[0]!), locs[0]);
       const missing = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1 } }));
       assert.deepEqual(missing.body.detail, [{ loc: ['body', 'payload', 'amount'], msg: "must have required property 'amount'", type: 'value_error.jsonschema.required' }]);
       const notObject = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: [1, 2] }));

@@ -51,7 +51,7 @@ for (const engine of ENGINES) {
       assert.ok(got.includes(`"payload":${ODD_PAYLOAD}`), got);
       assert.doesNotThrow(() => JSON.parse(got));
 
-      const listed = await (await api.request('GET', `/api/v1/app/${appId}/msg?limit=250`)).text();
+      const listed = await (await api.request('GET', `/api/v1/app/${appId}/msg?limit=250&with_content=true`)).text();
       assert.ok(listed.includes(`"payload":${ODD_PAYLOAD}`));
 
       const row = await api.database.db.query<{ payload: Buffer; payload_key_id: string }>('SELECT payload, payload_key_id FROM messages WHERE id = $1', [id]);

@@ -43,6 +43,7 @@ export function toPage<R, T>(rows: readonly R[], page: PageQuery, keyOf: (row: R
   const requestKey = page.iterator === null ? null : backward ? page.iterator.slice(1) : page.iterator;
   return {
     data: kept.map(map),
+    keys: kept.map(keyOf),
     iterator: last === undefined ? requestKey : keyOf(last),
     prevIterator: first === undefined ? null : `-${keyOf(first)}`,
     done: !more,

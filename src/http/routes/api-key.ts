@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ApiKeyView } from '../../ports/api-key-store.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { listOut } from '../present.ts';
+import { listOut, pageFit } from '../present.ts';
 import { commonErrors, idIterator, listQuery, listResponse, refParam, WIRE_LIMITS } from '../schemas/common.ts';
 
 /** Longest key lifetime a caller may ask for, in seconds (10 years). */
@@ -39,7 +39,7 @@ export function apiKeyBody(k: ApiKeyView) {
  * used to replay it, since only its hash is kept), `GET /api/v1/api-key` lists keys without secrets,
  * `DELETE /api/v1/api-key/{key_id}` revokes one (204; at once, for every process).
  */
-export function registerApiKeyRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys'>): void {
+export function registerApiKeyRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys' | 'config'>): void {
   app.post('/api/v1/api-key', {
     config: { adminOnly: true },
     schema: { tags: ['API Key'], summary: 'Create API key (Tidings)', body: apiKeyIn, response: { 201: apiKeyCreated, ...commonErrors } },
@@ -54,7 +54,7 @@ export function registerApiKeyRoutes(app: Api, deps: Pick<HttpDeps, 'apiKeys'>):
     schema: { tags: ['API Key'], summary: 'List API keys (Tidings)', querystring: apiKeyListQuery, response: { 200: listResponse(apiKeyOut).meta({ id: 'ListResponseApiKeyOut' }), ...commonErrors } },
   }, async (request) => {
     const q = request.query;
-    return listOut(await deps.apiKeys.list(principalOf(request), { limit: q.limit, iterator: q.iterator ?? null, order: q.order, appRef: q.app_id ?? null }), apiKeyBody);
+    return listOut(await deps.apiKeys.list(principalOf(request), { limit: q.limit, iterator: q.iterator ?? null, order: q.order, appRef: q.app_id ?? null }), apiKeyBody, pageFit(deps.config, q.iterator));
   });
 
   app.delete('/api/v1/api-key/:keyId', {

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
 import { applicationOut } from '../../app/answers.ts';
-import { listOut } from '../present.ts';
+import { listOut, pageFit } from '../present.ts';
 import { applicationList, applicationListQuery, applicationOut as applicationOutSchema } from '../schemas/application.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 
 /** `GET /api/v1/app` (admin only; ascending by id unless `order=descending`; Svix's `exclude_apps_with_*` filters) and `GET /api/v1/app/{app}` (id or uid). */
-export function registerApplicationRead(app: Api, deps: Pick<HttpDeps, 'applications'>): void {
+export function registerApplicationRead(app: Api, deps: Pick<HttpDeps, 'applications' | 'config'>): void {
   app.get('/api/v1/app', {
     schema: { tags: ['Application'], summary: 'List applications', querystring: applicationListQuery, response: { 200: applicationList, ...commonErrors } },
   }, async (request) => {
@@ -16,7 +16,7 @@ export function registerApplicationRead(app: Api, deps: Pick<HttpDeps, 'applicat
       excludeWithNoEndpoints: q.exclude_apps_with_no_endpoints, excludeWithDisabledEndpoints: q.exclude_apps_with_disabled_endpoints,
       excludeWithSvixPlayEndpoints: q.exclude_apps_with_svix_play_endpoints,
     });
-    return listOut(page, applicationOut);
+    return listOut(page, applicationOut, pageFit(deps.config, q.iterator));
   });
 
   app.get('/api/v1/app/:appId', {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AttemptFilters } from '../../app/queries.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { attemptOut, listOut } from '../present.ts';
+import { attemptOut, listOut, pageFit } from '../present.ts';
 import { attemptList, attemptListQuery, attemptOut as attemptOutSchema } from '../schemas/attempt.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 
@@ -10,7 +10,7 @@ type AttemptQuery = z.output<typeof attemptListQuery>;
 
 function filters(q: AttemptQuery): AttemptFilters {
   return {
-    limit: q.limit, iterator: q.iterator ?? null, order: q.order,
+    limit: q.limit, iterator: q.iterator ?? null, order: q.order, withContent: q.with_content,
     status: q.status ?? null, statusCodeClass: q.status_code_class ?? null,
     eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
     channel: q.channel ?? null, tag: q.tag ?? null, before: q.before ?? null, after: q.after ?? null,
@@ -24,13 +24,13 @@ function filters(q: AttemptQuery): AttemptFilters {
  * on the message list) and `GET /api/v1/app/{app}/msg/{msg}/attempt/{attempt}` (with `operatorDetail` for an
  * operator credential only).
  */
-export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries'>): void {
+export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries' | 'config'>): void {
   app.get('/api/v1/app/:appId/attempt/msg/:msgId', {
     schema: { tags: ['Message Attempt'], summary: 'List attempts by message', params: z.object({ appId: refParam, msgId: refParam }), querystring: attemptListQuery, response: { 200: attemptList, ...commonErrors } },
   }, async (request) => {
     const q = request.query;
     const page = await deps.queries.listAttemptsByMessage(principalOf(request), request.params.appId, request.params.msgId, filters(q));
-    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }));
+    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }), pageFit(deps.config, q.iterator));
   });
 
   app.get('/api/v1/app/:appId/attempt/endpoint/:endpointId', {
@@ -38,7 +38,7 @@ export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries'>): 
   }, async (request) => {
     const q = request.query;
     const page = await deps.queries.listAttemptsByEndpoint(principalOf(request), request.params.appId, request.params.endpointId, filters(q));
-    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }));
+    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }), pageFit(deps.config, q.iterator));
   });
 
   app.get('/api/v1/app/:appId/msg/:msgId/attempt/:attemptId', {

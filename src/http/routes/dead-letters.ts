@@ -3,7 +3,7 @@ import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
 import { taskStartedAnswer } from '../../app/answers.ts';
-import { deadLetterOut, listOut } from '../present.ts';
+import { deadLetterOut, listOut, pageFit } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { deadLetterList, deadLetterListQuery } from '../schemas/delivery.ts';
 import { deadLetterReplayIn, taskStartedOut as taskStartedOutSchema } from '../schemas/replay.ts';
@@ -30,21 +30,21 @@ export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQuer
       tags: ['Dead Letter'], summary: 'List dead letters of every application (Tidings)', querystring: deadLetterListQuery,
       response: { 200: deadLetterList, ...commonErrors },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.allDeadLetters(principalOf(request), filters(request.query)), deadLetterOut));
+  }, async (request) => listOut(await deps.deliveryQueries.allDeadLetters(principalOf(request), filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
 
   app.get('/api/v1/app/:appId/dead-letter', {
     schema: {
       tags: ['Dead Letter'], summary: 'List dead letters of an application (Tidings)', params: z.object({ appId: refParam }), querystring: deadLetterListQuery,
       response: { 200: deadLetterList, ...commonErrors },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, null, filters(request.query)), deadLetterOut));
+  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, null, filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
 
   app.get('/api/v1/app/:appId/endpoint/:endpointId/dead-letter', {
     schema: {
       tags: ['Dead Letter'], summary: 'List dead letters of an endpoint (Tidings)', params: z.object({ appId: refParam, endpointId: refParam }),
       querystring: deadLetterListQuery, response: { 200: deadLetterList, ...commonErrors },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, request.params.endpointId, filters(request.query)), deadLetterOut));
+  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, request.params.endpointId, filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
 
   app.post('/api/v1/app/:appId/dead-letter/replay', {
     schema: {

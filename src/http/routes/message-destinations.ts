@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DeliveryState } from '../../domain/delivery-state.ts';
 import type { Api, HttpDeps } from '../deps.ts';
 import { principalOf } from '../idempotency.ts';
-import { endpointMessageListJson, listOut, messageEndpointOut, sendJsonBytes } from '../present.ts';
+import { endpointMessageListJson, listOut, messageEndpointOut, pageFit, sendJsonBytes } from '../present.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 import { destinationListQuery, endpointMessageList, endpointMessageListQuery, messageEndpointList } from '../schemas/delivery.ts';
 
@@ -27,7 +27,7 @@ function statesOf(status: number | undefined, expanded: boolean): readonly Deliv
  * messages of an endpoint with their delivery's status; newest first; filters status, channel, tag,
  * event_types, before, after; payloads verbatim `with_content`).
  */
-export function registerMessageDestinations(app: Api, deps: Pick<HttpDeps, 'deliveryQueries'>): void {
+export function registerMessageDestinations(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'config'>): void {
   app.get('/api/v1/app/:appId/msg/:msgId/endpoint', {
     schema: {
       tags: ['Message Attempt'], summary: 'List the destinations of a message', params: z.object({ appId: refParam, msgId: refParam }),
@@ -36,7 +36,7 @@ export function registerMessageDestinations(app: Api, deps: Pick<HttpDeps, 'deli
   }, async (request) => {
     const q = request.query;
     const page = await deps.deliveryQueries.destinations(principalOf(request), request.params.appId, request.params.msgId, { limit: q.limit, iterator: q.iterator ?? null, order: q.order });
-    return listOut(page, (d) => messageEndpointOut(d, q.expanded_statuses));
+    return listOut(page, (d) => messageEndpointOut(d, q.expanded_statuses), pageFit(deps.config, q.iterator));
   });
 
   app.get('/api/v1/app/:appId/endpoint/:endpointId/msg', {
@@ -51,6 +51,6 @@ export function registerMessageDestinations(app: Api, deps: Pick<HttpDeps, 'deli
       eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
       channel: q.channel ?? null, tag: q.tag ?? null, before: q.before ?? null, after: q.after ?? null,
     });
-    return sendJsonBytes(reply, endpointMessageListJson(page, q.with_content, q.expanded_statuses));
+    return sendJsonBytes(reply, endpointMessageListJson(page, q.with_content, q.expanded_statuses, pageFit(deps.config, q.iterator)));
   });
 }

@@ -16,7 +16,7 @@ export const attemptListQuery = listQuery(idIterator('atmpt'), 'descending').ext
   tag: tagName.optional(),
   before: instantQuery.optional(),
   after: instantQuery.optional(),
-  with_content: flagQuery.default(true),
+  with_content: flagQuery.default(false).describe('Include each attempt\'s stored response body (default false: content is in a list only when asked)'),
   with_msg: flagQuery.default(false),
   endpoint_id: refParam.optional(),
 });

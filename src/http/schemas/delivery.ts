@@ -55,7 +55,7 @@ export const endpointMessageListQuery = listQuery(idIterator('msg'), 'descending
   event_types: listParam(eventTypeName).optional(),
   before: instantQuery.optional(),
   after: instantQuery.optional(),
-  with_content: flagQuery.default(true),
+  with_content: flagQuery.default(false).describe('Include the payloads (default false: content is in a list only when asked)'),
   expanded_statuses: expandedStatuses,
 });
 

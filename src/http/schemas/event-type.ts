@@ -56,7 +56,7 @@ const nameIterator = z.string().regex(/^-?[a-zA-Z0-9\-_.]{1,256}$/, 'must be an 
 /** `GET /api/v1/event-type` query: by name, ascending unless `order=descending`. */
 export const eventTypeListQuery = listQuery(nameIterator, 'ascending').extend({
   include_archived: flagQuery.default(false),
-  with_content: flagQuery.default(true).describe('Include the schemas (default true; the svix client sends false unless asked)'),
+  with_content: flagQuery.default(false).describe('Include the schemas (default false, as the svix client asks: content is in a list only when asked)'),
 });
 
 /** `DELETE /api/v1/event-type/{name}` query: `expunge=true` deletes instead of archiving. */

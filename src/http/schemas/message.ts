@@ -87,7 +87,7 @@ export const withContentQuery = z.object({ with_content: flagQuery.default(true)
 
 /** `GET /app/{app}/msg` query: newest first unless `order=ascending`; Svix filters. */
 export const messageListQuery = listQuery(idIterator('msg'), 'descending').extend({
-  with_content: flagQuery.default(true),
+  with_content: flagQuery.default(false).describe('Include the payloads (default false: content is in a list only when asked; a single message shows it by default)'),
   event_types: listParam(eventTypeName).optional(),
   channel: channelName.optional(),
   tag: tagName.optional(),

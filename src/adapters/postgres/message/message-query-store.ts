@@ -47,8 +47,9 @@ interface AttemptRow {
 const messageColumns = (withPayload: boolean) =>
   `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
 
-const ATTEMPT_COLUMNS = `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
-  a.response_body, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
+/** Attempt columns; the response body is read only when wanted (else NULL, and nothing is decrypted). */
+const attemptColumns = (withBody: boolean) => `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
+  ${withBody ? 'a.response_body' : 'NULL::bytea AS response_body'}, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
   m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
 
 /** Collects `AND …` conditions with numbered parameters. */
@@ -138,13 +139,30 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
       return toPage(res.rows, query, (r) => r.id, messageView);
     },
 
+    async readPayloads(appId, ids, budgetBytes) {
+      // A running sum of the stored sizes (octet_length reads a TOASTed value's size, not the value), so rows
+      // past the budget are filtered out before any payload is fetched.
+      const res = await db.query<{ id: string; payload: Buffer | null; payload_key_id: string | null; expunged: boolean }>(
+        `SELECT id, payload, payload_key_id, expunged FROM (
+           SELECT m.id, m.payload, m.payload_key_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, u.ord,
+                  coalesce(sum(octet_length(m.payload)) OVER (ORDER BY u.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS read_before
+           FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord) JOIN messages m ON m.app_id = $1 AND m.id = u.id
+         ) page WHERE read_before < $3 ORDER BY ord`,
+        [appId, ids, budgetBytes],
+      );
+      return res.rows.map((row) => ({
+        id: row.id,
+        payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+      }));
+    },
+
     async listAttempts(appId, query) {
       const c = new Conditions([appId]);
       attemptFilters(c, query);
       const k = keyset(query, 'a.id', c.next + 1);
       const limitParam = c.next;
       const res = await db.query<AttemptRow>(
-        `SELECT ${ATTEMPT_COLUMNS} FROM attempts a JOIN messages m ON m.id = a.message_id
+        `SELECT ${attemptColumns(query.withContent)} FROM attempts a JOIN messages m ON m.id = a.message_id
          WHERE a.app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
@@ -154,7 +172,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
 
     async findAttempt(appId, messageId, attemptId) {
       const res = await db.query<AttemptRow>(
-        `SELECT ${ATTEMPT_COLUMNS} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id = $1 AND a.message_id = $2 AND a.id = $3`,
+        `SELECT ${attemptColumns(true)} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id = $1 AND a.message_id = $2 AND a.id = $3`,
         [appId, messageId, attemptId],
       );
       return res.rows[0] === undefined ? null : attemptView(cipher, res.rows[0]);
