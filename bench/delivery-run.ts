@@ -9,7 +9,7 @@ import type { Receiver } from './receiver.ts';
 import { quantile, round } from './stats.ts';
 import { startCluster, type ClusterBase, type Engine, type FinalState } from './tidings.ts';
 
-/** One Tidings delivery workload (scenarios a, b, c, e, f). */
+/** One Tidings delivery workload (scenarios burst, slow-drain, wide-window, scale-out, fan-out, peers). */
 export interface DeliverySpec {
   readonly tag: string;
   readonly engine: Engine;

@@ -1,38 +1,49 @@
 import { parseArgs } from 'node:util';
 
 /** Every scenario a run without `--scenarios` includes, in order. */
-export const ALL_SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
-/** Scenarios run only when named: (p) the peers (`--peers`). */
-export const EXTRA_SCENARIOS = ['p'] as const;
+export const ALL_SCENARIOS = [
+  'burst', 'slow-drain', 'wide-window', 'latency', 'scale-out', 'fan-out', 'claim-backlog', 'stats-reads',
+] as const;
+/** Scenarios run only when named: `peers` (`--peers`). */
+export const EXTRA_SCENARIOS = ['peers'] as const;
 export type Scenario = (typeof ALL_SCENARIOS)[number] | (typeof EXTRA_SCENARIOS)[number];
 const KNOWN: readonly Scenario[] = [...ALL_SCENARIOS, ...EXTRA_SCENARIOS];
 
+/**
+ * The letters the scenarios had before they were named, still accepted by `--scenarios` until the next
+ * release (older notes and ADRs quote commands with them).
+ */
+export const SCENARIO_LETTERS: Readonly<Record<string, Scenario>> = {
+  a: 'burst', b: 'slow-drain', c: 'wide-window', d: 'latency', e: 'scale-out', f: 'fan-out', g: 'claim-backlog',
+  h: 'stats-reads', p: 'peers',
+};
+
 /** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog; the peers). */
-export const SERVER_ONLY: ReadonlySet<Scenario> = new Set(['e', 'g', 'h', 'p']);
+export const SERVER_ONLY: ReadonlySet<Scenario> = new Set<Scenario>(['scale-out', 'claim-backlog', 'stats-reads', 'peers']);
 
 /** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
 export interface Sizes {
-  /** (a), (b), (e): messages published in one burst. */
+  /** burst, slow-drain, scale-out: messages published in one burst. */
   readonly burstMessages: number;
   /** Publish calls in flight (load generator). */
   readonly publishInFlight: number;
-  /** (c): deliveries in flight (TIDINGS_CONCURRENCY), endpoints, messages. */
+  /** wide-window: deliveries in flight (TIDINGS_CONCURRENCY), endpoints, messages. */
   readonly slowInFlight: number;
   readonly slowEndpoints: number;
   readonly slowMessages: number;
-  /** (d): paced rates (messages/s), measured duration and warm-up per rate, ms. */
+  /** latency: paced rates (messages/s), measured duration and warm-up per rate, ms. */
   readonly paceRates: readonly number[];
   readonly paceDurationMs: number;
   readonly paceWarmupMs: number;
-  /** (e): dispatcher process counts. */
+  /** scale-out: dispatcher process counts. */
   readonly dispatcherCounts: readonly number[];
-  /** (f): messages, each fanned out to `fanOutEndpoints`. */
+  /** fan-out: messages, each fanned out to `fanOutEndpoints`. */
   readonly fanOutMessages: number;
   readonly fanOutEndpoints: number;
-  /** (g): backlog sizes (due deliveries) and timed claims per size. */
+  /** claim-backlog: backlog sizes (due deliveries) and timed claims per size. */
   readonly backlogRows: readonly number[];
   readonly claimRepeats: number;
-  /** (h): timeline rows in the window of the statistics reads, and the spans (ms before "now") they fill. */
+  /** stats-reads: timeline rows in the window of the statistics reads, and the spans (ms before "now") they fill. */
   readonly timelineRows: readonly number[];
   readonly timelineSpansMs: readonly number[];
   /** Upper bound of one wait for deliveries, ms (every loop is bounded). */
@@ -74,7 +85,10 @@ export interface Options {
   readonly scenarios: readonly Scenario[];
   readonly runs: number;
   readonly engines: readonly ('server' | 'embedded')[];
-  /** `full` (the sizes of docs/guides/benchmark.md), `moderate` (a quarter of the messages, the full 1,000,000-row backlog), or `quick`. */
+  /**
+   * `full` (the sizes of docs/guides/benchmark.md), `moderate` (a quarter of the messages, the full 1,000,000-row
+   * backlog), or `quick`.
+   */
   readonly size: 'full' | 'moderate' | 'quick';
   readonly quick: boolean;
   readonly sizes: Sizes;
@@ -89,47 +103,66 @@ export interface Options {
   readonly cpuProf: boolean;
   /** Tracing on in the Tidings processes, exporting to a local OTLP sink (bench/trace-sink.ts). */
   readonly traces: boolean;
-  /** Redis of the peers in (p): `redis://host:port/db`; their keys live under a private prefix. */
+  /** Redis of the BullMQ peers in `peers`: `redis://host:port/db`; their keys live under a private prefix. */
   readonly redisUrl: string;
-  /** The workloads (p) runs, in its order: fast, slow (100 ms receiver), latency (default all three). */
+  /** The `redis-server` binary of the private Redis (appendonly, appendfsync always) of the durable BullMQ peer. */
+  readonly redisServer: string;
+  /** The workloads `peers` runs, in its order: fast, slow (100 ms receiver), latency (default all three). */
   readonly peerParts: readonly PeerPart[];
   /** JSON output path, or undefined for bench/results/bench-<time>.json. */
   readonly out: string | undefined;
   readonly help: boolean;
 }
 
-/** The workloads of scenario (p): fast receiver, 100 ms receiver with 50 in flight, publish → first attempt at 20/s. */
+/** The workloads of `peers`: fast receiver, 100 ms receiver with 50 in flight, publish → first attempt at 20/s. */
 export const PEER_PARTS = ['fast', 'slow', 'latency'] as const;
-/** One workload of scenario (p). */
+/** One workload of `peers`. */
 export type PeerPart = (typeof PEER_PARTS)[number];
 
 /** Usage text of `npm run bench -- --help`. */
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --scenarios a,b,…   scenarios to run (default: all of a,b,c,d,e,f,g,h; p only when named)
-  --peers             the same as --scenarios p with 1 KiB payloads: Tidings beside Fastify + BullMQ, BullMQ
-                      alone and the raw signed-HTTP ceiling in the same run (fast receiver, 100 ms receiver
-                      with 50 in flight, publish → first attempt at 20/s); --messages for quicker runs
-  --peer-parts P,…    the workloads of (p) to run: fast, slow, latency (default all three)
+  --scenarios S,…     scenarios to run (default: all but peers, in this order):
+                        burst          (was a) burst to a 0 ms receiver, end to end
+                        slow-drain     (was b) backlog drained to a 100 ms receiver at the default window
+                        wide-window    (was c) 1 s receiver, a window of 2,000 over 50 endpoints
+                        latency        (was d) publish → first attempt at paced rates
+                        scale-out      (was e) 1, 2, 4 dispatcher processes on one database
+                        fan-out        (was f) every message to 10 endpoints
+                        claim-backlog  (was g) claim cost against backlog size (SQL)
+                        stats-reads    (was h) statistics reads against timeline size (SQL)
+                        peers          (was p) Tidings beside the peers (only when named, or --peers)
+                      the old letters are still accepted until the next release
+  --peers             the same as --scenarios peers with 1 KiB payloads: Tidings beside Fastify + BullMQ (on
+                      the Redis of --redis-url, and on a private Redis with appendfsync always), BullMQ alone,
+                      Fastify + graphile-worker (on the PostgreSQL server) and the raw signed-HTTP ceiling in
+                      the same run (fast receiver, 100 ms receiver with 50 in flight, publish → first attempt
+                      at 20/s); --messages for quicker runs
+  --peer-parts P,…    the workloads of peers to run: fast, slow, latency (default all three)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
-  --engine E          server | embedded | both (default both; e, g and h run on the server only)
-  --size S            full | moderate | quick (default full: the guide's sizes; moderate: 5000-message
-                      bursts, 1000 in flight in (c), 5 s per rate in (d), full 1,000,000-row backlog in (g))
+  --engine E          server | embedded | both (default both; scale-out, claim-backlog, stats-reads and peers
+                      run on the server only)
+  --size S            full | moderate | quick (default full: the guide's sizes; moderate: 5000-message bursts,
+                      1000 in flight in wide-window, 5 s per rate in latency, full 1,000,000-row backlog in
+                      claim-backlog)
   --quick             the same as --size quick: small sizes, to check the command end to end
-  --messages N        messages of the bursts in (a), (b), (e) (default 20000; --quick 2000)
+  --messages N        messages of the bursts in burst, slow-drain, scale-out, peers (default 20000; --quick 2000)
   --database-url URL  PostgreSQL server (default $BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres)
   --db-name NAME      bench database, dropped and recreated for every run and dropped at the end; must start
-                      with tidings_bench (default tidings_bench)
+                      with tidings_bench (default tidings_bench; claim-backlog uses NAME_claim, the
+                      graphile-worker peer NAME_graphile)
   --payload-bytes N   bytes of each message payload (default 256; with --peers 1024)
-  --redis-url URL     Redis of the peers (default $BENCH_REDIS_URL or redis://127.0.0.1:6379/13); only keys
+  --redis-url URL     Redis of the BullMQ peers (default $BENCH_REDIS_URL or redis://127.0.0.1:6379/13); only keys
                       under a prefix of the run's own are written, and they are deleted at start and end
+  --redis-server BIN  redis-server binary of the private Redis with appendfsync always (default redis-server on
+                      PATH; when it cannot start, that peer is left out and the others run)
   --idempotency-keys  send an Idempotency-Key (auto_<uuid>) with every publish, as the svix client does
   --log-level L       TIDINGS_LOG_LEVEL of the Tidings processes (default info, the production default)
   --probe             time every SQL statement inside the Tidings processes (bench/pg-probe.ts)
   --cpu-prof          write V8 CPU profiles of the Tidings processes and summarise them
   --traces            tracing on in the Tidings processes (OTLP/HTTP protobuf, default batch processor) to a
                       local sink that answers at once; compare with the same run without it
-  --timeline-spans S  (h): spans the timeline is filled over, e.g. 1h,5m (default 1h,5m; --quick 1h)
+  --timeline-spans S  stats-reads: spans the timeline is filled over, e.g. 1h,5m (default 1h,5m; --quick 1h)
   --out FILE          JSON output (default bench/results/bench-<time>.json)
 
 TIDINGS_* and OTEL_* variables in the environment are passed to the Tidings processes (e.g. TIDINGS_CONCURRENCY).`;
@@ -146,16 +179,17 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
       'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
       'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, 'timeline-spans': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      peers: { type: 'boolean' }, 'redis-url': { type: 'string' }, 'peer-parts': { type: 'string' },
+      peers: { type: 'boolean' }, 'redis-url': { type: 'string' }, 'peer-parts': { type: 'string' }, 'redis-server': { type: 'string' },
     },
   });
   const size = values.quick === true ? 'quick' : values.size ?? 'full';
   if (size !== 'full' && size !== 'moderate' && size !== 'quick') throw new Error(`--size must be full, moderate or quick, not "${size}"`);
   const quick = size === 'quick';
   const peers = values.peers === true;
-  const scenarios = (values.scenarios ?? (peers ? 'p' : ALL_SCENARIOS.join(','))).split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
-  for (const s of scenarios) if (!(KNOWN as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (a–h, p)`);
-  if (scenarios.length === 0) throw new Error('--scenarios names no scenario (a–h, p)');
+  const scenarios = (values.scenarios ?? (peers ? 'peers' : ALL_SCENARIOS.join(','))).split(',')
+    .map((s) => s.trim().toLowerCase()).filter((s) => s !== '').map((s) => SCENARIO_LETTERS[s] ?? s);
+  for (const s of scenarios) if (!(KNOWN as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (${KNOWN.join(', ')})`);
+  if (scenarios.length === 0) throw new Error(`--scenarios names no scenario (${KNOWN.join(', ')})`);
   const redisUrl = values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
   if (!URL.canParse(redisUrl) || new URL(redisUrl).protocol !== 'redis:') throw new Error(`--redis-url must be a redis:// URL, not "${redisUrl}"`);
   const peerParts = (values['peer-parts'] ?? PEER_PARTS.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
@@ -200,6 +234,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     cpuProf: values['cpu-prof'] === true,
     traces: values.traces === true,
     redisUrl,
+    redisServer: values['redis-server'] ?? 'redis-server',
     peerParts: PEER_PARTS.filter((p) => peerParts.includes(p)),
     out: values.out,
     help: values.help === true,

@@ -52,7 +52,7 @@ export function createFigureBook(): FigureBook {
         const summary = summarize(values.get(key) ?? []);
         const ceilingValues = def.ceiling == null ? undefined : values.get(keyOf(def.scenario, 'raw', def.ceiling));
         const ceilingSummary = ceilingValues === undefined ? null : summarize(ceilingValues);
-        // A ratio of a value at or below zero means nothing (a (d) latency can be negative: the delivery
+        // A ratio of a value at or below zero means nothing (a `latency` figure can be negative: the delivery
         // started before the 2xx reached the load generator).
         const ratio = ceilingSummary === null || !Number.isFinite(ceilingSummary.median) || ceilingSummary.median <= 0 || summary.median <= 0 ? null : summary.median / ceilingSummary.median;
         out.push({ ...def, target: def.target ?? null, ceiling: def.ceiling ?? null, summary, ceilingSummary, ratio });

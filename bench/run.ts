@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the Tidings benchmark (docs/guides/benchmark.md). Starts a receiver, Tidings (API and dispatcher
  * processes on a PostgreSQL server, and the embedded engine in one `serve` process) and a load generator
- * that publishes through the public API, runs scenarios (a)–(g) with the raw-HTTP reference in the same
+ * that publishes through the public API, runs the scenarios (burst, latency, …) with the raw-HTTP reference in the same
  * invocation, prints a table on stdout and writes a JSON file under bench/results/.
  * See docs/guides/benchmark.md.
  */
@@ -20,12 +20,12 @@ import { parseOptions, SERVER_ONLY, USAGE, type Options, type Scenario } from '.
 import type { ProbeDump } from './pg-probe.ts';
 import { serverInfo, type ServerInfo } from './pg-stats.ts';
 import { createFigureBook, figuresJson, formatTable } from './report.ts';
-import { scenarioG } from './scenario-claim.ts';
-import { scenarioD } from './scenario-latency.ts';
-import { scenarioP } from './scenario-peers.ts';
+import { scenarioClaimBacklog } from './scenario-claim.ts';
+import { scenarioLatency } from './scenario-latency.ts';
+import { scenarioPeers } from './scenario-peers.ts';
 import { formatPeerTable } from './peer/peer-table.ts';
-import { scenarioH } from './scenario-stats.ts';
-import { scenarioA, scenarioB, scenarioC, scenarioE, scenarioF } from './scenarios-throughput.ts';
+import { scenarioStatsReads } from './scenario-stats.ts';
+import { scenarioBurst, scenarioSlowDrain, scenarioWideWindow, scenarioScaleOut, scenarioFanOut } from './scenarios-throughput.ts';
 import { round } from './stats.ts';
 import { startTraceSink, type TraceSink } from './trace-sink.ts';
 import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
@@ -33,15 +33,15 @@ import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: BenchContext) => Promise<void> }> = {
-  a: { title: 'burst, 0 ms receiver, end to end', run: scenarioA },
-  b: { title: 'burst, 100 ms receiver, drain at the default window', run: scenarioB },
-  c: { title: '1 s receiver, large window over many endpoints and ports', run: scenarioC },
-  d: { title: 'publish → first attempt latency at paced rates', run: scenarioD },
-  e: { title: '1, 2, 4 dispatcher processes on one database', run: scenarioE },
-  f: { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioF },
-  g: { title: 'claim cost against backlog size (SQL)', run: scenarioG },
-  h: { title: 'statistics reads against timeline size (SQL)', run: scenarioH },
-  p: { title: 'Tidings beside Fastify + BullMQ, BullMQ alone and raw signed HTTP (the peers)', run: scenarioP },
+  burst: { title: 'burst, 0 ms receiver, end to end', run: scenarioBurst },
+  'slow-drain': { title: 'burst, 100 ms receiver, drain at the default window', run: scenarioSlowDrain },
+  'wide-window': { title: '1 s receiver, large window over many endpoints and ports', run: scenarioWideWindow },
+  latency: { title: 'publish → first attempt latency at paced rates', run: scenarioLatency },
+  'scale-out': { title: '1, 2, 4 dispatcher processes on one database', run: scenarioScaleOut },
+  'fan-out': { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioFanOut },
+  'claim-backlog': { title: 'claim cost against backlog size (SQL)', run: scenarioClaimBacklog },
+  'stats-reads': { title: 'statistics reads against timeline size (SQL)', run: scenarioStatsReads },
+  peers: { title: 'Tidings beside Fastify + BullMQ (two Redis setups), BullMQ alone, Fastify + graphile-worker and raw signed HTTP', run: scenarioPeers },
 };
 
 function gitCommit(): string | null {
@@ -166,7 +166,7 @@ async function main(): Promise<number> {
     `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`}`,
     `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
     server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
-    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (a, d, e, f), 100 ms (b), 1 s (c); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
+    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (burst, latency, scale-out, fan-out), 100 ms (slow-drain), 1 s (wide-window); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
     `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${traceSink !== null ? '; traces ON (OTLP to a local sink)' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
   ];
   for (const line of header) console.log(line);
@@ -208,12 +208,13 @@ async function main(): Promise<number> {
   const loadAtEnd = loadavg();
   const results = book.results();
   console.log(formatTable(results));
-  if (options.scenarios.includes('p')) console.log(`\n${formatPeerTable(results, machine.cores)}`);
+  if (options.scenarios.includes('peers')) console.log(`\n${formatPeerTable(results, machine.cores)}`);
   console.log(`\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`);
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
   if (benchLock !== null) {
     await dropDatabase(options.databaseUrl, options.dbName).catch(() => undefined);
     await dropDatabase(options.databaseUrl, `${options.dbName}_claim`).catch(() => undefined);
+    await dropDatabase(options.databaseUrl, `${options.dbName}_graphile`).catch(() => undefined);
     await benchLock.end().catch(() => undefined);
   }
   const json = {
@@ -229,7 +230,7 @@ async function main(): Promise<number> {
     traceSink: traceFigures,
     receivers: {
       kind: 'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an empty body; counts requests and keeps the first arrival per webhook-id and path',
-      delaysMs: { a: 0, b: 100, c: 1000, d: 0, e: 0, f: 0 },
+      delaysMs: { burst: 0, 'slow-drain': 100, 'wide-window': 1000, latency: 0, 'scale-out': 0, 'fan-out': 0, peers: [0, 100] },
     },
     figures: figuresJson(results),
     failures,

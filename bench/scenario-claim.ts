@@ -157,13 +157,13 @@ function perStatement(samples: readonly ClaimSample[]): Record<string, number> {
 }
 
 /**
- * (g) Claim cost against the size of the backlog (server only): the bench database is filled by SQL
+ * claim-backlog: claim cost against the size of the backlog (server only): the bench database is filled by SQL
  * (generate_series) with each backlog size in turn; the store's `claim` (every statement it runs, CLAIM
  * of delivery-sql.ts among them) and a minimal SKIP LOCKED claim are timed in rolled-back transactions,
  * and EXPLAIN (ANALYZE, BUFFERS) of each statement is kept. Then the database ceiling: small commits per
  * second from 8 clients, plain and with pg_notify (pg-reference.ts).
  */
-export async function scenarioG(ctx: BenchContext): Promise<void> {
+export async function scenarioClaimBacklog(ctx: BenchContext): Promise<void> {
   if (!ctx.options.engines.includes('server')) return;
   const { sizes, runs } = ctx.options;
   const config = effectiveConfig(ctx, {});
@@ -195,32 +195,32 @@ export async function scenarioG(ctx: BenchContext): Promise<void> {
         const totalP50 = quantile(samples.map((x) => x.totalMs), 0.5);
         const statements = perStatement(samples);
         const claimed = samples[0]?.claimed ?? 0;
-        ctx.book.add({ scenario: 'g', engine: 'raw', name: `minimal SKIP LOCKED claim ${label}`, unit: 'ms', better: 'lower' }, quantile(minimal, 0.5));
-        ctx.book.add({ scenario: 'g', engine: 'server', name: `store claim ${label}`, unit: 'ms', better: 'lower', ceiling: `minimal SKIP LOCKED claim ${label}` }, totalP50);
-        for (const [st, ms] of Object.entries(statements)) ctx.book.add({ scenario: 'g', engine: 'server', name: `  ${st} ${label}`, unit: 'ms', better: 'lower' }, ms);
-        ctx.book.add({ scenario: 'g', engine: 'server', name: `claimed rows/s ${label}`, unit: '/s', better: 'higher' }, claimed / (totalP50 / 1000));
+        ctx.book.add({ scenario: 'claim-backlog', engine: 'raw', name: `minimal SKIP LOCKED claim ${label}`, unit: 'ms', better: 'lower' }, quantile(minimal, 0.5));
+        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `store claim ${label}`, unit: 'ms', better: 'lower', ceiling: `minimal SKIP LOCKED claim ${label}` }, totalP50);
+        for (const [st, ms] of Object.entries(statements)) ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `  ${st} ${label}`, unit: 'ms', better: 'lower' }, ms);
+        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `claimed rows/s ${label}`, unit: '/s', better: 'higher' }, claimed / (totalP50 / 1000));
         ctx.details.push({
-          scenario: 'g', run, backlogRows: rows, leasedRows: LEASED, endpoints: ENDPOINTS, claimBatch: config.claimBatch, rowsClaimed: claimed, fillS: round(fillS, 1), deliveriesTableBytes: tableBytes,
+          scenario: 'claim-backlog', run, backlogRows: rows, leasedRows: LEASED, endpoints: ENDPOINTS, claimBatch: config.claimBatch, rowsClaimed: claimed, fillS: round(fillS, 1), deliveriesTableBytes: tableBytes,
           claimMs: samples.map((x) => round(x.totalMs, 3)), statementP50Ms: statements, statementsPerClaim: samples[0]?.statements.map((x) => x.name) ?? [], minimalClaimMs: minimal.map((v) => round(v, 3)),
           ...(run === 1 ? { explain: plans } : {}),
         });
-        ctx.log(`  g run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(statements).map(([k, v]) => `${k} ${v}`).join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`);
+        ctx.log(`  claim-backlog run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(statements).map(([k, v]) => `${k} ${v}`).join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`);
       }
     }
     for (let run = 1; run <= runs; run += 1) {
       const commits = await commitReference(url, ctx.options.quick ? 1_000 : 3_000);
-      for (const [figure, perS] of Object.entries(commits)) ctx.book.add({ scenario: 'g', engine: 'raw', name: figure, unit: '/s', better: 'higher' }, perS);
-      ctx.details.push({ scenario: 'g', run, commitReference: commits, clients: 8 });
-      ctx.log(`  g run ${run} commit reference (8 clients): ${Object.entries(commits).map(([k, v]) => `${k.replace('commits/s: ', '')} ${n0(v)}/s`).join(', ')}`);
+      for (const [figure, perS] of Object.entries(commits)) ctx.book.add({ scenario: 'claim-backlog', engine: 'raw', name: figure, unit: '/s', better: 'higher' }, perS);
+      ctx.details.push({ scenario: 'claim-backlog', run, commitReference: commits, clients: 8 });
+      ctx.log(`  claim-backlog run ${run} commit reference (8 clients): ${Object.entries(commits).map(([k, v]) => `${k.replace('commits/s: ', '')} ${n0(v)}/s`).join(', ')}`);
     }
     const small = sizes.backlogRows[0];
     const large = sizes.backlogRows[sizes.backlogRows.length - 1];
     if (small !== undefined && large !== undefined && small !== large) {
       for (let run = 1; run <= runs; run += 1) {
-        const at = (rows: number) => ctx.details.find((x) => x.scenario === 'g' && x.backlogRows === rows && x.run === run);
+        const at = (rows: number) => ctx.details.find((x) => x.scenario === 'claim-backlog' && x.backlogRows === rows && x.run === run);
         const [s, l] = [at(small), at(large)];
         if (s === undefined || l === undefined) continue;
-        ctx.book.add({ scenario: 'g', engine: 'server', name: `store claim ${n0(large)} ÷ ${n0(small)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, quantile(l.claimMs as number[], 0.5) / quantile(s.claimMs as number[], 0.5));
+        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `store claim ${n0(large)} ÷ ${n0(small)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, quantile(l.claimMs as number[], 0.5) / quantile(s.claimMs as number[], 0.5));
       }
     }
   } finally {

@@ -34,9 +34,9 @@ function latencies(sent: ReadonlyMap<string, number>, arrived: ReadonlyMap<strin
 
 function addLatency(ctx: BenchContext, engine: string, rate: number, l: LatencyFigures, ceiling: boolean): void {
   const target = engine === 'server' && rate <= 200;
-  ctx.book.add({ scenario: 'd', engine, name: `p50 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p50 @${rate}/s` : null, target: target ? '≤ 5' : null }, l.p50);
-  ctx.book.add({ scenario: 'd', engine, name: `p99 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p99 @${rate}/s` : null, target: target ? '≤ 20' : null }, l.p99);
-  if (ceiling) ctx.book.add({ scenario: 'd', engine, name: `missing @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, l.missing);
+  ctx.book.add({ scenario: 'latency', engine, name: `p50 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p50 @${rate}/s` : null, target: target ? '≤ 5' : null }, l.p50);
+  ctx.book.add({ scenario: 'latency', engine, name: `p99 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p99 @${rate}/s` : null, target: target ? '≤ 20' : null }, l.p99);
+  if (ceiling) ctx.book.add({ scenario: 'latency', engine, name: `missing @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, l.missing);
 }
 
 /*
@@ -116,7 +116,7 @@ async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run
 /** One engine: for each rate, a warm-up then a measured paced run; latency from the API's 2xx to the receiver's first byte. */
 async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engine, run: number): Promise<void> {
   const { sizes } = ctx.options;
-  const cluster = await startCluster(ctx.base, { engine, dispatchers: 1, env: {}, tag: `d-${engine}-${run}` });
+  const cluster = await startCluster(ctx.base, { engine, dispatchers: 1, env: {}, tag: `latency-${engine}-${run}` });
   const acked: string[] = [];
   let stopped = false;
   try {
@@ -138,23 +138,23 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         const cpuAfter = machineCpu();
         const perMessage = machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length);
         const cpuPerMessage = perMessage === null ? null : round(perMessage, 3);
-        if (cpuPerMessage !== null) ctx.book.add({ scenario: 'd', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' }, cpuPerMessage);
+        if (cpuPerMessage !== null) ctx.book.add({ scenario: 'latency', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' }, cpuPerMessage);
         const l = latencies(sent, arrived);
         const stage = cluster.databaseUrl === null ? null : await stages(cluster.databaseUrl, pub.acks, arrived);
         if (stage !== null) {
-          for (const [name, ms] of Object.entries(stage)) ctx.book.add({ scenario: 'd', engine, name: `  stage ${name} p50 @${rate}/s`, unit: 'ms', better: 'lower' }, ms);
+          for (const [name, ms] of Object.entries(stage)) ctx.book.add({ scenario: 'latency', engine, name: `  stage ${name} p50 @${rate}/s`, unit: 'ms', better: 'lower' }, ms);
         }
         addLatency(ctx, engine, rate, l, true);
         const achieved = round(pub.acks.length / Math.max(1e-6, (pub.endedAt - pub.startedAt) / 1000), 1);
-        ctx.book.add({ scenario: 'd', engine, name: `achieved msgs/s @${rate}/s`, unit: '/s', better: 'higher', target: String(rate) }, achieved);
-        ctx.book.add({ scenario: 'd', engine, name: `publish calls failed @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, pub.failed);
+        ctx.book.add({ scenario: 'latency', engine, name: `achieved msgs/s @${rate}/s`, unit: '/s', better: 'higher', target: String(rate) }, achieved);
+        ctx.book.add({ scenario: 'latency', engine, name: `publish calls failed @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, pub.failed);
         const states = cluster.databaseUrl === null ? null : await deliveryStates(cluster.databaseUrl);
         const calls = pub.acks.map((a) => a.ackAt - a.sentAt);
         const apiP50 = round(quantile(calls, 0.5), 3);
         const apiP99 = round(quantile(calls, 0.99), 3);
-        ctx.book.add({ scenario: 'd', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
-        ctx.details.push({ scenario: 'd', run, engine, rate, achievedPerS: achieved, cpuPerMessageMs: cpuPerMessage, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
-        ctx.log(`  d ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
+        ctx.book.add({ scenario: 'latency', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
+        ctx.details.push({ scenario: 'latency', run, engine, rate, achievedPerS: achieved, cpuPerMessageMs: cpuPerMessage, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
+        ctx.log(`  latency ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
       }
     } finally {
       await client.close();
@@ -162,17 +162,17 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
     stopped = true;
     const report = await cluster.stop(acked);
     if (report.final !== null) {
-      ctx.book.add({ scenario: 'd', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' }, report.final.ackedChecked - report.final.ackedStored);
-      ctx.details.push({ scenario: 'd', run, engine, source: cluster.source, final: report.final });
-      ctx.log(`  d ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`);
+      ctx.book.add({ scenario: 'latency', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' }, report.final.ackedChecked - report.final.ackedStored);
+      ctx.details.push({ scenario: 'latency', run, engine, source: cluster.source, final: report.final });
+      ctx.log(`  latency ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`);
     }
   } finally {
     if (!stopped) await cluster.stop();
   }
 }
 
-/** (d) Publish → first attempt latency at paced rates, beside the raw-HTTP request latency at the same rates. */
-export async function scenarioD(ctx: BenchContext): Promise<void> {
+/** latency: publish → first attempt latency at paced rates, beside the raw-HTTP request latency at the same rates. */
+export async function scenarioLatency(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const receiver = await startReceiver({ delayMs: 0, ports: 1 }, join(ctx.base.logDir, 'receiver-d.log'));
   try {
@@ -180,8 +180,8 @@ export async function scenarioD(ctx: BenchContext): Promise<void> {
       for (const rate of sizes.paceRates) {
         const l = await rawPaced(ctx, receiver, rate, run);
         addLatency(ctx, 'raw', rate, l, false);
-        ctx.details.push({ scenario: 'd', run, raw: true, rate, latency: l });
-        ctx.log(`  d raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms (${n0(l.count)} requests)`);
+        ctx.details.push({ scenario: 'latency', run, raw: true, rate, latency: l });
+        ctx.log(`  latency raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms (${n0(l.count)} requests)`);
       }
       for (const engine of engines) await tidingsPaced(ctx, receiver, engine, run);
     }

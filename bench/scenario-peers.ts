@@ -1,6 +1,7 @@
 /**
- * (p) Tidings beside what teams build instead, in the same run (`npm run bench -- --peers`): the peer
- * (Fastify + BullMQ, not durable; peer/), BullMQ alone without HTTP ingest, and the raw signed-HTTP
+ * peers: Tidings beside what teams build instead, in the same run (`npm run bench -- --peers`): Fastify +
+ * BullMQ on the Redis of `--redis-url` (the peer) and on a private Redis that fsyncs every command, BullMQ alone
+ * without HTTP ingest, Fastify + graphile-worker on the PostgreSQL server (peer/), and the raw signed-HTTP
  * ceiling at the same concurrency, on the same receiver, load generator, payload and in-flight counts.
  * Workloads: a burst to a fast receiver; a burst to a 100 ms receiver with 50 in flight (and Tidings with
  * its default window); publish → first attempt at 20 messages/s from before the publish call. Tidings runs an API
@@ -13,8 +14,8 @@ import { effectiveConfig, n0, rawReference, type BenchContext } from './context.
 import { runDelivery, type DeliveryResult } from './delivery-run.ts';
 import { createApiClient } from './load.ts';
 import type { UsageReport } from './monitor.ts';
-import { deleteKeys } from './peer/peer.ts';
 import { runPeerDelivery, runPeerPaced, type PeerRunOptions } from './peer/peer-run.ts';
+import { INGEST_PEERS, openPeerStores, type PeerStores, type PeerVariant } from './peer/peer-variants.ts';
 import { redisTarget } from './peer/redis.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { machineCpu, machineCpuMsPerMessage } from './procs.ts';
@@ -34,51 +35,62 @@ const NARROW_WINDOW = { TIDINGS_CONCURRENCY: String(PEER_IN_FLIGHT), TIDINGS_END
 const SLOW_MESSAGES_MAX = 5_000;
 
 /** `tidings one process`: the API and the dispatcher in one `serve` process, as `npm start` runs them; the other Tidings variants run an API process beside one dispatcher process. */
-type Variant = 'tidings' | 'tidings keyed' | 'tidings window' | 'tidings one process' | 'peer' | 'bullmq' | 'raw';
+type Variant = 'tidings' | 'tidings keyed' | 'tidings window' | 'tidings one process' | PeerVariant | 'raw';
+/** A peer's figure of one run, which the figures after it in that run are divided by. */
+type PeerFigures = Partial<Record<PeerVariant, number>>;
 
 /** CPU per delivered message over the whole machine (/proc/stat) and per role (/proc/<pid>/stat), and shares. */
 function addCpu(ctx: BenchContext, part: string, engine: Variant, usage: UsageReport, delivered: number): void {
   const per = Math.max(1, delivered);
   const machineMs = (1000 * usage.machineBusyCores * usage.wallS) / per;
   const rolesS = Object.values(usage.cpuS).reduce((a, b) => a + b, 0);
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: machine CPU ms per message`, unit: 'ms', better: 'lower', target: engine === 'tidings' && part === 'fast' ? '≤ 0.35' : null }, machineMs);
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: roles' CPU ms per message`, unit: 'ms', better: 'lower' }, (1000 * rolesS) / per);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: machine CPU ms per message`, unit: 'ms', better: 'lower', target: engine === 'tidings' && part === 'fast' ? '≤ 0.35' : null }, machineMs);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: roles' CPU ms per message`, unit: 'ms', better: 'lower' }, (1000 * rolesS) / per);
   for (const [role, s] of Object.entries(usage.cpuS)) {
-    ctx.book.add({ scenario: 'p', engine, name: `${part}:   share ${role}`, unit: '%', better: 'lower' }, (100 * s) / Math.max(1e-9, rolesS));
+    ctx.book.add({ scenario: 'peers', engine, name: `${part}:   share ${role}`, unit: '%', better: 'lower' }, (100 * s) / Math.max(1e-9, rolesS));
   }
 }
 
-function addRatio(ctx: BenchContext, part: string, engine: Variant, value: number, peer: number): void {
-  if (Number.isFinite(value) && Number.isFinite(peer) && peer > 0) {
-    ctx.book.add({ scenario: 'p', engine, name: `${part}: ÷ peer (same run)`, unit: '×', better: 'higher', target: part === 'fast' && engine === 'tidings' ? '≥ 1.3' : part === 'fast' && engine === 'tidings keyed' ? '≥ 1.1' : null }, value / peer);
-  }
+/**
+ * Adds `value ÷ of` as `<part>: ÷ <against> (same run)`. The targets are the ones the peer figures were set
+ * for: Tidings ÷ the BullMQ peer with the fast receiver.
+ */
+function addRatio(ctx: BenchContext, part: string, engine: Variant, value: number, of: number | undefined, against: PeerVariant = 'peer'): void {
+  if (!Number.isFinite(value) || of === undefined || !Number.isFinite(of) || of <= 0) return;
+  const fastPeer = part === 'fast' && against === 'peer';
+  const target = fastPeer && engine === 'tidings' ? '≥ 1.3' : fastPeer && engine === 'tidings keyed' ? '≥ 1.1' : null;
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: ÷ ${against} (same run)`, unit: '×', better: 'higher', target }, value / of);
+}
+
+/** A Tidings figure of one run divided by each peer with an ingest of the same run. */
+function addRatios(ctx: BenchContext, part: string, engine: Variant, value: number, peers: PeerFigures): void {
+  for (const against of INGEST_PEERS) addRatio(ctx, part, engine, value, peers[against], against);
 }
 
 function recordTidings(ctx: BenchContext, part: string, engine: Variant, run: number, r: DeliveryResult): number {
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, r.expectedDeliveries - r.delivered + r.duplicates + r.publish.failed);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, r.expectedDeliveries - r.delivered + r.duplicates + r.publish.failed);
   addCpu(ctx, part, engine, r.usage, r.delivered);
-  ctx.details.push({ scenario: 'p', part, variant: engine, run, ...r });
-  ctx.log(`  p ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
+  ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
+  ctx.log(`  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
   return r.deliveriesPerS;
 }
 
-async function peerBurst(ctx: BenchContext, o: PeerRunOptions, part: string, run: number, messages: number): Promise<number> {
-  const engine: Variant = o.ingest ? 'peer' : 'bullmq';
+async function peerBurst(ctx: BenchContext, engine: PeerVariant, o: PeerRunOptions, part: string, run: number, messages: number): Promise<number> {
   const r = await runPeerDelivery(o, messages);
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
-  ctx.book.add({ scenario: 'p', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, messages - r.delivered + r.duplicates + r.publishFailed);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
+  ctx.book.add({ scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, messages - r.delivered + r.duplicates + r.publishFailed);
   addCpu(ctx, part, engine, r.usage, r.delivered);
-  ctx.details.push({ scenario: 'p', part, variant: engine, run, ...r });
-  ctx.log(`  p ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
+  ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
+  ctx.log(`  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
   return r.deliveriesPerS;
 }
 
 async function rawBurst(ctx: BenchContext, receiver: Receiver, part: string, run: number, count: number): Promise<void> {
   const config = effectiveConfig(ctx, {});
   const raw = await rawReference(ctx, { receiver, paths: 1, inFlight: PEER_IN_FLIGHT, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_p${part}${run}_` });
-  ctx.book.add({ scenario: 'p', engine: 'raw', name: `${part}: deliveries/s`, unit: '/s', better: 'higher' }, raw.requestsPerS);
-  ctx.log(`  p ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ${raw.result.ok}/${raw.result.sent} ok`);
+  ctx.book.add({ scenario: 'peers', engine: 'raw', name: `${part}: deliveries/s`, unit: '/s', better: 'higher' }, raw.requestsPerS);
+  ctx.log(`  peers ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ${raw.result.ok}/${raw.result.sent} ok`);
 }
 
 /**
@@ -90,12 +102,12 @@ function addLatency(ctx: BenchContext, engine: Variant, run: number, values: rea
   const p50 = quantile(values, 0.5);
   const p99 = quantile(values, 0.99);
   const callP50 = quantile(calls, 0.5);
-  ctx.book.add({ scenario: 'p', engine, name: `latency: p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ 3' : null }, p50);
-  ctx.book.add({ scenario: 'p', engine, name: `latency: p99 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ peer' : null }, p99);
-  ctx.book.add({ scenario: 'p', engine, name: `latency:   publish call p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, callP50);
-  ctx.book.add({ scenario: 'p', engine, name: 'latency: missing', unit: 'count', better: 'lower', target: '0' }, missing);
-  if (cpuMs !== null) ctx.book.add({ scenario: 'p', engine, name: `latency: machine CPU ms per message @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, cpuMs);
-  ctx.log(`  p latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`);
+  ctx.book.add({ scenario: 'peers', engine, name: `latency: p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ 3' : null }, p50);
+  ctx.book.add({ scenario: 'peers', engine, name: `latency: p99 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ peer' : null }, p99);
+  ctx.book.add({ scenario: 'peers', engine, name: `latency:   publish call p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, callP50);
+  ctx.book.add({ scenario: 'peers', engine, name: 'latency: missing', unit: 'count', better: 'lower', target: '0' }, missing);
+  if (cpuMs !== null) ctx.book.add({ scenario: 'peers', engine, name: `latency: machine CPU ms per message @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, cpuMs);
+  ctx.log(`  peers latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`);
 }
 
 /** Tidings at the paced rate, latency from before each publish call to the receiver's first byte. */
@@ -125,23 +137,30 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, 
   }
 }
 
-/** (p) See the file comment. Redis keys live under a prefix private to this invocation, deleted at start and end. */
-export async function scenarioP(ctx: BenchContext): Promise<void> {
+/** Runs every peer of `stores` on one burst, in order, and returns each one's deliveries/s; the others ÷ the peer. */
+async function peerBursts(ctx: BenchContext, stores: PeerStores, receiver: Receiver, part: string, run: number, messages: number): Promise<PeerFigures> {
+  const connections = effectiveConfig(ctx, {}).maxSocketsPerOrigin;
+  const figures: PeerFigures = {};
+  for (const variant of stores.variants) {
+    const tag = `${part}-${variant.replace(' ', '-')}-${run}`;
+    figures[variant] = await peerBurst(ctx, variant, stores.options(variant, receiver, tag, PEER_IN_FLIGHT, connections), part, run, messages);
+    if (variant !== 'peer') addRatio(ctx, part, variant, figures[variant], figures.peer);
+  }
+  return figures;
+}
+
+/** peers: see the file comment. Redis keys live under a prefix private to this invocation, deleted at start and end. */
+export async function scenarioPeers(ctx: BenchContext): Promise<void> {
   const { sizes, runs, payloadBytes } = ctx.options;
-  const redis = redisTarget(ctx.options.redisUrl);
   const prefix = `tidings-bench-peer-${randomBytes(4).toString('hex')}`;
-  await deleteKeys(redis, prefix);
-  const config = effectiveConfig(ctx, {});
-  const peerOptions = (receiver: Receiver, ingest: boolean, tag: string): PeerRunOptions => ({
-    redis, prefix, concurrency: PEER_IN_FLIGHT, connectionsPerOrigin: config.maxSocketsPerOrigin, ingest, tag, logDir: ctx.base.logDir,
-    receiver, payloadBytes, publishInFlight: sizes.publishInFlight, waitTimeoutMs: sizes.waitTimeoutMs,
-  });
+  const stores = await openPeerStores(ctx, redisTarget(ctx.options.redisUrl), prefix);
+  const connections = effectiveConfig(ctx, {}).maxSocketsPerOrigin;
   const tidings = (receiver: Receiver, tag: string, messages: number, env: Record<string, string>, keyed = false, oneProcess = false) => runDelivery(ctx.base, {
     tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: oneProcess ? 0 : 1, oneProcess, env,
     publishInFlight: sizes.publishInFlight, payloadBytes, idempotencyKeys: keyed, waitTimeoutMs: sizes.waitTimeoutMs,
   });
   const withReceiver = async (delayMs: number, fn: (r: Receiver) => Promise<void>): Promise<void> => {
-    const receiver = await startReceiver({ delayMs, ports: 1 }, join(ctx.base.logDir, `receiver-p-${delayMs}ms.log`));
+    const receiver = await startReceiver({ delayMs, ports: 1 }, join(ctx.base.logDir, `receiver-peers-${delayMs}ms.log`));
     try {
       await fn(receiver);
     } finally {
@@ -154,11 +173,11 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
       const n = sizes.burstMessages;
       for (let run = 1; run <= runs; run += 1) {
         await rawBurst(ctx, receiver, 'fast', run, n);
-        const peer = await peerBurst(ctx, peerOptions(receiver, true, `fast-${run}`), 'fast', run, n);
-        addRatio(ctx, 'fast', 'bullmq', await peerBurst(ctx, peerOptions(receiver, false, `fast-alone-${run}`), 'fast', run, n), peer);
-        addRatio(ctx, 'fast', 'tidings', recordTidings(ctx, 'fast', 'tidings', run, await tidings(receiver, `p-fast-${run}`, n, {})), peer);
-        addRatio(ctx, 'fast', 'tidings keyed', recordTidings(ctx, 'fast', 'tidings keyed', run, await tidings(receiver, `p-fast-keyed-${run}`, n, {}, true)), peer);
-        addRatio(ctx, 'fast', 'tidings one process', recordTidings(ctx, 'fast', 'tidings one process', run, await tidings(receiver, `p-fast-one-${run}`, n, {}, false, true)), peer);
+        const peers = await peerBursts(ctx, stores, receiver, 'fast', run, n);
+        addRatios(ctx, 'fast', 'tidings', recordTidings(ctx, 'fast', 'tidings', run, await tidings(receiver, `p-fast-${run}`, n, {})), peers);
+        addRatios(ctx, 'fast', 'tidings keyed', recordTidings(ctx, 'fast', 'tidings keyed', run, await tidings(receiver, `p-fast-keyed-${run}`, n, {}, true)), peers);
+        const one = await tidings(receiver, `p-fast-one-${run}`, n, {}, false, true);
+        addRatios(ctx, 'fast', 'tidings one process', recordTidings(ctx, 'fast', 'tidings one process', run, one), peers);
       }
     });
     if (parts.includes('slow')) await withReceiver(100, async (receiver) => {
@@ -166,27 +185,26 @@ export async function scenarioP(ctx: BenchContext): Promise<void> {
       const bound = PEER_IN_FLIGHT / 0.1;
       for (let run = 1; run <= runs; run += 1) {
         await rawBurst(ctx, receiver, 'slow', run, Math.min(n, PEER_IN_FLIGHT * 20));
-        const peer = await peerBurst(ctx, peerOptions(receiver, true, `slow-${run}`), 'slow', run, n);
-        addRatio(ctx, 'slow', 'bullmq', await peerBurst(ctx, peerOptions(receiver, false, `slow-alone-${run}`), 'slow', run, n), peer);
+        const peers = await peerBursts(ctx, stores, receiver, 'slow', run, n);
         const narrow = recordTidings(ctx, 'slow', 'tidings', run, await tidings(receiver, `p-slow-${run}`, n, NARROW_WINDOW));
-        addRatio(ctx, 'slow', 'tidings', narrow, peer);
-        ctx.book.add({ scenario: 'p', engine: 'tidings', name: `slow: share of the ${bound}/s bound`, unit: '%', better: 'higher', target: '≥ 97' }, (100 * narrow) / bound);
+        addRatios(ctx, 'slow', 'tidings', narrow, peers);
+        ctx.book.add({ scenario: 'peers', engine: 'tidings', name: `slow: share of the ${bound}/s bound`, unit: '%', better: 'higher', target: '≥ 97' }, (100 * narrow) / bound);
         const wide = recordTidings(ctx, 'slow', 'tidings window', run, await tidings(receiver, `p-slow-window-${run}`, n, {}));
-        addRatio(ctx, 'slow', 'tidings window', wide, peer);
+        addRatios(ctx, 'slow', 'tidings window', wide, peers);
       }
     });
     if (parts.includes('latency')) await withReceiver(0, async (receiver) => {
       for (let run = 1; run <= runs; run += 1) {
-        for (const ingest of [true, false]) {
-          const l = await runPeerPaced(peerOptions(receiver, ingest, `lat-${ingest ? 'peer' : 'alone'}-${run}`), PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs);
-          addLatency(ctx, ingest ? 'peer' : 'bullmq', run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
+        for (const variant of stores.variants) {
+          const o = stores.options(variant, receiver, `lat-${variant.replace(' ', '-')}-${run}`, PEER_IN_FLIGHT, connections);
+          const l = await runPeerPaced(o, PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs);
+          addLatency(ctx, variant, run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
         }
         await tidingsPaced(ctx, receiver, run);
         await tidingsPaced(ctx, receiver, run, true);
       }
     });
   } finally {
-    const left = await deleteKeys(redis, prefix).catch(() => -1);
-    ctx.log(`  p: deleted ${left < 0 ? 'no (Redis unreachable)' : left} leftover keys under ${prefix}:*`);
+    await stores.close();
   }
 }

@@ -99,15 +99,15 @@ function leadingEdgeWindow(ref: Date, spanMs: number): ReadWindow | null {
 }
 
 /**
- * (h) Statistics reads against the size of the timeline (server only): the timeline is filled with
+ * stats-reads: statistics reads against the size of the timeline (server only): the timeline is filled with
  * `timelineRows` rows over each of `timelineSpansMs` (the last hour, the last 5 minutes) and rolled up but for the tail a roll-up every second leaves;
  * then for each window (5 min, 1 h, 24 h, 7 d, and over the hour a 7-day window whose partial first bucket
  * is read raw: {@link leadingEdgeWindow}) the store's time-in-state read (installation, one
  * application, one endpoint) and, for 1 h, the overview are timed (at most STATS_REPEATS times each). Target: time-in-state under 200 ms at
- * 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query against the backlog sizes of (g) (target:
+ * 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query against the backlog sizes of claim-backlog (target:
  * the same cost at 1,000 and 1,000,000 waiting deliveries).
  */
-export async function scenarioH(ctx: BenchContext): Promise<void> {
+export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
   if (!ctx.options.engines.includes('server')) return;
   const name = `${ctx.base.dbName}_stats`;
   const url = databaseUrl(ctx.base.serverUrl, name);
@@ -132,8 +132,8 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
       // The tail a roll-up every second leaves: about two seconds of rows stay above the watermark.
       const tailIds = Math.max(1_000, Math.round((rows * 2_000) / spanMs));
       const rollupS = await rollUpTo(db, client, tailIds, batch, ref);
-      ctx.log(`  h ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`);
-      ctx.details.push({ scenario: 'h', timelineRows: rows, spanMs, fillS: round(fillS, 1), rollupS: round(rollupS, 1), tailIds });
+      ctx.log(`  stats-reads ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`);
+      ctx.details.push({ scenario: 'stats-reads', timelineRows: rows, spanMs, fillS: round(fillS, 1), rollupS: round(rollupS, 1), tailIds });
       const label = `@${n0(rows)} rows over ${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
       const windows: [string, ReadWindow][] = Object.entries(STATS_WINDOWS)
         .map(([window, { windowMs, bucketMs }]) => [window, { since: new Date(ref.getTime() - windowMs), until: ref, bucketMs }]);
@@ -159,10 +159,10 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
               ms.push(performance.now() - s);
             }
             figures[figure] = ms.map((v) => round(v, 2));
-            ctx.book.add({ scenario: 'h', engine: 'server', name: `${figure} ${label}`, unit: 'ms', better: 'lower', ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}) }, quantile(ms, 0.5));
+            ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `${figure} ${label}`, unit: 'ms', better: 'lower', ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}) }, quantile(ms, 0.5));
           }
-          ctx.details.push({ scenario: 'h', run, window, timelineRows: rows, spanMs, readMs: figures });
-          ctx.log(`  h run ${run} ${window} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}`);
+          ctx.details.push({ scenario: 'stats-reads', run, window, timelineRows: rows, spanMs, readMs: figures });
+          ctx.log(`  stats-reads run ${run} ${window} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}`);
         }
       }
     }
@@ -180,13 +180,13 @@ export async function scenarioH(ctx: BenchContext): Promise<void> {
           await readBacklog(cap);
           ms.push(performance.now() - s);
         }
-        ctx.book.add({ scenario: 'h', engine: 'server', name: `backlog gauge query @${n0(rows)} waiting`, unit: 'ms', better: 'lower' }, quantile(ms, 0.5));
-        ctx.details.push({ scenario: 'h', run, backlogRows: rows, backlogCap: cap, backlogQueryMs: ms.map((v) => round(v, 3)) });
-        ctx.log(`  h run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`);
+        ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `backlog gauge query @${n0(rows)} waiting`, unit: 'ms', better: 'lower' }, quantile(ms, 0.5));
+        ctx.details.push({ scenario: 'stats-reads', run, backlogRows: rows, backlogCap: cap, backlogQueryMs: ms.map((v) => round(v, 3)) });
+        ctx.log(`  stats-reads run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`);
         if (run === 1) p50.push(quantile(ms, 0.5));
       }
     }
-    if (p50.length > 1) ctx.book.add({ scenario: 'h', engine: 'server', name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, p50.at(-1)! / p50[0]!);
+    if (p50.length > 1) ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, p50.at(-1)! / p50[0]!);
   } finally {
     await db.close();
     await client.end();

@@ -47,40 +47,40 @@ async function withReceiver<T>(ctx: BenchContext, delayMs: number, ports: number
   }
 }
 
-/** (a) Burst of messages, fast receiver (0 ms), publishing and dispatching at once (end to end). */
-export async function scenarioA(ctx: BenchContext): Promise<void> {
+/** burst: a burst of messages, fast receiver (0 ms), publishing and dispatching at once (end to end). */
+export async function scenarioBurst(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const config = effectiveConfig(ctx, {});
   await withReceiver(ctx, 0, 1, async (receiver) => {
     for (let run = 1; run <= runs; run += 1) {
       const raw = { receiver, paths: 1, inFlight: config.concurrency, count: sizes.burstMessages, connectionsPerOrigin: config.maxSocketsPerOrigin };
-      recordRaw(ctx, 'a', run, 'req/s signed', await rawReference(ctx, { ...raw, sign: true, idPrefix: `raw_a${run}s_` }));
-      recordRaw(ctx, 'a', run, 'req/s unsigned', await rawReference(ctx, { ...raw, sign: false, idPrefix: `raw_a${run}u_` }), false);
+      recordRaw(ctx, 'burst', run, 'req/s signed', await rawReference(ctx, { ...raw, sign: true, idPrefix: `raw_a${run}s_` }));
+      recordRaw(ctx, 'burst', run, 'req/s unsigned', await rawReference(ctx, { ...raw, sign: false, idPrefix: `raw_a${run}u_` }), false);
       for (const engine of engines) {
-        const r = await runDelivery(ctx.base, spec(ctx, { tag: `a-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'e2e', dispatchers: 1, env: {} }));
-        recordDelivery(ctx, 'a', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 7500 (floor 5000)' });
-        ctx.book.add({ scenario: 'a', engine, name: 'publish msgs/s', unit: '/s', better: 'higher', ceiling: 'req/s unsigned' }, r.publish.perS);
-        ctx.book.add({ scenario: 'a', engine, name: 'last attempt after burst end', unit: 'ms', better: 'lower', target: engine === 'server' ? '≤ 3000' : null }, r.lastAfterBurstMs);
+        const r = await runDelivery(ctx.base, spec(ctx, { tag: `burst-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'e2e', dispatchers: 1, env: {} }));
+        recordDelivery(ctx, 'burst', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 7500 (floor 5000)' });
+        ctx.book.add({ scenario: 'burst', engine, name: 'publish msgs/s', unit: '/s', better: 'higher', ceiling: 'req/s unsigned' }, r.publish.perS);
+        ctx.book.add({ scenario: 'burst', engine, name: 'last attempt after burst end', unit: 'ms', better: 'lower', target: engine === 'server' ? '≤ 3000' : null }, r.lastAfterBurstMs);
       }
     }
   });
 }
 
-/** (b) The same burst with the 100 ms receiver: the in-flight window is the limit (drain of the accepted backlog). */
-export async function scenarioB(ctx: BenchContext): Promise<void> {
+/** slow-drain: the same burst with the 100 ms receiver: the in-flight window is the limit (drain of the accepted backlog). */
+export async function scenarioSlowDrain(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const config = effectiveConfig(ctx, {});
   const bound = config.concurrency / 0.1;
   await withReceiver(ctx, 100, 1, async (receiver) => {
     for (let run = 1; run <= runs; run += 1) {
       const count = Math.min(sizes.burstMessages, config.concurrency * 20);
-      recordRaw(ctx, 'b', run, 'req/s signed', await rawReference(ctx, { receiver, paths: 1, inFlight: config.concurrency, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_b${run}_` }));
-      ctx.book.add({ scenario: 'b', engine: 'raw', name: 'in-flight bound (window ÷ 0.1 s)', unit: '/s', better: 'higher' }, bound);
+      recordRaw(ctx, 'slow-drain', run, 'req/s signed', await rawReference(ctx, { receiver, paths: 1, inFlight: config.concurrency, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_b${run}_` }));
+      ctx.book.add({ scenario: 'slow-drain', engine: 'raw', name: 'in-flight bound (window ÷ 0.1 s)', unit: '/s', better: 'higher' }, bound);
       for (const engine of engines) {
-        const r = await runDelivery(ctx.base, spec(ctx, { tag: `b-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: 1, env: {} }));
-        recordDelivery(ctx, 'b', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 4500' });
-        ctx.book.add({ scenario: 'b', engine, name: 'share of in-flight bound', unit: '%', better: 'higher', target: engine === 'server' ? '≥ 97' : null }, (100 * r.deliveriesPerS) / bound);
-        ctx.book.add({ scenario: 'b', engine, name: 'in flight reached', unit: 'count', better: 'higher', target: String(config.concurrency) }, r.receiverMaxOpen);
+        const r = await runDelivery(ctx.base, spec(ctx, { tag: `slow-drain-${engine}-${run}`, engine, receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: 1, env: {} }));
+        recordDelivery(ctx, 'slow-drain', run, r, { ceiling: 'req/s signed', deliveriesTarget: '≥ 4500' });
+        ctx.book.add({ scenario: 'slow-drain', engine, name: 'share of in-flight bound', unit: '%', better: 'higher', target: engine === 'server' ? '≥ 97' : null }, (100 * r.deliveriesPerS) / bound);
+        ctx.book.add({ scenario: 'slow-drain', engine, name: 'in flight reached', unit: 'count', better: 'higher', target: String(config.concurrency) }, r.receiverMaxOpen);
       }
     }
   });
@@ -92,8 +92,8 @@ function portsFor(endpoints: number, atLeast: number): number {
   return Math.max(1, atLeast);
 }
 
-/** (c) 1 s receiver, a large in-flight window spread over many endpoints and several receiver ports; memory per in-flight. */
-export async function scenarioC(ctx: BenchContext): Promise<void> {
+/** wide-window: 1 s receiver, a large in-flight window spread over many endpoints and several receiver ports; memory per in-flight. */
+export async function scenarioWideWindow(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const env = { TIDINGS_CONCURRENCY: String(sizes.slowInFlight) };
   const config = effectiveConfig(ctx, env);
@@ -102,23 +102,23 @@ export async function scenarioC(ctx: BenchContext): Promise<void> {
   await withReceiver(ctx, 1000, ports, async (receiver) => {
     for (let run = 1; run <= runs; run += 1) {
       const raw = await rawReference(ctx, { receiver, paths: sizes.slowEndpoints, inFlight: sizes.slowInFlight, count: sizes.slowInFlight * 5, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_c${run}_` });
-      recordRaw(ctx, 'c', run, 'req/s signed', raw);
+      recordRaw(ctx, 'wide-window', run, 'req/s signed', raw);
       const rawPerInFlight = (raw.rssPeakBytes - raw.rssIdleBytes) / 1024 / Math.max(1, raw.result.maxInFlight);
-      ctx.book.add({ scenario: 'c', engine: 'raw', name: 'memory per in-flight', unit: 'KiB', better: 'lower' }, rawPerInFlight);
+      ctx.book.add({ scenario: 'wide-window', engine: 'raw', name: 'memory per in-flight', unit: 'KiB', better: 'lower' }, rawPerInFlight);
       for (const engine of engines) {
-        const r = await runDelivery(ctx.base, spec(ctx, { tag: `c-${engine}-${run}`, engine, receiver, endpoints: sizes.slowEndpoints, routing: 'spread', messages: sizes.slowMessages, mode: 'drain', dispatchers: 1, env }));
-        recordDelivery(ctx, 'c', run, r, { ceiling: 'req/s signed', deliveriesTarget: `≥ ${Math.round(0.95 * bound)}` });
-        ctx.book.add({ scenario: 'c', engine, name: 'share of in-flight bound', unit: '%', better: 'higher', target: engine === 'server' ? '≥ 95' : null }, (100 * r.deliveriesPerS) / bound);
-        ctx.book.add({ scenario: 'c', engine, name: 'in flight reached', unit: 'count', better: 'higher', target: String(sizes.slowInFlight) }, r.receiverMaxOpen);
+        const r = await runDelivery(ctx.base, spec(ctx, { tag: `wide-window-${engine}-${run}`, engine, receiver, endpoints: sizes.slowEndpoints, routing: 'spread', messages: sizes.slowMessages, mode: 'drain', dispatchers: 1, env }));
+        recordDelivery(ctx, 'wide-window', run, r, { ceiling: 'req/s signed', deliveriesTarget: `≥ ${Math.round(0.95 * bound)}` });
+        ctx.book.add({ scenario: 'wide-window', engine, name: 'share of in-flight bound', unit: '%', better: 'higher', target: engine === 'server' ? '≥ 95' : null }, (100 * r.deliveriesPerS) / bound);
+        ctx.book.add({ scenario: 'wide-window', engine, name: 'in flight reached', unit: 'count', better: 'higher', target: String(sizes.slowInFlight) }, r.receiverMaxOpen);
         const perInFlight = (r.dispatcherRssPeakBytes - r.dispatcherRssIdleBytes) / 1024 / Math.max(1, r.receiverMaxOpen);
-        ctx.book.add({ scenario: 'c', engine, name: 'memory per in-flight', unit: 'KiB', better: 'lower', ceiling: 'memory per in-flight', target: engine === 'server' ? '≤ 1.5 × raw' : null }, perInFlight);
+        ctx.book.add({ scenario: 'wide-window', engine, name: 'memory per in-flight', unit: 'KiB', better: 'lower', ceiling: 'memory per in-flight', target: engine === 'server' ? '≤ 1.5 × raw' : null }, perInFlight);
       }
     }
   });
 }
 
-/** (e) 1, 2, 4 dispatcher processes on one database draining the same backlog (server only). */
-export async function scenarioE(ctx: BenchContext): Promise<void> {
+/** scale-out: 1, 2, 4 dispatcher processes on one database draining the same backlog (server only). */
+export async function scenarioScaleOut(ctx: BenchContext): Promise<void> {
   const { sizes, runs } = ctx.options;
   if (!ctx.options.engines.includes('server')) return;
   const config = effectiveConfig(ctx, {});
@@ -127,32 +127,32 @@ export async function scenarioE(ctx: BenchContext): Promise<void> {
       let single = Number.NaN;
       for (const k of sizes.dispatcherCounts) {
         const raw = await rawReference(ctx, { receiver, paths: 1, inFlight: config.concurrency * k, count: sizes.burstMessages, connectionsPerOrigin: config.maxSocketsPerOrigin * k, sign: true, idPrefix: `raw_e${run}_${k}_` });
-        recordRaw(ctx, 'e', run, `req/s signed ×${k}`, raw, k === sizes.dispatcherCounts[0]);
-        const r = await runDelivery(ctx.base, spec(ctx, { tag: `e-${k}-${run}`, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: k, env: {} }));
-        recordDelivery(ctx, 'e', run, r, { ceiling: `req/s signed ×${k}`, suffix: ` ×${k}` });
-        ctx.book.add({ scenario: 'e', engine: 'server', name: `machine busy cores ×${k}`, unit: 'cores', better: 'lower', target: `of ${r.usage.machineCores}` }, r.usage.machineBusyCores);
+        recordRaw(ctx, 'scale-out', run, `req/s signed ×${k}`, raw, k === sizes.dispatcherCounts[0]);
+        const r = await runDelivery(ctx.base, spec(ctx, { tag: `scale-out-${k}-${run}`, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages: sizes.burstMessages, mode: 'drain', dispatchers: k, env: {} }));
+        recordDelivery(ctx, 'scale-out', run, r, { ceiling: `req/s signed ×${k}`, suffix: ` ×${k}` });
+        ctx.book.add({ scenario: 'scale-out', engine: 'server', name: `machine busy cores ×${k}`, unit: 'cores', better: 'lower', target: `of ${r.usage.machineCores}` }, r.usage.machineBusyCores);
         for (const [role, cores] of Object.entries(r.usage.cores)) {
-          ctx.book.add({ scenario: 'e', engine: 'server', name: `cores ${role} ×${k}`, unit: 'cores', better: 'lower' }, cores);
+          ctx.book.add({ scenario: 'scale-out', engine: 'server', name: `cores ${role} ×${k}`, unit: 'cores', better: 'lower' }, cores);
         }
         if (k === 1) single = r.deliveriesPerS;
-        else ctx.book.add({ scenario: 'e', engine: 'server', name: `speed-up ×${k} vs ×1`, unit: '×', better: 'higher', target: k === 2 ? '≥ 1.6' : null }, r.deliveriesPerS / single);
+        else ctx.book.add({ scenario: 'scale-out', engine: 'server', name: `speed-up ×${k} vs ×1`, unit: '×', better: 'higher', target: k === 2 ? '≥ 1.6' : null }, r.deliveriesPerS / single);
       }
     }
   });
 }
 
-/** (f) Fan-out: every message to 10 endpoints, published and dispatched at once (end to end). */
-export async function scenarioF(ctx: BenchContext): Promise<void> {
+/** fan-out: every message to 10 endpoints, published and dispatched at once (end to end). */
+export async function scenarioFanOut(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const config = effectiveConfig(ctx, {});
   await withReceiver(ctx, 0, 1, async (receiver) => {
     for (let run = 1; run <= runs; run += 1) {
       const count = sizes.fanOutMessages * sizes.fanOutEndpoints;
-      recordRaw(ctx, 'f', run, 'req/s signed', await rawReference(ctx, { receiver, paths: sizes.fanOutEndpoints, inFlight: config.concurrency, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_f${run}_` }));
+      recordRaw(ctx, 'fan-out', run, 'req/s signed', await rawReference(ctx, { receiver, paths: sizes.fanOutEndpoints, inFlight: config.concurrency, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_f${run}_` }));
       for (const engine of engines) {
-        const r = await runDelivery(ctx.base, spec(ctx, { tag: `f-${engine}-${run}`, engine, receiver, endpoints: sizes.fanOutEndpoints, routing: 'fanOut', messages: sizes.fanOutMessages, mode: 'e2e', dispatchers: 1, env: {} }));
-        recordDelivery(ctx, 'f', run, r, { ceiling: 'req/s signed' });
-        ctx.book.add({ scenario: 'f', engine, name: 'publish msgs/s (×10 deliveries)', unit: '/s', better: 'higher' }, r.publish.perS);
+        const r = await runDelivery(ctx.base, spec(ctx, { tag: `fan-out-${engine}-${run}`, engine, receiver, endpoints: sizes.fanOutEndpoints, routing: 'fanOut', messages: sizes.fanOutMessages, mode: 'e2e', dispatchers: 1, env: {} }));
+        recordDelivery(ctx, 'fan-out', run, r, { ceiling: 'req/s signed' });
+        ctx.book.add({ scenario: 'fan-out', engine, name: 'publish msgs/s (×10 deliveries)', unit: '/s', better: 'higher' }, r.publish.perS);
       }
     }
   });

@@ -1,5 +1,5 @@
 /**
- * One delivery workload of the peer: a burst published through its Fastify ingest (with the benchmark's
+ * One delivery workload of a peer: a burst published through its Fastify ingest (with the benchmark's
  * load generator) or added straight to its queue ("BullMQ alone"), delivered by its worker to the
  * benchmark receiver, measured end to end; and a paced run for publish → first attempt latency.
  */
@@ -7,7 +7,7 @@ import { createApiClient, type PublishRun } from '../load.ts';
 import { startMonitor, type UsageReport } from '../monitor.ts';
 import { machineCpu, machineCpuMsPerMessage } from '../procs.ts';
 import type { Receiver } from '../receiver.ts';
-import { directProducer, redisPids, startPeer, type PeerOptions } from './peer.ts';
+import { directProducer, startPeer, type PeerOptions } from './peer.ts';
 
 /** What one peer burst measured; rates per second, instants Unix ms. */
 export interface PeerDelivery {
@@ -29,6 +29,8 @@ export interface PeerRunOptions extends Omit<PeerOptions, 'receiverUrl'> {
   readonly payloadBytes: number;
   readonly publishInFlight: number;
   readonly waitTimeoutMs: number;
+  /** The pids of the peer's store for the CPU shares, by role: `redis` or `postgres` (re-read about once a second). */
+  readonly storeRoles: () => Promise<Readonly<Record<string, readonly number[]>>>;
 }
 
 /** Runs one burst of `messages` through the peer (bounded by `waitTimeoutMs`) and stops it. */
@@ -39,7 +41,7 @@ export async function runPeerDelivery(o: PeerRunOptions, messages: number): Prom
     const roles = async () => ({
       ...(peer.api === null ? {} : { 'peer api': [peer.api.pid] }),
       'peer worker': [peer.worker.pid],
-      redis: redisPids(),
+      ...(await o.storeRoles()),
       receiver: [o.receiver.child.pid],
       loadgen: [process.pid],
     });

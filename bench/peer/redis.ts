@@ -2,7 +2,7 @@
  * The peers' Redis connections, on ioredis (the client BullMQ documents). BullMQ needs
  * `maxRetriesPerRequest: null` on the connections of its workers and queues.
  */
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** Where the peers' Redis is: host, port and database index. */
 export interface RedisTarget {
@@ -23,7 +23,7 @@ export function redisTarget(url: string): RedisTarget {
   return { host: u.hostname || '127.0.0.1', port: u.port === '' ? 6379 : Number(u.port), db };
 }
 
-/** A new connection to `target`, as BullMQ wants it (no per-request retry limit). */
-export function redisConnection(target: RedisTarget): Redis {
-  return new Redis({ host: target.host, port: target.port, db: target.db, maxRetriesPerRequest: null });
+/** A new connection to `target`, as BullMQ wants it (no per-request retry limit); `extra` adds ioredis options. */
+export function redisConnection(target: RedisTarget, extra: RedisOptions = {}): Redis {
+  return new Redis({ host: target.host, port: target.port, db: target.db, maxRetriesPerRequest: null, ...extra });
 }
