@@ -12,7 +12,8 @@ import { withPayloadsWithin, type ReadPayloads } from './page-budget.ts';
 
 /** Dependencies of {@link createDeliveryQueries}. */
 export interface DeliveryQueriesDeps {
-  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage' | 'readPayloads'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>
+    & Pick<MessageQueryStore, 'findMessage' | 'readPayloads'>;
   readonly store: DeliveryQueryStore;
   /** The instant deliveries' holds are judged at (a test clock); absent = the database clock. */
   readonly clock?: Pick<Clock, 'sqlNow'>;
@@ -68,8 +69,11 @@ export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQuerie
       // The heads first, then their payloads within the page's byte budget (never 250 payloads at once).
       const heads = await store.listEndpointMessages(app.id, endpoint.id, { ...query, withPayload: false }, now());
       const read: ReadPayloads = (ids, budget) => lookups.readPayloads(app.id, ids, budget);
-      const attach = (v: EndpointMessageView, payload: Uint8Array | null): EndpointMessageView => ({ ...v, message: { ...v.message, payload } });
-      return withPayloadsWithin(heads, (v) => v.message.id, attach, read, deps.maxPageBytes, query.iterator?.startsWith('-') ?? false);
+      const attach = (v: EndpointMessageView, payload: Uint8Array | null): EndpointMessageView => ({
+        ...v, message: { ...v.message, payload },
+      });
+      const backward = query.iterator?.startsWith('-') ?? false;
+      return withPayloadsWithin(heads, (v) => v.message.id, attach, read, deps.maxPageBytes, backward);
     },
 
     async stats(principal, appRef, endpointRef, since, until) {

@@ -114,7 +114,8 @@ function checkUrl(url: string, allowlist: readonly string[]): string {
   if (!verdict.ok) {
     // A refusal by the egress policy names the setting that could open the address (never its ranges).
     const opened = verdict.setting === undefined ? '' : `; not opened by ${verdict.setting} (the operator's allow-list)`;
-    throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg: `Endpoint URL refused: ${verdict.reason}${opened}`, type: 'value_error.url_not_allowed' }]);
+    const msg = `Endpoint URL refused: ${verdict.reason}${opened}`;
+    throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg, type: 'value_error.url_not_allowed' }]);
   }
   return verdict.url.href;
 }

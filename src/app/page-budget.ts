@@ -24,24 +24,30 @@ export function fitPage<T>(page: Page<T>, sizes: readonly number[], budgetBytes:
   }
   if (kept === n) return page;
   if (!backward) {
-    return { data: page.data.slice(0, kept), keys: keys.slice(0, kept), iterator: keys[kept - 1] ?? page.iterator, prevIterator: page.prevIterator, done: false };
+    const iterator = keys[kept - 1] ?? page.iterator;
+    return { data: page.data.slice(0, kept), keys: keys.slice(0, kept), iterator, prevIterator: page.prevIterator, done: false };
   }
   const first = n - kept;
-  return { data: page.data.slice(first), keys: keys.slice(first), iterator: page.iterator, prevIterator: `-${keys[first]}`, done: false };
+  const prevIterator = `-${keys[first]}`;
+  return { data: page.data.slice(first), keys: keys.slice(first), iterator: page.iterator, prevIterator, done: false };
 }
 
 /** Whether a list request reads backward: its iterator is a `prevIterator` (`-` + key). */
 export const readsBackward = (iterator: string | null | undefined): boolean => iterator?.startsWith('-') ?? false;
 
 /** The payloads a store reads within a byte budget (MessageQueryStore.readPayloads). */
-export type ReadPayloads = (ids: readonly string[], budgetBytes: number) => Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
+export type ReadPayloads = (ids: readonly string[], budgetBytes: number)
+  => Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
 
 /**
  * A page of message heads (read without payloads) with the payloads read within `budgetBytes`, from the end
  * the page was read from: the page ends before the first message whose payload was not read, with an
  * iterator to it ({@link fitPage}). `attach` puts a payload on an item.
  */
-export async function withPayloadsWithin<T>(page: Page<T>, idOf: (item: T) => string, attach: (item: T, payload: Uint8Array | null) => T, read: ReadPayloads, budgetBytes: number, backward: boolean): Promise<Page<T>> {
+export async function withPayloadsWithin<T>(
+  page: Page<T>, idOf: (item: T) => string, attach: (item: T, payload: Uint8Array | null) => T,
+  read: ReadPayloads, budgetBytes: number, backward: boolean,
+): Promise<Page<T>> {
   if (page.data.length === 0) return page;
   const ids = page.data.map(idOf);
   const read_ = await read(backward ? [...ids].reverse() : ids, budgetBytes);

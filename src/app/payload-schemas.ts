@@ -65,7 +65,10 @@ const linearRegExp: RegExpEngine = Object.assign((pattern: string) => {
   return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
 }, { code: 're2js' });
 
-/** Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS, TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS). */
+/**
+ * Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS,
+ * TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS).
+ */
 export interface SchemaLimits {
   /** Largest schema of one version, as JSON text, in bytes. */
   readonly maxSchemaBytes: number;
@@ -77,7 +80,8 @@ export interface SchemaLimits {
 
 /** The defaults of {@link SchemaLimits}: those of their settings. */
 const defaultSchemaLimits = (): SchemaLimits => ({
-  maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns'), maxSchemaUniqueItems: settingDefault('maxSchemaUniqueItems'),
+  maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns'),
+  maxSchemaUniqueItems: settingDefault('maxSchemaUniqueItems'),
 });
 
 /** JSON types whose items ajv checks for uniqueness by hashing, in time linear in the array's length. */
@@ -228,8 +232,9 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
         if (pairwise !== null) {
           issues.push({
             loc: ['body', 'schemas', version, ...pairwise],
-            msg: 'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or null '
-              + `(time quadratic in their number): give items such a type, or a maxItems of at most ${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
+            msg: 'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or '
+              + 'null (time quadratic in their number): give items such a type, or a maxItems of at most '
+              + `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
             type: 'value_error.jsonschema.unique_items',
           });
           continue;

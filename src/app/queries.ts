@@ -69,7 +69,8 @@ export function createQueries(deps: {
       // The heads first, then their payloads within the page's byte budget (never 250 payloads at once).
       const heads = await store.listMessages(app.id, { ...query, withPayload: false });
       const read: ReadPayloads = (ids, budget) => store.readPayloads(app.id, ids, budget);
-      return withPayloadsWithin(heads, (m) => m.id, (m, payload) => ({ ...m, payload }), read, deps.maxPageBytes, query.iterator?.startsWith('-') ?? false);
+      const backward = query.iterator?.startsWith('-') ?? false;
+      return withPayloadsWithin(heads, (m) => m.id, (m, payload) => ({ ...m, payload }), read, deps.maxPageBytes, backward);
     },
 
     async listAttemptsByMessage(principal, appRef, messageRef, filters) {

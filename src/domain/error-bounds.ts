@@ -37,7 +37,8 @@ export function boundedIssues(issues: readonly ValidationIssue[]): readonly Vali
   const shown = issues.slice(0, ERROR_BOUNDS.issuesMax).map(boundedIssue);
   const left = issues.length - shown.length;
   if (left <= 0) return shown;
-  return [...shown, { loc: ['body'], msg: `${left} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`, type: 'value_error.more_issues' }];
+  const msg = `${left} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`;
+  return [...shown, { loc: ['body'], msg, type: 'value_error.more_issues' }];
 }
 
 /**
@@ -47,5 +48,6 @@ export function boundedIssues(issues: readonly ValidationIssue[]): readonly Vali
 export function errorSummary(code: string, detail: string | readonly ValidationIssue[]): string {
   if (typeof detail === 'string') return boundedText(detail);
   const first = detail.slice(0, 3).map((d) => `${boundedText(d.loc.join('.'), 100)}: ${boundedText(d.msg, 100)}`).join('; ');
-  return boundedText(`${code}: ${detail.length} failing field${detail.length === 1 ? '' : 's'}: ${first}${detail.length > 3 ? '; …' : ''}`);
+  const fields = `${detail.length} failing field${detail.length === 1 ? '' : 's'}`;
+  return boundedText(`${code}: ${fields}: ${first}${detail.length > 3 ? '; …' : ''}`);
 }

@@ -17,8 +17,11 @@ const FIELD_VALUE = /^(?:[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?$/;
 export function headerValueProblem(value: string): string | null {
   if (FIELD_VALUE.test(value)) return null;
   if (/[\r\n\0]/.test(value)) return 'a header value may not hold CR, LF or NUL (they would end the header)';
-  if (/^[\t ]|[\t ]$/.test(value)) return 'a header value may not begin or end with a space or tab (the receiver reads it trimmed)';
-  return 'a header value may hold only visible ASCII characters, space and tab (no control characters, no non-ASCII: percent- or base64-encode them)';
+  if (/^[\t ]|[\t ]$/.test(value)) {
+    return 'a header value may not begin or end with a space or tab (the receiver reads it trimmed)';
+  }
+  return 'a header value may hold only visible ASCII characters, space and tab '
+    + '(no control characters, no non-ASCII: percent- or base64-encode them)';
 }
 
 /** Why `name` cannot be sent as a header name, or null when it can. */
@@ -31,9 +34,12 @@ export function headerNameProblem(name: string): string | null {
  * `; name=value` parameters, the value a token or a quoted string. Whitespace around `;` is SP or HTAB only
  * (never a line break or a Unicode space); a quoted string holds visible ASCII, SP, HTAB and quoted pairs.
  */
-const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[\t ]*;[\t ]*[!#$%&'*+.^_`|~0-9A-Za-z-]+=(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+|"(?:[\t !#-[\]-~]|\\[\t -~])*"))*$/;
+const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED_STRING = '"(?:[\\t !#-[\\]-~]|\\\\[\\t -~])*"';
+const MEDIA_TYPE = new RegExp(`^${TOKEN_CHARS}/${TOKEN_CHARS}(?:[\\t ]*;[\\t ]*${TOKEN_CHARS}=(?:${TOKEN_CHARS}|${QUOTED_STRING}))*$`);
 
 /** Why `value` is not a media type that can be sent as a `Content-Type` unchanged, or null when it is. */
 export function mediaTypeProblem(value: string): string | null {
-  return headerValueProblem(value) ?? (MEDIA_TYPE.test(value) ? null : 'must be a media type such as text/plain or application/xml; charset=utf-8');
+  if (MEDIA_TYPE.test(value)) return headerValueProblem(value);
+  return headerValueProblem(value) ?? 'must be a media type such as text/plain or application/xml; charset=utf-8';
 }

@@ -66,7 +66,8 @@ function listJson<T>(page: Page<T>, items: readonly Buffer[], fit: PageFit | und
 
 /** The JSON bytes of a list of messages (each built with {@link messageJson}), within `fit`. */
 export function messageListJson(page: Page<MessageView>, withContent: boolean, fit?: PageFit): Buffer {
-  return listJson(page, page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null, m.contentType)), fit);
+  const items = page.data.map((m) => messageJson(messageHead(m), withContent ? m.payload : null, m.contentType));
+  return listJson(page, items, fit);
 }
 
 /** Svix `MessageAttemptOut` (status 0 success / 2 fail; triggerType 0 scheduled / 1 manual). */
@@ -103,10 +104,12 @@ export function timelineEntryOut(e: TimelineEntry, operator: boolean) {
 export function listOut<T, U>(page: Page<T>, map: (item: T) => U, fit?: PageFit) {
   const data = page.data.map(map);
   if (fit === undefined) return { data, iterator: page.iterator, prevIterator: page.prevIterator, done: page.done };
-  const fitted = fitPage({ ...page, data }, data.map((item) => Buffer.byteLength(JSON.stringify(item))), fit.budgetBytes, fit.backward);
+  const sizes = data.map((item) => Buffer.byteLength(JSON.stringify(item)));
+  const fitted = fitPage({ ...page, data }, sizes, fit.budgetBytes, fit.backward);
   // A forward page keeps its first items, a backward one its last (fitPage).
   const first = fit.backward ? data.length - fitted.data.length : 0;
-  return { data: data.slice(first, first + fitted.data.length), iterator: fitted.iterator, prevIterator: fitted.prevIterator, done: fitted.done };
+  const kept = data.slice(first, first + fitted.data.length);
+  return { data: kept, iterator: fitted.iterator, prevIterator: fitted.prevIterator, done: fitted.done };
 }
 
 /** Sends JSON built as bytes (message bodies), bypassing the schema serializer. */
@@ -147,7 +150,9 @@ export function messageEndpointOut(d: DestinationView, expanded: boolean) {
 }
 
 /** The JSON bytes of a list of Svix `EndpointMessageOut` (payloads verbatim, as {@link messageJson}), within `fit`. */
-export function endpointMessageListJson(page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean, fit?: PageFit): Buffer {
+export function endpointMessageListJson(
+  page: Page<EndpointMessageView>, withContent: boolean, expanded: boolean, fit?: PageFit,
+): Buffer {
   const items = page.data.map((v) => messageJson(
     {
       ...svixStatus(v.state, expanded), nextAttempt: isoOrNull(v.nextAttemptAt), ...messageHead(v.message), deliveryState: v.state,

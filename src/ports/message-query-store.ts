@@ -16,7 +16,8 @@ export interface MessageQueryStore {
    * and every one after it are left out (their payloads are never read), so a page of large payloads costs
    * at most the budget plus one payload (TIDINGS_MAX_PAGE_BYTES). The first message is always read.
    */
-  readPayloads(appId: string, ids: readonly string[], budgetBytes: number): Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
+  readPayloads(appId: string, ids: readonly string[], budgetBytes: number)
+    : Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
   listAttempts(appId: string, query: AttemptListQuery): Promise<Page<AttemptView>>;
   findAttempt(appId: string, messageId: string, attemptId: string): Promise<AttemptView | null>;
 }

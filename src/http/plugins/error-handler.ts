@@ -42,7 +42,8 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
   const status = ERROR_CATALOG[code].status;
   // Bounded (domain/error-bounds.ts): a refusal may quote the request and list any number of fields.
   const shaped = typeof detail !== 'string' ? boundedIssues(detail)
-    : status === 422 ? boundedIssues([{ loc: ['body'], msg: detail, type: `value_error.${code}` }]) : boundedText(detail);
+    : status === 422 ? boundedIssues([{ loc: ['body'], msg: detail, type: `value_error.${code}` }])
+      : boundedText(detail);
   return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ code: wireCode(code), detail: shaped });
 }
 
@@ -51,9 +52,12 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
  * request's trace span and log line carry, and a body with thousands of unknown keys has thousands of issues.
  * The answer is built from the error's `validation` list (the error handler), not from this message.
  */
-export function schemaErrorMessage(errors: readonly { readonly instancePath?: string; readonly message?: string }[], dataVar: string): Error {
+export function schemaErrorMessage(
+  errors: readonly { readonly instancePath?: string; readonly message?: string }[], dataVar: string,
+): Error {
   const first = errors.slice(0, 3).map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message ?? 'invalid'}`).join('; ');
-  return new Error(boundedText(`${errors.length} failing field${errors.length === 1 ? '' : 's'}: ${first}${errors.length > 3 ? '; …' : ''}`));
+  const fields = `${errors.length} failing field${errors.length === 1 ? '' : 's'}`;
+  return new Error(boundedText(`${fields}: ${first}${errors.length > 3 ? '; …' : ''}`));
 }
 
 /**

@@ -71,8 +71,9 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
     if (ambiguous !== null) {
       const msg = ambiguous.reason === 'duplicate'
         ? `the key "${ambiguous.key}" appears more than once in this object (which one counts would be a guess)`
-        : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as the object's prototype`;
-      done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type: `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}` }]), undefined);
+        : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as its prototype`;
+      const type = `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}`;
+      done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type }]), undefined);
       return;
     }
     const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogatePath(value) : null;

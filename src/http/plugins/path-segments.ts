@@ -32,6 +32,7 @@ export function installPathSegmentCheck(app: FastifyInstance): void {
     if (!path.startsWith(API_PREFIX)) return;
     const segment = unnamedSegment(path);
     if (segment === null) return;
-    throw new AppError('not_found', `No route ${request.method} ${path}: ${segment === '' ? 'an empty path segment (a trailing or doubled "/")' : `the dot segment "${segment}"`} names no object`);
+    const what = segment === '' ? 'an empty path segment (a trailing or doubled "/")' : `the dot segment "${segment}"`;
+    throw new AppError('not_found', `No route ${request.method} ${path}: ${what} names no object`);
   });
 }

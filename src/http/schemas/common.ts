@@ -51,7 +51,8 @@ export const tagName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex
 /** String-to-string map (metadata). */
 export const stringMap = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string()).refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
 /** A value as compared between a field and its older name: a list as the set it names. */
-const aliasValue = (v: unknown): string => JSON.stringify(Array.isArray(v) ? [...(v as unknown[])].map(String).sort() : v);
+const aliasValue = (v: unknown): string =>
+  JSON.stringify(Array.isArray(v) ? [...(v as unknown[])].map(String).sort() : v);
 
 /**
  * A refinement that refuses a field and its older name given together with different values (Svix's
@@ -64,7 +65,8 @@ export function sameAsOlderName(pairs: readonly (readonly [current: string, olde
       const a = body[current];
       const b = body[older];
       if (a === undefined || b === undefined || aliasValue(a) === aliasValue(b)) continue;
-      ctx.addIssue({ code: 'custom', path: [older], message: `${older} is the older name of ${current}, and the two differ: give one of them (or both with the same value)` });
+      const message = `${older} is the older name of ${current}, and the two differ: give one of them (or both with the same value)`;
+      ctx.addIssue({ code: 'custom', path: [older], message });
     }
   };
 }
@@ -83,7 +85,8 @@ export const idIterator = (prefix: IdPrefix) => z.string().regex(new RegExp(`^-?
  * `1e1`, ` 16 `, `16.0` and `0b10` as numbers, so one value would have several spellings.
  */
 export const queryInt = (min: number, max: number) =>
-  z.string().regex(/^[0-9]{1,16}$/, 'must be an integer in plain decimal digits').transform(Number).pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^[0-9]{1,16}$/, 'must be an integer in plain decimal digits')
+    .transform(Number).pipe(z.number().int().min(min).max(max));
 
 /** Page parameters of a list (Svix): limit 1–250 (default 50), iterator, order. */
 export function listQuery(iterator: z.ZodType<string>, defaultOrder: 'ascending' | 'descending') {
@@ -109,7 +112,8 @@ export const rfc3339Instant = z.string().max(64).transform((text, ctx) => {
   const at = z.iso.datetime({ offset: true }).safeParse(form).success ? new Date(form) : null;
   const instant = at === null ? null : leap ? new Date(at.valueOf() + 1000) : at;
   if (instant === null || (leap && instant.getUTCHours() + instant.getUTCMinutes() + instant.getUTCSeconds() !== 0)) {
-    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time with its offset, e.g. 2026-01-31T12:00:00Z or 2026-01-31t13:00:00.5+01:00' });
+    const message = 'must be an RFC 3339 date-time with its offset, e.g. 2026-01-31T12:00:00Z or 2026-01-31t13:00:00.5+01:00';
+    ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   }
   return instant;

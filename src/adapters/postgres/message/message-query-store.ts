@@ -142,17 +142,19 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
     async readPayloads(appId, ids, budgetBytes) {
       // A running sum of the stored sizes (octet_length reads a TOASTed value's size, not the value), so rows
       // past the budget are filtered out before any payload is fetched.
-      const res = await db.query<{ id: string; payload: Buffer | null; payload_key_id: string | null; expunged: boolean }>(
+      const res = await db.query<Pick<MessageRow, 'id' | 'payload' | 'payload_key_id' | 'expunged'>>(
         `SELECT id, payload, payload_key_id, expunged FROM (
-           SELECT m.id, m.payload, m.payload_key_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, u.ord,
-                  coalesce(sum(octet_length(m.payload)) OVER (ORDER BY u.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS read_before
+           SELECT m.id, m.payload, m.payload_key_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged,
+                  u.ord, coalesce(sum(octet_length(m.payload))
+                    OVER (ORDER BY u.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS read_before
            FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord) JOIN messages m ON m.app_id = $1 AND m.id = u.id
          ) page WHERE read_before < $3 ORDER BY ord`,
         [appId, ids, budgetBytes],
       );
       return res.rows.map((row) => ({
         id: row.id,
-        payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+        payload: row.payload === null || row.expunged ? null
+          : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
       }));
     },
 
