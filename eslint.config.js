@@ -1,5 +1,6 @@
 // Lint rules. The import-direction rules keep the layout README.md describes true: dependencies point inward
-// (domain ← ports ← app ← adapters/http ← main; observability beside the adapters, on domain, ports and config), and
+// (domain ← ports ← app ← adapters/http ← main; observability beside the adapters, on domain, ports and config; cli, the
+// operator commands, on domain and config only), and
 // one aggregate's PostgreSQL adapter does not reach into another's folder (the flat files of src/adapters/postgres/
 // are the shared infrastructure they may all use; wakeups/ owns no table, so the aggregates may use it, and it uses
 // none of them). SQL text stays in the adapters: src/main/ wires them and holds none.
@@ -13,6 +14,9 @@ const forbidden = {
   'src/http/**': ['**/adapters/**', '**/main/**'],
   'src/adapters/**': ['**/http/**', '**/main/**', '**/app/**'],
   'src/observability/**': ['**/app/**', '**/adapters/**', '**/http/**', '**/main/**', '**/bin/**'],
+  // The operator commands are clients of the HTTP API: domain and config only (main hands the host checks in).
+  'src/cli/**': ['**/ports/**', '**/app/**', '**/adapters/**', '**/http/**', '**/main/**', '**/observability/**', '**/bin/**',
+    'pg', 'fastify'],
 };
 
 /** The aggregate folders of src/adapters/postgres/: each owns the writes to its tables. */

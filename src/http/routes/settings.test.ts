@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
-import { effectiveSettings, isSecretParam, MASK, maskUrl } from './settings.ts';
+import { effectiveSettings, isSecretParam, MASK, maskUrl } from '../../config/effective-settings.ts';
 
 test('a setting left at its default reads as default although its value is shown in base units (regression: every duration was marked changed)', () => {
   const rows = effectiveSettings(loadConfig({ PORT: '18071', TIDINGS_API_TOKEN: 'tidings_settings_test_token_0123456789abcdef' })).data;
