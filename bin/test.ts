@@ -132,6 +132,13 @@ function chromium(): string | null {
   return executable('/usr/bin/chromium') ?? onPath('chromium');
 }
 
+/** PgBouncer for the pooler tests: TIDINGS_PGBOUNCER, else on PATH, else Debian's /usr/sbin/pgbouncer (test/support/pgbouncer.ts). */
+function pgbouncer(): string | null {
+  const given = process.env.TIDINGS_PGBOUNCER;
+  if (given !== undefined && given !== '') return executable(given);
+  return onPath('pgbouncer') ?? executable('/usr/sbin/pgbouncer');
+}
+
 function postgresUserExists(): boolean {
   return spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status === 0;
 }
@@ -148,7 +155,7 @@ if (noBinaries !== null) fail(noBinaries);
 
 const isRoot = process.getuid?.() === 0;
 const tools = planTools({
-  chromium: chromium(), promtool: onPath('promtool'), root: isRoot, apt: onPath('apt-get') !== null,
+  chromium: chromium(), promtool: onPath('promtool'), pgbouncer: pgbouncer(), root: isRoot, apt: onPath('apt-get') !== null,
   privateCluster: plan.kind === 'private', postgresUser: postgresUserExists(),
 });
 if (tools.problem !== null) fail(tools.problem);
@@ -164,10 +171,11 @@ if (tools.createPostgresUser) {
 }
 const browser = chromium();
 const promtool = onPath('promtool');
-if (browser === null || promtool === null) {
-  fail(`npm test needs ${browser === null ? 'chromium' : 'promtool'}: still missing after apt-get install`);
+const bouncer = pgbouncer();
+if (browser === null || promtool === null || bouncer === null) {
+  fail(`npm test needs ${browser === null ? 'chromium' : promtool === null ? 'promtool' : 'pgbouncer'}: still missing after apt-get install`);
 }
-say(`chromium ${browser}; promtool ${promtool}; server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`);
+say(`chromium ${browser}; promtool ${promtool}; pgbouncer ${bouncer}; server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`);
 
 const { url, cluster } = await startPostgres(plan);
 await dropLeftovers(url);

@@ -47,11 +47,11 @@ test('a server without server binaries is not enough: the fault suite needs init
 });
 
 const allThere: ToolFacts = {
-  chromium: '/usr/bin/chromium', promtool: '/usr/bin/promtool', root: false, apt: true,
+  chromium: '/usr/bin/chromium', promtool: '/usr/bin/promtool', pgbouncer: '/usr/sbin/pgbouncer', root: false, apt: true,
   privateCluster: false, postgresUser: true,
 };
 
-test('nothing is installed when chromium and promtool are there', () => {
+test('nothing is installed when chromium, promtool and pgbouncer are there', () => {
   assert.deepEqual(planTools(allThere), { install: [], createPostgresUser: false, problem: null });
   assert.deepEqual(planTools({ ...allThere, root: true }), { install: [], createPostgresUser: false, problem: null });
 });
@@ -61,6 +61,7 @@ test('as root with apt-get, the Debian packages of exactly the missing programs 
   assert.deepEqual(planTools({ ...root, chromium: null, promtool: null }).install, ['chromium', 'prometheus']);
   assert.deepEqual(planTools({ ...root, promtool: null }).install, ['prometheus']);
   assert.deepEqual(planTools({ ...root, chromium: null }).install, ['chromium']);
+  assert.deepEqual(planTools({ ...root, pgbouncer: null, promtool: null }).install, ['prometheus', 'pgbouncer']);
   assert.equal(planTools({ ...root, chromium: null }).problem, null);
 });
 

@@ -99,6 +99,11 @@ const setting = <T extends z.ZodType>(env: string, schema: T, defaultValue: stri
 /** Every setting, keyed by its name in {@link Config}. */
 export const SETTINGS = {
   databaseUrl: setting('DATABASE_URL', z.string().url().optional(), undefined, 'URL', 'PostgreSQL server (15+). Unset: the embedded engine (PGlite) in TIDINGS_DATA_DIR, single process.'),
+  databasePooler: setting('TIDINGS_DATABASE_POOLER', z.enum(['none', 'session', 'transaction']), 'none', 'mode', 'What DATABASE_URL reaches: none (PostgreSQL itself), session (a pooler that keeps one server session per client connection) or transaction (a pooler that lends a server session for one transaction: PgBouncer pool_mode = transaction, RDS Proxy, Supavisor or Neon pooled URLs). transaction: statements run without server-side prepared statements or session settings, and LISTEN and migrations use TIDINGS_DIRECT_DATABASE_URL. Start-up refuses a DATABASE_URL that behaves as a transaction pooler under none or session (docs/guides/poolers-and-replicas.md).'),
+  directDatabaseUrl: setting('TIDINGS_DIRECT_DATABASE_URL', z.string().url().optional(), undefined, 'URL', 'The same database as DATABASE_URL, reached directly or through a session pooler: LISTEN (publish wake-ups for dispatchers) and migrations (under their advisory lock) use it. Unset with TIDINGS_DATABASE_POOLER=transaction: dispatchers find new work by polling (TIDINGS_POLL_INTERVAL), and start-up refuses a database with migrations pending (`tidings migrate` with this set applies them).'),
+  readDatabaseUrl: setting('TIDINGS_READ_DATABASE_URL', z.string().url().optional(), undefined, 'URL', 'A read replica of DATABASE_URL (streaming replication, or a pooler in front of one) for the heavy reads of the API: lists, statistics, what the console shows. Reads that must see a write (inside a write request, look-ups by id, idempotency, the dispatcher) always use DATABASE_URL, and so does every read while the replica is down or lags past TIDINGS_READ_MAX_LAG. Its pool has TIDINGS_DB_POOL_SIZE connections. Unset: every read uses DATABASE_URL.'),
+  readMaxLagMs: setting('TIDINGS_READ_MAX_LAG', durationMs(1), '5s', 'duration', 'Largest staleness of a read served by TIDINGS_READ_DATABASE_URL: past it (the lag measured at the last check plus the time since), reads go to DATABASE_URL and tidings_read_replica_fallback_total{reason="lagging"} counts them.'),
+  readLagCheckMs: setting('TIDINGS_READ_LAG_CHECK', durationMs(50), '1s', 'duration', 'Time between checks of the read replica\'s lag (two short statements: the primary\'s WAL position, the replica\'s replayed one); a check\'s answer is used until the next. Must be less than TIDINGS_READ_MAX_LAG.'),
   dataDir: setting('TIDINGS_DATA_DIR', z.string().min(1), '.tidings', 'path', 'Folder of the embedded database and of generated local state.'),
   host: setting('HOST', z.string().min(1), '127.0.0.1', 'address', 'Address the HTTP API listens on.'),
   port: setting('PORT', int(0, 65535), '8071', 'port', 'Port of the HTTP API (0 = any free port).'),
@@ -254,6 +259,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (c.retryAfterMinMs !== undefined && c.retryAfterMaxMs !== undefined && c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
     if (c.responsePrefixBytes !== undefined && c.maxResponseBytes !== undefined && c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
     if (c.apiHeadersTimeoutMs !== undefined && c.apiRequestTimeoutMs !== undefined && c.apiHeadersTimeoutMs > c.apiRequestTimeoutMs) problems.push('TIDINGS_API_HEADERS_TIMEOUT must not exceed TIDINGS_API_REQUEST_TIMEOUT');
+    if ((env[SETTINGS.databaseUrl.env] ?? '') === '') {
+      const serverOnly = [['TIDINGS_DIRECT_DATABASE_URL', c.directDatabaseUrl], ['TIDINGS_READ_DATABASE_URL', c.readDatabaseUrl]] as const;
+      for (const [name, value] of serverOnly) if (value !== undefined) problems.push(`${name} needs DATABASE_URL (the embedded engine is one session in this process)`);
+      if (c.databasePooler !== undefined && c.databasePooler !== 'none') problems.push('TIDINGS_DATABASE_POOLER needs DATABASE_URL (the embedded engine has no pooler)');
+    }
+    if (c.readLagCheckMs !== undefined && c.readMaxLagMs !== undefined && c.readLagCheckMs >= c.readMaxLagMs) problems.push('TIDINGS_READ_LAG_CHECK must be less than TIDINGS_READ_MAX_LAG');
     if (c.claimBatch !== undefined && c.concurrency !== undefined && c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { generateKeyEntry } from '../adapters/crypto/key-ring.ts';
 import { openDb } from '../adapters/postgres/db.ts';
-import { migrate } from '../adapters/postgres/migrator.ts';
+import { migrateOnSession, poolerOptions } from './database-setup.ts';
 import { ConfigError, configurationMarkdown, loadConfig } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
@@ -80,9 +80,10 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     if (command === 'migrate') {
       const config = loadConfig(env);
       const logger = createLogger({ level: config.logLevel });
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, ...poolerOptions(config) });
       try {
-        const run = await migrate(db, logger);
+        // Behind a transaction pooler: on TIDINGS_DIRECT_DATABASE_URL, or refused without it (migration_needs_session).
+        const run = await migrateOnSession(config, db, logger, { orCheck: false });
         const applied = [...run.migrations, ...run.routines.map((name) => `routine ${name}`)];
         console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
       } finally {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
 import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
-import { migrate } from '../adapters/postgres/migrator.ts';
+import { checkPooler, migrateOnSession, openReadRouting, poolerOptions } from './database-setup.ts';
 import { isDatabaseUnavailable } from '../adapters/postgres/sqlstate.ts';
 import { databaseAnswers } from '../adapters/postgres/reachable.ts';
 import { createPgApplicationStore } from '../adapters/postgres/application/application-store.ts';
@@ -82,7 +82,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const dispatcherLogger = createLogger({ level: config.logLevel, ...destination });
   const onError = (error: Error): void => logger.warn({ err: error }, 'idle database connection failed');
   const onConnect = (): void => transient.recovered();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect });
+  const pooling = poolerOptions(config);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect, ...pooling });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
   // Each step of the stop, by name; they run in reverse order of registration.
@@ -100,7 +101,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const smallPool = async (poolSize: number, name: string): Promise<SmallStatements> => {
     if (db.engine !== 'server') return { db: withGenericPlans(db), maxRows: SMALL_STATEMENT_ROWS };
     const small = await openDb({
-      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true,
+      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true, ...pooling,
       onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'), onConnect,
     });
     closers.push({ step: name, close: () => small.close() });
@@ -111,7 +112,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (config.egressAllowlist.length > 0) logger.warn({ egressAllowlist: config.egressAllowlist }, 'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests');
     // Keys first: a configuration that cannot encrypt is refused before the schema is touched.
     const cipher = await resolveCipher(config, logger);
-    await migrate(db, logger);
+    await checkPooler(config, logger);
+    await migrateOnSession(config, db, logger, { orCheck: true });
     // A wrong or missing key fails start-up here, before anything is read or written (docs/guides/security.md).
     await checkKeyRegistry(db, cipher);
     if (config.operationalApp !== undefined) {
@@ -143,7 +145,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // With the API in the same process, the dispatcher claims and records through a pool of its own:
       // API requests waiting for a connection never delay a claim (ADR 0010).
       const ownPool = options.roles.api && db.engine === 'server';
-      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError, onConnect }) : db;
+      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError, onConnect, ...pooling }) : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
       // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
@@ -168,8 +170,11 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       // With the dispatcher in this process, publishes hand it their deliveries leased (ADR 0018).
       const handoff = dispatcherRole?.handoff;
       const smallPublishes = await smallPool(smallPublishPoolSize(config), 'publish small-statement pool');
+      // The heavy reads (lists, statistics) go to TIDINGS_READ_DATABASE_URL while it is fresh enough (ADR 0022).
+      const readRouting = await openReadRouting(config, db, metrics.registry, logger);
+      if (readRouting !== null) closers.push({ step: 'read replica pool', close: () => readRouting.stop() });
       const httpDeps = createHttpDeps({
-        config, db, smallPublishes, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }), smallPublishes, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
         ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));

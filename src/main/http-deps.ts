@@ -32,6 +32,8 @@ import { createPgEventTypeStore } from '../adapters/postgres/event-type/event-ty
 import { createPgMessageContentStore } from '../adapters/postgres/message/message-content-store.ts';
 import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
 import { createDeliveryQueries } from '../app/delivery-queries.ts';
+import { createSearch } from '../app/search.ts';
+import { createPgSearchStore } from '../adapters/postgres/delivery/search-store.ts';
 import { createEndpointSettings } from '../app/endpoint-settings.ts';
 import { createEventTypes, withSubscriptionCheck } from '../app/event-types.ts';
 import { createMessageContent } from '../app/message-content.ts';
@@ -53,6 +55,11 @@ import { NOOP_TRACER, type Tracer } from '../ports/tracer.ts';
 export interface HttpWiring {
   readonly config: Config;
   readonly db: Db;
+  /**
+   * Where the heavy reads run (lists, statistics): the read router of TIDINGS_READ_DATABASE_URL (ADR 0022), which
+   * falls back to `db` by itself. Absent = `db`. Only the list and statistics methods of the stores use it.
+   */
+  readonly reader?: Db;
   /**
    * Where publish groups of few messages run, planned once (docs/adr/0016-hot-path-cost.md, decision 24): on a
    * server a pool of their own, on the embedded engine the one session with the setting in each group's
@@ -83,10 +90,11 @@ export interface HttpWiring {
 /** Builds the dependencies of the HTTP API over PostgreSQL (the one place that wires them). */
 export function createHttpDeps(w: HttpWiring): HttpDeps {
   const batchLimits = { maxBatch: w.config.dbBatch, maxInFlight: w.config.dbBatchesInFlight };
-  const applicationStore = createPgApplicationStore(w.db, batchLimits);
-  const endpointStore = createPgEndpointStore(w.db, w.cipher);
-  const messageQueries = createPgMessageQueryStore(w.db, w.cipher);
-  const deliveryQueries = createPgDeliveryQueryStore(w.db, w.cipher);
+  const reader = w.reader ?? w.db;
+  const applicationStore = createPgApplicationStore(w.db, batchLimits, reader);
+  const endpointStore = createPgEndpointStore(w.db, w.cipher, reader);
+  const messageQueries = createPgMessageQueryStore(w.db, w.cipher, reader);
+  const deliveryQueries = createPgDeliveryQueryStore(w.db, w.cipher, reader);
   const apiKeyStore = createPgApiKeyStore(w.db);
   const idempotency = createPgIdempotencyStore(w.db);
   const unitOfWork = createPgUnitOfWork(w.db);
@@ -139,10 +147,17 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
     messageContent: createMessageContent({ lookups, store: messageContent, clock }),
     deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock, maxPageBytes: w.config.maxPageBytes }),
+    search: createSearch({
+      lookups, store: createPgSearchStore(w.db, reader), clock,
+      settings: {
+        maxWindowMs: w.config.searchMaxWindowMs, scanRows: w.config.searchScanRows, payloadRows: w.config.searchPayloadRows,
+        payloadBytes: w.config.searchPayloadBytes, maxPageBytes: w.config.maxPageBytes,
+      },
+    }),
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
     tasks: createTasks({ store: taskStore }),
-    stats: createStats({ lookups, store: createPgStatsStore(w.db), clock }),
+    stats: createStats({ lookups, store: createPgStatsStore(reader), clock }),
     taskRunner: createTaskRunner({
       store: taskStore, replay: replayStore, lookups, clock, logger: w.logger, pollIntervalMs: w.config.taskPollIntervalMs,
       settings: { batch: w.config.taskBatch, intervalMs: 1000 / w.config.replayRatePerS },

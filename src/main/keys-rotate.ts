@@ -1,7 +1,7 @@
 import { openDb } from '../adapters/postgres/db.ts';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { rotateKeys, type RotationReport } from '../adapters/postgres/key-rotation.ts';
-import { migrate } from '../adapters/postgres/migrator.ts';
+import { migrateOnSession, poolerOptions } from './database-setup.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../ports/logger.ts';
 import { resolveCipher } from './encryption.ts';
@@ -26,9 +26,9 @@ export interface KeysRotateOptions {
  */
 export async function runKeysRotate(options: KeysRotateOptions): Promise<{ readonly report: RotationReport; readonly exitCode: number }> {
   const { config, logger, out } = options;
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config) });
   try {
-    await migrate(db, logger);
+    await migrateOnSession(config, db, logger, { orCheck: true });
     const cipher = await resolveCipher(config, logger);
     await checkKeyRegistry(db, cipher);
     out(`re-encrypting under key "${cipher.currentKeyId}" in batches of ${config.keyRotationBatch} rows`);

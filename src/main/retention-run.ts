@@ -1,5 +1,5 @@
 import { openDb } from '../adapters/postgres/db.ts';
-import { migrate } from '../adapters/postgres/migrator.ts';
+import { migrateOnSession, poolerOptions } from './database-setup.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import type { RetentionReport } from '../app/retention.ts';
 import type { Config } from '../config/config.ts';
@@ -11,9 +11,9 @@ import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
  * runs: the same bounded, SKIP LOCKED batches as the periodic job) and returns what it did.
  */
 export async function runRetentionOnce(config: Config, logger: Logger): Promise<RetentionReport> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config) });
   try {
-    await migrate(db, logger);
+    await migrateOnSession(config, db, logger, { orCheck: true });
     return await createRetentionJob({ stores: pgRetentionDeps(db), config, clock: systemClock, random: cryptoRandom, logger }).runOnce();
   } finally {
     await db.close();

@@ -83,13 +83,23 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Options of {@link startPgCluster}. */
+export interface PgClusterOptions {
+  /**
+   * Make a streaming read replica of this running cluster instead of a new one: `pg_basebackup -R` (its
+   * primary_conninfo and standby.signal written for it) over the primary's replication connection, which initdb
+   * allows from 127.0.0.1 with the trust method and wal_level = replica by default.
+   */
+  readonly replicaOf?: PgCluster;
+}
+
 /**
- * Creates and starts a private cluster (initdb into a new temporary folder). `fsync` is off: the faults
- * here kill the server process, never the machine, so committed data survives in the OS page cache, and
- * an immediate stop still ends in crash recovery from the WAL.
- * @throws Error with initdb's or pg_ctl's output when either fails.
+ * Creates and starts a private cluster (initdb into a new temporary folder, or a base backup of
+ * `clusterOptions.replicaOf`). `fsync` is off: the faults here kill the server process, never the machine, so
+ * committed data survives in the OS page cache, and an immediate stop still ends in crash recovery from the WAL.
+ * @throws Error with initdb's, pg_basebackup's or pg_ctl's output when one fails.
  */
-export async function startPgCluster(): Promise<PgCluster> {
+export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Promise<PgCluster> {
   const bin = binDir();
   const root = mkdtempSync(join(tmpdir(), 'tidings-pg-'));
   if (asRoot()) {
@@ -98,10 +108,13 @@ export async function startPgCluster(): Promise<PgCluster> {
     chownSync(root, uid, gid);
   }
   const dataDir = join(root, 'data');
-  const init = await runPg(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 120_000);
+  const primary = clusterOptions.replicaOf;
+  const init = primary === undefined
+    ? await runPg(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 120_000)
+    : await runPg(join(bin, 'pg_basebackup'), ['-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'], 120_000);
   if (init.status !== 0) {
     rmSync(root, { recursive: true, force: true });
-    throw new Error(`initdb failed (status ${init.status}):\n${init.output}`);
+    throw new Error(`${primary === undefined ? 'initdb' : 'pg_basebackup'} failed (status ${init.status}):\n${init.output}`);
   }
   const port = await freePort();
   const options = [

@@ -5,7 +5,8 @@
  *   database in which each test file creates and drops its own database);
  * - PostgreSQL's server binaries (initdb, pg_ctl, postgres) for the private clusters of the fault suite
  *   (test/support/pg-cluster.ts, `TIDINGS_PG_BINDIR`), which also serve when no server is running;
- * - Chromium for the browser tests and promtool for the alert rules (test/deploy-observability.test.ts).
+ * - Chromium for the browser tests, promtool for the alert rules (test/deploy-observability.test.ts) and PgBouncer
+ *   for the pooler tests (test/support/pgbouncer.ts).
  *
  * The decisions are pure functions of the facts, so test/test-setup.test.ts walks every branch with no
  * server, no package manager and no root.
@@ -71,6 +72,8 @@ export interface ToolFacts {
   readonly chromium: string | null;
   /** Path of promtool, or null. */
   readonly promtool: string | null;
+  /** Path of pgbouncer, or null. */
+  readonly pgbouncer: string | null;
   /** Whether this process runs as root. */
   readonly root: boolean;
   /** Whether Debian's apt-get is there. */
@@ -94,6 +97,7 @@ export interface ToolPlan {
 const TOOLS = [
   { name: 'chromium', pkg: 'chromium', fact: 'chromium', also: ', or set TIDINGS_TEST_CHROMIUM' },
   { name: 'promtool', pkg: 'prometheus', fact: 'promtool', also: '' },
+  { name: 'pgbouncer', pkg: 'pgbouncer', fact: 'pgbouncer', also: ', or set TIDINGS_PGBOUNCER' },
 ] as const;
 
 /**

@@ -32,9 +32,18 @@ export interface Queryable {
  */
 export interface Db extends Queryable {
   readonly engine: 'server' | 'embedded';
+  /**
+   * True when statements reach PostgreSQL through a transaction pooler ({@link PoolerMode} `transaction`): no
+   * session state lasts beyond a transaction, so nothing that needs a session (a session advisory lock, LISTEN, a
+   * prepared statement kept by name) may run on it. Absent = false.
+   */
+  readonly transactionPooled?: boolean;
   /** Runs `fn` in one transaction (READ COMMITTED); commits on return, rolls back on throw. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  /** A dedicated connection for LISTEN, or null on the embedded engine (single session: wake-ups are in-process). */
+  /**
+   * A dedicated connection for LISTEN, or null on the embedded engine (single session: wake-ups are in-process) and
+   * behind a transaction pooler without {@link OpenDbOptions.directUrl} (dispatchers then poll).
+   */
   listenClient(): Promise<pg.Client | null>;
   close(): Promise<void>;
 }
@@ -42,10 +51,26 @@ export interface Db extends Queryable {
 // int8 (bigint) stays a string so ids and fencing tokens never lose precision.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 
+/**
+ * What stands between Tidings and PostgreSQL (TIDINGS_DATABASE_POOLER, docs/guides/poolers-and-replicas.md):
+ * `none` (a direct connection) and `session` (a pooler that gives each client one server session for as long as
+ * it stays connected) change nothing; `transaction` (a server session only for the length of a transaction) runs
+ * every statement unnamed (no server-side prepared statement outlives it), sends no session `SET`, and takes the
+ * sessions it needs (LISTEN, the migration lock) on the direct URL.
+ */
+export type PoolerMode = 'none' | 'session' | 'transaction';
+
 /** Options of {@link openDb}. */
 export interface OpenDbOptions {
   /** PostgreSQL server URL; undefined = embedded engine in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** What stands between this pool and PostgreSQL; default `none`. Server only. */
+  readonly pooler?: PoolerMode;
+  /**
+   * A URL that reaches PostgreSQL with a session of its own (directly or through a session pooler), for LISTEN.
+   * Default: `databaseUrl`, unless {@link pooler} is `transaction` (then no LISTEN: dispatchers poll).
+   */
+  readonly directUrl?: string;
   /** Folder of the embedded database (created if missing). */
   readonly dataDir: string;
   /** Pool size for a server; the embedded engine always uses one connection. */
@@ -62,7 +87,8 @@ export interface OpenDbOptions {
    * execution again for its parameter values. For the pools of {@link SmallStatements}: the hot statements
    * (grouped publish, record) when they carry few rows (docs/adr/0016-hot-path-cost.md, decision 24).
    * Default false. Ignored by the embedded engine, whose one session also runs every other statement (its
-   * small statements use {@link withGenericPlans}).
+   * small statements use {@link withGenericPlans}). Ignored behind a transaction pooler, where a session setting
+   * would land on whichever server session ran it, and an unnamed statement is planned at each execution anyway.
    */
   readonly genericPlans?: boolean;
 }
@@ -135,18 +161,22 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     pool.on('error', (error) => options.onError?.(error));
     pool.on('connect', guardNewConnection);
     if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
-    if (options.genericPlans === true) {
+    const transactionPooled = options.pooler === 'transaction';
+    if (options.genericPlans === true && !transactionPooled) {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
       // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
       pool.on('connect', (client) => {
         client.query(GENERIC_PLANS_SQL).catch((error: unknown) => options.onError?.(new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error })));
       });
     }
-    return poolDb('server', pool, async () => {
-      const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 5_000 });
+    const listenUrl = options.directUrl ?? (transactionPooled ? undefined : options.databaseUrl);
+    const db = poolDb('server', pool, async () => {
+      if (listenUrl === undefined) return null;
+      const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
       await client.connect();
       return client;
     }, async () => pool.end());
+    return transactionPooled ? unnamedStatements(db) : db;
   }
   const dir = resolve(options.dataDir);
   await mkdir(dir, { recursive: true });
@@ -194,6 +224,26 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     await unlock().catch(() => undefined);
     throw error;
   }
+}
+
+/** `text` as an unnamed statement: the text of a {@link Prepared}, without its name. */
+function unnamed(text: string | Prepared): string {
+  return typeof text === 'string' ? text : text.text;
+}
+
+/**
+ * `db` for a transaction pooler: every statement, in a transaction or not, is sent without a name (the driver then
+ * uses the unnamed statement, parsed and planned for that execution only), so no server session is asked for a
+ * statement that another session prepared. The values stay parameters.
+ */
+function unnamedStatements(db: Db): Db {
+  const onClient = (q: Queryable): Queryable => ({ query: (text, params) => q.query(unnamed(text), params) });
+  return {
+    ...db,
+    transactionPooled: true,
+    query: (text, params) => db.query(unnamed(text), params),
+    tx: (fn) => db.tx((q) => fn(onClient(q))),
+  };
 }
 
 /** Client-side bound of one statement on a server, in ms (migrations included). */

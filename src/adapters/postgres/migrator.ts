@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import type pg from 'pg';
@@ -46,6 +46,8 @@ export interface MigrateOptions {
  *   part-way through that history; the database error of a failing migration or routine
  */
 export async function migrate(db: Db, logger: Logger, options: MigrateOptions = {}): Promise<MigrationRun> {
+  // The lock below is a session's: behind a transaction pooler it would stay on whichever server session took it.
+  if (db.transactionPooled === true) throw new MigrationNeedsSessionError(await pendingMigrations(db, options));
   const routines = options.routines ?? ROUTINES;
   // One connection from the pool for the whole run: the advisory lock is per session.
   const run = await db.tx(async (client) => {
@@ -85,6 +87,44 @@ export async function migrate(db: Db, logger: Logger, options: MigrateOptions = 
   if (run.migrations.length > 0) logger.info({ migrations: run.migrations }, 'migrations applied');
   if (run.routines.length > 0) logger.info({ routines: run.routines }, 'routines applied');
   return run;
+}
+
+/**
+ * Thrown by {@link migrate} on a database reached through a transaction pooler: the migration lock is a session's,
+ * and no session lasts there beyond a transaction (docs/guides/poolers-and-replicas.md). `pending` names what a
+ * migration on a direct connection would apply (empty: the database is up to date).
+ */
+export class MigrationNeedsSessionError extends Error {
+  readonly code = 'migration_needs_session';
+  readonly pending: readonly string[];
+  constructor(pending: readonly string[]) {
+    const what = pending.length === 0 ? 'nothing is pending' : `${pending.length} pending (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''})`;
+    super(`migrations need a database session of their own, which a transaction pooler does not keep (${what}): `
+      + 'set TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL of the same database '
+      + '(docs/guides/poolers-and-replicas.md)');
+    this.pending = pending;
+  }
+}
+
+/**
+ * The migrations not yet applied and the routines whose file changed, in the order {@link migrate} would run them
+ * (routines as `routine <name>`). Read-only, one statement at a time, without the lock: safe through any pooler.
+ * A database whose history predates the baseline (docs/adr/0019-migration-baseline.md) counts as pending.
+ */
+export async function pendingMigrations(db: Queryable, options: MigrateOptions = {}): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /\.(sql|js|ts)$/.test(f)).map((f) => f.replace(/\.[^.]+$/, '')).sort();
+  const tables = (await db.query<{ migrations: boolean; routines: boolean }>(
+    `SELECT to_regclass('pgmigrations') IS NOT NULL AS migrations, to_regclass('tidings_routines') IS NOT NULL AS routines`)).rows[0];
+  const applied = new Set(tables?.migrations === true ? (await db.query<{ name: string }>('SELECT name FROM pgmigrations')).rows.map((r) => r.name) : []);
+  const recorded = new Map(tables?.routines === true
+    ? (await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM tidings_routines')).rows.map((r) => [r.name, r.checksum])
+    : []);
+  const routines: string[] = [];
+  for (const routine of options.routines ?? ROUTINES) {
+    const checksum = createHash('sha256').update(await readFile(routine.path, 'utf8')).digest('hex');
+    if (recorded.get(routine.name) !== checksum) routines.push(`routine ${routine.name}`);
+  }
+  return [...files.filter((name) => !applied.has(name)), ...routines];
 }
 
 /** Runs each routine whose file's SHA-256 differs from the recorded one; the caller holds the migration lock. */

@@ -109,9 +109,10 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
  * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
  * destinations, deliveries_endpoint_message and deliveries_endpoint_leased for an endpoint's messages
  * ({@link endpointDeliveriesPage}) and its stats ({@link endpointDeliveries}), deliveries_app_state for dead letters (of one endpoint: the endpoint as a
- * filter).
+ * filter). The lists and the counts run on `reader` (a read replica while it is fresh enough,
+ * docs/adr/0022-poolers-and-read-replicas.md; default `db`); `findDelivery` runs on `db`.
  */
-export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQueryStore {
+export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = db): DeliveryQueryStore {
   const messageView = (row: MessageColumns): MessageView => ({
     id: row.msg_id, appId: row.msg_app_id, eventId: row.event_id, eventType: row.event_type, channels: row.msg_channels, tags: row.tags,
     payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
@@ -121,7 +122,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
   return {
     async listDestinations(appId, messageId, page, now = null) {
       const k = keyset(page, 'e.id', 5);
-      const res = await db.query<EndpointRow & ScheduleColumns & { state: DeliveryState }>(
+      const res = await reader.query<EndpointRow & ScheduleColumns & { state: DeliveryState }>(
         `SELECT ${ENDPOINT_COLUMNS}, d.state, ${NEXT_ATTEMPT}, ${hold(4)}
          FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
          WHERE d.message_id = $1 AND d.app_id = $2 AND e.deleted_at IS NULL AND ${k.where}
@@ -155,7 +156,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
          WHERE ${where} AND d.app_id = $2${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
       const parts = { notLeased: query.states === null || query.states.some((s) => s !== 'leased'), leased: query.states === null || query.states.includes('leased') };
-      const res = await db.query<MessageColumns & ScheduleColumns & { state: DeliveryState }>(
+      const res = await reader.query<MessageColumns & ScheduleColumns & { state: DeliveryState }>(
         endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`, parts),
         [...c.params, k.fetch, ...k.params],
       );
@@ -169,7 +170,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
       if (since !== null) c.add((p) => `${MSG_MS} >= ${p}`, since);
       if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
       const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
-      const res = await db.query<{ state: DeliveryState; n: number }>(
+      const res = await reader.query<{ state: DeliveryState; n: number }>(
         `SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d ${join} WHERE d.app_id = $2${c.text} GROUP BY d.state`,
         c.params,
       );
@@ -195,7 +196,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.app_id = ${app} AND d.state = 'dead'${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
-      const res = await db.query<DeadLetterRow>(
+      const res = await reader.query<DeadLetterRow>(
         appId === null ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}` : read,
         [...c.params, k.fetch, ...k.params],
       );
@@ -226,7 +227,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher): DeliveryQuer
 
     async listTimeline(deliveryId, page) {
       const k = keyset(page, 'id', 3);
-      const res = await db.query<TimelineRow>(
+      const res = await reader.query<TimelineRow>(
         `SELECT id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
          WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
         [deliveryId, k.fetch, ...k.params],

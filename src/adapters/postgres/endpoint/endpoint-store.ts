@@ -63,9 +63,10 @@ RETURNING b.breaker_state AS was`;
 
 /**
  * The PostgreSQL {@link EndpointStore} (table endpoints). Signing secrets are encrypted with `cipher`
- * (context = endpoint id, so a value cannot be moved to another row) and never logged.
+ * (context = endpoint id, so a value cannot be moved to another row) and never logged. The list runs on `reader`
+ * (a read replica while it is fresh enough, docs/adr/0022-poolers-and-read-replicas.md; default `db`).
  */
-export function createPgEndpointStore(db: Db, cipher: Cipher): EndpointStore {
+export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): EndpointStore {
   /** Appends to the endpoint's health history (endpoint_events), as the dispatcher does for its own changes. */
   const logEvent = async (tx: Tx, endpointId: string, kind: string, reason: string | null, now: Date | null) => {
     await on(db, tx).query(`INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`, [endpointId, kind, reason, now]);
@@ -104,7 +105,7 @@ export function createPgEndpointStore(db: Db, cipher: Cipher): EndpointStore {
 
     async listEndpoints(appId, page) {
       const k = keyset(page, 'id', 3);
-      const res = await db.query<EndpointRow>(
+      const res = await reader.query<EndpointRow>(
         `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
         [appId, k.fetch, ...k.params],
       );

@@ -105,8 +105,10 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
 /**
  * The PostgreSQL {@link MessageQueryStore}: the read side of messages and their attempts.
  * Payloads are decrypted with `cipher` (context = message id; a NULL key id means stored in plain text).
+ * The lists run on `reader` (a read replica while it is fresh enough, docs/adr/0022-poolers-and-read-replicas.md;
+ * default `db`); a look-up by id runs on `db`, so that it sees what the request or the one before it wrote.
  */
-export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryStore {
+export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = db): MessageQueryStore {
   const messageView = (row: MessageRow): MessageView => ({
     id: row.id, appId: row.app_id, eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags,
     payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
@@ -131,7 +133,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
       if (query.after !== null) c.add((p) => `date_trunc('milliseconds', created_at) > ${p}`, query.after);
       const k = keyset(query, 'id', c.next + 1);
       const limitParam = c.next;
-      const res = await db.query<MessageRow>(
+      const res = await reader.query<MessageRow>(
         `SELECT ${messageColumns(query.withPayload)} FROM messages WHERE app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
@@ -142,7 +144,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
     async readPayloads(appId, ids, budgetBytes) {
       // A running sum of the stored sizes (octet_length reads a TOASTed value's size, not the value), so rows
       // past the budget are filtered out before any payload is fetched.
-      const res = await db.query<Pick<MessageRow, 'id' | 'payload' | 'payload_key_id' | 'expunged'>>(
+      const res = await reader.query<Pick<MessageRow, 'id' | 'payload' | 'payload_key_id' | 'expunged'>>(
         `SELECT id, payload, payload_key_id, expunged FROM (
            SELECT m.id, m.payload, m.payload_key_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged,
                   u.ord, coalesce(sum(octet_length(m.payload))
@@ -163,7 +165,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher): MessageQueryS
       attemptFilters(c, query);
       const k = keyset(query, 'a.id', c.next + 1);
       const limitParam = c.next;
-      const res = await db.query<AttemptRow>(
+      const res = await reader.query<AttemptRow>(
         `SELECT ${attemptColumns(query.withContent)} FROM attempts a JOIN messages m ON m.id = a.message_id
          WHERE a.app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
