@@ -36,10 +36,14 @@ after(async () => {
 const consolePages = (): [string, string][] => [
   ['overview', '/'], ['applications', '/apps'], ['endpoints', `/apps/${ids.app}/endpoints`], ['endpoint', `/apps/${ids.app}/endpoints/${ids.ep}`],
   ['messages', `/apps/${ids.app}/messages`], ['message', `/apps/${ids.app}/messages/${ids.msg}`], ['timeline', `/apps/${ids.app}/messages/${ids.msg}/endpoints/${ids.ep}`],
-  ['dead-letters', `/apps/${ids.app}/dead-letters`], ['event-types', '/event-types'], ['api-keys', '/api-keys'], ['tasks', '/tasks'], ['settings', '/settings'],
-  ['empty-endpoints', `/apps/${ids.emptyApp}/endpoints`], ['empty-messages', `/apps/${ids.emptyApp}/messages`],
+  ['dead-letters', `/apps/${ids.app}/dead-letters`], ['all-dead-letters', '/dead-letters'], ['app-settings', `/apps/${ids.app}/settings`],
+  ['event-types', '/event-types'], ['event-type', '/event-types/invoice.paid'], ['api-keys', '/api-keys'], ['tasks', '/tasks'], ['settings', '/settings'],
+  ['empty-endpoints', `/apps/${ids.emptyApp}/endpoints`], ['empty-messages', `/apps/${ids.emptyApp}/messages`], ['empty-dead-letters', `/apps/${ids.emptyApp}/dead-letters`],
 ];
-const portalPages = (): [string, string][] => [['endpoints', '/endpoints'], ['endpoint', `/endpoints/${ids.ep}`], ['messages', '/messages'], ['message', `/messages/${ids.msg}`], ['event-types', '/event-types']];
+const portalPages = (): [string, string][] => [
+  ['endpoints', '/endpoints'], ['endpoint', `/endpoints/${ids.ep}`], ['messages', '/messages'], ['message', `/messages/${ids.msg}`],
+  ['timeline', `/messages/${ids.msg}/endpoints/${ids.ep}`], ['event-types', '/event-types'], ['event-type', '/event-types/invoice.paid'],
+];
 /**
  * Pages whose screenshot the README shows. They are rewritten in docs/screenshots/ only when
  * TIDINGS_UPDATE_SCREENSHOTS=1, so that a test run leaves the working tree as it found it.
@@ -62,20 +66,22 @@ async function shoot(page: import('playwright-core').Page, name: string): Promis
 }
 
 for (const theme of ['light', 'dark'] as const) {
-  test(`every console page, in the ${theme} theme, has no serious or critical axe violation (screenshots saved)`, async () => {
-    const { context, page } = await world.page({ colorScheme: theme });
-    try {
-      await signIn(page, world.url, world.token);
-      const problems: string[] = [];
-      for (const [name, route] of consolePages()) {
-        await page.goto(`${world.url}/console#${route}`);
-        await settled(page);
-        await shoot(page, `console-${theme}-${name}`);
-        for (const v of await seriousViolations(page)) problems.push(`${name}: ${v}`);
+  test(`every console page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe violation (screenshots saved)`, async () => {
+    for (const [width, height, tag] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+      const { context, page } = await world.page({ colorScheme: theme, width, height });
+      try {
+        await signIn(page, world.url, world.token);
+        const problems: string[] = [];
+        for (const [name, route] of consolePages()) {
+          await page.goto(`${world.url}/console#${route}`);
+          await settled(page);
+          await shoot(page, `console-${theme}${tag}-${name}`);
+          for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
       }
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
     }
   });
 

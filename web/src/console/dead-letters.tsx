@@ -41,11 +41,12 @@ function FilterForm({ endpoints, onApply }: { endpoints: Endpoint[] | null; onAp
   );
 }
 
-/** What "replay all matching" replays, in words, for its confirmation dialog. */
-function describe(a: Filters, appName: string, epUrl: string | undefined): string {
-  const parts = [`application ${appName}`, a.endpoint === '' ? 'every endpoint' : `endpoint ${epUrl ?? a.endpoint}`, a.eventType === '' ? 'every event type' : `event type ${a.eventType}`];
-  parts.push(a.after === '' && a.before === '' ? 'messages of any time' : `messages created ${a.after === '' ? '' : `after ${a.after} UTC `}${a.before === '' ? '' : `before ${a.before} UTC`}`.trim());
-  return parts.join(', ');
+/** What "replay all matching" replays, one filter a line, for its confirmation dialog. */
+function describe(a: Filters, appName: string, epUrl: string | undefined): string[] {
+  return [
+    `application ${appName}`, a.endpoint === '' ? 'every endpoint' : `endpoint ${epUrl ?? a.endpoint}`, a.eventType === '' ? 'every event type' : `event type ${a.eventType}`,
+    a.after === '' && a.before === '' ? 'messages of any time' : `messages created ${a.after === '' ? '' : `after ${a.after} UTC `}${a.before === '' ? '' : `before ${a.before} UTC`}`.trim(),
+  ];
 }
 
 /**
@@ -108,7 +109,11 @@ export function DeadLettersPage({ appId, rate }: { appId: string | null; rate: s
           : a.reason !== '' ? <p class="muted">"Replay all matching" ignores the reason: clear that filter to use it.</p>
           : <Action label="Replay all matching" disabled={rows.length === 0} run={() => replay(null)} confirm={{
             title: `Replay all matching dead letters of ${appName}?`, yes: 'Replay all matching',
-            body: <p>Every dead letter of {describe(a, appName, urlOf.get(a.endpoint))} goes back to pending — not only the {rows.length} shown on this page. Receivers get these messages again.</p>,
+            body: <>
+              <p>Every dead letter that matches goes back to pending, not only the {rows.length} shown on this page:</p>
+              <ul>{describe(a, appName, urlOf.get(a.endpoint)).map((line) => <li key={line}>{line}</li>)}</ul>
+              <p>Their receivers get these messages again.</p>
+            </>,
           }} />}
       </div>
       <ErrorBox error={error} />
