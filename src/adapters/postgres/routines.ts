@@ -17,4 +17,6 @@ export interface Routine {
 /** The routines of Tidings, applied in this order. */
 export const ROUTINES: readonly Routine[] = Object.freeze([
   { name: 'tidings_claim', path: fileURLToPath(new URL('./delivery/claim.sql', import.meta.url)) },
+  // The claim restricted to the ids of broker messages (docs/guides/transports.md); only a broker transport calls it.
+  { name: 'tidings_claim_ids', path: fileURLToPath(new URL('./delivery/claim-ids.sql', import.meta.url)) },
 ]);

@@ -44,6 +44,8 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
   let state: BrokerState = 'connecting';
   let pubCh: Channel | undefined;
   let consuming: Consuming | undefined;
+  /** Every consumer channel opened and not yet closed (a cancelled consumer's stays open until the stop, for its acks). */
+  const consumerChannels = new Set<Channel>();
   let settingUp: Promise<void> | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryMs = options.reconnectMinMs;
@@ -103,7 +105,9 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
     const ch = await conn.acquire();
     c.ch = ch;
     c.tags.clear();
+    consumerChannels.add(ch);
     ch.once('close', () => {
+      consumerChannels.delete(ch);
       if (c.ch !== ch) return;
       c.ch = undefined;
       if (conn?.ready === true && consuming === c) retrySoon('consumer channel closed');
@@ -289,7 +293,7 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
       if (c?.ch?.active === true) for (const tag of c.tags.keys()) await c.ch.basicCancel(tag).catch(() => undefined);
       for (const message of [...unsettled.keys()]) message.nack();
       await settingUp;
-      await c?.ch?.close().catch(() => undefined);
+      for (const ch of [...consumerChannels]) await ch.close().catch(() => undefined);
       await pubCh?.close().catch(() => undefined);
       await conn?.close().catch(() => undefined);
     },

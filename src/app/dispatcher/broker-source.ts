@@ -1,0 +1,218 @@
+import type { BrokerDeadLetter, BrokerMessage, BrokerTransport } from '../../ports/broker.ts';
+import type { BrokerOutboxStore, ClaimIdRefusal } from '../../ports/broker-outbox-store.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { WorkSource } from '../../ports/work-source.ts';
+
+/** How a broker message ended on this dispatcher, for the metrics. */
+export type BrokerAck =
+  /** The attempt's record committed, or was fenced out. */
+  | 'recorded'
+  /** Given up without a record (lease lost, released at the stop): the outbox publishes the id again. */
+  | 'released'
+  /** Its id was not due, or its endpoint gated: the outbox publishes it when it is due and its gate lets it. */
+  | 'not_due' | 'gated'
+  /** Another message of the same id was leased here. */
+  | 'duplicate';
+
+/** What a broker source reports (metrics). */
+export interface BrokerSourceObserver {
+  received?(redelivered: boolean): void;
+  acknowledged?(how: BrokerAck, count: number): void;
+  /** A claim of this message's id failed alone: nacked, it counts toward the broker's delivery limit. */
+  nacked?(count: number): void;
+  deadLettered?(letter: BrokerDeadLetter): void;
+}
+
+/** Options of {@link createBrokerSource}. Durations in ms. */
+export interface BrokerSourceOptions {
+  readonly transport: Pick<BrokerTransport, 'consume' | 'name'>;
+  readonly store: Pick<BrokerOutboxStore, 'claimIds' | 'sweep'>;
+  readonly clock: Pick<Clock, 'nowMs'>;
+  /** Most messages handed out and not settled (the consumer's prefetch over every shard). */
+  readonly maxInFlight: number;
+  /** Least time between two sweeps of expired leases lost too often (the claim source's pace). */
+  readonly sweepEveryMs: number;
+  readonly logger: Logger;
+  readonly observer?: BrokerSourceObserver;
+}
+
+/** A message waiting to be offered, and whether its claim must run alone (a batch with it failed, or redelivered). */
+interface Waiting {
+  readonly message: BrokerMessage;
+  alone: boolean;
+}
+
+/** A delivery a broker message carried counts as suspect from this many deliveries on: its claim runs alone. */
+const SUSPECT_DELIVERY_COUNT = 3;
+
+/**
+ * A broker transport as a {@link WorkSource} (docs/guides/transports.md): `connect` consumes the broker and wakes the
+ * dispatcher as messages arrive; `take` leases the ids of waiting messages with the fenced claim by id
+ * (`BrokerOutboxStore.claimIds`, every gate of the claim), within the dispatcher's window; `settled` and `released`
+ * acknowledge the message of a leased id. An id that is not due or whose endpoint is gated is acknowledged at once
+ * (the outbox publishes it again when it is due and its gate lets it); one that the window has no room for now waits
+ * here, within the consumer's bound. A claim that fails for one id alone nacks its message: a poison id reaches the
+ * broker's delivery limit and is dead-lettered, counted and logged; its row stays pending.
+ */
+export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
+  const { store, clock, logger } = options;
+  const observer = options.observer ?? {};
+  let waiting: Waiting[] = [];
+  /** Messages of leased ids, by `id:fencingToken`: acknowledged when the record settled or the lease was given up. */
+  const leased = new Map<string, BrokerMessage[]>();
+  let connected = false;
+  let lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  const ack = (messages: readonly BrokerMessage[], how: BrokerAck): void => {
+    for (const m of messages) m.ack();
+    if (messages.length > 0) observer.acknowledged?.(how, messages.length);
+  };
+  const leaseKey = (d: ClaimedDelivery): string => `${d.deliveryId}:${d.fencingToken}`;
+  const endLease = (delivery: ClaimedDelivery, how: BrokerAck): void => {
+    const key = leaseKey(delivery);
+    const messages = leased.get(key);
+    if (messages === undefined) return;
+    leased.delete(key);
+    ack(messages, how);
+  };
+
+  /** Up to `limit` ids of waiting messages whose endpoint is not excluded: suspect ones (`alone`) or the others. */
+  const pick = (limit: number, exclude: ReadonlySet<string>, alone: boolean): string[] => {
+    const ids = new Set<string>();
+    for (const w of waiting) {
+      if (ids.size >= limit) break;
+      if (w.alone === alone && !exclude.has(w.message.endpointId)) ids.add(w.message.deliveryId);
+    }
+    return [...ids];
+  };
+
+  /** Applies the claim's verdicts to the waiting messages of `ids`. */
+  const apply = (ids: readonly string[], deliveries: readonly ClaimedDelivery[],
+    refused: ReadonlyMap<string, ClaimIdRefusal>): void => {
+    const byId = new Map(deliveries.map((d) => [d.deliveryId, d]));
+    const offered = new Set(ids);
+    const keep: Waiting[] = [];
+    const done: Record<'not_due' | 'gated' | 'duplicate', BrokerMessage[]> = { not_due: [], gated: [], duplicate: [] };
+    for (const w of waiting) {
+      const id = w.message.deliveryId;
+      const delivery = byId.get(id);
+      if (!offered.has(id)) keep.push(w);
+      else if (delivery !== undefined) {
+        const key = leaseKey(delivery);
+        const first = !leased.has(key);
+        if (first) leased.set(key, [w.message]);
+        else done.duplicate.push(w.message);
+      } else {
+        const why = refused.get(id) ?? 'not_due';
+        if (why === 'not_due' || why === 'gated') done[why].push(w.message);
+        else keep.push(w); // window or busy: offered again when room frees
+      }
+    }
+    waiting = keep;
+    ack(done.not_due, 'not_due');
+    ack(done.gated, 'gated');
+    ack(done.duplicate, 'duplicate');
+  };
+
+  /** A claim of `ids` failed: alone, its message is nacked; in a batch, each is claimed alone from now on. */
+  const claimFailed = (ids: readonly string[]): void => {
+    const offered = new Set(ids);
+    if (ids.length > 1) {
+      for (const w of waiting) if (offered.has(w.message.deliveryId)) w.alone = true;
+      return;
+    }
+    const nacked = waiting.filter((w) => offered.has(w.message.deliveryId));
+    waiting = waiting.filter((w) => !offered.has(w.message.deliveryId));
+    for (const w of nacked) w.message.nack();
+    if (nacked.length > 0) observer.nacked?.(nacked.length);
+  };
+
+  const onMessage = (message: BrokerMessage, wake: () => void): void => {
+    observer.received?.(message.redelivered);
+    if (!connected) {
+      message.nack();
+      return;
+    }
+    const alone = (message.deliveryCount ?? 1) >= SUSPECT_DELIVERY_COUNT;
+    waiting.push({ message, alone });
+    wake();
+  };
+
+  const onDeadLetter = (letter: BrokerDeadLetter): void => {
+    observer.deadLettered?.(letter);
+    logger.warn({ deliveryId: letter.deliveryId, endpointId: letter.endpointId, reason: letter.reason },
+      'broker dead-lettered a delivery id: its claim kept failing; the delivery stays pending and the sweep publishes it again');
+  };
+
+  return {
+    name: options.transport.name,
+
+    async take(request) {
+      const nowMs = clock.nowMs();
+      let deadLettered = 0;
+      if (nowMs - lastSweepMs >= options.sweepEveryMs || nowMs < lastSweepMs) {
+        deadLettered = await store.sweep(request.maxReclaims, request.now);
+        lastSweepMs = nowMs;
+      }
+      const exclude = new Set(request.excludeEndpoints);
+      const deliveries: ClaimedDelivery[] = [];
+      let reclaimed = 0;
+      const claim = async (ids: readonly string[]): Promise<void> => {
+        let result;
+        try {
+          result = await store.claimIds({
+            dispatcherId: request.dispatcherId, ids, excludeEndpoints: request.excludeEndpoints, window: request.window,
+            leaseMs: request.leaseMs, maxReclaims: request.maxReclaims, now: request.now,
+          });
+        } catch (error) {
+          claimFailed(ids);
+          throw error;
+        }
+        apply(ids, result.deliveries, result.refused);
+        deliveries.push(...result.deliveries);
+        reclaimed += result.reclaimed;
+      };
+      // Suspect ids one statement each, so that one whose claim fails is nacked alone; then the rest in one statement.
+      // A failure after some leases returns those (they are in flight here); with none, it backs the dispatcher off.
+      try {
+        for (const id of pick(request.limit, exclude, true)) {
+          if (deliveries.length >= request.limit) break;
+          await claim([id]);
+        }
+        const rest = pick(request.limit - deliveries.length, exclude, false);
+        if (rest.length > 0) await claim(rest);
+      } catch (error) {
+        if (deliveries.length === 0) throw error;
+        logger.warn({ err: error }, 'claim of broker ids failed; the ids leased before it are sent');
+      }
+      return { deliveries, reclaimed, deadLettered };
+    },
+
+    connect(sink) {
+      connected = true;
+      const consumer = options.transport.consume({
+        maxInFlight: options.maxInFlight,
+        onMessage: (message) => onMessage(message, () => sink.wake()),
+        onDeadLetter,
+      });
+      return () => {
+        connected = false;
+        consumer.cancel().catch((error: unknown) => logger.warn({ err: error }, 'broker consumer not cancelled'));
+        // Not offered yet: back to the broker for another dispatcher (the ones leased here end with their flights).
+        const left = waiting;
+        waiting = [];
+        for (const w of left) w.message.nack();
+      };
+    },
+
+    settled(delivery) {
+      endLease(delivery, 'recorded');
+    },
+
+    released(delivery) {
+      endLease(delivery, 'released');
+    },
+  };
+}
