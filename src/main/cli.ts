@@ -2,9 +2,11 @@ import { parseArgs } from 'node:util';
 import { generateKeyEntry } from '../adapters/crypto/key-ring.ts';
 import { openDb } from '../adapters/postgres/db.ts';
 import { migrateOnSession, poolerOptions } from './database-setup.ts';
+import { OPERATOR_COMMANDS } from '../cli/program.ts';
 import { ConfigError, configurationMarkdown, loadConfig } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { startTidings, type Roles } from './compose.ts';
+import { operatorCommand, type OperatorSeams } from './operator.ts';
 import { runKeysRotate } from './keys-rotate.ts';
 import { runRetentionOnce } from './retention-run.ts';
 import { startBanner } from './start-banner.ts';
@@ -25,6 +27,14 @@ Commands:
                  [--url URL (default TIDINGS_URL or http://127.0.0.1:8071)] [--interval MS] [--backlog N];
                  the token comes from TIDINGS_TOKEN
 
+Operator commands (each with --help and --json; docs/guides/cli.md):
+  publish, apps, endpoints list|show|health|pause|resume, messages list|show, attempts, timeline,
+  dead-letters, replay, recover, replay-missing   through the HTTP API (TIDINGS_URL, TIDINGS_TOKEN)
+  listen         forward an endpoint's new messages, signed, to a URL on this machine
+  verify, sign   check a captured request's signature and say why it fails; sign a body
+  doctor         check configuration, database, migrations, clock, egress, keys (exit 1 on an error)
+  config show    every setting's effective value and its source, secrets masked
+
 Configuration comes from the environment; see docs/reference/configuration.md.`;
 
 const ROLES: Record<string, Roles> = {
@@ -34,7 +44,8 @@ const ROLES: Record<string, Roles> = {
 };
 
 /** Runs the `tidings` command line. Returns the exit code (servers run until SIGTERM/SIGINT). */
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, seams: OperatorSeams = {}): Promise<number> {
+  if (OPERATOR_COMMANDS.has(argv[0] ?? '')) return operatorCommand(argv, env, seams);
   const { positionals, values } = parseArgs({
     args: [...argv], allowPositionals: true,
     options: { help: { type: 'boolean', short: 'h' }, app: { type: 'string' }, endpoint: { type: 'string' }, outcome: { type: 'string' }, url: { type: 'string' }, interval: { type: 'string' }, backlog: { type: 'string' } },
