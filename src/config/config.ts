@@ -55,7 +55,7 @@ const durationList = z.string().transform((text, ctx) => {
 });
 
 /** Points of the delivery and publish paths where a test may inject a fault (see src/main/fault-points.ts). */
-export const FAULT_POINT_NAMES = ['after_claim', 'after_send', 'before_record', 'before_heartbeat', 'after_commit_before_response'] as const;
+export const FAULT_POINT_NAMES = ['after_claim', 'after_send', 'before_record', 'after_record', 'before_heartbeat', 'after_commit_before_response'] as const;
 /** One of {@link FAULT_POINT_NAMES}. */
 export type FaultPointName = (typeof FAULT_POINT_NAMES)[number];
 
@@ -148,6 +148,19 @@ export const SETTINGS = {
   breakerCooldownMs: setting('TIDINGS_BREAKER_COOLDOWN', durationMs(1), '30s', 'duration', 'First cool-down of an open breaker before one probe is let through; doubles with each opening in a row.'),
   breakerMaxCooldownMs: setting('TIDINGS_BREAKER_MAX_COOLDOWN', durationMs(1), '30m', 'duration', 'Longest breaker cool-down.'),
   autoDisableAfterMs: setting('TIDINGS_AUTO_DISABLE_AFTER', durationMs(1), '5d', 'duration', 'An endpoint whose attempts have only failed for this long is disabled (reason and time recorded); its waiting deliveries become skipped.'),
+  transport: setting('TIDINGS_TRANSPORT', z.enum(['postgres', 'rabbitmq', 'nats']), 'postgres', 'transport', 'How due deliveries reach dispatchers: postgres (the claim over the delivery rows and the publish hand-off; nothing else needed), rabbitmq (TIDINGS_RABBITMQ_URL) or nats (NATS JetStream). With a broker the rows stay the truth and the outbox: each dispatcher process publishes due delivery ids, leases each id it receives with the fenced claim, and acknowledges the message after the record (docs/guides/transports.md).'),
+  rabbitmqUrl: setting('TIDINGS_RABBITMQ_URL', z.string().url().refine((u) => /^amqps?:$/.test(new URL(u).protocol), 'must be an amqp:// or amqps:// URL').optional(), undefined, 'URL', 'RabbitMQ (3.8+, quorum queues) of TIDINGS_TRANSPORT=rabbitmq, e.g. amqp://user:password@rabbitmq:5672/vhost.'),
+  brokerPrefix: setting('TIDINGS_BROKER_PREFIX', z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "-" and "_" (at most 100)'), 'tidings', 'name', 'Prefix of every queue, exchange, stream and subject a broker transport declares; deployments sharing a broker need different ones.'),
+  brokerShards: setting('TIDINGS_BROKER_SHARDS', int(1, 256), '8', 'queues', 'Queues (RabbitMQ) or subjects (NATS) the delivery ids are spread over by a hash of their endpoint, each consumed with its part of TIDINGS_BROKER_MAX_IN_FLIGHT: ids of an endpoint whose messages wait hold up only the endpoints of their shard.'),
+  brokerMaxInFlight: setting('TIDINGS_BROKER_MAX_IN_FLIGHT', int(0, 1_000_000), '0', 'messages', 'Broker messages a dispatcher holds unacknowledged (in flight, or waiting for room in its window), over all shards: the prefetch. 0 = twice TIDINGS_CONCURRENCY.'),
+  brokerEndpointAhead: setting('TIDINGS_BROKER_ENDPOINT_AHEAD', int(1, 100_000), '32', 'ids', 'Most ids of one endpoint published to the broker and not yet leased: the outbox publishes an endpoint\'s first due deliveries only, within its in-flight cap, rate limit and breaker; the rest of a backlog waits in PostgreSQL.'),
+  brokerDeliveryLimit: setting('TIDINGS_BROKER_DELIVERY_LIMIT', int(1, 1000), '10', 'deliveries', 'Deliveries of one broker message without an acknowledgement before the broker dead-letters it (a delivery whose claim keeps failing): counted in tidings_broker_dead_lettered_total and logged; the delivery stays pending and the sweep publishes it again.'),
+  brokerPublishIntervalMs: setting('TIDINGS_BROKER_PUBLISH_INTERVAL', durationMs(10), '500ms', 'duration', 'Time between two rounds of a dispatcher\'s outbox publisher when no publish wakes it: retries coming due, cool-downs and leases ending are published within it.'),
+  brokerPublishBatch: setting('TIDINGS_BROKER_PUBLISH_BATCH', int(1, 10_000), '500', 'ids', 'Most delivery ids stamped and published by one statement of the outbox publisher.'),
+  brokerSweepAfterMs: setting('TIDINGS_BROKER_SWEEP_AFTER', durationMs(100), '60s', 'duration', 'A delivery published this long ago and still due is published again (its message was lost: a broker restart without it, a publish lost, a crash between commit and publish, a queue deleted by hand). Counted in tidings_broker_swept_total. Must exceed TIDINGS_BROKER_PUBLISH_INTERVAL.'),
+  brokerReconnectMinMs: setting('TIDINGS_BROKER_RECONNECT_MIN', durationMs(10), '500ms', 'duration', 'First wait before reconnecting to the broker; it doubles up to TIDINGS_BROKER_RECONNECT_MAX. One log line per change of the connection\'s state, not per attempt.'),
+  brokerReconnectMaxMs: setting('TIDINGS_BROKER_RECONNECT_MAX', durationMs(10), '30s', 'duration', 'Longest wait between two reconnection attempts to the broker.'),
+  brokerPublishTimeoutMs: setting('TIDINGS_BROKER_PUBLISH_TIMEOUT', durationMs(100), '10s', 'duration', 'Longest wait for the broker to confirm a publish; ids not confirmed in time are published again by a later round.'),
   operationalApp: setting('TIDINGS_OPERATIONAL_APP', z.string().min(1).optional(), undefined, 'app id or uid', 'Application that receives operational webhooks (endpoint.disabled, endpoint.breaker_opened, endpoint.recovered, message.attempt.exhausted, message.attempt.failing); unset = none.'),
   maxBodyBytes: setting('TIDINGS_MAX_BODY_BYTES', int(1024, 64 * 1024 * 1024), '1048576', 'bytes', 'Largest API request body (a message payload included); larger → 413.'),
   maxPageBytes: setting('TIDINGS_MAX_PAGE_BYTES', int(64 * 1024, 1024 * 1024 * 1024), '4194304', 'bytes', 'Most bytes of the items of one list answer (a page of messages with their payloads, of attempts with their response bodies, of endpoints…): the page ends early, with an iterator to the rest, once its items reach this; it always holds at least one item. Payloads past it are not read from the database.'),
@@ -209,7 +222,7 @@ export const SETTINGS = {
   tracesExporter: setting('OTEL_TRACES_EXPORTER', z.string().transform((text) => text.split(',').map((e) => e.trim()).filter((e) => e !== '')), '', 'exporter list', 'OpenTelemetry: trace exporters (otlp, console, zipkin, none). Naming one turns tracing on without an endpoint (OTLP then goes to http://localhost:4318); none turns it off.'),
   otelSdkDisabled: setting('OTEL_SDK_DISABLED', z.enum(['true', 'false']).transform((v) => v === 'true'), 'false', 'boolean', 'OpenTelemetry: true turns tracing off whatever else is set.'),
   otelServiceName: setting('OTEL_SERVICE_NAME', z.string().min(1), 'tidings', 'text', 'OpenTelemetry: the service.name of every span (with tracing on).'),
-  testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
+  testFaultPoints: setting('TIDINGS_TEST_FAULT_POINTS', faultPointList, '', 'fault points', 'Test only (the fault-injection suite, test/faults): arms named fault points, e.g. `after_send:exit` (the process kills itself after a request left, before its outcome is recorded) or `before_record@2:stall_ms=5000`. Points: after_claim, after_send, before_record, after_record (the record committed, before a broker message is acknowledged), before_heartbeat, after_commit_before_response. Never set in production; logged at start-up.'),
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -266,6 +279,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     }
     if (c.readLagCheckMs !== undefined && c.readMaxLagMs !== undefined && c.readLagCheckMs >= c.readMaxLagMs) problems.push('TIDINGS_READ_LAG_CHECK must be less than TIDINGS_READ_MAX_LAG');
     if (c.claimBatch !== undefined && c.concurrency !== undefined && c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
+    if (c.transport === 'rabbitmq' && c.rabbitmqUrl === undefined) problems.push('TIDINGS_TRANSPORT=rabbitmq needs TIDINGS_RABBITMQ_URL');
+    if (c.brokerSweepAfterMs !== undefined && c.brokerPublishIntervalMs !== undefined && c.brokerSweepAfterMs <= c.brokerPublishIntervalMs) problems.push('TIDINGS_BROKER_SWEEP_AFTER must exceed TIDINGS_BROKER_PUBLISH_INTERVAL');
+    if (c.brokerReconnectMinMs !== undefined && c.brokerReconnectMaxMs !== undefined && c.brokerReconnectMinMs > c.brokerReconnectMaxMs) problems.push('TIDINGS_BROKER_RECONNECT_MIN must not exceed TIDINGS_BROKER_RECONNECT_MAX');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(out) as Config;

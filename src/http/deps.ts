@@ -36,6 +36,8 @@ export interface HttpDeps {
   readonly authenticate: (tokenHash: Buffer) => Promise<Principal | null>;
   /** Readiness: true when the database answers (`/readyz`). */
   readonly ready: () => Promise<boolean>;
+  /** What `/readyz` reports beside its status, e.g. `{ transport: 'rabbitmq', broker: 'connected' }`; absent = nothing. */
+  readonly readiness?: () => Readonly<Record<string, string>>;
   /** Idempotency keys: a keyed write commits with its key through it (app/write-once.ts). */
   readonly idempotency: IdempotencyStore;
   /** Transactions of the routes' writes (with an Idempotency-Key, the idempotency store opens the transaction). */

@@ -17,6 +17,8 @@ export interface AdminServerOptions {
   readonly logger: FastifyBaseLogger;
   readonly registry: Registry;
   readonly ready: () => Promise<boolean>;
+  /** What `/readyz` reports beside its status (a broker transport's state); absent = nothing. */
+  readonly readiness?: () => Readonly<Record<string, string>>;
   /** TIDINGS_METRICS_TOKEN: when set, /metrics is served only for that Bearer token. */
   readonly metricsToken?: string | undefined;
   readonly config: AdminServerConfig;
@@ -71,7 +73,7 @@ export function buildAdminServer(options: AdminServerOptions): FastifyInstance {
     routes.get('/livez', async () => ({ status: 'ok' }));
     routes.get('/readyz', async (_req, reply) => {
       const ok = await options.ready().catch(() => false);
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready' });
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', ...options.readiness?.() });
     });
     routes.get('/metrics', async (req, reply) => {
       if (!metricsRequestAllowed(req.headers.authorization, options.metricsToken)) {

@@ -25,6 +25,7 @@ import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import { buildAdminServer } from './admin-server.ts';
 import { createDispatcherRole, type DispatcherRole } from './dispatcher-role.ts';
+import { createBrokerWiring, type BrokerWiring } from './broker-transport.ts';
 import { createFaultPoints } from './fault-points.ts';
 import { fdBudget, openFileLimit, SMALL_RECORD_POOL_SIZE, smallPublishPoolSize } from './fd-budget.ts';
 import { resolveCipher } from './encryption.ts';
@@ -127,9 +128,13 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     });
     const wakeups = createWakeups(db, logger);
     const faultPoints = createFaultPoints(config.testFaultPoints, logger);
+    let broker: BrokerWiring | null = null;
+    const readiness = (): Record<string, string> => broker === null ? {} : { transport: broker.transport.name, broker: broker.transport.state() };
     const ready = async (): Promise<boolean> => {
       try {
         await databaseAnswers(db);
+        // A dispatcher with a broker transport takes no work while the broker is not connected.
+        if (broker !== null && broker.transport.state() !== 'connected') return false;
         return dispatcherRole === undefined || dispatcherRole.dispatcher.healthy();
       } catch {
         return false;
@@ -150,13 +155,25 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
       // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
       const handoff = options.roles.api && config.publishHandoff;
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger: dispatcherLogger, attemptLogger: withoutRedaction(dispatcherLogger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      // A broker transport (docs/guides/transports.md): the broker is the dispatcher's source, fed by its outbox publisher.
+      broker = createBrokerWiring(config, metrics.registry, dispatcherLogger);
+      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger: dispatcherLogger, attemptLogger: withoutRedaction(dispatcherLogger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, broker, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
+      if (broker !== null) {
+        const transport = broker.transport;
+        await transport.start();
+        closers.push({ step: `broker connection (${transport.name})`, close: () => transport.stop() });
+      }
       dispatcherRole.dispatcher.start();
       const role = dispatcherRole;
       closers.push({ step: 'webhook sender', close: () => role.sender.close() });
       closers.push({ step: 'dispatcher', close: () => role.dispatcher.stop() });
+      const outbox = role.outbox;
+      if (outbox !== undefined) {
+        outbox.start();
+        closers.push({ step: 'outbox publisher', close: () => outbox.stop() });
+      }
       logger.info({ dispatcherId: role.dispatcherId, concurrency: config.concurrency }, 'dispatcher started');
     }
 
@@ -174,7 +191,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const readRouting = await openReadRouting(config, db, metrics.registry, logger);
       if (readRouting !== null) closers.push({ step: 'read replica pool', close: () => readRouting.stop() });
       const httpDeps = createHttpDeps({
-        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }), smallPublishes, cipher, clock, random, logger, metrics, ready, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }), smallPublishes, cipher, clock, random, logger, metrics, ready, readiness, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
         ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
@@ -192,7 +209,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
-      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, metricsToken: config.metricsToken, config });
+      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, readiness, metricsToken: config.metricsToken, config });
       await admin.listen({ host: config.host, port: config.adminPort });
       closers.push({ step: 'admin server', close: () => admin.close() });
       adminUrl = urlOf(admin);

@@ -20,6 +20,12 @@ import type { Metrics } from '../observability/metrics.ts';
 import { deliveryStoreMetrics } from './delivery-metrics.ts';
 import type { FaultPoints } from './fault-points.ts';
 import type { Wakeups } from '../adapters/postgres/wakeups/wakeups.ts';
+import { createPgBrokerOutboxStore } from '../adapters/postgres/delivery/broker-outbox-store.ts';
+import { createBrokerSource } from '../app/dispatcher/broker-source.ts';
+import { systemTimers } from '../app/dispatcher/loop-timers.ts';
+import { createOutboxPublisher, type OutboxPublisher } from '../app/dispatcher/outbox-publisher.ts';
+import type { WorkSource } from '../ports/work-source.ts';
+import type { BrokerWiring } from './broker-transport.ts';
 
 /** The `user-agent` of every webhook request. */
 export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';
@@ -46,6 +52,11 @@ export interface DispatcherRoleDeps {
   readonly tracer?: Tracer;
   /** Whether the publishes of this process hand the dispatcher their deliveries leased (ADR 0018); default false. */
   readonly handoff?: boolean;
+  /**
+   * A broker transport (TIDINGS_TRANSPORT other than postgres): the dispatcher's one source is the broker, and the role
+   * has an outbox publisher (docs/guides/transports.md); no claim source, no hand-off.
+   */
+  readonly broker?: BrokerWiring | null;
 }
 
 /** A running dispatcher with its sender. */
@@ -55,6 +66,8 @@ export interface DispatcherRole {
   readonly dispatcherId: string;
   /** The publish side of the hand-off source (given with `handoff: true`): what the message store offers to and adopts from. */
   readonly handoff: Handoff | undefined;
+  /** The outbox publisher of a broker transport (started and stopped with the dispatcher by the caller), else undefined. */
+  readonly outbox: OutboxPublisher | undefined;
 }
 
 /** Wires store, work sources (the claim, woken by the wake-ups; the hand-off), sender and metrics into a dispatcher (not yet started). */
@@ -94,11 +107,15 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', dispatcherId }) ?? logger;
   const leases = faults === null ? store : faults.deliveryStore(store);
-  const claim = createClaimSource(leases, { clock: deps.clock, sweepEveryMs: config.pollIntervalMs, onWake: (listener) => deps.wakeups.subscribe(listener) });
-  const handoff = deps.handoff === true ? createHandoffSource() : undefined;
+  const brokerParts = deps.broker == null ? undefined : brokerSources(deps, deps.broker, faults, logger);
+  const handoff = deps.handoff === true && brokerParts === undefined ? createHandoffSource() : undefined;
+  const sources: WorkSource[] = brokerParts === undefined
+    ? [createClaimSource(leases, { clock: deps.clock, sweepEveryMs: config.pollIntervalMs, onWake: (listener) => deps.wakeups.subscribe(listener) })]
+    : [brokerParts.source];
+  if (handoff !== undefined) sources.push(handoff);
   const dispatcher = createDispatcher({
     store: leases,
-    sources: handoff === undefined ? [claim] : [claim, handoff],
+    sources,
     sender,
     clock: deps.clock,
     random: deps.random,
@@ -148,5 +165,32 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       inFlight: (count) => metrics.inFlight.set(count),
     },
   });
-  return { dispatcher, sender, dispatcherId, handoff: handoff === undefined || faults === null ? handoff : faults.handoff(handoff) };
+  return {
+    dispatcher, sender, dispatcherId, outbox: brokerParts?.outbox,
+    handoff: handoff === undefined || faults === null ? handoff : faults.handoff(handoff),
+  };
+}
+
+/** The broker's work source and outbox publisher, over the delivery rows as the outbox (docs/guides/transports.md). */
+function brokerSources(deps: DispatcherRoleDeps, broker: BrokerWiring, faults: FaultPoints | null, logger: Logger): { source: WorkSource; outbox: OutboxPublisher } {
+  const { config } = deps;
+  const pgOutbox = createPgBrokerOutboxStore(deps.db, deps.cipher);
+  const store = faults === null ? pgOutbox : faults.brokerOutboxStore(pgOutbox);
+  const m = broker.metrics;
+  const source = createBrokerSource({
+    transport: broker.transport, store, clock: deps.clock, logger,
+    maxInFlight: config.brokerMaxInFlight === 0 ? 2 * config.concurrency : config.brokerMaxInFlight,
+    sweepEveryMs: config.pollIntervalMs,
+    observer: { received: m.received, acknowledged: m.acknowledged, nacked: m.nacked, deadLettered: m.deadLettered },
+  });
+  const outbox = createOutboxPublisher({
+    store, transport: broker.transport, clock: deps.clock, timers: systemTimers, logger,
+    onWake: (listener) => deps.wakeups.subscribe(listener),
+    settings: {
+      intervalMs: config.brokerPublishIntervalMs, batch: config.brokerPublishBatch, endpointAhead: config.brokerEndpointAhead,
+      sweepAfterMs: config.brokerSweepAfterMs, maxReclaims: config.maxReclaims,
+    },
+    observer: { published: m.published, failed: m.publishFailed },
+  });
+  return { source, outbox };
 }

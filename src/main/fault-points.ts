@@ -11,6 +11,7 @@
  *                                 least one lease (Handoff.adopt, ADR 0018): leases taken, nothing sent
  *   after_send                    Sender.send returned a response (the request reached the receiver), before the outcome is recorded
  *   before_record                 before DeliveryStore.recordAttempts (the outcome write)
+ *   after_record                  DeliveryStore.recordAttempts committed, before a broker message is acknowledged
  *   before_heartbeat              before DeliveryStore.extendLeases (the lease renewal)
  *   after_commit_before_response  a publish transaction committed (IdempotencyStore.run / transaction returned), before the HTTP answer
  * Actions: `exit` — log `fault_point.fired`, then `process.kill(process.pid, 'SIGKILL')` (no cleanup, like a
@@ -20,6 +21,7 @@ import type { FaultPointName, FaultPointSpec } from '../config/config.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
 import type { Handoff } from '../ports/handoff.ts';
+import type { BrokerOutboxStore } from '../ports/broker-outbox-store.ts';
 import type { IdempotencyStore } from '../ports/idempotency-store.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -29,6 +31,8 @@ import type { Sender } from '../ports/sender.ts';
 export interface FaultPoints {
   /** Wraps the delivery store: after_claim, before_record, before_heartbeat. */
   deliveryStore(store: DeliveryStore): DeliveryStore;
+  /** Wraps a broker transport's store: after_claim on the claim by id. */
+  brokerOutboxStore(store: BrokerOutboxStore): BrokerOutboxStore;
   /** Wraps the hand-off from publishes to the dispatcher of the process: after_claim. */
   handoff(handoff: Handoff): Handoff;
   /** Wraps the sender: after_send. */
@@ -80,7 +84,22 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
         releaseLeases: (leases, now) => store.releaseLeases(leases, now),
         async recordAttempts(records, now) {
           if (armed('before_record')) await reach('before_record', { deliveryIds: records.map((r) => r.deliveryId) });
-          return store.recordAttempts(records, now);
+          const result = await store.recordAttempts(records, now);
+          // The record committed; a broker transport acknowledges its messages only after this returns.
+          if (armed('after_record')) await reach('after_record', { deliveryIds: records.map((r) => r.deliveryId) });
+          return result;
+        },
+      };
+    },
+
+    brokerOutboxStore(store) {
+      if (!armed('after_claim')) return store;
+      return {
+        ...store,
+        async claimIds(input) {
+          const result = await store.claimIds(input);
+          if (result.deliveries.length > 0) await reach('after_claim', { deliveryIds: result.deliveries.map((d) => d.deliveryId) });
+          return result;
         },
       };
     },

@@ -70,6 +70,8 @@ export interface HttpWiring {
   readonly logger: FastifyBaseLogger;
   readonly metrics: Metrics;
   readonly ready: () => Promise<boolean>;
+  /** What `/readyz` reports beside its status (a broker transport's state). */
+  readonly readiness?: () => Readonly<Record<string, string>>;
   readonly wake: () => void;
   /**
    * The process's NOTIFY as publish statements carry it (the Wakeups hub); given on a PostgreSQL server, where a
@@ -114,6 +116,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     metrics: w.metrics,
     authenticate: createAuthenticator({ store: apiKeyStore, adminToken: w.config.apiToken }),
     ready: w.ready,
+    ...(w.readiness === undefined ? {} : { readiness: w.readiness }),
     idempotency,
     unitOfWork,
     databaseError: databaseErrorOf,

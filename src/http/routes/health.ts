@@ -9,7 +9,7 @@ import { singleFlight } from '../plugins/single-flight.ts';
  * process is up), `GET /livez` (process alive), `GET /readyz` (the database answers; 503
  * `service_unavailable` when not), `GET /metrics` (Prometheus text; with TIDINGS_METRICS_TOKEN set, only for that Bearer token).
  */
-export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'metrics' | 'config'>): void {
+export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'readiness' | 'metrics' | 'config'>): void {
   app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['Health'], summary: 'Health (Svix)', response: { 204: z.null().describe('Up') } } }, async (_request, reply) => {
     return reply.code(204).send(null);
   });
@@ -23,8 +23,11 @@ export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'm
     } catch (error) {
       throw new AppError('service_unavailable', 'The database cannot be reached', { cause: error });
     }
-    if (!ready) throw new AppError('service_unavailable', 'The database cannot be reached');
-    return { status: 'ready' };
+    // A broker transport's state is reported, and named when it is why the process is not ready.
+    const parts = deps.readiness?.() ?? {};
+    const broker = parts.broker !== undefined && parts.broker !== 'connected' ? `The broker (${parts.transport}) is ${parts.broker}` : null;
+    if (!ready) throw new AppError('service_unavailable', broker ?? 'The database cannot be reached');
+    return { status: 'ready', ...parts };
   });
 
   // Scrapes that arrive while the text is being built share it (ADR 0019).

@@ -1,0 +1,58 @@
+import { hostname } from 'node:os';
+import type { Registry } from 'prom-client';
+import { createRabbitMqTransport } from '../adapters/rabbitmq/rabbitmq-transport.ts';
+import type { Config } from '../config/config.ts';
+import { registerBrokerMetrics, type BrokerMetrics } from '../observability/broker-metrics.ts';
+import type { BrokerOptions, BrokerTransport } from '../ports/broker.ts';
+import type { Logger } from '../ports/logger.ts';
+
+/** A dispatcher process's broker transport with its metrics (TIDINGS_TRANSPORT other than postgres). */
+export interface BrokerWiring {
+  readonly transport: BrokerTransport;
+  readonly metrics: BrokerMetrics;
+}
+
+/** The settings every broker adapter takes, from the configuration. */
+export function brokerOptionsOf(config: Config): BrokerOptions {
+  return {
+    prefix: config.brokerPrefix,
+    shards: config.brokerShards,
+    deliveryLimit: config.brokerDeliveryLimit,
+    reconnectMinMs: config.brokerReconnectMinMs,
+    reconnectMaxMs: config.brokerReconnectMaxMs,
+    publishTimeoutMs: config.brokerPublishTimeoutMs,
+  };
+}
+
+/**
+ * Makes the broker transport that TIDINGS_TRANSPORT names (not started), registers its metrics on `registry`, and logs
+ * each change of its connection's state once (docs/guides/transports.md). Returns null for the PostgreSQL transport.
+ * @throws Error for a transport this build has no adapter for
+ */
+export function createBrokerWiring(config: Config, registry: Registry, logger: Logger): BrokerWiring | null {
+  if (config.transport === 'postgres') return null;
+  let transport: BrokerTransport | undefined;
+  // Set once the transport exists: the adapter reports restorations through this closure.
+  const late: { metrics?: BrokerMetrics } = {};
+  const connectionName = `tidings ${hostname()} ${process.pid}`;
+  const restored = (reason: string): void => {
+    late.metrics?.topologyRestored();
+    logger.warn({ transport: config.transport, reason }, 'broker topology declared again: a queue had gone');
+  };
+  if (config.transport === 'rabbitmq') {
+    transport = createRabbitMqTransport({
+      ...brokerOptionsOf(config), url: config.rabbitmqUrl ?? '', connectionName, onTopologyRestored: restored,
+    });
+  }
+  if (transport === undefined) throw new Error(`TIDINGS_TRANSPORT=${config.transport}: no adapter in this build`);
+  const t = transport;
+  const m = registerBrokerMetrics(registry, { state: () => t.state(), depth: () => t.depth() });
+  late.metrics = m;
+  t.onStateChange((change) => {
+    m.stateChanged(change.state);
+    const line = { transport: t.name, state: change.state, previous: change.previous, reason: change.reason };
+    if (change.state === 'disconnected') logger.warn(line, 'broker connection lost: reconnecting with back-off; due deliveries wait in PostgreSQL');
+    else logger.info(line, `broker ${change.state}`);
+  });
+  return { transport: t, metrics: m };
+}
