@@ -54,6 +54,20 @@ const durationList = z.string().transform((text, ctx) => {
   return out;
 });
 
+/** NATS server URLs, comma-separated (one cluster): nats://, tls://, ws:// or wss://. */
+const natsUrlList = z.string().superRefine((text, ctx) => {
+  const parts = text.split(',').map((p) => p.trim());
+  for (const part of parts) {
+    let protocol = '';
+    try {
+      protocol = new URL(part).protocol;
+    } catch {
+      protocol = '';
+    }
+    if (!/^(nats|tls|wss?):$/.test(protocol)) ctx.addIssue({ code: 'custom', message: 'must be nats://host:port URLs (tls://, ws:// and wss:// too), comma-separated' });
+  }
+});
+
 /** Points of the delivery and publish paths where a test may inject a fault (see src/main/fault-points.ts). */
 export const FAULT_POINT_NAMES = ['after_claim', 'after_send', 'before_record', 'after_record', 'before_heartbeat', 'after_commit_before_response'] as const;
 /** One of {@link FAULT_POINT_NAMES}. */
@@ -148,8 +162,13 @@ export const SETTINGS = {
   breakerCooldownMs: setting('TIDINGS_BREAKER_COOLDOWN', durationMs(1), '30s', 'duration', 'First cool-down of an open breaker before one probe is let through; doubles with each opening in a row.'),
   breakerMaxCooldownMs: setting('TIDINGS_BREAKER_MAX_COOLDOWN', durationMs(1), '30m', 'duration', 'Longest breaker cool-down.'),
   autoDisableAfterMs: setting('TIDINGS_AUTO_DISABLE_AFTER', durationMs(1), '5d', 'duration', 'An endpoint whose attempts have only failed for this long is disabled (reason and time recorded); its waiting deliveries become skipped.'),
-  transport: setting('TIDINGS_TRANSPORT', z.enum(['postgres', 'rabbitmq', 'nats']), 'postgres', 'transport', 'How due deliveries reach dispatchers: postgres (the claim over the delivery rows and the publish hand-off; nothing else needed), rabbitmq (TIDINGS_RABBITMQ_URL) or nats (NATS JetStream). With a broker the rows stay the truth and the outbox: each dispatcher process publishes due delivery ids, leases each id it receives with the fenced claim, and acknowledges the message after the record (docs/guides/transports.md).'),
+  transport: setting('TIDINGS_TRANSPORT', z.enum(['postgres', 'rabbitmq', 'nats']), 'postgres', 'transport', 'How due deliveries reach dispatchers: postgres (the claim over the delivery rows and the publish hand-off; nothing else needed), rabbitmq (TIDINGS_RABBITMQ_URL) or nats (NATS JetStream, TIDINGS_NATS_URL). With a broker the rows stay the truth and the outbox: each dispatcher process publishes due delivery ids, leases each id it receives with the fenced claim, and acknowledges the message after the record (docs/guides/transports.md).'),
   rabbitmqUrl: setting('TIDINGS_RABBITMQ_URL', z.string().url().refine((u) => /^amqps?:$/.test(new URL(u).protocol), 'must be an amqp:// or amqps:// URL').optional(), undefined, 'URL', 'RabbitMQ (3.8+, quorum queues) of TIDINGS_TRANSPORT=rabbitmq, e.g. amqp://user:password@rabbitmq:5672/vhost.'),
+  natsUrl: setting('TIDINGS_NATS_URL', natsUrlList.optional(), undefined, 'URL', 'NATS server (2.9+, JetStream enabled) of TIDINGS_TRANSPORT=nats, e.g. nats://user:password@nats:4222; the servers of one cluster comma-separated.'),
+  natsAckWaitMs: setting('TIDINGS_NATS_ACK_WAIT', durationMs(1000), '60s', 'duration', 'NATS consumers\' ack_wait: a message neither acknowledged nor marked in progress for this long is delivered again. A dispatcher marks the messages it holds in progress every third of it, so only the messages of a dispatcher that died or was cut off come back, after about this long; at least TIDINGS_LEASE, so that such a message finds its lease expired.'),
+  natsMaxAckPending: setting('TIDINGS_NATS_MAX_ACK_PENDING', int(1, 1_000_000), '1000', 'messages', 'NATS consumers\' max_ack_pending: messages of one shard handed out and not yet acknowledged, over every dispatcher; the server hands out no more of that shard until some are. At least TIDINGS_BROKER_MAX_IN_FLIGHT ÷ TIDINGS_BROKER_SHARDS × dispatchers, or dispatchers wait on each other.'),
+  natsDuplicateWindowMs: setting('TIDINGS_NATS_DUPLICATE_WINDOW', durationMs(1000), '2m', 'duration', 'NATS stream\'s duplicate_window: a publish sent again after its acknowledgement was lost (the same Nats-Msg-Id) within this long is stored once.'),
+  natsPingIntervalMs: setting('TIDINGS_NATS_PING_INTERVAL', durationMs(1000), '10s', 'duration', 'Time between the client\'s pings to the NATS server: a connection that answers none for about two of them is taken as lost and reconnected (one log line).'),
   brokerPrefix: setting('TIDINGS_BROKER_PREFIX', z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "-" and "_" (at most 100)'), 'tidings', 'name', 'Prefix of every queue, exchange, stream and subject a broker transport declares; deployments sharing a broker need different ones.'),
   brokerShards: setting('TIDINGS_BROKER_SHARDS', int(1, 256), '8', 'queues', 'Queues (RabbitMQ) or subjects (NATS) the delivery ids are spread over by a hash of their endpoint, each consumed with its part of TIDINGS_BROKER_MAX_IN_FLIGHT: ids of an endpoint whose messages wait hold up only the endpoints of their shard.'),
   brokerMaxInFlight: setting('TIDINGS_BROKER_MAX_IN_FLIGHT', int(0, 1_000_000), '0', 'messages', 'Broker messages a dispatcher holds unacknowledged (in flight, or waiting for room in its window), over all shards: the prefetch. 0 = twice TIDINGS_CONCURRENCY.'),
@@ -280,6 +299,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (c.readLagCheckMs !== undefined && c.readMaxLagMs !== undefined && c.readLagCheckMs >= c.readMaxLagMs) problems.push('TIDINGS_READ_LAG_CHECK must be less than TIDINGS_READ_MAX_LAG');
     if (c.claimBatch !== undefined && c.concurrency !== undefined && c.claimBatch > c.concurrency) out.claimBatch = c.concurrency;
     if (c.transport === 'rabbitmq' && c.rabbitmqUrl === undefined) problems.push('TIDINGS_TRANSPORT=rabbitmq needs TIDINGS_RABBITMQ_URL');
+    if (c.transport === 'nats' && c.natsUrl === undefined) problems.push('TIDINGS_TRANSPORT=nats needs TIDINGS_NATS_URL');
     if (c.brokerSweepAfterMs !== undefined && c.brokerPublishIntervalMs !== undefined && c.brokerSweepAfterMs <= c.brokerPublishIntervalMs) problems.push('TIDINGS_BROKER_SWEEP_AFTER must exceed TIDINGS_BROKER_PUBLISH_INTERVAL');
     if (c.brokerReconnectMinMs !== undefined && c.brokerReconnectMaxMs !== undefined && c.brokerReconnectMinMs > c.brokerReconnectMaxMs) problems.push('TIDINGS_BROKER_RECONNECT_MIN must not exceed TIDINGS_BROKER_RECONNECT_MAX');
   }

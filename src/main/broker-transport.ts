@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
+import { createNatsTransport } from '../adapters/nats/nats-transport.ts';
 import { createRabbitMqTransport } from '../adapters/rabbitmq/rabbitmq-transport.ts';
 import type { Config } from '../config/config.ts';
 import { registerBrokerMetrics, type BrokerMetrics } from '../observability/broker-metrics.ts';
@@ -42,6 +43,13 @@ export function createBrokerWiring(config: Config, registry: Registry, logger: L
   if (config.transport === 'rabbitmq') {
     transport = createRabbitMqTransport({
       ...brokerOptionsOf(config), url: config.rabbitmqUrl ?? '', connectionName, onTopologyRestored: restored,
+    });
+  }
+  if (config.transport === 'nats') {
+    transport = createNatsTransport({
+      ...brokerOptionsOf(config), url: config.natsUrl ?? '', clientName: connectionName, onTopologyRestored: restored,
+      ackWaitMs: config.natsAckWaitMs, maxAckPending: config.natsMaxAckPending,
+      duplicateWindowMs: config.natsDuplicateWindowMs, pingIntervalMs: config.natsPingIntervalMs,
     });
   }
   if (transport === undefined) throw new Error(`TIDINGS_TRANSPORT=${config.transport}: no adapter in this build`);
