@@ -17,6 +17,7 @@ export const ERROR_CATALOG = Object.freeze({
   idempotency_key_in_flight: { status: 409, description: 'A request with this Idempotency-Key is still being processed; retry shortly.' },
   idempotency_key_mismatch: { status: 422, description: 'This Idempotency-Key was used with a different request.' },
   url_not_allowed: { status: 422, description: 'The endpoint URL is not http(s) or points at a refused address.' },
+  search_unbounded: { status: 422, description: 'A search of the delivery log that no index bounds: no window (after), a window wider than TIDINGS_SEARCH_MAX_WINDOW, or an attempt search without endpoint_id; detail names the field to add or narrow.' },
   payload_too_large: { status: 413, description: 'The request body exceeds TIDINGS_MAX_BODY_BYTES.' },
   unsupported_media_type: { status: 415, description: 'Only application/json bodies are accepted.' },
   ambiguous_request: { status: 400, description: 'A header that must appear once (Authorization, Idempotency-Key, Content-Type, Host) appears more than once.' },

@@ -40,6 +40,7 @@ import { registerResend } from './routes/resend.ts';
 import { registerTimeline } from './routes/timeline.ts';
 import { registerBackgroundTask } from './routes/background-task.ts';
 import { registerDeadLetters } from './routes/dead-letters.ts';
+import { registerSearch } from './routes/search.ts';
 import { registerEndpointHeaders } from './routes/endpoint-headers.ts';
 import { registerEndpointReplay } from './routes/endpoint-replay.ts';
 import { registerEndpointSecretRotate } from './routes/endpoint-secret-rotate.ts';
@@ -204,6 +205,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerMessageDestinations(api, deps);
     registerEndpointReplay(api, deps);
     registerDeadLetters(api, deps);
+    registerSearch(api, deps);
     registerBackgroundTask(api, deps);
     registerSettings(api, deps);
     registerStats(api, deps);

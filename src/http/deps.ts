@@ -11,6 +11,7 @@ import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
 import type { DeliveryQueries } from '../app/delivery-queries.ts';
+import type { Search } from '../app/search.ts';
 import type { EndpointSettings } from '../app/endpoint-settings.ts';
 import type { EventTypes } from '../app/event-types.ts';
 import type { MessageContent } from '../app/message-content.ts';
@@ -66,6 +67,8 @@ export interface HttpDeps {
   readonly messageContent: MessageContent;
   /** Destinations of a message, messages of an endpoint, endpoint stats, dead letters. */
   readonly deliveryQueries: DeliveryQueries;
+  /** The search of the delivery log: messages, deliveries, attempts, what an endpoint did not get. */
+  readonly search: Search;
   /** Svix recover (a background task). */
   readonly recoverer: Recoverer;
   /** Replay-missing, bulk replay, dead-letter replay (background tasks). */

@@ -86,6 +86,11 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/attempt/msg/:msgId': VIEW,
   'GET /api/v1/app/:appId/attempt/endpoint/:endpointId': VIEW,
   'GET /api/v1/app/:appId/dead-letter': VIEW,
+  // The search of the delivery log: a read of the application's own rows, like the lists it narrows.
+  'GET /api/v1/app/:appId/search/msg': VIEW,
+  'GET /api/v1/app/:appId/search/delivery': VIEW,
+  'GET /api/v1/app/:appId/search/attempt': VIEW,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/undelivered': VIEW,
   // The list spans every application; a scoped credential reads its own tasks by id.
   'GET /api/v1/background-task': 'operator',
   'GET /api/v1/background-task/:taskId': VIEW,

@@ -32,6 +32,8 @@ import { createPgEventTypeStore } from '../adapters/postgres/event-type/event-ty
 import { createPgMessageContentStore } from '../adapters/postgres/message/message-content-store.ts';
 import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
 import { createDeliveryQueries } from '../app/delivery-queries.ts';
+import { createSearch } from '../app/search.ts';
+import { createPgSearchStore } from '../adapters/postgres/delivery/search-store.ts';
 import { createEndpointSettings } from '../app/endpoint-settings.ts';
 import { createEventTypes, withSubscriptionCheck } from '../app/event-types.ts';
 import { createMessageContent } from '../app/message-content.ts';
@@ -148,6 +150,13 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
     messageContent: createMessageContent({ lookups, store: messageContent, clock }),
     deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock, maxPageBytes: w.config.maxPageBytes }),
+    search: createSearch({
+      lookups, store: createPgSearchStore(w.db, reader), clock,
+      settings: {
+        maxWindowMs: w.config.searchMaxWindowMs, scanRows: w.config.searchScanRows, payloadRows: w.config.searchPayloadRows,
+        payloadBytes: w.config.searchPayloadBytes, maxPageBytes: w.config.maxPageBytes,
+      },
+    }),
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
     tasks: createTasks({ store: taskStore }),
