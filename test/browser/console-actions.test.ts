@@ -75,7 +75,8 @@ test('dead letters show their endpoint; "Replay all matching" asks first in a di
     await signIn(page, world.url, world.token, `/apps/${ids.app}/dead-letters`);
     const row = page.locator('main tbody tr', { hasText: 'down.event' });
     await row.waitFor();
-    assert.equal(await row.locator('td[data-label="Endpoint"] a').textContent(), `${receiver.url}/down`);
+    // The endpoint's URL, once the application's endpoints are loaded (its id until then).
+    await row.locator('td[data-label="Endpoint"]').getByRole('link', { name: `${receiver.url}/down`, exact: true }).waitFor();
     assert.match((await row.locator('td[data-label="Endpoint"]').textContent()) ?? '', new RegExp(ids.down));
     const tasks = await taskCount();
     await page.getByRole('button', { name: 'Replay all matching' }).click();
@@ -94,6 +95,7 @@ test('dead letters show their endpoint; "Replay all matching" asks first in a di
     await filters.getByRole('button', { name: 'Apply filters' }).click();
     await filtered;
     await page.getByRole('button', { name: 'Replay all matching' }).click();
+    await dialog(page).waitFor();
     assert.equal((await dialog(page).locator('li').allTextContents())[1], `endpoint ${receiver.url}/down`);
     await dialog(page).getByRole('button', { name: 'Replay all matching' }).click();
     await page.locator('[role=status]', { hasText: 'Replay task' }).waitFor();

@@ -151,11 +151,12 @@ test('the settings page shows a changed duration and its default in the same uni
     const { context, page } = await world.page({ width, height });
     try {
       await signIn(page, world.url, world.token, '/settings');
-      const row = page.locator('main tbody tr', { hasText: 'TIDINGS_POLL_INTERVAL' });
+      const setting = (env: string) => page.locator('main tbody tr').filter({ has: page.locator('td[data-label="Variable"]', { hasText: new RegExp(`^${env}$`) }) });
+      const row = setting('TIDINGS_POLL_INTERVAL');
       await row.waitFor();
       assert.equal(await row.locator('td[data-label="Value"] code').textContent(), '50 ms');
       assert.equal(await row.locator('td[data-label="Default"] code').textContent(), '1 s');
-      const lease = page.locator('main tbody tr', { hasText: 'TIDINGS_LEASE' }).first();
+      const lease = setting('TIDINGS_LEASE');
       assert.equal(await lease.locator('td[data-label="Value"] code').textContent(), await lease.locator('td[data-label="Default"] code').textContent());
       assert.deepEqual(await brokenNames(page), [], `names broken mid-word at ${width} px`);
     } finally {

@@ -39,7 +39,8 @@ export function restore(now = Date.now()): void {
   if (stored === null || stored === undefined) return;
   try {
     const s = JSON.parse(stored) as Stored;
-    if (typeof s.token === 'string' && (s.expiresAt === null || new Date(s.expiresAt).getTime() > now)) token.value = s.token;
+    const live = s.expiresAt === null || new Date(s.expiresAt).getTime() > now;
+    if (typeof s.token === 'string' && live) token.value = s.token;
     else forget();
   } catch { forget(); }
 }
