@@ -132,7 +132,10 @@ function chromium(): string | null {
   return executable('/usr/bin/chromium') ?? onPath('chromium');
 }
 
-/** PgBouncer for the pooler tests: TIDINGS_PGBOUNCER, else on PATH, else Debian's /usr/sbin/pgbouncer (test/support/pgbouncer.ts). */
+/**
+ * PgBouncer for the pooler tests: TIDINGS_PGBOUNCER, else on PATH, else Debian's /usr/sbin/pgbouncer
+ * (test/support/pgbouncer.ts).
+ */
 function pgbouncer(): string | null {
   const given = process.env.TIDINGS_PGBOUNCER;
   if (given !== undefined && given !== '') return executable(given);
@@ -155,7 +158,8 @@ if (noBinaries !== null) fail(noBinaries);
 
 const isRoot = process.getuid?.() === 0;
 const tools = planTools({
-  chromium: chromium(), promtool: onPath('promtool'), pgbouncer: pgbouncer(), root: isRoot, apt: onPath('apt-get') !== null,
+  chromium: chromium(), promtool: onPath('promtool'), pgbouncer: pgbouncer(),
+  root: isRoot, apt: onPath('apt-get') !== null,
   privateCluster: plan.kind === 'private', postgresUser: postgresUserExists(),
 });
 if (tools.problem !== null) fail(tools.problem);
@@ -173,9 +177,11 @@ const browser = chromium();
 const promtool = onPath('promtool');
 const bouncer = pgbouncer();
 if (browser === null || promtool === null || bouncer === null) {
-  fail(`npm test needs ${browser === null ? 'chromium' : promtool === null ? 'promtool' : 'pgbouncer'}: still missing after apt-get install`);
+  const missing = browser === null ? 'chromium' : promtool === null ? 'promtool' : 'pgbouncer';
+  fail(`npm test needs ${missing}: still missing after apt-get install`);
 }
-say(`chromium ${browser}; promtool ${promtool}; pgbouncer ${bouncer}; server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`);
+say(`chromium ${browser}; promtool ${promtool}; pgbouncer ${bouncer}; `
+  + `server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`);
 
 const { url, cluster } = await startPostgres(plan);
 await dropLeftovers(url);

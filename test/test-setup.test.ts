@@ -47,7 +47,8 @@ test('a server without server binaries is not enough: the fault suite needs init
 });
 
 const allThere: ToolFacts = {
-  chromium: '/usr/bin/chromium', promtool: '/usr/bin/promtool', pgbouncer: '/usr/sbin/pgbouncer', root: false, apt: true,
+  chromium: '/usr/bin/chromium', promtool: '/usr/bin/promtool', pgbouncer: '/usr/sbin/pgbouncer',
+  root: false, apt: true,
   privateCluster: false, postgresUser: true,
 };
 

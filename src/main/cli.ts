@@ -91,7 +91,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     if (command === 'migrate') {
       const config = loadConfig(env);
       const logger = createLogger({ level: config.logLevel });
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, ...poolerOptions(config) });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, ...poolerOptions(config),
+      });
       try {
         // Behind a transaction pooler: on TIDINGS_DIRECT_DATABASE_URL, or refused without it (migration_needs_session).
         const run = await migrateOnSession(config, db, logger, { orCheck: false });

@@ -84,7 +84,10 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const onError = (error: Error): void => logger.warn({ err: error }, 'idle database connection failed');
   const onConnect = (): void => transient.recovered();
   const pooling = poolerOptions(config);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect, ...pooling });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect,
+    ...pooling,
+  });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
   // Each step of the stop, by name; they run in reverse order of registration.
@@ -191,7 +194,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const readRouting = await openReadRouting(config, db, metrics.registry, logger);
       if (readRouting !== null) closers.push({ step: 'read replica pool', close: () => readRouting.stop() });
       const httpDeps = createHttpDeps({
-        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }), smallPublishes, cipher, clock, random, logger, metrics, ready, readiness, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }),
+        smallPublishes, cipher, clock, random, logger, metrics, ready, readiness, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
         ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));

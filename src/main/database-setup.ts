@@ -1,6 +1,8 @@
 import type { Registry } from 'prom-client';
 import { openDb, type Db, type OpenDbOptions } from '../adapters/postgres/db.ts';
-import { migrate, MigrationNeedsSessionError, pendingMigrations, type MigrationRun } from '../adapters/postgres/migrator.ts';
+import {
+  migrate, MigrationNeedsSessionError, pendingMigrations, type MigrationRun,
+} from '../adapters/postgres/migrator.ts';
 import { PoolerMismatchError, sessionsMoveBetweenTransactions } from '../adapters/postgres/pooler-probe.ts';
 import { createReadRouter, type ReadRouter } from '../adapters/postgres/read-routing.ts';
 import type { Config } from '../config/config.ts';
@@ -13,9 +15,13 @@ import type { Logger } from '../ports/logger.ts';
  * migrations on a session, and the reader of the heavy reads.
  */
 
+/** The line logged when the replica's staleness bound passes TIDINGS_READ_MAX_LAG (once per change of state). */
+const LAGGING_LINE = 'read replica lags past TIDINGS_READ_MAX_LAG: its reads go to the primary';
+
 /** What every server pool of the process is opened with: TIDINGS_DATABASE_POOLER and TIDINGS_DIRECT_DATABASE_URL. */
 export function poolerOptions(config: Config): Pick<OpenDbOptions, 'pooler' | 'directUrl'> {
-  return { pooler: config.databasePooler, ...(config.directDatabaseUrl === undefined ? {} : { directUrl: config.directDatabaseUrl }) };
+  const direct = config.directDatabaseUrl;
+  return { pooler: config.databasePooler, ...(direct === undefined ? {} : { directUrl: direct }) };
 }
 
 /**
@@ -28,17 +34,20 @@ export function poolerOptions(config: Config): Pick<OpenDbOptions, 'pooler' | 'd
 export async function checkPooler(config: Config, logger: Logger): Promise<void> {
   if (config.databaseUrl === undefined) return;
   if (config.databasePooler !== 'transaction' && await sessionsMoveBetweenTransactions(config.databaseUrl)) {
-    throw new PoolerMismatchError(`DATABASE_URL runs one connection's statements on different server sessions, as a transaction pooler does, `
-      + `but TIDINGS_DATABASE_POOLER=${config.databasePooler}: set TIDINGS_DATABASE_POOLER=transaction, and TIDINGS_DIRECT_DATABASE_URL `
-      + 'to a direct or session-pooled URL for LISTEN and migrations (docs/guides/poolers-and-replicas.md)');
+    throw new PoolerMismatchError('DATABASE_URL runs one connection\'s statements on different server sessions, as a '
+      + `transaction pooler does, but TIDINGS_DATABASE_POOLER=${config.databasePooler}: set `
+      + 'TIDINGS_DATABASE_POOLER=transaction, and TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL for '
+      + 'LISTEN and migrations (docs/guides/poolers-and-replicas.md)');
   }
   if (config.directDatabaseUrl !== undefined && await sessionsMoveBetweenTransactions(config.directDatabaseUrl)) {
-    throw new PoolerMismatchError('TIDINGS_DIRECT_DATABASE_URL runs one connection\'s statements on different server sessions, as a '
-      + 'transaction pooler does: it must reach PostgreSQL directly or through a session pooler (docs/guides/poolers-and-replicas.md)');
+    throw new PoolerMismatchError('TIDINGS_DIRECT_DATABASE_URL runs one connection\'s statements on different server '
+      + 'sessions, as a transaction pooler does: it must reach PostgreSQL directly or through a session pooler '
+      + '(docs/guides/poolers-and-replicas.md)');
   }
   if (config.databasePooler === 'transaction' && config.directDatabaseUrl === undefined) {
     logger.warn({ pollIntervalMs: config.pollIntervalMs },
-      'TIDINGS_DATABASE_POOLER=transaction without TIDINGS_DIRECT_DATABASE_URL: no LISTEN, so dispatchers find work published by other processes at their next poll (TIDINGS_POLL_INTERVAL), and migrations are only checked');
+      'TIDINGS_DATABASE_POOLER=transaction without TIDINGS_DIRECT_DATABASE_URL: no LISTEN, so dispatchers find work '
+      + 'published by other processes at their next poll (TIDINGS_POLL_INTERVAL), and migrations are only checked');
   }
 }
 
@@ -58,7 +67,9 @@ export interface MigrateOnSessionOptions {
  * @throws MigrationNeedsSessionError (`migration_needs_session`) behind a transaction pooler without a direct URL,
  *   naming what is pending: always when `orCheck` is false, else when something is pending
  */
-export async function migrateOnSession(config: Config, db: Db, logger: Logger, options: MigrateOnSessionOptions): Promise<MigrationRun> {
+export async function migrateOnSession(
+  config: Config, db: Db, logger: Logger, options: MigrateOnSessionOptions,
+): Promise<MigrationRun> {
   if (db.transactionPooled !== true) return migrate(db, logger);
   if (config.directDatabaseUrl !== undefined) {
     const direct = await openDb({ databaseUrl: config.directDatabaseUrl, dataDir: config.dataDir, poolSize: 1 });
@@ -70,7 +81,7 @@ export async function migrateOnSession(config: Config, db: Db, logger: Logger, o
   }
   const pending = await pendingMigrations(db);
   if (!options.orCheck || pending.length > 0) throw new MigrationNeedsSessionError(pending);
-  logger.info({ pending: 0 }, 'migrations not applied by this process (transaction pooler, no direct URL): none is pending');
+  logger.info({ pending: 0 }, 'migrations: none pending (not applied here: transaction pooler without a direct URL)');
   return { baselined: false, migrations: [], routines: [] };
 }
 
@@ -80,7 +91,9 @@ export async function migrateOnSession(config: Config, db: Db, logger: Logger, o
  * `registry` and one log line per change of the replica's state; the first lag check is made before it returns.
  * @returns the router (its `reader` is the query stores' handle; `stop` closes its pool), or null when unset
  */
-export async function openReadRouting(config: Config, primary: Db, registry: Registry, logger: Logger): Promise<ReadRouter | null> {
+export async function openReadRouting(
+  config: Config, primary: Db, registry: Registry, logger: Logger,
+): Promise<ReadRouter | null> {
   if (config.readDatabaseUrl === undefined) return null;
   const replica = await openDb({
     databaseUrl: config.readDatabaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pooler: 'transaction',
@@ -94,9 +107,11 @@ export async function openReadRouting(config: Config, primary: Db, registry: Reg
     onChange: (state, reading, error) => {
       const lagMs = reading.lagMs === null ? null : Math.round(reading.lagMs);
       if (state === 'serving') logger.info({ lagMs }, 'read replica serves the heavy reads');
-      else if (state === 'unavailable') logger.warn({ err: error }, 'read replica unreachable: its reads go to the primary');
-      else if (state === 'lagging') logger.warn({ lagMs, maxLagMs }, 'read replica lags past TIDINGS_READ_MAX_LAG: its reads go to the primary');
-      else logger.warn({ err: error }, 'read replica lag unknown: its reads go to the primary');
+      else if (state === 'lagging') logger.warn({ lagMs, maxLagMs }, LAGGING_LINE);
+      else {
+        const why = state === 'unavailable' ? 'unreachable' : 'lag unknown';
+        logger.warn({ err: error }, `read replica ${why}: its reads go to the primary`);
+      }
     },
   });
   const metrics = registerReadReplicaMetrics(registry, { up: () => router.reading().up, lagNowMs: router.lagNowMs });

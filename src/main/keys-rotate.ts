@@ -26,7 +26,9 @@ export interface KeysRotateOptions {
  */
 export async function runKeysRotate(options: KeysRotateOptions): Promise<{ readonly report: RotationReport; readonly exitCode: number }> {
   const { config, logger, out } = options;
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config) });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config),
+  });
   try {
     await migrateOnSession(config, db, logger, { orCheck: true });
     const cipher = await resolveCipher(config, logger);

@@ -11,7 +11,9 @@ import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
  * runs: the same bounded, SKIP LOCKED batches as the periodic job) and returns what it did.
  */
 export async function runRetentionOnce(config: Config, logger: Logger): Promise<RetentionReport> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config) });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config),
+  });
   try {
     await migrateOnSession(config, db, logger, { orCheck: true });
     return await createRetentionJob({ stores: pgRetentionDeps(db), config, clock: systemClock, random: cryptoRandom, logger }).runOnce();

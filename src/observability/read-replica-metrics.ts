@@ -3,6 +3,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 /** The reasons a read meant for the replica ran on the primary (a closed set: the label's values). */
 export const READ_FALLBACK_REASONS = ['unavailable', 'lagging', 'lag_unknown'] as const;
 
+/** One of {@link READ_FALLBACK_REASONS}. */
+export type ReadFallbackReason = (typeof READ_FALLBACK_REASONS)[number];
+
 /** What the gauges read at each scrape. */
 export interface ReadReplicaState {
   /** Whether the last check reached the replica. */
@@ -18,11 +21,14 @@ export interface ReadReplicaState {
  * on its staleness.
  * @returns `fallback(reason)`, to count one such read
  */
-export function registerReadReplicaMetrics(registry: Registry, state: ReadReplicaState): { fallback(reason: (typeof READ_FALLBACK_REASONS)[number]): void } {
+export function registerReadReplicaMetrics(
+  registry: Registry, state: ReadReplicaState,
+): { fallback(reason: ReadFallbackReason): void } {
   const registers = [registry];
   const fallbacks = new Counter({
     name: 'tidings_read_replica_fallback_total', labelNames: ['reason'] as const, registers,
-    help: 'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
+    help: 'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was '
+      + 'cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
   });
   for (const reason of READ_FALLBACK_REASONS) fallbacks.inc({ reason }, 0);
   new Gauge({
@@ -34,7 +40,8 @@ export function registerReadReplicaMetrics(registry: Registry, state: ReadReplic
   });
   new Gauge({
     name: 'tidings_read_replica_lag_seconds', registers,
-    help: 'Upper bound of the read replica\'s staleness now: the last check\'s plus the time since, seconds (NaN when unknown or down).',
+    help: 'Upper bound of the read replica\'s staleness now: the last check\'s plus the time since, seconds '
+      + '(NaN when unknown or down).',
     collect() {
       const lag = state.lagNowMs();
       this.set(lag === null ? Number.NaN : lag / 1000);

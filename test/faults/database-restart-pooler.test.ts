@@ -27,7 +27,8 @@ describe('database restart under load, through a transaction pooler', () => {
     await bouncer?.stop();
   });
 
-  test('scenario 4 through PgBouncer: a fast database restart under load loses no acknowledged message, dispatchers resume by themselves, every delivery succeeds once and no lease is left behind', async () => {
+  test('scenario 4 through PgBouncer: a fast database restart under load loses no acknowledged message, dispatchers '
+    + 'resume by themselves, every delivery succeeds once and no lease is left behind', async () => {
     await world.keepLogsOnFailure(async () => {
       const started = Date.now();
       const pooled = {
@@ -39,26 +40,33 @@ describe('database restart under load, through a transaction pooler', () => {
       const { appId, endpoints } = await world.setupApp(api, 2, 'p4');
       const paths = endpoints.map((e) => e.path);
       for (const path of paths) await world.receiver.script(path, [], { status: 200, delayMs: 100 });
-      const dispatchers: TidingsProcess[] = [await world.startDispatcher('p4-d1', pooled), await world.startDispatcher('p4-d2', pooled)];
+      const dispatchers: TidingsProcess[] = [];
+      for (const name of ['p4-d1', 'p4-d2']) dispatchers.push(await world.startDispatcher(name, pooled));
       const ledger = new Ledger();
-      const load = startLoad({ api: () => api, appId, paths, ledger, maxMessages: 1_500, maxMs: 60_000, concurrency: 3, paceMs: 20 });
+      const load = startLoad({
+        api: () => api, appId, paths, ledger, maxMessages: 1_500, maxMs: 60_000, concurrency: 3, paceMs: 20,
+      });
 
       await load.waitFor(() => load.accepted >= 40, WAIT_MS, '40 accepted before the outage');
       await world.cluster.stop('fast');
       const downAtMs = Date.now();
-      await load.waitFor((answers) => answers.filter((a) => a.sentAtMs > downAtMs).length >= 5, WAIT_MS, '5 publishes tried while the database is down');
+      const triedWhileDown = (answers: readonly { sentAtMs: number }[]): boolean =>
+        answers.filter((a) => a.sentAtMs > downAtMs).length >= 5;
+      await load.waitFor(triedWhileDown, WAIT_MS, '5 publishes tried while the database is down');
       const sawOutage = (l: LogLine): boolean => l.msg === 'store call failed' && (l.time as number) >= downAtMs;
       for (const d of dispatchers) await d.waitForLog(sawOutage, WAIT_MS, 'a failed store call');
       const upAtMs = Date.now();
       await world.cluster.start();
-      for (const d of dispatchers) await d.waitForLog((l) => l.msg === 'claims resumed' && (l.time as number) >= upAtMs, WAIT_MS, 'claims resumed');
+      const resumed = (l: LogLine): boolean => l.msg === 'claims resumed' && (l.time as number) >= upAtMs;
+      for (const d of dispatchers) await d.waitForLog(resumed, WAIT_MS, 'claims resumed');
       const whileDown = load.answers.filter((a) => a.sentAtMs > downAtMs && a.answeredAtMs <= upAtMs);
       const afterUp = load.accepted;
       await load.waitFor(() => load.accepted >= afterUp + 40, WAIT_MS, '40 more accepted after the restart');
       await load.stop();
 
       // PgBouncer answers for the missing server (SQLSTATE 08P01, or the server's 57P01 as it shuts down): still 503.
-      assert.deepEqual([...new Set(whileDown.map((a) => a.status))], [503], 'every publish answered while the database was down is 503');
+      const answeredWhileDown = [...new Set(whileDown.map((a) => a.status))];
+      assert.deepEqual(answeredWhileDown, [503], 'every publish answered while the database was down is 503');
       for (const p of [apiProcess, ...dispatchers]) assert.equal(p.alive, true, `${p.name} never exited`);
       await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'every acknowledged message delivered');
       await world.waitForRows<{ state: string }>('SELECT DISTINCT state FROM deliveries WHERE app_id = $1', [appId],
@@ -72,7 +80,9 @@ describe('database restart under load, through a transaction pooler', () => {
       assert.equal(figures.lost, 0, `lost: ${ledger.missing(requests).join(', ')}`);
       assert.equal(figures.invalidSignatures, 0);
       const statuses = [...new Set(whileDown.map((a) => a.status))].join('/');
-      printSummary('4p database restart under load through PgBouncer (fast)', figures, started, { publishes_tried: load.answers.length, while_down: statuses });
+      printSummary('4p database restart under load through PgBouncer (fast)', figures, started, {
+        publishes_tried: load.answers.length, while_down: statuses,
+      });
     });
   });
 });

@@ -111,10 +111,14 @@ export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Pro
   const primary = clusterOptions.replicaOf;
   const init = primary === undefined
     ? await runPg(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 120_000)
-    : await runPg(join(bin, 'pg_basebackup'), ['-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync', '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'], 120_000);
+    : await runPg(join(bin, 'pg_basebackup'), [
+      '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
+      '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres',
+    ], 120_000);
   if (init.status !== 0) {
     rmSync(root, { recursive: true, force: true });
-    throw new Error(`${primary === undefined ? 'initdb' : 'pg_basebackup'} failed (status ${init.status}):\n${init.output}`);
+    const what = primary === undefined ? 'initdb' : 'pg_basebackup';
+    throw new Error(`${what} failed (status ${init.status}):\n${init.output}`);
   }
   const port = await freePort();
   const options = [

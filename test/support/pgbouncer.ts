@@ -48,7 +48,8 @@ export interface PgBouncer {
 /** The pgbouncer binary, or an error naming how to get it. */
 export function pgbouncerBinary(): string {
   const given = process.env.TIDINGS_PGBOUNCER;
-  const candidates = given !== undefined && given !== '' ? [given] : [...(process.env.PATH ?? '').split(':').map((d) => join(d, 'pgbouncer')), '/usr/sbin/pgbouncer'];
+  const onPath = (process.env.PATH ?? '').split(':').map((d) => join(d, 'pgbouncer'));
+  const candidates = given !== undefined && given !== '' ? [given] : [...onPath, '/usr/sbin/pgbouncer'];
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK);
@@ -57,7 +58,8 @@ export function pgbouncerBinary(): string {
       // next
     }
   }
-  throw new Error('the pooler tests need PgBouncer: as root, apt-get install -y pgbouncer (npm test does it), or set TIDINGS_PGBOUNCER');
+  throw new Error('the pooler tests need PgBouncer: as root, apt-get install -y pgbouncer (npm test does it), '
+    + 'or set TIDINGS_PGBOUNCER');
 }
 
 const asRoot = (): boolean => process.getuid?.() === 0;
@@ -78,7 +80,9 @@ async function freePort(): Promise<number> {
 async function listening(port: number, child: ChildProcess, timeoutMs: number, log: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`pgbouncer exited (${child.exitCode ?? child.signalCode}):\n${log()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`pgbouncer exited (${child.exitCode ?? child.signalCode}):\n${log()}`);
+    }
     const ok = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () => {
         socket.end();
@@ -105,7 +109,8 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     '[pgbouncer]',
     'listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =',
     'auth_type = trust', `auth_file = ${join(root, 'users.txt')}`, 'admin_users = postgres', 'stats_users = postgres',
-    `pool_mode = ${options.poolMode ?? 'transaction'}`, `default_pool_size = ${options.poolSize ?? 5}`, 'max_client_conn = 500',
+    `pool_mode = ${options.poolMode ?? 'transaction'}`, `default_pool_size = ${options.poolSize ?? 5}`,
+    'max_client_conn = 500',
     `logfile = ${logFile}`, `pidfile = ${pidFile}`,
     ...(options.strict === false ? [] : ['server_reset_query = DISCARD ALL', 'server_reset_query_always = 1']),
     // A server that is down: the clients waiting for it are told within a few seconds, not after 120 s.
@@ -115,11 +120,15 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   writeFileSync(join(root, 'pgbouncer.ini'), ini);
   writeFileSync(join(root, 'users.txt'), '"postgres" ""\n');
   if (asRoot()) {
-    const id = (flag: string): number => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const id = (flag: string): number =>
+      Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
     for (const file of ['', 'pgbouncer.ini', 'users.txt']) chownSync(join(root, file), id('-u'), id('-g'));
   }
   const args = [join(root, 'pgbouncer.ini')];
-  const child = asRoot() ? spawn('runuser', ['-u', 'postgres', '--', binary, ...args], { stdio: 'ignore', cwd: root }) : spawn(binary, args, { stdio: 'ignore', cwd: root });
+  const spawnOptions = { stdio: 'ignore', cwd: root } as const;
+  const child = asRoot()
+    ? spawn('runuser', ['-u', 'postgres', '--', binary, ...args], spawnOptions)
+    : spawn(binary, args, spawnOptions);
   const log = (): string => {
     try {
       return readFileSync(logFile, 'utf8');

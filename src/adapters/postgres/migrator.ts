@@ -98,7 +98,8 @@ export class MigrationNeedsSessionError extends Error {
   readonly code = 'migration_needs_session';
   readonly pending: readonly string[];
   constructor(pending: readonly string[]) {
-    const what = pending.length === 0 ? 'nothing is pending' : `${pending.length} pending (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''})`;
+    const listed = `${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''}`;
+    const what = pending.length === 0 ? 'nothing is pending' : `${pending.length} pending (${listed})`;
     super(`migrations need a database session of their own, which a transaction pooler does not keep (${what}): `
       + 'set TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL of the same database '
       + '(docs/guides/poolers-and-replicas.md)');
@@ -106,19 +107,28 @@ export class MigrationNeedsSessionError extends Error {
   }
 }
 
+/* PENDING_TABLES — whether the migrations' table and the routines' table exist yet. No parameters; one row. */
+const PENDING_TABLES = `SELECT to_regclass('pgmigrations') IS NOT NULL AS migrations,
+  to_regclass('tidings_routines') IS NOT NULL AS routines`;
+
 /**
  * The migrations not yet applied and the routines whose file changed, in the order {@link migrate} would run them
  * (routines as `routine <name>`). Read-only, one statement at a time, without the lock: safe through any pooler.
  * A database whose history predates the baseline (docs/adr/0019-migration-baseline.md) counts as pending.
  */
 export async function pendingMigrations(db: Queryable, options: MigrateOptions = {}): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /\.(sql|js|ts)$/.test(f)).map((f) => f.replace(/\.[^.]+$/, '')).sort();
-  const tables = (await db.query<{ migrations: boolean; routines: boolean }>(
-    `SELECT to_regclass('pgmigrations') IS NOT NULL AS migrations, to_regclass('tidings_routines') IS NOT NULL AS routines`)).rows[0];
-  const applied = new Set(tables?.migrations === true ? (await db.query<{ name: string }>('SELECT name FROM pgmigrations')).rows.map((r) => r.name) : []);
-  const recorded = new Map(tables?.routines === true
-    ? (await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM tidings_routines')).rows.map((r) => [r.name, r.checksum])
-    : []);
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /\.(sql|js|ts)$/.test(f))
+    .map((f) => f.replace(/\.[^.]+$/, '')).sort();
+  const tables = (await db.query<{ migrations: boolean; routines: boolean }>(PENDING_TABLES)).rows[0];
+  const applied = new Set<string>();
+  if (tables?.migrations === true) {
+    for (const row of (await db.query<{ name: string }>('SELECT name FROM pgmigrations')).rows) applied.add(row.name);
+  }
+  const recorded = new Map<string, string>();
+  if (tables?.routines === true) {
+    const res = await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM tidings_routines');
+    for (const row of res.rows) recorded.set(row.name, row.checksum);
+  }
   const routines: string[] = [];
   for (const routine of options.routines ?? ROUTINES) {
     const checksum = createHash('sha256').update(await readFile(routine.path, 'utf8')).digest('hex');

@@ -3,7 +3,10 @@ import pg from 'pg';
 /* BACKEND_PID — the server session that runs this statement. No parameters; one row. */
 const BACKEND_PID = 'SELECT pg_backend_pid() AS pid';
 
-/** Longest wait for one statement of the probe, ms: a session pooler with fewer free sessions than its clients makes it wait. */
+/**
+ * Longest wait for one statement of the probe, ms: a session pooler with fewer free sessions than its clients makes
+ * it wait.
+ */
 const PROBE_STATEMENT_MS = 5_000;
 
 /**
@@ -20,9 +23,11 @@ const PROBE_STATEMENT_MS = 5_000;
  * @throws the driver's error when `url` cannot be reached
  */
 export async function sessionsMoveBetweenTransactions(url: string): Promise<boolean> {
-  const clients = [0, 1, 2].map(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: PROBE_STATEMENT_MS }));
+  const options = { connectionString: url, connectionTimeoutMillis: 5_000, query_timeout: PROBE_STATEMENT_MS };
+  const clients = [0, 1, 2].map(() => new pg.Client(options));
   const [a, b, c] = clients as [pg.Client, pg.Client, pg.Client];
-  const pid = async (client: pg.Client): Promise<number> => (await client.query<{ pid: number }>(BACKEND_PID)).rows[0]?.pid ?? -1;
+  const pid = async (client: pg.Client): Promise<number> =>
+    (await client.query<{ pid: number }>(BACKEND_PID)).rows[0]?.pid ?? -1;
   for (const client of clients) client.on('error', () => undefined);
   try {
     for (const client of clients) await client.connect();
@@ -40,7 +45,10 @@ export async function sessionsMoveBetweenTransactions(url: string): Promise<bool
   }
 }
 
-/** Thrown at start-up when a URL's pooling contradicts TIDINGS_DATABASE_POOLER (docs/guides/poolers-and-replicas.md). */
+/**
+ * Thrown at start-up when a URL's pooling contradicts TIDINGS_DATABASE_POOLER
+ * (docs/guides/poolers-and-replicas.md).
+ */
 export class PoolerMismatchError extends Error {
   readonly code = 'database_pooler_mismatch';
 }

@@ -5,14 +5,24 @@ import type { Db, Prepared } from './db.ts';
 import { createReadRouter, type FallbackReason } from './read-routing.ts';
 
 /** A fake server: answers the lag check's statements from `state`, and any other statement with its own name. */
-function fakeServer(name: string, state: { lsn: string; replayLsn: string | null; ageMs: number | null; recovery: boolean; down: Error | null }) {
+/** What a fake server answers: its WAL position, its replay position and last commit's age, or an error. */
+interface ServerState {
+  lsn: string;
+  replayLsn: string | null;
+  ageMs: number | null;
+  recovery: boolean;
+  down: Error | null;
+}
+
+function fakeServer(name: string, state: ServerState) {
   const ran: string[] = [];
   const answer = async (text: string | Prepared): Promise<pg.QueryResult> => {
     const sql = typeof text === 'string' ? text : text.text;
     if (state.down !== null) throw state.down;
-    ran.push(sql);
+    ran.push(typeof text === 'string' ? sql : `named ${text.name}: ${sql}`);
     const rows = sql.includes('pg_current_wal_lsn') ? [{ lsn: state.lsn }]
-      : sql.includes('pg_last_wal_replay_lsn') ? [{ recovery: state.recovery, lsn: state.replayLsn, age_ms: state.ageMs }]
+      : sql.includes('pg_last_wal_replay_lsn')
+        ? [{ recovery: state.recovery, lsn: state.replayLsn, age_ms: state.ageMs }]
         : [{ server: name }];
     return { rows, rowCount: rows.length, command: 'SELECT', oid: 0, fields: [] } as pg.QueryResult;
   };
@@ -33,7 +43,8 @@ function world(maxLagMs = 1_000, checkMs = 100) {
     primary: primary.db, replica: replica.db, maxLagMs, checkMs, nowMs: () => now,
     onFallback: (reason) => fallbacks.push(reason), onChange: (state) => changes.push(state),
   });
-  const read = async (): Promise<string> => (await router.reader.query<{ server: string }>('SELECT 1 AS list')).rows[0]!.server;
+  const read = async (): Promise<string> =>
+    (await router.reader.query<{ server: string }>('SELECT 1 AS list')).rows[0]!.server;
   return { primary, replica, router, read, fallbacks, changes, advance: (ms: number) => { now += ms; } };
 }
 
@@ -47,7 +58,8 @@ test('a replica that has replayed the primary\'s position serves the reads, with
   assert.equal(w.router.lagNowMs(), 0);
 });
 
-test('the lag grows with the time since the last check: past the largest lag, reads go to the primary (lagging) until a check finds it fresh', async () => {
+test('the lag grows with the time since the last check: past the largest lag, reads go to the primary (lagging) '
+  + 'until a check finds it fresh', async () => {
   const w = world(1_000, 100);
   await w.router.check();
   w.advance(900);
@@ -76,14 +88,16 @@ test('a replica whose replay is stopped: bounded by the newest sample it replaye
   assert.deepEqual(w.fallbacks, ['lagging']);
 });
 
-test('a read that fails on a replica gone down runs on the primary at once; the replica counts as down until a check reaches it', async () => {
+test('a read that fails on a replica gone down runs on the primary at once; the replica counts as down until a check '
+  + 'reaches it', async () => {
   const w = world();
   await w.router.check();
   w.replica.state.down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
   assert.equal(await w.read(), 'primary');
   assert.equal(await w.read(), 'primary');
   assert.deepEqual(w.fallbacks, ['unavailable', 'unavailable']);
-  assert.equal(w.replica.ran.filter((sql) => sql.includes('list')).length, 0, 'the second read did not try the replica');
+  const tried = w.replica.ran.filter((sql) => sql.includes('list')).length;
+  assert.equal(tried, 0, 'the second read did not try the replica');
   await w.router.check();
   assert.equal(w.router.reading().up, false);
   w.replica.state.down = null;
@@ -92,10 +106,12 @@ test('a read that fails on a replica gone down runs on the primary at once; the 
   assert.deepEqual(w.changes, ['serving', 'unavailable', 'serving']);
 });
 
-test('a read cancelled by recovery runs on the primary without marking the replica down; a read\'s own error is not retried', async () => {
+test('a read cancelled by recovery runs on the primary without marking the replica down; a read\'s own error is '
+  + 'not retried', async () => {
   const w = world();
   await w.router.check();
-  w.replica.state.down = Object.assign(new Error('canceling statement due to conflict with recovery'), { code: '40001' });
+  const conflict = new Error('canceling statement due to conflict with recovery');
+  w.replica.state.down = Object.assign(conflict, { code: '40001' });
   assert.equal(await w.read(), 'primary');
   assert.equal(w.router.reading().up, true);
   w.replica.state.down = Object.assign(new Error('invalid input syntax'), { code: '22P02' });
@@ -114,7 +130,8 @@ test('without the primary\'s position the lag is unknown: reads go to the primar
   assert.deepEqual(w.fallbacks, ['lag_unknown']);
 });
 
-test('a server that is not in recovery holds every commit: it serves with lag 0; a replica with no replay position is unknown', async () => {
+test('a server that is not in recovery holds every commit: it serves with lag 0; a replica with no replay position '
+  + 'is unknown', async () => {
   const w = world();
   w.replica.state.recovery = false;
   w.replica.state.replayLsn = null;
@@ -129,7 +146,9 @@ test('a server that is not in recovery holds every commit: it serves with lag 0;
 test('a transaction runs whole on one side, and statements reach it without a name', async () => {
   const w = world();
   await w.router.check();
-  const got = await w.router.reader.tx(async (q) => (await q.query<{ server: string }>({ name: 'x', text: 'SELECT 2 AS list' })).rows[0]!.server);
+  const named = { name: 'x', text: 'SELECT 2 AS list' };
+  const got = await w.router.reader.tx(async (q) => (await q.query<{ server: string }>(named)).rows[0]!.server);
   assert.equal(got, 'replica');
+  assert.deepEqual(w.replica.ran.filter((sql) => sql.startsWith('named')), []);
   assert.equal(w.router.reader.transactionPooled, true);
 });

@@ -41,7 +41,10 @@ export interface ReadRouterOptions {
 
 /** The reader handle of the query stores, and its checks. */
 export interface ReadRouter {
-  /** Where the heavy reads go: a {@link Db} that runs each read on the replica while it may serve it, else on the primary. */
+  /**
+   * Where the heavy reads go: a {@link Db} that runs each read on the replica while it may serve it, else on the
+   * primary.
+   */
   readonly reader: Db;
   /** The last check's reading. */
   reading(): ReplicaReading;
@@ -92,7 +95,8 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
   let stopped = false;
   let state: 'serving' | FallbackReason | null = null;
 
-  const lagNowMs = (): number | null => (reading.up && reading.lagMs !== null ? reading.lagMs + (nowMs() - reading.atMs) : null);
+  const lagNowMs = (): number | null =>
+    (reading.up && reading.lagMs !== null ? reading.lagMs + (nowMs() - reading.atMs) : null);
   const route = (): 'serving' | FallbackReason => {
     if (!reading.up) return 'unavailable';
     const lag = lagNowMs();
@@ -123,12 +127,15 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
       return;
     }
     try {
-      const row = (await replica.query<{ recovery: boolean; lsn: string | null; age_ms: number | null }>(REPLICA_POSITION)).rows[0];
+      type Position = { recovery: boolean; lsn: string | null; age_ms: number | null };
+      const row = (await replica.query<Position>(REPLICA_POSITION)).rows[0];
       const at = nowMs();
       // A server that is not in recovery answers as the primary does: it holds every commit (the same server,
       // or one in front of it). A promoted former replica is a second primary: point the URL elsewhere.
       const lagMs = row?.recovery === false ? 0
-        : replicaLagMs({ replayLsn: row?.lsn == null ? null : parseLsn(row.lsn), replayAgeMs: row?.age_ms ?? null, samples, nowMs: at });
+        : replicaLagMs({
+          replayLsn: row?.lsn == null ? null : parseLsn(row.lsn), replayAgeMs: row?.age_ms ?? null, samples, nowMs: at,
+        });
       samples = keptSamples(samples, at, maxLagMs + checkMs);
       reading = { up: true, lagMs, atMs: at };
       settle();
@@ -165,12 +172,15 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
     return read(primary);
   };
 
+  // Statements go out unnamed, whichever side runs them: the replica may sit behind a pooler of any mode.
+  const unnamed = (text: string | Prepared): string => (typeof text === 'string' ? text : text.text);
   const reader: Db = {
     engine: primary.engine,
     transactionPooled: true,
     query: <R extends pg.QueryResultRow>(text: string | Prepared, params?: readonly unknown[]) =>
-      routed((db) => db.query<R>(typeof text === 'string' ? text : text.text, params)),
-    tx: <T>(fn: (q: Queryable) => Promise<T>) => routed((db) => db.tx(fn)),
+      routed((db) => db.query<R>(unnamed(text), params)),
+    tx: <T>(fn: (q: Queryable) => Promise<T>) =>
+      routed((db) => db.tx((q) => fn({ query: (text, params) => q.query(unnamed(text), params) }))),
     listenClient: async () => null,
     close: async () => undefined,
   };

@@ -6,20 +6,21 @@ const s = (lsn: number, atMs: number): LsnSample => ({ lsn: BigInt(lsn), atMs })
 
 test('replicaLagMs: the smaller of the two bounds, or null when neither applies', () => {
   const samples = [s(100, 1_000), s(200, 2_000), s(300, 3_000)];
-  const cases: { name: string; replayLsn: number | null; replayAgeMs: number | null; nowMs: number; want: number | null }[] = [
-    { name: 'replayed this check\'s position: as fresh as the primary when the check began', replayLsn: 300, replayAgeMs: 60_000, nowMs: 3_010, want: 10 },
-    { name: 'ahead of this check\'s position (commits since)', replayLsn: 350, replayAgeMs: null, nowMs: 3_010, want: 10 },
-    { name: 'idle primary: an old last commit, but the newest sample is replayed', replayLsn: 300, replayAgeMs: 600_000, nowMs: 3_005, want: 5 },
-    { name: 'behind: the newest replayed sample bounds it', replayLsn: 250, replayAgeMs: 5_000, nowMs: 3_000, want: 1_000 },
-    { name: 'behind: a recent last commit bounds it better', replayLsn: 250, replayAgeMs: 200, nowMs: 3_000, want: 200 },
-    { name: 'behind every sample: the commit time alone', replayLsn: 50, replayAgeMs: 4_000, nowMs: 3_000, want: 4_000 },
-    { name: 'behind every sample and no transaction replayed: unknown', replayLsn: 50, replayAgeMs: null, nowMs: 3_000, want: null },
-    { name: 'no replay position (not streaming, or hidden): unknown', replayLsn: null, replayAgeMs: 10, nowMs: 3_000, want: null },
-    { name: 'clock skew giving a negative age counts as 0', replayLsn: 250, replayAgeMs: -30, nowMs: 3_000, want: 0 },
+  // [name, replayed position, age of the last replayed commit (ms), now (ms), wanted bound (ms)]
+  const cases: [string, number | null, number | null, number, number | null][] = [
+    ['replayed this check\'s position: as fresh as the primary when the check began', 300, 60_000, 3_010, 10],
+    ['ahead of this check\'s position (commits since)', 350, null, 3_010, 10],
+    ['idle primary: an old last commit, but the newest sample is replayed', 300, 600_000, 3_005, 5],
+    ['behind: the newest replayed sample bounds it', 250, 5_000, 3_000, 1_000],
+    ['behind: a recent last commit bounds it better', 250, 200, 3_000, 200],
+    ['behind every sample: the commit time alone', 50, 4_000, 3_000, 4_000],
+    ['behind every sample and no transaction replayed: unknown', 50, null, 3_000, null],
+    ['no replay position (not streaming, or hidden): unknown', null, 10, 3_000, null],
+    ['clock skew giving a negative age counts as 0', 250, -30, 3_000, 0],
   ];
-  for (const c of cases) {
-    const got = replicaLagMs({ replayLsn: c.replayLsn === null ? null : BigInt(c.replayLsn), replayAgeMs: c.replayAgeMs, samples, nowMs: c.nowMs });
-    assert.equal(got, c.want, c.name);
+  for (const [name, replayed, replayAgeMs, nowMs, want] of cases) {
+    const replayLsn = replayed === null ? null : BigInt(replayed);
+    assert.equal(replicaLagMs({ replayLsn, replayAgeMs, samples, nowMs }), want, name);
   }
 });
 

@@ -1,5 +1,6 @@
 /**
- * How far behind the primary a read replica may be, as an upper bound in ms (docs/adr/0022-poolers-and-read-replicas.md).
+ * How far behind the primary a read replica may be, as an upper bound in ms
+ * (docs/adr/0022-poolers-and-read-replicas.md).
  * Pure: the read router (read-routing.ts) feeds it what the two servers answered and when.
  */
 
@@ -11,7 +12,10 @@ export interface LsnSample {
 
 /** What one check saw. */
 export interface LagInput {
-  /** The replica's `pg_last_wal_replay_lsn()`; null when it reports none (not a streaming replica, or a managed one that hides it). */
+  /**
+   * The replica's `pg_last_wal_replay_lsn()`; null when it reports none (not a streaming replica, or a managed one
+   * that hides it).
+   */
   readonly replayLsn: bigint | null;
   /** The replica's `now() - pg_last_xact_replay_timestamp()` in ms; null when it has replayed no transaction yet. */
   readonly replayAgeMs: number | null;

@@ -57,7 +57,9 @@ function listFilterSql(filters: ApplicationListFilters): string {
  * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007). The list runs on
  * `reader` (a read replica while it is fresh enough, docs/adr/0022-poolers-and-read-replicas.md; default `db`).
  */
-export function createPgApplicationStore(db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS, reader: Db = db): ApplicationStore {
+export function createPgApplicationStore(
+  db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS, reader: Db = db,
+): ApplicationStore {
   const grouped = statementBatcher<string, ApplicationRecord | null>(limits, async (refs) => {
     const res = await db.query<ApplicationRow>(FIND_APPLICATIONS, [[...new Set(refs)]]);
     // The id wins over a uid that happens to equal it, as in FIND_APPLICATION.
@@ -89,7 +91,10 @@ export function createPgApplicationStore(db: Db, limits: BatchLimits = DEFAULT_B
 
     async listApplications(page, filters = {}) {
       const k = keyset(page, 'id', 2);
-      const res = await reader.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE ${k.where}${listFilterSql(filters)} ORDER BY ${k.orderBy} LIMIT $1`, [k.fetch, ...k.params]);
+      const res = await reader.query<ApplicationRow>(
+        `SELECT ${COLUMNS} FROM applications WHERE ${k.where}${listFilterSql(filters)} ORDER BY ${k.orderBy} LIMIT $1`,
+        [k.fetch, ...k.params],
+      );
       return toPage(res.rows, page, (r) => r.id, toRecord);
     },
 
