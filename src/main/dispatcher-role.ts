@@ -179,7 +179,9 @@ function brokerSources(deps: DispatcherRoleDeps, broker: BrokerWiring, faults: F
   const m = broker.metrics;
   const source = createBrokerSource({
     transport: broker.transport, store, clock: deps.clock, logger,
-    maxInFlight: config.brokerMaxInFlight === 0 ? 2 * config.concurrency : config.brokerMaxInFlight,
+    // Per shard, room for the whole window and an endpoint's ids ahead: an endpoint that holds its share in flight
+    // (a black hole) never fills its shard's prefetch, and the other endpoints of the shard still get theirs.
+    maxInFlight: config.brokerMaxInFlight === 0 ? config.brokerShards * (config.concurrency + config.brokerEndpointAhead) : config.brokerMaxInFlight,
     sweepEveryMs: config.pollIntervalMs,
     observer: { received: m.received, acknowledged: m.acknowledged, nacked: m.nacked, deadLettered: m.deadLettered },
   });

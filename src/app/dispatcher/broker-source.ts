@@ -1,7 +1,7 @@
 import type { BrokerDeadLetter, BrokerMessage, BrokerTransport } from '../../ports/broker.ts';
 import type { BrokerOutboxStore, ClaimIdRefusal } from '../../ports/broker-outbox-store.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { ClaimedDelivery, ClaimWindow } from '../../ports/delivery-store.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { WorkSource } from '../../ports/work-source.ts';
 
@@ -78,14 +78,35 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
     ack(messages, how);
   };
 
-  /** Up to `limit` ids of waiting messages whose endpoint is not excluded: suspect ones (`alone`) or the others. */
-  const pick = (limit: number, exclude: ReadonlySet<string>, alone: boolean): string[] => {
-    const ids = new Set<string>();
+  /**
+   * Up to `limit` ids of waiting messages (`alone` ones, or the others), taken round-robin over their endpoints in
+   * arrival order, each endpoint at most its room in the window (share − held): ids of an endpoint that has no room now
+   * (a black hole at its share) never crowd out another endpoint's.
+   */
+  const pick = (limit: number, window: ClaimWindow, exclude: ReadonlySet<string>, alone: boolean): string[] => {
+    const byEndpoint = new Map<string, string[]>();
     for (const w of waiting) {
-      if (ids.size >= limit) break;
-      if (w.alone === alone && !exclude.has(w.message.endpointId)) ids.add(w.message.deliveryId);
+      const endpointId = w.message.endpointId;
+      if (w.alone !== alone || exclude.has(endpointId)) continue;
+      const ids = byEndpoint.get(endpointId) ?? [];
+      if (ids.length < window.share - (window.held.get(endpointId) ?? 0) && !ids.includes(w.message.deliveryId)) {
+        ids.push(w.message.deliveryId);
+      }
+      byEndpoint.set(endpointId, ids);
     }
-    return [...ids];
+    const picked: string[] = [];
+    for (let round = 0; picked.length < limit; round += 1) {
+      let any = false;
+      for (const ids of byEndpoint.values()) {
+        const id = ids[round];
+        if (id === undefined) continue;
+        any = true;
+        picked.push(id);
+        if (picked.length >= limit) break;
+      }
+      if (!any) break;
+    }
+    return picked;
   };
 
   /** Applies the claim's verdicts to the waiting messages of `ids`. */
@@ -177,11 +198,11 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
       // Suspect ids one statement each, so that one whose claim fails is nacked alone; then the rest in one statement.
       // A failure after some leases returns those (they are in flight here); with none, it backs the dispatcher off.
       try {
-        for (const id of pick(request.limit, exclude, true)) {
+        for (const id of pick(request.limit, request.window, exclude, true)) {
           if (deliveries.length >= request.limit) break;
           await claim([id]);
         }
-        const rest = pick(request.limit - deliveries.length, exclude, false);
+        const rest = pick(request.limit - deliveries.length, request.window, exclude, false);
         if (rest.length > 0) await claim(rest);
       } catch (error) {
         if (deliveries.length === 0) throw error;
