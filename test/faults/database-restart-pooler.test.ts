@@ -79,9 +79,14 @@ describe('database restart under load, through a transaction pooler', () => {
       const figures = ledger.figures(requests);
       assert.equal(figures.lost, 0, `lost: ${ledger.missing(requests).join(', ')}`);
       assert.equal(figures.invalidSignatures, 0);
+      const reclaimed = await world.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events e
+        JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'reclaimed'`, [appId]);
+      const reclaims = reclaimed[0]?.n ?? 0;
+      const duplicates = `duplicates (${figures.duplicates}) come only from reclaimed leases (${reclaims})`;
+      assert.ok(figures.duplicates <= reclaims, duplicates);
       const statuses = [...new Set(whileDown.map((a) => a.status))].join('/');
       printSummary('4p database restart under load through PgBouncer (fast)', figures, started, {
-        publishes_tried: load.answers.length, while_down: statuses,
+        publishes_tried: load.answers.length, while_down: statuses, reclaimed: reclaims,
       });
     });
   });
