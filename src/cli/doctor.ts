@@ -25,6 +25,33 @@ export const MIN_POSTGRES_VERSION_NUM = 150_000;
 const BROAD_PREFIX = { ipv4: 8, ipv6: 32 } as const;
 /** Cloud metadata services: an allow-list that opens them lets a webhook read the host's credentials. */
 const METADATA_ADDRESSES = ['169.254.169.254', 'fd00:ec2::254'];
+/** IPv4-mapped and IPv4-compatible IPv6: the egress guard judges them by the IPv4 inside, never by an IPv6 entry. */
+const IPV4_IN_IPV6 = ['::ffff:0:0/96', '::/96'].map((cidr) => ipaddr.parseCIDR(cidr));
+const UNSPECIFIED_AND_LOOPBACK = ipaddr.parseCIDR('::/127');
+
+/**
+ * An error when an IPv6 entry covers IPv4-mapped or -compatible addresses: it looks as if it opened the IPv4
+ * inside (`::ffff:169.254.169.254/128`, `::ffff:0:0/96`) but opens nothing there; null otherwise.
+ */
+function mappedEntryCheck(cidr: string, network: ipaddr.IPv4 | ipaddr.IPv6, bits: number): Check | null {
+  if (network.kind() !== 'ipv6') return null;
+  const covers = IPV4_IN_IPV6.some(([range, rangeBits]) => {
+    if (bits <= rangeBits) return range.match([network, bits]);
+    // Within ::/96, :: and ::1 are the unspecified and loopback addresses, not IPv4-compatible ones.
+    return network.match([range, rangeBits]) && !(bits >= 127 && network.match(UNSPECIFIED_AND_LOOPBACK));
+  });
+  if (!covers) return null;
+  const metadata = METADATA_ADDRESSES.filter((a) => ipaddr.parse(a).kind() === 'ipv4').some((a) =>
+    ['::ffff:', '::'].some((prefix) => ipaddr.parse(prefix + a).match([network, bits])),
+  );
+  const target = metadata ? ', the cloud metadata service among them' : '';
+  return {
+    check: 'egress',
+    level: 'error',
+    message: `${cidr} covers IPv4-mapped IPv6 addresses${target}: they are judged by the IPv4 inside, so it opens none`,
+    fix: 'remove it; to open an IPv4 receiver, list its IPv4 address (a.b.c.d/32)',
+  };
+}
 
 /** One check's verdict. */
 export interface Check {
@@ -103,6 +130,8 @@ export function egressChecks(allowlist: readonly string[], production: boolean):
         fix: "list the receivers' addresses or small ranges instead",
       };
     }
+    const mapped = mappedEntryCheck(cidr, network, bits);
+    if (mapped !== null) return mapped;
     const opened = REFUSED_RANGES.filter((r) => {
       const [rn, rb] = ipaddr.parseCIDR(r.cidr);
       return rn.kind() === kind && (network.match([rn, rb]) || rn.match([network, bits]));

@@ -94,7 +94,32 @@ test('the allow-list opens exactly the ranges it names', () => {
   assert.deepEqual(isAddressAllowed('::1', ['::1/128']), { allowed: true });
   assert.deepEqual(isAddressAllowed('10.9.8.7', ['10.0.0.0/8']), { allowed: true });
   assert.deepEqual(isAddressAllowed('fd00::5', [' fd00::/8 ']), { allowed: true });
-  assert.deepEqual(isAddressAllowed('64:ff9b::7f00:1', ['64:ff9b::/96']), { allowed: true });
+  assert.deepEqual(isAddressAllowed('64:ff9b::7f00:1', ['64:ff9b::/96', '127.0.0.1/32']), { allowed: true });
+  assert.deepEqual(isAddressAllowed('64:ff9b::5db8:d822', ['64:ff9b::/96']), { allowed: true });
+});
+
+test('an IPv6 entry never opens the IPv4 inside a mapped, compatible, NAT64 or 6to4 address', () => {
+  const v6Entries = [['::ffff:0:0/96'], ['::ffff:169.254.169.254/128'], ['::/96'], ['::/0']];
+  for (const entries of v6Entries) {
+    for (const ip of ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::a9fe:a9fe']) {
+      const verdict = isAddressAllowed(ip, entries);
+      assert.equal(verdict.allowed, false, `${ip} with ${entries.join(',')}`);
+      assert.match(verdict.allowed ? '' : verdict.reason, /the IPv4 inside/);
+    }
+    for (const url of ['http://[::ffff:a9fe:a9fe]/latest/meta-data', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:192.168.1.1]/']) {
+      assert.equal(checkEndpointUrl(url, entries).ok, false, `${url} with ${entries.join(',')}`);
+    }
+  }
+  // The IPv4 entry decides, so the mapped form of an opened IPv4 still passes.
+  assert.deepEqual(isAddressAllowed('::ffff:169.254.169.254', ['::ffff:0:0/96', '169.254.169.254/32']), { allowed: true });
+  // NAT64 and 6to4 entries open the translator or relay, never a refused IPv4 behind it.
+  for (const [ip, entry] of [['64:ff9b::a9fe:a9fe', '64:ff9b::/96'], ['2002:a9fe:a9fe::1', '2002::/16'], ['2002:7f00:1::', '2002:7f00:1::/48']]) {
+    const verdict = isAddressAllowed(ip as string, [entry as string]);
+    assert.equal(verdict.allowed, false, ip);
+    assert.match(verdict.allowed ? '' : verdict.reason, /IPv4 embedded in .*an IPv4 entry opens the IPv4 inside it/);
+  }
+  assert.equal(checkEndpointUrl('http://[64:ff9b::a9fe:a9fe]/', ['64:ff9b::/96']).ok, false);
+  assert.deepEqual(isAddressAllowed('2002:a9fe:a9fe::1', ['2002::/16', '169.254.169.254/32']), { allowed: true });
 });
 
 test('an allow-list entry that is not a CIDR range is an error, never a silent refusal or opening', () => {

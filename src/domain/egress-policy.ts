@@ -150,10 +150,12 @@ function refusedRangeOf(address: Address): RefusedRange | null {
  * Decides whether an outbound request may connect to `ip` (docs/design.md#security).
  *
  * Refused: every range of {@link REFUSED_RANGES}, and any IPv6 address outside global unicast 2000::/3.
- * IPv4-mapped and IPv4-compatible IPv6 addresses are unwrapped and their IPv4 decides (both ways: the
- * mapped form of an allow-listed IPv4 is allowed too). NAT64 and 6to4 addresses are refused as ranges; the
- * embedded IPv4 is named in the reason, and only an allow-list entry for the IPv6 address itself opens them
- * (the packets go to a translator or relay, not to the embedded host).
+ * IPv4-mapped and IPv4-compatible IPv6 addresses are unwrapped before the allow-list is read, and their IPv4
+ * alone decides: the mapped form of an allow-listed IPv4 is allowed, and no IPv6 entry opens a mapped address
+ * (`::ffff:0:0/96` would otherwise open 169.254.169.254). NAT64 and 6to4 addresses are refused as ranges, the
+ * embedded IPv4 named in the reason; an IPv6 entry for the address opens it only when the embedded IPv4 is
+ * allowed too (public, or opened by an IPv4 entry): an IPv4 entry alone does not open them, since the packets
+ * go to a translator or relay.
  *
  * @param ip an IP address as a resolver returns it (dotted IPv4 or IPv6, optionally with a zone id); other
  *   IPv4 spellings are interpreted as inet_aton would. Anything else is refused.
@@ -164,26 +166,30 @@ export function isAddressAllowed(ip: string, allowlist: readonly string[]): Addr
   const allowed = parseAllowlist(allowlist);
   const address = parseAddress(ip);
   if (address === null) return { allowed: false, reason: `"${ip}" is not an IP address` };
-  if (inAllowlist(address, allowed)) return { allowed: true };
+  if (address.kind() === 'ipv4') return judgeAddress(address, allowed, '');
+  const v6 = address as ipaddr.IPv6;
+  const mapped = unwrapIPv4(v6);
+  if (mapped !== null) return judgeAddress(mapped, allowed, ` (the IPv4 inside ${ip})`);
+  const embedded = embeddedIPv4(v6);
+  if (embedded !== null && inAllowlist(v6, allowed)) {
+    const inner = judgeAddress(embedded, allowed, ` (the IPv4 embedded in ${ip})`);
+    if (inner.allowed) return inner;
+    return { allowed: false, reason: `${inner.reason}; an IPv6 allow-list entry opens a NAT64 or 6to4 address only when an IPv4 entry opens the IPv4 inside it` };
+  }
+  return judgeAddress(v6, allowed, '');
+}
 
-  let checked: Address = address;
-  let via = '';
-  if (address.kind() === 'ipv6') {
-    const v4 = unwrapIPv4(address as ipaddr.IPv6);
-    if (v4 !== null) {
-      if (inAllowlist(v4, allowed)) return { allowed: true };
-      checked = v4;
-      via = ` (the IPv4 inside ${ip})`;
-    }
-  }
-  const refused = refusedRangeOf(checked);
+/** One address against the allow-list, then the refused ranges and (IPv6) global unicast. */
+function judgeAddress(address: Address, allowed: readonly [Address, number][], via: string): AddressVerdict {
+  if (inAllowlist(address, allowed)) return { allowed: true };
+  const refused = refusedRangeOf(address);
   if (refused !== null) {
-    const embedded = checked.kind() === 'ipv6' ? embeddedIPv4(checked as ipaddr.IPv6) : null;
+    const embedded = address.kind() === 'ipv6' ? embeddedIPv4(address as ipaddr.IPv6) : null;
     const inside = embedded === null ? '' : `, embedding ${embedded.toString()}`;
-    return { allowed: false, reason: `${checked.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} (${refused.source})${inside}` };
+    return { allowed: false, reason: `${address.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} (${refused.source})${inside}` };
   }
-  if (checked.kind() === 'ipv6' && !checked.match(GLOBAL_UNICAST_V6)) {
-    return { allowed: false, reason: `${checked.toString()} is outside IPv6 global unicast 2000::/3 (RFC 4291)` };
+  if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) {
+    return { allowed: false, reason: `${address.toString()} is outside IPv6 global unicast 2000::/3 (RFC 4291)` };
   }
   return { allowed: true };
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { checkKeyRegistry } from '../../src/adapters/postgres/key-registry.ts';
-import type { Check } from '../../src/cli/doctor.ts';
+import { egressChecks, type Check } from '../../src/cli/doctor.ts';
 import type { CliIo } from '../../src/cli/io.ts';
 import { runOperatorCommand } from '../../src/cli/program.ts';
 import { gatherDoctorFacts } from '../../src/main/doctor-probe.ts';
@@ -96,6 +96,22 @@ test('doctor: all ok on a healthy installation; each broken one names its error 
     /^error {4}egress {9}169\.254\.0\.0\/16 opens the cloud metadata service to webhooks\n {24}-> remove it/m,
   );
   assert.match(text.stdout, /^ok {7}database {7}PostgreSQL /m);
+});
+
+test('doctor: an IPv6 allow-list entry covering IPv4-mapped addresses is an error, never "has no effect"', () => {
+  const entries = ['::ffff:0:0/96', '::ffff:169.254.169.254/128', '::ffff:a9fe:0/112', '::/96', '::a9fe:a9fe/128'];
+  for (const check of egressChecks(entries, true)) {
+    assert.equal(check.level, 'error', check.message);
+    assert.match(check.message, /covers IPv4-mapped IPv6 addresses.*opens none/);
+    assert.match(check.fix!, /list its IPv4 address/);
+  }
+  assert.match(egressChecks(['::ffff:169.254.169.254/128'], false)[0]!.message, /cloud metadata service among them/);
+  assert.doesNotMatch(egressChecks(['::ffff:10.0.0.1/128'], false)[0]!.message, /metadata/);
+  // Entries next to the mapped ranges keep their own verdicts.
+  assert.deepEqual(
+    egressChecks(['::1/128', '2606:4700::/48', '64:ff9b::/96'], false).map((c) => c.level),
+    ['ok', 'warning', 'ok'],
+  );
 });
 
 /** Runs `tidings doctor --json` in this process with a host clock `offsetMs` off, through the seam. */
