@@ -137,28 +137,63 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, 
   }
 }
 
+/**
+ * Runs one workload and returns its result; a workload that fails (a process that exits or is stopped before it
+ * is ready, on a shared machine) is logged and noted in `failed`, and the others still run: its run has no figure.
+ */
+type Attempt = <T>(label: string, fn: () => Promise<T>) => Promise<T | undefined>;
+
+function attempts(ctx: BenchContext, failed: string[]): Attempt {
+  return async (label, fn) => {
+    try {
+      return await fn();
+    } catch (error) {
+      failed.push(`${label}: ${(error as Error).message}`);
+      ctx.log(`  peers ${label} FAILED: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+}
+
 /** Runs every peer of `stores` on one burst, in order, and returns each one's deliveries/s; the others ÷ the peer. */
-async function peerBursts(ctx: BenchContext, stores: PeerStores, receiver: Receiver, part: string, run: number, messages: number): Promise<PeerFigures> {
+async function peerBursts(
+  ctx: BenchContext, stores: PeerStores, receiver: Receiver, part: string, run: number, messages: number, attempt: Attempt,
+): Promise<PeerFigures> {
   const connections = effectiveConfig(ctx, {}).maxSocketsPerOrigin;
   const figures: PeerFigures = {};
   for (const variant of stores.variants) {
-    const tag = `${part}-${variant.replace(' ', '-')}-${run}`;
-    figures[variant] = await peerBurst(ctx, variant, stores.options(variant, receiver, tag, PEER_IN_FLIGHT, connections), part, run, messages);
-    if (variant !== 'peer') addRatio(ctx, part, variant, figures[variant], figures.peer);
+    const o = stores.options(variant, receiver, `${part}-${variant.replace(' ', '-')}-${run}`, PEER_IN_FLIGHT, connections);
+    const value = await attempt(`${part} ${variant} run ${run}`, () => peerBurst(ctx, variant, o, part, run, messages));
+    if (value === undefined) continue;
+    figures[variant] = value;
+    if (variant !== 'peer') addRatio(ctx, part, variant, value, figures.peer);
   }
   return figures;
 }
 
-/** peers: see the file comment. Redis keys live under a prefix private to this invocation, deleted at start and end. */
+/**
+ * peers: see the file comment. Redis keys live under a prefix private to this invocation, deleted at start and end.
+ * @throws Error naming every workload that failed, once the others have run
+ */
 export async function scenarioPeers(ctx: BenchContext): Promise<void> {
   const { sizes, runs, payloadBytes } = ctx.options;
   const prefix = `tidings-bench-peer-${randomBytes(4).toString('hex')}`;
   const stores = await openPeerStores(ctx, redisTarget(ctx.options.redisUrl), prefix);
   const connections = effectiveConfig(ctx, {}).maxSocketsPerOrigin;
-  const tidings = (receiver: Receiver, tag: string, messages: number, env: Record<string, string>, keyed = false, oneProcess = false) => runDelivery(ctx.base, {
-    tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: oneProcess ? 0 : 1, oneProcess, env,
-    publishInFlight: sizes.publishInFlight, payloadBytes, idempotencyKeys: keyed, waitTimeoutMs: sizes.waitTimeoutMs,
-  });
+  const failed: string[] = [];
+  const attempt = attempts(ctx, failed);
+  /** One Tidings burst, recorded and divided by each peer's figure of the same run; undefined when it failed. */
+  const tidings = async (part: string, engine: Variant, run: number, receiver: Receiver, messages: number,
+    env: Record<string, string>, peers: PeerFigures, keyed = false, oneProcess = false): Promise<number | undefined> => {
+    const tag = `p-${part}${engine === 'tidings' ? '' : `-${engine.replace('tidings ', '').replace(' ', '-')}`}-${run}`;
+    const spec = {
+      tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: oneProcess ? 0 : 1,
+      oneProcess, env, publishInFlight: sizes.publishInFlight, payloadBytes, idempotencyKeys: keyed, waitTimeoutMs: sizes.waitTimeoutMs,
+    } as const;
+    const value = await attempt(`${part} ${engine} run ${run}`, async () => recordTidings(ctx, part, engine, run, await runDelivery(ctx.base, spec)));
+    if (value !== undefined) addRatios(ctx, part, engine, value, peers);
+    return value;
+  };
   const withReceiver = async (delayMs: number, fn: (r: Receiver) => Promise<void>): Promise<void> => {
     const receiver = await startReceiver({ delayMs, ports: 1 }, join(ctx.base.logDir, `receiver-peers-${delayMs}ms.log`));
     try {
@@ -172,39 +207,40 @@ export async function scenarioPeers(ctx: BenchContext): Promise<void> {
     if (parts.includes('fast')) await withReceiver(0, async (receiver) => {
       const n = sizes.burstMessages;
       for (let run = 1; run <= runs; run += 1) {
-        await rawBurst(ctx, receiver, 'fast', run, n);
-        const peers = await peerBursts(ctx, stores, receiver, 'fast', run, n);
-        addRatios(ctx, 'fast', 'tidings', recordTidings(ctx, 'fast', 'tidings', run, await tidings(receiver, `p-fast-${run}`, n, {})), peers);
-        addRatios(ctx, 'fast', 'tidings keyed', recordTidings(ctx, 'fast', 'tidings keyed', run, await tidings(receiver, `p-fast-keyed-${run}`, n, {}, true)), peers);
-        const one = await tidings(receiver, `p-fast-one-${run}`, n, {}, false, true);
-        addRatios(ctx, 'fast', 'tidings one process', recordTidings(ctx, 'fast', 'tidings one process', run, one), peers);
+        await attempt(`fast raw run ${run}`, () => rawBurst(ctx, receiver, 'fast', run, n));
+        const peers = await peerBursts(ctx, stores, receiver, 'fast', run, n, attempt);
+        await tidings('fast', 'tidings', run, receiver, n, {}, peers);
+        await tidings('fast', 'tidings keyed', run, receiver, n, {}, peers, true);
+        await tidings('fast', 'tidings one process', run, receiver, n, {}, peers, false, true);
       }
     });
     if (parts.includes('slow')) await withReceiver(100, async (receiver) => {
       const n = Math.min(sizes.burstMessages, SLOW_MESSAGES_MAX);
       const bound = PEER_IN_FLIGHT / 0.1;
       for (let run = 1; run <= runs; run += 1) {
-        await rawBurst(ctx, receiver, 'slow', run, Math.min(n, PEER_IN_FLIGHT * 20));
-        const peers = await peerBursts(ctx, stores, receiver, 'slow', run, n);
-        const narrow = recordTidings(ctx, 'slow', 'tidings', run, await tidings(receiver, `p-slow-${run}`, n, NARROW_WINDOW));
-        addRatios(ctx, 'slow', 'tidings', narrow, peers);
-        ctx.book.add({ scenario: 'peers', engine: 'tidings', name: `slow: share of the ${bound}/s bound`, unit: '%', better: 'higher', target: '≥ 97' }, (100 * narrow) / bound);
-        const wide = recordTidings(ctx, 'slow', 'tidings window', run, await tidings(receiver, `p-slow-window-${run}`, n, {}));
-        addRatios(ctx, 'slow', 'tidings window', wide, peers);
+        await attempt(`slow raw run ${run}`, () => rawBurst(ctx, receiver, 'slow', run, Math.min(n, PEER_IN_FLIGHT * 20)));
+        const peers = await peerBursts(ctx, stores, receiver, 'slow', run, n, attempt);
+        const narrow = await tidings('slow', 'tidings', run, receiver, n, NARROW_WINDOW, peers);
+        if (narrow !== undefined) {
+          const name = `slow: share of the ${bound}/s bound`;
+          ctx.book.add({ scenario: 'peers', engine: 'tidings', name, unit: '%', better: 'higher', target: '≥ 97' }, (100 * narrow) / bound);
+        }
+        await tidings('slow', 'tidings window', run, receiver, n, {}, peers);
       }
     });
     if (parts.includes('latency')) await withReceiver(0, async (receiver) => {
       for (let run = 1; run <= runs; run += 1) {
         for (const variant of stores.variants) {
           const o = stores.options(variant, receiver, `lat-${variant.replace(' ', '-')}-${run}`, PEER_IN_FLIGHT, connections);
-          const l = await runPeerPaced(o, PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs);
-          addLatency(ctx, variant, run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
+          const l = await attempt(`latency ${variant} run ${run}`, () => runPeerPaced(o, PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs));
+          if (l !== undefined) addLatency(ctx, variant, run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
         }
-        await tidingsPaced(ctx, receiver, run);
-        await tidingsPaced(ctx, receiver, run, true);
+        await attempt(`latency tidings run ${run}`, () => tidingsPaced(ctx, receiver, run));
+        await attempt(`latency tidings one process run ${run}`, () => tidingsPaced(ctx, receiver, run, true));
       }
     });
   } finally {
     await stores.close();
   }
+  if (failed.length > 0) throw new Error(`${failed.length} workload(s) failed, the others ran: ${failed.join('; ')}`);
 }
