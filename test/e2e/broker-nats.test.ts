@@ -1,0 +1,117 @@
+/**
+ * End to end through NATS JetStream (TIDINGS_TRANSPORT=nats, docs/guides/transports.md), the scenarios of the RabbitMQ
+ * file: an API process and two dispatcher processes on the machine's NATS server, a real receiver. A publish is
+ * delivered through the broker; retries come on their schedule (rows not yet due, published when due); an in-flight
+ * cap holds across both dispatchers; a black-hole endpoint with a backlog does not delay another endpoint; /readyz and
+ * /metrics report the broker.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { encodeSecret } from '../../src/domain/signing.ts';
+import { shardOf } from '../../src/ports/broker.ts';
+import { BROKER_SHARDS, type BrokerWorld } from '../support/broker-world.ts';
+import type { ApiClient } from '../support/fault-world.ts';
+import { createNatsWorld } from '../support/nats-world.ts';
+import type { TidingsProcess } from '../support/tidings-process.ts';
+
+describe('delivery through NATS JetStream', () => {
+  let world: BrokerWorld;
+  let api: ApiClient;
+  let dispatchers: TidingsProcess[];
+
+  before(async () => {
+    // A black hole's requests are held for 8 s (not 2 s), so that an endpoint stuck behind one would show it.
+    world = await createNatsWorld({
+      TIDINGS_ATTEMPT_DEADLINE: '8s', TIDINGS_HEADERS_TIMEOUT: '8s', TIDINGS_BODY_TIMEOUT: '8s', TIDINGS_LEASE: '9s',
+    });
+    api = await world.startApi();
+    dispatchers = [await world.startDispatcher('nats-a'), await world.startDispatcher('nats-b')];
+  });
+  after(async () => { await world?.close(); });
+
+  test('a published message is delivered through the broker, once per endpoint, its message acknowledged', async () => {
+    const { appId, endpoints } = await world.setupApp(api, 2, 'plain');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await api.publish(appId, { n: i })).id!);
+    const got = await world.receiver.waitForCount(10, 20_000, (r) => r.path.startsWith('/plain-'));
+    assert.ok(got.every((r) => r.signatureValid === true));
+    const pairs = new Set(got.map((r) => `${r.webhookId} ${r.path}`));
+    assert.equal(pairs.size, 10, 'each message once per endpoint');
+    await world.waitForRows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deliveries
+       WHERE app_id = $1 AND state = 'succeeded' AND broker_published_at IS NOT NULL`,
+      [appId], (rows) => rows[0]?.n === 10, 10_000, 'every delivery recorded, each published through the outbox');
+    assert.equal(endpoints.length, 2);
+    let published = 0;
+    let acked = 0;
+    for (const d of dispatchers) {
+      published += await world.metric(d, 'tidings_broker_published_total');
+      acked += await world.metric(d, 'tidings_broker_acknowledged_total');
+    }
+    assert.ok(published >= 10, `published ${published}`);
+    assert.ok(acked >= 10, `acknowledged ${acked}`);
+  });
+
+  test('retries come on their schedule: the outbox publishes a retry when it is due', async () => {
+    const { appId, endpoints } = await world.setupApp(api, 1, 'retry');
+    await world.receiver.script(endpoints[0]!.path, [{ status: 500 }, { status: 503 }]);
+    await api.publish(appId, { retry: true });
+    const got = await world.receiver.waitForCount(3, 20_000, (r) => r.path === endpoints[0]!.path);
+    assert.equal(new Set(got.map((r) => r.webhookId)).size, 1);
+    const attempts = await world.waitForRows<{ attempt_number: number; created_at: Date }>(
+      `SELECT a.attempt_number, a.created_at FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+       WHERE d.app_id = $1 ORDER BY a.attempt_number`, [appId],
+      (rows) => rows.length === 3, 10_000, 'three attempts recorded');
+    assert.deepEqual(attempts.map((a) => a.attempt_number), [1, 2, 3]);
+    // FAST_SETTINGS: 100 ms, then 200 ms, with 20 % jitter.
+    assert.ok(attempts[1]!.created_at.getTime() - attempts[0]!.created_at.getTime() >= 80, 'the first retry waited');
+    assert.ok(attempts[2]!.created_at.getTime() - attempts[1]!.created_at.getTime() >= 160, 'the second retry waited');
+  });
+
+  test('an in-flight cap holds across both dispatchers', async () => {
+    const { appId, endpoints } = await world.setupApp(api, 1, 'capped');
+    await world.query('UPDATE endpoints SET max_in_flight = 2 WHERE id = $1', [endpoints[0]!.id]);
+    await world.receiver.script(endpoints[0]!.path, [], { delayMs: 300 });
+    for (let i = 0; i < 8; i++) await api.publish(appId, { n: i });
+    const got = await world.receiver.waitForCount(8, 30_000, (r) => r.path === endpoints[0]!.path);
+    // At most two requests open at once: each arrival is at least 300 ms after the one two before it.
+    const at = got.map((r) => r.receivedAtMs).sort((a, b) => a - b);
+    for (let i = 2; i < at.length; i++) assert.ok(at[i]! - at[i - 2]! >= 250, `three requests open at once near ${i}`);
+  });
+
+  test('a black-hole endpoint with a backlog does not delay another endpoint, even one of its shard', async () => {
+    const hole = await world.setupApp(api, 1, 'hole');
+    // Healthy endpoints until one shares the black hole's shard subject (a quarter of them, by the endpoint hash).
+    const healthy = await world.setupApp(api, 4, 'healthy');
+    const shard = shardOf(hole.endpoints[0]!.id, BROKER_SHARDS);
+    for (let i = 0; !healthy.endpoints.some((e) => shardOf(e.id, BROKER_SHARDS) === shard) && i < 40; i++) {
+      const path = `/healthy-more-${i}`;
+      const secret = encodeSecret(randomBytes(24));
+      await world.receiver.setSecret(path, secret);
+      healthy.endpoints.push({ id: await api.createEndpoint(healthy.appId, world.receiver.url(path), secret), path });
+    }
+    const sameShard = healthy.endpoints.find((e) => shardOf(e.id, BROKER_SHARDS) === shard)!;
+    await world.receiver.script(hole.endpoints[0]!.path, [], { stall: true });
+    for (let i = 0; i < 40; i++) await api.publish(hole.appId, { n: i });
+    // Wait until the black hole holds a dispatcher's whole share of the window (16 of 32) in flight.
+    await world.receiver.waitForCount(16, 10_000, (r) => r.path === hole.endpoints[0]!.path);
+    const sentAt = new Map<string, number>();
+    for (let i = 0; i < 5; i++) {
+      const at = Date.now();
+      sentAt.set((await api.publish(healthy.appId, { n: i })).id!, at);
+    }
+    const got = await world.receiver.waitForCount(5, 10_000, (r) => r.path === sameShard.path);
+    const worst = Math.max(...got.map((r) => r.receivedAtMs - sentAt.get(r.webhookId!)!));
+    assert.ok(worst < 3_000, `the endpoint in the black hole's shard waited ${worst} ms behind it`);
+  });
+
+  test('/readyz of a dispatcher reports the broker connected; its metrics show the depth and the state', async () => {
+    const res = await fetch(`${dispatchers[0]!.adminUrl}/readyz`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { status: 'ready', transport: 'nats', broker: 'connected' });
+    assert.equal(await world.metric(dispatchers[0]!, 'tidings_broker_up'), 1);
+    const text = await (await fetch(`${dispatchers[0]!.adminUrl}/metrics`)).text();
+    assert.match(text, /^tidings_broker_depth\{queue="deliveries"\} \d+$/m);
+  });
+});
