@@ -178,6 +178,28 @@ describe('the HTTP edge answers in the error contract', () => {
     assert.equal(await appCount(), before);
   });
 
+  test('a 403 answered before the body is read closes the connection: a trickling caller neither holds it nor gets a second answer (408)', async () => {
+    const app = await api.svix.application.create({ name: 'edge-403' });
+    const appToken = await api.appKey(app.id);
+    let writer: NodeJS.Timeout | undefined;
+    // An application key may not create applications: refused before the 60,000 announced bytes are read.
+    const r = await rawExchange(api.url, `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${appToken}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"name":"`, {
+      timeoutMs: 6000,
+      then: (socket) => {
+        let writes = 0;
+        writer = setInterval(() => {
+          if (socket.destroyed || ++writes > 100) clearInterval(writer);
+          else socket.write('x'.repeat(64));
+        }, 50);
+      },
+    });
+    clearInterval(writer);
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.text.match(/HTTP\/1\.1 \d{3}/g)?.length, 1, `one answer only: ${r.text}`);
+    assert.match(r.text, /\r\nconnection: close\r\n/i);
+    assert.ok(r.closedAfterMs !== null && r.closedAfterMs < 2000, `closed after ${r.closedAfterMs} ms (request timeout 3 s)`);
+  });
+
   test('a Transfer-Encoding other than chunked alone (gzip, chunked) is refused 501 unsupported_transfer_encoding before the body is read, and nothing is created', async () => {
     const before = await appCount();
     // Node refuses a Transfer-Encoding that does not end in chunked itself (400); these end in it.

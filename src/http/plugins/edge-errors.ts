@@ -166,7 +166,18 @@ function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
  */
 export function installEdgeErrors(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => checkRequestShape(request));
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.raw.complete || !announcesBody(request.headers)) return payload;
+    // Answered before the body arrived (a 403, a 4xx before the body): the rest is never read, so the
+    // connection is closed instead of kept for a caller that may trickle it until the request timeout.
+    reply.header('connection', 'close');
+    answeredEarly.add(request.raw.socket);
+    return payload;
+  });
 }
+
+/** Sockets whose request was answered before its body arrived: a later timeout on them writes nothing. */
+const answeredEarly = new WeakSet<object>();
 
 /** The `frameworkErrors` option of Fastify (set at construction). */
 export const frameworkErrors = frameworkError;
@@ -174,11 +185,15 @@ export const frameworkErrors = frameworkError;
 /**
  * Makes Fastify's `clientErrorHandler`: a request Node could not parse, or that timed out, is answered with
  * `{code, detail}` JSON and the connection closed (nothing of the request is echoed). A reset or already
- * closed socket gets nothing. Lines are written through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
+ * closed socket gets nothing, nor one whose request was answered already (never a second answer). Lines are written through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
  */
 export function clientErrorHandler(sampler: LineSampler, log: (obj: object, msg: string) => void): (err: NodeJS.ErrnoException, socket: Duplex) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (answeredEarly.has(socket)) {
+      socket.destroy(); // the request was answered already: never a second answer on the same connection
+      return;
+    }
     const [code, detail] = clientErrorAnswer(err);
     const status = ERROR_CATALOG[code].status;
     if (sampler.take()) log({ clientError: err.code, status }, 'client error');
