@@ -4,8 +4,10 @@ import type { PageQuery } from '../ports/paging.ts';
 import type { Scanned } from '../ports/search-store.ts';
 import { scanStart, searchPage, type Examine } from './search-page.ts';
 
-const page = (limit: number, iterator: string | null = null, order: PageQuery['order'] = 'descending'): PageQuery => ({ limit, iterator, order });
-const scanned = (keys: readonly string[], stoppedAt: string | null = null): Scanned<string> => ({ items: keys.map((key) => ({ key, value: `v${key}` })), stoppedAt });
+const page = (limit: number, iterator: string | null = null, order: PageQuery['order'] = 'descending'): PageQuery =>
+  ({ limit, iterator, order });
+const scanned = (keys: readonly string[], stoppedAt: string | null = null): Scanned<string> =>
+  ({ items: keys.map((key) => ({ key, value: `v${key}` })), stoppedAt });
 
 test('a request scans in its order from its iterator; a prevIterator scans the other way from its key', () => {
   assert.deepEqual(scanStart(page(5)), { order: 'descending', after: null, backward: false });
@@ -20,7 +22,8 @@ test('a full page continues after its last item; a scan that reached its range e
   const end = await searchPage(scanned(['9', '8']), page(2), scanStart(page(2)), null);
   assert.deepEqual([end.data, end.iterator, end.done], [['v9', 'v8'], '8', true]);
   const empty = await searchPage(scanned([]), page(2, '5'), scanStart(page(2, '5')), null);
-  assert.deepEqual([empty.data, empty.iterator, empty.prevIterator, empty.done], [[], '5', null, true], 'an empty last page keeps the iterator');
+  const emptyShape = [empty.data, empty.iterator, empty.prevIterator, empty.done];
+  assert.deepEqual(emptyShape, [[], '5', null, true], 'an empty last page keeps the iterator');
 });
 
 test('a scan stopped by its budget gives a short (even empty) page that resumes where the scan stopped', async () => {
@@ -30,7 +33,7 @@ test('a scan stopped by its budget gives a short (even empty) page that resumes 
   assert.deepEqual([none.data, none.iterator, none.done], [[], '4', false]);
 });
 
-test('the payload filter keeps what it matches and, when it stops early, the page resumes after the last item it examined', async () => {
+test('the payload filter keeps its matches and, stopped early, resumes after the last item it examined', async () => {
   const evenOnly: Examine<string> = async (items) => {
     const examined = Math.min(items.length, 3);
     return { examined, matches: items.slice(0, examined).map((i) => Number(i.key) % 2 === 0) };
@@ -39,7 +42,7 @@ test('the payload filter keeps what it matches and, when it stops early, the pag
   assert.deepEqual([stopped.data, stopped.iterator, stopped.done], [['v8'], '7', false]);
   const nothingExamined: Examine<string> = async () => ({ examined: 0, matches: [] });
   const moves = await searchPage(scanned(['9', '8']), page(5), scanStart(page(5)), nothingExamined);
-  assert.deepEqual([moves.data, moves.iterator, moves.done], [[], '9', false], 'a page always moves on by at least one item');
+  assert.deepEqual([moves.data, moves.iterator, moves.done], [[], '9', false], 'a page moves on by one item at least');
 });
 
 test('a backward page shows its items in the list order, with prevIterator to go further back', async () => {

@@ -49,6 +49,7 @@ export function payloadFieldEquals(payload: Uint8Array, path: readonly string[],
   }
   if (node === undefined) return false;
   if (node.type === 'string') return node.value === value;
-  if (node.type === 'number' || node.type === 'boolean' || node.type === 'null') return text.slice(node.offset, node.offset + node.length) === value;
+  const scalar = node.type === 'number' || node.type === 'boolean' || node.type === 'null';
+  return scalar && text.slice(node.offset, node.offset + node.length) === value;
   return false;
 }

@@ -53,18 +53,22 @@ export function durationText(ms: number): string {
 export function searchWindow(after: Date | null, before: Date | null, now: Date, limits: WindowLimits): SearchWindow {
   if (after === null) {
     throw new AppError('search_unbounded', [issue('after',
-      `a search reads one window of the delivery log: add after (an RFC 3339 instant; before defaults to now), at most ${limits.maxWindowText} before before`,
+      'a search reads one window of the delivery log: add after (an RFC 3339 instant; before defaults to now), '
+        + `at most ${limits.maxWindowText} before before`,
       'search_unbounded.no_window')]);
   }
   // Without a before, the window ends with now, now included (the ids of this very millisecond).
   const end = before ?? new Date(now.valueOf() + 1);
   if (end.valueOf() <= after.valueOf()) {
-    throw new AppError('validation', [issue('before', before === null ? 'after must lie in the past (before defaults to now)' : 'before must be later than after', 'value_error')]);
+    const msg = before === null ? 'after must lie in the past (before defaults to now)'
+      : 'before must be later than after';
+    throw new AppError('validation', [issue('before', msg, 'value_error')]);
   }
   const widthMs = end.valueOf() - after.valueOf();
   if (widthMs > limits.maxWindowMs) {
     throw new AppError('search_unbounded', [issue('after',
-      `the window from after to before is ${durationText(widthMs)}, wider than ${limits.maxWindowText}: move after later or before earlier, and search the rest as further windows`,
+      `the window from after to before is ${durationText(widthMs)}, wider than ${limits.maxWindowText}: `
+        + 'move after later or before earlier, and search the rest as further windows',
       'search_unbounded.window_too_wide')]);
   }
   return { after, before: end };

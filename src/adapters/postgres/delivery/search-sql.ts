@@ -66,15 +66,19 @@ function statusClass(q: Params, column: string, cls: number | null): string[] {
   return [`${column} >= ${p}::int AND ${column} < ${p}::int + 100`];
 }
 
-const all = (conditions: readonly string[]): string => (conditions.length === 0 ? 'TRUE' : conditions.map((c) => `(${c})`).join(' AND '));
+const all = (conditions: readonly string[]): string =>
+  (conditions.length === 0 ? 'TRUE' : conditions.map((c) => `(${c})`).join(' AND '));
 
 /** The message columns a scan returns (never the payload), on alias `m`. */
-const MESSAGE_COLUMNS = (m: string) => `${m}.id AS message_id, ${m}.app_id, ${m}.event_id, ${m}.event_type, ${m}.channels, ${m}.tags,
-  (${m}.payload_expunged_at IS NOT NULL OR ${m}.payload IS NULL) AS expunged, ${m}.content_type, ${m}.deliver_at, ${m}.created_at`;
+const MESSAGE_COLUMNS = (m: string) => `${m}.id AS message_id, ${m}.app_id, ${m}.event_id, ${m}.event_type,
+  ${m}.channels, ${m}.tags, (${m}.payload_expunged_at IS NOT NULL OR ${m}.payload IS NULL) AS expunged,
+  ${m}.content_type, ${m}.deliver_at, ${m}.created_at`;
 
 /** The delivery columns a scan returns, on alias `d`. */
-const DELIVERY_COLUMNS = `d.id AS delivery_id, d.endpoint_id, d.state, d.attempt_count, d.last_status_code, d.last_error_kind, d.last_attempt_at,
-  CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS next_attempt`;
+const DELIVERY_COLUMNS = `d.id AS delivery_id, d.endpoint_id, d.state, d.attempt_count, d.last_status_code,
+  d.last_error_kind, d.last_attempt_at,
+  CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END
+    AS next_attempt`;
 
 /**
  * SCAN_MESSAGES — messages of an application whose ids lie in the window, in id order, at most `scanRows` of them
@@ -114,7 +118,8 @@ function deliveryMatch(q: Params, f: DeliveryFilters, m: string): string {
  * whole behind a fence, as ../delivery-reads.ts does); merged, at most `scanRows` examined; each with its message by
  * its key. The application is checked on every row (an endpoint named by id may be another application's).
  */
-export function scanEndpointDeliveriesSql(appId: string, endpointId: string, scan: ScanBounds, filters: DeliveryFilters): Statement {
+export function scanEndpointDeliveriesSql(appId: string, endpointId: string, scan: ScanBounds, filters: DeliveryFilters)
+  : Statement {
   const q = new Params();
   const o = dir(scan.order);
   const app = q.p(appId);
@@ -126,10 +131,12 @@ export function scanEndpointDeliveriesSql(appId: string, endpointId: string, sca
   const owned = `EXISTS (SELECT 1 FROM endpoints WHERE id = ${ep} AND app_id = ${app})`;
   const text = `SELECT ${MESSAGE_COLUMNS('m')}, ${DELIVERY_COLUMNS}, d.n, ${matched} AS matched FROM (
   SELECT d.*, row_number() OVER (ORDER BY d.message_id ${o} ROWS UNBOUNDED PRECEDING) AS n FROM (
-    (SELECT * FROM deliveries WHERE endpoint_id = ${ep} AND state <> 'leased' AND ${range} AND app_id = ${app} AND ${owned}
+    (SELECT * FROM deliveries
+     WHERE endpoint_id = ${ep} AND state <> 'leased' AND ${range} AND app_id = ${app} AND ${owned}
      ORDER BY message_id ${o} LIMIT ${scanRows})
     UNION ALL
-    (SELECT * FROM deliveries WHERE endpoint_id = ${ep} AND state = 'leased' AND ${range} AND app_id = ${app} AND ${owned} OFFSET 0)
+    (SELECT * FROM deliveries
+     WHERE endpoint_id = ${ep} AND state = 'leased' AND ${range} AND app_id = ${app} AND ${owned} OFFSET 0)
   ) d
   ORDER BY d.message_id ${o} LIMIT ${scanRows}
 ) d
@@ -139,10 +146,11 @@ ORDER BY d.message_id ${o} LIMIT ${q.p(scan.take)}`;
   return { text, values: q.values };
 }
 
-/** A key of the every-endpoint scan: `<message id>.<endpoint id>`, or a message id alone (a message with no delivery). */
+/** A key of the every-endpoint scan: `<message id>.<endpoint id>`, or a message id alone (one with no delivery). */
 export function splitDeliveryKey(key: string): { readonly messageId: string; readonly endpointId: string | null } {
   const dot = key.indexOf('.');
-  return dot < 0 ? { messageId: key, endpointId: null } : { messageId: key.slice(0, dot), endpointId: key.slice(dot + 1) };
+  if (dot < 0) return { messageId: key, endpointId: null };
+  return { messageId: key.slice(0, dot), endpointId: key.slice(dot + 1) };
 }
 
 /**
@@ -162,9 +170,11 @@ export function scanAppDeliveriesSql(appId: string, scan: ScanBounds, filters: D
     range = rangeSql(q, 'm.id', scan, resume?.messageId ?? null);
   } else {
     // Inclusive of the resume message; its deliveries continue after the resume endpoint.
-    const [lo, hi] = scan.order === 'descending' ? [scan.range.above, resume.messageId] : [resume.messageId, scan.range.below];
-    range = scan.order === 'descending' ? `m.id > ${q.p(lo)} AND m.id <= ${q.p(hi)}` : `m.id >= ${q.p(lo)} AND m.id < ${q.p(hi)}`;
-    within = ` AND (d.message_id <> ${q.p(resume.messageId)} OR d.endpoint_id ${beyond(scan.order)} ${q.p(resume.endpointId)})`;
+    const down = scan.order === 'descending';
+    const [lo, hi] = down ? [scan.range.above, resume.messageId] : [resume.messageId, scan.range.below];
+    range = down ? `m.id > ${q.p(lo)} AND m.id <= ${q.p(hi)}` : `m.id >= ${q.p(lo)} AND m.id < ${q.p(hi)}`;
+    const message = q.p(resume.messageId);
+    within = ` AND (d.message_id <> ${message} OR d.endpoint_id ${beyond(scan.order)} ${q.p(resume.endpointId)})`;
   }
   const scanRows = q.p(scan.scanRows);
   const matched = deliveryMatch(q, filters, 'c');
@@ -205,7 +215,8 @@ WHERE d.id = ANY (${ids}::bigint[]) AND d.app_id = ${app}`;
  * application is checked on every row (an endpoint named by id may be another application's). Response bodies
  * are not read.
  */
-export function scanAttemptsSql(appId: string, endpointId: string, scan: ScanBounds, filters: AttemptFilters): Statement {
+export function scanAttemptsSql(appId: string, endpointId: string, scan: ScanBounds, filters: AttemptFilters)
+  : Statement {
   const q = new Params();
   const o = dir(scan.order);
   const app = q.p(appId);
@@ -217,9 +228,11 @@ export function scanAttemptsSql(appId: string, endpointId: string, scan: ScanBou
     ...statusClass(q, 'c.response_status_code', filters.statusCodeClass),
     ...messageMatch(q, filters, 'm'),
   ]);
-  const text = `SELECT c.*, m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at, ${matched} AS matched FROM (
+  const text = `SELECT c.*, m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at,
+       ${matched} AS matched FROM (
   SELECT a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
-         a.error_kind, a.error_detail, a.duration_ms, a.created_at, row_number() OVER (ORDER BY a.id ${o} ROWS UNBOUNDED PRECEDING) AS n
+         a.error_kind, a.error_detail, a.duration_ms, a.created_at,
+         row_number() OVER (ORDER BY a.id ${o} ROWS UNBOUNDED PRECEDING) AS n
   FROM attempts a WHERE a.endpoint_id = ${ep} AND ${range} AND a.app_id = ${app}
     AND EXISTS (SELECT 1 FROM endpoints WHERE id = ${ep} AND app_id = ${app})
   ORDER BY a.id ${o} LIMIT ${scanRows}

@@ -4,7 +4,8 @@ import type { AttemptView, MessageView } from '../../../ports/message-query-stor
 import type { DeliveryHit, ScanBounds, Scanned, SearchStore } from '../../../ports/search-store.ts';
 import type { Db } from '../db.ts';
 import {
-  describeDeliveriesSql, scanAppDeliveriesSql, scanAttemptsSql, scanEndpointDeliveriesSql, scanMessagesSql, type Statement,
+  describeDeliveriesSql, scanAppDeliveriesSql, scanAttemptsSql, scanEndpointDeliveriesSql, scanMessagesSql,
+  type Statement,
 } from './search-sql.ts';
 
 /** What every scan row carries: its place in the scan and whether it matched the filters. */
@@ -59,15 +60,17 @@ interface AttemptRow extends ScanColumns {
 
 /** A message as a scan reads it: never its payload (`payload` null; the use case reads it when it must). */
 const messageOf = (r: MessageColumns): MessageView => ({
-  id: r.message_id, appId: r.app_id, eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags, payload: null,
-  expunged: r.expunged, contentType: r.content_type, deliverAt: r.deliver_at, createdAt: r.created_at,
+  id: r.message_id, appId: r.app_id, eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags,
+  payload: null, expunged: r.expunged, contentType: r.content_type, deliverAt: r.deliver_at, createdAt: r.created_at,
 });
 
 /**
  * The rows of a scan as {@link Scanned}: the matching ones, and where the scan stopped when it ended at its scan
  * budget (a row numbered `scanRows`) or at `take` rows before the range's end.
  */
-function scanned<R extends ScanColumns, T>(rows: readonly R[], scan: ScanBounds, keyOf: (row: R) => string, map: (row: R) => T): Scanned<T> {
+function scanned<R extends ScanColumns, T>(
+  rows: readonly R[], scan: ScanBounds, keyOf: (row: R) => string, map: (row: R) => T,
+): Scanned<T> {
   const last = rows[rows.length - 1];
   const stopped = last !== undefined && (rows.length >= scan.take || rows.some((r) => Number(r.n) >= scan.scanRows));
   return {
@@ -85,9 +88,10 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
   const run = async <R extends object>(s: Statement) => (await reader.query<R>(s.text, [...s.values])).rows;
 
   const deliveryOf = (r: MessageColumns & DeliveryColumns): DeliveryHit => ({
-    deliveryId: r.delivery_id ?? '', message: messageOf(r), endpointId: r.endpoint_id ?? '', state: r.state ?? 'pending',
-    attemptCount: r.attempt_count ?? 0, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind, lastAttemptAt: r.last_attempt_at,
-    nextAttemptAt: r.next_attempt,
+    deliveryId: r.delivery_id ?? '', message: messageOf(r), endpointId: r.endpoint_id ?? '',
+    state: r.state ?? 'pending',
+    attemptCount: r.attempt_count ?? 0, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
+    lastAttemptAt: r.last_attempt_at, nextAttemptAt: r.next_attempt,
   });
 
   return {
@@ -103,26 +107,31 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
         return scanned(rows, scan, (r) => r.message_id, deliveryOf);
       }
       const rows = await run<Row>(scanAppDeliveriesSql(appId, scan, filters));
-      return scanned(rows, scan, (r) => (r.endpoint_id === null ? r.message_id : `${r.message_id}.${r.endpoint_id}`), deliveryOf);
+      const key = (r: Row): string => (r.endpoint_id === null ? r.message_id : `${r.message_id}.${r.endpoint_id}`);
+      return scanned(rows, scan, key, deliveryOf);
     },
 
     async describeDeliveries(appId, deliveryIds, now) {
       if (deliveryIds.length === 0) return [];
-      const rows = await run<{ delivery_id: string; reason: string | null; at: Date | null; held_by: string | null; held_until: Date | null }>(
-        describeDeliveriesSql(appId, deliveryIds, now),
-      );
+      type Row = { delivery_id: string; reason: string | null; at: Date | null; held_by: string | null;
+        held_until: Date | null };
+      const rows = await run<Row>(describeDeliveriesSql(appId, deliveryIds, now));
       return rows.map((r) => ({
-        deliveryId: r.delivery_id, reason: r.reason, stateChangedAt: r.at, heldBy: r.held_by as HoldKind | null, heldUntil: r.held_until,
+        deliveryId: r.delivery_id, reason: r.reason, stateChangedAt: r.at, heldBy: r.held_by as HoldKind | null,
+        heldUntil: r.held_until,
       }));
     },
 
     async scanAttempts(appId, endpointId, scan, filters) {
       const rows = await run<AttemptRow>(scanAttemptsSql(appId, endpointId, scan, filters));
       return scanned(rows, scan, (r) => r.id, (r): AttemptView => ({
-        id: r.id, messageId: r.message_id, endpointId: r.endpoint_id, attemptNumber: r.attempt_number, trigger: r.trigger, succeeded: r.succeeded,
-        url: r.url, responseStatusCode: r.response_status_code, responseBody: null, errorKind: r.error_kind, errorDetail: r.error_detail,
-        durationMs: r.duration_ms, createdAt: r.created_at, operatorDetail: null,
-        message: { eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags, createdAt: r.msg_created_at },
+        id: r.id, messageId: r.message_id, endpointId: r.endpoint_id, attemptNumber: r.attempt_number,
+        trigger: r.trigger, succeeded: r.succeeded, url: r.url, responseStatusCode: r.response_status_code,
+        responseBody: null, errorKind: r.error_kind, errorDetail: r.error_detail, durationMs: r.duration_ms,
+        createdAt: r.created_at, operatorDetail: null,
+        message: {
+          eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags, createdAt: r.msg_created_at,
+        },
       }));
     },
   };
