@@ -4,7 +4,8 @@
  * only delivery ids: the delivery rows stay the truth and the outbox (an id is published after its row committed,
  * and re-published by a sweeper when its message is lost); the dispatcher leases the row with a fenced claim by id
  * before it sends, so a duplicate or redelivered id claims nothing twice, and acknowledges the message only after the
- * attempt's record committed. Every adapter passes the contract suite in test/integration/work-source-contract.ts.
+ * attempt's record committed. Every adapter passes the contract suites test/integration/broker-contract.ts (the
+ * broker alone) and test/integration/work-source-contract.ts (the transport with its outbox, over PostgreSQL).
  *
  * Rules every adapter keeps:
  * - No method throws for a broker that is down, except `publish` (its promise rejects or reports ids as failed) and
@@ -120,9 +121,9 @@ export interface BrokerDepth {
 }
 
 /**
- * `connecting`: start has begun and the first connection is not up; `connected`: topology declared, publish and
- * consume work; `disconnected`: the connection was lost and the adapter is reconnecting with back-off; `stopped`:
- * `stop` was called.
+ * `connecting`: start has begun and no connection attempt has ended yet; `connected`: topology declared, publish and
+ * consume work; `disconnected`: the connection was lost or could not be made, and the adapter is reconnecting with
+ * back-off; `stopped`: `stop` was called.
  */
 export type BrokerState = 'connecting' | 'connected' | 'disconnected' | 'stopped';
 
