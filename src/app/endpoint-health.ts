@@ -38,6 +38,16 @@ export interface EndpointHealthUseCases {
   health(principal: Principal, appRef: string, endpointRef: string): Promise<EndpointHealth>;
 }
 
+/**
+ * Who paused, resumed, probed or closed, as the health history names it: the operator (admin token or
+ * operator key), or the application itself — a portal token (its customer, ManageEndpoint by default) or an
+ * application API key.
+ */
+export function actorOf(principal: Principal): string {
+  if (principal.kind === 'admin') return 'the operator';
+  return principal.portal === true ? 'a portal token of the application' : 'an API key of the application';
+}
+
 /** Makes the endpoint health use cases. */
 export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUseCases {
   const endpointId = async (principal: Principal, appRef: string, endpointRef: string): Promise<string> => {
@@ -53,14 +63,14 @@ export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUs
   };
   return {
     async pause(principal, appRef, endpointRef) {
-      if (!(await deps.health.pause(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow()))) throw notFound('Endpoint');
+      if (!(await deps.health.pause(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow(), actorOf(principal)))) throw notFound('Endpoint');
     },
     async resume(principal, appRef, endpointRef) {
-      if (!(await deps.health.resume(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow()))) throw notFound('Endpoint');
+      if (!(await deps.health.resume(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow(), actorOf(principal)))) throw notFound('Endpoint');
     },
     async probeBreaker(principal, appRef, endpointRef) {
       const id = await endpointId(principal, appRef, endpointRef);
-      const was = await deps.health.probeNow(id, deps.clock.sqlNow());
+      const was = await deps.health.probeNow(id, deps.clock.sqlNow(), actorOf(principal));
       if (was === null) throw notFound('Endpoint');
       if (was === 'closed') {
         throw new AppError('conflict', 'The breaker is closed: it holds nothing back, so there is nothing to probe');
@@ -69,7 +79,7 @@ export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUs
     },
     async closeBreaker(principal, appRef, endpointRef) {
       const id = await endpointId(principal, appRef, endpointRef);
-      if ((await deps.health.closeBreaker(id, deps.clock.sqlNow())) === null) throw notFound('Endpoint');
+      if ((await deps.health.closeBreaker(id, deps.clock.sqlNow(), actorOf(principal))) === null) throw notFound('Endpoint');
       return read(id);
     },
     async setLimits(principal, appRef, endpointRef, limits) {

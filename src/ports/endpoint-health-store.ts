@@ -2,28 +2,32 @@
  * Endpoint health and operator flow control (docs/adr/0004-endpoint-flow-control.md): pause / resume, limits, and the health read model.
  * Instants are Dates (database clock); durations and latencies in ms.
  */
+/**
+ * `actor` (pause, resume, probe, close): who asked, as the history reason names it ("the operator", "a portal
+ * token of the application", "an API key of the application"); see actorOf in src/app/endpoint-health.ts.
+ */
 export interface EndpointHealthStore {
   /**
    * Pauses an active endpoint: its deliveries are held pending (due at 'infinity') without attempts and
    * nothing is skipped; new messages wait too. Idempotent. Returns false when the endpoint does not exist.
    * @throws AppError `conflict` when the endpoint is disabled (enable it first)
    */
-  pause(endpointId: string, now: Date | null): Promise<boolean>;
+  pause(endpointId: string, now: Date | null, actor: string): Promise<boolean>;
   /** Resumes a paused endpoint: held deliveries become due now. Idempotent. False when it does not exist. */
-  resume(endpointId: string, now: Date | null): Promise<boolean>;
+  resume(endpointId: string, now: Date | null, actor: string): Promise<boolean>;
   /**
    * Ends an open breaker's cool-down now, so that the next claim sends exactly one probe (its outcome closes
    * or re-opens the breaker), with a health-history row `breaker_probe_requested`; wakes dispatchers. A
    * half-open or closed breaker is left alone. Returns the breaker state before, or null when the endpoint
    * does not exist.
    */
-  probeNow(endpointId: string, now: Date | null): Promise<BreakerState | null>;
+  probeNow(endpointId: string, now: Date | null, actor: string): Promise<BreakerState | null>;
   /**
    * Closes the breaker (failure streak and cool-down growth back to zero), with a health-history row
-   * `breaker_closed` (reason "closed by the operator"); wakes dispatchers. A closed breaker is left alone.
+   * `breaker_closed` (reason "closed by <actor>"); wakes dispatchers. A closed breaker is left alone.
    * Returns the breaker state before, or null when the endpoint does not exist.
    */
-  closeBreaker(endpointId: string, now: Date | null): Promise<BreakerState | null>;
+  closeBreaker(endpointId: string, now: Date | null, actor: string): Promise<BreakerState | null>;
   /** Sets the per-endpoint limits (null = unlimited). False when the endpoint does not exist. */
   setLimits(endpointId: string, limits: EndpointLimits): Promise<boolean>;
   /** The endpoint's health now and over recent windows, or null when it does not exist. */

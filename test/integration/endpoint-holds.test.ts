@@ -166,7 +166,8 @@ for (const engine of ENGINES) {
       assert.equal(closing.status, 200);
       const closed = (await closing.json()) as Health;
       assert.deepEqual([closed.breaker.state, closed.breaker.consecutiveFailures], ['closed', 0]);
-      assert.deepEqual([closed.history[0]?.kind, closed.history[0]?.reason], ['breaker_closed', 'closed by the operator']);
+      assert.deepEqual([closed.history[0]?.kind, closed.history[0]?.reason],
+        ['breaker_closed', 'closed by an API key of the application'], 'the history names who closed it');
       assert.equal((await claim()).deliveries.length, 3, 'every held delivery goes');
       const again = await errorOf(await breaker(appId, endpointId, 'probe'));
       assert.deepEqual([again.status, again.code], [409, 'conflict']);

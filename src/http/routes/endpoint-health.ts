@@ -84,8 +84,9 @@ export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointH
     schema: {
       tags: ['Endpoint'], summary: 'Close the breaker (Tidings)',
       description: 'Closes the endpoint\'s circuit breaker: its held deliveries are claimed as usual again, and the failure '
-        + 'streak and cool-down growth start from zero. Appends `breaker_closed` (reason "closed by the operator") to the health '
-        + 'history; a closed breaker is left as it is.',
+        + 'streak and cool-down growth start from zero. Appends `breaker_closed` to the health history, its reason naming who '
+        + 'closed it ("closed by the operator", "… a portal token of the application", "… an API key of the application"); '
+        + 'a closed breaker is left as it is.',
       params, response: { 200: healthOut, ...commonErrors },
     },
   }, async (request) => present(await deps.endpointHealth.closeBreaker(principalOf(request), request.params.appId,

@@ -10,14 +10,14 @@ const HISTORY_ROWS = 50;
 
 const PAUSE = `
 WITH ep AS (
-  UPDATE endpoints SET status = 'paused', status_reason = 'paused by the operator',
+  UPDATE endpoints SET status = 'paused', status_reason = 'paused by ' || $3::text,
          status_changed_at = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
   WHERE id = $1 AND deleted_at IS NULL AND status = 'active'
   RETURNING id
 ), held AS (
   UPDATE deliveries SET next_attempt_at = 'infinity' WHERE endpoint_id IN (SELECT id FROM ep) AND state = 'pending'
 ), ev AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'paused', 'paused by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM ep
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'paused', 'paused by ' || $3::text, coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )
 SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status`;
 
@@ -34,14 +34,14 @@ WITH ep AS (
   WHERE m.id = d.message_id AND d.endpoint_id IN (SELECT id FROM ep) AND d.state = 'pending' AND d.next_attempt_at = 'infinity'
   RETURNING d.id
 ), ev AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM ep
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by ' || $3::text, coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )
 SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status, (SELECT count(*)::int FROM due) AS due`;
 
 /*
- * PROBE_NOW — the operator ends an open breaker's cool-down now, so that the next claim sends exactly one
+ * PROBE_NOW — the operator or the application (its portal or key) ends an open breaker's cool-down now, so that the next claim sends exactly one
  * probe (the claim's own rule: an open breaker whose cool-down is over allows one delivery when nothing of
- * the endpoint is in flight, and turns half-open). $1 endpoint id, $2 now. Returns the breaker state before
+ * the endpoint is in flight, and turns half-open). $1 endpoint id, $2 now, $3 who asked (history reason). Returns the breaker state before
  * (NULL = no such endpoint) and whether the cool-down was ended (only an open breaker's is).
  */
 const PROBE_NOW = `
@@ -54,16 +54,16 @@ WITH before AS (
   RETURNING e.id
 ), ev AS (
   INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
-  SELECT id, 'breaker_probe_requested', 'cool-down ended by the operator: one probe next', coalesce($2::timestamptz, clock_timestamp())
+  SELECT id, 'breaker_probe_requested', 'cool-down ended by ' || $3::text || ': one probe next', coalesce($2::timestamptz, clock_timestamp())
   FROM ended
 )
 SELECT (SELECT breaker_state FROM before) AS was, (SELECT count(*)::int FROM ended) AS ended`;
 
 /*
- * CLOSE_BREAKER — the operator closes the breaker: state closed, the failure streak and the cool-down growth
+ * CLOSE_BREAKER — the operator or the application closes the breaker: state closed, the failure streak and the cool-down growth
  * start again from zero (consecutive_failures, breaker_opened_count), so the endpoint's deliveries are
  * claimed as usual. Idempotent: a closed breaker is left alone and no history row is written. $1 endpoint
- * id, $2 now. Returns the breaker state before (NULL = no such endpoint).
+ * id, $2 now, $3 who asked (history reason). Returns the breaker state before (NULL = no such endpoint).
  */
 const CLOSE_BREAKER = `
 WITH before AS (
@@ -76,7 +76,7 @@ WITH before AS (
   RETURNING e.id
 ), ev AS (
   INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
-  SELECT id, 'breaker_closed', 'closed by the operator', coalesce($2::timestamptz, clock_timestamp()) FROM closed
+  SELECT id, 'breaker_closed', 'closed by ' || $3::text, coalesce($2::timestamptz, clock_timestamp()) FROM closed
 )
 SELECT (SELECT breaker_state FROM before) AS was`;
 
@@ -130,26 +130,26 @@ interface HealthRow {
 /** The PostgreSQL {@link EndpointHealthStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a resume. */
 export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointHealthStore {
   return {
-    async pause(endpointId, now) {
-      const status = (await db.query<{ status: string | null }>(PAUSE, [endpointId, now])).rows[0]?.status ?? null;
+    async pause(endpointId, now, actor) {
+      const status = (await db.query<{ status: string | null }>(PAUSE, [endpointId, now, actor])).rows[0]?.status ?? null;
       if (status === null) return false;
       if (status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before pausing');
       return true;
     },
-    async resume(endpointId, now) {
-      const row = (await db.query<{ status: string | null; due: number }>(RESUME, [endpointId, now])).rows[0];
+    async resume(endpointId, now, actor) {
+      const row = (await db.query<{ status: string | null; due: number }>(RESUME, [endpointId, now, actor])).rows[0];
       if (row === undefined || row.status === null) return false;
       if (row.due > 0) wake();
       return true;
     },
-    async probeNow(endpointId, now) {
-      const row = (await db.query<{ was: BreakerState | null; ended: number }>(PROBE_NOW, [endpointId, now])).rows[0];
+    async probeNow(endpointId, now, actor) {
+      const row = (await db.query<{ was: BreakerState | null; ended: number }>(PROBE_NOW, [endpointId, now, actor])).rows[0];
       if (row === undefined || row.was === null) return null;
       if (row.ended > 0) wake();
       return row.was;
     },
-    async closeBreaker(endpointId, now) {
-      const row = (await db.query<{ was: BreakerState | null }>(CLOSE_BREAKER, [endpointId, now])).rows[0];
+    async closeBreaker(endpointId, now, actor) {
+      const row = (await db.query<{ was: BreakerState | null }>(CLOSE_BREAKER, [endpointId, now, actor])).rows[0];
       if (row === undefined || row.was === null) return null;
       if (row.was !== 'closed') wake();
       return row.was;
