@@ -99,3 +99,26 @@ test('a uniqueItems that would compare items two by two is refused naming TIDING
   assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, items: { type: ['string', 'null'] } } }), []);
   assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: false } }), []);
 });
+
+test('the uniqueItems guard reads schema positions only: the key in examples, const, enum or default is data', () => {
+  const s = createPayloadSchemas({ maxSchemaBytes: 16_384, maxSchemaPatterns: 64, maxSchemaUniqueItems: 10 });
+  const data = { uniqueItems: true, items: { uniqueItems: true } };
+  assert.deepEqual(s.check({ 1: { type: 'object', examples: [data] } }), []);
+  assert.deepEqual(s.check({ 1: { const: data } }), []);
+  assert.deepEqual(s.check({ 1: { type: 'object', enum: [data, { a: [data] }] } }), []);
+  assert.deepEqual(s.check({ 1: { type: 'object', properties: { a: { type: 'object', default: data } } } }), []);
+  // Every position where a schema stands is still walked.
+  const pairwise = { type: 'array', uniqueItems: true };
+  const positions: [object, (string | number)[]][] = [
+    [{ items: pairwise }, ['items']], [{ items: [pairwise] }, ['items', 0]],
+    [{ prefixItems: [pairwise] }, ['prefixItems', 0]], [{ anyOf: [{}, pairwise] }, ['anyOf', 1]],
+    [{ not: pairwise }, ['not']], [{ $defs: { x: pairwise } }, ['$defs', 'x']],
+    [{ patternProperties: { '^a': pairwise } }, ['patternProperties', '^a']],
+    [{ additionalProperties: pairwise }, ['additionalProperties']], [{ if: {}, then: pairwise }, ['then']],
+    [{ dependentSchemas: { a: pairwise } }, ['dependentSchemas', 'a']],
+  ];
+  for (const [schema, path] of positions) {
+    const loc = s.check({ 1: schema })[0]?.loc;
+    assert.deepEqual(loc, ['body', 'schemas', '1', ...path, 'uniqueItems'], JSON.stringify(schema));
+  }
+});
