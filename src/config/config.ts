@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
+import { LEASE_MARGIN_MS, leaseCoversAttempt } from '../domain/retry-policy.ts';
 
 /**
  * The one configuration schema (docs/reference/configuration.md is generated from it): every setting with its environment name, type,
@@ -139,6 +140,10 @@ export const SETTINGS = {
   retryJitter: setting('TIDINGS_RETRY_JITTER', z.coerce.number().min(0).max(0.9), '0.2', 'fraction', 'Each retry delay is drawn from [d·(1−j), d·(1+j)].'),
   retryAfterMinMs: setting('TIDINGS_RETRY_AFTER_MIN', durationMs(0), '1s', 'duration', 'Lower clamp of a receiver\'s Retry-After.'),
   retryAfterMaxMs: setting('TIDINGS_RETRY_AFTER_MAX', durationMs(0), '1h', 'duration', 'Upper clamp of a receiver\'s Retry-After.'),
+  retryPolicyMaxAttempts: setting('TIDINGS_RETRY_POLICY_MAX_ATTEMPTS', int(1, 1000), '50', 'attempts', 'Most attempts (maxAttempts) an endpoint\'s or an event type\'s retry policy may set; more → 422 naming maxAttempts.'),
+  retryPolicyMaxDelays: setting('TIDINGS_RETRY_POLICY_MAX_DELAYS', int(1, 1000), '20', 'delays', 'Most entries of a retry policy\'s schedule; more → 422 naming schedule.'),
+  retryPolicyMinDelayMs: setting('TIDINGS_RETRY_POLICY_MIN_DELAY', durationMs(0), '1s', 'duration', 'Shortest delay of a retry policy\'s schedule, so that a policy cannot make Tidings hammer a receiver; shorter → 422 naming the entry.'),
+  retryPolicyMaxDelayMs: setting('TIDINGS_RETRY_POLICY_MAX_DELAY', durationMs(1), '1d', 'duration', 'Longest delay of a retry policy\'s schedule; longer → 422 naming the entry. A policy\'s attemptTimeout is bounded by TIDINGS_LEASE instead (it must exceed the timeout plus 1 s).'),
   connectTimeoutMs: setting('TIDINGS_CONNECT_TIMEOUT', durationMs(1), '5s', 'duration', 'TCP + TLS connect timeout per attempt.'),
   headersTimeoutMs: setting('TIDINGS_HEADERS_TIMEOUT', durationMs(1), '10s', 'duration', 'Time from request sent to response headers.'),
   bodyTimeoutMs: setting('TIDINGS_BODY_TIMEOUT', durationMs(1), '10s', 'duration', 'Longest gap between response body chunks.'),
@@ -291,7 +296,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     const c = out as Partial<Config>;
     // A lease shorter than one attempt would let a second dispatcher take a delivery whose request is still
     // in flight on every attempt (docs/guides/failure-table.md, scenario 9): refuse it.
-    if (c.leaseMs !== undefined && c.attemptDeadlineMs !== undefined && c.leaseMs < c.attemptDeadlineMs + 1000) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus 1000 ms`);
+    // The same rule holds a retry policy's attemptTimeout (src/domain/retry-policy.ts).
+    if (c.leaseMs !== undefined && c.attemptDeadlineMs !== undefined && !leaseCoversAttempt(c.leaseMs, c.attemptDeadlineMs)) problems.push(`TIDINGS_LEASE (${c.leaseMs} ms) must exceed TIDINGS_ATTEMPT_DEADLINE (${c.attemptDeadlineMs} ms) plus ${LEASE_MARGIN_MS} ms`);
+    if (c.retryPolicyMinDelayMs !== undefined && c.retryPolicyMaxDelayMs !== undefined && c.retryPolicyMinDelayMs > c.retryPolicyMaxDelayMs) problems.push('TIDINGS_RETRY_POLICY_MIN_DELAY must not exceed TIDINGS_RETRY_POLICY_MAX_DELAY');
     if (c.retryAfterMinMs !== undefined && c.retryAfterMaxMs !== undefined && c.retryAfterMinMs > c.retryAfterMaxMs) problems.push('TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX');
     if (c.responsePrefixBytes !== undefined && c.maxResponseBytes !== undefined && c.responsePrefixBytes > c.maxResponseBytes) problems.push('TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES');
     if (c.apiHeadersTimeoutMs !== undefined && c.apiRequestTimeoutMs !== undefined && c.apiHeadersTimeoutMs > c.apiRequestTimeoutMs) problems.push('TIDINGS_API_HEADERS_TIMEOUT must not exceed TIDINGS_API_REQUEST_TIMEOUT');

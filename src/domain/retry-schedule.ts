@@ -15,6 +15,11 @@ export interface RetryPolicy {
   /** Retry-After values are clamped to [retryAfterMinMs, retryAfterMaxMs]. */
   readonly retryAfterMinMs: number;
   readonly retryAfterMaxMs: number;
+  /**
+   * Attempts in all, the first included (a retry policy's `maxAttempts`, src/domain/retry-policy.ts). Absent:
+   * `delaysMs.length + 1`. Past the end of `delaysMs` the last delay repeats.
+   */
+  readonly maxAttempts?: number;
 }
 
 /** The default schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; ±20 % jitter. */
@@ -83,15 +88,18 @@ export interface DecideInput {
 /**
  * Decides the next step after an attempt (docs/design.md#delivery-lifecycle, docs/design.md#retries-and-endpoint-health): delivered → succeeded; 410 → dead (`gone`);
  * a failed manual attempt → dead (`manual_attempt_failed`) when it was not part of a live schedule;
- * the last attempt of the schedule → dead (`exhausted`); otherwise retry after the jittered delay, or after
- * the clamped Retry-After when that is longer (a receiver may slow us down, never speed us up).
+ * the last attempt (`maxAttempts`, else the schedule's entries + 1) → dead (`exhausted`); otherwise retry after
+ * the jittered delay of this attempt (the last delay once past the schedule's end), or after the clamped
+ * Retry-After when that is longer (a receiver may slow us down, never speed us up).
  */
 export function decideNextStep(input: DecideInput): NextStep {
   const { classification, policy } = input;
   if (classification.verdict === 'delivered') return { next: 'succeeded' };
   if (classification.verdict === 'gone') return { next: 'dead', reason: DeadReason.gone };
   if (input.manual) return { next: 'dead', reason: DeadReason.manualFailed };
-  const scheduled = policy.delaysMs[input.attemptNumber - 1];
+  const maxAttempts = policy.maxAttempts ?? policy.delaysMs.length + 1;
+  if (input.attemptNumber >= maxAttempts) return { next: 'dead', reason: DeadReason.exhausted };
+  const scheduled = policy.delaysMs[Math.min(input.attemptNumber, policy.delaysMs.length) - 1];
   if (scheduled === undefined) return { next: 'dead', reason: DeadReason.exhausted };
   const jittered = jitterDelayMs(scheduled, policy.jitter, input.random);
   return { next: 'retry', delayMs: Math.max(jittered, input.retryAfterMs ?? 0) };

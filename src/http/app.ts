@@ -37,6 +37,7 @@ import { registerMessageCreate } from './routes/message-create.ts';
 import { registerMessageRead } from './routes/message-read.ts';
 import { registerEndpointHealth } from './routes/endpoint-health.ts';
 import { registerResend } from './routes/resend.ts';
+import { registerRetryPolicy } from './routes/retry-policy.ts';
 import { registerTimeline } from './routes/timeline.ts';
 import { registerBackgroundTask } from './routes/background-task.ts';
 import { registerDeadLetters } from './routes/dead-letters.ts';
@@ -191,6 +192,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerTimeline(api, deps);
     registerResend(api, deps);
     registerEndpointHealth(api, deps);
+    registerRetryPolicy(api, deps);
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);
     registerAuthMe(api);

@@ -39,6 +39,11 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/event-type': VIEW,
   'GET /api/v1/event-type/:eventTypeName': VIEW,
   'POST /api/v1/event-type': 'operator',
+  // An event type's retry policy is the operator's, as the event type is; an endpoint's is its writers'.
+  'GET /api/v1/event-type/:eventTypeName/retry-policy': VIEW,
+  'PUT /api/v1/event-type/:eventTypeName/retry-policy': 'operator',
+  'PATCH /api/v1/event-type/:eventTypeName/retry-policy': 'operator',
+  'DELETE /api/v1/event-type/:eventTypeName/retry-policy': 'operator',
   'PUT /api/v1/event-type/:eventTypeName': 'operator',
   'PATCH /api/v1/event-type/:eventTypeName': 'operator',
   'DELETE /api/v1/event-type/:eventTypeName': 'operator',
@@ -62,6 +67,10 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'PUT /api/v1/app/:appId/endpoint/:endpointId/headers': ENDPOINT,
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/headers': ENDPOINT,
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/limits': ENDPOINT,
+  'GET /api/v1/app/:appId/endpoint/:endpointId/retry-policy': VIEW,
+  'PUT /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
+  'DELETE /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/pause': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/resume': ENDPOINT,
   // The breaker guards the endpoint's receiver: who may pause and resume the endpoint may probe or close it.

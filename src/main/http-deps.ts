@@ -24,6 +24,9 @@ import type { EventTypeRecord } from '../ports/event-type-store.ts';
 import { withTraceContext } from '../app/publish-trace.ts';
 import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
+import { createRetryPolicies } from '../app/retry-policies.ts';
+import { createPgEndpointRetryPolicyStore } from '../adapters/postgres/endpoint/endpoint-retry-policy-store.ts';
+import { createPgEventTypeRetryPolicyStore } from '../adapters/postgres/event-type/event-type-retry-policy-store.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
 import { createPgEndpointHealthStore } from '../adapters/postgres/endpoint/endpoint-health-store.ts';
 import { createPgDeliveryQueryStore } from '../adapters/postgres/delivery/delivery-query-store.ts';
@@ -143,6 +146,15 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     }), w.tracer ?? NOOP_TRACER),
     resender: createResender({ store: lookups, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
+    retryPolicies: createRetryPolicies({
+      lookups, clock,
+      endpoints: createPgEndpointRetryPolicyStore(w.db), eventTypes: createPgEventTypeRetryPolicyStore(w.db),
+      installation: { delaysMs: w.config.retrySchedule, attemptDeadlineMs: w.config.attemptDeadlineMs },
+      limits: {
+        maxAttempts: w.config.retryPolicyMaxAttempts, maxDelays: w.config.retryPolicyMaxDelays, leaseMs: w.config.leaseMs,
+        minDelayMs: w.config.retryPolicyMinDelayMs, maxDelayMs: w.config.retryPolicyMaxDelayMs,
+      },
+    }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
     erasure: createErasure({ retention: createPgRetentionStore(w.db), tasks: taskStore, applications: applicationStore, unitOfWork, clock, random, kick: w.kickErasure ?? (() => undefined) }),
     eventTypes: createEventTypes({ store: eventTypeStore, schemas, clock }),

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import type { ErrorKind } from '../domain/error-kinds.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
+import type { RetryPolicyFields } from '../domain/retry-policy.ts';
 import type { TraceCarrier } from './trace-carrier.ts';
 
 /**
@@ -113,6 +114,11 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly signingKeyIds?: readonly string[];
   /** W3C trace context stored with the message (its publish span), loaded only when tracing is on; else absent. */
   readonly traceContext?: TraceCarrier | null;
+  /**
+   * The retry policy the delivery was created with (its endpoint's over its event type's, src/domain/retry-policy.ts);
+   * null or absent = the installation's settings for every field.
+   */
+  readonly retryPolicy?: RetryPolicyFields | null;
 }
 
 /** One attempt's outcome to record, fenced by its lease. */

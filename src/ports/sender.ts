@@ -11,6 +11,11 @@ export interface OutboundRequest {
    * even to one origin. The dispatcher passes the endpoint id (ADR 0009). Absent: one shared pool.
    */
   readonly poolKey?: string;
+  /**
+   * This attempt's overall deadline, ms (a retry policy's attemptTimeout, src/domain/retry-policy.ts). Absent: the
+   * sender's own (TIDINGS_ATTEMPT_DEADLINE).
+   */
+  readonly deadlineMs?: number;
 }
 
 /**

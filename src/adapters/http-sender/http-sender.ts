@@ -24,7 +24,9 @@ export interface HttpSenderOptions {
   /**
    * Overall deadline of one attempt, in ms, from the call of `send` (waiting for a free socket included)
    * to the last body byte (TIDINGS_ATTEMPT_DEADLINE). Nothing resets it: not 1xx responses, not slowly
-   * dripped headers or body.
+   * dripped headers or body. A request's own {@link OutboundRequest.deadlineMs} (a retry policy's attemptTimeout)
+   * replaces it for that request; when it is longer than the headers or body timeout, those are raised to it for that
+   * request, so that the policy's timeout is the one that cuts a slow receiver.
    */
   readonly deadlineMs: number;
   /** Response body bytes read at most; the rest is discarded and the socket closed (TIDINGS_MAX_RESPONSE_BYTES). */
@@ -208,6 +210,10 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
 
   function send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
     if (signal?.aborted === true) return Promise.resolve(refused(ErrorKind.deadline, 'aborted'));
+    if (request.deadlineMs !== undefined && !(Number.isInteger(request.deadlineMs) && request.deadlineMs >= 1)) {
+      const detail = `attempt deadline of ${request.deadlineMs} ms is not a whole number of ms ≥ 1`;
+      return Promise.resolve(refused(ErrorKind.deadline, detail));
+    }
     let url: URL;
     try {
       url = new URL(request.url);
@@ -229,13 +235,23 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
         signal?.removeEventListener('abort', onAbort);
         resolve(withNetwork(result, pool.seen, maxHeaderBytes));
       });
+      const deadlineMs = request.deadlineMs ?? options.deadlineMs;
       const deadline = setTimeout(() => {
-        handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', `attempt deadline of ${options.deadlineMs} ms passed`), `attempt deadline of ${options.deadlineMs} ms passed`);
-      }, options.deadlineMs);
+        const detail = `attempt deadline of ${deadlineMs} ms passed`;
+        handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', detail), detail);
+      }, deadlineMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
-        pool.agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: outboundHeaders(request, options.userAgent), body: request.body }, handler);
+        pool.agent.dispatch({
+          origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST',
+          headers: outboundHeaders(request, options.userAgent), body: request.body,
+          // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
+          ...(request.deadlineMs === undefined ? {} : {
+            headersTimeout: Math.max(options.headersTimeoutMs, request.deadlineMs),
+            bodyTimeout: Math.max(options.bodyTimeoutMs, request.deadlineMs),
+          }),
+        }, handler);
       } catch (error) {
         handler.onError(error instanceof Error ? error : new Error(String(error)));
       }

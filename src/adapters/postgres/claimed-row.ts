@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { decodeSecret, signingKeyId } from '../../domain/signing.ts';
 import type { Cipher } from '../../ports/cipher.ts';
 import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
+import type { RetryPolicyFields } from '../../domain/retry-policy.ts';
 
 /**
  * A leased delivery as the claim (claim.sql) and a publish that hands off its leases (message-store.ts) return it:
@@ -29,6 +30,8 @@ export interface ClaimRow {
   sensitive_headers_key: string | null;
   previous_secret: Buffer | null;
   previous_secret_key_id: string | null;
+  /** The delivery's retry policy (migration 1764000012000), as stored at its creation; NULL = none. */
+  retry_policy: RetryPolicyFields | null;
 }
 
 /** Most endpoint signing keys a reader keeps imported (see {@link createClaimedReader}). */
@@ -80,6 +83,7 @@ export function createClaimedReader(cipher: Cipher): (row: ClaimRow, dispatcherI
       signingKeys: secrets.map((s) => s.key),
       signingKeyIds: secrets.map((s) => s.id),
       headers,
+      retryPolicy: row.retry_policy,
     };
   };
 }

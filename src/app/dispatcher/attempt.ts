@@ -2,6 +2,7 @@ import { classifyAttempt, type Classification, type SendResult } from '../../dom
 import { newId } from '../../domain/ids.ts';
 import { endpointRequests } from '../../domain/outcome-rules.ts';
 import { decideNextStep, parseRetryAfterMs, type NextStep, type RetryPolicy } from '../../domain/retry-schedule.ts';
+import { attemptPolicy } from '../../domain/retry-policy.ts';
 import { signatureHeadersFor, type SignatureHeaderSet } from '../../domain/signing.ts';
 import type { Clock, Random } from '../../ports/clock.ts';
 import type { AttemptRecord, ClaimedDelivery, OperatorDetail } from '../../ports/delivery-store.ts';
@@ -9,7 +10,10 @@ import type { OutboundRequest, Sender } from '../../ports/sender.ts';
 
 /** Settings one attempt needs. */
 export interface AttemptSettings {
+  /** The installation's retry settings; a delivery's own policy (its snapshot) overrides them field by field. */
   readonly retryPolicy: RetryPolicy;
+  /** TIDINGS_LEASE, ms: a delivery's attempt timeout is cut to what it allows (src/domain/retry-policy.ts). */
+  readonly leaseMs?: number;
   /** Signature headers each request carries (TIDINGS_SIGNATURE_HEADERS); default `both`. */
   readonly signatureHeaders?: SignatureHeaderSet;
 }
@@ -39,14 +43,43 @@ export interface AttemptResult {
  * dispatcher); the timestamp is the attempt's own, in seconds. The body is the stored payload byte for byte, sent
  * as `application/json`, or for a raw message with the content type it was published with.
  */
-export function prepareRequest(delivery: ClaimedDelivery, nowMs: number, headerSet: SignatureHeaderSet = 'both'): OutboundRequest {
+export function prepareRequest(
+  delivery: ClaimedDelivery, nowMs: number, headerSet: SignatureHeaderSet = 'both', deadlineMs?: number,
+): OutboundRequest {
   const signed = signatureHeadersFor(headerSet, delivery.signingKeys, delivery.messageId, Math.floor(nowMs / 1000), delivery.payload);
   return {
     url: delivery.url,
     headers: { ...delivery.headers, 'content-type': delivery.contentType ?? JSON_CONTENT_TYPE, ...signed },
     body: delivery.payload,
     poolKey: delivery.endpointId,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
   };
+}
+
+/**
+ * The retry policy of one attempt of `delivery`: its snapshot over the installation's settings, field by field
+ * (src/domain/retry-policy.ts). `deadlineMs` is undefined when the delivery sets no attempt timeout (the sender's
+ * own, TIDINGS_ATTEMPT_DEADLINE, applies).
+ */
+export function deliveryPolicy(
+  settings: Pick<AttemptSettings, 'retryPolicy' | 'leaseMs'>, delivery: Pick<ClaimedDelivery, 'retryPolicy'>,
+): DeliveryPolicy {
+  const installation = settings.retryPolicy;
+  if (delivery.retryPolicy == null) {
+    const maxAttempts = installation.maxAttempts ?? installation.delaysMs.length + 1;
+    return { retry: installation, deadlineMs: undefined, maxAttempts };
+  }
+  const p = attemptPolicy(delivery.retryPolicy, installation.delaysMs, settings.leaseMs);
+  const retry = { ...installation, delaysMs: p.delaysMs, maxAttempts: p.maxAttempts };
+  return { retry, deadlineMs: p.deadlineMs, maxAttempts: p.maxAttempts };
+}
+
+/** What {@link deliveryPolicy} returns. */
+export interface DeliveryPolicy {
+  readonly retry: RetryPolicy;
+  /** The attempt's own deadline, ms; undefined = the sender's (TIDINGS_ATTEMPT_DEADLINE). */
+  readonly deadlineMs: number | undefined;
+  readonly maxAttempts: number;
 }
 
 /**
@@ -54,10 +87,11 @@ export function prepareRequest(delivery: ClaimedDelivery, nowMs: number, headerS
  * record for the single fenced store write; it writes nothing itself.
  */
 export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
-  const request = prepareRequest(delivery, deps.clock.nowMs(), deps.settings.signatureHeaders);
+  const own = deliveryPolicy(deps.settings, delivery);
+  const request = prepareRequest(delivery, deps.clock.nowMs(), deps.settings.signatureHeaders, own.deadlineMs);
   const result = await deps.sender.send(request, signal);
   const classification = classifyAttempt(result);
-  const policy = deps.settings.retryPolicy;
+  const policy = own.retry;
   const retryAfterMs = result.type === 'response' ? parseRetryAfterMs(result.retryAfter, deps.clock.nowMs(), policy) : null;
   const next = decideNextStep({
     attemptNumber: delivery.attemptNumber,

@@ -5,7 +5,8 @@ import type { Sender } from '../../ports/sender.ts';
 import type { Tracer } from '../../ports/tracer.ts';
 import type { WorkSource } from '../../ports/work-source.ts';
 import { logAttempt } from './attempt-line.ts';
-import { runAttempt } from './attempt.ts';
+import { deliveryPolicy, runAttempt } from './attempt.ts';
+import { LEASE_MARGIN_MS } from '../../domain/retry-policy.ts';
 import type { ClaimPacer, Refill } from './claim-pacer.ts';
 import type { DispatcherObserver, DispatcherSettings } from './dispatcher-types.ts';
 import type { Flight, InFlightWindow } from './in-flight.ts';
@@ -48,8 +49,10 @@ export interface FlightRunnerDeps {
 export class FlightRunner {
   readonly #deps: FlightRunnerDeps;
   readonly #attemptDeps: Parameters<typeof runAttempt>[0];
-  readonly #maxAttempts: number;
-  /** A waiting delivery opens its request only with this much of its lease left (the attempt deadline plus 1 s), ms. */
+  /**
+   * A waiting delivery opens its request only with this much of its lease left, ms: its attempt deadline (its retry
+   * policy's attemptTimeout, else the installation's) plus 1 s.
+   */
   readonly #startMarginMs: number;
   readonly #origins = new WeakMap<Flight, Origin>();
   /** Flights whose source was told how they ended (settled or released). */
@@ -59,7 +62,6 @@ export class FlightRunner {
     const { settings } = deps;
     this.#deps = deps;
     this.#attemptDeps = { sender: deps.sender, clock: deps.clock, random: deps.random, settings };
-    this.#maxAttempts = settings.retryPolicy.delaysMs.length + 1;
     this.#startMarginMs = (settings.attemptDeadlineMs ?? settings.leaseMs - 1000) + 1000;
   }
 
@@ -173,7 +175,8 @@ export class FlightRunner {
         flight.trace.recorded(outcome.next, recorded);
         if (!recorded) observer.fencedOut?.(1);
         observer.attempted?.(outcome, recorded);
-        logAttempt(this.#deps.loggers, delivery, outcome, recorded, this.#maxAttempts);
+        const { maxAttempts } = deliveryPolicy(this.#deps.settings, delivery);
+        logAttempt(this.#deps.loggers, delivery, outcome, recorded, maxAttempts);
         this.#ended.add(flight);
         this.#origins.get(flight)?.source.settled?.(delivery, recorded);
       } catch (error) {
@@ -191,7 +194,9 @@ export class FlightRunner {
   #openWaiting(): void {
     const { window, clock } = this.#deps;
     for (let flight = window.next(); flight !== undefined; flight = window.next()) {
-      if (flight.leaseUntilMs - clock.nowMs() >= this.#startMarginMs) {
+      const ownDeadlineMs = deliveryPolicy(this.#deps.settings, flight.delivery).deadlineMs;
+      const marginMs = ownDeadlineMs === undefined ? this.#startMarginMs : ownDeadlineMs + LEASE_MARGIN_MS;
+      if (flight.leaseUntilMs - clock.nowMs() >= marginMs) {
         this.#run(flight);
         continue;
       }

@@ -22,7 +22,7 @@
 -- half-open writes and timeline rows.
 --
 -- Rows returned: one per given id that exists. `outcome` says what became of it:
---   leased   leased by this call; the other columns as tidings_claim returns them;
+--   leased   leased by this call; the other columns as tidings_claim returns them (retry_policy included);
 --   not_due  nothing to lease: the row is not due (a future retry, paused, leased and live, settled), or an
 --            expired lease reclaimed too often (the sweep dead-letters it): a later due instant publishes it again;
 --   gated    its endpoint takes nothing now (not active, throttled, breaker cool-down, at its cap, no token, its gate
@@ -43,7 +43,8 @@ CREATE OR REPLACE FUNCTION tidings_claim_ids(p_dispatcher text, p_ids bigint[], 
 RETURNS TABLE (outcome text, id bigint, fencing_token bigint, app_id text, message_id text, endpoint_id text,
                attempt_count integer, manual boolean, reclaimed boolean, event_type text, payload bytea,
                payload_key_id text, content_type text, url text, headers jsonb, secret bytea, secret_key_id text,
-               sensitive_headers bytea, sensitive_headers_key text, previous_secret bytea, previous_secret_key_id text)
+               sensitive_headers bytea, sensitive_headers_key text, previous_secret bytea, previous_secret_key_id text,
+               retry_policy jsonb)
 LANGUAGE plpgsql VOLATILE AS $claim_ids$
 #variable_conflict use_column
 DECLARE
@@ -159,7 +160,7 @@ BEGIN
         updated_at = t.now
     FROM picked, t WHERE d.id = picked.id
     RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual,
-              picked.previous_state, d.created_at, d.next_attempt_at
+              picked.previous_state, d.created_at, d.next_attempt_at, d.retry_policy
   ), logged AS (
     INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at, app_id, endpoint_id,
                                  since_publish_ms, wait_ms)
@@ -190,12 +191,12 @@ BEGIN
          m.event_type, m.payload, m.payload_key_id, m.content_type,
          e.url, e.headers, e.secret, e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
          CASE WHEN e.previous_secret_until > (SELECT now FROM t) THEN e.previous_secret END AS previous_secret,
-         e.previous_secret_key_id
+         e.previous_secret_key_id, c.retry_policy
   FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id
   UNION ALL
   SELECT v.outcome, v.id, NULL::bigint, NULL::text, NULL::text, v.endpoint_id, NULL::integer, NULL::boolean,
          NULL::boolean, NULL::text, NULL::bytea, NULL::text, NULL::text, NULL::text, NULL::jsonb, NULL::bytea,
-         NULL::text, NULL::bytea, NULL::text, NULL::bytea, NULL::text
+         NULL::text, NULL::bytea, NULL::text, NULL::bytea, NULL::text, NULL::jsonb
   FROM verdict v;
 END
 $claim_ids$;

@@ -58,7 +58,8 @@
 -- attempt_count (recorded attempts so far), manual (a resend), reclaimed (an expired lease taken over),
 -- the message's event_type, payload, payload_key_id and content_type (NULL = JSON), and the endpoint's url,
 -- headers, secret, secret_key_id, sensitive_headers, sensitive_headers_key and, while a rotation's grace
--- lasts, previous_secret and previous_secret_key_id (else NULL).
+-- lasts, previous_secret and previous_secret_key_id (else NULL); and the delivery's retry_policy (the policy it was
+-- created with, NULL = the installation's settings: migration 1764000012000).
 --
 -- Indexes: deliveries_endpoint_due (endpoint_id, next_attempt_at, id) WHERE state = 'pending' — the gate's
 -- and the claim's "has due work" tests and each endpoint's due rows; deliveries_lease_expiry
@@ -73,7 +74,7 @@ CREATE OR REPLACE FUNCTION tidings_claim(p_dispatcher text, p_limit integer, p_l
 RETURNS TABLE (id bigint, fencing_token bigint, app_id text, message_id text, endpoint_id text, attempt_count integer,
                manual boolean, reclaimed boolean, event_type text, payload bytea, payload_key_id text, content_type text, url text,
                headers jsonb, secret bytea, secret_key_id text, sensitive_headers bytea, sensitive_headers_key text,
-               previous_secret bytea, previous_secret_key_id text)
+               previous_secret bytea, previous_secret_key_id text, retry_policy jsonb)
 LANGUAGE plpgsql VOLATILE AS $claim$
 #variable_conflict use_column
 DECLARE
@@ -198,7 +199,7 @@ BEGIN
         updated_at = t.now
     FROM picked, t WHERE d.id = picked.id
     RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state,
-              d.created_at, d.next_attempt_at
+              d.created_at, d.next_attempt_at, d.retry_policy
   ), logged AS (
     -- Stamped here with the formulas of the stamp trigger (migration 1764000008000), which then does not run
     -- (docs/adr/0016-hot-path-cost.md, decision 10).
@@ -214,7 +215,7 @@ BEGIN
          m.event_type, m.payload, m.payload_key_id, m.content_type,
          e.url, e.headers, e.secret, e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
          CASE WHEN e.previous_secret_until > (SELECT now FROM t) THEN e.previous_secret END AS previous_secret,
-         e.previous_secret_key_id
+         e.previous_secret_key_id, c.retry_policy
   FROM claimed c JOIN messages m ON m.id = c.message_id JOIN endpoints e ON e.id = c.endpoint_id;
 END
 $claim$;

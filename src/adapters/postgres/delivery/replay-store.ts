@@ -13,16 +13,21 @@ import { onCommit, txClient } from '../tx.ts';
  */
 const RESEND = `
 WITH target AS (
-  SELECT m.id AS message_id, e.id AS endpoint_id, e.status, m.payload IS NULL OR m.payload_expunged_at IS NOT NULL AS expunged
+  SELECT m.id AS message_id, e.id AS endpoint_id, e.status,
+         m.payload IS NULL OR m.payload_expunged_at IS NOT NULL AS expunged,
+         -- A delivery made here keeps the retry policy of its creation (migration 1764000012000).
+         tidings_retry_policy(e.retry_policy, (SELECT t.retry_policy FROM event_types t WHERE t.name = m.event_type))
+           AS retry_policy
   FROM messages m JOIN endpoints e ON e.app_id = m.app_id
   WHERE m.app_id = $1 AND m.id = $2 AND e.id = $3 AND e.deleted_at IS NULL
   -- The message's row lock stands for the delivery's references, which have no foreign key: its
   -- application's deletion waits for this commit, or this finds the message gone (ADR 0016, decision 13).
   FOR KEY SHARE OF m
 ), made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, manual, manual_return, created_at, updated_at)
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, manual, manual_return, created_at,
+                          updated_at, retry_policy)
   SELECT $1, message_id, endpoint_id, 'pending', coalesce($4::timestamptz, clock_timestamp()), true, 'dead',
-         coalesce($4::timestamptz, clock_timestamp()), coalesce($4::timestamptz, clock_timestamp())
+         coalesce($4::timestamptz, clock_timestamp()), coalesce($4::timestamptz, clock_timestamp()), retry_policy
   FROM target WHERE status = 'active' AND NOT expunged
   ON CONFLICT (message_id, endpoint_id) DO UPDATE
   SET manual = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN true ELSE deliveries.manual END,
@@ -114,10 +119,11 @@ const REPLAY_MISSING = `
 WITH clock AS (
   SELECT coalesce($10::timestamptz, clock_timestamp()) AS now
 ), ep AS (
-  SELECT id, filter_types, channels, status <> 'disabled' AND deleted_at IS NULL AS usable, status = 'paused' AS paused
+  SELECT id, filter_types, channels, status <> 'disabled' AND deleted_at IS NULL AS usable, status = 'paused' AS paused,
+         retry_policy
   FROM endpoints WHERE id = $2 AND app_id = $1
 ), cand AS (
-  SELECT m.id AS message_id, d.id AS delivery_id, d.state,
+  SELECT m.id AS message_id, d.id AS delivery_id, d.state, m.event_type,
          (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged
   FROM messages m CROSS JOIN ep
   LEFT JOIN deliveries d ON d.message_id = m.id AND d.endpoint_id = ep.id
@@ -131,15 +137,18 @@ WITH clock AS (
   -- As RESEND: the messages' row locks stand for the references of the deliveries made (ADR 0016, decision 13).
   FOR KEY SHARE OF m
 ), todo AS (
-  SELECT c.message_id, c.delivery_id, row_number() OVER (ORDER BY c.message_id) AS rank,
+  SELECT c.message_id, c.delivery_id, c.event_type, row_number() OVER (ORDER BY c.message_id) AS rank,
          greatest(clock.now, coalesce($8::timestamptz, clock.now)) AS base
   FROM cand c CROSS JOIN clock CROSS JOIN ep
   WHERE ep.usable AND NOT c.expunged AND (c.delivery_id IS NULL OR c.state = 'skipped')
 ), made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, retry_policy)
   SELECT $1, t.message_id, $2, 'pending',
          CASE WHEN (SELECT paused FROM ep) THEN 'infinity'::timestamptz ELSE t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond' END,
-         (SELECT now FROM clock), (SELECT now FROM clock)
+         (SELECT now FROM clock), (SELECT now FROM clock),
+         -- A delivery made here keeps the retry policy of its creation (migration 1764000012000).
+         tidings_retry_policy((SELECT retry_policy FROM ep),
+                              (SELECT et.retry_policy FROM event_types et WHERE et.name = t.event_type))
   FROM todo t WHERE t.delivery_id IS NULL
   ON CONFLICT (message_id, endpoint_id) DO NOTHING
   RETURNING id, next_attempt_at, fencing_token

@@ -25,9 +25,11 @@ WITH msg AS (
   VALUES ($1, $2, $3, $4, $5, ${nowSql(7)})
   RETURNING id, created_at
 ), made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, retry_policy)
   SELECT $2, msg.id, e.id, 'pending',
-         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE ${nowSql(7)} END, ${nowSql(7)}, ${nowSql(7)}
+         CASE WHEN e.status = 'paused' THEN 'infinity'::timestamptz ELSE ${nowSql(7)} END, ${nowSql(7)}, ${nowSql(7)},
+         -- The retry policy of its creation, as a published message's (migration 1764000012000).
+         tidings_retry_policy(e.retry_policy, (SELECT t.retry_policy FROM event_types t WHERE t.name = $3))
   FROM msg, endpoints e WHERE e.id = $6 AND e.app_id = $2
   RETURNING id, next_attempt_at
 ), logged AS (

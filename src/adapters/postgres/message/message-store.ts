@@ -11,6 +11,7 @@ import pg from 'pg';
 import { constraintOf, sqlState, SqlState } from '../sqlstate.ts';
 import { isAutocommit, onCommit, txClient } from '../tx.ts';
 import type { ClaimedDelivery } from '../../../ports/delivery-store.ts';
+import type { RetryPolicyFields } from '../../../domain/retry-policy.ts';
 import type { Handoff, HandoffOffer } from '../../../ports/handoff.ts';
 import { createClaimedReader } from '../claimed-row.ts';
 import type { CarriedMode, NotifyCarrier } from '../wakeups/notify-carrier.ts';
@@ -54,6 +55,7 @@ interface HandedRow {
   readonly sensitive_headers_key: string | null;
   readonly previous_secret: Buffer | null;
   readonly previous_secret_key_id: string | null;
+  readonly retry_policy: RetryPolicyFields | null;
 }
 
 /** One publish statement's results: one per message, in order, and the deliveries it leased to a hand-off offer. */

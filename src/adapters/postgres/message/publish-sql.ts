@@ -126,15 +126,19 @@ const msg = (v: Variant): Piece => sql`msg AS (
             greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 )`;
 
-/** One row per subscribed endpoint of each message; with the hand-off, whether the offer may take it. */
+/**
+ * One row per subscribed endpoint of each message, with the retry policy its delivery keeps (the endpoint's over
+ * the event type's: migration 1764000012000); with the hand-off, whether the offer may take it.
+ */
 const fan = (v: Variant): Piece => sql`fan AS (
   SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at,
-         msg.due_at${when(v.handing, sql`,
+         msg.due_at, tidings_retry_policy(e.retry_policy, t.retry_policy) AS retry_policy${when(v.handing, sql`,
          -- Leased at once to the offer's dispatcher: due now, to an endpoint of the offer that takes work and
          -- needs no gate of the claim (the endpoint's rule, as the claim reads it: migration 1764000010000).
          tidings_endpoint_accepting(e, msg.created_at) AND tidings_endpoint_ungated(e)
            AND msg.due_at <= msg.created_at AND r.room IS NOT NULL AS takeable, r.room`)}
-  FROM msg JOIN endpoints e ON e.app_id = msg.app_id${when(v.handing, sql`
+  FROM msg JOIN endpoints e ON e.app_id = msg.app_id
+  LEFT JOIN event_types t ON t.name = msg.event_type${when(v.handing, sql`
   LEFT JOIN unnest(${p.room_endpoints}::text[], ${p.room}::int[]) AS r (id, room) ON r.id = e.id`)}
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
@@ -156,22 +160,22 @@ const handed: Piece = sql`fits AS (
 /** The deliveries: skipped to a disabled endpoint, due at 'infinity' to a paused one; handing, some leased. */
 const made = (v: Variant): Piece => (v.handing ? sql`made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at,
-                          dispatcher_id, lease_expires_at, fencing_token)
+                          dispatcher_id, lease_expires_at, fencing_token, retry_policy)
   SELECT app_id, message_id, endpoint_id,
          CASE WHEN leased THEN 'leased' WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END,
          CASE WHEN status = 'paused' THEN 'infinity'::timestamptz ELSE due_at END,
          created_at, created_at,
          CASE WHEN leased THEN ${p.dispatcher}::text END,
          CASE WHEN leased THEN created_at + ${p.lease_ms}::int * interval '1 millisecond' END,
-         CASE WHEN leased THEN 1 ELSE 0 END
+         CASE WHEN leased THEN 1 ELSE 0 END, retry_policy
   FROM handed
-  RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token
+  RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token, retry_policy
 )` : sql`made AS (
-  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at)
+  INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, retry_policy)
   SELECT app_id, message_id, endpoint_id,
          CASE WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END,
          CASE WHEN status = 'paused' THEN 'infinity'::timestamptz ELSE due_at END,
-         created_at, created_at
+         created_at, created_at, retry_policy
   FROM fan
   RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token
 )`);
@@ -215,7 +219,8 @@ const counted: Piece = sql`counts AS (
 const HANDED_NONE: Piece = sql`,
        NULL::bigint AS delivery_id, NULL::bigint AS fencing_token, NULL::text AS endpoint_id, NULL::text AS url,
        NULL::jsonb AS headers, NULL::bytea AS secret, NULL::text AS secret_key_id, NULL::bytea AS sensitive_headers,
-       NULL::text AS sensitive_headers_key, NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id`;
+       NULL::text AS sensitive_headers_key, NULL::bytea AS previous_secret, NULL::text AS previous_secret_key_id,
+       NULL::jsonb AS retry_policy`;
 
 /** A row per stored message, one per stale one, and with the hand-off one per delivery leased. */
 const result = (v: Variant): Piece => sql`
@@ -231,7 +236,8 @@ FROM input WHERE NOT confirmed${when(v.handing, sql`
 UNION ALL
 SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint_id, e.url, e.headers, e.secret,
        e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
-       CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id
+       CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id,
+       d.retry_policy
 FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased'`)}`;
 
 /** The whole statement of a variant. */
@@ -250,6 +256,7 @@ decision 10).
 Several concurrent publishes share one run (group commit, docs/adr/0007-group-commit.md); a lone publish or one
 inside a transaction passes arrays of one.
 Subscribed: not deleted; no event-type filter or the type is in it; no channels or at least one shared channel.
+Each delivery stores its retry policy: the endpoint's fields over its event type's (tidings_retry_policy).
 Disabled endpoints get skipped deliveries (kept for replay-missing); paused ones get pending deliveries due at
 'infinity' until resumed. A scheduled message (deliver_at later than its creation) gets pending deliveries due at
 deliver_at, and their first timeline row says scheduled instead of published; a deliver_at in the past is due at
@@ -282,12 +289,13 @@ notified, stale = false; per message whose lookups no longer held: id, stale = t
 (app, eventId) is taken is missing from the result (ON CONFLICT DO NOTHING).`;
 
 const HANDED_RETURNS = `
-With the hand-off, also one row per delivery leased: its message id in id, delivery_id, fencing_token, endpoint_id
-and the endpoint's url, headers and secrets as the claim returns them (delivery_id is NULL in the other rows).`;
+With the hand-off, also one row per delivery leased: its message id in id, delivery_id, fencing_token, endpoint_id,
+the endpoint's url, headers and secrets and the delivery's retry_policy as the claim returns them (delivery_id is
+NULL in the other rows).`;
 
 const INDEXES = `messages_app_event_id (ON CONFLICT, and the keyed test of a taken eventId); applications_pkey,
-applications_uid_key and event_types_pkey (the confirmed lookups); endpoints_app (the fan-out); endpoints_pkey
-(the hand-off's rows); idempotency_keys_pkey (keyed: ON CONFLICT).`;
+applications_uid_key and event_types_pkey (the confirmed lookups; the event type's retry policy);
+endpoints_app (the fan-out); endpoints_pkey (the hand-off's rows); idempotency_keys_pkey (keyed: ON CONFLICT).`;
 
 const variant = (name: string, v: Variant): NamedStatement<PublishParam> => namedStatement(name, {
   purpose: PURPOSE + (v.handing ? HANDING : '') + (v.keyed ? KEYED : ''),
