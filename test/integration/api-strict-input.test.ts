@@ -108,7 +108,21 @@ describe('input with one meaning', () => {
       assert.equal(res.status, 422, path);
     }
     assert.equal((await api.request('GET', '/api/v1/app?limit=016')).status, 200, 'leading zeros are still decimal');
+    for (const limit of ['99999999999999999999', '9'.repeat(400)]) {
+      const huge = await answer(await api.request('GET', `/api/v1/app?limit=${limit}`));
+      assert.deepEqual([huge.status, huge.issues[0]?.loc], [422, ['query', 'limit']]);
+      assert.match(huge.issues[0]?.msg ?? '', /<=250/, 'digits too many for a number exceed the maximum');
+    }
     assert.equal((await api.request('GET', `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?status=2&status_code_class=500`)).status, 200);
+  });
+
+  test('a NUL character in a path parameter is 422 at that parameter, not at the body', async () => {
+    for (const ref of ['..%00', 'ep%00x']) {
+      const res = await answer(await api.request('GET', `/api/v1/app/${appId}/endpoint/${ref}`));
+      assert.equal(res.status, 422, ref);
+      assert.deepEqual(res.issues[0]?.loc, ['path', 'endpointId'], ref);
+      assert.match(res.issues[0]?.msg ?? '', /NUL/);
+    }
   });
 
   test('a refusal by a setting names it: an endpoint URL refused by the egress policy names TIDINGS_EGRESS_ALLOWLIST (not its ranges), an unknown event type refused by TIDINGS_STRICT_EVENT_TYPES names that', async () => {

@@ -60,6 +60,17 @@ export function schemaErrorMessage(
   return new Error(boundedText(`${fields}: ${first}${errors.length > 3 ? '; …' : ''}`));
 }
 
+/** Where a NUL character the database refused came from, when a path or query parameter holds one; else null. */
+function nulParameter(request: FastifyRequest): string[] | null {
+  for (const [head, values] of [['path', request.params], ['query', request.query]] as const) {
+    if (values === null || typeof values !== 'object') continue;
+    for (const [name, value] of Object.entries(values)) {
+      if (typeof value === 'string' && value.includes('\0')) return [head, name];
+    }
+  }
+  return null;
+}
+
 /**
  * The error handler (docs/reference/errors.md): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
@@ -88,6 +99,11 @@ export function installErrorHandler(app: FastifyInstance, databaseError: (error:
     }
     // A database failure the adapter names (unreachable → 503, text it cannot store → 422).
     const fromDatabase = databaseError(error);
+    const nulAt = fromDatabase?.code === 'validation' ? nulParameter(request) : null;
+    if (nulAt !== null) {
+      const msg = 'must not contain the NUL character (\\u0000)';
+      return send(reply, 'validation', [{ loc: nulAt, msg, type: 'value_error.str.nul' }]);
+    }
     if (fromDatabase !== null) {
       if (fromDatabase.code === 'service_unavailable') request.log.warn({ err: error }, 'database unavailable');
       return send(reply, fromDatabase.code, fromDatabase.detail, fromDatabase.headers);

@@ -85,8 +85,9 @@ export const idIterator = (prefix: IdPrefix) => z.string().regex(new RegExp(`^-?
  * `1e1`, ` 16 `, `16.0` and `0b10` as numbers, so one value would have several spellings.
  */
 export const queryInt = (min: number, max: number) =>
-  z.string().regex(/^[0-9]{1,16}$/, 'must be an integer in plain decimal digits')
-    .transform(Number).pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^[0-9]+$/, 'must be an integer in plain decimal digits')
+    // Any number of digits is read: one too large for a double is refused as over the maximum, not as a spelling.
+    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER)).pipe(z.number().int().min(min).max(max));
 
 /** Page parameters of a list (Svix): limit 1–250 (default 50), iterator, order. */
 export function listQuery(iterator: z.ZodType<string>, defaultOrder: 'ascending' | 'descending') {
