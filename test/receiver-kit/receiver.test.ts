@@ -67,6 +67,14 @@ describe('answer policy', () => {
         code: 'signature_headers_missing',
         detail: 'missing header: webhook-signature',
       });
+      const none = await receiver.handle({ headers: { 'content-type': 'application/json' }, body });
+      assert.deepEqual(JSON.parse(none.body), {
+        code: 'signature_headers_missing',
+        detail: 'missing header: webhook-id (or svix-id), webhook-timestamp (or svix-timestamp), '
+          + 'webhook-signature (or svix-signature)',
+      });
+      const svixOnly = await receiver.handle({ headers: { 'svix-id': 'msg_1', 'svix-timestamp': '1' }, body });
+      assert.equal(JSON.parse(svixOnly.body).detail, 'missing header: svix-signature');
       const badTime = await receiver.handle({
         headers: { ...headers, 'webhook-timestamp': '2026-01-01T00:00:00Z' },
         body,
