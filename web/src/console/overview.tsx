@@ -46,7 +46,7 @@ export function OverviewPage() {
         <div class="tiles">
           <section class="tile" aria-label="Deliveries by state"><h2>Deliveries</h2>{Object.entries(o.deliveries).map(([k, v]) => <p key={k} class="count"><Badge state={k} /> <strong>{v}</strong></p>)}</section>
           <BacklogTile backlog={o.backlog} />
-          <section class="tile" aria-label="Dead letters"><h2>Dead letters, 24 h</h2><p class="big">{o.deadLettersLast24h}</p><p><a href={href('/dead-letters')}>See dead letters</a></p></section>
+          <section class="tile" aria-label="Became dead letters, 24 h"><h2>Became dead letters, 24 h</h2><p class="big">{o.deadLettersLast24h}</p><p><a href={href('/dead-letters')}>See dead letters</a></p></section>
           <section class="tile" aria-label="Open breakers"><h2>Open breakers</h2><p class="big">{o.openBreakers.count}</p>{o.openBreakers.endpointIds.map((id) => <p key={id}><code>{id}</code></p>)}</section>
           <section class="tile" aria-label="Running tasks"><h2>Running tasks</h2><p class="big">{o.runningTasks}</p><p><a href={href('/tasks')}>See tasks</a></p></section>
         </div>
