@@ -50,7 +50,7 @@ describe('NATS JetStream transport faults', () => {
     `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded'`, [appId],
     (rows) => rows[0]?.n === count, timeoutMs, `${count} deliveries succeeded`);
 
-  test('killed after the send, before the record: the lease expires, the id comes back, is sent again, counted', async () => {
+  test('killed after the send, before the record: the lease expires, the id is sent again, counted', async () => {
     const { appId, endpoints } = await world.setupApp(api, 1, 'after-send');
     // A 12 s lease, longer than a dispatcher's start on a busy machine: the dead dispatcher's message, delivered
     // again after the ack wait (3 s), reaches the heir while the lease lives and is acknowledged as not due; the id
@@ -73,7 +73,7 @@ describe('NATS JetStream transport faults', () => {
     assert.equal(await world.metric(heir, 'tidings_deliveries_reclaimed_total'), 1, 'counted');
   });
 
-  test('killed after the record, before the ack: redelivered, the fenced claim takes nothing, no second send', async () => {
+  test('killed after the record, before the ack: redelivered, the claim takes nothing, no second send', async () => {
     const { appId, endpoints } = await world.setupApp(api, 1, 'after-record');
     const doomed = await dispatcher('after-record-x', { TIDINGS_TEST_FAULT_POINTS: 'after_record:exit' });
     await api.publish(appId, { n: 1 });
@@ -123,7 +123,7 @@ describe('NATS JetStream transport faults', () => {
     assert.equal(pairs.size, 80, 'every message to every endpoint');
   });
 
-  test('the broker unreachable while messages are published: they wait in PostgreSQL, then flow, no log storm', async () => {
+  test('the broker unreachable during publishes: they wait in PostgreSQL, then flow, no log storm', async () => {
     const tcp = await proxy();
     const a = await dispatcher('down-a', { TIDINGS_NATS_URL: proxiedNatsUrl(tcp.port) });
     await a.waitForLog('broker connected', 20_000);
@@ -168,7 +168,7 @@ describe('NATS JetStream transport faults', () => {
     assert.equal(new Set(pairs).size, 40);
   });
 
-  test('the work stream deleted while running: it comes back, the sweep publishes the lost ids, all delivered', async () => {
+  test('the work stream deleted while running: declared again, the lost ids swept, all delivered', async () => {
     const a = await dispatcher('deleted-a', {
       TIDINGS_BROKER_MAX_IN_FLIGHT: String(BROKER_SHARDS), TIDINGS_CONCURRENCY: '4',
       TIDINGS_BROKER_ENDPOINT_AHEAD: '20',
