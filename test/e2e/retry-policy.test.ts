@@ -127,28 +127,29 @@ describe('retry policies per endpoint and per event type (PostgreSQL server, man
 
   test('two endpoints of one message, each on its own schedule, dead-lettered after its own max attempts', async () => {
     const app = await svix.application.create({ name: 'two schedules' });
-    const a = await endpoint(app.id, '/two/a', { schedule: ['10s', '20s'], maxAttempts: 3 });
-    const b = await endpoint(app.id, '/two/b', { schedule: [MINUTE], maxAttempts: 2 });
+    // a: past its schedule's end its last delay repeats, up to its 4 attempts; b: 2 attempts, before its schedule ends.
+    const a = await endpoint(app.id, '/two/a', { schedule: ['10s', '20s'], maxAttempts: 4 });
+    const b = await endpoint(app.id, '/two/b', { schedule: [MINUTE, MINUTE, MINUTE], maxAttempts: 2 });
     const msg = await svix.message.create(app.id, { eventType: 'order.paid', payload: { n: 1 } });
 
     assert.equal(await step(), 2, 't0: the first attempt of both');
     assert.deepEqual([await dueIn(msg.id, a, t0), await dueIn(msg.id, b, t0)], [10 * SECOND, MINUTE]);
-    clock.set(t0 + 10 * SECOND);
-    assert.equal(await step(), 1, 't0 + 10 s: only a is due');
-    clock.set(t0 + 30 * SECOND);
-    assert.equal(await step(), 1, 't0 + 30 s: a\'s third and last attempt');
+    for (const [at, what] of [[10, 'a\'s second'], [30, 'a\'s third'], [50, 'a\'s fourth and last']] as const) {
+      clock.set(t0 + at * SECOND);
+      assert.equal(await step(), 1, `t0 + ${at} s: ${what} attempt, b not due`);
+    }
     const deadA = await delivery(msg.id, a);
-    assert.deepEqual(settled(deadA), ['dead', 'exhausted', 3]);
+    assert.deepEqual(settled(deadA), ['dead', 'exhausted', 4]);
     assert.equal((await delivery(msg.id, b)).state, 'pending', 'b still waits for its own delay');
     clock.set(t0 + MINUTE);
     assert.equal(await step(), 1, 't0 + 1 min: b\'s second and last attempt');
     assert.deepEqual(settled(await delivery(msg.id, b)), ['dead', 'exhausted', 2]);
     clock.set(t0 + 10 * HOUR);
     assert.equal(await step(), 0, 'nothing more, hours later');
-    assert.deepEqual(await attemptTimes(msg.id, a), [0, 10 * SECOND, 30 * SECOND]);
+    assert.deepEqual(await attemptTimes(msg.id, a), [0, 10 * SECOND, 30 * SECOND, 50 * SECOND]);
     assert.deepEqual(await attemptTimes(msg.id, b), [0, MINUTE]);
-    assert.deepEqual([await sent('/two/a'), await sent('/two/b')], [3, 2]);
-    assert.deepEqual(deadA.retry_policy, { scheduleMs: [10_000, 20_000], maxAttempts: 3 }, 'as at its creation');
+    assert.deepEqual([await sent('/two/a'), await sent('/two/b')], [4, 2]);
+    assert.deepEqual(deadA.retry_policy, { scheduleMs: [10_000, 20_000], maxAttempts: 4 }, 'as at its creation');
   });
 
   test('a per-endpoint timeout cuts a slow receiver at its deadline; another\'s longer one succeeds', async () => {
