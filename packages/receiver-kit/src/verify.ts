@@ -83,13 +83,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const id = headerValue(headers, `${prefix}-id`);
     const timestamp = headerValue(headers, `${prefix}-timestamp`);
     const signature = headerValue(headers, `${prefix}-signature`);
-    const missing = [
+    const present: readonly (readonly [string, string | undefined])[] = [
       [`${prefix}-id`, id],
       [`${prefix}-timestamp`, timestamp],
       [`${prefix}-signature`, signature],
-    ]
-      .filter(([, value]) => value === undefined || value === '')
-      .map(([name]) => name);
+    ];
+    const missing = present.filter(([, value]) => value === undefined || value === '').map(([name]) => name);
     if (missing.length > 0 || id === undefined || timestamp === undefined || signature === undefined) {
       // Neither id header: the sender may use either naming, so both are named.
       const names = prefix === 'svix' && missing.includes('svix-id')
