@@ -3,6 +3,7 @@ import { api, get, query, seg, type Page } from './api.ts';
 import { Bars } from './charts.tsx';
 import { BreakerControls } from './breaker.tsx';
 import { DeliveryTools, EditEndpoint, HeadersEditor, LimitsEditor, SecretTools } from './endpoint-tools.tsx';
+import { RetryPolicyCard } from './retry-policy.tsx';
 import { href, navigate } from './router.ts';
 import { DataTable } from './table.tsx';
 import type { Attempt, Endpoint, Health, Scope } from './types.ts';
@@ -111,6 +112,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         {scope.canWrite && h !== undefined ? <LimitsEditor key={e.id} scope={scope} ep={e} health={h} onSaved={refresh} /> : null}
         <SecretTools key={e.id} scope={scope} ep={e} />
         <HeadersEditor key={e.id} scope={scope} ep={e} />
+        <RetryPolicyCard key={e.id} path={path} />
         {scope.canWrite ? <DeliveryTools key={e.id} scope={scope} ep={e} onDone={(t) => { setNotice(t); attempts.reload(); }} /> : null}
       </div>
     </>
