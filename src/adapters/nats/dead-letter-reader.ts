@@ -82,7 +82,14 @@ export function startDeadLetterReader(
         const batch = await consumer.handle.fetch({ max_messages: 16, expires: context.fetchExpiresMs });
         current = batch;
         for await (const msg of batch) {
-          await handleAdvisory(clients.jsm, context.topology, msg, report).catch(() => { msg.nak(); });
+          await handleAdvisory(clients.jsm, context.topology, msg, report).catch(() => {
+            // Read again later (by this reader or another); a connection gone meanwhile redelivers it anyway.
+            try {
+              msg.nak();
+            } catch {
+              // The same.
+            }
+          });
         }
       } catch (error) {
         consumer = null;
