@@ -83,7 +83,13 @@ export interface DoctorFacts {
     | { readonly source: 'plaintext' }
     | { readonly source: 'generated' }
     | RingFacts;
-  readonly transport: { readonly kind: string; readonly detail: string; readonly error?: string };
+  /** The transport: on success `detail`; on failure `error`, and `fix` (else `detail`) says what to do. */
+  readonly transport: {
+    readonly kind: string;
+    readonly detail: string;
+    readonly error?: string;
+    readonly fix?: string;
+  };
 }
 
 /** A key ring from the environment or the data folder's key file: its ids (first = current), or why it is invalid. */
@@ -352,7 +358,7 @@ export function doctorChecks(f: DoctorFacts): Check[] {
   const transport: Check =
     t.error === undefined
       ? { check: 'transport', level: 'ok', message: `${t.kind}: ${t.detail}` }
-      : { check: 'transport', level: 'error', message: `${t.kind}: ${t.error}`, fix: t.detail };
+      : { check: 'transport', level: 'error', message: `${t.kind}: ${t.error}`, fix: t.fix ?? t.detail };
   return [...configChecks(f), ...databaseChecks(f), ...migrationChecks(f), ...keyChecks(f), transport];
 }
 

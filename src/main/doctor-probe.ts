@@ -6,6 +6,7 @@ import { pendingMigrations } from '../adapters/postgres/migrator.ts';
 import { databaseFacts } from '../adapters/postgres/reachable.ts';
 import type { DoctorFacts } from '../cli/doctor.ts';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
+import { brokerFacts } from './broker-probe.ts';
 import { keyFileOf } from './operator.ts';
 
 /**
@@ -65,7 +66,11 @@ export async function gatherDoctorFacts(
     };
   }
   const { facts: keyFacts, ring } = await ringOf(config);
-  const transport = { kind: 'PostgreSQL claim', detail: 'dispatchers claim due deliveries from the database above' };
+  const claim = { kind: 'PostgreSQL claim', detail: 'dispatchers claim due deliveries from the database above' };
+  // A broker is checked on its own, beside the database; the PostgreSQL claim stands or falls with the database.
+  const broker = config.transport === 'postgres' ? null : brokerFacts(config);
+  const transportOf = async (dbError?: string): Promise<DoctorFacts['transport']> =>
+    broker !== null ? await broker : dbError === undefined ? claim : { ...claim, error: dbError };
   let db: Db;
   try {
     db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
@@ -75,7 +80,7 @@ export async function gatherDoctorFacts(
       database: { error: why(error) },
       migrations: null,
       keys: keyFacts,
-      transport: { ...transport, error: 'the database is unreachable' },
+      transport: await transportOf('the database is unreachable'),
     };
   }
   try {
@@ -103,14 +108,14 @@ export async function gatherDoctorFacts(
       }));
       keys = { ...keys, registry };
     }
-    return { config: { ok: true, config }, database, migrations, keys, transport };
+    return { config: { ok: true, config }, database, migrations, keys, transport: await transportOf() };
   } catch (error) {
     return {
       config: { ok: true, config },
       database: { error: why(error) },
       migrations: null,
       keys: keyFacts,
-      transport: { ...transport, error: 'the database does not answer' },
+      transport: await transportOf('the database does not answer'),
     };
   } finally {
     await db.close();

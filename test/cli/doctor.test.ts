@@ -69,6 +69,7 @@ test('doctor: all ok on a healthy installation; each broken one names its error 
   );
   assert.match(byCheck(healthyChecks, 'database')[0]!.message, /^PostgreSQL \d+/);
   assert.match(byCheck(healthyChecks, 'keys')[0]!.message, /current test1; every stored key is in the ring/);
+  assert.match(byCheck(healthyChecks, 'transport')[0]!.message, /^PostgreSQL claim: dispatchers claim due deliveries/);
 
   assert.equal(down.code, 1);
   assert.equal(byCheck(report(down).checks, 'database')[0]!.level, 'error');
@@ -96,6 +97,53 @@ test('doctor: all ok on a healthy installation; each broken one names its error 
     /^error {4}egress {9}169\.254\.0\.0\/16 opens the cloud metadata service to webhooks\n {24}-> remove it/m,
   );
   assert.match(text.stdout, /^ok {7}database {7}PostgreSQL /m);
+});
+
+test('doctor: a broker transport is reached; one that does not answer is an error, credentials hidden', async () => {
+  const brokerEnv = (transport: string, url: string): Record<string, string> => ({
+    ...serverEnv(healthy.url!),
+    TIDINGS_TRANSPORT: transport,
+    [transport === 'nats' ? 'TIDINGS_NATS_URL' : 'TIDINGS_RABBITMQ_URL']: url,
+  });
+  const [rabbit, rabbitDown, nats, natsDown] = await Promise.all([
+    runCli(['doctor', '--json'], { env: brokerEnv('rabbitmq', 'amqp://guest:guest@127.0.0.1:5672') }),
+    runCli(['doctor', '--json'], { env: brokerEnv('rabbitmq', `amqp://guest:hunter2@127.0.0.1:${closedPort}`) }),
+    runCli(['doctor', '--json'], { env: brokerEnv('nats', 'nats://127.0.0.1:4222') }),
+    runCli(['doctor', '--json'], { env: brokerEnv('nats', `nats://tidings:hunter2@127.0.0.1:${closedPort}`) }),
+  ]);
+  const transport = (r: typeof rabbit): Check => {
+    const checks = json<{ checks: Check[] }>(r).checks;
+    const others = checks.filter((c) => c.level !== 'ok' && c.check !== 'transport');
+    assert.deepEqual(others, [], 'only the transport differs');
+    return byCheck(checks, 'transport')[0]!;
+  };
+
+  assert.equal(rabbit.code, 0, rabbit.stdout);
+  assert.equal(transport(rabbit).level, 'ok');
+  assert.match(transport(rabbit).message, /^RabbitMQ: amqp:\/\/127\.0\.0\.1:5672 answered the AMQP 0-9-1 handshake in/);
+  assert.equal(nats.code, 0, nats.stdout);
+  assert.equal(transport(nats).level, 'ok');
+  assert.match(
+    transport(nats).message,
+    /^NATS: nats:\/\/127\.0\.0\.1:4222 answered in \d+ ms: server \d+\.\d+\.\d+, JetStream enabled$/,
+  );
+
+  for (const [down, kind, scheme, setting] of [
+    [rabbitDown, 'RabbitMQ', 'amqp', 'TIDINGS_RABBITMQ_URL'],
+    [natsDown, 'NATS', 'nats', 'TIDINGS_NATS_URL'],
+  ] as const) {
+    assert.equal(down.code, 1, down.stdout);
+    assert.match(down.stderr, /tidings doctor: 1 error/);
+    const check = transport(down);
+    assert.equal(check.level, 'error');
+    assert.ok(
+      check.message.startsWith(`${kind}: cannot reach the broker at ${scheme}://127.0.0.1:${closedPort}: `),
+      check.message,
+    );
+    assert.match(check.message, /refused/i);
+    assert.match(check.fix!, new RegExp(`check ${setting}`));
+    assert.doesNotMatch(down.stdout, /hunter2|guest|tidings@/, 'no credentials printed');
+  }
 });
 
 test('doctor: an IPv6 allow-list entry covering IPv4-mapped addresses is an error, never "has no effect"', () => {
