@@ -20,6 +20,8 @@ const REASONS: readonly string[] = Object.values(TimelineReason);
 const OTHER_WORDS = new Set<string>([
   ...Object.values(DeliveryState), 'active', 'paused', 'disabled', 'closed', 'open', 'half_open', 'breaker_half_open',
   'manual', 'scheduled', 'infinity', 'hex', 'milliseconds', 'delivery', 'endpoint', 'lock_timeout',
+  // The claim by id's verdict per id (claim-ids.sql), returned to the broker source, never a timeline reason.
+  'not_due', 'window', 'gated', 'busy',
 ]);
 
 async function files(dir: string, keep: (path: string) => boolean): Promise<string[]> {
