@@ -177,7 +177,9 @@ test('the pager: Previous is disabled on the first page, Next and Previous walk 
     // The id cell of the first row (the time cell changes as time passes).
     const firstRow = page.locator('main table tbody tr td:nth-child(2)').first();
     await next.waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+    // The first page is shown whole (its 25 rows) before the pager is read.
+    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0
+      && document.querySelectorAll('main table tbody tr').length === 25);
     const firstPageTop = await firstRow.textContent();
     assert.equal(await previous.isDisabled(), true, 'Previous on the first page');
     assert.equal(await next.isDisabled(), false);
