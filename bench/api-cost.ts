@@ -49,22 +49,36 @@ if (process.argv[2] === 'serve-bare') {
   const { dropDatabase, startCluster } = await import('./tidings.ts');
   const { backendPids } = await import('./pg-stats.ts');
   const { readProbes } = await import('./delivery-run.ts');
-  const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, 'payload-bytes': { type: 'string' }, 'database-url': { type: 'string' }, 'cpu-prof': { type: 'boolean' }, probe: { type: 'boolean' }, env: { type: 'string', multiple: true } } });
-  const extraEnv = Object.fromEntries((values.env ?? []).map((pair) => {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new Error(`--env takes K=V (got ${pair})`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  }));
+  const { values } = parseArgs({
+    options: {
+      messages: { type: 'string' },
+      rounds: { type: 'string' },
+      'payload-bytes': { type: 'string' },
+      'database-url': { type: 'string' },
+      'cpu-prof': { type: 'boolean' },
+      probe: { type: 'boolean' },
+      env: { type: 'string', multiple: true },
+    },
+  });
+  const extraEnv = Object.fromEntries(
+    (values.env ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`--env takes K=V (got ${pair})`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
   /** A whole-number option of at least `min`. @throws Error naming the option otherwise */
   const count = (name: string, raw: string | undefined, fallback: number, min: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min} (got ${raw})`);
+    if (!Number.isInteger(n) || n < min)
+      throw new Error(`--${name} must be a whole number of at least ${min} (got ${raw})`);
     return n;
   };
   const messages = count('messages', values.messages, 10_000, 1_000);
   const rounds = count('rounds', values.rounds, 5, 1);
   const payloadBytes = count('payload-bytes', values['payload-bytes'], 1024, 16);
-  const serverUrl = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const serverUrl =
+    values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
   const dbName = 'tidings_bench_apicost';
 
@@ -75,7 +89,12 @@ if (process.argv[2] === 'serve-bare') {
    * µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is
    * not counted: the first rounds run while V8 still optimises), and the median share of it spent in the kernel.
    */
-  const measure = async (client: ApiClient, app: string, pid: number, backends?: () => Promise<number[]>): Promise<{ perRound: number[]; systemShare: number; backendPerRound: number[] | null }> => {
+  const measure = async (
+    client: ApiClient,
+    app: string,
+    pid: number,
+    backends?: () => Promise<number[]>,
+  ): Promise<{ perRound: number[]; systemShare: number; backendPerRound: number[] | null }> => {
     await client.publishBurst(app, messages, IN_FLIGHT, () => 'bench.event', 300_000);
     const sum = (pids: readonly number[]): { cpuS: number; systemS: number } | null => {
       let cpuS = 0;
@@ -102,7 +121,8 @@ if (process.argv[2] === 'serve-bare') {
       const backendAfter = sum(serving);
       perRound.push(((after.cpuS - before.cpuS) * 1e6) / messages);
       systemShare.push((after.systemS - before.systemS) / Math.max(1e-9, after.cpuS - before.cpuS));
-      if (backendPerRound !== null && backendBefore !== null && backendAfter !== null) backendPerRound.push(((backendAfter.cpuS - backendBefore.cpuS) * 1e6) / messages);
+      if (backendPerRound !== null && backendBefore !== null && backendAfter !== null)
+        backendPerRound.push(((backendAfter.cpuS - backendBefore.cpuS) * 1e6) / messages);
       else backendPerRound = null;
     }
     return { perRound, systemShare: median(systemShare), backendPerRound };
@@ -110,7 +130,12 @@ if (process.argv[2] === 'serve-bare') {
 
   try {
     const port = await freePort();
-    const bare = startChild({ name: 'bare', args: [fileURLToPath(import.meta.url), 'serve-bare', String(port)], env: { PATH: process.env.PATH }, logFile: join(logDir, 'bare.log') });
+    const bare = startChild({
+      name: 'bare',
+      args: [fileURLToPath(import.meta.url), 'serve-bare', String(port)],
+      env: { PATH: process.env.PATH },
+      logFile: join(logDir, 'bare.log'),
+    });
     let bareCost: Awaited<ReturnType<typeof measure>>;
     try {
       await waitHttpOk(`http://127.0.0.1:${port}/readyz`, bare, 30_000);
@@ -122,8 +147,15 @@ if (process.argv[2] === 'serve-bare') {
     }
 
     const base = {
-      serverUrl, dbName, encryptionKeys: generateKeyEntry('bench'), apiToken: `bench_${randomBytes(24).toString('base64url')}`,
-      logLevel: 'info', logDir, probe: values.probe === true, cpuProf: values['cpu-prof'] === true, userEnv: {},
+      serverUrl,
+      dbName,
+      encryptionKeys: generateKeyEntry('bench'),
+      apiToken: `bench_${randomBytes(24).toString('base64url')}`,
+      logLevel: 'info',
+      logDir,
+      probe: values.probe === true,
+      cpuProf: values['cpu-prof'] === true,
+      userEnv: {},
     };
     const cluster = await startCluster(base, { engine: 'server', dispatchers: 0, env: extraEnv, tag: 'api-cost' });
     let apiCost: Awaited<ReturnType<typeof measure>>;
@@ -138,16 +170,24 @@ if (process.argv[2] === 'serve-bare') {
       stopped = await cluster.stop();
       await dropDatabase(serverUrl, dbName);
     }
-    console.log(`CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`);
+    console.log(
+      `CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`,
+    );
     console.log(`  bare Fastify route     ${show(bareCost)}`);
-    console.log(`  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`);
+    console.log(
+      `  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`,
+    );
     const backend = apiCost.backendPerRound;
-    console.log(backend === null
-      ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended during a round)'
-      : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ${backend.map((x) => x.toFixed(0)).join(' ')})`);
+    console.log(
+      backend === null
+        ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended during a round)'
+        : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ${backend.map((x) => x.toFixed(0)).join(' ')})`,
+    );
     if (base.probe) {
       const calls = messages * (rounds + 1);
-      console.log(`statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include the probe's cost):`);
+      console.log(
+        `statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include the probe's cost):`,
+      );
       for (const dump of Object.values(await readProbes(stopped?.probeFiles ?? []))) {
         for (const [name, st] of Object.entries(dump.statements).sort((a, b) => b[1].calls - a[1].calls)) {
           console.log(`  ${((st.calls * 10_000) / calls).toFixed(0).padStart(6)}  ${name}`);
@@ -160,7 +200,9 @@ if (process.argv[2] === 'serve-bare') {
       const file = join(logDir, 'api-cost-api.cpuprofile');
       const summary = await summarizeProfile(file, 30);
       console.log(`\nAPI process profile (${file}), ${summary.busyMs.toFixed(0)} ms busy; self time by area:`);
-      console.log('(the API ran under the profiler and the bare route did not: compare the figures above only between runs without --cpu-prof)');
+      console.log(
+        '(the API ran under the profiler and the bare route did not: compare the figures above only between runs without --cpu-prof)',
+      );
       for (const a of summary.byArea) console.log(`  ${a.share.toFixed(1).padStart(5)} %  ${a.area}`);
       console.log('by function:');
       for (const f of summary.topFunctions) console.log(`  ${f.share.toFixed(1).padStart(5)} %  ${f.fn}`);

@@ -40,12 +40,27 @@ export interface RawReferenceOptions {
  */
 export async function rawReference(ctx: BenchContext, o: RawReferenceOptions): Promise<RawHttpRun> {
   await o.receiver.reset();
-  const urls = Array.from({ length: o.paths }, (_, i) => `http://127.0.0.1:${o.receiver.ports[i % o.receiver.ports.length]}/ep${i}`);
-  return runRawHttp({
-    urls, inFlight: o.inFlight, connectionsPerOrigin: o.connectionsPerOrigin, sign: o.sign,
-    body: benchPayload(ctx.options.payloadBytes, 0), idPrefix: o.idPrefix, mode: 'burst', count: o.count, rate: 0, durationMs: 0,
-    timeoutMs: ctx.options.sizes.waitTimeoutMs,
-  }, undefined, o.receiver.child.pid);
+  const urls = Array.from(
+    { length: o.paths },
+    (_, i) => `http://127.0.0.1:${o.receiver.ports[i % o.receiver.ports.length]}/ep${i}`,
+  );
+  return runRawHttp(
+    {
+      urls,
+      inFlight: o.inFlight,
+      connectionsPerOrigin: o.connectionsPerOrigin,
+      sign: o.sign,
+      body: benchPayload(ctx.options.payloadBytes, 0),
+      idPrefix: o.idPrefix,
+      mode: 'burst',
+      count: o.count,
+      rate: 0,
+      durationMs: 0,
+      timeoutMs: ctx.options.sizes.waitTimeoutMs,
+    },
+    undefined,
+    o.receiver.child.pid,
+  );
 }
 
 /** Formats a number with thousands separators for progress lines. */

@@ -68,7 +68,15 @@ export async function summarizeProfile(file: string, top = 25): Promise<ProfileS
     file,
     totalMs: Math.round(total / 1000),
     busyMs: Math.round(busy / 1000),
-    byArea: rank(areas).slice(0, 20).map(([area, us]) => ({ area, ms: Math.round(us / 1000), share: Math.round((1000 * us) / Math.max(1, busy)) / 10 })),
-    topFunctions: rank(fns).slice(0, top).map(([fn, us]) => ({ fn, ms: Math.round(us / 1000), share: Math.round((1000 * us) / Math.max(1, busy)) / 10 })),
+    byArea: rank(areas)
+      .slice(0, 20)
+      .map(([area, us]) => ({
+        area,
+        ms: Math.round(us / 1000),
+        share: Math.round((1000 * us) / Math.max(1, busy)) / 10,
+      })),
+    topFunctions: rank(fns)
+      .slice(0, top)
+      .map(([fn, us]) => ({ fn, ms: Math.round(us / 1000), share: Math.round((1000 * us) / Math.max(1, busy)) / 10 })),
   };
 }

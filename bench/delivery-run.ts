@@ -55,7 +55,14 @@ export interface DeliveryResult {
   readonly duplicates: number;
   /** Most requests open at the receiver at once: the in-flight count reached. */
   readonly receiverMaxOpen: number;
-  readonly publish: { readonly accepted: number; readonly failed: number; readonly firstError: string | null; readonly perS: number; readonly callP50Ms: number; readonly callP99Ms: number };
+  readonly publish: {
+    readonly accepted: number;
+    readonly failed: number;
+    readonly firstError: string | null;
+    readonly perS: number;
+    readonly callP50Ms: number;
+    readonly callP99Ms: number;
+  };
   /** Deliveries per second: from the first publish call (e2e) or from the dispatchers' continue (drain) to the last new delivery. */
   readonly deliveriesPerS: number;
   /** The last new delivery's arrival minus the burst's last 2xx, ms (e2e). */
@@ -86,16 +93,32 @@ export interface DeliveryResult {
 export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promise<DeliveryResult> {
   const mode = spec.engine === 'embedded' ? 'e2e' : spec.mode;
   await spec.receiver.reset();
-  const cluster = await startCluster(base, { engine: spec.engine, dispatchers: spec.dispatchers, oneProcess: spec.oneProcess === true, env: spec.env, tag: spec.tag });
+  const cluster = await startCluster(base, {
+    engine: spec.engine,
+    dispatchers: spec.dispatchers,
+    oneProcess: spec.oneProcess === true,
+    env: spec.env,
+    tag: spec.tag,
+  });
   const dbUrl = cluster.databaseUrl;
   let probeFiles: readonly string[] = [];
   let stopped = false;
   try {
-    const client = createApiClient(cluster.apiUrl, base.apiToken, spec.publishInFlight, spec.payloadBytes, spec.idempotencyKeys);
+    const client = createApiClient(
+      cluster.apiUrl,
+      base.apiToken,
+      spec.publishInFlight,
+      spec.payloadBytes,
+      spec.idempotencyKeys,
+    );
     const app = await client.createApplication('bench', `bench-${spec.tag}`);
     const ports = spec.receiver.ports;
     for (let i = 0; i < spec.endpoints; i += 1) {
-      await client.createEndpoint(app, `http://127.0.0.1:${ports[i % ports.length]}/ep${i}`, spec.routing === 'spread' ? [`bench.e${i}`] : undefined);
+      await client.createEndpoint(
+        app,
+        `http://127.0.0.1:${ports[i % ports.length]}/ep${i}`,
+        spec.routing === 'spread' ? [`bench.e${i}`] : undefined,
+      );
     }
     const eventType = spec.routing === 'spread' ? (i: number) => `bench.e${i % spec.endpoints}` : () => 'bench.event';
     const expected = spec.routing === 'fanOut' ? spec.messages * spec.endpoints : spec.messages;
@@ -107,7 +130,9 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
     const counters0 = dbUrl === null ? null : await dbCounters(dbUrl, base.dbName);
     const roles = async () => ({
       api: [cluster.api.pid],
-      ...(spec.engine === 'server' && spec.oneProcess !== true ? { dispatcher: cluster.dispatchers.map((d) => d.pid) } : {}),
+      ...(spec.engine === 'server' && spec.oneProcess !== true
+        ? { dispatcher: cluster.dispatchers.map((d) => d.pid) }
+        : {}),
       receiver: [spec.receiver.child.pid],
       loadgen: [process.pid],
       ...(dbUrl === null ? {} : { postgres: await backendPids(dbUrl, base.dbName) }),
@@ -145,7 +170,9 @@ export async function runDelivery(base: ClusterBase, spec: DeliverySpec): Promis
     const counters1 = dbUrl === null ? null : await dbCounters(dbUrl, base.dbName);
     const calls = pub.acks.map((a) => a.ackAt - a.sentAt);
     const end = stats.lastNewAt ?? Number.NaN;
-    const profiles = base.cpuProf ? [cluster.api, ...cluster.dispatchers].map((c) => join(base.logDir, `${c.name}.cpuprofile`)) : [];
+    const profiles = base.cpuProf
+      ? [cluster.api, ...cluster.dispatchers].map((c) => join(base.logDir, `${c.name}.cpuprofile`))
+      : [];
     return {
       tag: spec.tag,
       engine: spec.engine,
@@ -190,7 +217,10 @@ export async function readProbes(files: readonly string[]): Promise<Record<strin
   const out: Record<string, ProbeDump> = {};
   for (const file of files) {
     try {
-      const name = file.split('/').pop()!.replace(/\.probe\.json$/, '');
+      const name = file
+        .split('/')
+        .pop()!
+        .replace(/\.probe\.json$/, '');
       out[name] = JSON.parse(await readFile(file, 'utf8')) as ProbeDump;
     } catch {
       // the process did not exit cleanly: no dump

@@ -30,16 +30,32 @@ function measure(fn: (i: number) => void): number {
 }
 
 const sink = new Writable({ write: (_chunk, _enc, cb) => cb() });
-const logger = pino({ level: 'info', redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, base: { pid: process.pid } }, sink);
+const logger = pino(
+  { level: 'info', redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, base: { pid: process.pid } },
+  sink,
+);
 const redactedChild = logger.child({ reqId: 'req_0123456789abcdef' });
 const plain = logger.child({}, { redact: [] });
-const fakeRequest = { id: 'req_0123456789abcdef', method: 'POST', url: '/api/v1/app/app_01JBENCH/msg?with_content=false' };
+const fakeRequest = {
+  id: 'req_0123456789abcdef',
+  method: 'POST',
+  url: '/api/v1/app/app_01JBENCH/msg?with_content=false',
+};
 const fakeReply = { statusCode: 202, elapsedTime: 1.234 };
 
 const rows: [string, number, number][] = [];
 rows.push([
   'request line (info, 1 per API call): redacted child → plain logger',
-  measure(() => redactedChild.info({ req: { method: fakeRequest.method, url: fakeRequest.url }, res: { statusCode: fakeReply.statusCode }, responseTime: fakeReply.elapsedTime }, 'request completed')),
+  measure(() =>
+    redactedChild.info(
+      {
+        req: { method: fakeRequest.method, url: fakeRequest.url },
+        res: { statusCode: fakeReply.statusCode },
+        responseTime: fakeReply.elapsedTime,
+      },
+      'request completed',
+    ),
+  ),
   measure(() => plain.info(requestLine(fakeRequest, fakeReply), 'request completed')),
 ]);
 const pool = createRandomPool(4096);
@@ -60,5 +76,13 @@ rows.push([
   measure(() => payloadBytes(body)),
 ]);
 
-console.log(`iterations per round: ${iterations}; µs of CPU per call, median of 5 rounds; load average ${(await import('node:os')).loadavg().map((v) => v.toFixed(2)).join(' ')}`);
-for (const [name, before, after] of rows) console.log(`${name}: ${before.toFixed(2)} → ${after.toFixed(2)} µs (${((1 - after / before) * 100).toFixed(0)} % less)`);
+console.log(
+  `iterations per round: ${iterations}; µs of CPU per call, median of 5 rounds; load average ${(await import('node:os'))
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}`,
+);
+for (const [name, before, after] of rows)
+  console.log(
+    `${name}: ${before.toFixed(2)} → ${after.toFixed(2)} µs (${((1 - after / before) * 100).toFixed(0)} % less)`,
+  );

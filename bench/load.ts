@@ -7,7 +7,12 @@ const nowMs = (): number => performance.timeOrigin + performance.now();
  * A closed loop: `lanes` lanes each make call after call (`call(i)` with i = 0, 1, …) until `count` calls
  * were started or `deadlineMs` (epoch ms) passed. Resolves when every lane is done.
  */
-export async function closedLoop(count: number, lanes: number, deadlineMs: number, call: (i: number) => Promise<void>): Promise<void> {
+export async function closedLoop(
+  count: number,
+  lanes: number,
+  deadlineMs: number,
+  call: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < count && nowMs() < deadlineMs) await call(next++);
@@ -21,7 +26,13 @@ export async function closedLoop(count: number, lanes: number, deadlineMs: numbe
  * its own timeouts), so every answer is counted and none loads the system during the next phase.
  * @returns calls started more than 5 ms after they were due (`late`) and the most in flight at once
  */
-export async function pacedLoop(rate: number, durationMs: number, inFlight: number, deadlineMs: number, call: (i: number) => Promise<void>): Promise<{ late: number; maxInFlight: number }> {
+export async function pacedLoop(
+  rate: number,
+  durationMs: number,
+  inFlight: number,
+  deadlineMs: number,
+  call: (i: number) => Promise<void>,
+): Promise<{ late: number; maxInFlight: number }> {
   const total = Math.round((rate * durationMs) / 1000);
   const running = new Set<Promise<void>>();
   const startedAt = nowMs();
@@ -79,12 +90,25 @@ export interface ApiClient {
   /** Creates an endpoint; `filterTypes` routes only those event types to it. Returns its id. */
   createEndpoint(app: string, url: string, filterTypes?: readonly string[]): Promise<string>;
   /** Publishes `count` messages, one per call, `inFlight` calls at a time; `eventType(i)` names each. */
-  publishBurst(app: string, count: number, inFlight: number, eventType: (i: number) => string, timeoutMs: number): Promise<PublishRun>;
+  publishBurst(
+    app: string,
+    count: number,
+    inFlight: number,
+    eventType: (i: number) => string,
+    timeoutMs: number,
+  ): Promise<PublishRun>;
   /**
    * Publishes at `rate` per second for `durationMs` (open loop, at most `inFlight` calls outstanding); stops
    * sending at `timeoutMs` and then waits for the calls still outstanding.
    */
-  publishPaced(app: string, rate: number, durationMs: number, inFlight: number, eventType: string, timeoutMs: number): Promise<PublishRun>;
+  publishPaced(
+    app: string,
+    rate: number,
+    durationMs: number,
+    inFlight: number,
+    eventType: string,
+    timeoutMs: number,
+  ): Promise<PublishRun>;
   close(): Promise<void>;
 }
 
@@ -102,11 +126,21 @@ export function benchPayload(bytes: number, seq: number): string {
  * Makes the API client for `baseUrl` with `connections` sockets. With `idempotencyKeys`, every publish carries
  * an `idempotency-key: auto_<uuid>` header, as the svix client adds to every POST.
  */
-export function createApiClient(baseUrl: string, token: string, connections: number, payloadBytes: number, idempotencyKeys = false): ApiClient {
+export function createApiClient(
+  baseUrl: string,
+  token: string,
+  connections: number,
+  payloadBytes: number,
+  idempotencyKeys = false,
+): ApiClient {
   const pool = new Pool(baseUrl, { connections, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
   const auth = `Bearer ${token}`;
 
-  const post = async (path: string, body: string, keyed = false): Promise<{ status: number; json: unknown; at: number }> => {
+  const post = async (
+    path: string,
+    body: string,
+    keyed = false,
+  ): Promise<{ status: number; json: unknown; at: number }> => {
     const headers: Record<string, string> = { authorization: auth, 'content-type': 'application/json' };
     if (keyed) headers['idempotency-key'] = `auto_${randomUUID()}`;
     const res = await pool.request({ path, method: 'POST', headers, body });
@@ -128,11 +162,22 @@ export function createApiClient(baseUrl: string, token: string, connections: num
     return String((r.json as { id: unknown }).id);
   };
 
-  const publishOne = async (app: string, eventType: string, seq: number, acks: Ack[], fail: (e: string) => void): Promise<void> => {
+  const publishOne = async (
+    app: string,
+    eventType: string,
+    seq: number,
+    acks: Ack[],
+    fail: (e: string) => void,
+  ): Promise<void> => {
     const sentAt = nowMs();
     try {
-      const r = await post(`/api/v1/app/${encodeURIComponent(app)}/msg?with_content=false`, `{"eventType":"${eventType}","payload":${benchPayload(payloadBytes, seq)}}`, idempotencyKeys);
-      if (r.status >= 200 && r.status < 300) acks.push({ id: String((r.json as { id: unknown }).id), sentAt, ackAt: r.at });
+      const r = await post(
+        `/api/v1/app/${encodeURIComponent(app)}/msg?with_content=false`,
+        `{"eventType":"${eventType}","payload":${benchPayload(payloadBytes, seq)}}`,
+        idempotencyKeys,
+      );
+      if (r.status >= 200 && r.status < 300)
+        acks.push({ id: String((r.json as { id: unknown }).id), sentAt, ackAt: r.at });
       else fail(`HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
     } catch (error) {
       fail((error as Error).message);
@@ -145,7 +190,10 @@ export function createApiClient(baseUrl: string, token: string, connections: num
     },
     async createEndpoint(app, url, filterTypes) {
       const body = filterTypes === undefined ? { url } : { url, filterTypes };
-      return idOf(await post(`/api/v1/app/${encodeURIComponent(app)}/endpoint`, JSON.stringify(body)), 'create endpoint');
+      return idOf(
+        await post(`/api/v1/app/${encodeURIComponent(app)}/endpoint`, JSON.stringify(body)),
+        'create endpoint',
+      );
     },
 
     async publishBurst(app, count, inFlight, eventType, timeoutMs) {
@@ -173,7 +221,9 @@ export function createApiClient(baseUrl: string, token: string, connections: num
       };
       const startedAt = nowMs();
       // Outstanding calls are bounded by the pool's 60 s timeouts.
-      const { late, maxInFlight } = await pacedLoop(rate, durationMs, inFlight, startedAt + timeoutMs, (i) => publishOne(app, eventType, i, acks, fail));
+      const { late, maxInFlight } = await pacedLoop(rate, durationMs, inFlight, startedAt + timeoutMs, (i) =>
+        publishOne(app, eventType, i, acks, fail),
+      );
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
       return { acks, failed, firstError, startedAt, endedAt, late, maxInFlight };
     },

@@ -79,9 +79,10 @@ export function startMonitor(roles: RolePids): Monitor {
       for (const [role, s] of Object.entries(cpuS)) cores[role] = s / wallS;
       const machineEnd = machineCpu();
       const machineCores = cpus().length;
-      const machineBusyCores = machineStart === null || machineEnd === null || machineEnd.total === machineStart.total
-        ? Number.NaN
-        : ((machineEnd.busy - machineStart.busy) / (machineEnd.total - machineStart.total)) * machineCores;
+      const machineBusyCores =
+        machineStart === null || machineEnd === null || machineEnd.total === machineStart.total
+          ? Number.NaN
+          : ((machineEnd.busy - machineStart.busy) / (machineEnd.total - machineStart.total)) * machineCores;
       return { wallS, cpuS, cores, rssPeakBytes: rssPeak, machineBusyCores, machineCores };
     },
   };

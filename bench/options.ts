@@ -2,7 +2,14 @@ import { parseArgs } from 'node:util';
 
 /** Every scenario a run without `--scenarios` includes, in order. */
 export const ALL_SCENARIOS = [
-  'burst', 'slow-drain', 'wide-window', 'latency', 'scale-out', 'fan-out', 'claim-backlog', 'stats-reads',
+  'burst',
+  'slow-drain',
+  'wide-window',
+  'latency',
+  'scale-out',
+  'fan-out',
+  'claim-backlog',
+  'stats-reads',
 ] as const;
 /** Scenarios run only when named: `peers` (`--peers`). */
 export const EXTRA_SCENARIOS = ['peers'] as const;
@@ -14,12 +21,24 @@ const KNOWN: readonly Scenario[] = [...ALL_SCENARIOS, ...EXTRA_SCENARIOS];
  * release (older notes and ADRs quote commands with them).
  */
 export const SCENARIO_LETTERS: Readonly<Record<string, Scenario>> = {
-  a: 'burst', b: 'slow-drain', c: 'wide-window', d: 'latency', e: 'scale-out', f: 'fan-out', g: 'claim-backlog',
-  h: 'stats-reads', p: 'peers',
+  a: 'burst',
+  b: 'slow-drain',
+  c: 'wide-window',
+  d: 'latency',
+  e: 'scale-out',
+  f: 'fan-out',
+  g: 'claim-backlog',
+  h: 'stats-reads',
+  p: 'peers',
 };
 
 /** Scenarios that run on the PostgreSQL server only (several processes on one database; SQL backlog; the peers). */
-export const SERVER_ONLY: ReadonlySet<Scenario> = new Set<Scenario>(['scale-out', 'claim-backlog', 'stats-reads', 'peers']);
+export const SERVER_ONLY: ReadonlySet<Scenario> = new Set<Scenario>([
+  'scale-out',
+  'claim-backlog',
+  'stats-reads',
+  'peers',
+]);
 
 /** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
 export interface Sizes {
@@ -51,32 +70,59 @@ export interface Sizes {
 }
 
 const FULL: Sizes = {
-  burstMessages: 20_000, publishInFlight: 50,
-  slowInFlight: 2_000, slowEndpoints: 50, slowMessages: 20_000,
-  paceRates: [20, 200, 2_000], paceDurationMs: 10_000, paceWarmupMs: 1_000,
+  burstMessages: 20_000,
+  publishInFlight: 50,
+  slowInFlight: 2_000,
+  slowEndpoints: 50,
+  slowMessages: 20_000,
+  paceRates: [20, 200, 2_000],
+  paceDurationMs: 10_000,
+  paceWarmupMs: 1_000,
   dispatcherCounts: [1, 2, 4],
-  fanOutMessages: 2_000, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 30, timelineRows: [1_000_000], timelineSpansMs: [3_600_000, 300_000],
+  fanOutMessages: 2_000,
+  fanOutEndpoints: 10,
+  backlogRows: [1_000, 1_000_000],
+  claimRepeats: 30,
+  timelineRows: [1_000_000],
+  timelineSpansMs: [3_600_000, 300_000],
   waitTimeoutMs: 300_000,
 };
 
 const MODERATE: Sizes = {
-  burstMessages: 5_000, publishInFlight: 50,
-  slowInFlight: 1_000, slowEndpoints: 50, slowMessages: 5_000,
-  paceRates: [20, 200, 2_000], paceDurationMs: 5_000, paceWarmupMs: 500,
+  burstMessages: 5_000,
+  publishInFlight: 50,
+  slowInFlight: 1_000,
+  slowEndpoints: 50,
+  slowMessages: 5_000,
+  paceRates: [20, 200, 2_000],
+  paceDurationMs: 5_000,
+  paceWarmupMs: 500,
   dispatcherCounts: [1, 2, 4],
-  fanOutMessages: 500, fanOutEndpoints: 10,
-  backlogRows: [1_000, 1_000_000], claimRepeats: 20, timelineRows: [1_000_000], timelineSpansMs: [3_600_000, 300_000],
+  fanOutMessages: 500,
+  fanOutEndpoints: 10,
+  backlogRows: [1_000, 1_000_000],
+  claimRepeats: 20,
+  timelineRows: [1_000_000],
+  timelineSpansMs: [3_600_000, 300_000],
   waitTimeoutMs: 300_000,
 };
 
 const QUICK: Sizes = {
-  burstMessages: 2_000, publishInFlight: 50,
-  slowInFlight: 200, slowEndpoints: 10, slowMessages: 1_000,
-  paceRates: [20, 200, 2_000], paceDurationMs: 2_000, paceWarmupMs: 300,
+  burstMessages: 2_000,
+  publishInFlight: 50,
+  slowInFlight: 200,
+  slowEndpoints: 10,
+  slowMessages: 1_000,
+  paceRates: [20, 200, 2_000],
+  paceDurationMs: 2_000,
+  paceWarmupMs: 300,
   dispatcherCounts: [1, 2],
-  fanOutMessages: 200, fanOutEndpoints: 10,
-  backlogRows: [1_000, 50_000], claimRepeats: 10, timelineRows: [50_000], timelineSpansMs: [3_600_000],
+  fanOutMessages: 200,
+  fanOutEndpoints: 10,
+  backlogRows: [1_000, 50_000],
+  claimRepeats: 10,
+  timelineRows: [50_000],
+  timelineSpansMs: [3_600_000],
   waitTimeoutMs: 90_000,
 };
 
@@ -175,33 +221,64 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      scenarios: { type: 'string' }, runs: { type: 'string' }, engine: { type: 'string' }, quick: { type: 'boolean' }, size: { type: 'string' },
-      messages: { type: 'string' }, 'database-url': { type: 'string' }, 'db-name': { type: 'string' },
-      'payload-bytes': { type: 'string' }, 'idempotency-keys': { type: 'boolean' }, 'log-level': { type: 'string' }, probe: { type: 'boolean' },
-      'cpu-prof': { type: 'boolean' }, traces: { type: 'boolean' }, 'timeline-spans': { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      peers: { type: 'boolean' }, 'redis-url': { type: 'string' }, 'peer-parts': { type: 'string' }, 'redis-server': { type: 'string' },
+      scenarios: { type: 'string' },
+      runs: { type: 'string' },
+      engine: { type: 'string' },
+      quick: { type: 'boolean' },
+      size: { type: 'string' },
+      messages: { type: 'string' },
+      'database-url': { type: 'string' },
+      'db-name': { type: 'string' },
+      'payload-bytes': { type: 'string' },
+      'idempotency-keys': { type: 'boolean' },
+      'log-level': { type: 'string' },
+      probe: { type: 'boolean' },
+      'cpu-prof': { type: 'boolean' },
+      traces: { type: 'boolean' },
+      'timeline-spans': { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      peers: { type: 'boolean' },
+      'redis-url': { type: 'string' },
+      'peer-parts': { type: 'string' },
+      'redis-server': { type: 'string' },
     },
   });
-  const size = values.quick === true ? 'quick' : values.size ?? 'full';
-  if (size !== 'full' && size !== 'moderate' && size !== 'quick') throw new Error(`--size must be full, moderate or quick, not "${size}"`);
+  const size = values.quick === true ? 'quick' : (values.size ?? 'full');
+  if (size !== 'full' && size !== 'moderate' && size !== 'quick')
+    throw new Error(`--size must be full, moderate or quick, not "${size}"`);
   const quick = size === 'quick';
   const peers = values.peers === true;
-  const scenarios = (values.scenarios ?? (peers ? 'peers' : ALL_SCENARIOS.join(','))).split(',')
-    .map((s) => s.trim().toLowerCase()).filter((s) => s !== '').map((s) => SCENARIO_LETTERS[s] ?? s);
-  for (const s of scenarios) if (!(KNOWN as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (${KNOWN.join(', ')})`);
+  const scenarios = (values.scenarios ?? (peers ? 'peers' : ALL_SCENARIOS.join(',')))
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '')
+    .map((s) => SCENARIO_LETTERS[s] ?? s);
+  for (const s of scenarios)
+    if (!(KNOWN as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (${KNOWN.join(', ')})`);
   if (scenarios.length === 0) throw new Error(`--scenarios names no scenario (${KNOWN.join(', ')})`);
   const redisUrl = values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
-  if (!URL.canParse(redisUrl) || new URL(redisUrl).protocol !== 'redis:') throw new Error(`--redis-url must be a redis:// URL, not "${redisUrl}"`);
-  const peerParts = (values['peer-parts'] ?? PEER_PARTS.join(',')).split(',').map((p) => p.trim()).filter((p) => p !== '');
-  for (const p of peerParts) if (!(PEER_PARTS as readonly string[]).includes(p)) throw new Error(`--peer-parts takes fast, slow, latency, not "${p}"`);
+  if (!URL.canParse(redisUrl) || new URL(redisUrl).protocol !== 'redis:')
+    throw new Error(`--redis-url must be a redis:// URL, not "${redisUrl}"`);
+  const peerParts = (values['peer-parts'] ?? PEER_PARTS.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const p of peerParts)
+    if (!(PEER_PARTS as readonly string[]).includes(p))
+      throw new Error(`--peer-parts takes fast, slow, latency, not "${p}"`);
   if (peerParts.length === 0) throw new Error('--peer-parts names no workload (fast, slow, latency)');
   const dbName = values['db-name'] ?? 'tidings_bench';
   // The bench drops and recreates this database: only names of its own, never `test` or anyone else's.
-  if (!/^tidings_bench[a-z0-9_]*$/.test(dbName)) throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);
-  const databaseUrl = values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  if (!URL.canParse(databaseUrl) || !/^postgres(ql)?:$/.test(new URL(databaseUrl).protocol)) throw new Error(`--database-url must be a postgresql:// URL, not "${databaseUrl}"`);
+  if (!/^tidings_bench[a-z0-9_]*$/.test(dbName))
+    throw new Error(`--db-name must start with tidings_bench and use [a-z0-9_] only, not "${dbName}"`);
+  const databaseUrl =
+    values['database-url'] ?? env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (!URL.canParse(databaseUrl) || !/^postgres(ql)?:$/.test(new URL(databaseUrl).protocol))
+    throw new Error(`--database-url must be a postgresql:// URL, not "${databaseUrl}"`);
   const engine = values.engine ?? 'both';
-  if (!['server', 'embedded', 'both'].includes(engine)) throw new Error(`--engine must be server, embedded or both, not "${engine}"`);
+  if (!['server', 'embedded', 'both'].includes(engine))
+    throw new Error(`--engine must be server, embedded or both, not "${engine}"`);
   const positive = (name: string, text: string | undefined, fallback: number): number => {
     if (text === undefined) return fallback;
     const n = Number(text);
@@ -209,11 +286,13 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     return n;
   };
   let sizes = size === 'quick' ? QUICK : size === 'moderate' ? MODERATE : FULL;
-  if (values.messages !== undefined) sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
+  if (values.messages !== undefined)
+    sizes = { ...sizes, burstMessages: positive('messages', values.messages, sizes.burstMessages) };
   if (values['timeline-spans'] !== undefined) {
     const spans = values['timeline-spans'].split(',').map((t) => {
       const m = /^(\d+)(m|h)$/.exec(t.trim());
-      if (m === null || Number(m[1]) < 1) throw new Error(`--timeline-spans takes minutes or hours like 1h,5m, not "${t}"`);
+      if (m === null || Number(m[1]) < 1)
+        throw new Error(`--timeline-spans takes minutes or hours like 1h,5m, not "${t}"`);
       return Number(m[1]) * (m[2] === 'h' ? 3_600_000 : 60_000);
     });
     sizes = { ...sizes, timelineSpansMs: spans };

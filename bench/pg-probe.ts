@@ -33,10 +33,18 @@ export interface ProbeDump {
   readonly poolWait: ProbeStatement;
 }
 
-interface Acc { calls: number; totalMs: number; maxMs: number; rows: number; sample: number[] }
+interface Acc {
+  calls: number;
+  totalMs: number;
+  maxMs: number;
+  rows: number;
+  sample: number[];
+}
 
 const SAMPLE_MAX = 20_000;
-const named = new Map<string, string>(Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])));
+const named = new Map<string, string>(
+  Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])),
+);
 const byName = new Map<string, Acc>();
 const poolWait: Acc = { calls: 0, totalMs: 0, maxMs: 0, rows: 0, sample: [] };
 
@@ -59,7 +67,14 @@ function add(acc: Acc, ms: number, rows: number): void {
 function summary(acc: Acc): ProbeStatement {
   const sorted = [...acc.sample].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { calls: acc.calls, totalMs: round(acc.totalMs), maxMs: round(acc.maxMs), p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), rows: acc.rows };
+  return {
+    calls: acc.calls,
+    totalMs: round(acc.totalMs),
+    maxMs: round(acc.maxMs),
+    p50Ms: round(at(0.5)),
+    p99Ms: round(at(0.99)),
+    rows: acc.rows,
+  };
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
@@ -69,13 +84,19 @@ const clientProto = pg.Client.prototype as unknown as { query: AnyFn };
 const originalQuery = clientProto.query;
 clientProto.query = function probedQuery(this: unknown, ...args: unknown[]): unknown {
   const first = args[0];
-  const text = typeof first === 'string' ? first : typeof first === 'object' && first !== null && 'text' in first ? String((first as { text: unknown }).text) : null;
+  const text =
+    typeof first === 'string'
+      ? first
+      : typeof first === 'object' && first !== null && 'text' in first
+        ? String((first as { text: unknown }).text)
+        : null;
   if (text === null) return originalQuery.apply(this, args);
   const name = nameOf(text);
   let acc = byName.get(name);
   if (acc === undefined) byName.set(name, (acc = { calls: 0, totalMs: 0, maxMs: 0, rows: 0, sample: [] }));
   const started = performance.now();
-  const done = (result: unknown): void => add(acc, performance.now() - started, (result as { rowCount?: number } | undefined)?.rowCount ?? 0);
+  const done = (result: unknown): void =>
+    add(acc, performance.now() - started, (result as { rowCount?: number } | undefined)?.rowCount ?? 0);
   const last = args.length - 1;
   const callback = args[last];
   if (typeof callback === 'function') {
@@ -104,7 +125,10 @@ poolProto.connect = function probedConnect(this: unknown, ...args: unknown[]): u
     });
   }
   const out = originalConnect.apply(this, args) as Promise<unknown>;
-  out.then(() => add(poolWait, performance.now() - started, 0), () => undefined);
+  out.then(
+    () => add(poolWait, performance.now() - started, 0),
+    () => undefined,
+  );
   return out;
 };
 
@@ -113,7 +137,12 @@ function dump(): void {
   if (out === undefined || out === '') return;
   const statements: Record<string, ProbeStatement> = {};
   for (const [name, acc] of byName) statements[name] = summary(acc);
-  const file: ProbeDump = { pid: process.pid, uptimeMs: Math.round(performance.now()), statements, poolWait: summary(poolWait) };
+  const file: ProbeDump = {
+    pid: process.pid,
+    uptimeMs: Math.round(performance.now()),
+    statements,
+    poolWait: summary(poolWait),
+  };
   try {
     writeFileSync(out, JSON.stringify(file, null, 1));
   } catch {

@@ -11,7 +11,10 @@ interface Pattern {
 
 const PATTERNS: readonly Pattern[] = [
   { name: 'commits/s: 1-row insert', run: (c) => c.query(`INSERT INTO ref (v) VALUES ('x')`) },
-  { name: 'commits/s: 1-row insert + pg_notify', run: (c) => c.query(`WITH i AS (INSERT INTO ref (v) VALUES ('x')) SELECT pg_notify('tidings_bench_ref', '')`) },
+  {
+    name: 'commits/s: 1-row insert + pg_notify',
+    run: (c) => c.query(`WITH i AS (INSERT INTO ref (v) VALUES ('x')) SELECT pg_notify('tidings_bench_ref', '')`),
+  },
   {
     name: 'commits/s: BEGIN, 2 inserts, COMMIT',
     run: async (c) => {
@@ -46,12 +49,14 @@ export async function commitReference(url: string, durationMs: number): Promise<
       let n = 0;
       const end = Date.now() + durationMs;
       const t0 = performance.now();
-      await Promise.all(clients.map(async (c) => {
-        while (Date.now() < end) {
-          await pattern.run(c);
-          n += 1;
-        }
-      }));
+      await Promise.all(
+        clients.map(async (c) => {
+          while (Date.now() < end) {
+            await pattern.run(c);
+            n += 1;
+          }
+        }),
+      );
       out[pattern.name] = n / ((performance.now() - t0) / 1000);
     }
     return out;

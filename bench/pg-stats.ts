@@ -2,9 +2,26 @@ import pg from 'pg';
 
 /** Server settings printed with every run (read-only: the shared cluster's settings are never changed). */
 export const SETTINGS_SHOWN = [
-  'server_version', 'synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes', 'commit_delay', 'commit_siblings',
-  'shared_buffers', 'effective_cache_size', 'work_mem', 'maintenance_work_mem', 'max_connections', 'wal_buffers', 'max_wal_size',
-  'checkpoint_timeout', 'random_page_cost', 'jit', 'max_parallel_workers_per_gather', 'shared_preload_libraries', 'track_io_timing',
+  'server_version',
+  'synchronous_commit',
+  'fsync',
+  'wal_sync_method',
+  'full_page_writes',
+  'commit_delay',
+  'commit_siblings',
+  'shared_buffers',
+  'effective_cache_size',
+  'work_mem',
+  'maintenance_work_mem',
+  'max_connections',
+  'wal_buffers',
+  'max_wal_size',
+  'checkpoint_timeout',
+  'random_page_cost',
+  'jit',
+  'max_parallel_workers_per_gather',
+  'shared_preload_libraries',
+  'track_io_timing',
 ] as const;
 
 /** Version and settings of the PostgreSQL server. */
@@ -19,12 +36,17 @@ export async function serverInfo(url: string): Promise<ServerInfo> {
   await client.connect();
   try {
     const version = (await client.query<{ v: string }>('SELECT version() AS v')).rows[0]?.v ?? '';
-    const rows = (await client.query<{ name: string; setting: string; unit: string | null }>(
-      'SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1)', [[...SETTINGS_SHOWN]])).rows;
+    const rows = (
+      await client.query<{ name: string; setting: string; unit: string | null }>(
+        'SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1)',
+        [[...SETTINGS_SHOWN]],
+      )
+    ).rows;
     const settings: Record<string, string> = {};
     for (const name of SETTINGS_SHOWN) {
       const row = rows.find((r) => r.name === name);
-      if (row !== undefined) settings[name] = row.unit === null || row.unit === '' ? row.setting : `${row.setting} × ${row.unit}`;
+      if (row !== undefined)
+        settings[name] = row.unit === null || row.unit === '' ? row.setting : `${row.setting} × ${row.unit}`;
     }
     const shown = await client.query<{ shared_buffers: string }>('SHOW shared_buffers');
     settings.shared_buffers = shown.rows[0]?.shared_buffers ?? settings.shared_buffers ?? '';
@@ -54,14 +76,32 @@ export async function dbCounters(url: string, name: string): Promise<DbCounters>
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const d = (await client.query<Record<string, string>>(
-      'SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, blks_read, blks_hit FROM pg_stat_database WHERE datname = $1', [name])).rows[0] ?? {};
-    const w = (await client.query<Record<string, string>>('SELECT wal_records, wal_bytes, wal_sync, wal_write FROM pg_stat_wal')).rows[0] ?? {};
+    const d =
+      (
+        await client.query<Record<string, string>>(
+          'SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, blks_read, blks_hit FROM pg_stat_database WHERE datname = $1',
+          [name],
+        )
+      ).rows[0] ?? {};
+    const w =
+      (
+        await client.query<Record<string, string>>(
+          'SELECT wal_records, wal_bytes, wal_sync, wal_write FROM pg_stat_wal',
+        )
+      ).rows[0] ?? {};
     const n = (v: string | undefined): number => Number(v ?? 0);
     return {
-      xactCommit: n(d.xact_commit), xactRollback: n(d.xact_rollback), tupInserted: n(d.tup_inserted), tupUpdated: n(d.tup_updated),
-      tupDeleted: n(d.tup_deleted), blksRead: n(d.blks_read), blksHit: n(d.blks_hit),
-      walRecords: n(w.wal_records), walBytes: n(w.wal_bytes), walSync: n(w.wal_sync), walWrite: n(w.wal_write),
+      xactCommit: n(d.xact_commit),
+      xactRollback: n(d.xact_rollback),
+      tupInserted: n(d.tup_inserted),
+      tupUpdated: n(d.tup_updated),
+      tupDeleted: n(d.tup_deleted),
+      blksRead: n(d.blks_read),
+      blksHit: n(d.blks_hit),
+      walRecords: n(w.wal_records),
+      walBytes: n(w.wal_bytes),
+      walSync: n(w.wal_sync),
+      walWrite: n(w.wal_write),
     };
   } finally {
     await client.end();
@@ -93,7 +133,11 @@ export async function deliveryStates(url: string): Promise<Record<string, number
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const rows = (await client.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM deliveries GROUP BY state')).rows;
+    const rows = (
+      await client.query<{ state: string; n: number }>(
+        'SELECT state, count(*)::int AS n FROM deliveries GROUP BY state',
+      )
+    ).rows;
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   } finally {
     await client.end();

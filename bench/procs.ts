@@ -52,7 +52,9 @@ export function startChild(options: StartChildOptions): Child {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   let done = false;
-  void exited.then(() => { done = true; });
+  void exited.then(() => {
+    done = true;
+  });
   return {
     name: options.name,
     process: child,
@@ -100,9 +102,14 @@ export async function freePort(): Promise<number> {
 export async function waitHttpOk(url: string, child: Child, timeoutMs: number, logFile?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: number | string | null = null;
-  void child.exited.then((code) => { exited = code; });
+  void child.exited.then((code) => {
+    exited = code;
+  });
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`${child.name} exited (${exited}) before it was ready${logFile === undefined ? '' : `; see ${logFile}`}`);
+    if (exited !== null)
+      throw new Error(
+        `${child.name} exited (${exited}) before it was ready${logFile === undefined ? '' : `; see ${logFile}`}`,
+      );
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
       await res.arrayBuffer();
@@ -112,7 +119,9 @@ export async function waitHttpOk(url: string, child: Child, timeoutMs: number, l
     }
     await sleep(100);
   }
-  throw new Error(`${child.name} was not ready at ${url} within ${timeoutMs} ms${logFile === undefined ? '' : `; see ${logFile}`}`);
+  throw new Error(
+    `${child.name} was not ready at ${url} within ${timeoutMs} ms${logFile === undefined ? '' : `; see ${logFile}`}`,
+  );
 }
 
 /** Resolves after `ms`. */
@@ -153,9 +162,13 @@ export function procUsage(pid: number): ProcUsage | null {
  * machine (the load generator, the receiver and other users included), in ms, divided by `count`. Null when a
  * reading is missing or `count` is 0.
  */
-export function machineCpuMsPerMessage(before: ReturnType<typeof machineCpu>, after: ReturnType<typeof machineCpu>, count: number): number | null {
+export function machineCpuMsPerMessage(
+  before: ReturnType<typeof machineCpu>,
+  after: ReturnType<typeof machineCpu>,
+  count: number,
+): number | null {
   if (before === null || after === null || count === 0) return null;
-  return ((after.busy - before.busy) / CLOCK_TICKS) * 1000 / count;
+  return (((after.busy - before.busy) / CLOCK_TICKS) * 1000) / count;
 }
 
 /**

@@ -57,9 +57,15 @@ export interface RawHttpResult {
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
 async function main(): Promise<void> {
-  if (process.send === undefined) throw new Error('raw-http-process.ts must be started with an IPC channel (see raw-http.ts)');
+  if (process.send === undefined)
+    throw new Error('raw-http-process.ts must be started with an IPC channel (see raw-http.ts)');
   const init = JSON.parse(process.argv[2] ?? '{}') as RawHttpInit;
-  const agent = new Agent({ connections: init.connectionsPerOrigin, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const agent = new Agent({
+    connections: init.connectionsPerOrigin,
+    pipelining: 1,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
   const key = randomBytes(32);
   const body = Buffer.from(init.body, 'utf8');
   const targets = init.urls.map((u) => new URL(u));
@@ -77,7 +83,11 @@ async function main(): Promise<void> {
   const one = async (i: number, warmUp = false): Promise<void> => {
     const target = targets[i % targets.length]!;
     const id = `${init.idPrefix}${warmUp ? 'w' : ''}${i}`;
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'tidings-bench-raw', 'webhook-id': id };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'tidings-bench-raw',
+      'webhook-id': id,
+    };
     if (init.sign) {
       const ts = Math.floor(Date.now() / 1000);
       headers['webhook-timestamp'] = String(ts);
@@ -85,7 +95,9 @@ async function main(): Promise<void> {
     }
     if (warmUp) {
       try {
-        await (await agent.request({ origin: target.origin, path: target.pathname, method: 'POST', headers, body })).body.dump();
+        await (
+          await agent.request({ origin: target.origin, path: target.pathname, method: 'POST', headers, body })
+        ).body.dump();
       } catch {
         // counted by the measured requests
       }
@@ -151,7 +163,19 @@ async function main(): Promise<void> {
     }
     await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, Math.max(0, deadline - nowMs())))]);
   }
-  const result: RawHttpResult = { type: 'result', sent, ok, failed, firstError, startedAt, endedAt: nowMs(), maxInFlight, late, ids, sentAt };
+  const result: RawHttpResult = {
+    type: 'result',
+    sent,
+    ok,
+    failed,
+    firstError,
+    startedAt,
+    endedAt: nowMs(),
+    maxInFlight,
+    late,
+    ids,
+    sentAt,
+  };
   process.send(result);
   process.once('disconnect', () => {
     void agent.close().finally(() => process.exit(0));

@@ -25,16 +25,35 @@ export interface RawHttpRun {
  * @throws Error when the child exits without a result
  */
 export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPid?: number): Promise<RawHttpRun> {
-  const child = startChild({ name: 'raw-http', args: [SCRIPT, JSON.stringify(init)], env: { PATH: process.env.PATH }, ipc: true, ...(logFile === undefined ? {} : { logFile }) });
+  const child = startChild({
+    name: 'raw-http',
+    args: [SCRIPT, JSON.stringify(init)],
+    env: { PATH: process.env.PATH },
+    ipc: true,
+    ...(logFile === undefined ? {} : { logFile }),
+  });
   try {
     let ready: () => void = () => undefined;
-    const isReady = new Promise<void>((resolve) => { ready = resolve; });
+    const isReady = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
     const result = new Promise<RawHttpResult>((resolve, reject) => {
-      child.process.on('message', (m: RawHttpResult | { type: 'ready' }) => (m.type === 'ready' ? ready() : resolve(m)));
-      void child.exited.then((code) => reject(new Error(`raw-http reference exited (${code}) without a result${logFile === undefined ? '' : `; see ${logFile}`}`)));
+      child.process.on('message', (m: RawHttpResult | { type: 'ready' }) =>
+        m.type === 'ready' ? ready() : resolve(m),
+      );
+      void child.exited.then((code) =>
+        reject(
+          new Error(
+            `raw-http reference exited (${code}) without a result${logFile === undefined ? '' : `; see ${logFile}`}`,
+          ),
+        ),
+      );
     });
     // Bounds that must not keep the benchmark alive once it is done: unref'd timers.
-    const bound = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+    const bound = (ms: number): Promise<void> =>
+      new Promise((resolve) => {
+        setTimeout(resolve, ms).unref();
+      });
     await Promise.race([isReady, result, bound(30_000)]); // modules loaded: now its memory is the idle baseline
     const idle = procUsage(child.pid);
     let peak = idle?.rssBytes ?? 0;
@@ -48,7 +67,9 @@ export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPi
     })();
     const receiverStart = receiverPid === undefined ? null : procUsage(receiverPid);
     child.process.send('go');
-    const timeout = bound(init.timeoutMs + 10_000).then(() => { throw new Error('raw-http reference did not finish in time'); });
+    const timeout = bound(init.timeoutMs + 10_000).then(() => {
+      throw new Error('raw-http reference did not finish in time');
+    });
     const r = await Promise.race([result, timeout]);
     const end = procUsage(child.pid);
     const receiverEnd = receiverPid === undefined ? null : procUsage(receiverPid);

@@ -67,7 +67,8 @@ function reply(message: ReceiverReply): void {
 }
 
 async function main(): Promise<void> {
-  if (process.send === undefined) throw new Error('receiver-process.ts must be started with an IPC channel (see receiver.ts)');
+  if (process.send === undefined)
+    throw new Error('receiver-process.ts must be started with an IPC channel (see receiver.ts)');
   const init = JSON.parse(process.argv[2] ?? '{}') as ReceiverInit;
   const delayMs = Math.max(0, init.delayMs ?? 0);
   let first = new Map<string, number>();
@@ -132,7 +133,22 @@ async function main(): Promise<void> {
   process.on('message', (command: ReceiverCommand) => {
     switch (command.type) {
       case 'stats':
-        reply({ type: 'stats', id: command.id, stats: { requests, unique: first.size, duplicates, withoutId, answered, open, maxOpen, firstAt, lastNewAt, connections: sockets.size } });
+        reply({
+          type: 'stats',
+          id: command.id,
+          stats: {
+            requests,
+            unique: first.size,
+            duplicates,
+            withoutId,
+            answered,
+            open,
+            maxOpen,
+            firstAt,
+            lastNewAt,
+            connections: sockets.size,
+          },
+        });
         break;
       case 'times':
         reply({ type: 'times', id: command.id, ids: [...first.keys()], at: [...first.values()] });

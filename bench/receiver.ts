@@ -52,7 +52,9 @@ export async function startReceiver(init: ReceiverInit, logFile?: string): Promi
     void child.exited.then((code) => reject(new Error(`receiver exited (${code}) before it was ready`)));
   });
   const ports = await ready;
-  const ask = <T extends ReceiverReply['type']>(type: ReceiverCommand['type']): Promise<Extract<ReceiverReply, { type: T }>> =>
+  const ask = <T extends ReceiverReply['type']>(
+    type: ReceiverCommand['type'],
+  ): Promise<Extract<ReceiverReply, { type: T }>> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
       pending.set(id, (r) => resolve(r as Extract<ReceiverReply, { type: T }>));

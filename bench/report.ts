@@ -54,7 +54,13 @@ export function createFigureBook(): FigureBook {
         const ceilingSummary = ceilingValues === undefined ? null : summarize(ceilingValues);
         // A ratio of a value at or below zero means nothing (a `latency` figure can be negative: the delivery
         // started before the 2xx reached the load generator).
-        const ratio = ceilingSummary === null || !Number.isFinite(ceilingSummary.median) || ceilingSummary.median <= 0 || summary.median <= 0 ? null : summary.median / ceilingSummary.median;
+        const ratio =
+          ceilingSummary === null ||
+          !Number.isFinite(ceilingSummary.median) ||
+          ceilingSummary.median <= 0 ||
+          summary.median <= 0
+            ? null
+            : summary.median / ceilingSummary.median;
         out.push({ ...def, target: def.target ?? null, ceiling: def.ceiling ?? null, summary, ceilingSummary, ratio });
       }
       return out;
@@ -64,7 +70,8 @@ export function createFigureBook(): FigureBook {
 
 function fmt(value: number, unit: string): string {
   if (!Number.isFinite(value)) return '—';
-  if (unit === 'ms' || unit === 'KiB') return value >= 100 ? String(Math.round(value)) : value.toFixed(value >= 10 ? 1 : 2);
+  if (unit === 'ms' || unit === 'KiB')
+    return value >= 100 ? String(Math.round(value)) : value.toFixed(value >= 10 ? 1 : 2);
   if (Math.abs(value) >= 100) return String(Math.round(value));
   return value.toFixed(2);
 }
@@ -93,15 +100,35 @@ export function formatTable(results: readonly FigureResult[]): string {
     r.target ?? '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i >= 4 && i <= 8 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i >= 4 && i <= 8 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** The figures as JSON-ready objects, values rounded for reading. */
 export function figuresJson(results: readonly FigureResult[]): unknown[] {
-  const s = (x: Summary | null) => (x === null ? null : { median: round(x.median, 3), min: round(x.min, 3), max: round(x.max, 3), runs: x.runs.map((v) => round(v, 3)) });
+  const s = (x: Summary | null) =>
+    x === null
+      ? null
+      : {
+          median: round(x.median, 3),
+          min: round(x.min, 3),
+          max: round(x.max, 3),
+          runs: x.runs.map((v) => round(v, 3)),
+        };
   return results.map((r) => ({
-    scenario: r.scenario, engine: r.engine, figure: r.name, unit: r.unit, better: r.better, target: r.target,
-    ...s(r.summary), ceiling: r.ceiling, ceilingValue: s(r.ceilingSummary), ratioToCeiling: r.ratio === null ? null : round(r.ratio, 4),
+    scenario: r.scenario,
+    engine: r.engine,
+    figure: r.name,
+    unit: r.unit,
+    better: r.better,
+    target: r.target,
+    ...s(r.summary),
+    ceiling: r.ceiling,
+    ceilingValue: s(r.ceilingSummary),
+    ratioToCeiling: r.ratio === null ? null : round(r.ratio, 4),
   }));
 }

@@ -25,7 +25,13 @@ import { scenarioLatency } from './scenario-latency.ts';
 import { scenarioPeers } from './scenario-peers.ts';
 import { formatPeerTable } from './peer/peer-table.ts';
 import { scenarioStatsReads } from './scenario-stats.ts';
-import { scenarioBurst, scenarioSlowDrain, scenarioWideWindow, scenarioScaleOut, scenarioFanOut } from './scenarios-throughput.ts';
+import {
+  scenarioBurst,
+  scenarioSlowDrain,
+  scenarioWideWindow,
+  scenarioScaleOut,
+  scenarioFanOut,
+} from './scenarios-throughput.ts';
 import { round } from './stats.ts';
 import { startTraceSink, type TraceSink } from './trace-sink.ts';
 import { databaseUrl, dropDatabase, type ClusterBase } from './tidings.ts';
@@ -41,7 +47,11 @@ const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: 
   'fan-out': { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioFanOut },
   'claim-backlog': { title: 'claim cost against backlog size (SQL)', run: scenarioClaimBacklog },
   'stats-reads': { title: 'statistics reads against timeline size (SQL)', run: scenarioStatsReads },
-  peers: { title: 'Tidings beside Fastify + BullMQ (two Redis setups), BullMQ alone, Fastify + graphile-worker and raw signed HTTP', run: scenarioPeers },
+  peers: {
+    title:
+      'Tidings beside Fastify + BullMQ (two Redis setups), BullMQ alone, Fastify + graphile-worker and raw signed HTTP',
+    run: scenarioPeers,
+  },
 };
 
 function gitCommit(): string | null {
@@ -67,7 +77,11 @@ function probeDigest(detail: Record<string, unknown>): Record<string, unknown> |
     const statements = Object.entries(dump.statements);
     const calls = statements.reduce((s, [, v]) => s + v.calls, 0);
     const totalMs = statements.reduce((s, [, v]) => s + v.totalMs, 0);
-    const per = name.includes('dispatcher') ? deliveries : name.includes('api') ? messages : Math.max(messages, deliveries);
+    const per = name.includes('dispatcher')
+      ? deliveries
+      : name.includes('api')
+        ? messages
+        : Math.max(messages, deliveries);
     out[name] = {
       statements: calls,
       statementsPer: per === 0 ? null : round(calls / per, 2),
@@ -75,7 +89,10 @@ function probeDigest(detail: Record<string, unknown>): Record<string, unknown> |
       statementMs: round(totalMs, 1),
       poolWaitMs: dump.poolWait.totalMs,
       poolWaitP99Ms: dump.poolWait.p99Ms,
-      top: statements.sort((a, b) => b[1].totalMs - a[1].totalMs).slice(0, 8).map(([sql, v]) => ({ sql, ...v, perCallMs: round(v.totalMs / Math.max(1, v.calls), 3) })),
+      top: statements
+        .sort((a, b) => b[1].totalMs - a[1].totalMs)
+        .slice(0, 8)
+        .map(([sql, v]) => ({ sql, ...v, perCallMs: round(v.totalMs / Math.max(1, v.calls), 3) })),
     };
   }
   return out;
@@ -89,10 +106,17 @@ function probeDigest(detail: Record<string, unknown>): Record<string, unknown> |
 async function lockBenchDatabase(serverUrl: string, dbName: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: databaseUrl(serverUrl, 'postgres') });
   await client.connect();
-  const got = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`tidings-bench:${dbName}`])).rows[0]?.ok === true;
+  const got =
+    (
+      await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+        `tidings-bench:${dbName}`,
+      ])
+    ).rows[0]?.ok === true;
   if (!got) {
     await client.end();
-    throw new Error(`another benchmark is running with --db-name ${dbName} on this server; wait for it or pick another --db-name`);
+    throw new Error(
+      `another benchmark is running with --db-name ${dbName} on this server; wait for it or pick another --db-name`,
+    );
   }
   return client;
 }
@@ -124,7 +148,8 @@ async function main(): Promise<number> {
   const logDir = join(resultsDir, `logs-${stamp()}`);
   await mkdir(logDir, { recursive: true });
   const userEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if ((k.startsWith('TIDINGS_') || k.startsWith('OTEL_')) && v !== undefined) userEnv[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if ((k.startsWith('TIDINGS_') || k.startsWith('OTEL_')) && v !== undefined) userEnv[k] = v;
   const traceSink: TraceSink | null = options.traces ? await startTraceSink() : null;
   if (traceSink !== null) userEnv.OTEL_EXPORTER_OTLP_ENDPOINT = traceSink.url;
   const base: ClusterBase = {
@@ -151,7 +176,12 @@ async function main(): Promise<number> {
     }
   }
   const cpuList = cpus();
-  const machine = { cores: cpuList.length, cpuModel: cpuList[0]?.model ?? 'unknown', memoryGiB: round(totalmem() / 2 ** 30, 1), kernel: release() };
+  const machine = {
+    cores: cpuList.length,
+    cpuModel: cpuList[0]?.model ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    kernel: release(),
+  };
   const log = (line: string): void => console.error(line);
   const book = createFigureBook();
   const details: Record<string, unknown>[] = [];
@@ -164,8 +194,15 @@ async function main(): Promise<number> {
 
   const header = [
     `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`}`,
-    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg().map((v) => v.toFixed(2)).join(' ')} (other processes share the machine)`,
-    server === null ? 'PostgreSQL: not used' : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings).filter(([k]) => k !== 'server_version').map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')} (other processes share the machine)`,
+    server === null
+      ? 'PostgreSQL: not used'
+      : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings)
+          .filter(([k]) => k !== 'server_version')
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`,
     `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (burst, latency, scale-out, fan-out), 100 ms (slow-drain), 1 s (wide-window); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
     `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${traceSink !== null ? '; traces ON (OTLP to a local sink)' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
   ];
@@ -204,12 +241,15 @@ async function main(): Promise<number> {
 
   const traceFigures = traceSink?.figures() ?? null;
   await traceSink?.close();
-  if (traceFigures !== null) console.error(`trace sink: ${traceFigures.exports} exports, ${round(traceFigures.bytes / 1024, 1)} KiB`);
+  if (traceFigures !== null)
+    console.error(`trace sink: ${traceFigures.exports} exports, ${round(traceFigures.bytes / 1024, 1)} KiB`);
   const loadAtEnd = loadavg();
   const results = book.results();
   console.log(formatTable(results));
   if (options.scenarios.includes('peers')) console.log(`\n${formatPeerTable(results, machine.cores)}`);
-  console.log(`\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`);
+  console.log(
+    `\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`,
+  );
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
   if (benchLock !== null) {
     await dropDatabase(options.databaseUrl, options.dbName).catch(() => undefined);
@@ -230,7 +270,15 @@ async function main(): Promise<number> {
     traceSink: traceFigures,
     receivers: {
       kind: 'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an empty body; counts requests and keeps the first arrival per webhook-id and path',
-      delaysMs: { burst: 0, 'slow-drain': 100, 'wide-window': 1000, latency: 0, 'scale-out': 0, 'fan-out': 0, peers: [0, 100] },
+      delaysMs: {
+        burst: 0,
+        'slow-drain': 100,
+        'wide-window': 1000,
+        latency: 0,
+        'scale-out': 0,
+        'fan-out': 0,
+        peers: [0, 100],
+      },
     },
     figures: figuresJson(results),
     failures,

@@ -15,8 +15,11 @@ import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 const CLI = fileURLToPath(new URL('../src/main/cli.ts', import.meta.url));
 
 /** Names of the statements of delivery-sql.ts, by their text. */
-const STATEMENT_NAMES = new Map<string, string>(Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])));
-const statementName = (text: string): string => STATEMENT_NAMES.get(text) ?? text.replace(/\s+/g, ' ').trim().slice(0, 40);
+const STATEMENT_NAMES = new Map<string, string>(
+  Object.entries(deliverySql).flatMap(([k, v]) => (typeof v === 'object' && 'text' in v ? [[v.text, k] as const] : [])),
+);
+const statementName = (text: string): string =>
+  STATEMENT_NAMES.get(text) ?? text.replace(/\s+/g, ' ').trim().slice(0, 40);
 
 /** Endpoints the backlog is spread over (deliveries = messages × endpoints). */
 const ENDPOINTS = 100;
@@ -37,28 +40,42 @@ export async function fill(client: pg.Client, rows: number): Promise<void> {
   const messages = Math.max(1, Math.ceil(rows / ENDPOINTS));
   await client.query('TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts CASCADE');
   await client.query(`INSERT INTO applications (id, uid, name) VALUES ('app_bench', 'bench', 'bench')`);
-  await client.query(`
+  await client.query(
+    `
     INSERT INTO endpoints (id, app_id, url, secret, secret_key_id)
     SELECT 'ep_' || e, 'app_bench', 'http://127.0.0.1:9/ep' || e, convert_to($2, 'UTF8'), 'plain' FROM generate_series(0, $1 - 1) e`,
-    [ENDPOINTS, `whsec_${randomBytes(32).toString('base64')}`]);
-  await client.query(`
+    [ENDPOINTS, `whsec_${randomBytes(32).toString('base64')}`],
+  );
+  await client.query(
+    `
     INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
     SELECT 'msg_' || lpad(m::text, 8, '0'), 'app_bench', 'bench.event', convert_to('{"type":"bench","seq":' || m || '}', 'UTF8'), 'plain'
-    FROM generate_series(0, $1 - 1) m`, [messages]);
+    FROM generate_series(0, $1 - 1) m`,
+    [messages],
+  );
   // Due times increase with (message, endpoint), one millisecond apart, all in the past.
-  await client.query(`
+  await client.query(
+    `
     INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
     SELECT 'app_bench', 'msg_' || lpad(m::text, 8, '0'), 'ep_' || e, 'pending',
            now() - interval '1 day' + ((m * $2 + e) * interval '1 millisecond')
     FROM generate_series(0, $1 - 1) m, generate_series(0, $2 - 1) e
-    WHERE m * $2 + e < $3`, [messages, ENDPOINTS, rows]);
-  await client.query(`
+    WHERE m * $2 + e < $3`,
+    [messages, ENDPOINTS, rows],
+  );
+  await client.query(
+    `
     INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-    SELECT 'msg_leased_' || i, 'app_bench', 'bench.event', convert_to('{}', 'UTF8'), 'plain' FROM generate_series(1, $1) i`, [LEASED]);
-  await client.query(`
+    SELECT 'msg_leased_' || i, 'app_bench', 'bench.event', convert_to('{}', 'UTF8'), 'plain' FROM generate_series(1, $1) i`,
+    [LEASED],
+  );
+  await client.query(
+    `
     INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, dispatcher_id, lease_expires_at, fencing_token)
     SELECT 'app_bench', 'msg_leased_' || i, 'ep_' || (i % $2), 'leased', now(), 'other', now() + interval '1 hour', 1
-    FROM generate_series(1, $1) i`, [LEASED, ENDPOINTS]);
+    FROM generate_series(1, $1) i`,
+    [LEASED, ENDPOINTS],
+  );
   await client.query('VACUUM ANALYZE deliveries');
   await client.query('VACUUM ANALYZE messages');
   await client.query('VACUUM ANALYZE endpoints');
@@ -82,10 +99,22 @@ function capturingDb(client: pg.Client, captured: Captured[]): Db {
     const t0 = performance.now();
     const result = await client.query(text, params as unknown[]);
     const sql = typeof text === 'string' ? text : text.text;
-    captured.push({ name: statementName(sql), text: sql, params: params ?? [], ms: performance.now() - t0, rows: result.rowCount ?? 0 });
+    captured.push({
+      name: statementName(sql),
+      text: sql,
+      params: params ?? [],
+      ms: performance.now() - t0,
+      rows: result.rowCount ?? 0,
+    });
     return result as never;
   };
-  return { engine: 'server', query, tx: (fn) => fn({ query }), listenClient: async () => null, close: async () => undefined } as Db;
+  return {
+    engine: 'server',
+    query,
+    tx: (fn) => fn({ query }),
+    listenClient: async () => null,
+    close: async () => undefined,
+  } as Db;
 }
 
 /** One timed store `claim` call: total time, claimed rows, and each statement it ran. */
@@ -101,7 +130,11 @@ interface ClaimSample {
  * store uses are captured, so the measurement follows the engine as it changes. The time leaves out the
  * COMMIT (and its WAL flush) of the real call.
  */
-async function timeClaims(client: pg.Client, input: { dispatcherId: string; limit: number; leaseMs: number; maxReclaims: number }, repeats: number): Promise<ClaimSample[]> {
+async function timeClaims(
+  client: pg.Client,
+  input: { dispatcherId: string; limit: number; leaseMs: number; maxReclaims: number },
+  repeats: number,
+): Promise<ClaimSample[]> {
   const out: ClaimSample[] = [];
   for (let i = 0; i < repeats; i += 1) {
     const captured: Captured[] = [];
@@ -119,7 +152,12 @@ async function timeClaims(client: pg.Client, input: { dispatcherId: string; limi
 }
 
 /** Times `text` `repeats` times, each in its own transaction that is rolled back. */
-async function timeStatement(client: pg.Client, text: string, params: readonly unknown[], repeats: number): Promise<number[]> {
+async function timeStatement(
+  client: pg.Client,
+  text: string,
+  params: readonly unknown[],
+  repeats: number,
+): Promise<number[]> {
   const ms: number[] = [];
   for (let i = 0; i < repeats; i += 1) {
     await client.query('BEGIN');
@@ -140,7 +178,10 @@ async function explainClaim(client: pg.Client, statements: readonly Captured[]):
   await client.query('BEGIN');
   try {
     for (const st of statements) {
-      const r = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${st.text}`, st.params as unknown[]);
+      const r = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, BUFFERS) ${st.text}`,
+        st.params as unknown[],
+      );
       plans[st.name] = r.rows.map((row) => row['QUERY PLAN']).join('\n');
     }
   } finally {
@@ -171,56 +212,140 @@ export async function scenarioClaimBacklog(ctx: BenchContext): Promise<void> {
   const url = databaseUrl(ctx.base.serverUrl, name);
   await recreateDatabase(ctx.base.serverUrl, name);
   const migrateLog = join(ctx.base.logDir, 'g-migrate.log');
-  const migrator = startChild({ name: 'migrate', args: [CLI, 'migrate'], env: { PATH: process.env.PATH, DATABASE_URL: url, TIDINGS_ENCRYPTION_KEYS: ctx.base.encryptionKeys }, logFile: migrateLog });
+  const migrator = startChild({
+    name: 'migrate',
+    args: [CLI, 'migrate'],
+    env: { PATH: process.env.PATH, DATABASE_URL: url, TIDINGS_ENCRYPTION_KEYS: ctx.base.encryptionKeys },
+    logFile: migrateLog,
+  });
   const code = await migrator.exited;
   if (code !== 0) throw new Error(`migrate failed (${code}); see ${migrateLog}`);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const input = { dispatcherId: 'bench-worker', limit: config.claimBatch, leaseMs: config.leaseMs, maxReclaims: config.maxReclaims };
+  const input = {
+    dispatcherId: 'bench-worker',
+    limit: config.claimBatch,
+    leaseMs: config.leaseMs,
+    maxReclaims: config.maxReclaims,
+  };
   try {
     for (const rows of sizes.backlogRows) {
       const t0 = performance.now();
       await fill(client, rows);
       const fillS = (performance.now() - t0) / 1000;
-      const tableBytes = Number((await client.query<{ b: string }>(`SELECT pg_total_relation_size('deliveries') AS b`)).rows[0]?.b ?? 0);
+      const tableBytes = Number(
+        (await client.query<{ b: string }>(`SELECT pg_total_relation_size('deliveries') AS b`)).rows[0]?.b ?? 0,
+      );
       const warm = await timeClaims(client, input, 3);
       const plans = await explainClaim(client, warm[0]?.statements ?? []);
       await client.query('BEGIN');
-      plans.MINIMAL_CLAIM = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${MINIMAL_CLAIM}`, [config.claimBatch])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      plans.MINIMAL_CLAIM = (
+        await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${MINIMAL_CLAIM}`, [config.claimBatch])
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       await client.query('ROLLBACK');
       const label = `@${n0(rows)}`;
       for (let run = 1; run <= runs; run += 1) {
         const samples = await timeClaims(client, input, sizes.claimRepeats);
         const minimal = await timeStatement(client, MINIMAL_CLAIM, [config.claimBatch], sizes.claimRepeats);
-        const totalP50 = quantile(samples.map((x) => x.totalMs), 0.5);
+        const totalP50 = quantile(
+          samples.map((x) => x.totalMs),
+          0.5,
+        );
         const statements = perStatement(samples);
         const claimed = samples[0]?.claimed ?? 0;
-        ctx.book.add({ scenario: 'claim-backlog', engine: 'raw', name: `minimal SKIP LOCKED claim ${label}`, unit: 'ms', better: 'lower' }, quantile(minimal, 0.5));
-        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `store claim ${label}`, unit: 'ms', better: 'lower', ceiling: `minimal SKIP LOCKED claim ${label}` }, totalP50);
-        for (const [st, ms] of Object.entries(statements)) ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `  ${st} ${label}`, unit: 'ms', better: 'lower' }, ms);
-        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `claimed rows/s ${label}`, unit: '/s', better: 'higher' }, claimed / (totalP50 / 1000));
+        ctx.book.add(
+          {
+            scenario: 'claim-backlog',
+            engine: 'raw',
+            name: `minimal SKIP LOCKED claim ${label}`,
+            unit: 'ms',
+            better: 'lower',
+          },
+          quantile(minimal, 0.5),
+        );
+        ctx.book.add(
+          {
+            scenario: 'claim-backlog',
+            engine: 'server',
+            name: `store claim ${label}`,
+            unit: 'ms',
+            better: 'lower',
+            ceiling: `minimal SKIP LOCKED claim ${label}`,
+          },
+          totalP50,
+        );
+        for (const [st, ms] of Object.entries(statements))
+          ctx.book.add(
+            { scenario: 'claim-backlog', engine: 'server', name: `  ${st} ${label}`, unit: 'ms', better: 'lower' },
+            ms,
+          );
+        ctx.book.add(
+          {
+            scenario: 'claim-backlog',
+            engine: 'server',
+            name: `claimed rows/s ${label}`,
+            unit: '/s',
+            better: 'higher',
+          },
+          claimed / (totalP50 / 1000),
+        );
         ctx.details.push({
-          scenario: 'claim-backlog', run, backlogRows: rows, leasedRows: LEASED, endpoints: ENDPOINTS, claimBatch: config.claimBatch, rowsClaimed: claimed, fillS: round(fillS, 1), deliveriesTableBytes: tableBytes,
-          claimMs: samples.map((x) => round(x.totalMs, 3)), statementP50Ms: statements, statementsPerClaim: samples[0]?.statements.map((x) => x.name) ?? [], minimalClaimMs: minimal.map((v) => round(v, 3)),
+          scenario: 'claim-backlog',
+          run,
+          backlogRows: rows,
+          leasedRows: LEASED,
+          endpoints: ENDPOINTS,
+          claimBatch: config.claimBatch,
+          rowsClaimed: claimed,
+          fillS: round(fillS, 1),
+          deliveriesTableBytes: tableBytes,
+          claimMs: samples.map((x) => round(x.totalMs, 3)),
+          statementP50Ms: statements,
+          statementsPerClaim: samples[0]?.statements.map((x) => x.name) ?? [],
+          minimalClaimMs: minimal.map((v) => round(v, 3)),
           ...(run === 1 ? { explain: plans } : {}),
         });
-        ctx.log(`  claim-backlog run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(statements).map(([k, v]) => `${k} ${v}`).join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`);
+        ctx.log(
+          `  claim-backlog run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(
+            statements,
+          )
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`,
+        );
       }
     }
     for (let run = 1; run <= runs; run += 1) {
       const commits = await commitReference(url, ctx.options.quick ? 1_000 : 3_000);
-      for (const [figure, perS] of Object.entries(commits)) ctx.book.add({ scenario: 'claim-backlog', engine: 'raw', name: figure, unit: '/s', better: 'higher' }, perS);
+      for (const [figure, perS] of Object.entries(commits))
+        ctx.book.add({ scenario: 'claim-backlog', engine: 'raw', name: figure, unit: '/s', better: 'higher' }, perS);
       ctx.details.push({ scenario: 'claim-backlog', run, commitReference: commits, clients: 8 });
-      ctx.log(`  claim-backlog run ${run} commit reference (8 clients): ${Object.entries(commits).map(([k, v]) => `${k.replace('commits/s: ', '')} ${n0(v)}/s`).join(', ')}`);
+      ctx.log(
+        `  claim-backlog run ${run} commit reference (8 clients): ${Object.entries(commits)
+          .map(([k, v]) => `${k.replace('commits/s: ', '')} ${n0(v)}/s`)
+          .join(', ')}`,
+      );
     }
     const small = sizes.backlogRows[0];
     const large = sizes.backlogRows[sizes.backlogRows.length - 1];
     if (small !== undefined && large !== undefined && small !== large) {
       for (let run = 1; run <= runs; run += 1) {
-        const at = (rows: number) => ctx.details.find((x) => x.scenario === 'claim-backlog' && x.backlogRows === rows && x.run === run);
+        const at = (rows: number) =>
+          ctx.details.find((x) => x.scenario === 'claim-backlog' && x.backlogRows === rows && x.run === run);
         const [s, l] = [at(small), at(large)];
         if (s === undefined || l === undefined) continue;
-        ctx.book.add({ scenario: 'claim-backlog', engine: 'server', name: `store claim ${n0(large)} ÷ ${n0(small)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, quantile(l.claimMs as number[], 0.5) / quantile(s.claimMs as number[], 0.5));
+        ctx.book.add(
+          {
+            scenario: 'claim-backlog',
+            engine: 'server',
+            name: `store claim ${n0(large)} ÷ ${n0(small)}`,
+            unit: '×',
+            better: 'lower',
+            target: '≤ 1.5',
+          },
+          quantile(l.claimMs as number[], 0.5) / quantile(s.claimMs as number[], 0.5),
+        );
       }
     }
   } finally {

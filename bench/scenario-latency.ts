@@ -29,14 +29,46 @@ function latencies(sent: ReadonlyMap<string, number>, arrived: ReadonlyMap<strin
     if (first === undefined) missing += 1;
     else values.push(first - at);
   }
-  return { count: values.length, missing, p50: round(quantile(values, 0.5), 3), p99: round(quantile(values, 0.99), 3), max: round(quantile(values, 1), 3) };
+  return {
+    count: values.length,
+    missing,
+    p50: round(quantile(values, 0.5), 3),
+    p99: round(quantile(values, 0.99), 3),
+    max: round(quantile(values, 1), 3),
+  };
 }
 
 function addLatency(ctx: BenchContext, engine: string, rate: number, l: LatencyFigures, ceiling: boolean): void {
   const target = engine === 'server' && rate <= 200;
-  ctx.book.add({ scenario: 'latency', engine, name: `p50 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p50 @${rate}/s` : null, target: target ? '≤ 5' : null }, l.p50);
-  ctx.book.add({ scenario: 'latency', engine, name: `p99 @${rate}/s`, unit: 'ms', better: 'lower', ceiling: ceiling ? `p99 @${rate}/s` : null, target: target ? '≤ 20' : null }, l.p99);
-  if (ceiling) ctx.book.add({ scenario: 'latency', engine, name: `missing @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, l.missing);
+  ctx.book.add(
+    {
+      scenario: 'latency',
+      engine,
+      name: `p50 @${rate}/s`,
+      unit: 'ms',
+      better: 'lower',
+      ceiling: ceiling ? `p50 @${rate}/s` : null,
+      target: target ? '≤ 5' : null,
+    },
+    l.p50,
+  );
+  ctx.book.add(
+    {
+      scenario: 'latency',
+      engine,
+      name: `p99 @${rate}/s`,
+      unit: 'ms',
+      better: 'lower',
+      ceiling: ceiling ? `p99 @${rate}/s` : null,
+      target: target ? '≤ 20' : null,
+    },
+    l.p99,
+  );
+  if (ceiling)
+    ctx.book.add(
+      { scenario: 'latency', engine, name: `missing @${rate}/s`, unit: 'count', better: 'lower', target: '0' },
+      l.missing,
+    );
 }
 
 /*
@@ -68,11 +100,22 @@ interface Stages {
   readonly firstByteToRecord: number;
 }
 
-async function stages(url: string, acks: readonly { id: string; sentAt: number; ackAt: number }[], arrived: ReadonlyMap<string, number>): Promise<Stages> {
+async function stages(
+  url: string,
+  acks: readonly { id: string; sentAt: number; ackAt: number }[],
+  arrived: ReadonlyMap<string, number>,
+): Promise<Stages> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const rows = (await client.query<{ id: string; published_ms: string | null; leased_ms: string | null; recorded_ms: string | null }>(STAGES, [acks.map((a) => a.id)])).rows;
+    const rows = (
+      await client.query<{
+        id: string;
+        published_ms: string | null;
+        leased_ms: string | null;
+        recorded_ms: string | null;
+      }>(STAGES, [acks.map((a) => a.id)])
+    ).rows;
     const ackAt = new Map(acks.map((a) => [a.id, a.ackAt]));
     const sentAt = new Map(acks.map((a) => [a.id, a.sentAt]));
     const toPublish: number[] = [];
@@ -94,7 +137,13 @@ async function stages(url: string, acks: readonly { id: string; sentAt: number; 
       if (r.recorded_ms !== null && first !== undefined) toRecord.push(recorded - first);
     }
     const p50 = (v: number[]) => round(quantile(v, 0.5), 3);
-    return { sentToPublish: p50(toPublish), publishToAck: p50(toAck), publishToClaim: p50(toClaim), claimToFirstByte: p50(toByte), firstByteToRecord: p50(toRecord) };
+    return {
+      sentToPublish: p50(toPublish),
+      publishToAck: p50(toAck),
+      publishToClaim: p50(toClaim),
+      claimToFirstByte: p50(toByte),
+      firstByteToRecord: p50(toRecord),
+    };
   } finally {
     await client.end();
   }
@@ -105,9 +154,17 @@ async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run
   await receiver.reset();
   const config = effectiveConfig(ctx, {});
   const r = await runRawHttp({
-    urls: [`http://127.0.0.1:${receiver.ports[0]}/ep0`], inFlight: PACED_IN_FLIGHT, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true,
-    body: benchPayload(ctx.options.payloadBytes, 0), idPrefix: `raw_d${run}_${rate}_`, mode: 'paced', count: 0, rate,
-    durationMs: ctx.options.sizes.paceDurationMs, timeoutMs: ctx.options.sizes.paceDurationMs + 30_000,
+    urls: [`http://127.0.0.1:${receiver.ports[0]}/ep0`],
+    inFlight: PACED_IN_FLIGHT,
+    connectionsPerOrigin: config.maxSocketsPerOrigin,
+    sign: true,
+    body: benchPayload(ctx.options.payloadBytes, 0),
+    idPrefix: `raw_d${run}_${rate}_`,
+    mode: 'paced',
+    count: 0,
+    rate,
+    durationMs: ctx.options.sizes.paceDurationMs,
+    timeoutMs: ctx.options.sizes.paceDurationMs + 30_000,
   });
   const sent = new Map(r.result.ids.map((id, i) => [`${id}@/ep0`, r.result.sentAt[i]!]));
   return latencies(sent, await receiver.waitForKeys([...sent.keys()], 30_000, 5_000));
@@ -120,16 +177,36 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
   const acked: string[] = [];
   let stopped = false;
   try {
-    const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, PACED_IN_FLIGHT, ctx.options.payloadBytes, ctx.options.idempotencyKeys);
+    const client = createApiClient(
+      cluster.apiUrl,
+      ctx.base.apiToken,
+      PACED_IN_FLIGHT,
+      ctx.options.payloadBytes,
+      ctx.options.idempotencyKeys,
+    );
     const app = await client.createApplication('bench', `bench-d-${run}`);
     await client.createEndpoint(app, `http://127.0.0.1:${receiver.ports[0]}/ep0`);
     try {
       for (const rate of sizes.paceRates) {
-        await client.publishPaced(app, rate, sizes.paceWarmupMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceWarmupMs + 30_000);
+        await client.publishPaced(
+          app,
+          rate,
+          sizes.paceWarmupMs,
+          PACED_IN_FLIGHT,
+          'bench.event',
+          sizes.paceWarmupMs + 30_000,
+        );
         await receiver.waitForUnique(Math.round((rate * sizes.paceWarmupMs) / 1000), 10_000, 5_000);
         await receiver.reset();
         const cpuBefore = machineCpu();
-        const pub = await client.publishPaced(app, rate, sizes.paceDurationMs, PACED_IN_FLIGHT, 'bench.event', sizes.paceDurationMs + 30_000);
+        const pub = await client.publishPaced(
+          app,
+          rate,
+          sizes.paceDurationMs,
+          PACED_IN_FLIGHT,
+          'bench.event',
+          sizes.paceDurationMs + 30_000,
+        );
         for (const a of pub.acks) acked.push(a.id);
         const sent = new Map(pub.acks.map((a) => [`${a.id}@/ep0`, a.ackAt]));
         const arrived = await receiver.waitForKeys([...sent.keys()], 120_000, 30_000);
@@ -138,23 +215,79 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
         const cpuAfter = machineCpu();
         const perMessage = machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length);
         const cpuPerMessage = perMessage === null ? null : round(perMessage, 3);
-        if (cpuPerMessage !== null) ctx.book.add({ scenario: 'latency', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' }, cpuPerMessage);
+        if (cpuPerMessage !== null)
+          ctx.book.add(
+            { scenario: 'latency', engine, name: `machine CPU ms per message @${rate}/s`, unit: 'ms', better: 'lower' },
+            cpuPerMessage,
+          );
         const l = latencies(sent, arrived);
         const stage = cluster.databaseUrl === null ? null : await stages(cluster.databaseUrl, pub.acks, arrived);
         if (stage !== null) {
-          for (const [name, ms] of Object.entries(stage)) ctx.book.add({ scenario: 'latency', engine, name: `  stage ${name} p50 @${rate}/s`, unit: 'ms', better: 'lower' }, ms);
+          for (const [name, ms] of Object.entries(stage))
+            ctx.book.add(
+              { scenario: 'latency', engine, name: `  stage ${name} p50 @${rate}/s`, unit: 'ms', better: 'lower' },
+              ms,
+            );
         }
         addLatency(ctx, engine, rate, l, true);
         const achieved = round(pub.acks.length / Math.max(1e-6, (pub.endedAt - pub.startedAt) / 1000), 1);
-        ctx.book.add({ scenario: 'latency', engine, name: `achieved msgs/s @${rate}/s`, unit: '/s', better: 'higher', target: String(rate) }, achieved);
-        ctx.book.add({ scenario: 'latency', engine, name: `publish calls failed @${rate}/s`, unit: 'count', better: 'lower', target: '0' }, pub.failed);
+        ctx.book.add(
+          {
+            scenario: 'latency',
+            engine,
+            name: `achieved msgs/s @${rate}/s`,
+            unit: '/s',
+            better: 'higher',
+            target: String(rate),
+          },
+          achieved,
+        );
+        ctx.book.add(
+          {
+            scenario: 'latency',
+            engine,
+            name: `publish calls failed @${rate}/s`,
+            unit: 'count',
+            better: 'lower',
+            target: '0',
+          },
+          pub.failed,
+        );
         const states = cluster.databaseUrl === null ? null : await deliveryStates(cluster.databaseUrl);
         const calls = pub.acks.map((a) => a.ackAt - a.sentAt);
         const apiP50 = round(quantile(calls, 0.5), 3);
         const apiP99 = round(quantile(calls, 0.99), 3);
-        ctx.book.add({ scenario: 'latency', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' }, apiP50);
-        ctx.details.push({ scenario: 'latency', run, engine, rate, achievedPerS: achieved, cpuPerMessageMs: cpuPerMessage, states, stages: stage, published: pub.acks.length, failed: pub.failed, firstError: pub.firstError, late: pub.late, maxInFlight: pub.maxInFlight, latency: l, publishCallP50Ms: apiP50, publishCallP99Ms: apiP99 });
-        ctx.log(`  latency ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${stage === null ? '' : ` stages p50: ${Object.entries(stage).map(([k, v]) => `${k} ${v}`).join(', ')};`} ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`);
+        ctx.book.add(
+          { scenario: 'latency', engine, name: `publish call p50 @${rate}/s`, unit: 'ms', better: 'lower' },
+          apiP50,
+        );
+        ctx.details.push({
+          scenario: 'latency',
+          run,
+          engine,
+          rate,
+          achievedPerS: achieved,
+          cpuPerMessageMs: cpuPerMessage,
+          states,
+          stages: stage,
+          published: pub.acks.length,
+          failed: pub.failed,
+          firstError: pub.firstError,
+          late: pub.late,
+          maxInFlight: pub.maxInFlight,
+          latency: l,
+          publishCallP50Ms: apiP50,
+          publishCallP99Ms: apiP99,
+        });
+        ctx.log(
+          `  latency ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${
+            stage === null
+              ? ''
+              : ` stages p50: ${Object.entries(stage)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')};`
+          } ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`,
+        );
       }
     } finally {
       await client.close();
@@ -162,9 +295,14 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
     stopped = true;
     const report = await cluster.stop(acked);
     if (report.final !== null) {
-      ctx.book.add({ scenario: 'latency', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' }, report.final.ackedChecked - report.final.ackedStored);
+      ctx.book.add(
+        { scenario: 'latency', engine, name: 'lost: 2xx but not stored', unit: 'count', better: 'lower', target: '0' },
+        report.final.ackedChecked - report.final.ackedStored,
+      );
       ctx.details.push({ scenario: 'latency', run, engine, source: cluster.source, final: report.final });
-      ctx.log(`  latency ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`);
+      ctx.log(
+        `  latency ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`,
+      );
     }
   } finally {
     if (!stopped) await cluster.stop();
@@ -181,7 +319,9 @@ export async function scenarioLatency(ctx: BenchContext): Promise<void> {
         const l = await rawPaced(ctx, receiver, rate, run);
         addLatency(ctx, 'raw', rate, l, false);
         ctx.details.push({ scenario: 'latency', run, raw: true, rate, latency: l });
-        ctx.log(`  latency raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms (${n0(l.count)} requests)`);
+        ctx.log(
+          `  latency raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms (${n0(l.count)} requests)`,
+        );
       }
       for (const engine of engines) await tidingsPaced(ctx, receiver, engine, run);
     }

@@ -44,10 +44,26 @@ function addCpu(ctx: BenchContext, part: string, engine: Variant, usage: UsageRe
   const per = Math.max(1, delivered);
   const machineMs = (1000 * usage.machineBusyCores * usage.wallS) / per;
   const rolesS = Object.values(usage.cpuS).reduce((a, b) => a + b, 0);
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: machine CPU ms per message`, unit: 'ms', better: 'lower', target: engine === 'tidings' && part === 'fast' ? '≤ 0.35' : null }, machineMs);
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: roles' CPU ms per message`, unit: 'ms', better: 'lower' }, (1000 * rolesS) / per);
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `${part}: machine CPU ms per message`,
+      unit: 'ms',
+      better: 'lower',
+      target: engine === 'tidings' && part === 'fast' ? '≤ 0.35' : null,
+    },
+    machineMs,
+  );
+  ctx.book.add(
+    { scenario: 'peers', engine, name: `${part}: roles' CPU ms per message`, unit: 'ms', better: 'lower' },
+    (1000 * rolesS) / per,
+  );
   for (const [role, s] of Object.entries(usage.cpuS)) {
-    ctx.book.add({ scenario: 'peers', engine, name: `${part}:   share ${role}`, unit: '%', better: 'lower' }, (100 * s) / Math.max(1e-9, rolesS));
+    ctx.book.add(
+      { scenario: 'peers', engine, name: `${part}:   share ${role}`, unit: '%', better: 'lower' },
+      (100 * s) / Math.max(1e-9, rolesS),
+    );
   }
 }
 
@@ -55,11 +71,21 @@ function addCpu(ctx: BenchContext, part: string, engine: Variant, usage: UsageRe
  * Adds `value ÷ of` as `<part>: ÷ <against> (same run)`. The targets are the ones the peer figures were set
  * for: Tidings ÷ the BullMQ peer with the fast receiver.
  */
-function addRatio(ctx: BenchContext, part: string, engine: Variant, value: number, of: number | undefined, against: PeerVariant = 'peer'): void {
+function addRatio(
+  ctx: BenchContext,
+  part: string,
+  engine: Variant,
+  value: number,
+  of: number | undefined,
+  against: PeerVariant = 'peer',
+): void {
   if (!Number.isFinite(value) || of === undefined || !Number.isFinite(of) || of <= 0) return;
   const fastPeer = part === 'fast' && against === 'peer';
   const target = fastPeer && engine === 'tidings' ? '≥ 1.3' : fastPeer && engine === 'tidings keyed' ? '≥ 1.1' : null;
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: ÷ ${against} (same run)`, unit: '×', better: 'higher', target }, value / of);
+  ctx.book.add(
+    { scenario: 'peers', engine, name: `${part}: ÷ ${against} (same run)`, unit: '×', better: 'higher', target },
+    value / of,
+  );
 }
 
 /** A Tidings figure of one run divided by each peer with an ingest of the same run. */
@@ -68,29 +94,85 @@ function addRatios(ctx: BenchContext, part: string, engine: Variant, value: numb
 }
 
 function recordTidings(ctx: BenchContext, part: string, engine: Variant, run: number, r: DeliveryResult): number {
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, r.expectedDeliveries - r.delivered + r.duplicates + r.publish.failed);
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `${part}: deliveries/s`,
+      unit: '/s',
+      better: 'higher',
+      ceiling: `${part}: deliveries/s`,
+    },
+    r.deliveriesPerS,
+  );
+  ctx.book.add(
+    { scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' },
+    r.expectedDeliveries - r.delivered + r.duplicates + r.publish.failed,
+  );
   addCpu(ctx, part, engine, r.usage, r.delivered);
   ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
-  ctx.log(`  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
+  ctx.log(
+    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`,
+  );
   return r.deliveriesPerS;
 }
 
-async function peerBurst(ctx: BenchContext, engine: PeerVariant, o: PeerRunOptions, part: string, run: number, messages: number): Promise<number> {
+async function peerBurst(
+  ctx: BenchContext,
+  engine: PeerVariant,
+  o: PeerRunOptions,
+  part: string,
+  run: number,
+  messages: number,
+): Promise<number> {
   const r = await runPeerDelivery(o, messages);
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: deliveries/s`, unit: '/s', better: 'higher', ceiling: `${part}: deliveries/s` }, r.deliveriesPerS);
-  ctx.book.add({ scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' }, messages - r.delivered + r.duplicates + r.publishFailed);
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `${part}: deliveries/s`,
+      unit: '/s',
+      better: 'higher',
+      ceiling: `${part}: deliveries/s`,
+    },
+    r.deliveriesPerS,
+  );
+  ctx.book.add(
+    { scenario: 'peers', engine, name: `${part}: missing + duplicates`, unit: 'count', better: 'lower', target: '0' },
+    messages - r.delivered + r.duplicates + r.publishFailed,
+  );
   addCpu(ctx, part, engine, r.usage, r.delivered);
   ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
-  ctx.log(`  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`);
+  ctx.log(
+    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`,
+  );
   return r.deliveriesPerS;
 }
 
-async function rawBurst(ctx: BenchContext, receiver: Receiver, part: string, run: number, count: number): Promise<void> {
+async function rawBurst(
+  ctx: BenchContext,
+  receiver: Receiver,
+  part: string,
+  run: number,
+  count: number,
+): Promise<void> {
   const config = effectiveConfig(ctx, {});
-  const raw = await rawReference(ctx, { receiver, paths: 1, inFlight: PEER_IN_FLIGHT, count, connectionsPerOrigin: config.maxSocketsPerOrigin, sign: true, idPrefix: `raw_p${part}${run}_` });
-  ctx.book.add({ scenario: 'peers', engine: 'raw', name: `${part}: deliveries/s`, unit: '/s', better: 'higher' }, raw.requestsPerS);
-  ctx.log(`  peers ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ${raw.result.ok}/${raw.result.sent} ok`);
+  const raw = await rawReference(ctx, {
+    receiver,
+    paths: 1,
+    inFlight: PEER_IN_FLIGHT,
+    count,
+    connectionsPerOrigin: config.maxSocketsPerOrigin,
+    sign: true,
+    idPrefix: `raw_p${part}${run}_`,
+  });
+  ctx.book.add(
+    { scenario: 'peers', engine: 'raw', name: `${part}: deliveries/s`, unit: '/s', better: 'higher' },
+    raw.requestsPerS,
+  );
+  ctx.log(
+    `  peers ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ${raw.result.ok}/${raw.result.sent} ok`,
+  );
 }
 
 /**
@@ -98,22 +180,82 @@ async function rawBurst(ctx: BenchContext, receiver: Receiver, part: string, run
  * publish call → its answer (the publish call alone: what of the latency the ingest takes). ms. `cpuMs`: the
  * machine's CPU per message over the run (null: not measured).
  */
-function addLatency(ctx: BenchContext, engine: Variant, run: number, values: readonly number[], calls: readonly number[], missing: number, cpuMs: number | null): void {
+function addLatency(
+  ctx: BenchContext,
+  engine: Variant,
+  run: number,
+  values: readonly number[],
+  calls: readonly number[],
+  missing: number,
+  cpuMs: number | null,
+): void {
   const p50 = quantile(values, 0.5);
   const p99 = quantile(values, 0.99);
   const callP50 = quantile(calls, 0.5);
-  ctx.book.add({ scenario: 'peers', engine, name: `latency: p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ 3' : null }, p50);
-  ctx.book.add({ scenario: 'peers', engine, name: `latency: p99 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: engine === 'tidings' ? '≤ peer' : null }, p99);
-  ctx.book.add({ scenario: 'peers', engine, name: `latency:   publish call p50 @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, callP50);
-  ctx.book.add({ scenario: 'peers', engine, name: 'latency: missing', unit: 'count', better: 'lower', target: '0' }, missing);
-  if (cpuMs !== null) ctx.book.add({ scenario: 'peers', engine, name: `latency: machine CPU ms per message @${PACED_RATE}/s`, unit: 'ms', better: 'lower', target: null }, cpuMs);
-  ctx.log(`  peers latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`);
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `latency: p50 @${PACED_RATE}/s`,
+      unit: 'ms',
+      better: 'lower',
+      target: engine === 'tidings' ? '≤ 3' : null,
+    },
+    p50,
+  );
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `latency: p99 @${PACED_RATE}/s`,
+      unit: 'ms',
+      better: 'lower',
+      target: engine === 'tidings' ? '≤ peer' : null,
+    },
+    p99,
+  );
+  ctx.book.add(
+    {
+      scenario: 'peers',
+      engine,
+      name: `latency:   publish call p50 @${PACED_RATE}/s`,
+      unit: 'ms',
+      better: 'lower',
+      target: null,
+    },
+    callP50,
+  );
+  ctx.book.add(
+    { scenario: 'peers', engine, name: 'latency: missing', unit: 'count', better: 'lower', target: '0' },
+    missing,
+  );
+  if (cpuMs !== null)
+    ctx.book.add(
+      {
+        scenario: 'peers',
+        engine,
+        name: `latency: machine CPU ms per message @${PACED_RATE}/s`,
+        unit: 'ms',
+        better: 'lower',
+        target: null,
+      },
+      cpuMs,
+    );
+  ctx.log(
+    `  peers latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`,
+  );
 }
 
 /** Tidings at the paced rate, latency from before each publish call to the receiver's first byte. */
 async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, oneProcess = false): Promise<void> {
   const { sizes } = ctx.options;
-  const cluster = await startCluster(ctx.base, { engine: 'server', dispatchers: oneProcess ? 0 : 1, oneProcess, env: {}, tag: `p-lat${oneProcess ? '-one' : ''}-${run}` });
+  const cluster = await startCluster(ctx.base, {
+    engine: 'server',
+    dispatchers: oneProcess ? 0 : 1,
+    oneProcess,
+    env: {},
+    tag: `p-lat${oneProcess ? '-one' : ''}-${run}`,
+  });
   try {
     const client = createApiClient(cluster.apiUrl, ctx.base.apiToken, 50, ctx.options.payloadBytes);
     try {
@@ -123,12 +265,33 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, run: number, 
       await receiver.waitForUnique(Math.round((PACED_RATE * sizes.paceWarmupMs) / 1000), 10_000, 5_000);
       await receiver.reset();
       const cpuBefore = machineCpu();
-      const pub = await client.publishPaced(app, PACED_RATE, sizes.paceDurationMs, 50, 'bench.event', sizes.paceDurationMs + 30_000);
-      const arrived = await receiver.waitForKeys(pub.acks.map((a) => `${a.id}@/ep0`), 60_000, 10_000);
+      const pub = await client.publishPaced(
+        app,
+        PACED_RATE,
+        sizes.paceDurationMs,
+        50,
+        'bench.event',
+        sizes.paceDurationMs + 30_000,
+      );
+      const arrived = await receiver.waitForKeys(
+        pub.acks.map((a) => `${a.id}@/ep0`),
+        60_000,
+        10_000,
+      );
       const cpuAfter = machineCpu();
-      const values = pub.acks.flatMap((a) => { const at = arrived.get(`${a.id}@/ep0`); return at === undefined ? [] : [at - a.sentAt]; });
-      addLatency(ctx, oneProcess ? 'tidings one process' : 'tidings', run, values, pub.acks.map((a) => a.ackAt - a.sentAt), pub.acks.length - values.length + pub.failed,
-        machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length));
+      const values = pub.acks.flatMap((a) => {
+        const at = arrived.get(`${a.id}@/ep0`);
+        return at === undefined ? [] : [at - a.sentAt];
+      });
+      addLatency(
+        ctx,
+        oneProcess ? 'tidings one process' : 'tidings',
+        run,
+        values,
+        pub.acks.map((a) => a.ackAt - a.sentAt),
+        pub.acks.length - values.length + pub.failed,
+        machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length),
+      );
     } finally {
       await client.close();
     }
@@ -157,12 +320,24 @@ function attempts(ctx: BenchContext, failed: string[]): Attempt {
 
 /** Runs every peer of `stores` on one burst, in order, and returns each one's deliveries/s; the others ÷ the peer. */
 async function peerBursts(
-  ctx: BenchContext, stores: PeerStores, receiver: Receiver, part: string, run: number, messages: number, attempt: Attempt,
+  ctx: BenchContext,
+  stores: PeerStores,
+  receiver: Receiver,
+  part: string,
+  run: number,
+  messages: number,
+  attempt: Attempt,
 ): Promise<PeerFigures> {
   const connections = effectiveConfig(ctx, {}).maxSocketsPerOrigin;
   const figures: PeerFigures = {};
   for (const variant of stores.variants) {
-    const o = stores.options(variant, receiver, `${part}-${variant.replace(' ', '-')}-${run}`, PEER_IN_FLIGHT, connections);
+    const o = stores.options(
+      variant,
+      receiver,
+      `${part}-${variant.replace(' ', '-')}-${run}`,
+      PEER_IN_FLIGHT,
+      connections,
+    );
     const value = await attempt(`${part} ${variant} run ${run}`, () => peerBurst(ctx, variant, o, part, run, messages));
     if (value === undefined) continue;
     figures[variant] = value;
@@ -183,19 +358,45 @@ export async function scenarioPeers(ctx: BenchContext): Promise<void> {
   const failed: string[] = [];
   const attempt = attempts(ctx, failed);
   /** One Tidings burst, recorded and divided by each peer's figure of the same run; undefined when it failed. */
-  const tidings = async (part: string, engine: Variant, run: number, receiver: Receiver, messages: number,
-    env: Record<string, string>, peers: PeerFigures, keyed = false, oneProcess = false): Promise<number | undefined> => {
+  const tidings = async (
+    part: string,
+    engine: Variant,
+    run: number,
+    receiver: Receiver,
+    messages: number,
+    env: Record<string, string>,
+    peers: PeerFigures,
+    keyed = false,
+    oneProcess = false,
+  ): Promise<number | undefined> => {
     const tag = `p-${part}${engine === 'tidings' ? '' : `-${engine.replace('tidings ', '').replace(' ', '-')}`}-${run}`;
     const spec = {
-      tag, engine: 'server', receiver, endpoints: 1, routing: 'spread', messages, mode: 'e2e', dispatchers: oneProcess ? 0 : 1,
-      oneProcess, env, publishInFlight: sizes.publishInFlight, payloadBytes, idempotencyKeys: keyed, waitTimeoutMs: sizes.waitTimeoutMs,
+      tag,
+      engine: 'server',
+      receiver,
+      endpoints: 1,
+      routing: 'spread',
+      messages,
+      mode: 'e2e',
+      dispatchers: oneProcess ? 0 : 1,
+      oneProcess,
+      env,
+      publishInFlight: sizes.publishInFlight,
+      payloadBytes,
+      idempotencyKeys: keyed,
+      waitTimeoutMs: sizes.waitTimeoutMs,
     } as const;
-    const value = await attempt(`${part} ${engine} run ${run}`, async () => recordTidings(ctx, part, engine, run, await runDelivery(ctx.base, spec)));
+    const value = await attempt(`${part} ${engine} run ${run}`, async () =>
+      recordTidings(ctx, part, engine, run, await runDelivery(ctx.base, spec)),
+    );
     if (value !== undefined) addRatios(ctx, part, engine, value, peers);
     return value;
   };
   const withReceiver = async (delayMs: number, fn: (r: Receiver) => Promise<void>): Promise<void> => {
-    const receiver = await startReceiver({ delayMs, ports: 1 }, join(ctx.base.logDir, `receiver-peers-${delayMs}ms.log`));
+    const receiver = await startReceiver(
+      { delayMs, ports: 1 },
+      join(ctx.base.logDir, `receiver-peers-${delayMs}ms.log`),
+    );
     try {
       await fn(receiver);
     } finally {
@@ -204,41 +405,58 @@ export async function scenarioPeers(ctx: BenchContext): Promise<void> {
   };
   const parts = ctx.options.peerParts;
   try {
-    if (parts.includes('fast')) await withReceiver(0, async (receiver) => {
-      const n = sizes.burstMessages;
-      for (let run = 1; run <= runs; run += 1) {
-        await attempt(`fast raw run ${run}`, () => rawBurst(ctx, receiver, 'fast', run, n));
-        const peers = await peerBursts(ctx, stores, receiver, 'fast', run, n, attempt);
-        await tidings('fast', 'tidings', run, receiver, n, {}, peers);
-        await tidings('fast', 'tidings keyed', run, receiver, n, {}, peers, true);
-        await tidings('fast', 'tidings one process', run, receiver, n, {}, peers, false, true);
-      }
-    });
-    if (parts.includes('slow')) await withReceiver(100, async (receiver) => {
-      const n = Math.min(sizes.burstMessages, SLOW_MESSAGES_MAX);
-      const bound = PEER_IN_FLIGHT / 0.1;
-      for (let run = 1; run <= runs; run += 1) {
-        await attempt(`slow raw run ${run}`, () => rawBurst(ctx, receiver, 'slow', run, Math.min(n, PEER_IN_FLIGHT * 20)));
-        const peers = await peerBursts(ctx, stores, receiver, 'slow', run, n, attempt);
-        const narrow = await tidings('slow', 'tidings', run, receiver, n, NARROW_WINDOW, peers);
-        if (narrow !== undefined) {
-          const name = `slow: share of the ${bound}/s bound`;
-          ctx.book.add({ scenario: 'peers', engine: 'tidings', name, unit: '%', better: 'higher', target: '≥ 97' }, (100 * narrow) / bound);
+    if (parts.includes('fast'))
+      await withReceiver(0, async (receiver) => {
+        const n = sizes.burstMessages;
+        for (let run = 1; run <= runs; run += 1) {
+          await attempt(`fast raw run ${run}`, () => rawBurst(ctx, receiver, 'fast', run, n));
+          const peers = await peerBursts(ctx, stores, receiver, 'fast', run, n, attempt);
+          await tidings('fast', 'tidings', run, receiver, n, {}, peers);
+          await tidings('fast', 'tidings keyed', run, receiver, n, {}, peers, true);
+          await tidings('fast', 'tidings one process', run, receiver, n, {}, peers, false, true);
         }
-        await tidings('slow', 'tidings window', run, receiver, n, {}, peers);
-      }
-    });
-    if (parts.includes('latency')) await withReceiver(0, async (receiver) => {
-      for (let run = 1; run <= runs; run += 1) {
-        for (const variant of stores.variants) {
-          const o = stores.options(variant, receiver, `lat-${variant.replace(' ', '-')}-${run}`, PEER_IN_FLIGHT, connections);
-          const l = await attempt(`latency ${variant} run ${run}`, () => runPeerPaced(o, PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs));
-          if (l !== undefined) addLatency(ctx, variant, run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
+      });
+    if (parts.includes('slow'))
+      await withReceiver(100, async (receiver) => {
+        const n = Math.min(sizes.burstMessages, SLOW_MESSAGES_MAX);
+        const bound = PEER_IN_FLIGHT / 0.1;
+        for (let run = 1; run <= runs; run += 1) {
+          await attempt(`slow raw run ${run}`, () =>
+            rawBurst(ctx, receiver, 'slow', run, Math.min(n, PEER_IN_FLIGHT * 20)),
+          );
+          const peers = await peerBursts(ctx, stores, receiver, 'slow', run, n, attempt);
+          const narrow = await tidings('slow', 'tidings', run, receiver, n, NARROW_WINDOW, peers);
+          if (narrow !== undefined) {
+            const name = `slow: share of the ${bound}/s bound`;
+            ctx.book.add(
+              { scenario: 'peers', engine: 'tidings', name, unit: '%', better: 'higher', target: '≥ 97' },
+              (100 * narrow) / bound,
+            );
+          }
+          await tidings('slow', 'tidings window', run, receiver, n, {}, peers);
         }
-        await attempt(`latency tidings run ${run}`, () => tidingsPaced(ctx, receiver, run));
-        await attempt(`latency tidings one process run ${run}`, () => tidingsPaced(ctx, receiver, run, true));
-      }
-    });
+      });
+    if (parts.includes('latency'))
+      await withReceiver(0, async (receiver) => {
+        for (let run = 1; run <= runs; run += 1) {
+          for (const variant of stores.variants) {
+            const o = stores.options(
+              variant,
+              receiver,
+              `lat-${variant.replace(' ', '-')}-${run}`,
+              PEER_IN_FLIGHT,
+              connections,
+            );
+            const l = await attempt(`latency ${variant} run ${run}`, () =>
+              runPeerPaced(o, PACED_RATE, sizes.paceWarmupMs, sizes.paceDurationMs),
+            );
+            if (l !== undefined)
+              addLatency(ctx, variant, run, l.sentAtToArrival, l.sentAtToAck, l.missing, l.machineCpuMsPerMessage);
+          }
+          await attempt(`latency tidings run ${run}`, () => tidingsPaced(ctx, receiver, run));
+          await attempt(`latency tidings one process run ${run}`, () => tidingsPaced(ctx, receiver, run, true));
+        }
+      });
   } finally {
     await stores.close();
   }

@@ -29,22 +29,43 @@ const ROWS_PER_DELIVERY = 3;
  * succeeded, the rest a retry) after 5–500 ms. The stamp trigger is disabled while filling and its columns
  * are written directly, as it would have. The rollups are emptied (the roll-up starts from id 0).
  */
-export async function fillTimeline(client: pg.Client, rows: number, windowMs = 3_600_000, ref: Date = new Date()): Promise<void> {
+export async function fillTimeline(
+  client: pg.Client,
+  rows: number,
+  windowMs = 3_600_000,
+  ref: Date = new Date(),
+): Promise<void> {
   const deliveries = Math.ceil(rows / ROWS_PER_DELIVERY);
-  await client.query('TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts RESTART IDENTITY CASCADE');
-  if ((await client.query<{ t: string | null }>(`SELECT to_regclass('stats_rollups')::text AS t`)).rows[0]!.t !== null) {
+  await client.query(
+    'TRUNCATE deliveries, messages, endpoints, applications, delivery_events, attempts RESTART IDENTITY CASCADE',
+  );
+  if (
+    (await client.query<{ t: string | null }>(`SELECT to_regclass('stats_rollups')::text AS t`)).rows[0]!.t !== null
+  ) {
     await client.query('TRUNCATE stats_rollups');
     await client.query('UPDATE stats_rollup_state SET rolled_id = 0, pending_id = NULL, pending_writers = NULL');
   }
-  await client.query(`INSERT INTO applications (id, name) SELECT 'app_' || a, 'bench' FROM generate_series(0, $1 - 1) a`, [APPS]);
-  await client.query(`INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) SELECT 'ep_' || e, 'app_' || (e % $2), 'http://127.0.0.1:9/', '\\x00', 'plain' FROM generate_series(0, $1 - 1) e`, [ENDPOINTS, APPS]);
-  await client.query(`INSERT INTO messages (id, app_id, event_type) SELECT 'msg_' || m, 'app_' || (m % $2), 'bench' FROM generate_series(0, $1 - 1) m`, [deliveries, APPS]);
-  await client.query(`
+  await client.query(
+    `INSERT INTO applications (id, name) SELECT 'app_' || a, 'bench' FROM generate_series(0, $1 - 1) a`,
+    [APPS],
+  );
+  await client.query(
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) SELECT 'ep_' || e, 'app_' || (e % $2), 'http://127.0.0.1:9/', '\\x00', 'plain' FROM generate_series(0, $1 - 1) e`,
+    [ENDPOINTS, APPS],
+  );
+  await client.query(
+    `INSERT INTO messages (id, app_id, event_type) SELECT 'msg_' || m, 'app_' || (m % $2), 'bench' FROM generate_series(0, $1 - 1) m`,
+    [deliveries, APPS],
+  );
+  await client.query(
+    `
     INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at)
     SELECT 'app_' || (m % $2), 'msg_' || m, 'ep_' || ((m % $2) + $2 * ((m / $2) % ($3 / $2))), 'succeeded',
            $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1),
            $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1)
-    FROM generate_series(0, $1 - 1) m`, [deliveries, APPS, ENDPOINTS, windowMs, ref]);
+    FROM generate_series(0, $1 - 1) m`,
+    [deliveries, APPS, ENDPOINTS, windowMs, ref],
+  );
   await client.query('ALTER TABLE delivery_events DISABLE TRIGGER delivery_events_stamp');
   try {
     await client.query(`
@@ -65,8 +86,16 @@ export async function fillTimeline(client: pg.Client, rows: number, windowMs = 3
 }
 
 /** Folds the timeline into the rollups up to `tailIds` below the newest id; returns the seconds it took. */
-async function rollUpTo(db: Awaited<ReturnType<typeof openDb>>, client: pg.Client, tailIds: number, batch: number, now: Date): Promise<number> {
-  const maxId = Number((await client.query<{ n: string }>('SELECT coalesce(max(id), 0)::bigint AS n FROM delivery_events')).rows[0]!.n);
+async function rollUpTo(
+  db: Awaited<ReturnType<typeof openDb>>,
+  client: pg.Client,
+  tailIds: number,
+  batch: number,
+  now: Date,
+): Promise<number> {
+  const maxId = Number(
+    (await client.query<{ n: string }>('SELECT coalesce(max(id), 0)::bigint AS n FROM delivery_events')).rows[0]!.n,
+  );
   const target = Math.max(0, maxId - tailIds);
   const rollup = createPgStatsRollup(db);
   const t0 = performance.now();
@@ -84,7 +113,11 @@ const SEVEN_DAY_BODY_MS = rollupLevelFor(STATS_WINDOWS['7d'].windowMs, STATS_WIN
 const LEADING_EDGE = `(${SEVEN_DAY_BODY_MS / 60_000} min of rows before its first whole bucket)`;
 
 /** One timed time-in-state read: (since, until], series buckets of `bucketMs`. */
-interface ReadWindow { readonly since: Date; readonly until: Date; readonly bucketMs: number }
+interface ReadWindow {
+  readonly since: Date;
+  readonly until: Date;
+  readonly bucketMs: number;
+}
 
 /**
  * A 7-day read whose leading edge holds the most raw rows it can: `since` 1 ms after a body bucket's start
@@ -95,7 +128,11 @@ interface ReadWindow { readonly since: Date; readonly until: Date; readonly buck
 function leadingEdgeWindow(ref: Date, spanMs: number): ReadWindow | null {
   if (spanMs < 2 * SEVEN_DAY_BODY_MS) return null;
   const since = Math.ceil((ref.getTime() - spanMs) / SEVEN_DAY_BODY_MS) * SEVEN_DAY_BODY_MS + 1;
-  return { since: new Date(since), until: new Date(since + STATS_WINDOWS['7d'].windowMs), bucketMs: STATS_WINDOWS['7d'].bucketMs };
+  return {
+    since: new Date(since),
+    until: new Date(since + STATS_WINDOWS['7d'].windowMs),
+    bucketMs: STATS_WINDOWS['7d'].bucketMs,
+  };
 }
 
 /**
@@ -113,7 +150,12 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
   const url = databaseUrl(ctx.base.serverUrl, name);
   await recreateDatabase(ctx.base.serverUrl, name);
   const migrateLog = join(ctx.base.logDir, 'h-migrate.log');
-  const migrator = startChild({ name: 'migrate', args: [CLI, 'migrate'], env: { PATH: process.env.PATH, DATABASE_URL: url, TIDINGS_ENCRYPTION_KEYS: ctx.base.encryptionKeys }, logFile: migrateLog });
+  const migrator = startChild({
+    name: 'migrate',
+    args: [CLI, 'migrate'],
+    env: { PATH: process.env.PATH, DATABASE_URL: url, TIDINGS_ENCRYPTION_KEYS: ctx.base.encryptionKeys },
+    logFile: migrateLog,
+  });
   const code = await migrator.exited;
   if (code !== 0) throw new Error(`migrate failed (${code}); see ${migrateLog}`);
   const client = new pg.Client({ connectionString: url });
@@ -122,7 +164,9 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
   const stats = createPgStatsStore(db);
   const batch = effectiveConfig(ctx, {}).statsRollupBatch;
   try {
-    for (const [rows, spanMs] of ctx.options.sizes.timelineRows.flatMap((r) => ctx.options.sizes.timelineSpansMs.map((s) => [r, s] as const))) {
+    for (const [rows, spanMs] of ctx.options.sizes.timelineRows.flatMap((r) =>
+      ctx.options.sizes.timelineSpansMs.map((s) => [r, s] as const),
+    )) {
       // A timeline of `rows` rows over the span before `ref`, which every read takes as "now" (the fill takes
       // minutes). Over 1 h: 1 h, 24 h and 7 d hold all of them, 5 min a twelfth; over 5 min every window does.
       const ref = new Date();
@@ -132,21 +176,35 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
       // The tail a roll-up every second leaves: about two seconds of rows stay above the watermark.
       const tailIds = Math.max(1_000, Math.round((rows * 2_000) / spanMs));
       const rollupS = await rollUpTo(db, client, tailIds, batch, ref);
-      ctx.log(`  stats-reads ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`);
-      ctx.details.push({ scenario: 'stats-reads', timelineRows: rows, spanMs, fillS: round(fillS, 1), rollupS: round(rollupS, 1), tailIds });
+      ctx.log(
+        `  stats-reads ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`,
+      );
+      ctx.details.push({
+        scenario: 'stats-reads',
+        timelineRows: rows,
+        spanMs,
+        fillS: round(fillS, 1),
+        rollupS: round(rollupS, 1),
+        tailIds,
+      });
       const label = `@${n0(rows)} rows over ${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
-      const windows: [string, ReadWindow][] = Object.entries(STATS_WINDOWS)
-        .map(([window, { windowMs, bucketMs }]) => [window, { since: new Date(ref.getTime() - windowMs), until: ref, bucketMs }]);
+      const windows: [string, ReadWindow][] = Object.entries(STATS_WINDOWS).map(([window, { windowMs, bucketMs }]) => [
+        window,
+        { since: new Date(ref.getTime() - windowMs), until: ref, bucketMs },
+      ]);
       // A window whose partial first bucket of the body level is full of rows (the worst leading edge, read raw).
       const leading = leadingEdgeWindow(ref, spanMs);
       if (leading !== null) windows.push([`7d ${LEADING_EDGE}`, leading]);
       for (const [window, { since, until, bucketMs }] of windows) {
-        const read = (scope: { appId: string | null; endpointId: string | null }) => () => stats.timeInState(scope, since, until, bucketMs);
+        const read = (scope: { appId: string | null; endpointId: string | null }) => () =>
+          stats.timeInState(scope, since, until, bucketMs);
         const reads = {
           [`time-in-state ${window}, installation`]: read({ appId: null, endpointId: null }),
           [`time-in-state ${window}, one application`]: read({ appId: 'app_1', endpointId: null }),
           [`time-in-state ${window}, one endpoint`]: read({ appId: 'app_1', endpointId: 'ep_1' }),
-          ...(window === '1h' ? { 'overview, installation': () => stats.overview({ appId: null, endpointId: null }, ref, 20) } : {}),
+          ...(window === '1h'
+            ? { 'overview, installation': () => stats.overview({ appId: null, endpointId: null }, ref, 20) }
+            : {}),
         };
         for (let run = 1; run <= ctx.options.runs; run += 1) {
           const figures: Record<string, number[]> = {};
@@ -159,10 +217,24 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
               ms.push(performance.now() - s);
             }
             figures[figure] = ms.map((v) => round(v, 2));
-            ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `${figure} ${label}`, unit: 'ms', better: 'lower', ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}) }, quantile(ms, 0.5));
+            ctx.book.add(
+              {
+                scenario: 'stats-reads',
+                engine: 'server',
+                name: `${figure} ${label}`,
+                unit: 'ms',
+                better: 'lower',
+                ...(figure.startsWith('time-in-state') ? { target: '< 200' } : {}),
+              },
+              quantile(ms, 0.5),
+            );
           }
           ctx.details.push({ scenario: 'stats-reads', run, window, timelineRows: rows, spanMs, readMs: figures });
-          ctx.log(`  stats-reads run ${run} ${window} ${label}: ${Object.entries(figures).map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`).join(', ')}`);
+          ctx.log(
+            `  stats-reads run ${run} ${window} ${label}: ${Object.entries(figures)
+              .map(([k, v]) => `${k} p50 ${round(quantile(v, 0.5), 1)} ms`)
+              .join(', ')}`,
+          );
         }
       }
     }
@@ -180,13 +252,41 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
           await readBacklog(cap);
           ms.push(performance.now() - s);
         }
-        ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `backlog gauge query @${n0(rows)} waiting`, unit: 'ms', better: 'lower' }, quantile(ms, 0.5));
-        ctx.details.push({ scenario: 'stats-reads', run, backlogRows: rows, backlogCap: cap, backlogQueryMs: ms.map((v) => round(v, 3)) });
-        ctx.log(`  stats-reads run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`);
+        ctx.book.add(
+          {
+            scenario: 'stats-reads',
+            engine: 'server',
+            name: `backlog gauge query @${n0(rows)} waiting`,
+            unit: 'ms',
+            better: 'lower',
+          },
+          quantile(ms, 0.5),
+        );
+        ctx.details.push({
+          scenario: 'stats-reads',
+          run,
+          backlogRows: rows,
+          backlogCap: cap,
+          backlogQueryMs: ms.map((v) => round(v, 3)),
+        });
+        ctx.log(
+          `  stats-reads run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`,
+        );
         if (run === 1) p50.push(quantile(ms, 0.5));
       }
     }
-    if (p50.length > 1) ctx.book.add({ scenario: 'stats-reads', engine: 'server', name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`, unit: '×', better: 'lower', target: '≤ 1.5' }, p50.at(-1)! / p50[0]!);
+    if (p50.length > 1)
+      ctx.book.add(
+        {
+          scenario: 'stats-reads',
+          engine: 'server',
+          name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`,
+          unit: '×',
+          better: 'lower',
+          target: '≤ 1.5',
+        },
+        p50.at(-1)! / p50[0]!,
+      );
   } finally {
     await db.close();
     await client.end();

@@ -27,25 +27,44 @@ import type { AttemptRecord, ClaimedDelivery } from '../src/ports/delivery-store
 import { procUsage } from './procs.ts';
 import { databaseUrl, dropDatabase, recreateDatabase } from './tidings.ts';
 
-const { values } = parseArgs({ options: { messages: { type: 'string' }, rounds: { type: 'string' }, batch: { type: 'string' }, keyed: { type: 'boolean' }, 'analyze-backlog': { type: 'boolean' }, 'database-url': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string' },
+    rounds: { type: 'string' },
+    batch: { type: 'string' },
+    keyed: { type: 'boolean' },
+    'analyze-backlog': { type: 'boolean' },
+    'database-url': { type: 'string' },
+  },
+});
 const KEYED = values.keyed === true;
 const MESSAGES = Math.max(100, Number(values.messages ?? 2_000));
 const ROUNDS = Math.max(1, Number(values.rounds ?? 5));
-const SERVER = values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const SERVER =
+  values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tidings_bench_sqlcost';
 /** Publish calls in flight (grouped into shared statements as in the API) and the claim/record batch size (default 50). */
 const IN_FLIGHT = Math.max(1, Number(values.batch ?? 50));
 const PAYLOAD = Buffer.from(JSON.stringify({ type: 'bench', data: 'x'.repeat(1000) }).slice(0, 1024));
 
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => quiet };
+const quiet = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => quiet,
+};
 
 /** CPU ms used so far by every backend connected to the bench database (the caller's own included). */
 async function backendCpuMs(db: Db): Promise<number> {
-  const pids = (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid);
+  const pids = (
+    await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')
+  ).rows.map((r) => r.pid);
   return pids.reduce((total, pid) => total + (procUsage(pid)?.cpuS ?? 0) * 1000, 0);
 }
 
-const walBytes = async (db: Db): Promise<bigint> => BigInt((await db.query<{ lsn: string }>("SELECT (pg_current_wal_insert_lsn() - '0/0')::text AS lsn")).rows[0]!.lsn);
+const walBytes = async (db: Db): Promise<bigint> =>
+  BigInt((await db.query<{ lsn: string }>("SELECT (pg_current_wal_insert_lsn() - '0/0')::text AS lsn")).rows[0]!.lsn);
 
 await recreateDatabase(SERVER, DB_NAME);
 const db = await openDb({ databaseUrl: databaseUrl(SERVER, DB_NAME), dataDir: '', poolSize: 4 });
@@ -57,7 +76,10 @@ try {
   const deliveries = createPgDeliveryStore(db, cipher);
   await db.query(`INSERT INTO applications (id, name) VALUES ('app_sqlcost', 'sql cost')`);
   const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_sqlcost');
-  await db.query(`INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) VALUES ('ep_sqlcost', 'app_sqlcost', 'http://127.0.0.1:9/', $1, $2)`, [sealed.data, sealed.keyId]);
+  await db.query(
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) VALUES ('ep_sqlcost', 'app_sqlcost', 'http://127.0.0.1:9/', $1, $2)`,
+    [sealed.data, sealed.keyId],
+  );
 
   let seq = 0;
   const publish = async (n: number): Promise<void> => {
@@ -67,10 +89,29 @@ try {
         next += 1;
         seq += 1;
         const id = `msg_sqlcost${String(seq).padStart(16, '0')}`;
-        const message = { id, appId: 'app_sqlcost', eventId: null, eventType: 'bench.event', channels: null, tags: null, payload: PAYLOAD, retentionHours: null };
+        const message = {
+          id,
+          appId: 'app_sqlcost',
+          eventId: null,
+          eventType: 'bench.event',
+          channels: null,
+          tags: null,
+          payload: PAYLOAD,
+          retentionHours: null,
+        };
         if (KEYED) {
-          const scope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `key_${id}`, fingerprint: `fp_${id}`, ttlMs: 86_400_000, waitMs: 5_000 };
-          const stored = await messages.insertKeyed(scope, message, null, { status: 202, body: { id: message.id, eventType: message.eventType, timestamp: null } });
+          const scope = {
+            owner: 'admin',
+            route: 'POST /api/v1/app/:appId/msg',
+            key: `key_${id}`,
+            fingerprint: `fp_${id}`,
+            ttlMs: 86_400_000,
+            waitMs: 5_000,
+          };
+          const stored = await messages.insertKeyed(scope, message, null, {
+            status: 202,
+            body: { id: message.id, eventType: message.eventType, timestamp: null },
+          });
           if (stored === null) throw new Error(`the grouped keyed publish refused ${id}`);
         } else {
           await runAutocommit(db, (tx) => messages.insert(tx, message, null));
@@ -82,7 +123,14 @@ try {
   const claimAll = async (): Promise<ClaimedDelivery[]> => {
     const all: ClaimedDelivery[] = [];
     for (;;) {
-      const { deliveries: batch } = await deliveries.claim({ dispatcherId: 'sqlcost', limit: IN_FLIGHT, leaseMs: 60_000, maxReclaims: 5, now: null, sweep: false });
+      const { deliveries: batch } = await deliveries.claim({
+        dispatcherId: 'sqlcost',
+        limit: IN_FLIGHT,
+        leaseMs: 60_000,
+        maxReclaims: 5,
+        now: null,
+        sweep: false,
+      });
       if (batch.length === 0) return all;
       all.push(...batch);
     }
@@ -90,10 +138,24 @@ try {
   const recordAll = async (claimed: readonly ClaimedDelivery[]): Promise<void> => {
     for (let i = 0; i < claimed.length; i += IN_FLIGHT) {
       const records: AttemptRecord[] = claimed.slice(i, i + IN_FLIGHT).map((d) => ({
-        deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-        attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
-        succeeded: true, statusCode: 200, responseBody: '', location: null, errorKind: null, errorDetail: null, durationMs: 1,
-        next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
+        deliveryId: d.deliveryId,
+        fencingToken: d.fencingToken,
+        dispatcherId: d.dispatcherId,
+        endpointId: d.endpointId,
+        attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`,
+        attemptNumber: d.attemptNumber,
+        trigger: 'scheduled',
+        url: d.url,
+        succeeded: true,
+        statusCode: 200,
+        responseBody: '',
+        location: null,
+        errorKind: null,
+        errorDetail: null,
+        durationMs: 1,
+        next: { next: 'succeeded' },
+        throttleEndpointMs: null,
+        disableEndpointReason: null,
       }));
       await deliveries.recordAttempts(records, null);
     }
@@ -107,12 +169,18 @@ try {
     return { cpuUs: ((cpu1 - cpu0) * 1000) / MESSAGES, walB: Number(wal1 - wal0) / MESSAGES };
   };
 
-  const rounds: Record<'publish' | 'claim' | 'record', { cpuUs: number; walB: number }[]> = { publish: [], claim: [], record: [] };
+  const rounds: Record<'publish' | 'claim' | 'record', { cpuUs: number; walB: number }[]> = {
+    publish: [],
+    claim: [],
+    record: [],
+  };
   for (let r = 0; r <= ROUNDS; r += 1) {
     let claimed: ClaimedDelivery[] = [];
     const p = await step(() => publish(MESSAGES));
     if (values['analyze-backlog'] === true) await db.query('ANALYZE deliveries');
-    const c = await step(async () => { claimed = await claimAll(); });
+    const c = await step(async () => {
+      claimed = await claimAll();
+    });
     if (claimed.length !== MESSAGES) throw new Error(`claimed ${claimed.length} of ${MESSAGES}`);
     const w = await step(() => recordAll(claimed));
     if (r === 0) {
@@ -124,7 +192,9 @@ try {
     rounds.record.push(w);
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`);
+  console.log(
+    `PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`,
+  );
   let cpu = 0;
   let wal = 0;
   for (const [name, xs] of Object.entries(rounds)) {
@@ -132,7 +202,9 @@ try {
     const w = median(xs.map((x) => x.walB));
     cpu += c;
     wal += w;
-    console.log(`  ${name.padEnd(8)} ${c.toFixed(1).padStart(7)} µs   ${w.toFixed(0).padStart(6)} B WAL   (rounds: ${xs.map((x) => x.cpuUs.toFixed(0)).join(' ')} µs)`);
+    console.log(
+      `  ${name.padEnd(8)} ${c.toFixed(1).padStart(7)} µs   ${w.toFixed(0).padStart(6)} B WAL   (rounds: ${xs.map((x) => x.cpuUs.toFixed(0)).join(' ')} µs)`,
+    );
   }
   console.log(`  ${'total'.padEnd(8)} ${cpu.toFixed(1).padStart(7)} µs   ${wal.toFixed(0).padStart(6)} B WAL`);
 } finally {

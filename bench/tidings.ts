@@ -78,7 +78,10 @@ export interface FinalState {
 const STATES_SQL = 'SELECT state, count(*)::int AS n FROM deliveries GROUP BY state';
 const ACKED_SQL = 'SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::text[])';
 
-async function finalState(query: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>, ackedIds: readonly string[]): Promise<FinalState> {
+async function finalState(
+  query: (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>,
+  ackedIds: readonly string[],
+): Promise<FinalState> {
   const rows = await query(STATES_SQL);
   const states = Object.fromEntries(rows.map((r) => [String(r.state), Number(r.n)]));
   let stored = 0;
@@ -90,13 +93,20 @@ async function finalState(query: (sql: string, params?: unknown[]) => Promise<Re
 }
 
 /** Reads {@link FinalState} from the server database or the embedded data folder; errors become a report. */
-async function readFinalState(dbUrl: string | null, dataDir: string | null, ackedIds: readonly string[]): Promise<FinalState | null> {
+async function readFinalState(
+  dbUrl: string | null,
+  dataDir: string | null,
+  ackedIds: readonly string[],
+): Promise<FinalState | null> {
   try {
     if (dbUrl !== null) {
       const client = new pg.Client({ connectionString: dbUrl });
       await client.connect();
       try {
-        return await finalState(async (sql, params) => (await client.query(sql, params)).rows as Record<string, unknown>[], ackedIds);
+        return await finalState(
+          async (sql, params) => (await client.query(sql, params)).rows as Record<string, unknown>[],
+          ackedIds,
+        );
       } finally {
         await client.end();
       }
@@ -104,7 +114,10 @@ async function readFinalState(dbUrl: string | null, dataDir: string | null, acke
     if (dataDir !== null) {
       const lite = await PGlite.create(join(dataDir, 'pgdata'));
       try {
-        return await finalState(async (sql, params) => (await lite.query<Record<string, unknown>>(sql, params)).rows, ackedIds);
+        return await finalState(
+          async (sql, params) => (await lite.query<Record<string, unknown>>(sql, params)).rows,
+          ackedIds,
+        );
       } finally {
         await lite.close();
       }
@@ -139,8 +152,14 @@ export interface ClusterOptions {
 export function sourceVersion(): { readonly commit: string | null; readonly dirty: boolean | null } {
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
-    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src', 'migrations'], { cwd: root, encoding: 'utf8' }).trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations'], { cwd: root, encoding: 'utf8' }).trim();
+    const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'src', 'migrations'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'migrations'], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
     return { commit, dirty: status !== '' };
   } catch {
     return { commit: null, dirty: null };
@@ -202,8 +221,20 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
     }
     // The per-credential API rate and in-progress limits are policies, not engine costs: off unless the caller
     // sets them (the load generator holds up to 500 publishes in progress with one token).
-    Object.assign(env, { TIDINGS_LOG_LEVEL: base.logLevel, TIDINGS_SHUTDOWN_GRACE: '3s', TIDINGS_API_RATE_LIMIT: '0', TIDINGS_API_CREDENTIAL_CONCURRENCY: '0' }, base.userEnv, options.env);
-    const allow = [base.userEnv.TIDINGS_EGRESS_ALLOWLIST, options.env.TIDINGS_EGRESS_ALLOWLIST, '127.0.0.1/32'].filter((v) => v !== undefined && v !== '');
+    Object.assign(
+      env,
+      {
+        TIDINGS_LOG_LEVEL: base.logLevel,
+        TIDINGS_SHUTDOWN_GRACE: '3s',
+        TIDINGS_API_RATE_LIMIT: '0',
+        TIDINGS_API_CREDENTIAL_CONCURRENCY: '0',
+      },
+      base.userEnv,
+      options.env,
+    );
+    const allow = [base.userEnv.TIDINGS_EGRESS_ALLOWLIST, options.env.TIDINGS_EGRESS_ALLOWLIST, '127.0.0.1/32'].filter(
+      (v) => v !== undefined && v !== '',
+    );
     Object.assign(env, {
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -217,7 +248,9 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
     return env;
   };
 
-  const launch = async (role: 'api' | 'dispatcher' | 'serve'): Promise<{ child: Child; env: Record<string, string>; url: string }> => {
+  const launch = async (
+    role: 'api' | 'dispatcher' | 'serve',
+  ): Promise<{ child: Child; env: Record<string, string>; url: string }> => {
     const n = procIndex++;
     const name = `${options.tag}-${role}${role === 'dispatcher' ? n : ''}`;
     const port = await freePort();
@@ -230,7 +263,8 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
       probeFiles.push(out);
       nodeArgs.push('--import', PROBE);
     }
-    if (base.cpuProf) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', base.logDir, '--cpu-prof-name', `${name}.cpuprofile`);
+    if (base.cpuProf)
+      nodeArgs.push('--cpu-prof', '--cpu-prof-dir', base.logDir, '--cpu-prof-name', `${name}.cpuprofile`);
     const logFile = join(base.logDir, `${name}.log`);
     const child = startChild({ name, args: [CLI, role], nodeArgs, env, logFile });
     children.push(child);
@@ -250,7 +284,8 @@ export async function startCluster(base: ClusterBase, options: ClusterOptions): 
 
   try {
     const source = sourceVersion();
-    if (options.oneProcess === true && options.dispatchers > 0) throw new Error('oneProcess runs no dispatcher-only process: dispatchers must be 0');
+    if (options.oneProcess === true && options.dispatchers > 0)
+      throw new Error('oneProcess runs no dispatcher-only process: dispatchers must be 0');
     const single = options.engine === 'embedded' || options.oneProcess === true;
     const first = await launch(single ? 'serve' : 'api');
     const config = loadConfig(first.env);

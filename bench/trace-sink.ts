@@ -20,10 +20,16 @@ export async function startTraceSink(): Promise<TraceSink> {
   let exports = 0;
   let bytes = 0;
   const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
     req.on('end', () => {
       if (req.url === '/v1/traces') exports += 1;
-      res.writeHead(req.url === '/v1/traces' ? 200 : 404, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf' }).end();
+      res
+        .writeHead(req.url === '/v1/traces' ? 200 : 404, {
+          'content-type': req.headers['content-type'] ?? 'application/x-protobuf',
+        })
+        .end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -32,9 +38,10 @@ export async function startTraceSink(): Promise<TraceSink> {
   return {
     url: `http://127.0.0.1:${port}`,
     figures: () => ({ exports, bytes }),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

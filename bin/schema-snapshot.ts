@@ -9,14 +9,20 @@ import { openDb } from '../src/adapters/postgres/db.ts';
 import { migrate } from '../src/adapters/postgres/migrator.ts';
 import { dumpSchema, SNAPSHOT_HEADER } from '../src/adapters/postgres/schema-dump.ts';
 
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => quiet };
+const quiet = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => quiet,
+};
 const dataDir = await mkdtemp(join(tmpdir(), 'tidings-schema-'));
 try {
   const db = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1 });
   try {
     await migrate(db, quiet);
     const target = new URL('../test/fixtures/schema.txt', import.meta.url);
-    await writeFile(target, SNAPSHOT_HEADER + await dumpSchema(db));
+    await writeFile(target, SNAPSHOT_HEADER + (await dumpSchema(db)));
     console.log('schema snapshot written to test/fixtures/schema.txt');
   } finally {
     await db.close();

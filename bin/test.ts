@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startPgCluster, type PgCluster } from '../test/support/pg-cluster.ts';
 import {
-  missingBinaries, planPostgres, planTools, testEnvironment, type PostgresPlan, type ServerBinaries,
+  missingBinaries,
+  planPostgres,
+  planTools,
+  testEnvironment,
+  type PostgresPlan,
+  type ServerBinaries,
 } from '../test/support/test-setup.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -53,7 +58,9 @@ function serverBinaries(): ServerBinaries[] {
   }
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) candidates.push({ dir: join(debian, v, 'bin'), from: `Debian's postgresql-${v}` });
   }
   const platform = `${process.platform}-${process.arch}`;
@@ -150,7 +157,9 @@ const command = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '-
 if (command.length === 0) fail('usage: node bin/test.ts -- <command> [args…]');
 
 const plan = planPostgres({
-  givenUrl: process.env.TIDINGS_TEST_ADMIN_URL, localAnswers: await localAnswers(), binaries: serverBinaries(),
+  givenUrl: process.env.TIDINGS_TEST_ADMIN_URL,
+  localAnswers: await localAnswers(),
+  binaries: serverBinaries(),
 });
 if (plan.kind === 'none') fail(plan.problem);
 const noBinaries = missingBinaries(plan);
@@ -158,9 +167,13 @@ if (noBinaries !== null) fail(noBinaries);
 
 const isRoot = process.getuid?.() === 0;
 const tools = planTools({
-  chromium: chromium(), promtool: onPath('promtool'), pgbouncer: pgbouncer(),
-  root: isRoot, apt: onPath('apt-get') !== null,
-  privateCluster: plan.kind === 'private', postgresUser: postgresUserExists(),
+  chromium: chromium(),
+  promtool: onPath('promtool'),
+  pgbouncer: pgbouncer(),
+  root: isRoot,
+  apt: onPath('apt-get') !== null,
+  privateCluster: plan.kind === 'private',
+  postgresUser: postgresUserExists(),
 });
 if (tools.problem !== null) fail(tools.problem);
 if (tools.install.length > 0) {
@@ -180,8 +193,10 @@ if (browser === null || promtool === null || bouncer === null) {
   const missing = browser === null ? 'chromium' : promtool === null ? 'promtool' : 'pgbouncer';
   fail(`npm test needs ${missing}: still missing after apt-get install`);
 }
-say(`chromium ${browser}; promtool ${promtool}; pgbouncer ${bouncer}; `
-  + `server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`);
+say(
+  `chromium ${browser}; promtool ${promtool}; pgbouncer ${bouncer}; ` +
+    `server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`,
+);
 
 const { url, cluster } = await startPostgres(plan);
 await dropLeftovers(url);

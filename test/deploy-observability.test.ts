@@ -38,25 +38,35 @@ async function promtool(...args: string[]): Promise<string> {
     return stdout + stderr;
   } catch (error) {
     const e = error as { code?: string; stdout?: string; stderr?: string };
-    if (e.code === 'ENOENT') assert.fail('promtool not found: install Debian\'s prometheus package (apt-get install -y prometheus)');
+    if (e.code === 'ENOENT')
+      assert.fail("promtool not found: install Debian's prometheus package (apt-get install -y prometheus)");
     assert.fail(`promtool ${args.join(' ')} failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
   }
 }
 
 let world: InProcessWorld;
-before(async () => { world = await startInProcessWorld({ TIDINGS_LOG_LEVEL: 'warn' }); });
-after(async () => { await world?.stop(); });
+before(async () => {
+  world = await startInProcessWorld({ TIDINGS_LOG_LEVEL: 'warn' });
+});
+after(async () => {
+  await world?.stop();
+});
 
 test('every metric the dashboard and the alert rules name is exported by a live Tidings', async () => {
   const exported = families(await (await fetch(`${world.tidings.apiUrl}/metrics`)).text());
   assert.ok(exported.size > 20, `${exported.size} families`);
-  const dashboard = JSON.parse(await readFile(`${DIR}tidings-dashboard.json`, 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+  const dashboard = JSON.parse(await readFile(`${DIR}tidings-dashboard.json`, 'utf8')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
   const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
   assert.ok(exprs.length >= 10);
   const rules = await readFile(`${DIR}tidings-alerts.yml`, 'utf8');
   const ruleExprs = [...rules.matchAll(/expr: ([\s\S]*?)\n\s+for:/g)].map((m) => m[1]!);
   assert.equal(ruleExprs.length, 6, 'six alert rules');
-  for (const [where, text] of [['dashboard', exprs.join('\n')], ['alert rules', ruleExprs.join('\n')]] as const) {
+  for (const [where, text] of [
+    ['dashboard', exprs.join('\n')],
+    ['alert rules', ruleExprs.join('\n')],
+  ] as const) {
     const named = namesIn(text, exported);
     assert.ok(named.size > 3, `${where} names metrics`);
     const unknown = [...named].filter((n) => !exported.has(n));

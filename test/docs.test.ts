@@ -10,17 +10,23 @@ import { configurationMarkdown } from '../src/config/config.ts';
 
 const root = new URL('../', import.meta.url);
 
-test('docs/reference/configuration.md carries the configuration table generated from the schema (npm run docs), '
-  + 'and README and the operations guide link to it', async () => {
-  const table = configurationMarkdown();
-  const reference = await readFile(new URL('docs/reference/configuration.md', root), 'utf8');
-  assert.ok(reference.endsWith(table), 'docs/reference/configuration.md is stale: run npm run docs');
-  const links = [['README.md', '](docs/reference/configuration.md)'], ['docs/guides/operations.md', '](../reference/configuration.md)']];
-  for (const [path, link] of links) {
-    const text = await readFile(new URL(path!, root), 'utf8');
-    assert.ok(text.includes(link!), `${path} links to the configuration reference`);
-  }
-});
+test(
+  'docs/reference/configuration.md carries the configuration table generated from the schema (npm run docs), ' +
+    'and README and the operations guide link to it',
+  async () => {
+    const table = configurationMarkdown();
+    const reference = await readFile(new URL('docs/reference/configuration.md', root), 'utf8');
+    assert.ok(reference.endsWith(table), 'docs/reference/configuration.md is stale: run npm run docs');
+    const links = [
+      ['README.md', '](docs/reference/configuration.md)'],
+      ['docs/guides/operations.md', '](../reference/configuration.md)'],
+    ];
+    for (const [path, link] of links) {
+      const text = await readFile(new URL(path!, root), 'utf8');
+      assert.ok(text.includes(link!), `${path} links to the configuration reference`);
+    }
+  },
+);
 
 test('README gives the two quick-start commands and CI runs the same test command', async () => {
   const readme = await readFile(new URL('README.md', root), 'utf8');
@@ -33,7 +39,13 @@ test('README gives the two quick-start commands and CI runs the same test comman
 test('README stays a front page: at most 300 lines, with the walk-through, the picture, the failures and the map', async () => {
   const readme = await readFile(new URL('README.md', root), 'utf8');
   assert.ok(readme.split('\n').length <= 300, `README has ${readme.split('\n').length} lines`);
-  const headings = ['## Quick start', '### A walk-through with curl', '## How it works', '## What happens when things fail', '## Documentation'];
+  const headings = [
+    '## Quick start',
+    '### A walk-through with curl',
+    '## How it works',
+    '## What happens when things fail',
+    '## Documentation',
+  ];
   for (const heading of headings) {
     assert.ok(readme.includes(`\n${heading}\n`), `README has ${heading}`);
   }
@@ -41,13 +53,36 @@ test('README stays a front page: at most 300 lines, with the walk-through, the p
 
 /** Text files of the repository that hold comments and docs (binary files and lockfiles left out). */
 function trackedTextFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'src', 'test', 'bench', 'web', 'bin', 'docs', 'migrations', 'eslint.config.js', 'README.md'], { cwd: fileURLToPath(root), encoding: 'utf8' });
-  return out.split('\n').filter((p) => p !== '' && /\.(ts|tsx|js|sql|md|html|css|json)$/.test(p) && existsSync(new URL(p, root)));
+  const out = execFileSync(
+    'git',
+    [
+      'ls-files',
+      '-co',
+      '--exclude-standard',
+      'src',
+      'test',
+      'bench',
+      'web',
+      'bin',
+      'docs',
+      'migrations',
+      'eslint.config.js',
+      'README.md',
+    ],
+    { cwd: fileURLToPath(root), encoding: 'utf8' },
+  );
+  return out
+    .split('\n')
+    .filter((p) => p !== '' && /\.(ts|tsx|js|sql|md|html|css|json)$/.test(p) && existsSync(new URL(p, root)));
 }
 
 /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 async function anchorsOf(path: string): Promise<Set<string>> {
@@ -57,11 +92,23 @@ async function anchorsOf(path: string): Promise<Set<string>> {
 
 // Built from parts so that this file does not cite what it forbids.
 const FORBIDDEN: readonly { pattern: RegExp; what: string }[] = [
-  { pattern: new RegExp(['DESIGN ?', '§|DESIGN', '\\.md|\\bdesign ?', '§'].join('')), what: 'a section of a design file outside the repository (cite a heading of docs/design.md)' },
+  {
+    pattern: new RegExp(['DESIGN ?', '§|DESIGN', '\\.md|\\bdesign ?', '§'].join('')),
+    what: 'a section of a design file outside the repository (cite a heading of docs/design.md)',
+  },
   { pattern: new RegExp(['STYLE', '\\.md'].join('')), what: 'a style guide outside the repository' },
-  { pattern: new RegExp(['\\bissues? #?', '\\d'].join(''), 'i'), what: 'an issue number (cite an ADR, docs/design.md or the test that holds the rule)' },
-  { pattern: new RegExp(['(^|[\\s(])#', '\\d{2,5}\\b'].join('')), what: 'an issue number (cite an ADR, docs/design.md or the test that holds the rule)' },
-  { pattern: new RegExp(['/work', '/|\\.\\./', 'shared/(DESIGN|STYLE|vectors)'].join('')), what: 'a file outside the repository' },
+  {
+    pattern: new RegExp(['\\bissues? #?', '\\d'].join(''), 'i'),
+    what: 'an issue number (cite an ADR, docs/design.md or the test that holds the rule)',
+  },
+  {
+    pattern: new RegExp(['(^|[\\s(])#', '\\d{2,5}\\b'].join('')),
+    what: 'an issue number (cite an ADR, docs/design.md or the test that holds the rule)',
+  },
+  {
+    pattern: new RegExp(['/work', '/|\\.\\./', 'shared/(DESIGN|STYLE|vectors)'].join('')),
+    what: 'a file outside the repository',
+  },
 ];
 
 test('no comment or doc cites a design section, a style guide or an issue number that is not in the repository', () => {
@@ -70,7 +117,8 @@ test('no comment or doc cites a design section, a style guide or an issue number
     if (path === 'test/docs.test.ts') continue;
     const lines = readFileSync(new URL(path, root), 'utf8').split('\n');
     lines.forEach((line, i) => {
-      for (const { pattern, what } of FORBIDDEN) if (pattern.test(line)) found.push(`${path}:${i + 1}: ${what}: ${line.trim().slice(0, 120)}`);
+      for (const { pattern, what } of FORBIDDEN)
+        if (pattern.test(line)) found.push(`${path}:${i + 1}: ${what}: ${line.trim().slice(0, 120)}`);
     });
   }
   assert.deepEqual(found, []);
@@ -82,7 +130,10 @@ test('every repository path cited in docs and comments exists, and every cited a
   const check = async (from: string, target: string, anchor: string | undefined): Promise<void> => {
     const clean = target.replace(/[.,:;)`'"]+$/, '');
     if (clean.includes('*') || clean.includes('${') || clean.includes('<')) return;
-    if (!existsSync(new URL(clean, root))) { missing.push(`${from}: ${clean} does not exist`); return; }
+    if (!existsSync(new URL(clean, root))) {
+      missing.push(`${from}: ${clean} does not exist`);
+      return;
+    }
     if (anchor !== undefined && clean.endsWith('.md')) {
       if (!anchors.has(clean)) anchors.set(clean, await anchorsOf(clean));
       if (!anchors.get(clean)!.has(anchor)) missing.push(`${from}: ${clean}#${anchor} is no heading of ${clean}`);

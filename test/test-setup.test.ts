@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  LOCAL_ADMIN_URL, missingBinaries, planPostgres, planTools, testEnvironment, type ServerBinaries, type ToolFacts,
+  LOCAL_ADMIN_URL,
+  missingBinaries,
+  planPostgres,
+  planTools,
+  testEnvironment,
+  type ServerBinaries,
+  type ToolFacts,
 } from './support/test-setup.ts';
 
 const debian: ServerBinaries = { dir: '/usr/lib/postgresql/15/bin', from: "Debian's postgresql-15" };
@@ -47,9 +53,13 @@ test('a server without server binaries is not enough: the fault suite needs init
 });
 
 const allThere: ToolFacts = {
-  chromium: '/usr/bin/chromium', promtool: '/usr/bin/promtool', pgbouncer: '/usr/sbin/pgbouncer',
-  root: false, apt: true,
-  privateCluster: false, postgresUser: true,
+  chromium: '/usr/bin/chromium',
+  promtool: '/usr/bin/promtool',
+  pgbouncer: '/usr/sbin/pgbouncer',
+  root: false,
+  apt: true,
+  privateCluster: false,
+  postgresUser: true,
 };
 
 test('nothing is installed when chromium, promtool and pgbouncer are there', () => {
@@ -69,11 +79,16 @@ test('as root with apt-get, the Debian packages of exactly the missing programs 
 test('without root or apt-get, a missing program is one line naming it and its package; nothing is installed', () => {
   const user = planTools({ ...allThere, promtool: null });
   assert.deepEqual(user.install, []);
-  assert.equal(user.problem,
-    'npm test needs promtool (Debian package prometheus): as root, apt-get install -y prometheus');
+  assert.equal(
+    user.problem,
+    'npm test needs promtool (Debian package prometheus): as root, apt-get install -y prometheus',
+  );
   const both = planTools({ ...allThere, chromium: null, promtool: null });
-  assert.equal(both.problem, 'npm test needs chromium (Debian package chromium, or set TIDINGS_TEST_CHROMIUM) and '
-    + 'promtool (Debian package prometheus): as root, apt-get install -y chromium prometheus');
+  assert.equal(
+    both.problem,
+    'npm test needs chromium (Debian package chromium, or set TIDINGS_TEST_CHROMIUM) and ' +
+      'promtool (Debian package prometheus): as root, apt-get install -y chromium prometheus',
+  );
   const noApt = planTools({ ...allThere, root: true, apt: false, chromium: null });
   assert.deepEqual(noApt.install, []);
   assert.equal(noApt.problem, 'npm test needs chromium (Debian package chromium, or set TIDINGS_TEST_CHROMIUM)');
@@ -89,10 +104,12 @@ test('as root, a private cluster needs the user postgres, created when missing; 
 
 test('the suites get the admin URL, the binaries folder, and Chromium when it is not at its default path', () => {
   assert.deepEqual(testEnvironment(LOCAL_ADMIN_URL, debian, '/usr/bin/chromium'), {
-    TIDINGS_TEST_ADMIN_URL: LOCAL_ADMIN_URL, TIDINGS_PG_BINDIR: debian.dir,
+    TIDINGS_TEST_ADMIN_URL: LOCAL_ADMIN_URL,
+    TIDINGS_PG_BINDIR: debian.dir,
   });
   assert.deepEqual(testEnvironment('postgresql://postgres@127.0.0.1:41234/test', embedded, '/opt/chromium/chrome'), {
-    TIDINGS_TEST_ADMIN_URL: 'postgresql://postgres@127.0.0.1:41234/test', TIDINGS_PG_BINDIR: embedded.dir,
+    TIDINGS_TEST_ADMIN_URL: 'postgresql://postgres@127.0.0.1:41234/test',
+    TIDINGS_PG_BINDIR: embedded.dir,
     TIDINGS_TEST_CHROMIUM: '/opt/chromium/chrome',
   });
 });

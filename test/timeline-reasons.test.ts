@@ -18,10 +18,27 @@ const REASONS: readonly string[] = Object.values(TimelineReason);
 
 /** Words of timeline statements that are not reasons: delivery states, endpoint statuses, breaker states, triggers, SQL words and settings. */
 const OTHER_WORDS = new Set<string>([
-  ...Object.values(DeliveryState), 'active', 'paused', 'disabled', 'closed', 'open', 'half_open', 'breaker_half_open',
-  'manual', 'scheduled', 'infinity', 'hex', 'milliseconds', 'delivery', 'endpoint', 'lock_timeout',
+  ...Object.values(DeliveryState),
+  'active',
+  'paused',
+  'disabled',
+  'closed',
+  'open',
+  'half_open',
+  'breaker_half_open',
+  'manual',
+  'scheduled',
+  'infinity',
+  'hex',
+  'milliseconds',
+  'delivery',
+  'endpoint',
+  'lock_timeout',
   // The claim by id's verdict per id (claim-ids.sql), returned to the broker source, never a timeline reason.
-  'not_due', 'window', 'gated', 'busy',
+  'not_due',
+  'window',
+  'gated',
+  'busy',
 ]);
 
 async function files(dir: string, keep: (path: string) => boolean): Promise<string[]> {
@@ -36,7 +53,10 @@ async function files(dir: string, keep: (path: string) => boolean): Promise<stri
 /** Each statement that writes timeline rows: a template literal of a TS file, or a whole SQL file. */
 async function timelineStatements(): Promise<{ path: string; text: string }[]> {
   const ts = await files('src', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts'));
-  const sql = [...await files('src', (p) => p.endsWith('.sql')), ...await files('migrations', (p) => p.endsWith('.sql'))];
+  const sql = [
+    ...(await files('src', (p) => p.endsWith('.sql'))),
+    ...(await files('migrations', (p) => p.endsWith('.sql'))),
+  ];
   const out: { path: string; text: string }[] = [];
   for (const path of ts) {
     for (const m of (await readFile(join(root, path), 'utf8')).matchAll(/`([^`]*)`/g)) out.push({ path, text: m[1]! });
@@ -51,7 +71,7 @@ test('docs/reference/timeline.md lists exactly the reasons of the catalogue, in 
   assert.deepEqual(documented, REASONS, 'update docs/reference/timeline.md or src/domain/timeline-reasons.ts');
 });
 
-test('every dead-letter reason is a timeline reason (a dead row carries the delivery\'s dead_reason)', () => {
+test("every dead-letter reason is a timeline reason (a dead row carries the delivery's dead_reason)", () => {
   for (const reason of Object.values(DeadReason)) assert.ok(REASONS.includes(reason), reason);
 });
 
@@ -65,14 +85,23 @@ test('every literal written by a timeline statement is a catalogued reason or a 
       if (!REASONS.includes(word) && !OTHER_WORDS.has(word)) unknown.push(`${s.path}: '${word}'`);
     }
   }
-  assert.deepEqual(unknown, [], 'a timeline reason that is not catalogued: add it to src/domain/timeline-reasons.ts and docs/reference/timeline.md');
+  assert.deepEqual(
+    unknown,
+    [],
+    'a timeline reason that is not catalogued: add it to src/domain/timeline-reasons.ts and docs/reference/timeline.md',
+  );
 });
 
 test('every catalogued reason is written somewhere: as a literal of a timeline statement, through TimelineReason, or as a dead-letter reason', async () => {
   const literals = new Set<string>();
   for (const s of await timelineStatements()) for (const m of s.text.matchAll(/'([a-z][a-z_]*)'/g)) literals.add(m[1]!);
-  const code = (await Promise.all((await files('src', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('timeline-reasons.ts')))
-    .map((p) => readFile(join(root, p), 'utf8')))).join('\n');
+  const code = (
+    await Promise.all(
+      (
+        await files('src', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('timeline-reasons.ts'))
+      ).map((p) => readFile(join(root, p), 'utf8')),
+    )
+  ).join('\n');
   const dead: readonly string[] = Object.values(DeadReason);
   const unused = Object.entries(TimelineReason)
     .filter(([key, value]) => !literals.has(value) && !code.includes(`TimelineReason.${key}`) && !dead.includes(value))

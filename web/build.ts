@@ -29,7 +29,7 @@ async function isStale(): Promise<boolean> {
   return false;
 }
 
-if (process.argv.includes('--force') || await isStale()) {
+if (process.argv.includes('--force') || (await isStale())) {
   const { build } = await import('vite');
   const started = Date.now();
   await build({ configFile: join(webDir, 'vite.config.ts') });

@@ -29,7 +29,10 @@ export interface BullmqInit {
 
 /** Job options of every add: retried with backoff, removed once done (nothing is kept). */
 export const JOB_OPTIONS = {
-  attempts: 5, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: 1_000,
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: 1_000,
 } as const;
 
 async function api(init: BullmqInit): Promise<{ port: number; stop: () => Promise<void> }> {
@@ -52,7 +55,9 @@ async function worker(init: BullmqInit): Promise<{ port: number; stop: () => Pro
   const sender = signedSender(init.receiverUrl, init.secret, init.connectionsPerOrigin);
   const connection = redisConnection(init.redis);
   const w = new Worker<PeerJob>(init.queue, async (job: Job<PeerJob>) => sender.send(job.data), {
-    connection, prefix: init.prefix, concurrency: init.concurrency,
+    connection,
+    prefix: init.prefix,
+    concurrency: init.concurrency,
   });
   await w.waitUntilReady();
   return {

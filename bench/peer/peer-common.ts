@@ -64,9 +64,14 @@ export function signedSender(receiverUrl: string, secret: string, connections: n
     async send({ id, payload }) {
       const now = new Date();
       const res = await agent.request({
-        origin: target.origin, path: target.pathname, method: 'POST', body: payload,
+        origin: target.origin,
+        path: target.pathname,
+        method: 'POST',
+        body: payload,
         headers: {
-          'content-type': 'application/json', 'user-agent': 'bench-peer', 'webhook-id': id,
+          'content-type': 'application/json',
+          'user-agent': 'bench-peer',
+          'webhook-id': id,
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
           'webhook-signature': signer.sign(id, now, payload),
         },

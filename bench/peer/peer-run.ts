@@ -102,14 +102,21 @@ export interface PacedLatency {
  * Publishes at `rate`/s for `warmupMs` (not measured), then for `durationMs`, through the peer's ingest or
  * straight to its queue, and returns each message's time from before its publish call to its first arrival.
  */
-export async function runPeerPaced(o: PeerRunOptions, rate: number, warmupMs: number, durationMs: number): Promise<PacedLatency> {
+export async function runPeerPaced(
+  o: PeerRunOptions,
+  rate: number,
+  warmupMs: number,
+  durationMs: number,
+): Promise<PacedLatency> {
   await o.receiver.reset();
   const peer = await startPeer({ ...o, receiverUrl: `http://127.0.0.1:${o.receiver.ports[0]}/ep0` });
   try {
     const client = peer.apiUrl === null ? null : createApiClient(peer.apiUrl, peer.token, 50, o.payloadBytes);
     const producer = peer.apiUrl === null ? directProducer(peer) : null;
     const paced = (ms: number, idPrefix: string): Promise<PublishRun> =>
-      client !== null ? client.publishPaced('bench', rate, ms, 50, 'bench.event', ms + 30_000) : producer!.paced(rate, ms, 50, o.payloadBytes, idPrefix);
+      client !== null
+        ? client.publishPaced('bench', rate, ms, 50, 'bench.event', ms + 30_000)
+        : producer!.paced(rate, ms, 50, o.payloadBytes, idPrefix);
     try {
       await paced(warmupMs, 'bmqw_');
       await o.receiver.waitForUnique(Math.round((rate * warmupMs) / 1000), 10_000, 5_000);
@@ -127,7 +134,10 @@ export async function runPeerPaced(o: PeerRunOptions, rate: number, warmupMs: nu
         else values.push(at - a.sentAt);
       }
       return {
-        count: values.length, missing: missing + pub.failed, sentAtToArrival: values, sentAtToAck: pub.acks.map((a) => a.ackAt - a.sentAt),
+        count: values.length,
+        missing: missing + pub.failed,
+        sentAtToArrival: values,
+        sentAtToAck: pub.acks.map((a) => a.ackAt - a.sentAt),
         machineCpuMsPerMessage: machineCpuMsPerMessage(cpuBefore, cpuAfter, pub.acks.length),
       };
     } finally {

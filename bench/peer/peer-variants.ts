@@ -64,9 +64,8 @@ export async function openPeerStores(ctx: BenchContext, redis: RedisTarget, pref
   ctx.log(`  peers: Redis of --redis-url ${JSON.stringify(shared)}; private Redis ${ownText}`);
   ctx.details.push({ scenario: 'peers', redisPersistence: { shared, private: own } });
   const graphileDb = `${options.dbName}_graphile`;
-  const variants: PeerVariant[] = durable === null
-    ? ['peer', 'bullmq', 'graphile']
-    : ['peer', 'peer fsync', 'bullmq', 'graphile'];
+  const variants: PeerVariant[] =
+    durable === null ? ['peer', 'bullmq', 'graphile'] : ['peer', 'peer fsync', 'bullmq', 'graphile'];
   type Store = { queue: PeerQueue; roles: () => Promise<Record<string, readonly number[]>> };
   const queueOf = (variant: PeerVariant): Store => {
     if (variant === 'graphile') {
@@ -88,9 +87,17 @@ export async function openPeerStores(ctx: BenchContext, redis: RedisTarget, pref
     options(variant, receiver, tag, concurrency, connectionsPerOrigin: number) {
       const { queue, roles } = queueOf(variant);
       return {
-        queue, concurrency, connectionsPerOrigin, ingest: variant !== 'bullmq', tag, logDir: base.logDir, receiver,
-        payloadBytes: options.payloadBytes, publishInFlight: options.sizes.publishInFlight,
-        waitTimeoutMs: options.sizes.waitTimeoutMs, storeRoles: roles,
+        queue,
+        concurrency,
+        connectionsPerOrigin,
+        ingest: variant !== 'bullmq',
+        tag,
+        logDir: base.logDir,
+        receiver,
+        payloadBytes: options.payloadBytes,
+        publishInFlight: options.sizes.publishInFlight,
+        waitTimeoutMs: options.sizes.waitTimeoutMs,
+        storeRoles: roles,
       };
     },
     async close() {

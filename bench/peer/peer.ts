@@ -59,7 +59,12 @@ export interface PeerOptions {
 type Role = { child: Child; port: number };
 type RoleName = 'api' | 'worker';
 
-async function startRole(script: string, init: PeerInit & { role: RoleName }, name: string, logDir: string): Promise<Role> {
+async function startRole(
+  script: string,
+  init: PeerInit & { role: RoleName },
+  name: string,
+  logDir: string,
+): Promise<Role> {
   const logFile = `${logDir}/${name}.log`;
   const args = [script, JSON.stringify(init)];
   const child = startChild({ name, args, env: { PATH: process.env.PATH }, ipc: true, logFile });
@@ -68,7 +73,9 @@ async function startRole(script: string, init: PeerInit & { role: RoleName }, na
   };
   const ready = await Promise.race([
     new Promise<{ port: number }>((resolve) => child.process.once('message', (m: { port: number }) => resolve(m))),
-    child.exited.then((code) => { throw new Error(`${name} exited (${code}) before it was ready; see ${logFile}`); }),
+    child.exited.then((code) => {
+      throw new Error(`${name} exited (${code}) before it was ready; see ${logFile}`);
+    }),
     new Promise<never>((_, reject) => late(reject)),
   ]).catch(async (error: unknown) => {
     await child.stop(5_000);
@@ -84,7 +91,10 @@ async function startRole(script: string, init: PeerInit & { role: RoleName }, na
 export async function startPeer(o: PeerOptions): Promise<Peer> {
   const token = `peer_${randomBytes(12).toString('hex')}`;
   const common = {
-    token, receiverUrl: o.receiverUrl, concurrency: o.concurrency, connectionsPerOrigin: o.connectionsPerOrigin,
+    token,
+    receiverUrl: o.receiverUrl,
+    concurrency: o.concurrency,
+    connectionsPerOrigin: o.connectionsPerOrigin,
     secret: peerSecret(),
   };
   const queueName = o.queue.kind === 'bullmq' ? `q-${o.tag}` : '';
@@ -159,7 +169,13 @@ export interface DirectProducer {
   /** Adds `count` jobs, `inFlight` adds outstanding at a time (bounded by `timeoutMs`). */
   burst(count: number, inFlight: number, payloadBytes: number, timeoutMs: number): Promise<PublishRun>;
   /** Adds jobs at `rate` per second for `durationMs` (open loop, at most `inFlight` outstanding). */
-  paced(rate: number, durationMs: number, inFlight: number, payloadBytes: number, idPrefix: string): Promise<PublishRun>;
+  paced(
+    rate: number,
+    durationMs: number,
+    inFlight: number,
+    payloadBytes: number,
+    idPrefix: string,
+  ): Promise<PublishRun>;
   close(): Promise<void>;
 }
 
@@ -173,7 +189,12 @@ export function directProducer(peer: Peer): DirectProducer {
   const connection = redisConnection(peer.queue.redis);
   const queue = new Queue<PeerJob>(peer.queueName, { connection, prefix: peer.queue.prefix });
   let seq = 0;
-  const addOne = async (acks: Ack[], fail: (e: string) => void, payloadBytes: number, idPrefix: string): Promise<void> => {
+  const addOne = async (
+    acks: Ack[],
+    fail: (e: string) => void,
+    payloadBytes: number,
+    idPrefix: string,
+  ): Promise<void> => {
     const i = (seq += 1);
     const id = `${idPrefix}${i}`;
     const sentAt = nowMs();
@@ -200,14 +221,32 @@ export function directProducer(peer: Peer): DirectProducer {
       const deadline = startedAt + timeoutMs;
       await closedLoop(count, inFlight, deadline, () => addOne(acks, fail, payloadBytes, 'bmq_'));
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
-      return { acks, failed: state.failed, firstError: state.firstError, startedAt, endedAt, late: 0, maxInFlight: Math.min(inFlight, count) };
+      return {
+        acks,
+        failed: state.failed,
+        firstError: state.firstError,
+        startedAt,
+        endedAt,
+        late: 0,
+        maxInFlight: Math.min(inFlight, count),
+      };
     },
     async paced(rate, durationMs, inFlight, payloadBytes, idPrefix) {
       const { acks, state, fail } = outcome();
       const startedAt = nowMs();
-      const { late } = await pacedLoop(rate, durationMs, inFlight, startedAt + durationMs + 30_000, () => addOne(acks, fail, payloadBytes, idPrefix));
+      const { late } = await pacedLoop(rate, durationMs, inFlight, startedAt + durationMs + 30_000, () =>
+        addOne(acks, fail, payloadBytes, idPrefix),
+      );
       const endedAt = acks.reduce((m, a) => Math.max(m, a.ackAt), startedAt);
-      return { acks, failed: state.failed, firstError: state.firstError, startedAt, endedAt, late, maxInFlight: inFlight };
+      return {
+        acks,
+        failed: state.failed,
+        firstError: state.firstError,
+        startedAt,
+        endedAt,
+        late,
+        maxInFlight: inFlight,
+      };
     },
     async close() {
       await queue.close();

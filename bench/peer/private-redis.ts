@@ -36,15 +36,35 @@ export async function startPrivateRedis(binary: string, logDir: string): Promise
   const logFile = join(logDir, 'private-redis.log');
   const fd = openSync(logFile, 'a');
   const args = [
-    '--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--protected-mode', 'yes', '--daemonize', 'no',
-    '--appendonly', SETTINGS.appendonly, '--appendfsync', SETTINGS.appendfsync, '--save', SETTINGS.save,
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--protected-mode',
+    'yes',
+    '--daemonize',
+    'no',
+    '--appendonly',
+    SETTINGS.appendonly,
+    '--appendfsync',
+    SETTINGS.appendfsync,
+    '--save',
+    SETTINGS.save,
   ];
   const child = spawn(binary, args, { stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: string | null = null;
   const done = new Promise<void>((resolve) => {
-    child.once('error', (error) => { exited = error.message; resolve(); });
-    child.once('exit', (code, signal) => { exited = String(code ?? signal); resolve(); });
+    child.once('error', (error) => {
+      exited = error.message;
+      resolve();
+    });
+    child.once('exit', (code, signal) => {
+      exited = String(code ?? signal);
+      resolve();
+    });
   });
   const stop = async (): Promise<void> => {
     if (exited === null) {

@@ -20,8 +20,14 @@ const iso = (d: Date): string => d.toISOString();
 /** Svix `ApplicationOut`. */
 export function applicationOut(app: ApplicationRecord) {
   return {
-    id: app.id, uid: app.uid, name: app.name, throttleRate: app.rateLimit, rateLimit: app.rateLimit,
-    metadata: { ...app.metadata }, createdAt: iso(app.createdAt), updatedAt: iso(app.updatedAt),
+    id: app.id,
+    uid: app.uid,
+    name: app.name,
+    throttleRate: app.rateLimit,
+    rateLimit: app.rateLimit,
+    metadata: { ...app.metadata },
+    createdAt: iso(app.createdAt),
+    updatedAt: iso(app.updatedAt),
   };
 }
 
@@ -29,29 +35,54 @@ export function applicationOut(app: ApplicationRecord) {
 export function endpointOut(ep: EndpointRecord) {
   const types = ep.filterTypes === null ? null : [...ep.filterTypes];
   return {
-    id: ep.id, uid: ep.uid, url: ep.url, description: ep.description, version: ep.version, disabled: ep.status === 'disabled',
-    eventTypes: types, filterTypes: types, channels: ep.channels === null ? null : [...ep.channels],
-    throttleRate: ep.rateLimit, rateLimit: ep.rateLimit, metadata: { ...ep.metadata }, headers: { ...ep.headers },
-    createdAt: iso(ep.createdAt), updatedAt: iso(ep.updatedAt),
+    id: ep.id,
+    uid: ep.uid,
+    url: ep.url,
+    description: ep.description,
+    version: ep.version,
+    disabled: ep.status === 'disabled',
+    eventTypes: types,
+    filterTypes: types,
+    channels: ep.channels === null ? null : [...ep.channels],
+    throttleRate: ep.rateLimit,
+    rateLimit: ep.rateLimit,
+    metadata: { ...ep.metadata },
+    headers: { ...ep.headers },
+    createdAt: iso(ep.createdAt),
+    updatedAt: iso(ep.updatedAt),
   };
 }
 
 /** Svix `EventTypeOut`; `schemas` only `withContent` (Svix list semantics), else null. */
 export function eventTypeOut(et: EventTypeRecord, withContent = true) {
   return {
-    name: et.name, description: et.description, archived: et.archived, deprecated: et.deprecated,
-    schemas: withContent && et.schemas !== null ? { ...et.schemas } : null, groupName: et.groupName,
-    featureFlags: et.featureFlags === null ? null : [...et.featureFlags], featureFlag: et.featureFlags?.[0] ?? null,
-    createdAt: iso(et.createdAt), updatedAt: iso(et.updatedAt),
+    name: et.name,
+    description: et.description,
+    archived: et.archived,
+    deprecated: et.deprecated,
+    schemas: withContent && et.schemas !== null ? { ...et.schemas } : null,
+    groupName: et.groupName,
+    featureFlags: et.featureFlags === null ? null : [...et.featureFlags],
+    featureFlag: et.featureFlags?.[0] ?? null,
+    createdAt: iso(et.createdAt),
+    updatedAt: iso(et.updatedAt),
   };
 }
 
 /** The fields of a message other than its payload, in Svix `MessageOut` order (`deliverAt` last). */
-export function messageHead(msg: Pick<MessageView, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'createdAt'> & { readonly deliverAt?: Date | null }) {
+export function messageHead(
+  msg: Pick<MessageView, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'createdAt'> & {
+    readonly deliverAt?: Date | null;
+  },
+) {
   return {
-    eventId: msg.eventId, eventType: msg.eventType,
-    channels: msg.channels === null ? null : [...msg.channels], tags: msg.tags === null ? null : [...msg.tags],
-    id: msg.id, timestamp: iso(msg.createdAt), deliverAt: msg.deliverAt == null ? null : iso(msg.deliverAt),
+    eventId: msg.eventId,
+    eventType: msg.eventType,
+    channels: msg.channels === null ? null : [...msg.channels],
+    tags: msg.tags === null ? null : [...msg.tags],
+    id: msg.id,
+    timestamp: iso(msg.createdAt),
+    deliverAt: msg.deliverAt == null ? null : iso(msg.deliverAt),
   };
 }
 
@@ -73,7 +104,10 @@ export function taskStartedOut(t: TaskRecord) {
 export const emptyAnswer = (status: 202 | 204): StoredAnswer => ({ status, body: null });
 
 /** Svix create application: 201 with the application, or 200 when get-or-create found it (`created` false). */
-export const applicationAnswer = (app: ApplicationRecord, created: boolean): StoredAnswer => ({ status: created ? 201 : 200, body: applicationOut(app) });
+export const applicationAnswer = (app: ApplicationRecord, created: boolean): StoredAnswer => ({
+  status: created ? 201 : 200,
+  body: applicationOut(app),
+});
 
 /** Svix create endpoint: 201 with the endpoint. */
 export const endpointCreatedAnswer = (ep: EndpointRecord): StoredAnswer => ({ status: 201, body: endpointOut(ep) });
@@ -85,4 +119,7 @@ export const eventTypeCreatedAnswer = (et: EventTypeRecord): StoredAnswer => ({ 
 export const taskStartedAnswer = (t: TaskRecord): StoredAnswer => ({ status: 202, body: taskStartedOut(t) });
 
 /** Svix send example: 202 with the message's head (its payload is read back from the message on a replay). */
-export const exampleSentAnswer = (msg: Parameters<typeof messageHead>[0]): StoredAnswer => ({ status: 202, body: messageHead(msg) });
+export const exampleSentAnswer = (msg: Parameters<typeof messageHead>[0]): StoredAnswer => ({
+  status: 202,
+  body: messageHead(msg),
+});

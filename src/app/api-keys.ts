@@ -78,7 +78,12 @@ export interface ApiKeys {
    * with a non-empty `sessionIds`, only the portal tokens issued with one of those session ids.
    * @throws AppError `forbidden` for a scoped key; `not_found`
    */
-  expireAll(principal: Principal, appRef: string, afterMs: number, sessionIds?: readonly string[] | null): Promise<void>;
+  expireAll(
+    principal: Principal,
+    appRef: string,
+    afterMs: number,
+    sessionIds?: readonly string[] | null,
+  ): Promise<void>;
 }
 
 /** Makes the credentials use cases. */
@@ -86,20 +91,45 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
   const { keys, clock } = deps;
   const newKeyId = () => newId('key', clock.nowMs(), () => deps.random.next());
 
-  const issue = async (name: string, appId: string | null, readOnly: boolean, expiresInMs: number | null, tx?: Tx, portal?: Pick<NewManagedApiKey, 'capabilities' | 'sessionId' | 'featureFlags'>): Promise<IssuedKey> => {
+  const issue = async (
+    name: string,
+    appId: string | null,
+    readOnly: boolean,
+    expiresInMs: number | null,
+    tx?: Tx,
+    portal?: Pick<NewManagedApiKey, 'capabilities' | 'sessionId' | 'featureFlags'>,
+  ): Promise<IssuedKey> => {
     const token = generateToken();
-    const key = await keys.insert({
-      id: newKeyId(), name, appId, readOnly, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX_LENGTH), expiresInMs,
-      ...(portal === undefined ? {} : { portal: true, ...portal }),
-    }, clock.sqlNow(), tx);
+    const key = await keys.insert(
+      {
+        id: newKeyId(),
+        name,
+        appId,
+        readOnly,
+        tokenHash: hashToken(token),
+        tokenPrefix: token.slice(0, TOKEN_PREFIX_LENGTH),
+        expiresInMs,
+        ...(portal === undefined ? {} : { portal: true, ...portal }),
+      },
+      clock.sqlNow(),
+      tx,
+    );
     return { key, token };
   };
 
   return {
     async create(principal, input) {
       requireAdmin(principal);
-      if (input.appRef === null && input.readOnly) throw new AppError('validation', [{ loc: ['body', 'readOnly'], msg: 'only a key scoped to an application (appId) can be read-only', type: 'value_error' }]);
-      const appId = input.appRef === null ? null : (await resolveApplication(deps.applications, principal, input.appRef)).id;
+      if (input.appRef === null && input.readOnly)
+        throw new AppError('validation', [
+          {
+            loc: ['body', 'readOnly'],
+            msg: 'only a key scoped to an application (appId) can be read-only',
+            type: 'value_error',
+          },
+        ]);
+      const appId =
+        input.appRef === null ? null : (await resolveApplication(deps.applications, principal, input.appRef)).id;
       return issue(input.name, appId, input.readOnly, input.expiresInMs);
     },
 
@@ -121,14 +151,24 @@ export function createApiKeys(deps: ApiKeysDeps): ApiKeys {
       const verdict = portalCapabilities(options.capabilities, options.readOnly);
       if (!verdict.ok) {
         const { field, index, msg } = verdict.problem;
-        throw new AppError('validation', [{ loc: index === null ? ['body', field] : ['body', field, index], msg, type: 'value_error' }]);
+        throw new AppError('validation', [
+          { loc: index === null ? ['body', field] : ['body', field, index], msg, type: 'value_error' },
+        ]);
       }
       const readOnly = options.readOnly || verdict.capabilities.every((c) => c === 'ViewBase');
-      return issue(options.name, appId, readOnly, options.expiresInMs, tx, { capabilities: verdict.capabilities, sessionId: options.sessionId, featureFlags: options.featureFlags });
+      return issue(options.name, appId, readOnly, options.expiresInMs, tx, {
+        capabilities: verdict.capabilities,
+        sessionId: options.sessionId,
+        featureFlags: options.featureFlags,
+      });
     },
 
     async logout(principal, token) {
-      if (principal.kind !== 'app') throw new AppError('forbidden', 'Only an application token can log out; revoke operator keys with DELETE /api/v1/api-key/{id}');
+      if (principal.kind !== 'app')
+        throw new AppError(
+          'forbidden',
+          'Only an application token can log out; revoke operator keys with DELETE /api/v1/api-key/{id}',
+        );
       await keys.revokeScopedByHash(hashToken(token), clock.sqlNow());
     },
 

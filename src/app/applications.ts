@@ -1,7 +1,12 @@
 import type { ApiKeyStore } from '../ports/api-key-store.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { hasPrefix, newId } from '../domain/ids.ts';
-import type { ApplicationChanges, ApplicationListFilters, ApplicationRecord, ApplicationStore } from '../ports/application-store.ts';
+import type {
+  ApplicationChanges,
+  ApplicationListFilters,
+  ApplicationRecord,
+  ApplicationStore,
+} from '../ports/application-store.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
@@ -36,18 +41,32 @@ export function requireAdmin(principal: Principal): void {
  * for another application as for a missing one (docs/guides/security.md: no existence oracle).
  * @throws AppError `not_found`
  */
-export async function resolveApplication(store: Pick<ApplicationStore, 'findApplication'>, principal: Principal, ref: string, tx?: Tx, forUpdate = false): Promise<ApplicationRecord> {
+export async function resolveApplication(
+  store: Pick<ApplicationStore, 'findApplication'>,
+  principal: Principal,
+  ref: string,
+  tx?: Tx,
+  forUpdate = false,
+): Promise<ApplicationRecord> {
   const app = await store.findApplication(ref, tx === undefined ? {} : { tx, forUpdate });
   if (app === null || (principal.kind === 'app' && principal.appId !== app.id)) throw notFound('Application');
   return app;
 }
 
 /** The application's fields in the order a refusal names them, with the name the API gives each. */
-const OPERATOR_FIELDS: readonly (readonly [keyof ApplicationChanges, string])[] = [['uid', 'uid'], ['rateLimit', 'throttleRate'], ['metadata', 'metadata'], ['name', 'name']];
+const OPERATOR_FIELDS: readonly (readonly [keyof ApplicationChanges, string])[] = [
+  ['uid', 'uid'],
+  ['rateLimit', 'throttleRate'],
+  ['metadata', 'metadata'],
+  ['name', 'name'],
+];
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 const sameMetadata = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean =>
-  sameValue(Object.entries(a).sort(([x], [y]) => (x < y ? -1 : 1)), Object.entries(b).sort(([x], [y]) => (x < y ? -1 : 1)));
+  sameValue(
+    Object.entries(a).sort(([x], [y]) => (x < y ? -1 : 1)),
+    Object.entries(b).sort(([x], [y]) => (x < y ? -1 : 1)),
+  );
 
 /**
  * An application's fields are the operator's (docs/adr/0011-credential-capabilities.md): a credential scoped
@@ -56,19 +75,31 @@ const sameMetadata = (a: Readonly<Record<string, string>>, b: Readonly<Record<st
  * operator's limit on its customer.
  * @throws AppError `field_forbidden` naming the first field `changes` would change
  */
-export function checkCustomerChanges(principal: Principal, current: ApplicationRecord, changes: ApplicationChanges): void {
+export function checkCustomerChanges(
+  principal: Principal,
+  current: ApplicationRecord,
+  changes: ApplicationChanges,
+): void {
   if (principal.kind === 'admin') return;
   for (const [field, wire] of OPERATOR_FIELDS) {
     const next = changes[field];
     if (next === undefined) continue;
-    const unchanged = field === 'metadata' ? sameMetadata(current.metadata, next as Readonly<Record<string, string>>) : sameValue(current[field], next);
-    if (!unchanged) throw new AppError('field_forbidden', `This credential may not change the application's ${wire}; only the operator can`);
+    const unchanged =
+      field === 'metadata'
+        ? sameMetadata(current.metadata, next as Readonly<Record<string, string>>)
+        : sameValue(current[field], next);
+    if (!unchanged)
+      throw new AppError(
+        'field_forbidden',
+        `This credential may not change the application's ${wire}; only the operator can`,
+      );
   }
 }
 
 /** A uid must not look like an application id, or it could shadow one. */
 function checkUid(uid: string | null | undefined): void {
-  if (typeof uid === 'string' && hasPrefix(uid, 'app')) throw fieldError(['body', 'uid'], 'uid must not have the form of an application id (app_…)');
+  if (typeof uid === 'string' && hasPrefix(uid, 'app'))
+    throw fieldError(['body', 'uid'], 'uid must not have the form of an application id (app_…)');
 }
 
 /** Dependencies of {@link createApplications}. */
@@ -89,7 +120,12 @@ export interface Applications {
    * (`created: false`) instead of 409.
    * @throws AppError `forbidden` for a scoped key, `conflict` when the uid is taken (without getIfExists)
    */
-  create(tx: Tx, principal: Principal, input: ApplicationInput, options: { readonly getIfExists: boolean }): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
+  create(
+    tx: Tx,
+    principal: Principal,
+    input: ApplicationInput,
+    options: { readonly getIfExists: boolean },
+  ): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
   /** @throws AppError `forbidden` for a scoped key */
   /** One page of applications, less those `filters` exclude (Svix `exclude_apps_with_*`). Operator only. */
   list(principal: Principal, page: PageQuery, filters?: ApplicationListFilters): Promise<Page<ApplicationRecord>>;
@@ -101,7 +137,12 @@ export interface Applications {
    * is not an `app_` id, an admin creates one with uid = `input.uid ?? ref` (Svix "create or update").
    * @throws AppError `not_found`, `conflict`
    */
-  upsert(tx: Tx, principal: Principal, ref: string, input: ApplicationInput): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
+  upsert(
+    tx: Tx,
+    principal: Principal,
+    ref: string,
+    input: ApplicationInput,
+  ): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
   /**
    * PATCH: changes the given fields only.
    * @throws AppError `not_found`, `conflict`, `field_forbidden` (a scoped credential changing any field)
@@ -121,7 +162,13 @@ export interface Applications {
    * call reads it, and keeps what it found in that cache.
    * @throws AppError `not_found`
    */
-  resolveForPublish(tx: Tx, principal: Principal, ref: string, create: ApplicationInput | null, options?: { readonly cached?: boolean }): Promise<ApplicationRecord>;
+  resolveForPublish(
+    tx: Tx,
+    principal: Principal,
+    ref: string,
+    create: ApplicationInput | null,
+    options?: { readonly cached?: boolean },
+  ): Promise<ApplicationRecord>;
 }
 
 /** Makes the application use cases. */
@@ -133,15 +180,26 @@ export function createApplications(deps: ApplicationsDeps): Applications {
     if (principal.kind !== 'admin' || hasPrefix(ref, 'app')) throw notFound('Application');
     const uid = input.uid ?? ref;
     checkUid(uid);
-    return store.insertApplicationIfAbsent(tx, { id: newAppId(), uid, name: input.name, rateLimit: input.rateLimit, metadata: input.metadata }, clock.sqlNow());
+    return store.insertApplicationIfAbsent(
+      tx,
+      { id: newAppId(), uid, name: input.name, rateLimit: input.rateLimit, metadata: input.metadata },
+      clock.sqlNow(),
+    );
   };
 
   return {
     async create(tx, principal, input, options) {
       requireAdmin(principal);
       checkUid(input.uid);
-      const app = { id: newAppId(), uid: input.uid ?? null, name: input.name, rateLimit: input.rateLimit, metadata: input.metadata };
-      if (options.getIfExists && app.uid !== null) return store.insertApplicationIfAbsent(tx, { ...app, uid: app.uid }, clock.sqlNow());
+      const app = {
+        id: newAppId(),
+        uid: input.uid ?? null,
+        name: input.name,
+        rateLimit: input.rateLimit,
+        metadata: input.metadata,
+      };
+      if (options.getIfExists && app.uid !== null)
+        return store.insertApplicationIfAbsent(tx, { ...app, uid: app.uid }, clock.sqlNow());
       return { app: await store.insertApplication(tx, app, clock.sqlNow()), created: true };
     },
 
@@ -157,7 +215,12 @@ export function createApplications(deps: ApplicationsDeps): Applications {
       if (found === null) return insertFor(tx, principal, ref, input);
       if (principal.kind === 'app' && principal.appId !== found.id) throw notFound('Application');
       checkUid(input.uid);
-      const changes: ApplicationChanges = { name: input.name, rateLimit: input.rateLimit, metadata: input.metadata, ...(input.uid === undefined ? {} : { uid: input.uid }) };
+      const changes: ApplicationChanges = {
+        name: input.name,
+        rateLimit: input.rateLimit,
+        metadata: input.metadata,
+        ...(input.uid === undefined ? {} : { uid: input.uid }),
+      };
       checkCustomerChanges(principal, found, changes);
       const app = await store.updateApplication(tx, found.id, changes, clock.sqlNow());
       if (app === null) throw notFound('Application');
@@ -183,7 +246,10 @@ export function createApplications(deps: ApplicationsDeps): Applications {
     async resolveForPublish(tx, principal, ref, create, options = {}) {
       const read = () => store.findApplication(ref, { tx });
       // A get-or-create may insert the application in this transaction: never kept before its commit.
-      const found = create !== null || deps.publishCache === undefined ? await read() : await deps.publishCache.get(ref, options.cached !== true, read);
+      const found =
+        create !== null || deps.publishCache === undefined
+          ? await read()
+          : await deps.publishCache.get(ref, options.cached !== true, read);
       if (found !== null) {
         if (principal.kind === 'app' && principal.appId !== found.id) throw notFound('Application');
         return found;

@@ -1,5 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { APP_KEY_CAPABILITIES, CAPABILITIES, PORTAL_DEFAULT_CAPABILITIES, READ_ONLY_CAPABILITIES, type Capability } from '../domain/capabilities.ts';
+import {
+  APP_KEY_CAPABILITIES,
+  CAPABILITIES,
+  PORTAL_DEFAULT_CAPABILITIES,
+  READ_ONLY_CAPABILITIES,
+  type Capability,
+} from '../domain/capabilities.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../ports/api-key-store.ts';
 import type { Clock } from '../ports/clock.ts';
 
@@ -13,17 +19,17 @@ import type { Clock } from '../ports/clock.ts';
 export type Principal =
   | { readonly kind: 'admin'; readonly operatorKey?: true }
   | {
-    readonly kind: 'app';
-    readonly appId: string;
-    readonly readOnly?: true;
-    readonly portal?: true;
-    readonly capabilities?: readonly Capability[];
-    /** Svix `sessionId` the portal token was issued with. */
-    readonly sessionId?: string;
-    /** Svix `featureFlags` the portal token was issued with. */
-    readonly featureFlags?: readonly string[];
-    readonly expiresAt?: Date;
-  };
+      readonly kind: 'app';
+      readonly appId: string;
+      readonly readOnly?: true;
+      readonly portal?: true;
+      readonly capabilities?: readonly Capability[];
+      /** Svix `sessionId` the portal token was issued with. */
+      readonly sessionId?: string;
+      /** Svix `featureFlags` the portal token was issued with. */
+      readonly featureFlags?: readonly string[];
+      readonly expiresAt?: Date;
+    };
 
 const ALL: ReadonlySet<Capability> = new Set(CAPABILITIES);
 
@@ -43,10 +49,13 @@ export function capabilitiesOf(principal: Principal): ReadonlySet<Capability> {
 function scopedPrincipal(key: ApiKeyRecord & { readonly appId: string }): Principal {
   const known = new Set<string>(CAPABILITIES);
   return {
-    kind: 'app', appId: key.appId,
+    kind: 'app',
+    appId: key.appId,
     ...(key.readOnly === true ? { readOnly: true as const } : {}),
     ...(key.portal === true ? { portal: true as const } : {}),
-    ...(key.capabilities === undefined ? {} : { capabilities: key.capabilities.filter((c): c is Capability => known.has(c)) }),
+    ...(key.capabilities === undefined
+      ? {}
+      : { capabilities: key.capabilities.filter((c): c is Capability => known.has(c)) }),
     ...(key.sessionId === undefined ? {} : { sessionId: key.sessionId }),
     ...(key.featureFlags === undefined ? {} : { featureFlags: key.featureFlags }),
     ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
@@ -97,7 +106,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): (tokenHash: Buffer
     if (adminHash !== null && timingSafeEqual(hash, adminHash)) return { kind: 'admin' };
     const key = await deps.store.findApiKeyByHash(hash);
     if (key === null) return null;
-    if (key.role === 'admin') return key.id === BOOTSTRAP_ADMIN_KEY_ID ? { kind: 'admin' } : { kind: 'admin', operatorKey: true };
+    if (key.role === 'admin')
+      return key.id === BOOTSTRAP_ADMIN_KEY_ID ? { kind: 'admin' } : { kind: 'admin', operatorKey: true };
     if (key.appId === null) return null;
     return scopedPrincipal({ ...key, appId: key.appId });
   };
@@ -121,7 +131,14 @@ export async function ensureAdminToken(deps: EnsureAdminTokenDeps): Promise<stri
   if (deps.configuredToken !== undefined) return null;
   const token = generateToken();
   const created = await deps.store.insertApiKeyIfAbsent(
-    { id: BOOTSTRAP_ADMIN_KEY_ID, name: 'admin (generated on first start)', role: 'admin', appId: null, tokenHash: hashToken(token), tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4) },
+    {
+      id: BOOTSTRAP_ADMIN_KEY_ID,
+      name: 'admin (generated on first start)',
+      role: 'admin',
+      appId: null,
+      tokenHash: hashToken(token),
+      tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 4),
+    },
     deps.clock.sqlNow(),
   );
   return created ? token : null;

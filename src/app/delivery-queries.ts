@@ -5,15 +5,23 @@ import type { Clock } from '../ports/clock.ts';
 import type { DeliveryState } from '../domain/delivery-state.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
-import type { DeadLetterQuery, DeadLetterView, DeliveryQueryStore, DestinationView, EndpointMessageQuery, EndpointMessageView } from '../ports/delivery-query-store.ts';
+import type {
+  DeadLetterQuery,
+  DeadLetterView,
+  DeliveryQueryStore,
+  DestinationView,
+  EndpointMessageQuery,
+  EndpointMessageView,
+} from '../ports/delivery-query-store.ts';
 import { requireAdmin, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { withPayloadsWithin, type ReadPayloads } from './page-budget.ts';
 
 /** Dependencies of {@link createDeliveryQueries}. */
 export interface DeliveryQueriesDeps {
-  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>
-    & Pick<MessageQueryStore, 'findMessage' | 'readPayloads'>;
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> &
+    Pick<EndpointStore, 'findEndpoint'> &
+    Pick<MessageQueryStore, 'findMessage' | 'readPayloads'>;
   readonly store: DeliveryQueryStore;
   /** The instant deliveries' holds are judged at (a test clock); absent = the database clock. */
   readonly clock?: Pick<Clock, 'sqlNow'>;
@@ -27,19 +35,40 @@ export interface DeliveryQueriesDeps {
  */
 export interface DeliveryQueries {
   /** Svix `GET /app/{app}/msg/{msg}/endpoint`. @throws AppError `not_found` (application, message) */
-  destinations(principal: Principal, appRef: string, messageRef: string, page: PageQuery): Promise<Page<DestinationView>>;
+  destinations(
+    principal: Principal,
+    appRef: string,
+    messageRef: string,
+    page: PageQuery,
+  ): Promise<Page<DestinationView>>;
   /** Svix `GET /app/{app}/endpoint/{ep}/msg`. @throws AppError `not_found` (application, endpoint) */
-  endpointMessages(principal: Principal, appRef: string, endpointRef: string, query: EndpointMessageQuery): Promise<Page<EndpointMessageView>>;
+  endpointMessages(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    query: EndpointMessageQuery,
+  ): Promise<Page<EndpointMessageView>>;
   /**
    * Svix `GET /app/{app}/endpoint/{ep}/stats`: deliveries by state for messages created in [since, until).
    * @throws AppError `not_found`, `validation` (since after until)
    */
-  stats(principal: Principal, appRef: string, endpointRef: string, since: Date | null, until: Date | null): Promise<Readonly<Record<DeliveryState, number>>>;
+  stats(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    since: Date | null,
+    until: Date | null,
+  ): Promise<Readonly<Record<DeliveryState, number>>>;
   /**
    * Tidings: dead letters of an application, or of one of its endpoints when `endpointRef` is given.
    * @throws AppError `not_found` (application, endpoint)
    */
-  deadLetters(principal: Principal, appRef: string, endpointRef: string | null, query: Omit<DeadLetterQuery, 'endpointId'>): Promise<Page<DeadLetterView>>;
+  deadLetters(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string | null,
+    query: Omit<DeadLetterQuery, 'endpointId'>,
+  ): Promise<Page<DeadLetterView>>;
   /** Tidings: dead letters of every application (the operator's). @throws AppError `forbidden` */
   allDeadLetters(principal: Principal, query: Omit<DeadLetterQuery, 'endpointId'>): Promise<Page<DeadLetterView>>;
 }
@@ -70,7 +99,8 @@ export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQuerie
       const heads = await store.listEndpointMessages(app.id, endpoint.id, { ...query, withPayload: false }, now());
       const read: ReadPayloads = (ids, budget) => lookups.readPayloads(app.id, ids, budget);
       const attach = (v: EndpointMessageView, payload: Uint8Array | null): EndpointMessageView => ({
-        ...v, message: { ...v.message, payload },
+        ...v,
+        message: { ...v.message, payload },
       });
       const backward = query.iterator?.startsWith('-') ?? false;
       return withPayloadsWithin(heads, (v) => v.message.id, attach, read, deps.maxPageBytes, backward);
@@ -78,7 +108,9 @@ export function createDeliveryQueries(deps: DeliveryQueriesDeps): DeliveryQuerie
 
     async stats(principal, appRef, endpointRef, since, until) {
       if (since !== null && until !== null && since.valueOf() > until.valueOf()) {
-        throw new AppError('validation', [{ loc: ['query', 'since'], msg: 'since must not be after until', type: 'value_error' }]);
+        throw new AppError('validation', [
+          { loc: ['query', 'since'], msg: 'since must not be after until', type: 'value_error' },
+        ]);
       }
       const app = await resolveApplication(lookups, principal, appRef);
       const endpoint = await endpointOf(app.id, endpointRef);

@@ -63,10 +63,24 @@ export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUs
   };
   return {
     async pause(principal, appRef, endpointRef) {
-      if (!(await deps.health.pause(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow(), actorOf(principal)))) throw notFound('Endpoint');
+      if (
+        !(await deps.health.pause(
+          await endpointId(principal, appRef, endpointRef),
+          deps.clock.sqlNow(),
+          actorOf(principal),
+        ))
+      )
+        throw notFound('Endpoint');
     },
     async resume(principal, appRef, endpointRef) {
-      if (!(await deps.health.resume(await endpointId(principal, appRef, endpointRef), deps.clock.sqlNow(), actorOf(principal)))) throw notFound('Endpoint');
+      if (
+        !(await deps.health.resume(
+          await endpointId(principal, appRef, endpointRef),
+          deps.clock.sqlNow(),
+          actorOf(principal),
+        ))
+      )
+        throw notFound('Endpoint');
     },
     async probeBreaker(principal, appRef, endpointRef) {
       const id = await endpointId(principal, appRef, endpointRef);
@@ -79,7 +93,8 @@ export function createEndpointHealth(deps: EndpointHealthDeps): EndpointHealthUs
     },
     async closeBreaker(principal, appRef, endpointRef) {
       const id = await endpointId(principal, appRef, endpointRef);
-      if ((await deps.health.closeBreaker(id, deps.clock.sqlNow(), actorOf(principal))) === null) throw notFound('Endpoint');
+      if ((await deps.health.closeBreaker(id, deps.clock.sqlNow(), actorOf(principal))) === null)
+        throw notFound('Endpoint');
       return read(id);
     },
     async setLimits(principal, appRef, endpointRef, limits) {

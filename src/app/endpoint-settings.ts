@@ -33,17 +33,36 @@ export interface EndpointSettings {
    * `graceMs` (default TIDINGS_SECRET_ROTATION_GRACE) requests carry both signatures (docs/design.md#signing).
    * @throws AppError `not_found`, `validation` (loc body.key)
    */
-  rotateSecret(tx: Tx, principal: Principal, appRef: string, endpointRef: string, input: { readonly key: string | null; readonly graceMs: number | null }): Promise<void>;
+  rotateSecret(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    input: { readonly key: string | null; readonly graceMs: number | null },
+  ): Promise<void>;
   /** Svix `GET …/headers`. @throws AppError `not_found` */
   headers(principal: Principal, appRef: string, endpointRef: string): Promise<HeadersView>;
   /** Svix `PUT …/headers`: replaces every custom header. @throws AppError `not_found`, `validation` */
-  setHeaders(tx: Tx, principal: Principal, appRef: string, endpointRef: string, headers: Readonly<Record<string, string>>): Promise<void>;
+  setHeaders(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<void>;
   /**
    * Svix `PATCH …/headers`: sets the given headers, removes those given as null and those in
    * `deleteHeaders` (names compare case-insensitively), keeps the rest.
    * @throws AppError `not_found`, `validation`
    */
-  patchHeaders(tx: Tx, principal: Principal, appRef: string, endpointRef: string, headers: Readonly<Record<string, string | null>>, deleteHeaders: readonly string[]): Promise<void>;
+  patchHeaders(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    headers: Readonly<Record<string, string | null>>,
+    deleteHeaders: readonly string[],
+  ): Promise<void>;
 }
 
 /** A rotation's given key as `whsec_…`; the 422 names `body.key` (the field of Svix `EndpointSecretRotateIn`). */
@@ -51,7 +70,12 @@ function rotationKey(key: string): string {
   try {
     return normaliseSecret(key);
   } catch (error) {
-    if (error instanceof AppError && Array.isArray(error.detail)) throw new AppError('validation', error.detail.map((d) => ({ ...d, loc: ['body', 'key'] })), { cause: error });
+    if (error instanceof AppError && Array.isArray(error.detail))
+      throw new AppError(
+        'validation',
+        error.detail.map((d) => ({ ...d, loc: ['body', 'key'] })),
+        { cause: error },
+      );
     throw error;
   }
 }
@@ -59,21 +83,34 @@ function rotationKey(key: string): string {
 /** Makes the endpoint settings use cases. */
 export function createEndpointSettings(deps: EndpointSettingsDeps): EndpointSettings {
   const { lookups, store, clock } = deps;
-  const locate = async (principal: Principal, appRef: string, endpointRef: string, tx?: Tx): Promise<EndpointRecord> => {
+  const locate = async (
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    tx?: Tx,
+  ): Promise<EndpointRecord> => {
     const app = await resolveApplication(lookups, principal, appRef, tx);
     const endpoint = await lookups.findEndpoint(app.id, endpointRef, tx === undefined ? {} : { tx, forUpdate: true });
     if (endpoint === null) throw notFound('Endpoint');
     return endpoint;
   };
   const write = async (tx: Tx, endpoint: EndpointRecord, headers: Readonly<Record<string, string>>) => {
-    if (!(await store.writeHeaders(tx, endpoint.appId, endpoint.id, headers, clock.sqlNow()))) throw notFound('Endpoint');
+    if (!(await store.writeHeaders(tx, endpoint.appId, endpoint.id, headers, clock.sqlNow())))
+      throw notFound('Endpoint');
   };
 
   return {
     async rotateSecret(tx, principal, appRef, endpointRef, input) {
       const endpoint = await locate(principal, appRef, endpointRef, tx);
       const secret = input.key === null ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES)) : rotationKey(input.key);
-      const rotated = await store.rotateSecret(tx, endpoint.appId, endpoint.id, secret, input.graceMs ?? deps.rotationGraceMs, clock.sqlNow());
+      const rotated = await store.rotateSecret(
+        tx,
+        endpoint.appId,
+        endpoint.id,
+        secret,
+        input.graceMs ?? deps.rotationGraceMs,
+        clock.sqlNow(),
+      );
       if (!rotated) throw notFound('Endpoint');
     },
 
@@ -98,7 +135,14 @@ export function createEndpointSettings(deps: EndpointSettingsDeps): EndpointSett
       const stored = await store.readHeaders(endpoint.appId, endpoint.id, tx);
       if (stored === null) throw notFound('Endpoint');
       const merged: Record<string, string> = { ...stored.plain, ...stored.sensitive };
-      const removed = new Set([...deleteHeaders, ...Object.entries(headers).filter(([, v]) => v === null).map(([k]) => k)].map((n) => n.toLowerCase()));
+      const removed = new Set(
+        [
+          ...deleteHeaders,
+          ...Object.entries(headers)
+            .filter(([, v]) => v === null)
+            .map(([k]) => k),
+        ].map((n) => n.toLowerCase()),
+      );
       for (const name of removed) delete merged[name];
       const given = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== null));
       await write(tx, endpoint, { ...merged, ...normaliseHeaders(given) });

@@ -21,10 +21,24 @@ export const GENERATED_SECRET_BYTES = 24;
  * the receiver verifies (a custom `webhook-signature` would break verification).
  */
 export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
-  'host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive',
-  'expect', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature',
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'keep-alive',
+  'expect',
+  'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'svix-id',
+  'svix-timestamp',
+  'svix-signature',
 ]);
-
 
 /** Why an endpoint stops being sent to, as recorded with its status (its deliveries' rows: {@link TimelineReason}). */
 export const EndpointReason = Object.freeze({
@@ -78,7 +92,13 @@ export interface Endpoints {
    * PUT: replaces the endpoint's fields; when `ref` names no endpoint and is not an `ep_` id, creates one
    * with uid = `input.uid ?? ref` (Svix "create or update"). Disabling moves pending deliveries to skipped.
    */
-  upsert(tx: Tx, principal: Principal, appRef: string, ref: string, input: EndpointInput): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
+  upsert(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    ref: string,
+    input: EndpointInput,
+  ): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
   /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (docs/design.md#delivery-lifecycle). */
   patch(tx: Tx, principal: Principal, appRef: string, ref: string, changes: EndpointPatch): Promise<EndpointRecord>;
   /**
@@ -113,7 +133,8 @@ function checkUrl(url: string, allowlist: readonly string[]): string {
   const verdict = checkEndpointUrl(url, allowlist);
   if (!verdict.ok) {
     // A refusal by the egress policy names the setting that could open the address (never its ranges).
-    const opened = verdict.setting === undefined ? '' : `; not opened by ${verdict.setting} (the operator's allow-list)`;
+    const opened =
+      verdict.setting === undefined ? '' : `; not opened by ${verdict.setting} (the operator's allow-list)`;
     const msg = `Endpoint URL refused: ${verdict.reason}${opened}`;
     throw new AppError('url_not_allowed', [{ loc: ['body', 'url'], msg, type: 'value_error.url_not_allowed' }]);
   }
@@ -131,7 +152,8 @@ export function normaliseHeaders(headers: Readonly<Record<string, string>>): Rec
     const lower = name.toLowerCase();
     const badName = headerNameProblem(name);
     if (badName !== null) throw fieldError(['body', 'headers', name], badName);
-    if (RESERVED_HEADER_NAMES.includes(lower) || lower.startsWith('webhook-') || lower.startsWith('svix-')) throw fieldError(['body', 'headers', name], 'this header is set by Tidings and cannot be overridden');
+    if (RESERVED_HEADER_NAMES.includes(lower) || lower.startsWith('webhook-') || lower.startsWith('svix-'))
+      throw fieldError(['body', 'headers', name], 'this header is set by Tidings and cannot be overridden');
     const badValue = headerValueProblem(value);
     if (badValue !== null) throw fieldError(['body', 'headers', name], badValue);
     out[lower] = value;
@@ -140,11 +162,13 @@ export function normaliseHeaders(headers: Readonly<Record<string, string>>): Rec
 }
 
 function checkUid(uid: string | null | undefined): void {
-  if (typeof uid === 'string' && hasPrefix(uid, 'ep')) throw fieldError(['body', 'uid'], 'uid must not have the form of an endpoint id (ep_…)');
+  if (typeof uid === 'string' && hasPrefix(uid, 'ep'))
+    throw fieldError(['body', 'uid'], 'uid must not have the form of an endpoint id (ep_…)');
 }
 
 /** An empty subscription list means "all", stored as null. */
-const orAll = (list: readonly string[] | null): readonly string[] | null => (list === null || list.length === 0 ? null : list);
+const orAll = (list: readonly string[] | null): readonly string[] | null =>
+  list === null || list.length === 0 ? null : list;
 
 /** Makes the endpoint use cases. */
 export function createEndpoints(deps: EndpointsDeps): Endpoints {
@@ -155,14 +179,35 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     checkUid(uid);
     const live = await store.countEndpointsLocked(tx, appId);
     if (live >= deps.maxEndpointsPerApp) {
-      throw new AppError('endpoint_limit_reached', `The application has ${live} endpoints; at most ${deps.maxEndpointsPerApp} (TIDINGS_MAX_ENDPOINTS_PER_APP). Delete one first.`);
+      throw new AppError(
+        'endpoint_limit_reached',
+        `The application has ${live} endpoints; at most ${deps.maxEndpointsPerApp} (TIDINGS_MAX_ENDPOINTS_PER_APP). Delete one first.`,
+      );
     }
-    const secret = input.secret === undefined || input.secret === null ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES)) : normaliseSecret(input.secret);
-    const endpoint = await store.insertEndpoint(tx, {
-      id: newId('ep', clock.nowMs(), () => deps.random.next()), appId, uid, url, description: input.description, version: input.version,
-      filterTypes: orAll(input.filterTypes), channels: orAll(input.channels), metadata: input.metadata, headers: normaliseHeaders(input.headers ?? {}),
-      rateLimit: input.rateLimit, status: input.disabled ? 'disabled' : 'active', statusReason: input.disabled ? EndpointReason.disabledByApi : null, secret,
-    }, clock.sqlNow());
+    const secret =
+      input.secret === undefined || input.secret === null
+        ? encodeSecret(randomBytes(GENERATED_SECRET_BYTES))
+        : normaliseSecret(input.secret);
+    const endpoint = await store.insertEndpoint(
+      tx,
+      {
+        id: newId('ep', clock.nowMs(), () => deps.random.next()),
+        appId,
+        uid,
+        url,
+        description: input.description,
+        version: input.version,
+        filterTypes: orAll(input.filterTypes),
+        channels: orAll(input.channels),
+        metadata: input.metadata,
+        headers: normaliseHeaders(input.headers ?? {}),
+        rateLimit: input.rateLimit,
+        status: input.disabled ? 'disabled' : 'active',
+        statusReason: input.disabled ? EndpointReason.disabledByApi : null,
+        secret,
+      },
+      clock.sqlNow(),
+    );
     return endpoint;
   };
 
@@ -171,8 +216,12 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     const { disabled, ...given } = changes;
     const fields = given.url === undefined ? given : { ...given, url: checkUrl(given.url, deps.egressAllowlist) };
     checkUid(fields.uid);
-    const status = disabled === true && current.status !== 'disabled' ? { status: 'disabled' as const, reason: EndpointReason.disabledByApi }
-      : disabled === false && current.status === 'disabled' ? { status: 'active' as const, reason: null } : undefined;
+    const status =
+      disabled === true && current.status !== 'disabled'
+        ? { status: 'disabled' as const, reason: EndpointReason.disabledByApi }
+        : disabled === false && current.status === 'disabled'
+          ? { status: 'active' as const, reason: null }
+          : undefined;
     const update: EndpointChanges = {
       ...fields,
       ...(fields.filterTypes === undefined ? {} : { filterTypes: orAll(fields.filterTypes) }),
@@ -183,7 +232,8 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     const updated = await store.updateEndpoint(tx, current.appId, current.id, update, clock.sqlNow());
     if (updated === null) throw notFound('Endpoint');
     // docs/design.md#delivery-lifecycle: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
-    if (status?.status === 'disabled') await store.settlePendingDeliveries(tx, current.id, 'skipped', TimelineReason.endpointDisabled, clock.sqlNow());
+    if (status?.status === 'disabled')
+      await store.settlePendingDeliveries(tx, current.id, 'skipped', TimelineReason.endpointDisabled, clock.sqlNow());
     return updated;
   };
 
@@ -215,8 +265,14 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
         return { endpoint: await insert(tx, app.id, { ...input, secret: null }, input.uid ?? ref), created: true };
       }
       const endpoint = await change(tx, current, {
-        url: input.url, description: input.description, filterTypes: input.filterTypes, channels: input.channels, metadata: input.metadata,
-        rateLimit: input.rateLimit, version: input.version, disabled: input.disabled,
+        url: input.url,
+        description: input.description,
+        filterTypes: input.filterTypes,
+        channels: input.channels,
+        metadata: input.metadata,
+        rateLimit: input.rateLimit,
+        version: input.version,
+        disabled: input.disabled,
         ...(input.uid === undefined ? {} : { uid: input.uid }),
         ...(input.headers === undefined ? {} : { headers: input.headers ?? {} }),
       });

@@ -1,7 +1,13 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import type { Page } from '../ports/paging.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { EventTypeChanges, EventTypeFields, EventTypeListQuery, EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
+import type {
+  EventTypeChanges,
+  EventTypeFields,
+  EventTypeListQuery,
+  EventTypeRecord,
+  EventTypeStore,
+} from '../ports/event-type-store.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
 import { fieldError, requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
@@ -29,7 +35,12 @@ export interface EventTypes {
    */
   create(tx: Tx, principal: Principal, name: string, fields: EventTypeFields): Promise<EventTypeRecord>;
   /** Svix PUT: create or overwrite. @throws AppError `forbidden`, `validation` */
-  upsert(tx: Tx, principal: Principal, name: string, fields: EventTypeFields): Promise<{ readonly eventType: EventTypeRecord; readonly created: boolean }>;
+  upsert(
+    tx: Tx,
+    principal: Principal,
+    name: string,
+    fields: EventTypeFields,
+  ): Promise<{ readonly eventType: EventTypeRecord; readonly created: boolean }>;
   /** Svix PATCH. @throws AppError `forbidden`, `validation`, `not_found` */
   patch(tx: Tx, principal: Principal, name: string, changes: EventTypeChanges): Promise<EventTypeRecord>;
   /**
@@ -81,7 +92,9 @@ export function createEventTypes(deps: EventTypesDeps): EventTypes {
 
     async delete(tx, principal, name, expunge) {
       requireAdmin(principal);
-      const done = expunge ? await store.deleteEventType(tx, name) : (await store.updateEventType(tx, name, { archived: true }, clock.sqlNow())) !== null;
+      const done = expunge
+        ? await store.deleteEventType(tx, name)
+        : (await store.updateEventType(tx, name, { archived: true }, clock.sqlNow())) !== null;
       if (!done) throw notFound('Event type');
     },
   };
@@ -92,12 +105,19 @@ export function createEventTypes(deps: EventTypesDeps): EventTypes {
  * `filterTypes` / `eventTypes` may name only registered, unarchived event types; otherwise 422 at
  * loc `body.eventTypes` naming the unknown ones. Not strict: returns `endpoints` unchanged.
  */
-export function withSubscriptionCheck(endpoints: Endpoints, deps: { readonly store: Pick<EventTypeStore, 'unknownEventTypes'>; readonly strict: boolean }): Endpoints {
+export function withSubscriptionCheck(
+  endpoints: Endpoints,
+  deps: { readonly store: Pick<EventTypeStore, 'unknownEventTypes'>; readonly strict: boolean },
+): Endpoints {
   if (!deps.strict) return endpoints;
   const check = async (tx: Tx, types: readonly string[] | null | undefined): Promise<void> => {
     if (types === null || types === undefined) return;
     const unknown = await deps.store.unknownEventTypes(types, tx);
-    if (unknown.length > 0) throw fieldError(['body', 'eventTypes'], `These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw fieldError(
+        ['body', 'eventTypes'],
+        `These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: ${unknown.join(', ')}`,
+      );
   };
   return {
     ...endpoints,

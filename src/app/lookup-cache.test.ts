@@ -5,7 +5,13 @@ import { createLookupCache } from './lookup-cache.ts';
 /** A reader that answers from `rows` and counts its reads. */
 function reader(rows: Map<string, { readonly v: number }>) {
   const reads: string[] = [];
-  return { reads, read: (key: string) => async () => { reads.push(key); return rows.get(key) ?? null; } };
+  return {
+    reads,
+    read: (key: string) => async () => {
+      reads.push(key);
+      return rows.get(key) ?? null;
+    },
+  };
 }
 
 test('a cached record is returned without a read; fresh reads and replaces it', async () => {
@@ -39,7 +45,11 @@ test('absences are kept only when asked; a fresh read that finds nothing drops t
 });
 
 test('at most maxEntries keys are kept, the least recently used go first; 0 keeps nothing; a failed read keeps nothing', async () => {
-  const rows = new Map([['a', { v: 1 }], ['b', { v: 2 }], ['c', { v: 3 }]]);
+  const rows = new Map([
+    ['a', { v: 1 }],
+    ['b', { v: 2 }],
+    ['c', { v: 3 }],
+  ]);
   const r = reader(rows);
   const cache = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: false });
   await cache.get('a', false, r.read('a'));
@@ -57,6 +67,11 @@ test('at most maxEntries keys are kept, the least recently used go first; 0 keep
   assert.deepEqual(none.reads, ['a', 'a']);
 
   const failing = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: true });
-  await assert.rejects(failing.get('a', false, async () => { throw new Error('connection lost'); }), /connection lost/);
+  await assert.rejects(
+    failing.get('a', false, async () => {
+      throw new Error('connection lost');
+    }),
+    /connection lost/,
+  );
   assert.deepEqual(await failing.get('a', false, async () => ({ v: 9 })), { v: 9 });
 });

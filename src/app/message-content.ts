@@ -18,12 +18,17 @@ export interface MessageContent {
 }
 
 /** Makes the message content use case. */
-export function createMessageContent(deps: { readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<MessageQueryStore, 'findMessage'>; readonly store: MessageContentStore; readonly clock: Clock }): MessageContent {
+export function createMessageContent(deps: {
+  readonly lookups: Pick<ApplicationStore, 'findApplication'> & Pick<MessageQueryStore, 'findMessage'>;
+  readonly store: MessageContentStore;
+  readonly clock: Clock;
+}): MessageContent {
   return {
     async expunge(tx, principal, appRef, messageRef) {
       const app = await resolveApplication(deps.lookups, principal, appRef, tx);
       const message = await deps.lookups.findMessage(app.id, messageRef, { withPayload: false, tx });
-      if (message === null || !(await deps.store.expungeContent(tx, app.id, message.id, deps.clock.sqlNow()))) throw notFound('Message');
+      if (message === null || !(await deps.store.expungeContent(tx, app.id, message.id, deps.clock.sqlNow())))
+        throw notFound('Message');
     },
   };
 }

@@ -25,7 +25,13 @@ export function fitPage<T>(page: Page<T>, sizes: readonly number[], budgetBytes:
   if (kept === n) return page;
   if (!backward) {
     const iterator = keys[kept - 1] ?? page.iterator;
-    return { data: page.data.slice(0, kept), keys: keys.slice(0, kept), iterator, prevIterator: page.prevIterator, done: false };
+    return {
+      data: page.data.slice(0, kept),
+      keys: keys.slice(0, kept),
+      iterator,
+      prevIterator: page.prevIterator,
+      done: false,
+    };
   }
   const first = n - kept;
   const prevIterator = `-${keys[first]}`;
@@ -36,8 +42,10 @@ export function fitPage<T>(page: Page<T>, sizes: readonly number[], budgetBytes:
 export const readsBackward = (iterator: string | null | undefined): boolean => iterator?.startsWith('-') ?? false;
 
 /** The payloads a store reads within a byte budget (MessageQueryStore.readPayloads). */
-export type ReadPayloads = (ids: readonly string[], budgetBytes: number)
-  => Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
+export type ReadPayloads = (
+  ids: readonly string[],
+  budgetBytes: number,
+) => Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
 
 /**
  * A page of message heads (read without payloads) with the payloads read within `budgetBytes`, from the end
@@ -45,8 +53,12 @@ export type ReadPayloads = (ids: readonly string[], budgetBytes: number)
  * iterator to it ({@link fitPage}). `attach` puts a payload on an item.
  */
 export async function withPayloadsWithin<T>(
-  page: Page<T>, idOf: (item: T) => string, attach: (item: T, payload: Uint8Array | null) => T,
-  read: ReadPayloads, budgetBytes: number, backward: boolean,
+  page: Page<T>,
+  idOf: (item: T) => string,
+  attach: (item: T, payload: Uint8Array | null) => T,
+  read: ReadPayloads,
+  budgetBytes: number,
+  backward: boolean,
 ): Promise<Page<T>> {
   if (page.data.length === 0) return page;
   const ids = page.data.map(idOf);

@@ -40,7 +40,9 @@ export interface PayloadSchemas {
 
 /** The highest version key of a `schemas` map, or null when it has none. */
 export function latestVersion(schemas: Readonly<Record<string, unknown>>): string | null {
-  const versions = Object.keys(schemas).filter((k) => VERSION_KEY.test(k)).sort((a, b) => Number(a) - Number(b));
+  const versions = Object.keys(schemas)
+    .filter((k) => VERSION_KEY.test(k))
+    .sort((a, b) => Number(a) - Number(b));
   return versions.at(-1) ?? null;
 }
 
@@ -54,16 +56,21 @@ class UnsupportedPatternError extends Error {}
  * ECMA-262 (JSON Schema 2020-12 core §6.4); the ones RE2 cannot run — look-around, back-references — are
  * refused when the schema is written (ajv's `code.regExp` option is the documented way to swap engines).
  */
-const linearRegExp: RegExpEngine = Object.assign((pattern: string) => {
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-  } catch (error) {
-    throw new UnsupportedPatternError(`pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no look-around, no back-references): ${(error as Error).message}`);
-  }
-  // ajv keys compiled patterns by `toString()`: each must name its own pattern, or all would share the first.
-  return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
-}, { code: 're2js' });
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      throw new UnsupportedPatternError(
+        `pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no look-around, no back-references): ${(error as Error).message}`,
+      );
+    }
+    // ajv keys compiled patterns by `toString()`: each must name its own pattern, or all would share the first.
+    return { test: (text: string) => re.test(text), toString: () => `re2js:${pattern}` };
+  },
+  { code: 're2js' },
+);
 
 /**
  * Limits of {@link createPayloadSchemas} (TIDINGS_MAX_SCHEMA_BYTES, TIDINGS_MAX_SCHEMA_PATTERNS,
@@ -80,7 +87,8 @@ export interface SchemaLimits {
 
 /** The defaults of {@link SchemaLimits}: those of their settings. */
 const defaultSchemaLimits = (): SchemaLimits => ({
-  maxSchemaBytes: settingDefault('maxSchemaBytes'), maxSchemaPatterns: settingDefault('maxSchemaPatterns'),
+  maxSchemaBytes: settingDefault('maxSchemaBytes'),
+  maxSchemaPatterns: settingDefault('maxSchemaPatterns'),
   maxSchemaUniqueItems: settingDefault('maxSchemaUniqueItems'),
 });
 
@@ -96,11 +104,29 @@ function scalarItems(items: unknown): boolean {
 }
 
 /** Keywords whose value is one schema, an array of schemas, or an object whose values are schemas. */
-const ONE_SCHEMA = new Set(['items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'additionalProperties',
-  'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+const ONE_SCHEMA = new Set([
+  'items',
+  'additionalItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+]);
 const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
-const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas',
-  'dependencies']);
+const SCHEMA_MAP = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'dependencies',
+]);
 
 /**
  * The subschemas of one schema object, with their path: only values of the keywords above. Data positions
@@ -158,7 +184,8 @@ export function countPatterns(schema: unknown): number {
     }
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       if (key === 'pattern' && typeof value === 'string') count++;
-      if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) count += Object.keys(value).length;
+      if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value))
+        count += Object.keys(value).length;
       stack.push(value);
     }
   }
@@ -174,9 +201,12 @@ const AJV_OPTIONS = { allErrors: false, strict: false, code: { regExp: linearReg
 const compilers: { draft7?: Ajv; draft2019?: Ajv; draft2020?: Ajv } = {};
 
 function compilerFor(schema: unknown): Ajv {
-  const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
-  if (typeof declared === 'string' && declared.includes('2020-12')) return (compilers.draft2020 ??= addFormats(new Ajv2020(AJV_OPTIONS)));
-  if (typeof declared === 'string' && declared.includes('2019-09')) return (compilers.draft2019 ??= addFormats(new Ajv2019(AJV_OPTIONS)));
+  const declared =
+    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (typeof declared === 'string' && declared.includes('2020-12'))
+    return (compilers.draft2020 ??= addFormats(new Ajv2020(AJV_OPTIONS)));
+  if (typeof declared === 'string' && declared.includes('2019-09'))
+    return (compilers.draft2019 ??= addFormats(new Ajv2019(AJV_OPTIONS)));
   return (compilers.draft7 ??= addFormats(new Ajv(AJV_OPTIONS)));
 }
 
@@ -204,9 +234,18 @@ function compile(schema: unknown): ValidateFunction {
 
 /** ajv's error → the Svix/FastAPI issue shape, under `body.payload`. */
 function issueOf(error: ErrorObject): ValidationIssue {
-  const path = error.instancePath.split('/').filter((s) => s !== '').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  const missing = error.keyword === 'required' ? [String((error.params as { missingProperty?: unknown }).missingProperty)] : [];
-  return { loc: ['body', 'payload', ...path, ...missing], msg: error.message ?? 'does not match the event type schema', type: `value_error.jsonschema.${error.keyword}` };
+  const path = error.instancePath
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  const missing =
+    error.keyword === 'required' ? [String((error.params as { missingProperty?: unknown }).missingProperty)] : [];
+  return {
+    loc: ['body', 'payload', ...path, ...missing],
+    msg: error.message ?? 'does not match the event type schema',
+    type: `value_error.jsonschema.${error.keyword}`,
+  };
 }
 
 /**
@@ -218,11 +257,19 @@ function issueOf(error: ErrorObject): ValidationIssue {
  * compile. A check stops at its first violation (`allErrors: false`).
  */
 export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits()): PayloadSchemas {
-  const cache = new Map<string, { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }>();
+  const cache = new Map<
+    string,
+    { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }
+  >();
 
-  const validatorOf = (eventType: EventTypeRecord, schemas: Readonly<Record<string, unknown>>, version: string): ValidateFunction => {
+  const validatorOf = (
+    eventType: EventTypeRecord,
+    schemas: Readonly<Record<string, unknown>>,
+    version: string,
+  ): ValidateFunction => {
     const hit = cache.get(eventType.name);
-    if (hit !== undefined && hit.updatedAtMs === eventType.updatedAt.valueOf() && hit.version === version) return hit.validate;
+    if (hit !== undefined && hit.updatedAtMs === eventType.updatedAt.valueOf() && hit.version === version)
+      return hit.validate;
     const validate = compile(schemas[version]);
     cache.set(eventType.name, { updatedAtMs: eventType.updatedAt.valueOf(), version, validate });
     return validate;
@@ -231,34 +278,58 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
   return {
     check(schemas) {
       if (schemas === null || schemas === undefined) return [];
-      if (typeof schemas !== 'object' || Array.isArray(schemas)) return [{ loc: ['body', 'schemas'], msg: 'must be an object of version → JSON Schema, e.g. {"1": {...}}', type: 'type_error.dict' }];
+      if (typeof schemas !== 'object' || Array.isArray(schemas))
+        return [
+          {
+            loc: ['body', 'schemas'],
+            msg: 'must be an object of version → JSON Schema, e.g. {"1": {...}}',
+            type: 'type_error.dict',
+          },
+        ];
       const issues: ValidationIssue[] = [];
       for (const [version, schema] of Object.entries(schemas as Record<string, unknown>)) {
         if (!VERSION_KEY.test(version)) {
-          issues.push({ loc: ['body', 'schemas', version], msg: 'schema versions are positive integers ("1", "2", …)', type: 'value_error' });
+          issues.push({
+            loc: ['body', 'schemas', version],
+            msg: 'schema versions are positive integers ("1", "2", …)',
+            type: 'value_error',
+          });
           continue;
         }
         if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
-          issues.push({ loc: ['body', 'schemas', version], msg: 'must be a JSON Schema object', type: 'type_error.dict' });
+          issues.push({
+            loc: ['body', 'schemas', version],
+            msg: 'must be a JSON Schema object',
+            type: 'type_error.dict',
+          });
           continue;
         }
         const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
         if (bytes > limits.maxSchemaBytes) {
-          issues.push({ loc: ['body', 'schemas', version], msg: `the schema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} (TIDINGS_MAX_SCHEMA_BYTES)`, type: 'value_error.jsonschema.too_large' });
+          issues.push({
+            loc: ['body', 'schemas', version],
+            msg: `the schema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} (TIDINGS_MAX_SCHEMA_BYTES)`,
+            type: 'value_error.jsonschema.too_large',
+          });
           continue;
         }
         const patterns = countPatterns(schema);
         if (patterns > limits.maxSchemaPatterns) {
-          issues.push({ loc: ['body', 'schemas', version], msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`, type: 'value_error.jsonschema.too_many_patterns' });
+          issues.push({
+            loc: ['body', 'schemas', version],
+            msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`,
+            type: 'value_error.jsonschema.too_many_patterns',
+          });
           continue;
         }
         const pairwise = pairwiseUniqueItems(schema, limits.maxSchemaUniqueItems);
         if (pairwise !== null) {
           issues.push({
             loc: ['body', 'schemas', version, ...pairwise],
-            msg: 'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or '
-              + 'null (time quadratic in their number): give items such a type, or a maxItems of at most '
-              + `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
+            msg:
+              'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or ' +
+              'null (time quadratic in their number): give items such a type, or a maxItems of at most ' +
+              `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
             type: 'value_error.jsonschema.unique_items',
           });
           continue;
@@ -268,10 +339,18 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
           validate = compile(schema);
         } catch (error) {
           if (error instanceof UnsupportedPatternError) {
-            issues.push({ loc: ['body', 'schemas', version], msg: error.message, type: 'value_error.jsonschema.pattern' });
+            issues.push({
+              loc: ['body', 'schemas', version],
+              msg: error.message,
+              type: 'value_error.jsonschema.pattern',
+            });
             continue;
           }
-          issues.push({ loc: ['body', 'schemas', version], msg: `not a valid JSON Schema: ${(error as Error).message}`, type: 'value_error.jsonschema' });
+          issues.push({
+            loc: ['body', 'schemas', version],
+            msg: `not a valid JSON Schema: ${(error as Error).message}`,
+            type: 'value_error.jsonschema',
+          });
           continue;
         }
         // The schema's own `examples` (what send-example publishes) must pass it.
@@ -298,7 +377,9 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
         // Only for the check: the payload delivered stays the exact published bytes (docs/design.md#publishing).
         value = JSON.parse(Buffer.from(payload).toString('utf8'));
       } catch {
-        throw new AppError('validation', [{ loc: ['body', 'payload'], msg: 'not valid JSON', type: 'value_error.json' }]);
+        throw new AppError('validation', [
+          { loc: ['body', 'payload'], msg: 'not valid JSON', type: 'value_error.json' },
+        ]);
       }
       const validate = validatorOf(eventType, schemas, version);
       if (validate(value)) return;

@@ -18,7 +18,13 @@ export interface PortalAccessDeps {
  * @throws AppError `forbidden` for a scoped credential; `not_found` when the application does not exist and
  *   `create` is null; `validation` for capabilities that cannot be combined (loc body.capabilities or body.readOnly)
  */
-export function issuePortalAccess(deps: PortalAccessDeps, principal: Principal, appRef: string, create: ApplicationInput | null, options: PortalTokenOptions): Promise<IssuedKey> {
+export function issuePortalAccess(
+  deps: PortalAccessDeps,
+  principal: Principal,
+  appRef: string,
+  create: ApplicationInput | null,
+  options: PortalTokenOptions,
+): Promise<IssuedKey> {
   return deps.unitOfWork.transaction(async (tx) => {
     const target = await deps.applications.resolveForPublish(tx, principal, appRef, create);
     return deps.apiKeys.issueAppToken(tx, principal, target.id, options);

@@ -12,6 +12,7 @@ export function withTraceContext(publisher: Publisher, tracer: Tracer): Publishe
   return {
     check: (tx, message, options) => publisher.check(tx, message, options),
     publish: (tx, input, options) => publisher.publish(tx, { ...input, traceContext: tracer.activeContext() }, options),
-    publishKeyed: (scope, input, options) => publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }, options),
+    publishKeyed: (scope, input, options) =>
+      publisher.publishKeyed(scope, { ...input, traceContext: tracer.activeContext() }, options),
   };
 }

@@ -4,7 +4,15 @@ import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { EventTypeRecord, EventTypeStore } from '../ports/event-type-store.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredAnswer } from '../ports/idempotency-store.ts';
-import { StaleLookupError, type KeyedAnswer, type KeyedInsert, type LookupExpectation, type MessageRecord, type MessageStore, type NewMessage } from '../ports/message-store.ts';
+import {
+  StaleLookupError,
+  type KeyedAnswer,
+  type KeyedInsert,
+  type LookupExpectation,
+  type MessageRecord,
+  type MessageStore,
+  type NewMessage,
+} from '../ports/message-store.ts';
 import type { TraceCarrier } from '../ports/tracer.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import { messageHead } from './answers.ts';
@@ -84,8 +92,13 @@ export function publishedAnswer(message: MessageRecord): StoredAnswer {
  * place, and the store sets it to the instant it stores the message ({@link KeyedAnswer}), so that the stored answer is
  * publishedAnswer of the stored message.
  */
-export function keyedPublishAnswer(message: Pick<NewMessage, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'deliverAt'>): KeyedAnswer {
-  return { status: PUBLISHED_STATUS, body: { ...messageHead({ ...message, createdAt: new Date(0) }), timestamp: null } };
+export function keyedPublishAnswer(
+  message: Pick<NewMessage, 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'deliverAt'>,
+): KeyedAnswer {
+  return {
+    status: PUBLISHED_STATUS,
+    body: { ...messageHead({ ...message, createdAt: new Date(0) }), timestamp: null },
+  };
 }
 
 /** What the checks of a publish read: the message as the request gave it, without its application. */
@@ -127,7 +140,11 @@ export interface Publisher {
    *   body.eventType) when the event type is archived; the schema's violations when the payload breaks the
    *   event type's latest schema; (loc body.transformationsParams.rawPayload) for a raw body of a type with a schema
    */
-  publish(tx: Tx, input: PublishInput, options?: PublishOptions): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
+  publish(
+    tx: Tx,
+    input: PublishInput,
+    options?: PublishOptions,
+  ): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
   /**
    * Checks the message, then publishes it under a fresh Idempotency-Key, grouped with concurrent calls: the
    * key, the message and its {@link publishedAnswer} commit together (docs/adr/0007-group-commit.md).
@@ -143,9 +160,13 @@ export function createPublisher(deps: PublisherDeps): Publisher {
   const horizonMs = deps.deliverAtHorizonMs ?? settingDefault('deliverAtHorizonMs');
   const checkDeliverAt = (input: PublishChecked): void => {
     if (input.deliverAt == null || input.deliverAt.getTime() - deps.clock.nowMs() <= horizonMs) return;
-    throw new AppError('validation', [{
-      loc: ['body', 'deliverAt'], msg: `deliverAt may lie at most ${horizonMs / 1000} s ahead (TIDINGS_DELIVER_AT_HORIZON)`, type: 'value_error.datetime.horizon',
-    }]);
+    throw new AppError('validation', [
+      {
+        loc: ['body', 'deliverAt'],
+        msg: `deliverAt may lie at most ${horizonMs / 1000} s ahead (TIDINGS_DELIVER_AT_HORIZON)`,
+        type: 'value_error.datetime.horizon',
+      },
+    ]);
   };
   // A message whose event type is archived is refused (Svix: "new messages can not be sent with it"), and
   // one whose payload violates the event type's latest schema version is refused with 422 listing the
@@ -154,13 +175,17 @@ export function createPublisher(deps: PublisherDeps): Publisher {
     const checks = deps.checks;
     if (checks === undefined) return null;
     const read = () => checks.eventTypes.findEventType(input.eventType, tx === undefined ? {} : { tx });
-    const eventType = checks.cache === undefined ? await read() : await checks.cache.get(input.eventType, !cached, read);
+    const eventType =
+      checks.cache === undefined ? await read() : await checks.cache.get(input.eventType, !cached, read);
     if (eventType === null) return NO_EVENT_TYPE;
     if (eventType.archived) throw fieldError(['body', 'eventType'], `event type "${eventType.name}" is archived`);
     // A raw body is not JSON: it cannot be checked against the type's schema, so it is refused, not let through.
     if (input.contentType != null) {
       if (eventType.schemas !== null && latestVersion(eventType.schemas) !== null) {
-        throw fieldError(['body', 'transformationsParams', 'rawPayload'], `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`);
+        throw fieldError(
+          ['body', 'transformationsParams', 'rawPayload'],
+          `event type "${eventType.name}" has a JSON schema; a raw payload cannot be checked against it`,
+        );
       }
       return eventType.revision;
     }
@@ -168,7 +193,11 @@ export function createPublisher(deps: PublisherDeps): Publisher {
     return eventType.revision;
   };
   const newMessageId = (): string => newId('msg', deps.clock.nowMs(), () => deps.random.next());
-  const check = async (tx: Tx | undefined, input: PublishChecked, options: CheckOptions = {}): Promise<string | null> => {
+  const check = async (
+    tx: Tx | undefined,
+    input: PublishChecked,
+    options: CheckOptions = {},
+  ): Promise<string | null> => {
     const revision = await checkEventType(tx, input, options.cached === true);
     checkDeliverAt(input);
     return revision;
@@ -230,36 +259,54 @@ export interface PublishMessageDeps {
  * @throws AppError from the lookups and checks, the idempotency store's refusals, or the database's
  *   unavailability; a connection failure during a group leaves its outcome to the key row on a retry
  */
-export async function publishMessage(deps: PublishMessageDeps, request: PublishRequest): Promise<StoredAnswer & { readonly replayed: boolean }> {
+export async function publishMessage(
+  deps: PublishMessageDeps,
+  request: PublishRequest,
+): Promise<StoredAnswer & { readonly replayed: boolean }> {
   const { principal, appRef, create, scope } = request;
   // The application lookup and the checks run side by side (one round trip less before the publish); a
   // refusal of the lookup is answered before one of the checks, as when they ran one after the other.
   // `cached`: both may come from the lookup cache, and the store confirms them; otherwise both are read.
-  const lookUp = async (tx: Tx, orCreate: ApplicationInput | null, checkTx: Tx | undefined, cached: boolean): Promise<PublishInput> => {
+  const lookUp = async (
+    tx: Tx,
+    orCreate: ApplicationInput | null,
+    checkTx: Tx | undefined,
+    cached: boolean,
+  ): Promise<PublishInput> => {
     const [target, checked] = await Promise.allSettled([
-      deps.applications.resolveForPublish(tx, principal, appRef, orCreate, { cached }), deps.publisher.check(checkTx, request.message, { cached }),
+      deps.applications.resolveForPublish(tx, principal, appRef, orCreate, { cached }),
+      deps.publisher.check(checkTx, request.message, { cached }),
     ]);
     if (target.status === 'rejected') throw target.reason;
     if (checked.status === 'rejected') throw checked.reason;
     // A get-or-create's application may be new, named by another uid than `appRef`: not confirmed.
-    return { ...request.message, appId: target.value.id, expected: cached ? { appRef: orCreate === null ? appRef : null, eventTypeRevision: checked.value } : null };
+    return {
+      ...request.message,
+      appId: target.value.id,
+      expected: cached ? { appRef: orCreate === null ? appRef : null, eventTypeRevision: checked.value } : null,
+    };
   };
   let grouped: StoredAnswer | null = null;
   if (scope !== null && create === null) {
-    grouped = await deps.unitOfWork.autocommit(async (tx) => {
-      const stored = await deps.publisher.publishKeyed(scope, await lookUp(tx, null, undefined, true), { checked: true });
-      return stored === null ? null : stored.answer;
-    // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
-    // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
-    }).catch((error: unknown) => {
-      if (error instanceof AppError) return null;
-      throw error;
-    });
+    grouped = await deps.unitOfWork
+      .autocommit(async (tx) => {
+        const stored = await deps.publisher.publishKeyed(scope, await lookUp(tx, null, undefined, true), {
+          checked: true,
+        });
+        return stored === null ? null : stored.answer;
+        // A refused lookup or check (404, 422…) stored nothing: the ordinary path answers it, replay included.
+        // Anything else (the database unreachable, an unknown commit outcome) is this request's answer.
+      })
+      .catch((error: unknown) => {
+        if (error instanceof AppError) return null;
+        throw error;
+      });
     if (grouped !== null) return { ...grouped, replayed: false };
   }
   const afterGroup = scope !== null && create === null;
   const work = async (tx: Tx): Promise<StoredAnswer> => {
-    const publish = async (cached: boolean) => (await deps.publisher.publish(tx, await lookUp(tx, create, tx, cached), { checked: true })).message;
+    const publish = async (cached: boolean) =>
+      (await deps.publisher.publish(tx, await lookUp(tx, create, tx, cached), { checked: true })).message;
     // A stale cached lookup stored nothing and left the transaction as it was: read and publish again.
     const message = await publish(!afterGroup).catch((error: unknown) => {
       if (error instanceof StaleLookupError) return publish(false);

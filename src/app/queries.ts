@@ -2,7 +2,13 @@ import type { EndpointStore } from '../ports/endpoint-store.ts';
 import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
 import { hasPrefix } from '../domain/ids.ts';
-import type { AttemptListQuery, AttemptView, MessageListQuery, MessageQueryStore, MessageView } from '../ports/message-query-store.ts';
+import type {
+  AttemptListQuery,
+  AttemptView,
+  MessageListQuery,
+  MessageQueryStore,
+  MessageView,
+} from '../ports/message-query-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DeliveryQueryStore, DeliverySummary, TimelineEntry } from '../ports/delivery-query-store.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
@@ -11,7 +17,9 @@ import { withPayloadsWithin, type ReadPayloads } from './page-budget.ts';
 import type { Principal } from './credentials.ts';
 
 /** Attempt-list filters without the message/endpoint selector (the route supplies those). */
-export type AttemptFilters = Omit<AttemptListQuery, 'messageId' | 'endpointId'> & { readonly endpointRef?: string | null };
+export type AttemptFilters = Omit<AttemptListQuery, 'messageId' | 'endpointId'> & {
+  readonly endpointRef?: string | null;
+};
 
 /** Read side of the API: messages, attempts and delivery timelines, each resolved for the caller. */
 export interface Queries {
@@ -19,9 +27,19 @@ export interface Queries {
   getMessage(principal: Principal, appRef: string, ref: string, withPayload: boolean): Promise<MessageView>;
   listMessages(principal: Principal, appRef: string, query: MessageListQuery): Promise<Page<MessageView>>;
   /** Svix `GET /app/{app}/attempt/msg/{msg}` (optionally one endpoint). @throws AppError `not_found` */
-  listAttemptsByMessage(principal: Principal, appRef: string, messageRef: string, filters: AttemptFilters): Promise<Page<AttemptView>>;
+  listAttemptsByMessage(
+    principal: Principal,
+    appRef: string,
+    messageRef: string,
+    filters: AttemptFilters,
+  ): Promise<Page<AttemptView>>;
   /** Svix `GET /app/{app}/attempt/endpoint/{ep}`. @throws AppError `not_found` */
-  listAttemptsByEndpoint(principal: Principal, appRef: string, endpointRef: string, filters: AttemptFilters): Promise<Page<AttemptView>>;
+  listAttemptsByEndpoint(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    filters: AttemptFilters,
+  ): Promise<Page<AttemptView>>;
   /** One attempt of one message. @throws AppError `not_found` */
   getAttempt(principal: Principal, appRef: string, messageRef: string, attemptId: string): Promise<AttemptView>;
   /**
@@ -29,13 +47,21 @@ export interface Queries {
    * uid, or by id after it was deleted (its canceled deliveries stay readable).
    * @throws AppError `not_found`
    */
-  timeline(principal: Principal, appRef: string, messageRef: string, endpointRef: string, page: PageQuery): Promise<{ readonly delivery: DeliverySummary; readonly page: Page<TimelineEntry> }>;
+  timeline(
+    principal: Principal,
+    appRef: string,
+    messageRef: string,
+    endpointRef: string,
+    page: PageQuery,
+  ): Promise<{ readonly delivery: DeliverySummary; readonly page: Page<TimelineEntry> }>;
 }
 
 /** Makes the query use cases over the application, endpoint, message and delivery stores. */
 export function createQueries(deps: {
-  readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & MessageQueryStore
-    & Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'>;
+  readonly store: Pick<ApplicationStore, 'findApplication'> &
+    Pick<EndpointStore, 'findEndpoint'> &
+    MessageQueryStore &
+    Pick<DeliveryQueryStore, 'findDelivery' | 'listTimeline'>;
   /** The instant holds are judged at (a test clock); absent = the database clock. */
   readonly clock?: Pick<Clock, 'sqlNow'>;
   /** TIDINGS_MAX_PAGE_BYTES: the payload bytes one page of messages reads at most (plus one payload). */
@@ -70,21 +96,33 @@ export function createQueries(deps: {
       const heads = await store.listMessages(app.id, { ...query, withPayload: false });
       const read: ReadPayloads = (ids, budget) => store.readPayloads(app.id, ids, budget);
       const backward = query.iterator?.startsWith('-') ?? false;
-      return withPayloadsWithin(heads, (m) => m.id, (m, payload) => ({ ...m, payload }), read, deps.maxPageBytes, backward);
+      return withPayloadsWithin(
+        heads,
+        (m) => m.id,
+        (m, payload) => ({ ...m, payload }),
+        read,
+        deps.maxPageBytes,
+        backward,
+      );
     },
 
     async listAttemptsByMessage(principal, appRef, messageRef, filters) {
       const app = await resolveApplication(store, principal, appRef);
       const msg = await message(app.id, messageRef);
       const { endpointRef, ...rest } = filters;
-      const epId = endpointRef === undefined || endpointRef === null ? null : await endpointId(app.id, endpointRef, true);
+      const epId =
+        endpointRef === undefined || endpointRef === null ? null : await endpointId(app.id, endpointRef, true);
       return store.listAttempts(app.id, { ...rest, messageId: msg.id, endpointId: epId });
     },
 
     async listAttemptsByEndpoint(principal, appRef, endpointRef, filters) {
       const app = await resolveApplication(store, principal, appRef);
       const { endpointRef: _ignored, ...rest } = filters;
-      return store.listAttempts(app.id, { ...rest, messageId: null, endpointId: await endpointId(app.id, endpointRef, false) });
+      return store.listAttempts(app.id, {
+        ...rest,
+        messageId: null,
+        endpointId: await endpointId(app.id, endpointRef, false),
+      });
     },
 
     async getAttempt(principal, appRef, messageRef, attemptId) {

@@ -21,7 +21,12 @@ export function createRecoverer(deps: ReplaysDeps): Recoverer {
   return {
     recover: (tx, principal, appRef, endpointRef, window) =>
       startReplayTask(deps, tx, principal, appRef, endpointRef, TaskKind.recover, {
-        ...window, states: ['dead'], eventTypes: null, channel: null, tag: null, statusCodeClass: null,
+        ...window,
+        states: ['dead'],
+        eventTypes: null,
+        channel: null,
+        tag: null,
+        statusCodeClass: null,
       }),
   };
 }

@@ -81,8 +81,17 @@ export interface ReplayTaskProgress {
 
 /** The progress of a task that has not run yet. */
 export const INITIAL_PROGRESS: ReplayTaskProgress = Object.freeze({
-  messagesSent: 0, scanned: 0, alreadyQueued: 0, expunged: 0, unavailable: 0, held: null, heldBy: null, heldUntil: null,
-  error: null, cursor: null, slots: {},
+  messagesSent: 0,
+  scanned: 0,
+  alreadyQueued: 0,
+  expunged: 0,
+  unavailable: 0,
+  held: null,
+  heldBy: null,
+  heldUntil: null,
+  error: null,
+  cursor: null,
+  slots: {},
 });
 
 /** The held fields of a task's progress from the store's summary. */
@@ -122,30 +131,61 @@ interface Selection extends ReplayWindow {
  * @throws AppError `not_found` (application, endpoint), `validation` (since after until, at body.until),
  *   `conflict` (the endpoint is disabled: enable it first)
  */
-export async function startReplayTask(deps: ReplaysDeps, tx: Tx, principal: Principal, appRef: string, endpointRef: string | null, kind: TaskKind, selection: Selection): Promise<TaskRecord> {
+export async function startReplayTask(
+  deps: ReplaysDeps,
+  tx: Tx,
+  principal: Principal,
+  appRef: string,
+  endpointRef: string | null,
+  kind: TaskKind,
+  selection: Selection,
+): Promise<TaskRecord> {
   if (selection.until !== null && selection.since.valueOf() > selection.until.valueOf()) {
-    throw new AppError('validation', [{ loc: ['body', 'until'], msg: 'until must not be before since', type: 'value_error' }]);
+    throw new AppError('validation', [
+      { loc: ['body', 'until'], msg: 'until must not be before since', type: 'value_error' },
+    ]);
   }
   const app = await resolveApplication(deps.lookups, principal, appRef, tx);
   let endpointId: string | null = null;
   if (endpointRef !== null) {
     const endpoint = await deps.lookups.findEndpoint(app.id, endpointRef, { tx });
     if (endpoint === null) throw notFound('Endpoint');
-    if (endpoint.status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before replaying to it');
+    if (endpoint.status === 'disabled')
+      throw new AppError('conflict', 'The endpoint is disabled; enable it before replaying to it');
     endpointId = endpoint.id;
   }
   const params: ReplayTaskParams = {
-    appId: app.id, endpointId, since: selection.since.toISOString(), until: selection.until?.toISOString() ?? null, states: selection.states,
-    eventTypes: selection.eventTypes, channel: selection.channel, tag: selection.tag, statusCodeClass: selection.statusCodeClass,
+    appId: app.id,
+    endpointId,
+    since: selection.since.toISOString(),
+    until: selection.until?.toISOString() ?? null,
+    states: selection.states,
+    eventTypes: selection.eventTypes,
+    channel: selection.channel,
+    tag: selection.tag,
+    statusCodeClass: selection.statusCodeClass,
   };
-  const held = endpointId === null ? null
-    : await deps.replay.countHeld(tx, {
-      appId: app.id, endpointId, since: selection.since, until: selection.until, now: deps.clock.sqlNow(),
-    });
-  return deps.tasks.insertTask(tx, {
-    id: newId('qtask', deps.clock.nowMs(), () => deps.random.next()), appId: app.id, kind,
-    params: { ...params }, progress: { ...INITIAL_PROGRESS, ...(held === null ? {} : heldProgress(held)) },
-  }, deps.clock.sqlNow());
+  const held =
+    endpointId === null
+      ? null
+      : await deps.replay.countHeld(tx, {
+          appId: app.id,
+          endpointId,
+          since: selection.since,
+          until: selection.until,
+          now: deps.clock.sqlNow(),
+        });
+  return deps.tasks.insertTask(
+    tx,
+    {
+      id: newId('qtask', deps.clock.nowMs(), () => deps.random.next()),
+      appId: app.id,
+      kind,
+      params: { ...params },
+      progress: { ...INITIAL_PROGRESS, ...(held === null ? {} : heldProgress(held)) },
+    },
+    deps.clock.sqlNow(),
+  );
 }
 
 /** Replay-missing, bulk replay and dead-letter replay (recover is in recover.ts). */
@@ -155,9 +195,21 @@ export interface Replays {
    * that it has no delivery for, created in the window, are each sent once.
    * @throws AppError `not_found`, `validation`, `conflict` (endpoint disabled)
    */
-  replayMissing(tx: Tx, principal: Principal, appRef: string, endpointRef: string, window: ReplayWindow): Promise<TaskRecord>;
+  replayMissing(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    window: ReplayWindow,
+  ): Promise<TaskRecord>;
   /** Svix bulk-replay: the endpoint's dead and/or succeeded deliveries by filter. @throws as {@link replayMissing} */
-  bulkReplay(tx: Tx, principal: Principal, appRef: string, endpointRef: string, filter: BulkReplayFilter): Promise<TaskRecord>;
+  bulkReplay(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    filter: BulkReplayFilter,
+  ): Promise<TaskRecord>;
   /** Tidings: dead letters of the application by filter. @throws as {@link replayMissing} */
   replayDeadLetters(tx: Tx, principal: Principal, appRef: string, filter: DeadLetterReplayFilter): Promise<TaskRecord>;
 }
@@ -167,10 +219,20 @@ export function createReplays(deps: ReplaysDeps): Replays {
   const none = { eventTypes: null, channel: null, tag: null, statusCodeClass: null };
   return {
     replayMissing: (tx, principal, appRef, endpointRef, window) =>
-      startReplayTask(deps, tx, principal, appRef, endpointRef, TaskKind.replayMissing, { ...window, ...none, states: ['skipped'] }),
-    bulkReplay: (tx, principal, appRef, endpointRef, filter) => startReplayTask(deps, tx, principal, appRef, endpointRef, TaskKind.bulkReplay, filter),
+      startReplayTask(deps, tx, principal, appRef, endpointRef, TaskKind.replayMissing, {
+        ...window,
+        ...none,
+        states: ['skipped'],
+      }),
+    bulkReplay: (tx, principal, appRef, endpointRef, filter) =>
+      startReplayTask(deps, tx, principal, appRef, endpointRef, TaskKind.bulkReplay, filter),
     replayDeadLetters: (tx, principal, appRef, filter) =>
-      startReplayTask(deps, tx, principal, appRef, filter.endpointRef, TaskKind.deadLetterReplay, { ...filter, ...none, eventTypes: filter.eventTypes, states: ['dead'] }),
+      startReplayTask(deps, tx, principal, appRef, filter.endpointRef, TaskKind.deadLetterReplay, {
+        ...filter,
+        ...none,
+        eventTypes: filter.eventTypes,
+        states: ['dead'],
+      }),
   };
 }
 
@@ -209,30 +271,58 @@ export async function stepReplayTask(deps: ReplayStepDeps, tx: Tx, task: TaskRec
   }
   const slots = Object.fromEntries(Object.entries(progress.slots).map(([id, at]) => [id, new Date(at)]));
   const base = {
-    appId: params.appId, since: new Date(params.since), until: params.until === null ? null : new Date(params.until), after: progress.cursor,
-    limit: deps.settings.batch, intervalMs: deps.settings.intervalMs, slots, reason: REASON[task.kind], now: deps.clock.sqlNow(),
+    appId: params.appId,
+    since: new Date(params.since),
+    until: params.until === null ? null : new Date(params.until),
+    after: progress.cursor,
+    limit: deps.settings.batch,
+    intervalMs: deps.settings.intervalMs,
+    slots,
+    reason: REASON[task.kind],
+    now: deps.clock.sqlNow(),
   };
-  const result: ReplayBatchResult = task.kind === TaskKind.replayMissing && params.endpointId !== null
-    ? await deps.replay.replayMissing(tx, { ...base, endpointId: params.endpointId })
-    : await deps.replay.replayDeliveries(tx, {
-      ...base, endpointId: params.endpointId, states: params.states, eventTypes: params.eventTypes, channel: params.channel, tag: params.tag,
-      statusCodeClass: params.statusCodeClass,
-    });
+  const result: ReplayBatchResult =
+    task.kind === TaskKind.replayMissing && params.endpointId !== null
+      ? await deps.replay.replayMissing(tx, { ...base, endpointId: params.endpointId })
+      : await deps.replay.replayDeliveries(tx, {
+          ...base,
+          endpointId: params.endpointId,
+          states: params.states,
+          eventTypes: params.eventTypes,
+          channel: params.channel,
+          tag: params.tag,
+          statusCodeClass: params.statusCodeClass,
+        });
   // Slots already in the past no longer pace anything.
   const merged: Record<string, string> = {};
-  for (const [id, at] of Object.entries({ ...slots, ...result.slots })) if (at.valueOf() > result.at.valueOf()) merged[id] = at.toISOString();
+  for (const [id, at] of Object.entries({ ...slots, ...result.slots }))
+    if (at.valueOf() > result.at.valueOf()) merged[id] = at.toISOString();
   const next: ReplayTaskProgress = {
-    messagesSent: progress.messagesSent + result.queued, scanned: progress.scanned + result.scanned, alreadyQueued: progress.alreadyQueued + result.alreadyQueued,
-    expunged: progress.expunged + result.expunged, unavailable: progress.unavailable + result.unavailable,
-    held: progress.held, heldBy: progress.heldBy, heldUntil: progress.heldUntil,
-    error: null, cursor: result.cursor, slots: merged,
+    messagesSent: progress.messagesSent + result.queued,
+    scanned: progress.scanned + result.scanned,
+    alreadyQueued: progress.alreadyQueued + result.alreadyQueued,
+    expunged: progress.expunged + result.expunged,
+    unavailable: progress.unavailable + result.unavailable,
+    held: progress.held,
+    heldBy: progress.heldBy,
+    heldUntil: progress.heldUntil,
+    error: null,
+    cursor: result.cursor,
+    slots: merged,
   };
   const finished = result.scanned < deps.settings.batch;
   // The summary a finished task of one endpoint leaves: what still waits behind the endpoint.
-  const held = finished && params.endpointId !== null
-    ? heldProgress(await deps.replay.countHeld(tx, {
-      appId: params.appId, endpointId: params.endpointId, since: base.since, until: base.until, now: base.now,
-    }))
-    : {};
+  const held =
+    finished && params.endpointId !== null
+      ? heldProgress(
+          await deps.replay.countHeld(tx, {
+            appId: params.appId,
+            endpointId: params.endpointId,
+            since: base.since,
+            until: base.until,
+            now: base.now,
+          }),
+        )
+      : {};
   return { status: finished ? 'finished' : 'running', progress: { ...next, ...held } };
 }

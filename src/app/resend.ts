@@ -10,7 +10,9 @@ import type { Principal } from './credentials.ts';
 
 /** Dependencies of {@link createResender}. */
 export interface ResenderDeps {
-  readonly store: Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'> & Pick<MessageQueryStore, 'findMessage'>;
+  readonly store: Pick<ApplicationStore, 'findApplication'> &
+    Pick<EndpointStore, 'findEndpoint'> &
+    Pick<MessageQueryStore, 'findMessage'>;
   readonly replay: ReplayStore;
   readonly clock: Clock;
 }
@@ -37,7 +39,12 @@ export function createResender(deps: ResenderDeps): Resender {
       if (message === null) throw notFound('Message');
       const endpoint = await deps.store.findEndpoint(app.id, endpointRef, { tx });
       if (endpoint === null) throw notFound('Endpoint');
-      const queued = await deps.replay.resend(tx, { appId: app.id, messageId: message.id, endpointId: endpoint.id, now: deps.clock.sqlNow() });
+      const queued = await deps.replay.resend(tx, {
+        appId: app.id,
+        messageId: message.id,
+        endpointId: endpoint.id,
+        now: deps.clock.sqlNow(),
+      });
       if (!queued) throw notFound('Endpoint');
     },
   };

@@ -47,7 +47,12 @@ const HOUR_MS = 3_600_000;
  * step a loop of bounded single-statement batches, so delivery is never held back. `shouldStop` is
  * checked between batches (graceful stop); what is left is done by the next run.
  */
-export async function runRetention(deps: RetentionDeps, settings: RetentionSettings, clock: Clock, shouldStop: () => boolean = () => false): Promise<RetentionReport> {
+export async function runRetention(
+  deps: RetentionDeps,
+  settings: RetentionSettings,
+  clock: Clock,
+  shouldStop: () => boolean = () => false,
+): Promise<RetentionReport> {
   let payloadsExpunged = 0;
   let deliveriesPruned = 0;
   let idempotencyKeysPruned = 0;
@@ -57,7 +62,13 @@ export async function runRetention(deps: RetentionDeps, settings: RetentionSetti
     let cursor: PayloadCursor | null = null;
     for (;;) {
       if (shouldStop()) return { payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches };
-      const batch = await deps.retention.expirePayloads({ retentionHours, defaultHours, batch: settings.batch, cursor, now: clock.sqlNow() });
+      const batch = await deps.retention.expirePayloads({
+        retentionHours,
+        defaultHours,
+        batch: settings.batch,
+        cursor,
+        now: clock.sqlNow(),
+      });
       payloadsExpunged += batch.expunged;
       cursor = batch.cursor;
       if (batch.read < settings.batch) break;
@@ -66,7 +77,11 @@ export async function runRetention(deps: RetentionDeps, settings: RetentionSetti
   if (settings.succeededAgeMs > 0) {
     for (;;) {
       if (shouldStop()) break;
-      const n = await deps.retention.pruneSucceeded({ ageMs: settings.succeededAgeMs, batch: settings.batch, now: clock.sqlNow() });
+      const n = await deps.retention.pruneSucceeded({
+        ageMs: settings.succeededAgeMs,
+        batch: settings.batch,
+        now: clock.sqlNow(),
+      });
       deliveriesPruned += n;
       if (n < settings.batch) break;
     }
@@ -82,7 +97,11 @@ export async function runRetention(deps: RetentionDeps, settings: RetentionSetti
 }
 
 /** What an erasure task keeps: its filter and where it stops in `params`, its scan in `progress`. */
-type ErasureParams = { readonly tag: string | null; readonly eventIdPrefix: string | null; readonly untilId: string | null };
+type ErasureParams = {
+  readonly tag: string | null;
+  readonly eventIdPrefix: string | null;
+  readonly untilId: string | null;
+};
 type ErasureProgress = { readonly cursor: string; readonly messagesPurged: number; readonly messagesScanned: number };
 
 /** The {@link ErasureTask} view of an erasure's background task. */
@@ -90,8 +109,12 @@ function erasureOf(task: TaskRecord): ErasureTask {
   const params = task.params as unknown as ErasureParams;
   const progress = task.progress as unknown as ErasureProgress;
   return {
-    id: task.id, appId: task.appId ?? '', status: task.status, filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix },
-    messagesPurged: progress.messagesPurged, updatedAt: task.updatedAt,
+    id: task.id,
+    appId: task.appId ?? '',
+    status: task.status,
+    filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix },
+    messagesPurged: progress.messagesPurged,
+    updatedAt: task.updatedAt,
   };
 }
 
@@ -100,7 +123,12 @@ function erasureOf(task: TaskRecord): ErasureTask {
  * task nobody else holds goes first; each batch commits with the task's progress, so a task left running by
  * a stopped process resumes from its last batch); returns the batches run.
  */
-export async function runErasures(deps: Pick<RetentionDeps, 'retention' | 'tasks'>, batch: number, clock: Clock, shouldStop: () => boolean = () => false): Promise<number> {
+export async function runErasures(
+  deps: Pick<RetentionDeps, 'retention' | 'tasks'>,
+  batch: number,
+  clock: Clock,
+  shouldStop: () => boolean = () => false,
+): Promise<number> {
   let steps = 0;
   while (!shouldStop()) {
     const now = clock.sqlNow();
@@ -109,10 +137,17 @@ export async function runErasures(deps: Pick<RetentionDeps, 'retention' | 'tasks
       const progress = task.progress as unknown as ErasureProgress;
       if (params.untilId === null || task.appId === null) return { status: 'finished', progress };
       const done = await deps.retention.eraseBatch(tx, {
-        appId: task.appId, afterId: progress.cursor, untilId: params.untilId, filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix }, batch, now,
+        appId: task.appId,
+        afterId: progress.cursor,
+        untilId: params.untilId,
+        filter: { tag: params.tag, eventIdPrefix: params.eventIdPrefix },
+        batch,
+        now,
       });
       const next: ErasureProgress = {
-        cursor: done.lastId ?? progress.cursor, messagesPurged: progress.messagesPurged + done.expunged, messagesScanned: progress.messagesScanned + done.read,
+        cursor: done.lastId ?? progress.cursor,
+        messagesPurged: progress.messagesPurged + done.expunged,
+        messagesScanned: progress.messagesScanned + done.read,
       };
       return { status: done.read < batch ? 'finished' : 'running', progress: next };
     });
@@ -149,13 +184,26 @@ export interface Erasure {
 export function createErasure(deps: ErasureDeps): Erasure {
   return {
     async start(principal, appRef, filter) {
-      if (filter.eventIdPrefix === '') throw new AppError('validation', [{ loc: ['body', 'eventIdPrefix'], msg: 'must not be empty', type: 'value_error' }]);
+      if (filter.eventIdPrefix === '')
+        throw new AppError('validation', [
+          { loc: ['body', 'eventIdPrefix'], msg: 'must not be empty', type: 'value_error' },
+        ]);
       const app = await resolveApplication(deps.applications, principal, appRef);
       const id = newId('qtask', deps.clock.nowMs(), () => deps.random.next());
       const task = await deps.unitOfWork.transaction(async (tx) => {
-        const params: ErasureParams = { tag: filter.tag, eventIdPrefix: filter.eventIdPrefix, untilId: await deps.retention.newestMessageId(tx, app.id) };
+        const params: ErasureParams = {
+          tag: filter.tag,
+          eventIdPrefix: filter.eventIdPrefix,
+          untilId: await deps.retention.newestMessageId(tx, app.id),
+        };
         const progress: ErasureProgress = { cursor: '', messagesPurged: 0, messagesScanned: 0 };
-        return erasureOf(await deps.tasks.insertTask(tx, { id, appId: app.id, kind: ERASURE_TASK_KIND, params, progress }, deps.clock.sqlNow()));
+        return erasureOf(
+          await deps.tasks.insertTask(
+            tx,
+            { id, appId: app.id, kind: ERASURE_TASK_KIND, params, progress },
+            deps.clock.sqlNow(),
+          ),
+        );
       });
       deps.kick();
       return task;

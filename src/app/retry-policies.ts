@@ -1,7 +1,11 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import {
-  effectiveRetryPolicy, retryPolicyIssues,
-  type EffectiveRetryPolicy, type InstallationRetry, type RetryPolicyFields, type RetryPolicyLimits,
+  effectiveRetryPolicy,
+  retryPolicyIssues,
+  type EffectiveRetryPolicy,
+  type InstallationRetry,
+  type RetryPolicyFields,
+  type RetryPolicyLimits,
 } from '../domain/retry-policy.ts';
 import type { ApplicationStore } from '../ports/application-store.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -46,14 +50,22 @@ export interface RetryPolicies {
    * The endpoint's policy and, resolved, what a message of `eventType` (null = a type without a policy) gets.
    * @throws AppError `not_found`
    */
-  endpoint(principal: Principal, appRef: string, endpointRef: string, eventType: string | null)
-    : Promise<RetryPolicyView>;
+  endpoint(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    eventType: string | null,
+  ): Promise<RetryPolicyView>;
   /**
    * Changes the endpoint's policy (PUT: `change.replace`; PATCH: only the named fields).
    * @throws AppError `not_found`; `validation` naming each field outside the installation's limits (nothing changed)
    */
-  changeEndpoint(principal: Principal, appRef: string, endpointRef: string, change: RetryPolicyChange)
-    : Promise<RetryPolicyView>;
+  changeEndpoint(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    change: RetryPolicyChange,
+  ): Promise<RetryPolicyView>;
   /** The event type's policy. @throws AppError `not_found` */
   eventType(principal: Principal, name: string): Promise<RetryPolicyView>;
   /** Changes the event type's policy. @throws AppError `forbidden` (not the operator), `not_found`, `validation` */
@@ -73,11 +85,13 @@ export function createRetryPolicies(deps: RetryPoliciesDeps): RetryPolicies {
     if (issues.length > 0) throw new AppError('validation', issues);
   };
   const endpointView = async (policy: RetryPolicyFields | null, eventType: string | null): Promise<RetryPolicyView> => {
-    const typePolicy = eventType === null ? null : (await deps.eventTypes.read(eventType)) ?? null;
+    const typePolicy = eventType === null ? null : ((await deps.eventTypes.read(eventType)) ?? null);
     return { policy, eventType, effective: effectiveRetryPolicy(policy, typePolicy, deps.installation) };
   };
-  const typeView = (policy: RetryPolicyFields | null): RetryPolicyView => (
-    { policy, effective: effectiveRetryPolicy(null, policy, deps.installation) });
+  const typeView = (policy: RetryPolicyFields | null): RetryPolicyView => ({
+    policy,
+    effective: effectiveRetryPolicy(null, policy, deps.installation),
+  });
   return {
     async endpoint(principal, appRef, endpointRef, eventType) {
       const key = await endpointKey(principal, appRef, endpointRef);

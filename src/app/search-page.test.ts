@@ -4,10 +4,15 @@ import type { PageQuery } from '../ports/paging.ts';
 import type { Scanned } from '../ports/search-store.ts';
 import { scanStart, searchPage, type Examine } from './search-page.ts';
 
-const page = (limit: number, iterator: string | null = null, order: PageQuery['order'] = 'descending'): PageQuery =>
-  ({ limit, iterator, order });
-const scanned = (keys: readonly string[], stoppedAt: string | null = null): Scanned<string> =>
-  ({ items: keys.map((key) => ({ key, value: `v${key}` })), stoppedAt });
+const page = (limit: number, iterator: string | null = null, order: PageQuery['order'] = 'descending'): PageQuery => ({
+  limit,
+  iterator,
+  order,
+});
+const scanned = (keys: readonly string[], stoppedAt: string | null = null): Scanned<string> => ({
+  items: keys.map((key) => ({ key, value: `v${key}` })),
+  stoppedAt,
+});
 
 test('a request scans in its order from its iterator; a prevIterator scans the other way from its key', () => {
   assert.deepEqual(scanStart(page(5)), { order: 'descending', after: null, backward: false });

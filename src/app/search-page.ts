@@ -29,16 +29,21 @@ export function scanStart(page: PageQuery): ScanStart {
  * prefix; at least one when there are any, so a page always moves on), and for each examined one whether it
  * matches.
  */
-export type Examine<T> = (items: readonly { readonly key: string; readonly value: T }[])
-  => Promise<{ readonly examined: number; readonly matches: readonly boolean[] }>;
+export type Examine<T> = (
+  items: readonly { readonly key: string; readonly value: T }[],
+) => Promise<{ readonly examined: number; readonly matches: readonly boolean[] }>;
 
 /**
  * The page of `scanned` for `page`: at most `page.limit` items; `examine`, when given, keeps the items it
  * matches. The page continues after its last item when it is full, after the last item examined when `examine`
  * stopped early, after the scan's stop when the scan stopped early, and is done otherwise.
  */
-export async function searchPage<T>(scanned: Scanned<T>, page: PageQuery, start: ScanStart, examine: Examine<T> | null)
-  : Promise<Page<T>> {
+export async function searchPage<T>(
+  scanned: Scanned<T>,
+  page: PageQuery,
+  start: ScanStart,
+  examine: Examine<T> | null,
+): Promise<Page<T>> {
   const items = scanned.items;
   const look = examine === null ? { examined: items.length, matches: items.map(() => true) } : await examine(items);
   const examined = items.length > 0 ? Math.max(1, Math.min(look.examined, items.length)) : 0;
@@ -63,12 +68,18 @@ export async function searchPage<T>(scanned: Scanned<T>, page: PageQuery, start:
   const last = keys[keys.length - 1];
   if (!start.backward) {
     return {
-      data: shown.map((i) => i.value), keys, iterator: next ?? last ?? start.after,
-      prevIterator: first === undefined ? null : `-${first}`, done: next === null,
+      data: shown.map((i) => i.value),
+      keys,
+      iterator: next ?? last ?? start.after,
+      prevIterator: first === undefined ? null : `-${first}`,
+      done: next === null,
     };
   }
   return {
-    data: shown.map((i) => i.value), keys, iterator: last ?? start.after,
-    prevIterator: next !== null ? `-${next}` : first === undefined ? null : `-${first}`, done: next === null,
+    data: shown.map((i) => i.value),
+    keys,
+    iterator: last ?? start.after,
+    prevIterator: next !== null ? `-${next}` : first === undefined ? null : `-${first}`,
+    done: next === null,
   };
 }

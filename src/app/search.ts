@@ -45,22 +45,34 @@ export interface AttemptSearchQuery extends SearchQuery {
 export type DeliveryFound = DeliveryHit & Omit<DeliveryDetail, 'deliveryId'>;
 
 /** Every state but succeeded: what the never-delivered view lists. */
-export const NOT_DELIVERED: readonly DeliveryState[] =
-  Object.freeze(['pending', 'leased', 'dead', 'skipped', 'canceled']);
+export const NOT_DELIVERED: readonly DeliveryState[] = Object.freeze([
+  'pending',
+  'leased',
+  'dead',
+  'skipped',
+  'canceled',
+]);
 
 /** The search of the delivery log (docs/reference/api.md, "Search"), each within one application. */
 export interface Search {
   /** Messages in a window. @throws AppError `not_found`, `search_unbounded`, `validation` */
-  messages(principal: Principal, appRef: string, query: SearchQuery & { readonly withPayload: boolean })
-    : Promise<Page<MessageView>>;
+  messages(
+    principal: Principal,
+    appRef: string,
+    query: SearchQuery & { readonly withPayload: boolean },
+  ): Promise<Page<MessageView>>;
   /** Deliveries of messages in a window. @throws AppError `not_found`, `search_unbounded`, `validation` */
   deliveries(principal: Principal, appRef: string, query: DeliverySearchQuery): Promise<Page<DeliveryFound>>;
   /**
    * One endpoint's deliveries in a window that did not succeed (any state but succeeded).
    * @throws as {@link Search.deliveries}
    */
-  undelivered(principal: Principal, appRef: string, endpointRef: string,
-    query: Omit<DeliverySearchQuery, 'endpointRef'>): Promise<Page<DeliveryFound>>;
+  undelivered(
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    query: Omit<DeliverySearchQuery, 'endpointRef'>,
+  ): Promise<Page<DeliveryFound>>;
   /** Attempts to one endpoint in a window. @throws AppError `not_found`, `search_unbounded`, `validation` */
   attempts(principal: Principal, appRef: string, query: AttemptSearchQuery): Promise<Page<AttemptView>>;
 }
@@ -80,8 +92,9 @@ export interface SearchSettings {
 }
 
 /** What the search looks up: the application, an endpoint, and payloads (decrypted). */
-export type SearchLookups = Pick<ApplicationStore, 'findApplication'> & Pick<EndpointStore, 'findEndpoint'>
-  & Pick<MessageQueryStore, 'readPayloads'>;
+export type SearchLookups = Pick<ApplicationStore, 'findApplication'> &
+  Pick<EndpointStore, 'findEndpoint'> &
+  Pick<MessageQueryStore, 'readPayloads'>;
 
 /** Dependencies of {@link createSearch}. */
 export interface SearchDeps {
@@ -105,8 +118,13 @@ async function endpointIdOf(lookups: SearchLookups, appId: string, ref: string):
  * at most `settings.payloadRows` candidates and `settings.payloadBytes` stored bytes (plus one payload), and
  * compares each (src/domain/payload-field.ts). An erased payload has nothing to compare.
  */
-function payloadExamine<T>(lookups: SearchLookups, settings: SearchSettings, appId: string, condition: PayloadCondition,
-  messageOf: (item: T) => string): Examine<T> {
+function payloadExamine<T>(
+  lookups: SearchLookups,
+  settings: SearchSettings,
+  appId: string,
+  condition: PayloadCondition,
+  messageOf: (item: T) => string,
+): Examine<T> {
   return async (items) => {
     const candidates = items.slice(0, settings.payloadRows);
     const ids = [...new Set(candidates.map((c) => messageOf(c.value)))];
@@ -134,30 +152,48 @@ export function createSearch(deps: SearchDeps): Search {
     searchWindow(q.after, q.before, new Date(deps.clock.nowMs()), limits);
   const filtersOf = (q: SearchQuery): MessageFilters => ({ eventTypes: q.eventTypes, channel: q.channel, tag: q.tag });
   const boundsOf = (q: SearchQuery, start: ScanStart, range: ScanBounds['range']): ScanBounds => ({
-    range, order: start.order, after: start.after, scanRows: settings.scanRows,
+    range,
+    order: start.order,
+    after: start.after,
+    scanRows: settings.scanRows,
     // With a payload filter the scan returns the candidates whose payloads are then read (at most payloadRows).
     take: q.payload === null ? q.limit + 1 : settings.payloadRows,
   });
   const examineOf = <T>(appId: string, q: SearchQuery, messageOf: (item: T) => string): Examine<T> | null =>
-    (q.payload === null ? null : payloadExamine(lookups, settings, appId, q.payload, messageOf));
+    q.payload === null ? null : payloadExamine(lookups, settings, appId, q.payload, messageOf);
 
   type DeliveryQuery = Omit<DeliverySearchQuery, 'endpointRef'>;
-  const searchDeliveries = async (appId: string, endpoint: string | null, q: DeliveryQuery)
-    : Promise<Page<DeliveryFound>> => {
+  const searchDeliveries = async (
+    appId: string,
+    endpoint: string | null,
+    q: DeliveryQuery,
+  ): Promise<Page<DeliveryFound>> => {
     const start = scanStart(q);
     const filters = { ...filtersOf(q), states: q.states, statusCodeClass: q.statusCodeClass };
     const bounds = boundsOf(q, start, idRange('msg', windowOf(q)));
     const scanned = await store.scanDeliveries(appId, endpoint, bounds, filters);
-    const page = await searchPage(scanned, q, start, examineOf<DeliveryHit>(appId, q, (d) => d.message.id));
-    const described = await store.describeDeliveries(appId, page.data.map((d) => d.deliveryId), deps.clock.sqlNow());
+    const page = await searchPage(
+      scanned,
+      q,
+      start,
+      examineOf<DeliveryHit>(appId, q, (d) => d.message.id),
+    );
+    const described = await store.describeDeliveries(
+      appId,
+      page.data.map((d) => d.deliveryId),
+      deps.clock.sqlNow(),
+    );
     const details = new Map(described.map((d) => [d.deliveryId, d]));
     return {
       ...page,
       data: page.data.map((d) => {
         const detail = details.get(d.deliveryId);
         return {
-          ...d, reason: detail?.reason ?? null, stateChangedAt: detail?.stateChangedAt ?? null,
-          heldBy: detail?.heldBy ?? null, heldUntil: detail?.heldUntil ?? null,
+          ...d,
+          reason: detail?.reason ?? null,
+          stateChangedAt: detail?.stateChangedAt ?? null,
+          heldBy: detail?.heldBy ?? null,
+          heldUntil: detail?.heldUntil ?? null,
         };
       }),
     };
@@ -168,7 +204,12 @@ export function createSearch(deps: SearchDeps): Search {
       const app = await resolveApplication(lookups, principal, appRef);
       const start = scanStart(q);
       const scanned = await store.scanMessages(app.id, boundsOf(q, start, idRange('msg', windowOf(q))), filtersOf(q));
-      const page = await searchPage(scanned, q, start, examineOf<MessageView>(app.id, q, (m) => m.id));
+      const page = await searchPage(
+        scanned,
+        q,
+        start,
+        examineOf<MessageView>(app.id, q, (m) => m.id),
+      );
       if (!q.withPayload) return page;
       const read: ReadPayloads = (ids, budget) => lookups.readPayloads(app.id, ids, budget);
       const attach = (m: MessageView, payload: Uint8Array | null): MessageView => ({ ...m, payload });
@@ -185,8 +226,8 @@ export function createSearch(deps: SearchDeps): Search {
       const app = await resolveApplication(lookups, principal, appRef);
       const endpoint = await endpointIdOf(lookups, app.id, endpointRef);
       if (q.states?.includes('succeeded') === true) {
-        const msg = 'succeeded deliveries were delivered: this view lists the others '
-          + '(search/delivery lists every state)';
+        const msg =
+          'succeeded deliveries were delivered: this view lists the others ' + '(search/delivery lists every state)';
         throw new AppError('validation', [{ loc: ['query', 'delivery_state'], msg, type: 'value_error' }]);
       }
       return searchDeliveries(app.id, endpoint, { ...q, states: q.states ?? NOT_DELIVERED });
@@ -195,18 +236,27 @@ export function createSearch(deps: SearchDeps): Search {
     async attempts(principal, appRef, q) {
       const app = await resolveApplication(lookups, principal, appRef);
       if (q.endpointRef === null) {
-        throw new AppError('search_unbounded', [{
-          loc: ['query', 'endpoint_id'], type: 'search_unbounded.no_indexed_key',
-          msg: 'attempts are indexed by endpoint: add endpoint_id (id or uid); to search every endpoint, '
-            + 'search deliveries (search/delivery), which carry each one\'s last attempt',
-        }]);
+        throw new AppError('search_unbounded', [
+          {
+            loc: ['query', 'endpoint_id'],
+            type: 'search_unbounded.no_indexed_key',
+            msg:
+              'attempts are indexed by endpoint: add endpoint_id (id or uid); to search every endpoint, ' +
+              "search deliveries (search/delivery), which carry each one's last attempt",
+          },
+        ]);
       }
       const endpoint = await endpointIdOf(lookups, app.id, q.endpointRef);
       const start = scanStart(q);
       const filters = { ...filtersOf(q), succeeded: q.succeeded, statusCodeClass: q.statusCodeClass };
       const bounds = boundsOf(q, start, idRange('atmpt', windowOf(q)));
       const scanned = await store.scanAttempts(app.id, endpoint, bounds, filters);
-      return searchPage(scanned, q, start, examineOf<AttemptView>(app.id, q, (a) => a.messageId));
+      return searchPage(
+        scanned,
+        q,
+        start,
+        examineOf<AttemptView>(app.id, q, (a) => a.messageId),
+      );
     },
   };
 }

@@ -28,7 +28,13 @@ export interface ExampleSender {
    * @throws AppError `not_found` (application, endpoint), `validation` (unknown or archived event type at
    *   body.eventType; exampleIndex out of range), `conflict` (the endpoint is disabled)
    */
-  send(tx: Tx, principal: Principal, appRef: string, endpointRef: string, input: { readonly eventType: string; readonly exampleIndex: number | null }): Promise<MessageRecord>;
+  send(
+    tx: Tx,
+    principal: Principal,
+    appRef: string,
+    endpointRef: string,
+    input: { readonly eventType: string; readonly exampleIndex: number | null },
+  ): Promise<MessageRecord>;
 }
 
 /** The examples array of the event type's latest schema version, or null when there is none. */
@@ -36,7 +42,8 @@ function examplesOf(eventType: EventTypeRecord): readonly unknown[] | null {
   const schemas = eventType.schemas;
   const version = schemas === null ? null : latestVersion(schemas);
   const schema = version === null ? undefined : schemas?.[version];
-  const examples = typeof schema === 'object' && schema !== null ? (schema as { examples?: unknown }).examples : undefined;
+  const examples =
+    typeof schema === 'object' && schema !== null ? (schema as { examples?: unknown }).examples : undefined;
   return Array.isArray(examples) ? examples : null;
 }
 
@@ -47,17 +54,34 @@ export function createExampleSender(deps: ExampleSenderDeps): ExampleSender {
       const app = await resolveApplication(deps.lookups, principal, appRef, tx);
       const endpoint = await deps.lookups.findEndpoint(app.id, endpointRef, { tx });
       if (endpoint === null) throw notFound('Endpoint');
-      if (endpoint.status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before sending an example');
+      if (endpoint.status === 'disabled')
+        throw new AppError('conflict', 'The endpoint is disabled; enable it before sending an example');
       const eventType = await deps.eventTypes.findEventType(input.eventType, { tx });
-      if (eventType === null || eventType.archived) throw fieldError(['body', 'eventType'], `no event type named "${input.eventType}"${eventType?.archived === true ? ' (it is archived)' : ''}`);
+      if (eventType === null || eventType.archived)
+        throw fieldError(
+          ['body', 'eventType'],
+          `no event type named "${input.eventType}"${eventType?.archived === true ? ' (it is archived)' : ''}`,
+        );
       const examples = examplesOf(eventType);
       const index = input.exampleIndex ?? 0;
-      if (examples !== null && index >= examples.length) throw fieldError(['body', 'exampleIndex'], `the schema has ${examples.length} example(s)`);
+      if (examples !== null && index >= examples.length)
+        throw fieldError(['body', 'exampleIndex'], `the schema has ${examples.length} example(s)`);
       const example = examples === null ? {} : examples[index];
-      return deps.messages.insertExample(tx, {
-        id: newId('msg', deps.clock.nowMs(), () => deps.random.next()), appId: app.id, eventId: null, eventType: eventType.name,
-        channels: null, tags: null, payload: Buffer.from(JSON.stringify(example ?? null), 'utf8'), retentionHours: null,
-      }, endpoint.id, deps.clock.sqlNow());
+      return deps.messages.insertExample(
+        tx,
+        {
+          id: newId('msg', deps.clock.nowMs(), () => deps.random.next()),
+          appId: app.id,
+          eventId: null,
+          eventType: eventType.name,
+          channels: null,
+          tags: null,
+          payload: Buffer.from(JSON.stringify(example ?? null), 'utf8'),
+          retentionHours: null,
+        },
+        endpoint.id,
+        deps.clock.sqlNow(),
+      );
     },
   };
 }

@@ -2,7 +2,13 @@ import { notFound } from '../domain/errors.ts';
 import type { Page } from '../ports/paging.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import { REPLAY_TASK_KINDS, type TaskListQuery, type TaskRecord, type TaskStepResult, type TaskStore } from '../ports/task-store.ts';
+import {
+  REPLAY_TASK_KINDS,
+  type TaskListQuery,
+  type TaskRecord,
+  type TaskStepResult,
+  type TaskStore,
+} from '../ports/task-store.ts';
 import { requireAdmin } from './applications.ts';
 import type { Principal } from './credentials.ts';
 import { stepReplayTask, type ReplayStepDeps } from './replay.ts';
@@ -82,28 +88,33 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       const { task, result } = stepped;
       const { cursor, slots: _slots, ...counts } = result.progress as Record<string, unknown>;
       deps.logger.debug({ taskId: task.id, kind: task.kind, status: result.status, cursor, ...counts }, 'task.stepped');
-      if (result.status !== 'running') deps.logger.info({ taskId: task.id, kind: task.kind, appId: task.appId, status: result.status, ...counts }, 'task.ended');
+      if (result.status !== 'running')
+        deps.logger.info(
+          { taskId: task.id, kind: task.kind, appId: task.appId, status: result.status, ...counts },
+          'task.ended',
+        );
     }
     return worked;
   };
 
   /** Resolves after `ms` or at the next kick, whichever is first. */
-  const idle = (ms: number): Promise<void> => new Promise((resolve) => {
-    if (kicked || stopped) {
-      kicked = false;
-      resolve();
-      return;
-    }
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    function done() {
-      clearTimeout(timer);
-      wakeUp = null;
-      kicked = false;
-      resolve();
-    }
-    wakeUp = done;
-  });
+  const idle = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (kicked || stopped) {
+        kicked = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        kicked = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
 
   const loop = async (): Promise<void> => {
     while (!stopped) {

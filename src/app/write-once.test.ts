@@ -6,14 +6,27 @@ import { writeOnce, type WriteOnceDeps } from './write-once.ts';
 
 /* writeOnce over fake ports that record which way a write was committed. */
 
-const SCOPE: IdempotencyScope = { owner: 'admin', route: 'POST /api/v1/app', key: 'k-1', fingerprint: 'f', ttlMs: 60_000, waitMs: 1000 };
+const SCOPE: IdempotencyScope = {
+  owner: 'admin',
+  route: 'POST /api/v1/app',
+  key: 'k-1',
+  fingerprint: 'f',
+  ttlMs: 60_000,
+  waitMs: 1000,
+};
 const TX = { tag: 'tx' } as unknown as Tx;
 
 function fakes(stored: StoredAnswer | null = null): WriteOnceDeps & { readonly calls: string[] } {
   const calls: string[] = [];
   const unitOfWork: UnitOfWork = {
-    transaction: async (work) => { calls.push('transaction'); return work(TX); },
-    autocommit: async (work) => { calls.push('autocommit'); return work(TX); },
+    transaction: async (work) => {
+      calls.push('transaction');
+      return work(TX);
+    },
+    autocommit: async (work) => {
+      calls.push('autocommit');
+      return work(TX);
+    },
   };
   return {
     calls,
@@ -42,7 +55,10 @@ describe('writeOnce', () => {
   test('a repeated key answers what the store kept, marked replayed, without running the work', async () => {
     const deps = fakes({ status: 201, body: { id: 'app_first' } });
     let ran = false;
-    const answer = await writeOnce(deps, SCOPE, async () => { ran = true; return { status: 500, body: null }; });
+    const answer = await writeOnce(deps, SCOPE, async () => {
+      ran = true;
+      return { status: 500, body: null };
+    });
     assert.deepEqual(answer, { status: 201, body: { id: 'app_first' }, replayed: true });
     assert.equal(ran, false);
   });
@@ -56,7 +72,17 @@ describe('writeOnce', () => {
 
   test('what the work throws reaches the caller', async () => {
     const deps = fakes();
-    await assert.rejects(writeOnce(deps, SCOPE, async () => { throw new Error('refused'); }), /refused/);
-    await assert.rejects(writeOnce(deps, null, async () => { throw new Error('refused'); }), /refused/);
+    await assert.rejects(
+      writeOnce(deps, SCOPE, async () => {
+        throw new Error('refused');
+      }),
+      /refused/,
+    );
+    await assert.rejects(
+      writeOnce(deps, null, async () => {
+        throw new Error('refused');
+      }),
+      /refused/,
+    );
   });
 });

@@ -19,9 +19,13 @@ export interface WriteOnceDeps {
  *   throws, after rolling back (nothing stored, the key included)
  */
 export async function writeOnce(
-  deps: WriteOnceDeps, scope: IdempotencyScope | null, work: (tx: Tx) => Promise<StoredAnswer>, withoutKey: 'transaction' | 'autocommit' = 'transaction',
+  deps: WriteOnceDeps,
+  scope: IdempotencyScope | null,
+  work: (tx: Tx) => Promise<StoredAnswer>,
+  withoutKey: 'transaction' | 'autocommit' = 'transaction',
 ): Promise<StoredAnswer & { readonly replayed: boolean }> {
   if (scope !== null) return deps.idempotency.run(scope, work);
-  const answer = withoutKey === 'autocommit' ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
+  const answer =
+    withoutKey === 'autocommit' ? await deps.unitOfWork.autocommit(work) : await deps.unitOfWork.transaction(work);
   return { ...answer, replayed: false };
 }

@@ -85,7 +85,16 @@ test('every invalid setting is listed at once, each named by its environment var
     DATABASE_URL: 'not a url',
   });
   const named = problems.map((p) => p.slice(0, p.indexOf('=')));
-  assert.deepEqual(named.sort(), ['DATABASE_URL', 'PORT', 'TIDINGS_ADMIN_PORT', 'TIDINGS_CONCURRENCY', 'TIDINGS_CONNECT_TIMEOUT', 'TIDINGS_EGRESS_ALLOWLIST', 'TIDINGS_LOG_LEVEL', 'TIDINGS_RETRY_SCHEDULE']);
+  assert.deepEqual(named.sort(), [
+    'DATABASE_URL',
+    'PORT',
+    'TIDINGS_ADMIN_PORT',
+    'TIDINGS_CONCURRENCY',
+    'TIDINGS_CONNECT_TIMEOUT',
+    'TIDINGS_EGRESS_ALLOWLIST',
+    'TIDINGS_LOG_LEVEL',
+    'TIDINGS_RETRY_SCHEDULE',
+  ]);
   const error = (() => {
     try {
       loadConfig({ PORT: 'eighty', TIDINGS_CONCURRENCY: '0' });
@@ -120,33 +129,57 @@ test('parseDurationMs reads bare ms and the suffixes ms, s, m, h, d', () => {
 });
 
 test('duration settings refuse values below their minimum', () => {
-  assert.deepEqual(problemsOf({ TIDINGS_LEASE: '50ms' }).map((p) => p.slice(0, p.indexOf('='))), ['TIDINGS_LEASE']);
+  assert.deepEqual(
+    problemsOf({ TIDINGS_LEASE: '50ms' }).map((p) => p.slice(0, p.indexOf('='))),
+    ['TIDINGS_LEASE'],
+  );
   assert.match(problemsOf({ TIDINGS_CONNECT_TIMEOUT: '0' })[0] ?? '', /TIDINGS_CONNECT_TIMEOUT.*at least 1 ms/);
 });
 
 test('a lease shorter than the attempt deadline plus 1 s is refused', () => {
   const problems = problemsOf({ TIDINGS_ATTEMPT_DEADLINE: '15s', TIDINGS_LEASE: '15999ms' });
   assert.equal(problems.length, 1);
-  assert.match(problems[0] ?? '', /TIDINGS_LEASE \(15999 ms\) must exceed TIDINGS_ATTEMPT_DEADLINE \(15000 ms\) plus 1000 ms/);
-  assert.equal(problemsOf({ TIDINGS_ATTEMPT_DEADLINE: '1m' }).length, 1, 'a longer deadline against the default 60 s lease');
+  assert.match(
+    problems[0] ?? '',
+    /TIDINGS_LEASE \(15999 ms\) must exceed TIDINGS_ATTEMPT_DEADLINE \(15000 ms\) plus 1000 ms/,
+  );
+  assert.equal(
+    problemsOf({ TIDINGS_ATTEMPT_DEADLINE: '1m' }).length,
+    1,
+    'a longer deadline against the default 60 s lease',
+  );
   assert.equal(loadConfig({ TIDINGS_ATTEMPT_DEADLINE: '15s', TIDINGS_LEASE: '16s' }).leaseMs, 16_000);
   assert.equal(loadConfig({ TIDINGS_ATTEMPT_DEADLINE: '100ms', TIDINGS_LEASE: '1100ms' }).leaseMs, 1_100);
 });
 
 test('settings that depend on each other are checked together', () => {
-  assert.match(problemsOf({ TIDINGS_RETRY_AFTER_MIN: '2h', TIDINGS_RETRY_AFTER_MAX: '1h' }).join('\n'), /TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX/);
-  assert.match(problemsOf({ TIDINGS_RESPONSE_PREFIX_BYTES: '8192', TIDINGS_MAX_RESPONSE_BYTES: '4096' }).join('\n'), /TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES/);
+  assert.match(
+    problemsOf({ TIDINGS_RETRY_AFTER_MIN: '2h', TIDINGS_RETRY_AFTER_MAX: '1h' }).join('\n'),
+    /TIDINGS_RETRY_AFTER_MIN must not exceed TIDINGS_RETRY_AFTER_MAX/,
+  );
+  assert.match(
+    problemsOf({ TIDINGS_RESPONSE_PREFIX_BYTES: '8192', TIDINGS_MAX_RESPONSE_BYTES: '4096' }).join('\n'),
+    /TIDINGS_RESPONSE_PREFIX_BYTES must not exceed TIDINGS_MAX_RESPONSE_BYTES/,
+  );
   const both = problemsOf({ TIDINGS_RETRY_AFTER_MIN: '2h', TIDINGS_RETRY_AFTER_MAX: '1h', TIDINGS_LEASE: '1s' });
   assert.equal(both.length, 2, 'every cross-setting problem at once');
 });
 
 test('the egress allow-list is a comma-separated list of CIDR ranges, trimmed; each bad entry is named', () => {
-  assert.deepEqual(loadConfig({ TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32, ::1/128 ,10.0.0.0/8,' }).egressAllowlist, ['127.0.0.1/32', '::1/128', '10.0.0.0/8']);
-  assert.deepEqual(loadConfig({ TIDINGS_EGRESS_ALLOWLIST: 'fc00::/7,169.254.0.0/16' }).egressAllowlist, ['fc00::/7', '169.254.0.0/16']);
+  assert.deepEqual(loadConfig({ TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32, ::1/128 ,10.0.0.0/8,' }).egressAllowlist, [
+    '127.0.0.1/32',
+    '::1/128',
+    '10.0.0.0/8',
+  ]);
+  assert.deepEqual(loadConfig({ TIDINGS_EGRESS_ALLOWLIST: 'fc00::/7,169.254.0.0/16' }).egressAllowlist, [
+    'fc00::/7',
+    '169.254.0.0/16',
+  ]);
   const problems = problemsOf({ TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32,localhost,10.0.0.0/33,127.0.0.1,::1/129,*' });
   assert.equal(problems.length, 1);
   const [problem] = problems;
-  for (const bad of ['"localhost"', '"10.0.0.0/33"', '"127.0.0.1" is not', '"::1/129"', '"*"']) assert.ok(problem?.includes(bad), `${bad} named in ${problem}`);
+  for (const bad of ['"localhost"', '"10.0.0.0/33"', '"127.0.0.1" is not', '"::1/129"', '"*"'])
+    assert.ok(problem?.includes(bad), `${bad} named in ${problem}`);
   assert.ok(!problem?.includes('"127.0.0.1/32" is not'), 'the valid entry is not blamed');
 });
 
@@ -154,9 +187,13 @@ test('the egress allow-list is a comma-separated list of CIDR ranges, trimmed; e
 // for every setting, secrets included, so a refused TIDINGS_API_TOKEN, TIDINGS_ENCRYPTION_KEYS or a
 // DATABASE_URL carrying a password is printed into the start-up error and the logs.
 test('BUG a refused secret setting is echoed in the problem list', () => {
-  const problems = problemsOf({ TIDINGS_API_TOKEN: 'hunter2-short', DATABASE_URL: 'postgres://app:s3cr3t-pw@db host/tidings' });
+  const problems = problemsOf({
+    TIDINGS_API_TOKEN: 'hunter2-short',
+    DATABASE_URL: 'postgres://app:s3cr3t-pw@db host/tidings',
+  });
   assert.equal(problems.length, 2);
-  for (const secret of ['hunter2-short', 's3cr3t-pw']) assert.ok(!problems.join('\n').includes(secret), `the value ${secret} must not appear in: ${problems.join(' | ')}`);
+  for (const secret of ['hunter2-short', 's3cr3t-pw'])
+    assert.ok(!problems.join('\n').includes(secret), `the value ${secret} must not appear in: ${problems.join(' | ')}`);
 });
 
 // Regression test for a bug in loadConfig, named after it: an empty variable falls back to its default only
@@ -164,7 +201,11 @@ test('BUG a refused secret setting is echoed in the problem list', () => {
 // in compose files as `PORT=${PORT}`) silently listens on a random port; `TIDINGS_RETRY_JITTER=` turns
 // jitter off. An empty value should mean the default, or be refused — never 0.
 test('BUG an empty numeric variable is read as 0 instead of its default', () => {
-  for (const [env, key, fallback] of [['PORT', 'port', 8071], ['TIDINGS_ADMIN_PORT', 'adminPort', 9464], ['TIDINGS_RETRY_JITTER', 'retryJitter', 0.2]] as const) {
+  for (const [env, key, fallback] of [
+    ['PORT', 'port', 8071],
+    ['TIDINGS_ADMIN_PORT', 'adminPort', 9464],
+    ['TIDINGS_RETRY_JITTER', 'retryJitter', 0.2],
+  ] as const) {
     let value: number | undefined;
     try {
       value = loadConfig({ [env]: '' })[key];
@@ -183,10 +224,17 @@ test('BUG an empty numeric variable is read as 0 instead of its default', () => 
 test('BUG a too-short lease is not reported when an unrelated setting is also invalid', () => {
   const problems = problemsOf({ PORT: 'eighty', TIDINGS_LEASE: '1s' });
   assert.ok(problems.some((p) => p.startsWith('PORT=')));
-  assert.ok(problems.some((p) => p.includes('TIDINGS_LEASE')), `lease problem missing from: ${problems.join(' | ')}`);
+  assert.ok(
+    problems.some((p) => p.includes('TIDINGS_LEASE')),
+    `lease problem missing from: ${problems.join(' | ')}`,
+  );
 });
 
 test('a renamed variable is refused with its new name, not silently ignored (TIDINGS_WORKER_ID → TIDINGS_DISPATCHER_ID)', () => {
-  assert.throws(() => loadConfig({ TIDINGS_WORKER_ID: 'd1' }), (e: unknown) => e instanceof ConfigError && e.problems.includes('TIDINGS_WORKER_ID was renamed TIDINGS_DISPATCHER_ID'));
+  assert.throws(
+    () => loadConfig({ TIDINGS_WORKER_ID: 'd1' }),
+    (e: unknown) =>
+      e instanceof ConfigError && e.problems.includes('TIDINGS_WORKER_ID was renamed TIDINGS_DISPATCHER_ID'),
+  );
   assert.equal(loadConfig({ TIDINGS_DISPATCHER_ID: 'd1' }).dispatcherId, 'd1');
 });

@@ -73,6 +73,7 @@ export function classifyAttempt(result: SendResult): Classification {
   const status = result.statusCode;
   if (status >= 200 && status <= 299) return { verdict: 'delivered', errorKind: null, statusCode: status };
   if (status === 410) return { verdict: 'gone', errorKind: ErrorKind.httpStatus, statusCode: status };
-  if (status >= 300 && status <= 399) return { verdict: 'retryable', errorKind: ErrorKind.redirect, statusCode: status };
+  if (status >= 300 && status <= 399)
+    return { verdict: 'retryable', errorKind: ErrorKind.redirect, statusCode: status };
   return { verdict: 'retryable', errorKind: ErrorKind.httpStatus, statusCode: status };
 }

@@ -5,11 +5,14 @@ import { allows, portalCapabilities, SVIX_CAPABILITIES } from './capabilities.ts
 test('portal capabilities: absent = every Svix capability, readOnly = ViewBase, duplicates folded and ordered as Svix lists them', () => {
   assert.deepEqual(portalCapabilities(null, false), { ok: true, capabilities: SVIX_CAPABILITIES });
   assert.deepEqual(portalCapabilities(null, true), { ok: true, capabilities: ['ViewBase'] });
-  assert.deepEqual(portalCapabilities(['ManageEndpoint', 'ViewBase', 'ManageEndpoint'], false), { ok: true, capabilities: ['ViewBase', 'ManageEndpoint'] });
+  assert.deepEqual(portalCapabilities(['ManageEndpoint', 'ViewBase', 'ManageEndpoint'], false), {
+    ok: true,
+    capabilities: ['ViewBase', 'ManageEndpoint'],
+  });
   assert.deepEqual(portalCapabilities(['ViewBase'], true), { ok: true, capabilities: ['ViewBase'] });
 });
 
-test('portal capabilities refuse an unknown name (by index), a set without ViewBase, readOnly with a writing capability, and Tidings\' ManageMessages', () => {
+test("portal capabilities refuse an unknown name (by index), a set without ViewBase, readOnly with a writing capability, and Tidings' ManageMessages", () => {
   const problem = (requested: string[], readOnly = false) => {
     const v = portalCapabilities(requested, readOnly);
     return v.ok ? null : [v.problem.field, v.problem.index];

@@ -8,7 +8,14 @@
  */
 
 /** The capabilities of Svix's `AppPortalCapability`, in its order. */
-export const SVIX_CAPABILITIES = Object.freeze(['ViewBase', 'ViewEndpointSecret', 'ManageEndpointSecret', 'ManageTransformations', 'CreateAttempts', 'ManageEndpoint'] as const);
+export const SVIX_CAPABILITIES = Object.freeze([
+  'ViewBase',
+  'ViewEndpointSecret',
+  'ManageEndpointSecret',
+  'ManageTransformations',
+  'CreateAttempts',
+  'ManageEndpoint',
+] as const);
 
 /** One Svix app-portal capability. */
 export type SvixCapability = (typeof SVIX_CAPABILITIES)[number];
@@ -39,10 +46,21 @@ export const PORTAL_DEFAULT_CAPABILITIES: readonly Capability[] = SVIX_CAPABILIT
 export const APP_KEY_CAPABILITIES: readonly Capability[] = CAPABILITIES;
 
 /** Capabilities that may read an endpoint's signing secret: only those that may write the endpoint or its secret (or were granted it by name). */
-export const SECRET_READERS: readonly Capability[] = Object.freeze(['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint']);
+export const SECRET_READERS: readonly Capability[] = Object.freeze([
+  'ViewEndpointSecret',
+  'ManageEndpointSecret',
+  'ManageEndpoint',
+]);
 
 /** Capabilities that write: none of them may be combined with `readOnly: true`. */
-const WRITING: ReadonlySet<Capability> = new Set(['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageTransformations', 'CreateAttempts', 'ManageEndpoint', 'ManageMessages']);
+const WRITING: ReadonlySet<Capability> = new Set([
+  'ViewEndpointSecret',
+  'ManageEndpointSecret',
+  'ManageTransformations',
+  'CreateAttempts',
+  'ManageEndpoint',
+  'ManageMessages',
+]);
 
 /** Why a requested capability set is refused: the index of the offending entry (or null for the whole set) and a sentence. */
 export interface CapabilityProblem {
@@ -56,15 +74,38 @@ export interface CapabilityProblem {
  * always required; absent = every capability; `readOnly` = `ViewBase` only). Duplicates are folded.
  * @returns the sorted set, or the problem that refuses the request (the caller answers 422)
  */
-export function portalCapabilities(requested: readonly string[] | null, readOnly: boolean): { readonly ok: true; readonly capabilities: readonly Capability[] } | { readonly ok: false; readonly problem: CapabilityProblem } {
-  if (requested === null) return { ok: true, capabilities: readOnly ? READ_ONLY_CAPABILITIES : PORTAL_DEFAULT_CAPABILITIES };
+export function portalCapabilities(
+  requested: readonly string[] | null,
+  readOnly: boolean,
+):
+  | { readonly ok: true; readonly capabilities: readonly Capability[] }
+  | { readonly ok: false; readonly problem: CapabilityProblem } {
+  if (requested === null)
+    return { ok: true, capabilities: readOnly ? READ_ONLY_CAPABILITIES : PORTAL_DEFAULT_CAPABILITIES };
   const known = new Set<string>(SVIX_CAPABILITIES);
   for (const [index, name] of requested.entries()) {
-    if (!known.has(name)) return { ok: false, problem: { field: 'capabilities', index, msg: `unknown capability "${name}"; known: ${SVIX_CAPABILITIES.join(', ')}` } };
+    if (!known.has(name))
+      return {
+        ok: false,
+        problem: {
+          field: 'capabilities',
+          index,
+          msg: `unknown capability "${name}"; known: ${SVIX_CAPABILITIES.join(', ')}`,
+        },
+      };
   }
   const set = new Set(requested as readonly SvixCapability[]);
-  if (!set.has('ViewBase')) return { ok: false, problem: { field: 'capabilities', index: null, msg: 'ViewBase is always required' } };
-  if (readOnly && [...set].some((c) => WRITING.has(c))) return { ok: false, problem: { field: 'readOnly', index: null, msg: 'readOnly: true allows ViewBase only; drop readOnly or the other capabilities' } };
+  if (!set.has('ViewBase'))
+    return { ok: false, problem: { field: 'capabilities', index: null, msg: 'ViewBase is always required' } };
+  if (readOnly && [...set].some((c) => WRITING.has(c)))
+    return {
+      ok: false,
+      problem: {
+        field: 'readOnly',
+        index: null,
+        msg: 'readOnly: true allows ViewBase only; drop readOnly or the other capabilities',
+      },
+    };
   return { ok: true, capabilities: SVIX_CAPABILITIES.filter((c) => set.has(c)) };
 }
 

@@ -1,7 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { mulberry32 } from '../../test/support/random.ts';
-import { addInto, BOUNDS, bucketOf, countOf, PERCENTILE_RELATIVE_ERROR, percentiles, representative } from './duration-histogram.ts';
+import {
+  addInto,
+  BOUNDS,
+  bucketOf,
+  countOf,
+  PERCENTILE_RELATIVE_ERROR,
+  percentiles,
+  representative,
+} from './duration-histogram.ts';
 
 /** PostgreSQL's percentile_cont over whole values: linear interpolation between the closest ranks. */
 function percentileCont(values: readonly number[], p: number): number {
@@ -28,12 +36,22 @@ test('the bucket bounds are pinned: they are part of the stored rollup format (A
 });
 
 test('every bucket is at most 2^(1/8) wide relative to its lower bound, so the bound is under 4.6 %', () => {
-  for (let i = 1; i + 1 < BOUNDS.length; i += 1) assert.ok(BOUNDS[i + 1]! - 1 <= BOUNDS[i]! * 2 ** (1 / 8), `bucket ${i}`);
+  for (let i = 1; i + 1 < BOUNDS.length; i += 1)
+    assert.ok(BOUNDS[i + 1]! - 1 <= BOUNDS[i]! * 2 ** (1 / 8), `bucket ${i}`);
   assert.ok(PERCENTILE_RELATIVE_ERROR > 0.04 && PERCENTILE_RELATIVE_ERROR < 0.046, String(PERCENTILE_RELATIVE_ERROR));
 });
 
 test('a value falls in the bucket whose lower bound is the largest not above it; negatives count as 0', () => {
-  for (const [v, i] of [[-5, 0], [0, 0], [1, 1], [16, 16], [17, 16], [18, 17], [2 ** 40 + 5, BOUNDS.length - 1]] as const) assert.equal(bucketOf(v), i, `bucketOf(${v})`);
+  for (const [v, i] of [
+    [-5, 0],
+    [0, 0],
+    [1, 1],
+    [16, 16],
+    [17, 16],
+    [18, 17],
+    [2 ** 40 + 5, BOUNDS.length - 1],
+  ] as const)
+    assert.equal(bucketOf(v), i, `bucketOf(${v})`);
   for (let i = 0; i < BOUNDS.length; i += 1) assert.equal(bucketOf(BOUNDS[i]!), i);
   assert.equal(representative(15), 15);
   assert.equal(representative(16), 16.5, 'the middle of 16 and 17 ms');
@@ -43,7 +61,10 @@ test('a value falls in the bucket whose lower bound is the largest not above it;
 test('values up to 15 ms give the exact percentile_cont figures', () => {
   const values = [0, 1, 1, 3, 7, 15, 15, 2, 9];
   const got = percentiles(histogramOf(values), [0, 0.5, 0.9, 0.99, 1]);
-  assert.deepEqual(got, [0, 0.5, 0.9, 0.99, 1].map((p) => percentileCont(values, p)));
+  assert.deepEqual(
+    got,
+    [0, 0.5, 0.9, 0.99, 1].map((p) => percentileCont(values, p)),
+  );
 });
 
 test('percentiles of random samples stay within the stated bound of percentile_cont', () => {
@@ -57,7 +78,10 @@ test('percentiles of random samples stay within the stated bound of percentile_c
     const fractions = [0.5, 0.9, 0.99];
     percentiles(h, fractions).forEach((got, i) => {
       const exact = percentileCont(values, fractions[i]!);
-      assert.ok(Math.abs(got! - exact) <= PERCENTILE_RELATIVE_ERROR * exact + 1e-9, `round ${round}: p${fractions[i]} ${got} vs ${exact}`);
+      assert.ok(
+        Math.abs(got! - exact) <= PERCENTILE_RELATIVE_ERROR * exact + 1e-9,
+        `round ${round}: p${fractions[i]} ${got} vs ${exact}`,
+      );
     });
   }
 });

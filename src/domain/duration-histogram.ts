@@ -13,14 +13,16 @@
  */
 
 /** Lower bounds of the buckets, ms, ascending; `BOUNDS[0]` is 0. */
-export const BOUNDS: readonly number[] = Object.freeze((() => {
-  const out = [0];
-  for (let k = 0; k <= 320; k += 1) {
-    const b = Math.ceil(2 ** (k / 8));
-    if (b > out.at(-1)!) out.push(b);
-  }
-  return out;
-})());
+export const BOUNDS: readonly number[] = Object.freeze(
+  (() => {
+    const out = [0];
+    for (let k = 0; k <= 320; k += 1) {
+      const b = Math.ceil(2 ** (k / 8));
+      if (b > out.at(-1)!) out.push(b);
+    }
+    return out;
+  })(),
+);
 
 /** A histogram: count per bucket index (indices without values absent). */
 export type Histogram = Readonly<Record<number, number>>;
@@ -33,7 +35,8 @@ export type Histogram = Readonly<Record<number, number>>;
  */
 export const PERCENTILE_RELATIVE_ERROR: number = (() => {
   let worst = 0;
-  for (let i = 1; i + 1 < BOUNDS.length; i += 1) worst = Math.max(worst, (BOUNDS[i + 1]! - 1 - BOUNDS[i]!) / (2 * BOUNDS[i]!));
+  for (let i = 1; i + 1 < BOUNDS.length; i += 1)
+    worst = Math.max(worst, (BOUNDS[i + 1]! - 1 - BOUNDS[i]!) / (2 * BOUNDS[i]!));
   return worst;
 })();
 
@@ -78,7 +81,10 @@ export function countOf(h: Histogram): number {
  * @returns one figure per fraction, ms; null for all when the histogram is empty
  */
 export function percentiles(h: Histogram, fractions: readonly number[]): (number | null)[] {
-  const buckets = Object.entries(h).map(([k, n]) => [Number(k), n] as const).filter(([, n]) => n > 0).sort((a, b) => a[0] - b[0]);
+  const buckets = Object.entries(h)
+    .map(([k, n]) => [Number(k), n] as const)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => a[0] - b[0]);
   const total = buckets.reduce((s, [, n]) => s + n, 0);
   if (total === 0) return fractions.map(() => null);
   const valueAt = (rank: number): number => {

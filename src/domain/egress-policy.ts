@@ -86,7 +86,9 @@ function parseAllowlist(allowlist: readonly string[]): readonly [Address, number
     try {
       return ipaddr.parseCIDR(entry.trim());
     } catch (error) {
-      throw new RangeError(`egress allow-list entry "${entry}" is not a CIDR range (e.g. 127.0.0.1/32)`, { cause: error });
+      throw new RangeError(`egress allow-list entry "${entry}" is not a CIDR range (e.g. 127.0.0.1/32)`, {
+        cause: error,
+      });
     }
   });
 }
@@ -113,7 +115,7 @@ function unwrapIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   const high = p.slice(0, 5).every((part) => part === 0);
   if (!high) return null;
   const tail = ((p[6] ?? 0) << 16) | (p[7] ?? 0);
-  if (p[5] === 0xffff || (p[5] === 0 && (tail >>> 0) > 1)) {
+  if (p[5] === 0xffff || (p[5] === 0 && tail >>> 0 > 1)) {
     return new ipaddr.IPv4([(p[6] ?? 0) >> 8, (p[6] ?? 0) & 0xff, (p[7] ?? 0) >> 8, (p[7] ?? 0) & 0xff]);
   }
   return null;
@@ -124,7 +126,8 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   const p = address.parts.map((part) => part ?? 0);
   const octets = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
   if (p[0] === 0x2002) return new ipaddr.IPv4(octets(p[1] ?? 0, p[2] ?? 0));
-  if (p[0] === 0x64 && p[1] === 0xff9b && p.slice(2, 6).every((part) => part === 0)) return new ipaddr.IPv4(octets(p[6] ?? 0, p[7] ?? 0));
+  if (p[0] === 0x64 && p[1] === 0xff9b && p.slice(2, 6).every((part) => part === 0))
+    return new ipaddr.IPv4(octets(p[6] ?? 0, p[7] ?? 0));
   return null;
 }
 
@@ -174,7 +177,10 @@ export function isAddressAllowed(ip: string, allowlist: readonly string[]): Addr
   if (embedded !== null && inAllowlist(v6, allowed)) {
     const inner = judgeAddress(embedded, allowed, ` (the IPv4 embedded in ${ip})`);
     if (inner.allowed) return inner;
-    return { allowed: false, reason: `${inner.reason}; an IPv6 allow-list entry opens a NAT64 or 6to4 address only when an IPv4 entry opens the IPv4 inside it` };
+    return {
+      allowed: false,
+      reason: `${inner.reason}; an IPv6 allow-list entry opens a NAT64 or 6to4 address only when an IPv4 entry opens the IPv4 inside it`,
+    };
   }
   return judgeAddress(v6, allowed, '');
 }
@@ -186,7 +192,10 @@ function judgeAddress(address: Address, allowed: readonly [Address, number][], v
   if (refused !== null) {
     const embedded = address.kind() === 'ipv6' ? embeddedIPv4(address as ipaddr.IPv6) : null;
     const inside = embedded === null ? '' : `, embedding ${embedded.toString()}`;
-    return { allowed: false, reason: `${address.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} (${refused.source})${inside}` };
+    return {
+      allowed: false,
+      reason: `${address.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} (${refused.source})${inside}`,
+    };
   }
   if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) {
     return { allowed: false, reason: `${address.toString()} is outside IPv6 global unicast 2000::/3 (RFC 4291)` };
@@ -198,7 +207,9 @@ function judgeAddress(address: Address, allowed: readonly [Address, number][], v
  * The verdict on an endpoint URL; `url` is the parsed (WHATWG-normalised) URL when it is accepted. A refusal
  * that the allow-list could lift names it in `setting`.
  */
-export type UrlVerdict = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string; readonly setting?: 'TIDINGS_EGRESS_ALLOWLIST' };
+export type UrlVerdict =
+  | { readonly ok: true; readonly url: URL }
+  | { readonly ok: false; readonly reason: string; readonly setting?: 'TIDINGS_EGRESS_ALLOWLIST' };
 
 /**
  * Checks a host as the WHATWG URL parser left it (`url.hostname`): a literal IP address (IPv6 in brackets)
@@ -212,7 +223,8 @@ export function checkUrlHost(hostname: string, allowlist: readonly string[]): Ad
   if (isLocalhostName(host)) {
     for (const ip of LOCALHOST_ADDRESSES) {
       const verdict = isAddressAllowed(ip, allowlist);
-      if (!verdict.allowed) return { allowed: false, reason: `"${hostname}" is a localhost name (RFC 6761): ${verdict.reason}` };
+      if (!verdict.allowed)
+        return { allowed: false, reason: `"${hostname}" is a localhost name (RFC 6761): ${verdict.reason}` };
     }
   }
   return { allowed: true };
@@ -226,9 +238,11 @@ const URL_WHITESPACE_OR_CONTROL = /[\u0000-\u0020\u007f]/;
  * reason it would not (see {@link checkEndpointUrl}).
  */
 export function checkUrlForm(url: string): string | null {
-  if (URL_WHITESPACE_OR_CONTROL.test(url)) return 'the URL contains whitespace or a control character (tab, CR and LF would be dropped silently); percent-encode them';
+  if (URL_WHITESPACE_OR_CONTROL.test(url))
+    return 'the URL contains whitespace or a control character (tab, CR and LF would be dropped silently); percent-encode them';
   if (url.includes('\\')) return 'the URL contains a backslash, which would be read as "/"; percent-encode it (%5C)';
-  if (/^https?:/i.test(url) && !/^https?:\/\/[^/?#]/i.test(url)) return 'after "http:" or "https:" the URL must have "//" and a host (e.g. http:///path would contact the host "path")';
+  if (/^https?:/i.test(url) && !/^https?:\/\/[^/?#]/i.test(url))
+    return 'after "http:" or "https:" the URL must have "//" and a host (e.g. http:///path would contact the host "path")';
   return null;
 }
 

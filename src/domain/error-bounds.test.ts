@@ -10,17 +10,31 @@ test('a text over the bound keeps its first characters and says how many were le
 });
 
 test('an answer lists the first issues, each text bounded, then one issue saying how many more there are', () => {
-  const many = Array.from({ length: 1000 }, (_, i) => ({ loc: ['body', `k${'x'.repeat(2000)}${i}`], msg: 'm'.repeat(2000), type: 'value_error' }));
+  const many = Array.from({ length: 1000 }, (_, i) => ({
+    loc: ['body', `k${'x'.repeat(2000)}${i}`],
+    msg: 'm'.repeat(2000),
+    type: 'value_error',
+  }));
   const shown = boundedIssues(many);
   assert.equal(shown.length, ERROR_BOUNDS.issuesMax + 1);
-  assert.ok(shown.every((i) => i.msg.length <= ERROR_BOUNDS.textMaxChars + 40 && String(i.loc[1] ?? '').length <= ERROR_BOUNDS.textMaxChars + 40));
+  assert.ok(
+    shown.every(
+      (i) =>
+        i.msg.length <= ERROR_BOUNDS.textMaxChars + 40 &&
+        String(i.loc[1] ?? '').length <= ERROR_BOUNDS.textMaxChars + 40,
+    ),
+  );
   assert.deepEqual(shown.at(-1)?.loc, ['body']);
   assert.match(shown.at(-1)?.msg ?? '', /^980 more failing fields/);
   assert.deepEqual(boundedIssues(many.slice(0, 2)).length, 2, 'nothing is added when all fit');
 });
 
-test('an error\'s message (what logs and trace spans carry) is one bounded summary, however many issues it has', () => {
-  const issues = Array.from({ length: 60_000 }, (_, i) => ({ loc: ['body', 'payload', `k${i}`], msg: 'must be string', type: 'value_error.jsonschema.type' }));
+test("an error's message (what logs and trace spans carry) is one bounded summary, however many issues it has", () => {
+  const issues = Array.from({ length: 60_000 }, (_, i) => ({
+    loc: ['body', 'payload', `k${i}`],
+    msg: 'must be string',
+    type: 'value_error.jsonschema.type',
+  }));
   const error = new AppError('validation', issues);
   assert.ok(error.message.length <= ERROR_BOUNDS.textMaxChars + 40, `${error.message.length} characters`);
   assert.match(error.message, /^validation: 60000 failing fields: body\.payload\.k0: must be string/);

@@ -47,7 +47,10 @@ export function boundedIssues(issues: readonly ValidationIssue[]): readonly Vali
  */
 export function errorSummary(code: string, detail: string | readonly ValidationIssue[]): string {
   if (typeof detail === 'string') return boundedText(detail);
-  const first = detail.slice(0, 3).map((d) => `${boundedText(d.loc.join('.'), 100)}: ${boundedText(d.msg, 100)}`).join('; ');
+  const first = detail
+    .slice(0, 3)
+    .map((d) => `${boundedText(d.loc.join('.'), 100)}: ${boundedText(d.msg, 100)}`)
+    .join('; ');
   const fields = `${detail.length} failing field${detail.length === 1 ? '' : 's'}`;
   return boundedText(`${code}: ${fields}: ${first}${detail.length > 3 ? '; …' : ''}`);
 }

@@ -18,7 +18,11 @@ function documentedKinds(): { kind: string; cause: string; retried: string }[] {
 
 test('docs/reference/error-kinds.md lists every error kind of ERROR_KINDS, in order, each with a cause and a retry rule', () => {
   const documented = documentedKinds();
-  assert.deepEqual(documented.map((r) => r.kind), [...ERROR_KINDS], 'kinds (missing, extra or reordered)');
+  assert.deepEqual(
+    documented.map((r) => r.kind),
+    [...ERROR_KINDS],
+    'kinds (missing, extra or reordered)',
+  );
   for (const row of documented) {
     assert.match(row.cause, /^[A-Z].*\.$/, `${row.kind}: the cause is a sentence`);
     assert.match(row.retried, /^(Yes|No)\b/, `${row.kind}: "Retried" starts with Yes or No`);
@@ -29,13 +33,33 @@ test('the "Retried" column agrees with classifyAttempt for every transport error
   for (const row of documentedKinds()) {
     if (row.kind === ErrorKind.httpStatus || row.kind === ErrorKind.redirect) continue; // decided by a status code
     const { verdict } = classifyAttempt({ type: 'error', errorKind: row.kind as ErrorKind, detail: '', durationMs: 0 });
-    assert.equal(row.retried.startsWith('Yes'), verdict === 'retryable', `${row.kind}: doc says "${row.retried}", classifyAttempt says ${verdict}`);
+    assert.equal(
+      row.retried.startsWith('Yes'),
+      verdict === 'retryable',
+      `${row.kind}: doc says "${row.retried}", classifyAttempt says ${verdict}`,
+    );
   }
-  const gone = classifyAttempt({ type: 'response', statusCode: 410, location: null, retryAfter: null, bodyPrefix: '', bodyError: null, durationMs: 0 });
+  const gone = classifyAttempt({
+    type: 'response',
+    statusCode: 410,
+    location: null,
+    retryAfter: null,
+    bodyPrefix: '',
+    bodyError: null,
+    durationMs: 0,
+  });
   assert.equal(gone.verdict, 'gone');
   const doc = documentedKinds().find((r) => r.kind === ErrorKind.httpStatus);
   assert.ok(doc?.retried.includes('410'), 'http_status names the 410 exception');
-  const redirect = classifyAttempt({ type: 'response', statusCode: 302, location: '/x', retryAfter: null, bodyPrefix: '', bodyError: null, durationMs: 0 });
+  const redirect = classifyAttempt({
+    type: 'response',
+    statusCode: 302,
+    location: '/x',
+    retryAfter: null,
+    bodyPrefix: '',
+    bodyError: null,
+    durationMs: 0,
+  });
   assert.deepEqual([redirect.verdict, redirect.errorKind], ['retryable', ErrorKind.redirect]);
 });
 

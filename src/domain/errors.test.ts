@@ -17,8 +17,16 @@ function documentedCodes(): { code: string; status: number; meaning: string }[] 
 
 test('docs/reference/errors.md lists every code of ERROR_CATALOG, in order, with its status and meaning', () => {
   const documented = documentedCodes();
-  const catalog = Object.entries(ERROR_CATALOG).map(([code, entry]) => ({ code, status: entry.status, meaning: entry.description }));
-  assert.deepEqual(documented.map((r) => r.code), catalog.map((r) => r.code), 'codes (missing, extra or reordered)');
+  const catalog = Object.entries(ERROR_CATALOG).map(([code, entry]) => ({
+    code,
+    status: entry.status,
+    meaning: entry.description,
+  }));
+  assert.deepEqual(
+    documented.map((r) => r.code),
+    catalog.map((r) => r.code),
+    'codes (missing, extra or reordered)',
+  );
   assert.deepEqual(documented, catalog, 'status or meaning differs between the catalog and the doc');
 });
 
@@ -49,7 +57,10 @@ test('AppError takes its status from the catalog and keeps code, detail, headers
 });
 
 test('a validation AppError keeps the field list as detail and names the count and the first fields in its message', () => {
-  const issues = [{ loc: ['body', 'url'], msg: 'Invalid URL', type: 'value_error' }, { loc: ['body', 'filterTypes', 0], msg: 'Too long', type: 'value_error' }];
+  const issues = [
+    { loc: ['body', 'url'], msg: 'Invalid URL', type: 'value_error' },
+    { loc: ['body', 'filterTypes', 0], msg: 'Too long', type: 'value_error' },
+  ];
   const error = new AppError('validation', issues);
   assert.equal(error.status, 422);
   assert.deepEqual(error.detail, issues);

@@ -20,13 +20,15 @@ export function headerValueProblem(value: string): string | null {
   if (/^[\t ]|[\t ]$/.test(value)) {
     return 'a header value may not begin or end with a space or tab (the receiver reads it trimmed)';
   }
-  return 'a header value may hold only visible ASCII characters, space and tab '
-    + '(no control characters, no non-ASCII: percent- or base64-encode them)';
+  return (
+    'a header value may hold only visible ASCII characters, space and tab ' +
+    '(no control characters, no non-ASCII: percent- or base64-encode them)'
+  );
 }
 
 /** Why `name` cannot be sent as a header name, or null when it can. */
 export function headerNameProblem(name: string): string | null {
-  return TOKEN.test(name) ? null : 'not a valid header name (an RFC 9110 token: letters, digits and !#$%&\'*+-.^_`|~)';
+  return TOKEN.test(name) ? null : "not a valid header name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~)";
 }
 
 /**
@@ -36,7 +38,9 @@ export function headerNameProblem(name: string): string | null {
  */
 const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const QUOTED_STRING = '"(?:[\\t !#-[\\]-~]|\\\\[\\t -~])*"';
-const MEDIA_TYPE = new RegExp(`^${TOKEN_CHARS}/${TOKEN_CHARS}(?:[\\t ]*;[\\t ]*${TOKEN_CHARS}=(?:${TOKEN_CHARS}|${QUOTED_STRING}))*$`);
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN_CHARS}/${TOKEN_CHARS}(?:[\\t ]*;[\\t ]*${TOKEN_CHARS}=(?:${TOKEN_CHARS}|${QUOTED_STRING}))*$`,
+);
 
 /** Why `value` is not a media type that can be sent as a `Content-Type` unchanged, or null when it is. */
 export function mediaTypeProblem(value: string): string | null {

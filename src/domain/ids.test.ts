@@ -8,7 +8,10 @@ const AT_MS = Date.UTC(2026, 0, 1);
 const CROCKFORD_BASE32 = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 test('each entity has its own prefix', () => {
-  assert.deepEqual({ ...IdPrefix }, { application: 'app', endpoint: 'ep', message: 'msg', attempt: 'atmpt', apiKey: 'key', task: 'qtask' });
+  assert.deepEqual(
+    { ...IdPrefix },
+    { application: 'app', endpoint: 'ep', message: 'msg', attempt: 'atmpt', apiKey: 'key', task: 'qtask' },
+  );
   assert.ok(Object.isFrozen(IdPrefix));
   assert.equal(new Set(Object.values(IdPrefix)).size, Object.values(IdPrefix).length, 'prefixes are distinct');
 });

@@ -75,10 +75,16 @@ export interface OperationalEvent {
  * (a 429 or 503 with a Retry-After, clamped; null = no throttle), or disable it with `disableReason` (410 Gone,
  * the receiver's "stop sending"; null = leave it).
  */
-export function endpointRequests(classification: Classification, retryAfterMs: number | null): { readonly throttleMs: number | null; readonly disableReason: string | null } {
+export function endpointRequests(
+  classification: Classification,
+  retryAfterMs: number | null,
+): { readonly throttleMs: number | null; readonly disableReason: string | null } {
   const status = classification.statusCode;
   const throttles = (status === 429 || status === 503) && retryAfterMs !== null;
-  return { throttleMs: throttles ? retryAfterMs : null, disableReason: classification.verdict === 'gone' ? GONE_DISABLE_REASON : null };
+  return {
+    throttleMs: throttles ? retryAfterMs : null,
+    disableReason: classification.verdict === 'gone' ? GONE_DISABLE_REASON : null,
+  };
 }
 
 /** One outcome sent to the record statement (the fields the rules read; a port's attempt record fits). */
@@ -130,7 +136,12 @@ export interface EndpointHealthChange {
 export type RecordAction =
   | { readonly type: 'throttle'; readonly endpointId: string; readonly ms: number }
   | { readonly type: 'disable'; readonly endpointId: string; readonly reason: string; readonly event: OperationalEvent }
-  | { readonly type: 'health-event'; readonly endpointId: string; readonly kind: 'breaker_opened' | 'breaker_closed'; readonly reason: string }
+  | {
+      readonly type: 'health-event';
+      readonly endpointId: string;
+      readonly kind: 'breaker_opened' | 'breaker_closed';
+      readonly reason: string;
+    }
   | { readonly type: 'publish'; readonly event: OperationalEvent };
 
 /**
@@ -140,39 +151,96 @@ export type RecordAction =
  * message events (`exhausted` for a dead letter of the schedule, `failing` at attempt
  * {@link FAILING_EVENT_ATTEMPT} while the delivery still retries).
  */
-export function planRecordActions(records: readonly RecordedAttempt[], deliveries: readonly RecordedDelivery[], endpoints: readonly EndpointHealthChange[]): RecordAction[] {
+export function planRecordActions(
+  records: readonly RecordedAttempt[],
+  deliveries: readonly RecordedDelivery[],
+  endpoints: readonly EndpointHealthChange[],
+): RecordAction[] {
   const byId = new Map(deliveries.map((d) => [d.id, d]));
   const actions: RecordAction[] = [];
   for (const r of records) {
     const d = byId.get(r.deliveryId);
     if (d === undefined) continue;
-    if (r.throttleEndpointMs !== null) actions.push({ type: 'throttle', endpointId: r.endpointId, ms: r.throttleEndpointMs });
+    if (r.throttleEndpointMs !== null)
+      actions.push({ type: 'throttle', endpointId: r.endpointId, ms: r.throttleEndpointMs });
     if (r.disableEndpointReason !== null) {
       const data = { appId: d.appId, endpointId: r.endpointId, trigger: 'gone', reason: r.disableEndpointReason };
-      actions.push({ type: 'disable', endpointId: r.endpointId, reason: r.disableEndpointReason, event: { type: OperationalEventType.endpointDisabled, appId: d.appId, data } });
+      actions.push({
+        type: 'disable',
+        endpointId: r.endpointId,
+        reason: r.disableEndpointReason,
+        event: { type: OperationalEventType.endpointDisabled, appId: d.appId, data },
+      });
     }
   }
   for (const ep of endpoints) {
     if (ep.shouldDisable) {
       const reason = `every attempt failed since ${ep.failingSince?.toISOString()}`;
-      const data = { appId: ep.appId, endpointId: ep.endpointId, trigger: 'automatic', failSince: ep.failingSince?.toISOString(), reason };
-      actions.push({ type: 'disable', endpointId: ep.endpointId, reason, event: { type: OperationalEventType.endpointDisabled, appId: ep.appId, data } });
+      const data = {
+        appId: ep.appId,
+        endpointId: ep.endpointId,
+        trigger: 'automatic',
+        failSince: ep.failingSince?.toISOString(),
+        reason,
+      };
+      actions.push({
+        type: 'disable',
+        endpointId: ep.endpointId,
+        reason,
+        event: { type: OperationalEventType.endpointDisabled, appId: ep.appId, data },
+      });
     }
     if (!ep.breakerChanged) continue;
     if (ep.breakerState === 'open') {
-      actions.push({ type: 'health-event', endpointId: ep.endpointId, kind: 'breaker_opened', reason: `${ep.consecutiveFailures} consecutive failures; open until ${ep.breakerOpenUntil?.toISOString()}` });
-      actions.push({ type: 'publish', event: { type: OperationalEventType.breakerOpened, appId: ep.appId, data: { appId: ep.appId, endpointId: ep.endpointId, consecutiveFailures: ep.consecutiveFailures, openUntil: ep.breakerOpenUntil?.toISOString() } } });
+      actions.push({
+        type: 'health-event',
+        endpointId: ep.endpointId,
+        kind: 'breaker_opened',
+        reason: `${ep.consecutiveFailures} consecutive failures; open until ${ep.breakerOpenUntil?.toISOString()}`,
+      });
+      actions.push({
+        type: 'publish',
+        event: {
+          type: OperationalEventType.breakerOpened,
+          appId: ep.appId,
+          data: {
+            appId: ep.appId,
+            endpointId: ep.endpointId,
+            consecutiveFailures: ep.consecutiveFailures,
+            openUntil: ep.breakerOpenUntil?.toISOString(),
+          },
+        },
+      });
     } else {
-      actions.push({ type: 'health-event', endpointId: ep.endpointId, kind: 'breaker_closed', reason: 'an attempt succeeded' });
-      actions.push({ type: 'publish', event: { type: OperationalEventType.endpointRecovered, appId: ep.appId, data: { appId: ep.appId, endpointId: ep.endpointId } } });
+      actions.push({
+        type: 'health-event',
+        endpointId: ep.endpointId,
+        kind: 'breaker_closed',
+        reason: 'an attempt succeeded',
+      });
+      actions.push({
+        type: 'publish',
+        event: {
+          type: OperationalEventType.endpointRecovered,
+          appId: ep.appId,
+          data: { appId: ep.appId, endpointId: ep.endpointId },
+        },
+      });
     }
   }
   for (const r of records) {
     const d = byId.get(r.deliveryId);
     if (d === undefined || r.succeeded) continue;
-    const data = { appId: d.appId, msgId: d.messageId, endpointId: r.endpointId, lastAttempt: { id: r.attemptId, responseStatusCode: r.statusCode, errorKind: r.errorKind } };
-    if (d.state === 'dead' && d.deadReason === 'exhausted') actions.push({ type: 'publish', event: { type: OperationalEventType.attemptExhausted, appId: d.appId, data } });
-    if (r.attemptNumber === FAILING_EVENT_ATTEMPT && d.state === 'pending') actions.push({ type: 'publish', event: { type: OperationalEventType.attemptFailing, appId: d.appId, data } });
+    const data = {
+      appId: d.appId,
+      msgId: d.messageId,
+      endpointId: r.endpointId,
+      lastAttempt: { id: r.attemptId, responseStatusCode: r.statusCode, errorKind: r.errorKind },
+    };
+    if (d.state === 'dead' && d.deadReason === 'exhausted')
+      actions.push({ type: 'publish', event: { type: OperationalEventType.attemptExhausted, appId: d.appId, data } });
+    if (r.attemptNumber === FAILING_EVENT_ATTEMPT && d.state === 'pending')
+      actions.push({ type: 'publish', event: { type: OperationalEventType.attemptFailing, appId: d.appId, data } });
   }
   return actions;
 }
@@ -204,12 +272,26 @@ export interface BreakerBefore {
  * failures reach the threshold; each opening's cool-down is `min(max, cooldown · 2^openedInARow)` ms. The
  * claim moves an open breaker whose cool-down is over to half-open and lets one probe through.
  */
-export function breakerAfter(before: BreakerBefore, ok: number, failed: number, policy: OutcomePolicy): { readonly state: BreakerState; readonly consecutiveFailures: number; readonly openedInARow: number; readonly opensForMs: number | null } {
+export function breakerAfter(
+  before: BreakerBefore,
+  ok: number,
+  failed: number,
+  policy: OutcomePolicy,
+): {
+  readonly state: BreakerState;
+  readonly consecutiveFailures: number;
+  readonly openedInARow: number;
+  readonly opensForMs: number | null;
+} {
   if (ok > 0) return { state: 'closed', consecutiveFailures: 0, openedInARow: 0, opensForMs: null };
   const failures = before.consecutiveFailures + failed;
   const opens = before.state === 'half_open' || (before.state === 'closed' && failures >= policy.breakerThreshold);
-  if (!opens) return { state: before.state, consecutiveFailures: failures, openedInARow: before.openedInARow, opensForMs: null };
-  const opensForMs = Math.min(policy.breakerMaxCooldownMs, policy.breakerCooldownMs * 2 ** Math.min(before.openedInARow, 30));
+  if (!opens)
+    return { state: before.state, consecutiveFailures: failures, openedInARow: before.openedInARow, opensForMs: null };
+  const opensForMs = Math.min(
+    policy.breakerMaxCooldownMs,
+    policy.breakerCooldownMs * 2 ** Math.min(before.openedInARow, 30),
+  );
   return { state: 'open', consecutiveFailures: failures, openedInARow: before.openedInARow + 1, opensForMs };
 }
 
@@ -227,7 +309,13 @@ export interface EndpointAtRecord {
  * disabled endpoint is skipped; a retry of a paused endpoint waits until resumed (`held`). `reason` is the
  * timeline row's reason (null: none beyond the state).
  */
-export function settledState(next: 'succeeded' | 'pending' | 'dead', endpoint: EndpointAtRecord, resendReturn: string | null, deadReason: string | null, manual: boolean): { readonly state: string; readonly held: boolean; readonly reason: string | null } {
+export function settledState(
+  next: 'succeeded' | 'pending' | 'dead',
+  endpoint: EndpointAtRecord,
+  resendReturn: string | null,
+  deadReason: string | null,
+  manual: boolean,
+): { readonly state: string; readonly held: boolean; readonly reason: string | null } {
   const held = next === 'pending' && endpoint.status === 'paused';
   let state: string;
   if (next === 'succeeded') state = 'succeeded';

@@ -3,9 +3,11 @@ import { test } from 'node:test';
 import { payloadFieldEquals, payloadPath } from './payload-field.ts';
 
 const bytes = (text: string): Uint8Array => Buffer.from(text, 'utf8');
-const PAYLOAD = bytes('{"customer":{"id":"cus_42","tier":3,"vip":true,"note":null,"big":12345678901234567890123},'
-  + '"items":[{"sku":"A-1"},{"sku":"B-2"}],"price":42.0,"name":"caf\\u00e9","dup":"first","dup":"last",'
-  + '"nested":{"a":1}}');
+const PAYLOAD = bytes(
+  '{"customer":{"id":"cus_42","tier":3,"vip":true,"note":null,"big":12345678901234567890123},' +
+    '"items":[{"sku":"A-1"},{"sku":"B-2"}],"price":42.0,"name":"caf\\u00e9","dup":"first","dup":"last",' +
+    '"nested":{"a":1}}',
+);
 
 test('a field path is split at dots; empty, empty-segment, too long and too deep paths are refused', () => {
   assert.deepEqual(payloadPath('customer.id'), ['customer', 'id']);

@@ -3,20 +3,34 @@ import { test } from 'node:test';
 import { mulberry32 } from '../../test/support/random.ts';
 import { classifyAttempt } from './attempt-outcome.ts';
 import {
-  attemptPolicy, effectiveRetryPolicy, leaseCoversAttempt, mergeRetryPolicy, retryPolicyIssues,
-  type RetryPolicyFields, type RetryPolicyLimits,
+  attemptPolicy,
+  effectiveRetryPolicy,
+  leaseCoversAttempt,
+  mergeRetryPolicy,
+  retryPolicyIssues,
+  type RetryPolicyFields,
+  type RetryPolicyLimits,
 } from './retry-policy.ts';
 import { decideNextStep, type RetryPolicy } from './retry-schedule.ts';
 
 const INSTALLATION = { delaysMs: [5_000, 300_000], attemptDeadlineMs: 15_000 };
 const LIMITS: RetryPolicyLimits = {
-  maxAttempts: 50, maxDelays: 20, minDelayMs: 1000, maxDelayMs: 86_400_000, leaseMs: 60_000,
+  maxAttempts: 50,
+  maxDelays: 20,
+  minDelayMs: 1000,
+  maxDelayMs: 86_400_000,
+  leaseMs: 60_000,
 };
 const [EP, TYPE, INST, SCHED] = ['endpoint', 'eventType', 'installation', 'schedule'] as const;
 
 /** The endpoint's and the event type's fields → schedule, timeout, attempts, and the source of each. */
 type Row = readonly [
-  RetryPolicyFields | null, RetryPolicyFields | null, readonly number[], number, number, readonly string[],
+  RetryPolicyFields | null,
+  RetryPolicyFields | null,
+  readonly number[],
+  number,
+  number,
+  readonly string[],
 ];
 
 test('each field falls back on its own: endpoint → event type → installation; attempts: entries + 1', () => {
@@ -39,33 +53,45 @@ test('each field falls back on its own: endpoint → event type → installation
   }
 });
 
-test('the snapshot merges field by field, the endpoint\'s winning; no field set anywhere is null', () => {
+test("the snapshot merges field by field, the endpoint's winning; no field set anywhere is null", () => {
   assert.equal(mergeRetryPolicy(null, null), null);
   assert.equal(mergeRetryPolicy({}, {}), null);
   assert.deepEqual(mergeRetryPolicy({ maxAttempts: 2 }, { maxAttempts: 9, scheduleMs: [1000] }), {
-    maxAttempts: 2, scheduleMs: [1000],
+    maxAttempts: 2,
+    scheduleMs: [1000],
   });
   assert.deepEqual(mergeRetryPolicy(null, { attemptTimeoutMs: 5 }), { attemptTimeoutMs: 5 });
 });
 
-test('an attempt\'s deadline never exceeds what the lease allows (lease − 1 s), whatever the snapshot says', () => {
+test("an attempt's deadline never exceeds what the lease allows (lease − 1 s), whatever the snapshot says", () => {
   const delays = INSTALLATION.delaysMs;
   assert.equal(attemptPolicy({ attemptTimeoutMs: 59_000 }, delays, 60_000).deadlineMs, 59_000);
   assert.equal(attemptPolicy({ attemptTimeoutMs: 90_000 }, delays, 60_000).deadlineMs, 59_000, 'lease shortened since');
-  assert.equal(attemptPolicy(null, delays, 60_000).deadlineMs, undefined, 'none set: the installation\'s');
+  assert.equal(attemptPolicy(null, delays, 60_000).deadlineMs, undefined, "none set: the installation's");
   assert.equal(leaseCoversAttempt(60_000, 59_000), true);
   assert.equal(leaseCoversAttempt(60_000, 59_001), false);
 });
 
 test('maxAttempts ends the schedule early, or repeats its last delay past its end', () => {
   const failed = classifyAttempt({
-    type: 'response', statusCode: 500, location: null, retryAfter: null, bodyPrefix: '', bodyError: null, durationMs: 1,
+    type: 'response',
+    statusCode: 500,
+    location: null,
+    retryAfter: null,
+    bodyPrefix: '',
+    bodyError: null,
+    durationMs: 1,
   });
   const walk = (policy: RetryPolicy): (number | string)[] => {
     const out: (number | string)[] = [];
     for (let n = 1; n <= 10; n++) {
       const step = decideNextStep({
-        attemptNumber: n, classification: failed, retryAfterMs: null, manual: false, policy, random: mulberry32(1),
+        attemptNumber: n,
+        classification: failed,
+        retryAfterMs: null,
+        manual: false,
+        policy,
+        random: mulberry32(1),
       });
       out.push(step.next === 'retry' ? step.delayMs : step.next === 'dead' ? step.reason : step.next);
       if (step.next !== 'retry') break;
@@ -80,7 +106,7 @@ test('maxAttempts ends the schedule early, or repeats its last delay past its en
   assert.deepEqual(walk({ ...base, delaysMs: [], maxAttempts: 3 }), ['exhausted'], 'no delay to wait: one attempt');
 });
 
-test('a policy outside the installation\'s limits is refused field by field, each message naming its setting', () => {
+test("a policy outside the installation's limits is refused field by field, each message naming its setting", () => {
   const locs = (p: RetryPolicyFields): string[] =>
     retryPolicyIssues(p, LIMITS).map((i) => `${i.loc.join('.')}: ${i.msg}`);
   const atLimits = { scheduleMs: [1000, 86_400_000], attemptTimeoutMs: 59_000, maxAttempts: 50 };
@@ -89,8 +115,9 @@ test('a policy outside the installation\'s limits is refused field by field, eac
     'body.maxAttempts: must be a whole number from 1 to 50 (TIDINGS_RETRY_POLICY_MAX_ATTEMPTS)',
   ]);
   assert.deepEqual(locs({ maxAttempts: 51 }).length, 1);
-  const length = 'body.schedule: must hold 1 to 20 delays (TIDINGS_RETRY_POLICY_MAX_DELAYS); '
-    + 'for a single attempt set maxAttempts to 1';
+  const length =
+    'body.schedule: must hold 1 to 20 delays (TIDINGS_RETRY_POLICY_MAX_DELAYS); ' +
+    'for a single attempt set maxAttempts to 1';
   assert.deepEqual(locs({ scheduleMs: [] }), [length]);
   const tooMany = Array.from({ length: 21 }, () => 0);
   assert.deepEqual(locs({ scheduleMs: tooMany }), [length], 'entries then not checked one by one');
@@ -99,8 +126,8 @@ test('a policy outside the installation\'s limits is refused field by field, eac
     'body.schedule.2: must be at least 1000 ms (TIDINGS_RETRY_POLICY_MIN_DELAY)',
   ]);
   assert.deepEqual(locs({ attemptTimeoutMs: 59_001 }), [
-    'body.attemptTimeout: must be from 1 to 59000 ms: '
-      + 'TIDINGS_LEASE (60000 ms) must exceed the attempt timeout plus 1000 ms',
+    'body.attemptTimeout: must be from 1 to 59000 ms: ' +
+      'TIDINGS_LEASE (60000 ms) must exceed the attempt timeout plus 1000 ms',
   ]);
   assert.deepEqual(locs({ attemptTimeoutMs: 0 }).length, 1);
 });

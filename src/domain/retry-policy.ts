@@ -81,7 +81,8 @@ export function longestAttemptMs(leaseMs: number): number {
  * neither sets any. This is what a delivery stores when it is created.
  */
 export function mergeRetryPolicy(
-  endpoint: RetryPolicyFields | null, eventType: RetryPolicyFields | null,
+  endpoint: RetryPolicyFields | null,
+  eventType: RetryPolicyFields | null,
 ): RetryPolicyFields | null {
   const merged = { ...defined(eventType), ...defined(endpoint) };
   return Object.keys(merged).length === 0 ? null : merged;
@@ -102,7 +103,9 @@ function defined(policy: RetryPolicyFields | null): RetryPolicyFields {
  * schedule's entries + 1, as TIDINGS_RETRY_SCHEDULE's are.
  */
 export function effectiveRetryPolicy(
-  endpoint: RetryPolicyFields | null, eventType: RetryPolicyFields | null, installation: InstallationRetry,
+  endpoint: RetryPolicyFields | null,
+  eventType: RetryPolicyFields | null,
+  installation: InstallationRetry,
 ): EffectiveRetryPolicy {
   type Picked<K extends keyof RetryPolicyFields> = { value: RetryPolicyFields[K]; source: RetryPolicySource } | null;
   const pick = <K extends keyof RetryPolicyFields>(key: K): Picked<K> => {
@@ -141,12 +144,16 @@ export interface AttemptPolicy {
  * ({@link longestAttemptMs}): a lease shortened after a policy was set still outlasts the request.
  */
 export function attemptPolicy(
-  snapshot: RetryPolicyFields | null | undefined, delaysMs: readonly number[], leaseMs?: number,
+  snapshot: RetryPolicyFields | null | undefined,
+  delaysMs: readonly number[],
+  leaseMs?: number,
 ): AttemptPolicy {
   const schedule = snapshot?.scheduleMs ?? delaysMs;
   const timeout = snapshot?.attemptTimeoutMs;
-  const cut = timeout === undefined || leaseMs === undefined
-    ? timeout : Math.max(1, Math.min(timeout, longestAttemptMs(leaseMs)));
+  const cut =
+    timeout === undefined || leaseMs === undefined
+      ? timeout
+      : Math.max(1, Math.min(timeout, longestAttemptMs(leaseMs)));
   return { delaysMs: schedule, maxAttempts: snapshot?.maxAttempts ?? schedule.length + 1, deadlineMs: cut };
 }
 
@@ -165,12 +172,19 @@ export function retryPolicyIssues(policy: RetryPolicyFields, limits: RetryPolicy
   const { maxAttempts, scheduleMs, attemptTimeoutMs } = policy;
   const attemptsOk = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= limits.maxAttempts;
   if (maxAttempts !== undefined && !attemptsOk(maxAttempts)) {
-    at(['maxAttempts'], `must be a whole number from 1 to ${limits.maxAttempts} (TIDINGS_RETRY_POLICY_MAX_ATTEMPTS)`,
-      'max_attempts');
+    at(
+      ['maxAttempts'],
+      `must be a whole number from 1 to ${limits.maxAttempts} (TIDINGS_RETRY_POLICY_MAX_ATTEMPTS)`,
+      'max_attempts',
+    );
   }
   if (scheduleMs !== undefined && (scheduleMs.length < 1 || scheduleMs.length > limits.maxDelays)) {
-    at(['schedule'], `must hold 1 to ${limits.maxDelays} delays (TIDINGS_RETRY_POLICY_MAX_DELAYS); `
-      + 'for a single attempt set maxAttempts to 1', 'schedule_length');
+    at(
+      ['schedule'],
+      `must hold 1 to ${limits.maxDelays} delays (TIDINGS_RETRY_POLICY_MAX_DELAYS); ` +
+        'for a single attempt set maxAttempts to 1',
+      'schedule_length',
+    );
   } else {
     scheduleMs?.forEach((ms, i) => {
       if (ms > limits.maxDelayMs) {

@@ -39,7 +39,12 @@ const issue = (field: string, msg: string, type: string): ValidationIssue => ({ 
 
 /** A duration as a person reads it: in the largest unit it reaches (d, h, m, s, ms), to three decimals. */
 export function durationText(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size) return `${Number((ms / size).toFixed(3))}${unit}`;
   }
   return `${ms}ms`;
@@ -52,24 +57,32 @@ export function durationText(ms: number): string {
  */
 export function searchWindow(after: Date | null, before: Date | null, now: Date, limits: WindowLimits): SearchWindow {
   if (after === null) {
-    throw new AppError('search_unbounded', [issue('after',
-      'a search reads one window of the delivery log: add after (an RFC 3339 instant; before defaults to now), '
-        + `at most ${limits.maxWindowText} before before`,
-      'search_unbounded.no_window')]);
+    throw new AppError('search_unbounded', [
+      issue(
+        'after',
+        'a search reads one window of the delivery log: add after (an RFC 3339 instant; before defaults to now), ' +
+          `at most ${limits.maxWindowText} before before`,
+        'search_unbounded.no_window',
+      ),
+    ]);
   }
   // Without a before, the window ends with now, now included (the ids of this very millisecond).
   const end = before ?? new Date(now.valueOf() + 1);
   if (end.valueOf() <= after.valueOf()) {
-    const msg = before === null ? 'after must lie in the past (before defaults to now)'
-      : 'before must be later than after';
+    const msg =
+      before === null ? 'after must lie in the past (before defaults to now)' : 'before must be later than after';
     throw new AppError('validation', [issue('before', msg, 'value_error')]);
   }
   const widthMs = end.valueOf() - after.valueOf();
   if (widthMs > limits.maxWindowMs) {
-    throw new AppError('search_unbounded', [issue('after',
-      `the window from after to before is ${durationText(widthMs)}, wider than ${limits.maxWindowText}: `
-        + 'move after later or before earlier, and search the rest as further windows',
-      'search_unbounded.window_too_wide')]);
+    throw new AppError('search_unbounded', [
+      issue(
+        'after',
+        `the window from after to before is ${durationText(widthMs)}, wider than ${limits.maxWindowText}: ` +
+          'move after later or before earlier, and search the rest as further windows',
+        'search_unbounded.window_too_wide',
+      ),
+    ]);
   }
   return { after, before: end };
 }

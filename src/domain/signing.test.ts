@@ -4,7 +4,15 @@ import { readFileSync } from 'node:fs';
 import { mock, test } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_MAX_BYTES, SECRET_MIN_BYTES, signatureHeaders, signV1 } from './signing.ts';
+import {
+  decodeSecret,
+  encodeSecret,
+  InvalidSecretError,
+  SECRET_MAX_BYTES,
+  SECRET_MIN_BYTES,
+  signatureHeaders,
+  signV1,
+} from './signing.ts';
 
 // Standard Webhooks test vectors (test/fixtures/README.md describes every field). Every case must be
 // checked by an assertion on our code below, or be listed in NOT_APPLICABLE with the reason; the last test
@@ -57,7 +65,9 @@ interface VectorFile {
   readonly v1a_cases: readonly V1aCase[];
 }
 
-const VECTORS: VectorFile = JSON.parse(readFileSync(new URL('../../test/fixtures/standard-webhooks-vectors.json', import.meta.url), 'utf8'));
+const VECTORS: VectorFile = JSON.parse(
+  readFileSync(new URL('../../test/fixtures/standard-webhooks-vectors.json', import.meta.url), 'utf8'),
+);
 
 /** Case counts of the fixture. A new case must be looked at by a test before these numbers change. */
 const EXPECTED_CASE_COUNT = 53;
@@ -128,13 +138,21 @@ function lowerCaseNames(headers: Readonly<Record<string, string>>): Record<strin
 
 /** The `v1,` entries of a signature header; a trailing comma (comma-joined header lines) is dropped. */
 function v1Entries(signatureHeader: string): string[] {
-  return signatureHeader.split(' ').map((e) => e.replace(/,$/, '')).filter((e) => e.startsWith('v1,'));
+  return signatureHeader
+    .split(' ')
+    .map((e) => e.replace(/,$/, ''))
+    .filter((e) => e.startsWith('v1,'));
 }
 
 const V1_ENTRY = /^v1,[A-Za-z0-9+/]{43}=$/;
 
 /** Runs one verifier package the way a receiver does, with its clock at `verifyAtS`, and names the outcome. */
-function verifyOutcome(make: () => { verify(body: Buffer, headers: Record<string, string>): unknown }, body: Buffer, headers: Record<string, string>, verifyAtS: number): Outcome {
+function verifyOutcome(
+  make: () => { verify(body: Buffer, headers: Record<string, string>): unknown },
+  body: Buffer,
+  headers: Record<string, string>,
+  verifyAtS: number,
+): Outcome {
   let verifier: { verify(body: Buffer, headers: Record<string, string>): unknown };
   try {
     verifier = make();
@@ -159,8 +177,16 @@ test('the vector file has the expected format, case counts and body checksums', 
   assert.equal(VECTORS.format, 'standard-webhooks-test-vectors');
   assert.equal(VECTORS.format_version, 1);
   assert.equal(VECTORS.tolerance_seconds, 300);
-  assert.equal(VECTORS.cases.length, EXPECTED_CASE_COUNT, 'cases were added or removed: look at the new ones, then update EXPECTED_CASE_COUNT');
-  assert.equal(VECTORS.v1a_cases.length, EXPECTED_V1A_CASE_COUNT, 'v1a cases were added or removed: update EXPECTED_V1A_CASE_COUNT');
+  assert.equal(
+    VECTORS.cases.length,
+    EXPECTED_CASE_COUNT,
+    'cases were added or removed: look at the new ones, then update EXPECTED_CASE_COUNT',
+  );
+  assert.equal(
+    VECTORS.v1a_cases.length,
+    EXPECTED_V1A_CASE_COUNT,
+    'v1a cases were added or removed: update EXPECTED_V1A_CASE_COUNT',
+  );
   const ids = [...VECTORS.cases, ...VECTORS.v1a_cases].map((c) => c.id);
   assert.equal(new Set(ids).size, ids.length, 'case ids are unique');
   for (const c of VECTORS.cases) {
@@ -192,14 +218,22 @@ test('signatureHeaders emits exactly the delivered headers of every positive and
     assert.ok(id !== undefined && timestamp !== undefined && signature !== undefined, `${c.id}: delivered headers`);
     for (const name of ['id', 'timestamp', 'signature']) {
       const svixValue = delivered[`svix-${name}`];
-      if (svixValue !== undefined) assert.equal(svixValue, delivered[`webhook-${name}`] ?? svixValue, `${c.id}: svix-${name} equals webhook-${name}`);
+      if (svixValue !== undefined)
+        assert.equal(
+          svixValue,
+          delivered[`webhook-${name}`] ?? svixValue,
+          `${c.id}: svix-${name} equals webhook-${name}`,
+        );
     }
     assert.equal(ours['webhook-id'], id, `${c.id}: webhook-id`);
     assert.equal(ours['webhook-timestamp'], timestamp, `${c.id}: webhook-timestamp`);
     // Entries are compared one by one: mixed-v1-and-v1a also carries a v1a entry that we do not emit, and
     // quirk-comma-joined-duplicate-headers joins the entries with ", " where we send single spaces.
     assert.deepEqual(ours['webhook-signature'].split(' '), v1Entries(signature), `${c.id}: webhook-signature entries`);
-    assert.ok(!ours['webhook-signature'].includes(', '), `${c.id}: one header line, entries separated by single spaces`);
+    assert.ok(
+      !ours['webhook-signature'].includes(', '),
+      `${c.id}: one header line, entries separated by single spaces`,
+    );
     markChecked(c.id, 'signatureHeaders');
   }
 });
@@ -215,7 +249,11 @@ const NEGATIVE_CHECKS: Readonly<Record<string, (c: VectorCase) => void>> = {
   'neg-rotation-none-match': signedWithOtherKeys,
   'neg-secret-used-as-raw-string': (c) => {
     const delivered = signatureOf(c);
-    assert.equal(signV1(Buffer.from(c.secret, 'utf8'), c.msg_id, c.timestamp, bodyOf(c)), delivered, 'the mistake reproduces');
+    assert.equal(
+      signV1(Buffer.from(c.secret, 'utf8'), c.msg_id, c.timestamp, bodyOf(c)),
+      delivered,
+      'the mistake reproduces',
+    );
     assert.notEqual(ourHeaders(c)['webhook-signature'], delivered, 'we key the HMAC with the decoded secret');
   },
   'neg-timestamp-too-old': sameHeadersAsDelivered,
@@ -238,8 +276,18 @@ const NEGATIVE_CHECKS: Readonly<Record<string, (c: VectorCase) => void>> = {
   'neg-svix-headers-stale': (c) => {
     const delivered = lowerCaseNames(c.headers);
     const ours = ourHeaders(c);
-    assert.deepEqual({ ...ours }, { 'webhook-id': delivered['webhook-id'], 'webhook-timestamp': delivered['webhook-timestamp'], 'webhook-signature': delivered['webhook-signature'] });
-    assert.ok(Object.keys(ours).every((name) => !name.startsWith('svix-')), 'we emit no svix-* headers that could go stale');
+    assert.deepEqual(
+      { ...ours },
+      {
+        'webhook-id': delivered['webhook-id'],
+        'webhook-timestamp': delivered['webhook-timestamp'],
+        'webhook-signature': delivered['webhook-signature'],
+      },
+    );
+    assert.ok(
+      Object.keys(ours).every((name) => !name.startsWith('svix-')),
+      'we emit no svix-* headers that could go stale',
+    );
   },
   'neg-secret-base64url': refusedVerifierSecret,
   'neg-secret-wrong-prefix-case': refusedVerifierSecret,
@@ -258,12 +306,23 @@ function tamperedBody(c: VectorCase): void {
   const key = senderKey(c);
   const signedOver = signV1(key, c.msg_id, c.timestamp, Buffer.from(c.signed_payload, 'utf8'));
   assert.equal(signedOver, signatureOf(c), 'the delivered signature was made over signed_payload');
-  assert.notEqual(signV1(key, c.msg_id, c.timestamp, bodyOf(c)), signedOver, 'the delivered body gives another signature');
+  assert.notEqual(
+    signV1(key, c.msg_id, c.timestamp, bodyOf(c)),
+    signedOver,
+    'the delivered body gives another signature',
+  );
 }
 function signedWithOtherKeys(c: VectorCase): void {
   assert.ok(c.signed_with !== undefined && !c.signed_with.includes(c.secret));
-  assert.equal(signatureHeaders(headerKeys(c), c.msg_id, c.timestamp, bodyOf(c))['webhook-signature'], signatureOf(c), 'the other keys reproduce the delivered header');
-  assert.ok(!v1Entries(signatureOf(c)).includes(ourHeaders(c)['webhook-signature']), 'no delivered entry was made with the verifier key');
+  assert.equal(
+    signatureHeaders(headerKeys(c), c.msg_id, c.timestamp, bodyOf(c))['webhook-signature'],
+    signatureOf(c),
+    'the other keys reproduce the delivered header',
+  );
+  assert.ok(
+    !v1Entries(signatureOf(c)).includes(ourHeaders(c)['webhook-signature']),
+    'no delivered entry was made with the verifier key',
+  );
 }
 function sameHeadersAsDelivered(c: VectorCase): void {
   assert.deepEqual({ ...ourHeaders(c) }, lowerCaseNames(c.headers));
@@ -299,7 +358,11 @@ test('each negative case is a sender mistake that our signing code does not make
 test('decodeSecret refuses secrets that are not whsec_ + padded standard base64 of 24–64 bytes, and accepts the rest', () => {
   // signature_matches is null exactly when the vectors' verifier secret is not standard base64.
   const refused = new Set(VECTORS.cases.filter((c) => c.signature_matches === null).map((c) => c.id));
-  assert.deepEqual([...refused].sort(), ['neg-secret-base64url', 'neg-secret-wrong-prefix-case', 'quirk-empty-secret-after-prefix']);
+  assert.deepEqual([...refused].sort(), [
+    'neg-secret-base64url',
+    'neg-secret-wrong-prefix-case',
+    'quirk-empty-secret-after-prefix',
+  ]);
   // Stricter than the JS packages, like the Go and Rust reference libraries: no unpadded base64, no bare key.
   const alsoRefused = new Set(['quirk-secret-unpadded-base64', 'secret-without-prefix']);
   for (const c of v1Cases) {
@@ -308,7 +371,11 @@ test('decodeSecret refuses secrets that are not whsec_ + padded standard base64 
       markChecked(c.id, 'decodeSecret');
       continue;
     }
-    for (const secret of [c.secret, ...(c.signing_secret === undefined ? [] : [c.signing_secret]), ...(c.signed_with ?? [])]) {
+    for (const secret of [
+      c.secret,
+      ...(c.signing_secret === undefined ? [] : [c.signing_secret]),
+      ...(c.signed_with ?? []),
+    ]) {
       const key = decodeSecret(secret);
       assert.ok(key.length >= SECRET_MIN_BYTES && key.length <= SECRET_MAX_BYTES, `${c.id}: key length ${key.length}`);
       assert.equal(encodeSecret(key), secret, `${c.id}: the secret is the canonical encoding of its key`);
@@ -320,10 +387,24 @@ test('decodeSecret refuses secrets that are not whsec_ + padded standard base64 
 });
 
 test('decodeSecret refuses keys shorter than 24 or longer than 64 bytes and malformed base64', () => {
-  for (const bytes of [1, 16, 23, 65, 128]) assert.throws(() => decodeSecret(encodeSecret(new Uint8Array(bytes))), InvalidSecretError, `${bytes} bytes`);
-  for (const bytes of [24, 32, 64]) assert.equal(decodeSecret(encodeSecret(new Uint8Array(bytes).fill(7))).length, bytes);
+  for (const bytes of [1, 16, 23, 65, 128])
+    assert.throws(() => decodeSecret(encodeSecret(new Uint8Array(bytes))), InvalidSecretError, `${bytes} bytes`);
+  for (const bytes of [24, 32, 64])
+    assert.equal(decodeSecret(encodeSecret(new Uint8Array(bytes).fill(7))).length, bytes);
   const good = encodeSecret(new Uint8Array(32).fill(1));
-  for (const bad of ['', 'whsec', good.slice('whsec_'.length), ` ${good}`, `${good} `, good.replace('whsec_', 'whsec_='), `${good}=`, good.replace('=', ''), good.replace('A', '-'), good.replace('A', '_'), good.replace('A', '*')]) {
+  for (const bad of [
+    '',
+    'whsec',
+    good.slice('whsec_'.length),
+    ` ${good}`,
+    `${good} `,
+    good.replace('whsec_', 'whsec_='),
+    `${good}=`,
+    good.replace('=', ''),
+    good.replace('A', '-'),
+    good.replace('A', '_'),
+    good.replace('A', '*'),
+  ]) {
     assert.throws(() => decodeSecret(bad), InvalidSecretError, JSON.stringify(bad));
   }
 });
@@ -340,7 +421,11 @@ test('decodeSecret refuses keys shorter than 24 or longer than 64 bytes and malf
  * `whsec_` key is refused by the constructor, as standardwebhooks 1.1.1 does.
  */
 function expectedForOurRequest(c: VectorCase, sameAsDelivered: boolean): { standardwebhooks: Outcome; svix: Outcome } {
-  const standard: Outcome = sameAsDelivered ? c.expected_result.standardwebhooks : c.expected_result.standardwebhooks === 'constructor_error' ? 'constructor_error' : 'valid';
+  const standard: Outcome = sameAsDelivered
+    ? c.expected_result.standardwebhooks
+    : c.expected_result.standardwebhooks === 'constructor_error'
+      ? 'constructor_error'
+      : 'valid';
   return { standardwebhooks: standard, svix: standard === 'error_after_signature_check' ? 'valid' : standard };
 }
 
@@ -357,7 +442,10 @@ test('a request signed by signatureHeaders passes the standardwebhooks and svix 
     assert.deepEqual(actual, expected, c.id);
     if (c.kind === 'positive') {
       // A correct request's signature always matches (a body that is not JSON may still upset JSON parsing).
-      assert.ok(['valid', 'error_after_signature_check'].includes(actual.standardwebhooks), `${c.id}: standardwebhooks accepts our signature`);
+      assert.ok(
+        ['valid', 'error_after_signature_check'].includes(actual.standardwebhooks),
+        `${c.id}: standardwebhooks accepts our signature`,
+      );
       assert.equal(actual.svix, 'valid', `${c.id}: svix accepts our request`);
     }
     markChecked(c.id, 'verifiers');
@@ -369,15 +457,29 @@ test('verifiers reject our request when its timestamp is more than 300 s from th
   assert.ok(c !== undefined);
   const body = bodyOf(c);
   const headers = { ...signatureHeaders([senderKey(c)], c.msg_id, c.timestamp, body) };
-  for (const [offsetS, expected] of [[-301, 'rejected'], [-300, 'valid'], [0, 'valid'], [300, 'valid'], [301, 'rejected']] as const) {
-    assert.equal(verifyOutcome(standardwebhooks(c.secret), body, headers, c.timestamp + offsetS), expected, `standardwebhooks at ${offsetS} s`);
+  for (const [offsetS, expected] of [
+    [-301, 'rejected'],
+    [-300, 'valid'],
+    [0, 'valid'],
+    [300, 'valid'],
+    [301, 'rejected'],
+  ] as const) {
+    assert.equal(
+      verifyOutcome(standardwebhooks(c.secret), body, headers, c.timestamp + offsetS),
+      expected,
+      `standardwebhooks at ${offsetS} s`,
+    );
     assert.equal(verifyOutcome(svix(c.secret), body, headers, c.timestamp + offsetS), expected, `svix at ${offsetS} s`);
   }
 });
 
 test('the vector headers themselves give the recorded standardwebhooks 1.1.1 outcome (checks this harness: bodies, clock mock)', () => {
   for (const c of v1Cases) {
-    assert.equal(verifyOutcome(standardwebhooks(c.secret), bodyOf(c), { ...c.headers }, c.verify_at), c.expected_result.standardwebhooks, c.id);
+    assert.equal(
+      verifyOutcome(standardwebhooks(c.secret), bodyOf(c), { ...c.headers }, c.verify_at),
+      c.expected_result.standardwebhooks,
+      c.id,
+    );
   }
 });
 
@@ -392,10 +494,22 @@ test('a tampered body, id or timestamp gives a different signature that verifier
     tampered[index] = (tampered[index] ?? 0) ^ 0x01;
     assert.notEqual(signV1(key, c.msg_id, c.timestamp, tampered), original, `byte ${index} flipped`);
     const headers: Record<string, string> = { ...signatureHeaders([key], c.msg_id, c.timestamp, body) };
-    assert.equal(verifyOutcome(standardwebhooks(c.secret), tampered, headers, c.verify_at), 'rejected', `byte ${index} flipped, standardwebhooks`);
-    assert.equal(verifyOutcome(svix(c.secret), tampered, headers, c.verify_at), 'rejected', `byte ${index} flipped, svix`);
+    assert.equal(
+      verifyOutcome(standardwebhooks(c.secret), tampered, headers, c.verify_at),
+      'rejected',
+      `byte ${index} flipped, standardwebhooks`,
+    );
+    assert.equal(
+      verifyOutcome(svix(c.secret), tampered, headers, c.verify_at),
+      'rejected',
+      `byte ${index} flipped, svix`,
+    );
   }
-  assert.notEqual(signV1(key, c.msg_id, c.timestamp, Buffer.concat([body, Buffer.from(' ')])), original, 'a byte appended');
+  assert.notEqual(
+    signV1(key, c.msg_id, c.timestamp, Buffer.concat([body, Buffer.from(' ')])),
+    original,
+    'a byte appended',
+  );
   assert.notEqual(signV1(key, c.msg_id, c.timestamp, body.subarray(0, -1)), original, 'a byte removed');
   assert.notEqual(signV1(key, `${c.msg_id}x`, c.timestamp, body), original, 'another message id');
   assert.notEqual(signV1(key, c.msg_id, c.timestamp + 1, body), original, 'another timestamp');
@@ -409,7 +523,10 @@ test('with several keys (secret rotation) the header carries one entry per key i
   assert.ok(c?.signed_with !== undefined);
   const body = bodyOf(c);
   const headers = signatureHeaders(headerKeys(c), c.msg_id, c.timestamp, body);
-  assert.deepEqual(headers['webhook-signature'].split(' '), c.signed_with.map((s) => signV1(decodeSecret(s), c.msg_id, c.timestamp, body)));
+  assert.deepEqual(
+    headers['webhook-signature'].split(' '),
+    c.signed_with.map((s) => signV1(decodeSecret(s), c.msg_id, c.timestamp, body)),
+  );
   for (const secret of c.signed_with) {
     assert.equal(verifyOutcome(standardwebhooks(secret), body, { ...headers }, c.verify_at), 'valid');
     assert.equal(verifyOutcome(svix(secret), body, { ...headers }, c.verify_at), 'valid');
@@ -420,7 +537,11 @@ test('every case of the vector file is checked against our code or listed as not
   const all = [...VECTORS.cases.map((c) => c.id), ...VECTORS.v1a_cases.map((c) => c.id)];
   assert.equal(all.length, EXPECTED_CASE_COUNT + EXPECTED_V1A_CASE_COUNT);
   const unchecked = all.filter((id) => !checked.has(id) && !NOT_APPLICABLE.has(id));
-  assert.deepEqual(unchecked, [], 'cases nobody looked at: add a check (NEGATIVE_CHECKS for negative cases) or a NOT_APPLICABLE reason');
+  assert.deepEqual(
+    unchecked,
+    [],
+    'cases nobody looked at: add a check (NEGATIVE_CHECKS for negative cases) or a NOT_APPLICABLE reason',
+  );
   const both = all.filter((id) => checked.has(id) && NOT_APPLICABLE.has(id));
   assert.deepEqual(both, [], 'a case listed as not applicable was checked anyway: remove it from NOT_APPLICABLE');
   const stale = [...NOT_APPLICABLE.keys()].filter((id) => !all.includes(id));
@@ -428,7 +549,8 @@ test('every case of the vector file is checked against our code or listed as not
   // Every applicable case went through the signer, the secret decoder and both verifiers.
   for (const c of v1Cases) {
     const checks = checked.get(c.id) ?? new Set();
-    for (const name of ['signV1', 'decodeSecret', 'verifiers']) assert.ok(checks.has(name), `${c.id}: ${name} check did not run`);
+    for (const name of ['signV1', 'decodeSecret', 'verifiers'])
+      assert.ok(checks.has(name), `${c.id}: ${name} check did not run`);
     assert.ok(checks.has(c.kind === 'negative' ? 'negative' : 'signatureHeaders'), `${c.id}: header check did not run`);
   }
   assert.equal(checked.size + NOT_APPLICABLE.size, all.length);

@@ -68,7 +68,12 @@ export interface SignatureHeaders {
  * Builds the Standard Webhooks headers. With several keys (secret rotation grace period) the signature
  * header carries one entry per key, space-separated, newest first.
  */
-export function signatureHeaders(keys: readonly (Uint8Array | KeyObject)[], msgId: string, timestampS: number, body: Uint8Array): SignatureHeaders {
+export function signatureHeaders(
+  keys: readonly (Uint8Array | KeyObject)[],
+  msgId: string,
+  timestampS: number,
+  body: Uint8Array,
+): SignatureHeaders {
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(timestampS),
@@ -88,10 +93,20 @@ export type SignatureHeaderSet = 'webhook' | 'svix' | 'both';
  * The signature headers of one attempt under the names `set` asks for; the signatures are computed once
  * (see {@link signatureHeaders}).
  */
-export function signatureHeadersFor(set: SignatureHeaderSet, keys: readonly (Uint8Array | KeyObject)[], msgId: string, timestampS: number, body: Uint8Array): Readonly<Record<string, string>> {
+export function signatureHeadersFor(
+  set: SignatureHeaderSet,
+  keys: readonly (Uint8Array | KeyObject)[],
+  msgId: string,
+  timestampS: number,
+  body: Uint8Array,
+): Readonly<Record<string, string>> {
   const signed = signatureHeaders(keys, msgId, timestampS, body);
   if (set === 'webhook') return { ...signed };
-  const svix = { 'svix-id': signed['webhook-id'], 'svix-timestamp': signed['webhook-timestamp'], 'svix-signature': signed['webhook-signature'] };
+  const svix = {
+    'svix-id': signed['webhook-id'],
+    'svix-timestamp': signed['webhook-timestamp'],
+    'svix-signature': signed['webhook-signature'],
+  };
   return set === 'svix' ? svix : { ...signed, ...svix };
 }
 

@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Api, HttpDeps } from './deps.ts';
 import { installAuth } from './plugins/auth.ts';
@@ -9,7 +15,13 @@ import { limitAddressInProgress, limitCredentialInProgress } from './plugins/in-
 import { gatedServerFactory, type PipelineStats } from './plugins/pipeline-gate.ts';
 import { continueAfterAuthentication, guardConnections } from './plugins/connection-guard.ts';
 import { installCors } from './plugins/cors.ts';
-import { clientErrorHandler, frameworkErrors, installBodyNotAllowed, installEdgeErrors, redactUrl } from './plugins/edge-errors.ts';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  installBodyNotAllowed,
+  installEdgeErrors,
+  redactUrl,
+} from './plugins/edge-errors.ts';
 import { createLineSampler, type LineSampler } from './plugins/line-sampler.ts';
 import { isClientAbort, logClientAbort } from './plugins/client-aborts.ts';
 import { installErrorHandler, schemaErrorMessage } from './plugins/error-handler.ts';
@@ -85,7 +97,8 @@ class OneLineLogController extends LogController {
 
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
     const url = redactUrl(request.url);
-    if (isClientAbort(error, request)) logClientAbort(this.#aborts, request, reply, error, 'client went away while the answer was streamed', url);
+    if (isClientAbort(error, request))
+      logClientAbort(this.#aborts, request, reply, error, 'client went away while the answer was streamed', url);
     else reply.log.warn({ err: error }, 'response terminated with an error with headers already sent');
   }
 
@@ -99,7 +112,16 @@ class OneLineLogController extends LogController {
       return;
     }
     // An error may carry anything: that line goes through the redacting request logger.
-    if (error) reply.log.error({ req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime, err: error }, 'request errored');
+    if (error)
+      reply.log.error(
+        {
+          req: { method: request.method, url: redactUrl(request.url) },
+          res: { statusCode: reply.statusCode },
+          responseTime: reply.elapsedTime,
+          err: error,
+        },
+        'request errored',
+      );
     else this.#plain.info(requestLine(request, reply), 'request completed');
   }
 }
@@ -114,21 +136,29 @@ const API_VERSION = '1.0.0';
  */
 export function buildApp(deps: HttpDeps): FastifyInstance {
   const { config } = deps;
-  const refusals = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'refused request' });
+  const refusals = createLineSampler({
+    ratePerS: config.refusalLogRatePerS,
+    logger: deps.logger,
+    kind: 'refused request',
+  });
   const aborts = createLineSampler({ ratePerS: config.refusalLogRatePerS, logger: deps.logger, kind: 'client abort' });
   const info = (obj: object, msg: string): void => deps.logger.info(obj, msg);
   let pipelineStats: () => PipelineStats = () => ({ peakRunning: 0, peakWaiting: 0, closed: 0 });
   const fastify = Fastify({
     // Pipelined requests of one connection run at most TIDINGS_API_PIPELINE_DEPTH at once (ADR 0019).
-    serverFactory: gatedServerFactory({
-      depth: config.apiPipelineDepth,
-      queue: config.apiPipelineQueue,
-      onClose: (figures) => {
-        if (refusals.take()) info(figures, 'connection closed: more pipelined requests waiting than TIDINGS_API_PIPELINE_QUEUE');
+    serverFactory: gatedServerFactory(
+      {
+        depth: config.apiPipelineDepth,
+        queue: config.apiPipelineQueue,
+        onClose: (figures) => {
+          if (refusals.take())
+            info(figures, 'connection closed: more pipelined requests waiting than TIDINGS_API_PIPELINE_QUEUE');
+        },
       },
-    }, (stats) => {
-      pipelineStats = stats;
-    }),
+      (stats) => {
+        pipelineStats = stats;
+      },
+    ),
     // The client address of the per-address limits: X-Forwarded-For only from TIDINGS_TRUSTED_PROXIES (proxy-addr).
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     loggerInstance: deps.logger,

@@ -1,5 +1,11 @@
 import type { AppError } from '../domain/errors.ts';
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ApiKeys } from '../app/api-keys.ts';
 import type { Erasure } from '../app/retention.ts';
@@ -85,7 +91,13 @@ export interface HttpDeps {
 }
 
 /** The Fastify instance with the zod type provider, as route files see it. */
-export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -17,7 +17,10 @@ export function principalOf(request: FastifyRequest): Principal {
  * the same key with anything different is refused with 422 `idempotency_key_mismatch`.
  */
 export function fingerprint(request: FastifyRequest): string {
-  return createHash('sha256').update(`${request.method}\n${request.url}\n`).update(request.rawBody ?? Buffer.alloc(0)).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method}\n${request.url}\n`)
+    .update(request.rawBody ?? Buffer.alloc(0))
+    .digest('hex');
 }
 
 /**
@@ -29,7 +32,13 @@ export function keyScope(deps: Pick<HttpDeps, 'config'>, request: FastifyRequest
   const header = request.headers['idempotency-key'];
   if (header === undefined) return null;
   if (typeof header !== 'string' || header === '' || header.length > WIRE_LIMITS.nameMaxLength) {
-    throw new AppError('validation', [{ loc: ['header', 'idempotency-key'], msg: `must be 1–${WIRE_LIMITS.nameMaxLength} characters, given once`, type: 'value_error' }]);
+    throw new AppError('validation', [
+      {
+        loc: ['header', 'idempotency-key'],
+        msg: `must be 1–${WIRE_LIMITS.nameMaxLength} characters, given once`,
+        type: 'value_error',
+      },
+    ]);
   }
   const principal = principalOf(request);
   return {
@@ -43,7 +52,11 @@ export function keyScope(deps: Pick<HttpDeps, 'config'>, request: FastifyRequest
 }
 
 /** Sends an idempotent answer; a replay is marked with `idempotent-replayed: true`. */
-export function sendAnswer(reply: FastifyReply, answer: StoredAnswer & { readonly replayed: boolean }, body: unknown = answer.body): FastifyReply {
+export function sendAnswer(
+  reply: FastifyReply,
+  answer: StoredAnswer & { readonly replayed: boolean },
+  body: unknown = answer.body,
+): FastifyReply {
   if (answer.replayed) reply.header('idempotent-replayed', 'true');
   return reply.code(answer.status).send(body);
 }

@@ -32,8 +32,8 @@ function stringEnd(text: string, at: number): number {
 
 /** True for a key that would set a prototype when its object is copied by assignment. */
 const isPrototypeKey = (key: string, child: unknown): boolean =>
-  key === '__proto__'
-  || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
+  key === '__proto__' ||
+  (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
 
 /** The number of object members in a parsed value, or -1 when one of its keys is a prototype key. No paths: cheap. */
 function countMembers(value: unknown): number {
@@ -90,7 +90,7 @@ function firstDuplicate(text: string): AmbiguousKey | null {
   const childPath = (): readonly (string | number)[] => {
     const top = stack.at(-1);
     if (top === undefined) return [];
-    return [...top.path, top.keys === null ? top.index : top.key ?? ''];
+    return [...top.path, top.keys === null ? top.index : (top.key ?? '')];
   };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

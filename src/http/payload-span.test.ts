@@ -20,7 +20,14 @@ test('payloadBytes handles any JSON value and nested "payload" keys do not count
 
 test('payloadBytes refuses a missing or duplicated payload key with 422 on body.payload', () => {
   for (const body of ['{"eventType":"x"}', '{"payload":1,"payload":2}', '[1]', '{"x":{"payload":1}}']) {
-    assert.throws(() => payloadBytes(body), (e: unknown) => e instanceof AppError && e.code === 'validation' && JSON.stringify(e.detail).includes('"loc":["body","payload"]'), body);
+    assert.throws(
+      () => payloadBytes(body),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'validation' &&
+        JSON.stringify(e.detail).includes('"loc":["body","payload"]'),
+      body,
+    );
   }
 });
 
@@ -51,14 +58,27 @@ test('payloadBytes finds the same span as a full JSON tree parser on 2,000 rando
     if (kind === 1) return ['0', '-1.5e+3', '12345678901234567890', '-0.0'][rand(4)]!;
     if (kind === 2) return ['true', 'false', 'null'][rand(3)]!;
     if (kind === 3) return ws() + '[' + ws() + ']';
-    if (kind === 4) return '[' + Array.from({ length: 1 + rand(3) }, () => ws() + value(depth + 1) + ws()).join(',') + ']';
-    return '{' + Array.from({ length: rand(4) }, () => `${ws()}${rand(5) === 0 ? '"payload"' : str()}${ws()}:${ws()}${value(depth + 1)}${ws()}`).join(',') + '}';
+    if (kind === 4)
+      return '[' + Array.from({ length: 1 + rand(3) }, () => ws() + value(depth + 1) + ws()).join(',') + ']';
+    return (
+      '{' +
+      Array.from(
+        { length: rand(4) },
+        () => `${ws()}${rand(5) === 0 ? '"payload"' : str()}${ws()}:${ws()}${value(depth + 1)}${ws()}`,
+      ).join(',') +
+      '}'
+    );
   };
   let checked = 0;
   for (let n = 0; n < 2_000; n += 1) {
     const members = Array.from({ length: rand(4) }, () => `${ws()}${str()}${ws()}:${ws()}${value(1)}${ws()}`);
     const payloads = rand(8) === 0 ? 2 : rand(8) === 0 ? 0 : 1;
-    for (let p = 0; p < payloads; p += 1) members.splice(rand(members.length + 1), 0, `${ws()}${rand(3) === 0 ? '"pay\\u006coad"' : '"payload"'}${ws()}:${ws()}${value(1)}${ws()}`);
+    for (let p = 0; p < payloads; p += 1)
+      members.splice(
+        rand(members.length + 1),
+        0,
+        `${ws()}${rand(3) === 0 ? '"pay\\u006coad"' : '"payload"'}${ws()}:${ws()}${value(1)}${ws()}`,
+      );
     const body = `${ws()}{${members.join(',')}}${ws()}`;
     JSON.parse(body);
     const root = parseTree(body);

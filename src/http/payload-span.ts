@@ -98,7 +98,13 @@ export function payloadBytes(text: string): Buffer {
     }
   }
   if (span === null || duplicated) {
-    throw new AppError('validation', [{ loc: ['body', 'payload'], msg: span === null ? 'field required' : 'the key "payload" appears more than once', type: 'value_error' }]);
+    throw new AppError('validation', [
+      {
+        loc: ['body', 'payload'],
+        msg: span === null ? 'field required' : 'the key "payload" appears more than once',
+        type: 'value_error',
+      },
+    ]);
   }
   return Buffer.from(text.slice(span.start, span.end), 'utf8');
 }

@@ -16,7 +16,9 @@ const ATTEMPTS: readonly Capability[] = ['CreateAttempts'];
 const MESSAGES: readonly Capability[] = ['ManageMessages'];
 
 /** `METHOD /route/:template` → requirement. */
-export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Object.freeze<Record<string, RouteRequirement>>({
+export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Object.freeze<
+  Record<string, RouteRequirement>
+>({
   'GET /api/v1/auth/me': [],
   'POST /api/v1/auth/logout': [],
   'POST /api/v1/auth/app-portal-access/:appId': 'operator',

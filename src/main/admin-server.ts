@@ -8,9 +8,18 @@ import { singleFlight } from '../http/plugins/single-flight.ts';
 import { metricsRequestAllowed } from '../observability/metrics.ts';
 
 /** The settings of the admin server: the API's limits on slow, pipelining and fast callers (ADR 0010, ADR 0021). */
-export type AdminServerConfig = Pick<Config,
-  | 'apiHeadersTimeoutMs' | 'apiRequestTimeoutMs' | 'apiKeepAliveTimeoutMs' | 'apiIdleTimeoutMs'
-  | 'apiPipelineDepth' | 'apiPipelineQueue' | 'publicRateLimitPerS' | 'publicRateBurst' | 'trustedProxies'>;
+export type AdminServerConfig = Pick<
+  Config,
+  | 'apiHeadersTimeoutMs'
+  | 'apiRequestTimeoutMs'
+  | 'apiKeepAliveTimeoutMs'
+  | 'apiIdleTimeoutMs'
+  | 'apiPipelineDepth'
+  | 'apiPipelineQueue'
+  | 'publicRateLimitPerS'
+  | 'publicRateBurst'
+  | 'trustedProxies'
+>;
 
 /** What {@link buildAdminServer} serves and with which settings. */
 export interface AdminServerOptions {
@@ -52,7 +61,10 @@ export function buildAdminServer(options: AdminServerOptions): FastifyInstance {
   });
   app.setErrorHandler((error, _request, reply) => {
     if (!(error instanceof AppError)) return reply.code(500).send({ code: 'internal_error', detail: 'Internal error' });
-    return reply.code(error.status).headers(error.headers).send({ code: wireCode(error.code), detail: error.detail });
+    return reply
+      .code(error.status)
+      .headers(error.headers)
+      .send({ code: wireCode(error.code), detail: error.detail });
   });
   if (config.publicRateLimitPerS > 0) {
     const rate = `TIDINGS_PUBLIC_RATE_LIMIT=${config.publicRateLimitPerS}/s`;

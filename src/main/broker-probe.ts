@@ -51,7 +51,11 @@ function reasonOf(error: unknown, urls: string): string {
 async function rabbitmqProbe(url: string, timeoutMs: number): Promise<string> {
   const started = performance.now();
   const conn = new Connection({
-    url, connectionName: 'tidings doctor', connectionTimeout: timeoutMs, retryLow: timeoutMs, retryHigh: timeoutMs,
+    url,
+    connectionName: 'tidings doctor',
+    connectionTimeout: timeoutMs,
+    retryLow: timeoutMs,
+    retryHigh: timeoutMs,
   });
   try {
     const failed = new Promise<never>((_, reject) => conn.once('error', reject));
@@ -67,7 +71,10 @@ async function rabbitmqProbe(url: string, timeoutMs: number): Promise<string> {
 async function natsProbe(urls: string, timeoutMs: number): Promise<string> {
   const started = performance.now();
   const nc = await connect({
-    servers: urls.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    servers: urls
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     name: 'tidings doctor',
     timeout: timeoutMs,
     reconnect: false,

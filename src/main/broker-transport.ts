@@ -42,14 +42,22 @@ export function createBrokerWiring(config: Config, registry: Registry, logger: L
   };
   if (config.transport === 'rabbitmq') {
     transport = createRabbitMqTransport({
-      ...brokerOptionsOf(config), url: config.rabbitmqUrl ?? '', connectionName, onTopologyRestored: restored,
+      ...brokerOptionsOf(config),
+      url: config.rabbitmqUrl ?? '',
+      connectionName,
+      onTopologyRestored: restored,
     });
   }
   if (config.transport === 'nats') {
     transport = createNatsTransport({
-      ...brokerOptionsOf(config), url: config.natsUrl ?? '', clientName: connectionName, onTopologyRestored: restored,
-      ackWaitMs: config.natsAckWaitMs, maxAckPending: config.natsMaxAckPending,
-      duplicateWindowMs: config.natsDuplicateWindowMs, pingIntervalMs: config.natsPingIntervalMs,
+      ...brokerOptionsOf(config),
+      url: config.natsUrl ?? '',
+      clientName: connectionName,
+      onTopologyRestored: restored,
+      ackWaitMs: config.natsAckWaitMs,
+      maxAckPending: config.natsMaxAckPending,
+      duplicateWindowMs: config.natsDuplicateWindowMs,
+      pingIntervalMs: config.natsPingIntervalMs,
     });
   }
   if (transport === undefined) throw new Error(`TIDINGS_TRANSPORT=${config.transport}: no adapter in this build`);
@@ -59,7 +67,8 @@ export function createBrokerWiring(config: Config, registry: Registry, logger: L
   t.onStateChange((change) => {
     m.stateChanged(change.state);
     const line = { transport: t.name, state: change.state, previous: change.previous, reason: change.reason };
-    if (change.state === 'disconnected') logger.warn(line, 'broker connection lost: reconnecting with back-off; due deliveries wait in PostgreSQL');
+    if (change.state === 'disconnected')
+      logger.warn(line, 'broker connection lost: reconnecting with back-off; due deliveries wait in PostgreSQL');
     else logger.info(line, `broker ${change.state}`);
   });
   return { transport: t, metrics: m };

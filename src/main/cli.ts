@@ -44,11 +44,24 @@ const ROLES: Record<string, Roles> = {
 };
 
 /** Runs the `tidings` command line. Returns the exit code (servers run until SIGTERM/SIGINT). */
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, seams: OperatorSeams = {}): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  seams: OperatorSeams = {},
+): Promise<number> {
   if (OPERATOR_COMMANDS.has(argv[0] ?? '')) return operatorCommand(argv, env, seams);
   const { positionals, values } = parseArgs({
-    args: [...argv], allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, app: { type: 'string' }, endpoint: { type: 'string' }, outcome: { type: 'string' }, url: { type: 'string' }, interval: { type: 'string' }, backlog: { type: 'string' } },
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      app: { type: 'string' },
+      endpoint: { type: 'string' },
+      outcome: { type: 'string' },
+      url: { type: 'string' },
+      interval: { type: 'string' },
+      backlog: { type: 'string' },
+    },
   });
   const command = positionals[0] ?? 'serve';
   if (values.help === true || command === 'help') {
@@ -75,7 +88,12 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const { exitCode } = await runKeysRotate({ config, logger: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }), out: (line) => console.log(line), shouldStop: () => stop });
+        const { exitCode } = await runKeysRotate({
+          config,
+          logger: createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }),
+          out: (line) => console.log(line),
+          shouldStop: () => stop,
+        });
         return exitCode;
       } finally {
         process.off('SIGINT', onSignal);
@@ -84,15 +102,23 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     }
     if (command === 'retention' && positionals[1] === 'run') {
       const config = loadConfig(env);
-      const report = await runRetentionOnce(config, createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }));
-      console.log(`payloads expunged: ${report.payloadsExpunged}, deliveries pruned: ${report.deliveriesPruned}, idempotency keys pruned: ${report.idempotencyKeysPruned}, erasure batches: ${report.erasureBatches}`);
+      const report = await runRetentionOnce(
+        config,
+        createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }),
+      );
+      console.log(
+        `payloads expunged: ${report.payloadsExpunged}, deliveries pruned: ${report.deliveriesPruned}, idempotency keys pruned: ${report.idempotencyKeysPruned}, erasure batches: ${report.erasureBatches}`,
+      );
       return 0;
     }
     if (command === 'migrate') {
       const config = loadConfig(env);
       const logger = createLogger({ level: config.logLevel });
       const db = await openDb({
-        databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, ...poolerOptions(config),
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        poolSize: 1,
+        ...poolerOptions(config),
       });
       try {
         // Behind a transaction pooler: on TIDINGS_DIRECT_DATABASE_URL, or refused without it (migration_needs_session).
@@ -110,7 +136,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       return 2;
     }
     if (command !== 'serve' && (env.DATABASE_URL ?? '') === '') {
-      console.error(`tidings ${command}: the embedded engine runs in one process — use \`tidings serve\`, or set DATABASE_URL to run the API and dispatchers as separate processes`);
+      console.error(
+        `tidings ${command}: the embedded engine runs in one process — use \`tidings serve\`, or set DATABASE_URL to run the API and dispatchers as separate processes`,
+      );
       return 2;
     }
     const running = await startTidings({ env, roles });
@@ -121,10 +149,13 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
         // Past TIDINGS_SHUTDOWN_GRACE + TIDINGS_SHUTDOWN_TIMEOUT the stop gives up (ShutdownTimeoutError, logged).
-        running.stop().then(() => resolve(0), (error: unknown) => {
-          console.error(`tidings: ${(error as Error).message}`);
-          resolve(1);
-        });
+        running.stop().then(
+          () => resolve(0),
+          (error: unknown) => {
+            console.error(`tidings: ${(error as Error).message}`);
+            resolve(1);
+          },
+        );
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
@@ -134,7 +165,10 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       console.error(error.message);
       return 2;
     }
-    const code = typeof error === 'object' && error !== null && 'code' in error ? ` (${String((error as { code: unknown }).code)})` : '';
+    const code =
+      typeof error === 'object' && error !== null && 'code' in error
+        ? ` (${String((error as { code: unknown }).code)})`
+        : '';
     console.error(`tidings: ${(error as Error).message ?? String(error)}${code}`);
     return 1;
   }
@@ -147,18 +181,28 @@ if (import.meta.main) {
 }
 
 /** `tidings tail`: checks its options, then runs {@link runTail} until SIGINT/SIGTERM. Exit 2 for bad options. */
-async function tailCommand(values: Readonly<Record<string, string | boolean | undefined>>, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+async function tailCommand(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const str = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
   const app = str('app');
   const token = env.TIDINGS_TOKEN ?? '';
   const outcome = str('outcome');
   const intervalMs = Number(str('interval') ?? 1000);
   const backlog = Number(str('backlog') ?? 10);
-  const problem = app === undefined ? '--app is required'
-    : token === '' ? 'TIDINGS_TOKEN must hold a Bearer token'
-      : outcome !== undefined && outcome !== 'success' && outcome !== 'fail' ? '--outcome must be success or fail'
-        : !Number.isInteger(intervalMs) || intervalMs < 100 ? '--interval must be a whole number of ms, at least 100'
-          : !Number.isInteger(backlog) || backlog < 0 ? '--backlog must be a whole number' : null;
+  const problem =
+    app === undefined
+      ? '--app is required'
+      : token === ''
+        ? 'TIDINGS_TOKEN must hold a Bearer token'
+        : outcome !== undefined && outcome !== 'success' && outcome !== 'fail'
+          ? '--outcome must be success or fail'
+          : !Number.isInteger(intervalMs) || intervalMs < 100
+            ? '--interval must be a whole number of ms, at least 100'
+            : !Number.isInteger(backlog) || backlog < 0
+              ? '--backlog must be a whole number'
+              : null;
   if (problem !== null) {
     console.error(`tidings tail: ${problem}`);
     return 2;
@@ -169,8 +213,15 @@ async function tailCommand(values: Readonly<Record<string, string | boolean | un
   process.once('SIGTERM', onSignal);
   try {
     await runTail({
-      baseUrl: str('url') ?? env.TIDINGS_URL ?? 'http://127.0.0.1:8071', token, app: app!, endpoint: str('endpoint'),
-      outcome: outcome as 'success' | 'fail' | undefined, intervalMs, backlog, out: (line) => console.log(line), signal: stop.signal,
+      baseUrl: str('url') ?? env.TIDINGS_URL ?? 'http://127.0.0.1:8071',
+      token,
+      app: app!,
+      endpoint: str('endpoint'),
+      outcome: outcome as 'success' | 'fail' | undefined,
+      intervalMs,
+      backlog,
+      out: (line) => console.log(line),
+      signal: stop.signal,
     });
     return 0;
   } catch (error) {

@@ -3,7 +3,13 @@ import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { createPgStatsRollup } from '../adapters/postgres/delivery/stats-rollup.ts';
-import { openDb, SMALL_STATEMENT_ROWS, withGenericPlans, type Db, type SmallStatements } from '../adapters/postgres/db.ts';
+import {
+  openDb,
+  SMALL_STATEMENT_ROWS,
+  withGenericPlans,
+  type Db,
+  type SmallStatements,
+} from '../adapters/postgres/db.ts';
 import { checkPooler, migrateOnSession, openReadRouting, poolerOptions } from './database-setup.ts';
 import { isDatabaseUnavailable } from '../adapters/postgres/sqlstate.ts';
 import { databaseAnswers } from '../adapters/postgres/reachable.ts';
@@ -85,13 +91,20 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const onConnect = (): void => transient.recovered();
   const pooling = poolerOptions(config);
   const db = await openDb({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, onError, onConnect,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    onError,
+    onConnect,
     ...pooling,
   });
   // Tracing starts before the API's Fastify instance exists (its request spans hook into the creation).
   const tracing = await startTracing(config, logger);
   // Each step of the stop, by name; they run in reverse order of registration.
-  const closers: Closer[] = [{ step: 'tracing', close: () => tracing.shutdown() }, { step: 'database pool', close: () => db.close() }];
+  const closers: Closer[] = [
+    { step: 'tracing', close: () => tracing.shutdown() },
+    { step: 'database pool', close: () => db.close() },
+  ];
   let step: string | null = null;
   const closeAll = async (): Promise<void> => {
     for (const closer of closers.reverse()) {
@@ -105,15 +118,28 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const smallPool = async (poolSize: number, name: string): Promise<SmallStatements> => {
     if (db.engine !== 'server') return { db: withGenericPlans(db), maxRows: SMALL_STATEMENT_ROWS };
     const small = await openDb({
-      databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize, genericPlans: true, ...pooling,
-      onError: (error) => logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'), onConnect,
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize,
+      genericPlans: true,
+      ...pooling,
+      onError: (error) =>
+        logger.warn({ err: error, pool: name }, 'database connection of a small-statement pool failed'),
+      onConnect,
     });
     closers.push({ step: name, close: () => small.close() });
     return { db: small, maxRows: SMALL_STATEMENT_ROWS };
   };
   try {
-    logger.info({ engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles }, 'starting Tidings');
-    if (config.egressAllowlist.length > 0) logger.warn({ egressAllowlist: config.egressAllowlist }, 'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests');
+    logger.info(
+      { engine: db.engine, dataDir: db.engine === 'embedded' ? config.dataDir : undefined, roles: options.roles },
+      'starting Tidings',
+    );
+    if (config.egressAllowlist.length > 0)
+      logger.warn(
+        { egressAllowlist: config.egressAllowlist },
+        'TIDINGS_EGRESS_ALLOWLIST opens otherwise refused address ranges to webhook requests',
+      );
     // Keys first: a configuration that cannot encrypt is refused before the schema is touched.
     const cipher = await resolveCipher(config, logger);
     await checkPooler(config, logger);
@@ -122,17 +148,25 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     await checkKeyRegistry(db, cipher);
     if (config.operationalApp !== undefined) {
       const found = await createPgApplicationStore(db).findApplication(config.operationalApp);
-      if (found === null) logger.warn({ operationalApp: config.operationalApp }, 'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists');
+      if (found === null)
+        logger.warn(
+          { operationalApp: config.operationalApp },
+          'TIDINGS_OPERATIONAL_APP names no application: operational webhooks are not sent until it exists',
+        );
     }
     const metrics = createMetrics();
     registerBacklogGauges(metrics.registry, {
-      read: createPgBacklogReader(db), cap: config.metricsBacklogCap, cacheMs: config.metricsBacklogCacheMs, nowMs: () => performance.now(),
+      read: createPgBacklogReader(db),
+      cap: config.metricsBacklogCap,
+      cacheMs: config.metricsBacklogCacheMs,
+      nowMs: () => performance.now(),
       onError: (error) => logger.warn({ err: error }, 'backlog gauges: query failed'),
     });
     const wakeups = createWakeups(db, logger);
     const faultPoints = createFaultPoints(config.testFaultPoints, logger);
     let broker: BrokerWiring | null = null;
-    const readiness = (): Record<string, string> => broker === null ? {} : { transport: broker.transport.name, broker: broker.transport.state() };
+    const readiness = (): Record<string, string> =>
+      broker === null ? {} : { transport: broker.transport.name, broker: broker.transport.state() };
     const ready = async (): Promise<boolean> => {
       try {
         await databaseAnswers(db);
@@ -146,21 +180,50 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     const budget = fdBudget(config, options.roles, db.engine === 'server');
     const fdLimit = openFileLimit();
-    if (fdLimit !== null && budget.total > fdLimit) logger.warn({ fdBudget: budget, fdLimit }, 'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)');
+    if (fdLimit !== null && budget.total > fdLimit)
+      logger.warn(
+        { fdBudget: budget, fdLimit },
+        'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)',
+      );
 
     let dispatcherRole: DispatcherRole | undefined;
     if (options.roles.dispatcher) {
       // With the API in the same process, the dispatcher claims and records through a pool of its own:
       // API requests waiting for a connection never delay a claim (ADR 0010).
       const ownPool = options.roles.api && db.engine === 'server';
-      const dispatcherDb = ownPool ? await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dispatcherDbPoolSize, onError, onConnect, ...pooling }) : db;
+      const dispatcherDb = ownPool
+        ? await openDb({
+            databaseUrl: config.databaseUrl,
+            dataDir: config.dataDir,
+            poolSize: config.dispatcherDbPoolSize,
+            onError,
+            onConnect,
+            ...pooling,
+          })
+        : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
       // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
       const handoff = options.roles.api && config.publishHandoff;
       // A broker transport (docs/guides/transports.md): the broker is the dispatcher's source, fed by its outbox publisher.
       broker = createBrokerWiring(config, metrics.registry, dispatcherLogger);
-      dispatcherRole = createDispatcherRole({ config, db: dispatcherDb, small, cipher, clock, random, logger: dispatcherLogger, attemptLogger: withoutRedaction(dispatcherLogger), metrics, wakeups, faultPoints, tracer: tracing.tracer, handoff, broker, ...(options.lookup === undefined ? {} : { lookup: options.lookup }) });
+      dispatcherRole = createDispatcherRole({
+        config,
+        db: dispatcherDb,
+        small,
+        cipher,
+        clock,
+        random,
+        logger: dispatcherLogger,
+        attemptLogger: withoutRedaction(dispatcherLogger),
+        metrics,
+        wakeups,
+        faultPoints,
+        tracer: tracing.tracer,
+        handoff,
+        broker,
+        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      });
       await wakeups.start();
       closers.push({ step: 'LISTEN connection', close: () => wakeups.stop() });
       if (broker !== null) {
@@ -194,15 +257,32 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       const readRouting = await openReadRouting(config, db, metrics.registry, logger);
       if (readRouting !== null) closers.push({ step: 'read replica pool', close: () => readRouting.stop() });
       const httpDeps = createHttpDeps({
-        config, db, ...(readRouting === null ? {} : { reader: readRouting.reader }),
-        smallPublishes, cipher, clock, random, logger, metrics, ready, readiness, wake: () => wakeups.notify(), ...(db.engine === 'server' ? { carrier: wakeups } : {}),
-        ...(handoff === undefined ? {} : { handoff }), kickErasure: () => retention.kick(), tracer: tracing.tracer,
+        config,
+        db,
+        ...(readRouting === null ? {} : { reader: readRouting.reader }),
+        smallPublishes,
+        cipher,
+        clock,
+        random,
+        logger,
+        metrics,
+        ready,
+        readiness,
+        wake: () => wakeups.notify(),
+        ...(db.engine === 'server' ? { carrier: wakeups } : {}),
+        ...(handoff === undefined ? {} : { handoff }),
+        kickErasure: () => retention.kick(),
+        tracer: tracing.tracer,
       });
       const app: FastifyInstance = buildApp(faultPoints === null ? httpDeps : faultPoints.httpDeps(httpDeps));
       await app.listen({ host: config.host, port: config.port });
       closers.push({ step: 'HTTP API', close: () => app.close() });
       // Only once the API listens: a start that fails earlier must not swallow the one-time token.
-      generatedAdminToken = await ensureAdminToken({ store: createPgApiKeyStore(db), clock, configuredToken: config.apiToken });
+      generatedAdminToken = await ensureAdminToken({
+        store: createPgApiKeyStore(db),
+        clock,
+        configuredToken: config.apiToken,
+      });
       retention.start();
       closers.push({ step: 'retention job', close: () => retention.stop() });
       // The time-in-state roll-up runs in API processes, which serve the statistics reads (ADR 0015).
@@ -213,7 +293,14 @@ export async function startTidings(options: StartOptions): Promise<Running> {
       apiConnections = () => app.connectionStats();
       logger.info({ url: apiUrl }, 'HTTP API listening');
     } else {
-      const admin = buildAdminServer({ logger, registry: metrics.registry, ready, readiness, metricsToken: config.metricsToken, config });
+      const admin = buildAdminServer({
+        logger,
+        registry: metrics.registry,
+        ready,
+        readiness,
+        metricsToken: config.metricsToken,
+        config,
+      });
       await admin.listen({ host: config.host, port: config.adminPort });
       closers.push({ step: 'admin server', close: () => admin.close() });
       adminUrl = urlOf(admin);
@@ -222,8 +309,16 @@ export async function startTidings(options: StartOptions): Promise<Running> {
 
     let stopping: Promise<void> | undefined;
     return {
-      config, db, metrics, apiUrl, apiConnections, adminUrl, dispatcher: dispatcherRole, generatedAdminToken,
-      stop: () => (stopping ??= withDeadline(closeAll(), config.shutdownGraceMs + config.shutdownTimeoutMs, () => step, logger)),
+      config,
+      db,
+      metrics,
+      apiUrl,
+      apiConnections,
+      adminUrl,
+      dispatcher: dispatcherRole,
+      generatedAdminToken,
+      stop: () =>
+        (stopping ??= withDeadline(closeAll(), config.shutdownGraceMs + config.shutdownTimeoutMs, () => step, logger)),
     };
   } catch (error) {
     await closeAll();
@@ -254,12 +349,20 @@ export class ShutdownTimeoutError extends Error {
 }
 
 /** `stopping`, or a {@link ShutdownTimeoutError} after `ms`, logged with the step still running. */
-function withDeadline(stopping: Promise<void>, ms: number, step: () => string | null, logger: Pick<Logger, 'error'>): Promise<void> {
+function withDeadline(
+  stopping: Promise<void>,
+  ms: number,
+  step: () => string | null,
+  logger: Pick<Logger, 'error'>,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = new ShutdownTimeoutError(step(), ms);
-      logger.error({ err: error, step: error.step, afterMs: ms }, 'stop did not finish in time: exiting; leases not released expire and their deliveries are sent again');
+      logger.error(
+        { err: error, step: error.step, afterMs: ms },
+        'stop did not finish in time: exiting; leases not released expire and their deliveries are sent again',
+      );
       reject(error);
     }, ms);
   });

@@ -1,7 +1,10 @@
 import type { Registry } from 'prom-client';
 import { openDb, type Db, type OpenDbOptions } from '../adapters/postgres/db.ts';
 import {
-  migrate, MigrationNeedsSessionError, pendingMigrations, type MigrationRun,
+  migrate,
+  MigrationNeedsSessionError,
+  pendingMigrations,
+  type MigrationRun,
 } from '../adapters/postgres/migrator.ts';
 import { PoolerMismatchError, sessionsMoveBetweenTransactions } from '../adapters/postgres/pooler-probe.ts';
 import { createReadRouter, type ReadRouter } from '../adapters/postgres/read-routing.ts';
@@ -33,21 +36,27 @@ export function poolerOptions(config: Config): Pick<OpenDbOptions, 'pooler' | 'd
  */
 export async function checkPooler(config: Config, logger: Logger): Promise<void> {
   if (config.databaseUrl === undefined) return;
-  if (config.databasePooler !== 'transaction' && await sessionsMoveBetweenTransactions(config.databaseUrl)) {
-    throw new PoolerMismatchError('DATABASE_URL runs one connection\'s statements on different server sessions, as a '
-      + `transaction pooler does, but TIDINGS_DATABASE_POOLER=${config.databasePooler}: set `
-      + 'TIDINGS_DATABASE_POOLER=transaction, and TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL for '
-      + 'LISTEN and migrations (docs/guides/poolers-and-replicas.md)');
+  if (config.databasePooler !== 'transaction' && (await sessionsMoveBetweenTransactions(config.databaseUrl))) {
+    throw new PoolerMismatchError(
+      "DATABASE_URL runs one connection's statements on different server sessions, as a " +
+        `transaction pooler does, but TIDINGS_DATABASE_POOLER=${config.databasePooler}: set ` +
+        'TIDINGS_DATABASE_POOLER=transaction, and TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL for ' +
+        'LISTEN and migrations (docs/guides/poolers-and-replicas.md)',
+    );
   }
-  if (config.directDatabaseUrl !== undefined && await sessionsMoveBetweenTransactions(config.directDatabaseUrl)) {
-    throw new PoolerMismatchError('TIDINGS_DIRECT_DATABASE_URL runs one connection\'s statements on different server '
-      + 'sessions, as a transaction pooler does: it must reach PostgreSQL directly or through a session pooler '
-      + '(docs/guides/poolers-and-replicas.md)');
+  if (config.directDatabaseUrl !== undefined && (await sessionsMoveBetweenTransactions(config.directDatabaseUrl))) {
+    throw new PoolerMismatchError(
+      "TIDINGS_DIRECT_DATABASE_URL runs one connection's statements on different server " +
+        'sessions, as a transaction pooler does: it must reach PostgreSQL directly or through a session pooler ' +
+        '(docs/guides/poolers-and-replicas.md)',
+    );
   }
   if (config.databasePooler === 'transaction' && config.directDatabaseUrl === undefined) {
-    logger.warn({ pollIntervalMs: config.pollIntervalMs },
-      'TIDINGS_DATABASE_POOLER=transaction without TIDINGS_DIRECT_DATABASE_URL: no LISTEN, so dispatchers find work '
-      + 'published by other processes at their next poll (TIDINGS_POLL_INTERVAL), and migrations are only checked');
+    logger.warn(
+      { pollIntervalMs: config.pollIntervalMs },
+      'TIDINGS_DATABASE_POOLER=transaction without TIDINGS_DIRECT_DATABASE_URL: no LISTEN, so dispatchers find work ' +
+        'published by other processes at their next poll (TIDINGS_POLL_INTERVAL), and migrations are only checked',
+    );
   }
 }
 
@@ -68,7 +77,10 @@ export interface MigrateOnSessionOptions {
  *   naming what is pending: always when `orCheck` is false, else when something is pending
  */
 export async function migrateOnSession(
-  config: Config, db: Db, logger: Logger, options: MigrateOnSessionOptions,
+  config: Config,
+  db: Db,
+  logger: Logger,
+  options: MigrateOnSessionOptions,
 ): Promise<MigrationRun> {
   if (db.transactionPooled !== true) return migrate(db, logger);
   if (config.directDatabaseUrl !== undefined) {
@@ -92,16 +104,26 @@ export async function migrateOnSession(
  * @returns the router (its `reader` is the query stores' handle; `stop` closes its pool), or null when unset
  */
 export async function openReadRouting(
-  config: Config, primary: Db, registry: Registry, logger: Logger,
+  config: Config,
+  primary: Db,
+  registry: Registry,
+  logger: Logger,
 ): Promise<ReadRouter | null> {
   if (config.readDatabaseUrl === undefined) return null;
   const replica = await openDb({
-    databaseUrl: config.readDatabaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pooler: 'transaction',
+    databaseUrl: config.readDatabaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    pooler: 'transaction',
     onError: (error) => logger.warn({ err: error }, 'idle read replica connection failed'),
   });
   const maxLagMs = config.readMaxLagMs;
   const router: ReadRouter = createReadRouter({
-    primary, replica, maxLagMs, checkMs: config.readLagCheckMs, nowMs: () => performance.now(),
+    primary,
+    replica,
+    maxLagMs,
+    checkMs: config.readLagCheckMs,
+    nowMs: () => performance.now(),
     // Reads start after this function returns, once `metrics` exists.
     onFallback: (reason) => metrics.fallback(reason),
     onChange: (state, reading, error) => {

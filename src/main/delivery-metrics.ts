@@ -22,7 +22,8 @@ export function deliveryStoreMetrics(metrics: Metrics): DeliveryStoreObserver {
       for (const e of events) {
         if (e.type === 'endpoint.breaker_opened') metrics.breakerTransitions.inc({ to: 'open' });
         else if (e.type === 'endpoint.recovered') metrics.breakerTransitions.inc({ to: 'closed' });
-        else if (e.type === 'endpoint.disabled') metrics.endpointsDisabled.inc({ trigger: String((e.data as { trigger?: unknown }).trigger ?? 'automatic') });
+        else if (e.type === 'endpoint.disabled')
+          metrics.endpointsDisabled.inc({ trigger: String((e.data as { trigger?: unknown }).trigger ?? 'automatic') });
       }
     },
   };

@@ -73,7 +73,8 @@ export interface DispatcherRole {
 /** Wires store, work sources (the claim, woken by the wake-ups; the hand-off), sender and metrics into a dispatcher (not yet started). */
 export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const { config, metrics } = deps;
-  const dispatcherId = config.dispatcherId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
+  const dispatcherId =
+    config.dispatcherId ?? `${hostname()}-${process.pid}-${Math.floor(deps.random.next() * 36 ** 4).toString(36)}`;
   const httpSender = createHttpSender({
     connectTimeoutMs: config.connectTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
@@ -93,25 +94,47 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   // An operational event that cannot be stored never fails the record it reports on: it is logged and counted.
   const onDropped = (error: unknown, events: readonly { readonly type: string }[]): void => {
     metrics.operationalEventsDropped.inc(events.length);
-    logger.warn({ err: error, events: events.map((e) => e.type) }, 'operational events not published: the record committed without them');
+    logger.warn(
+      { err: error, events: events.map((e) => e.type) },
+      'operational events not published: the record committed without them',
+    );
   };
   const pgStore = createPgDeliveryStore(deps.db, deps.cipher, {
     policy: outcomePolicyOf(config),
-    ...(config.operationalApp === undefined ? {} : {
-      operational: createPgOperationalEvents(config.operationalApp, createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()), deps.clock, deps.random, { onDropped }),
-    }),
+    ...(config.operationalApp === undefined
+      ? {}
+      : {
+          operational: createPgOperationalEvents(
+            config.operationalApp,
+            createPgMessageStore(deps.db, deps.cipher, () => deps.wakeups.notify()),
+            deps.clock,
+            deps.random,
+            { onDropped },
+          ),
+        }),
     observer: deliveryStoreMetrics(metrics),
     ...(deps.small === undefined ? {} : { small: deps.small }),
   });
   // With tracing on, each claim also reads its messages' trace contexts (the delivery spans link to them).
-  const store = tracer.enabled ? withTraceContexts(pgStore, deps.db, (error) => logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link')) : pgStore;
+  const store = tracer.enabled
+    ? withTraceContexts(pgStore, deps.db, (error) =>
+        logger.warn({ err: error }, 'trace contexts not read: deliveries traced without a link'),
+      )
+    : pgStore;
   const attemptLogger = deps.attemptLogger?.child({ role: 'dispatcher', dispatcherId }) ?? logger;
   const leases = faults === null ? store : faults.deliveryStore(store);
   const brokerParts = deps.broker == null ? undefined : brokerSources(deps, deps.broker, faults, logger);
   const handoff = deps.handoff === true && brokerParts === undefined ? createHandoffSource() : undefined;
-  const sources: WorkSource[] = brokerParts === undefined
-    ? [createClaimSource(leases, { clock: deps.clock, sweepEveryMs: config.pollIntervalMs, onWake: (listener) => deps.wakeups.subscribe(listener) })]
-    : [brokerParts.source];
+  const sources: WorkSource[] =
+    brokerParts === undefined
+      ? [
+          createClaimSource(leases, {
+            clock: deps.clock,
+            sweepEveryMs: config.pollIntervalMs,
+            onWake: (listener) => deps.wakeups.subscribe(listener),
+          }),
+        ]
+      : [brokerParts.source];
   if (handoff !== undefined) sources.push(handoff);
   const dispatcher = createDispatcher({
     store: leases,
@@ -166,31 +189,52 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     },
   });
   return {
-    dispatcher, sender, dispatcherId, outbox: brokerParts?.outbox,
+    dispatcher,
+    sender,
+    dispatcherId,
+    outbox: brokerParts?.outbox,
     handoff: handoff === undefined || faults === null ? handoff : faults.handoff(handoff),
   };
 }
 
 /** The broker's work source and outbox publisher, over the delivery rows as the outbox (docs/guides/transports.md). */
-function brokerSources(deps: DispatcherRoleDeps, broker: BrokerWiring, faults: FaultPoints | null, logger: Logger): { source: WorkSource; outbox: OutboxPublisher } {
+function brokerSources(
+  deps: DispatcherRoleDeps,
+  broker: BrokerWiring,
+  faults: FaultPoints | null,
+  logger: Logger,
+): { source: WorkSource; outbox: OutboxPublisher } {
   const { config } = deps;
   const pgOutbox = createPgBrokerOutboxStore(deps.db, deps.cipher);
   const store = faults === null ? pgOutbox : faults.brokerOutboxStore(pgOutbox);
   const m = broker.metrics;
   const source = createBrokerSource({
-    transport: broker.transport, store, clock: deps.clock, logger,
+    transport: broker.transport,
+    store,
+    clock: deps.clock,
+    logger,
     // Per shard, room for the whole window and an endpoint's ids ahead: an endpoint that holds its share in flight
     // (a black hole) never fills its shard's prefetch, and the other endpoints of the shard still get theirs.
-    maxInFlight: config.brokerMaxInFlight === 0 ? config.brokerShards * (config.concurrency + config.brokerEndpointAhead) : config.brokerMaxInFlight,
+    maxInFlight:
+      config.brokerMaxInFlight === 0
+        ? config.brokerShards * (config.concurrency + config.brokerEndpointAhead)
+        : config.brokerMaxInFlight,
     sweepEveryMs: config.pollIntervalMs,
     observer: { received: m.received, acknowledged: m.acknowledged, nacked: m.nacked, deadLettered: m.deadLettered },
   });
   const outbox = createOutboxPublisher({
-    store, transport: broker.transport, clock: deps.clock, timers: systemTimers, logger,
+    store,
+    transport: broker.transport,
+    clock: deps.clock,
+    timers: systemTimers,
+    logger,
     onWake: (listener) => deps.wakeups.subscribe(listener),
     settings: {
-      intervalMs: config.brokerPublishIntervalMs, batch: config.brokerPublishBatch, endpointAhead: config.brokerEndpointAhead,
-      sweepAfterMs: config.brokerSweepAfterMs, maxReclaims: config.maxReclaims,
+      intervalMs: config.brokerPublishIntervalMs,
+      batch: config.brokerPublishBatch,
+      endpointAhead: config.brokerEndpointAhead,
+      sweepAfterMs: config.brokerSweepAfterMs,
+      maxReclaims: config.maxReclaims,
     },
     observer: { published: m.published, failed: m.publishFailed },
   });

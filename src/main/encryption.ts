@@ -30,13 +30,21 @@ export async function resolveCipher(config: Config, logger: Logger): Promise<Cip
       text = generateKeyEntry('local1');
       await writeFile(file, `${text}\n`, { mode: 0o600, flag: 'wx' });
       await chmod(file, 0o600);
-      logger.info({ file }, 'generated an encryption key for the embedded database; back this file up with the data folder');
+      logger.info(
+        { file },
+        'generated an encryption key for the embedded database; back this file up with the data folder',
+      );
     }
     return keyRingCipher(parseKeyRing(text));
   }
   if (config.insecurePlaintextStorage) {
-    logger.warn({}, 'TIDINGS_INSECURE_PLAINTEXT_STORAGE=true: secrets and payloads are stored unencrypted (development only)');
+    logger.warn(
+      {},
+      'TIDINGS_INSECURE_PLAINTEXT_STORAGE=true: secrets and payloads are stored unencrypted (development only)',
+    );
     return plaintextCipher();
   }
-  throw new EncryptionSetupError('DATABASE_URL is set but TIDINGS_ENCRYPTION_KEYS is not: set a key ring (id:base64 of 32 bytes, e.g. `tidings keys generate`) or, for development only, TIDINGS_INSECURE_PLAINTEXT_STORAGE=true');
+  throw new EncryptionSetupError(
+    'DATABASE_URL is set but TIDINGS_ENCRYPTION_KEYS is not: set a key ring (id:base64 of 32 bytes, e.g. `tidings keys generate`) or, for development only, TIDINGS_INSECURE_PLAINTEXT_STORAGE=true',
+  );
 }

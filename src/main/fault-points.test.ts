@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from '../config/config.ts';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
 import { createFaultPoints } from './fault-points.ts';
 
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
+const silent = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => silent,
+};
 
 test('fault points are inert unless TIDINGS_TEST_FAULT_POINTS arms them', () => {
   assert.deepEqual(loadConfig({}).testFaultPoints, []);
@@ -12,7 +18,9 @@ test('fault points are inert unless TIDINGS_TEST_FAULT_POINTS arms them', () => 
 });
 
 test('the fault point setting parses points, hit numbers and actions', () => {
-  const config = loadConfig({ TIDINGS_TEST_FAULT_POINTS: 'after_send:exit, before_record@2:stall_ms=1500,before_heartbeat@*:stall_ms=10' });
+  const config = loadConfig({
+    TIDINGS_TEST_FAULT_POINTS: 'after_send:exit, before_record@2:stall_ms=1500,before_heartbeat@*:stall_ms=10',
+  });
   assert.deepEqual(config.testFaultPoints, [
     { point: 'after_send', hit: 1, action: 'exit', stallMs: 0 },
     { point: 'before_record', hit: 2, action: 'stall', stallMs: 1500 },
@@ -21,12 +29,18 @@ test('the fault point setting parses points, hit numbers and actions', () => {
 });
 
 test('a misspelt fault point is refused at start-up, named with the accepted forms', () => {
-  assert.throws(() => loadConfig({ TIDINGS_TEST_FAULT_POINTS: 'after_sent:exit,after_send@0:exit,before_record:sleep' }), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.equal(error.problems.length, 1);
-    assert.match(error.problems[0] ?? '', /"after_sent:exit" is not a fault point.*"after_send@0:exit" is not a fault point.*"before_record:sleep" is not a fault point/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ TIDINGS_TEST_FAULT_POINTS: 'after_sent:exit,after_send@0:exit,before_record:sleep' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 1);
+      assert.match(
+        error.problems[0] ?? '',
+        /"after_sent:exit" is not a fault point.*"after_send@0:exit" is not a fault point.*"before_record:sleep" is not a fault point/,
+      );
+      return true;
+    },
+  );
 });
 
 test('a stall fault point holds the wrapped store call on the armed pass only', async () => {
@@ -40,7 +54,10 @@ test('a stall fault point holds the wrapped store call on the armed pass only', 
       return { recorded: [], fencedOut: [] };
     },
   };
-  const faults = createFaultPoints(loadConfig({ TIDINGS_TEST_FAULT_POINTS: 'before_record@2:stall_ms=50' }).testFaultPoints, silent);
+  const faults = createFaultPoints(
+    loadConfig({ TIDINGS_TEST_FAULT_POINTS: 'before_record@2:stall_ms=50' }).testFaultPoints,
+    silent,
+  );
   assert.ok(faults !== null);
   const wrapped = faults.deliveryStore(store);
   const t0 = performance.now();

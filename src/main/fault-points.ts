@@ -57,7 +57,17 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
     hits.set(point, hit);
     for (const spec of specs) {
       if (spec.point !== point || (spec.hit !== 'every' && spec.hit !== hit)) continue;
-      logger.warn({ event: 'fault_point.fired', point, hit, action: spec.action, stallMs: spec.action === 'stall' ? spec.stallMs : undefined, ...detail }, `fault point ${point} fired: ${spec.action}`);
+      logger.warn(
+        {
+          event: 'fault_point.fired',
+          point,
+          hit,
+          action: spec.action,
+          stallMs: spec.action === 'stall' ? spec.stallMs : undefined,
+          ...detail,
+        },
+        `fault point ${point} fired: ${spec.action}`,
+      );
       if (spec.action === 'exit') {
         process.kill(process.pid, 'SIGKILL');
         // SIGKILL is delivered at once; never go on in the meantime.
@@ -78,7 +88,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
           return result;
         },
         async extendLeases(leases, leaseMs, now) {
-          if (armed('before_heartbeat')) await reach('before_heartbeat', { deliveryIds: leases.map((l) => l.deliveryId) });
+          if (armed('before_heartbeat'))
+            await reach('before_heartbeat', { deliveryIds: leases.map((l) => l.deliveryId) });
           return store.extendLeases(leases, leaseMs, now);
         },
         releaseLeases: (leases, now) => store.releaseLeases(leases, now),
@@ -98,7 +109,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
         ...store,
         async claimIds(input) {
           const result = await store.claimIds(input);
-          if (result.deliveries.length > 0) await reach('after_claim', { deliveryIds: result.deliveries.map((d) => d.deliveryId) });
+          if (result.deliveries.length > 0)
+            await reach('after_claim', { deliveryIds: result.deliveries.map((d) => d.deliveryId) });
           return result;
         },
       };
@@ -113,7 +125,9 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
             handoff.adopt(offer, deliveries);
             return;
           }
-          void reach('after_claim', { deliveryIds: deliveries.map((d) => d.deliveryId), handedOff: true }).then(() => handoff.adopt(offer, deliveries));
+          void reach('after_claim', { deliveryIds: deliveries.map((d) => d.deliveryId), handedOff: true }).then(() =>
+            handoff.adopt(offer, deliveries),
+          );
         },
       };
     },
@@ -123,7 +137,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
       return {
         async send(request, signal) {
           const result = await sender.send(request, signal);
-          if (result.type === 'response') await reach('after_send', { webhookId: request.headers['webhook-id'], status: result.statusCode });
+          if (result.type === 'response')
+            await reach('after_send', { webhookId: request.headers['webhook-id'], status: result.statusCode });
           return result;
         },
         close: () => sender.close(),
@@ -135,7 +150,10 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
       // Only transactions in which a message was published count: creating applications or endpoints
       // goes through the same store.
       const publishedIn = new WeakSet<Tx>();
-      const withoutKey = async <T>(runner: (work: (tx: Tx) => Promise<T>) => Promise<T>, work: (tx: Tx) => Promise<T>): Promise<T> => {
+      const withoutKey = async <T>(
+        runner: (work: (tx: Tx) => Promise<T>) => Promise<T>,
+        work: (tx: Tx) => Promise<T>,
+      ): Promise<T> => {
         let tx: Tx | undefined;
         const result = await runner((t) => {
           tx = t;
@@ -151,7 +169,8 @@ export function createFaultPoints(specs: readonly FaultPointSpec[], logger: Logg
             tx = t;
             return work(t);
           });
-          if (tx !== undefined && publishedIn.has(tx) && !answer.replayed) await reach('after_commit_before_response', { idempotencyKey: scope.key });
+          if (tx !== undefined && publishedIn.has(tx) && !answer.replayed)
+            await reach('after_commit_before_response', { idempotencyKey: scope.key });
           return answer;
         },
       };

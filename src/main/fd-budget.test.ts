@@ -7,8 +7,18 @@ test('the file-descriptor budget of serve on a server counts the API cap, the di
   const config = loadConfig({});
   const budget = fdBudget(config, { api: true, dispatcher: true }, true);
   // Main pool 10, small publishes 2 × TIDINGS_DB_BATCHES_IN_FLIGHT (2), small records 1, dispatcher pool 4.
-  assert.deepEqual(budget, { apiConnections: 2048, dispatcherSockets: 1024, databaseConnections: 10 + 4 + 1 + 4, reserve: FD_RESERVE, total: 2048 + 1024 + 19 + FD_RESERVE });
-  assert.equal(fdBudget(loadConfig({ TIDINGS_DB_BATCHES_IN_FLIGHT: '5' }), { api: true, dispatcher: false }, true).databaseConnections, 10 + 10);
+  assert.deepEqual(budget, {
+    apiConnections: 2048,
+    dispatcherSockets: 1024,
+    databaseConnections: 10 + 4 + 1 + 4,
+    reserve: FD_RESERVE,
+    total: 2048 + 1024 + 19 + FD_RESERVE,
+  });
+  assert.equal(
+    fdBudget(loadConfig({ TIDINGS_DB_BATCHES_IN_FLIGHT: '5' }), { api: true, dispatcher: false }, true)
+      .databaseConnections,
+    10 + 10,
+  );
 });
 
 test('a dispatcher-only process counts no API connections, its pool and its small-statement pool; the embedded engine one connection', () => {

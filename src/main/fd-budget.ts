@@ -44,16 +44,27 @@ export const SMALL_RECORD_POOL_SIZE = 1;
 export function fdBudget(config: Config, roles: Roles, serverEngine: boolean): FdBudget {
   const apiConnections = roles.api ? config.apiMaxConnections : 0;
   const dispatcherSockets = roles.dispatcher ? config.concurrency : 0;
-  const databaseConnections = !serverEngine ? 1
-    : config.dbPoolSize + (roles.api ? smallPublishPoolSize(config) : 0) + (roles.dispatcher ? SMALL_RECORD_POOL_SIZE : 0)
-      + (roles.api && roles.dispatcher ? config.dispatcherDbPoolSize : 0);
-  return { apiConnections, dispatcherSockets, databaseConnections, reserve: FD_RESERVE, total: apiConnections + dispatcherSockets + databaseConnections + FD_RESERVE };
+  const databaseConnections = !serverEngine
+    ? 1
+    : config.dbPoolSize +
+      (roles.api ? smallPublishPoolSize(config) : 0) +
+      (roles.dispatcher ? SMALL_RECORD_POOL_SIZE : 0) +
+      (roles.api && roles.dispatcher ? config.dispatcherDbPoolSize : 0);
+  return {
+    apiConnections,
+    dispatcherSockets,
+    databaseConnections,
+    reserve: FD_RESERVE,
+    total: apiConnections + dispatcherSockets + databaseConnections + FD_RESERVE,
+  };
 }
 
 /** The soft limit of open files of this process (Linux /proc/self/limits), or null where it cannot be read. */
 export function openFileLimit(): number | null {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     return soft === undefined || soft === 'unlimited' ? null : Number(soft);
   } catch {

@@ -104,13 +104,22 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const idempotency = createPgIdempotencyStore(w.db);
   const unitOfWork = createPgUnitOfWork(w.db);
   /** The find methods the use cases resolve references with. */
-  const lookups = { findApplication: applicationStore.findApplication, findEndpoint: endpointStore.findEndpoint, findMessage: messageQueries.findMessage, readPayloads: messageQueries.readPayloads };
+  const lookups = {
+    findApplication: applicationStore.findApplication,
+    findEndpoint: endpointStore.findEndpoint,
+    findMessage: messageQueries.findMessage,
+    readPayloads: messageQueries.readPayloads,
+  };
   const { clock, random } = w;
   const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
   // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
   const cacheOptions = { maxEntries: w.config.publishLookupCacheEntries };
   const eventTypeCache = createLookupCache<EventTypeRecord>({ ...cacheOptions, keepAbsent: true });
-  const schemas = createPayloadSchemas({ maxSchemaBytes: w.config.maxSchemaBytes, maxSchemaPatterns: w.config.maxSchemaPatterns, maxSchemaUniqueItems: w.config.maxSchemaUniqueItems });
+  const schemas = createPayloadSchemas({
+    maxSchemaBytes: w.config.maxSchemaBytes,
+    maxSchemaPatterns: w.config.maxSchemaPatterns,
+    maxSchemaUniqueItems: w.config.maxSchemaUniqueItems,
+  });
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
   const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
@@ -125,48 +134,110 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     idempotency,
     unitOfWork,
     databaseError: databaseErrorOf,
-    applications: createApplications({ store: applicationStore, keys: apiKeyStore, clock, random, publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }) }),
-    endpoints: withSubscriptionCheck(createEndpoints({ store: { ...endpointStore, findApplication: applicationStore.findApplication }, clock, random, egressAllowlist: w.config.egressAllowlist, maxEndpointsPerApp: w.config.maxEndpointsPerApp }), { store: eventTypeStore, strict: w.config.strictEventTypes }),
-    queries: createQueries({ store: { ...lookups, ...messageQueries, findDelivery: deliveryQueries.findDelivery, listTimeline: deliveryQueries.listTimeline }, clock, maxPageBytes: w.config.maxPageBytes }),
-    publisher: withTraceContext(createPublisher({
-      messages: createPgMessageStore(w.db, w.cipher, w.wake, {
-        groupKeyed: true,
-        limits: batchLimits,
-        maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
-        onGroupError: (error) => w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
-        ...(w.carrier === undefined ? {} : { carrier: w.carrier }),
-        ...(w.handoff === undefined ? {} : { handoff: w.handoff }),
-        ...(w.smallPublishes === undefined ? {} : { small: w.smallPublishes }),
-      }),
+    applications: createApplications({
+      store: applicationStore,
+      keys: apiKeyStore,
       clock,
       random,
-      onPublished: () => w.metrics.messagesPublished.inc(),
-      deliverAtHorizonMs: w.config.deliverAtHorizonMs,
-      checks: { eventTypes: eventTypeStore, schemas, cache: eventTypeCache },
-    }), w.tracer ?? NOOP_TRACER),
+      publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }),
+    }),
+    endpoints: withSubscriptionCheck(
+      createEndpoints({
+        store: { ...endpointStore, findApplication: applicationStore.findApplication },
+        clock,
+        random,
+        egressAllowlist: w.config.egressAllowlist,
+        maxEndpointsPerApp: w.config.maxEndpointsPerApp,
+      }),
+      { store: eventTypeStore, strict: w.config.strictEventTypes },
+    ),
+    queries: createQueries({
+      store: {
+        ...lookups,
+        ...messageQueries,
+        findDelivery: deliveryQueries.findDelivery,
+        listTimeline: deliveryQueries.listTimeline,
+      },
+      clock,
+      maxPageBytes: w.config.maxPageBytes,
+    }),
+    publisher: withTraceContext(
+      createPublisher({
+        messages: createPgMessageStore(w.db, w.cipher, w.wake, {
+          groupKeyed: true,
+          limits: batchLimits,
+          maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
+          onGroupError: (error) =>
+            w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
+          ...(w.carrier === undefined ? {} : { carrier: w.carrier }),
+          ...(w.handoff === undefined ? {} : { handoff: w.handoff }),
+          ...(w.smallPublishes === undefined ? {} : { small: w.smallPublishes }),
+        }),
+        clock,
+        random,
+        onPublished: () => w.metrics.messagesPublished.inc(),
+        deliverAtHorizonMs: w.config.deliverAtHorizonMs,
+        checks: { eventTypes: eventTypeStore, schemas, cache: eventTypeCache },
+      }),
+      w.tracer ?? NOOP_TRACER,
+    ),
     resender: createResender({ store: lookups, replay: replayStore, clock }),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     retryPolicies: createRetryPolicies({
-      lookups, clock,
-      endpoints: createPgEndpointRetryPolicyStore(w.db), eventTypes: createPgEventTypeRetryPolicyStore(w.db),
+      lookups,
+      clock,
+      endpoints: createPgEndpointRetryPolicyStore(w.db),
+      eventTypes: createPgEventTypeRetryPolicyStore(w.db),
       installation: { delaysMs: w.config.retrySchedule, attemptDeadlineMs: w.config.attemptDeadlineMs },
       limits: {
-        maxAttempts: w.config.retryPolicyMaxAttempts, maxDelays: w.config.retryPolicyMaxDelays, leaseMs: w.config.leaseMs,
-        minDelayMs: w.config.retryPolicyMinDelayMs, maxDelayMs: w.config.retryPolicyMaxDelayMs,
+        maxAttempts: w.config.retryPolicyMaxAttempts,
+        maxDelays: w.config.retryPolicyMaxDelays,
+        leaseMs: w.config.leaseMs,
+        minDelayMs: w.config.retryPolicyMinDelayMs,
+        maxDelayMs: w.config.retryPolicyMaxDelayMs,
       },
     }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
-    erasure: createErasure({ retention: createPgRetentionStore(w.db), tasks: taskStore, applications: applicationStore, unitOfWork, clock, random, kick: w.kickErasure ?? (() => undefined) }),
+    erasure: createErasure({
+      retention: createPgRetentionStore(w.db),
+      tasks: taskStore,
+      applications: applicationStore,
+      unitOfWork,
+      clock,
+      random,
+      kick: w.kickErasure ?? (() => undefined),
+    }),
     eventTypes: createEventTypes({ store: eventTypeStore, schemas, clock }),
-    endpointSettings: createEndpointSettings({ lookups, store: createPgEndpointSettingsStore(w.db, w.cipher), clock, rotationGraceMs: w.config.secretRotationGraceMs }),
-    exampleSender: createExampleSender({ lookups, eventTypes: eventTypeStore, messages: messageContent, clock, random }),
+    endpointSettings: createEndpointSettings({
+      lookups,
+      store: createPgEndpointSettingsStore(w.db, w.cipher),
+      clock,
+      rotationGraceMs: w.config.secretRotationGraceMs,
+    }),
+    exampleSender: createExampleSender({
+      lookups,
+      eventTypes: eventTypeStore,
+      messages: messageContent,
+      clock,
+      random,
+    }),
     messageContent: createMessageContent({ lookups, store: messageContent, clock }),
-    deliveryQueries: createDeliveryQueries({ lookups, store: deliveryQueries, clock, maxPageBytes: w.config.maxPageBytes }),
+    deliveryQueries: createDeliveryQueries({
+      lookups,
+      store: deliveryQueries,
+      clock,
+      maxPageBytes: w.config.maxPageBytes,
+    }),
     search: createSearch({
-      lookups, store: createPgSearchStore(w.db, reader), clock,
+      lookups,
+      store: createPgSearchStore(w.db, reader),
+      clock,
       settings: {
-        maxWindowMs: w.config.searchMaxWindowMs, scanRows: w.config.searchScanRows, payloadRows: w.config.searchPayloadRows,
-        payloadBytes: w.config.searchPayloadBytes, maxPageBytes: w.config.maxPageBytes,
+        maxWindowMs: w.config.searchMaxWindowMs,
+        scanRows: w.config.searchScanRows,
+        payloadRows: w.config.searchPayloadRows,
+        payloadBytes: w.config.searchPayloadBytes,
+        maxPageBytes: w.config.maxPageBytes,
       },
     }),
     recoverer: createRecoverer(replays),
@@ -174,7 +245,12 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     tasks: createTasks({ store: taskStore }),
     stats: createStats({ lookups, store: createPgStatsStore(reader), clock }),
     taskRunner: createTaskRunner({
-      store: taskStore, replay: replayStore, lookups, clock, logger: w.logger, pollIntervalMs: w.config.taskPollIntervalMs,
+      store: taskStore,
+      replay: replayStore,
+      lookups,
+      clock,
+      logger: w.logger,
+      pollIntervalMs: w.config.taskPollIntervalMs,
       settings: { batch: w.config.taskBatch, intervalMs: 1000 / w.config.replayRatePerS },
     }),
   };

@@ -24,10 +24,15 @@ export interface KeysRotateOptions {
  *   (stopped early, or values written meanwhile under an old key by a process not yet restarted: rerun)
  * @throws KeyRotationError, KeyCheckError, KeyRingError, EncryptionSetupError
  */
-export async function runKeysRotate(options: KeysRotateOptions): Promise<{ readonly report: RotationReport; readonly exitCode: number }> {
+export async function runKeysRotate(
+  options: KeysRotateOptions,
+): Promise<{ readonly report: RotationReport; readonly exitCode: number }> {
   const { config, logger, out } = options;
   const db = await openDb({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config),
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    ...poolerOptions(config),
   });
   try {
     await migrateOnSession(config, db, logger, { orCheck: true });
@@ -37,16 +42,29 @@ export async function runKeysRotate(options: KeysRotateOptions): Promise<{ reado
     const report = await rotateKeys(db, cipher, {
       batchSize: config.keyRotationBatch,
       ...(options.shouldStop === undefined ? {} : { shouldStop: options.shouldStop }),
-      onProgress: (p) => out(`  ${p.column}: ${p.totalRewritten} rewritten (batch of ${p.read}: ${p.rewritten} rewritten, ${p.changedMeanwhile} changed meanwhile; up to ${p.lastId})`),
+      onProgress: (p) =>
+        out(
+          `  ${p.column}: ${p.totalRewritten} rewritten (batch of ${p.read}: ${p.rewritten} rewritten, ${p.changedMeanwhile} changed meanwhile; up to ${p.lastId})`,
+        ),
     });
-    for (const [column, n] of Object.entries(report.rewritten)) out(`${column}: ${n} rewritten, ${report.remaining[column] ?? 0} left under another key`);
+    for (const [column, n] of Object.entries(report.rewritten))
+      out(`${column}: ${n} rewritten, ${report.remaining[column] ?? 0} left under another key`);
     const left = Object.values(report.remaining).reduce((a, b) => a + b, 0);
     if (left > 0) {
-      out(`${left} values are still under another key (stopped early, or written meanwhile by a process still running with the old key ring): restart every process with the new ring, then run \`tidings keys rotate\` again`);
+      out(
+        `${left} values are still under another key (stopped early, or written meanwhile by a process still running with the old key ring): restart every process with the new ring, then run \`tidings keys rotate\` again`,
+      );
       return { report, exitCode: 3 };
     }
-    out(report.retired.length === 0 ? 'done: every value is under the current key' : `done: every value is under the current key; retired ${report.retired.map((k) => `"${k}"`).join(', ')} (it may now be removed from TIDINGS_ENCRYPTION_KEYS)`);
-    logger.info({ currentKeyId: report.currentKeyId, rewritten: report.rewritten, retired: report.retired }, 'keys rotated');
+    out(
+      report.retired.length === 0
+        ? 'done: every value is under the current key'
+        : `done: every value is under the current key; retired ${report.retired.map((k) => `"${k}"`).join(', ')} (it may now be removed from TIDINGS_ENCRYPTION_KEYS)`,
+    );
+    logger.info(
+      { currentKeyId: report.currentKeyId, rewritten: report.rewritten, retired: report.retired },
+      'keys rotated',
+    );
     return { report, exitCode: 0 };
   } finally {
     await db.close();

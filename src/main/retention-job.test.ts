@@ -40,9 +40,25 @@ test('one run loops each step in batches until a short batch, and stop waits for
   };
   const tasks: Pick<TaskStore, 'stepNext'> = { stepNext: async () => false };
   const job = createRetentionJob({
-    stores: { retention, idempotency, tasks }, clock: { nowMs: () => 0, sqlNow: () => null }, random: fixed(0.5),
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child() { return this; } },
-    config: { payloadRetentionMs: 3_600_000, retentionSucceededAgeMs: 1000, retentionBatch: 2, retentionIntervalMs: 0, retentionJitter: 0.2 },
+    stores: { retention, idempotency, tasks },
+    clock: { nowMs: () => 0, sqlNow: () => null },
+    random: fixed(0.5),
+    logger: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      child() {
+        return this;
+      },
+    },
+    config: {
+      payloadRetentionMs: 3_600_000,
+      retentionSucceededAgeMs: 1000,
+      retentionBatch: 2,
+      retentionIntervalMs: 0,
+      retentionJitter: 0.2,
+    },
   });
   const report = await job.runOnce();
   assert.equal(report.deliveriesPruned, 5);

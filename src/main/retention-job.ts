@@ -2,19 +2,35 @@ import { createPgIdempotencyPruning } from '../adapters/postgres/idempotency/ide
 import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
 import type { Db } from '../adapters/postgres/db.ts';
-import { runErasures, runRetention, type RetentionDeps, type RetentionReport, type RetentionSettings } from '../app/retention.ts';
+import {
+  runErasures,
+  runRetention,
+  type RetentionDeps,
+  type RetentionReport,
+  type RetentionSettings,
+} from '../app/retention.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 
 /** The PostgreSQL stores of the retention job. */
 export function pgRetentionDeps(db: Db): RetentionDeps {
-  return { retention: createPgRetentionStore(db), idempotency: createPgIdempotencyPruning(db), tasks: createPgTaskStore(db) };
+  return {
+    retention: createPgRetentionStore(db),
+    idempotency: createPgIdempotencyPruning(db),
+    tasks: createPgTaskStore(db),
+  };
 }
 
 /** The retention settings of `config`. */
-export function retentionSettings(config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch'>): RetentionSettings {
-  return { payloadRetentionMs: config.payloadRetentionMs, succeededAgeMs: config.retentionSucceededAgeMs, batch: config.retentionBatch };
+export function retentionSettings(
+  config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch'>,
+): RetentionSettings {
+  return {
+    payloadRetentionMs: config.payloadRetentionMs,
+    succeededAgeMs: config.retentionSucceededAgeMs,
+    batch: config.retentionBatch,
+  };
 }
 
 /**
@@ -40,7 +56,10 @@ export interface RetentionJob {
 /** Dependencies of {@link createRetentionJob}. */
 export interface RetentionJobDeps {
   readonly stores: RetentionDeps;
-  readonly config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch' | 'retentionIntervalMs' | 'retentionJitter'>;
+  readonly config: Pick<
+    Config,
+    'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch' | 'retentionIntervalMs' | 'retentionJitter'
+  >;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
@@ -65,25 +84,34 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
     return next;
   };
 
-  const runOnce = (): Promise<RetentionReport> => serialize(async () => {
-    const report = await runRetention(deps.stores, settings, deps.clock, shouldStop);
-    const did = report.payloadsExpunged + report.deliveriesPruned + report.idempotencyKeysPruned + report.erasureBatches;
-    deps.logger[did > 0 ? 'info' : 'debug']({ ...report }, 'retention.ran');
-    return report;
-  });
+  const runOnce = (): Promise<RetentionReport> =>
+    serialize(async () => {
+      const report = await runRetention(deps.stores, settings, deps.clock, shouldStop);
+      const did =
+        report.payloadsExpunged + report.deliveriesPruned + report.idempotencyKeysPruned + report.erasureBatches;
+      deps.logger[did > 0 ? 'info' : 'debug']({ ...report }, 'retention.ran');
+      return report;
+    });
 
   const schedule = (): void => {
     if (stopped || deps.config.retentionIntervalMs === 0) return;
-    timer = setTimeout(() => {
-      void runOnce().catch((error: unknown) => deps.logger.error({ err: error }, 'retention run failed')).finally(schedule);
-    }, nextRunDelayMs(deps.config.retentionIntervalMs, deps.config.retentionJitter, deps.random));
+    timer = setTimeout(
+      () => {
+        void runOnce()
+          .catch((error: unknown) => deps.logger.error({ err: error }, 'retention run failed'))
+          .finally(schedule);
+      },
+      nextRunDelayMs(deps.config.retentionIntervalMs, deps.config.retentionJitter, deps.random),
+    );
     timer.unref();
   };
 
   return {
     start: schedule,
     kick() {
-      void serialize(() => runErasures(deps.stores, settings.batch, deps.clock, shouldStop)).catch((error: unknown) => deps.logger.error({ err: error }, 'erasure run failed'));
+      void serialize(() => runErasures(deps.stores, settings.batch, deps.clock, shouldStop)).catch((error: unknown) =>
+        deps.logger.error({ err: error }, 'erasure run failed'),
+      );
     },
     runOnce,
     async stop() {

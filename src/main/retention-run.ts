@@ -12,11 +12,20 @@ import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
  */
 export async function runRetentionOnce(config: Config, logger: Logger): Promise<RetentionReport> {
   const db = await openDb({
-    databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, ...poolerOptions(config),
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    ...poolerOptions(config),
   });
   try {
     await migrateOnSession(config, db, logger, { orCheck: true });
-    return await createRetentionJob({ stores: pgRetentionDeps(db), config, clock: systemClock, random: cryptoRandom, logger }).runOnce();
+    return await createRetentionJob({
+      stores: pgRetentionDeps(db),
+      config,
+      clock: systemClock,
+      random: cryptoRandom,
+      logger,
+    }).runOnce();
   } finally {
     await db.close();
   }

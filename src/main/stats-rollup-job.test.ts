@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import type { RollupStep, StatsRollup } from '../ports/stats-store.ts';
 import { createStatsRollupJob } from './stats-rollup-job.ts';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } } as never;
+const silent = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return silent;
+  },
+} as never;
 const clock = { nowMs: () => 0, sqlNow: () => new Date(0) };
 
 test('one run takes roll-up steps until caught up, and does nothing more when another process holds the roll-up', async () => {
@@ -13,8 +21,18 @@ test('one run takes roll-up steps until caught up, and does nothing more when an
     { ran: false, rolledIds: 0, rolledId: 0, caughtUp: true },
   ];
   const batches: number[] = [];
-  const rollup: StatsRollup = { step: async (_now, maxIds) => { batches.push(maxIds); return steps.shift()!; } };
-  const job = createStatsRollupJob({ rollup, config: { statsRollupIntervalMs: 0, statsRollupBatch: 100 }, clock, logger: silent });
+  const rollup: StatsRollup = {
+    step: async (_now, maxIds) => {
+      batches.push(maxIds);
+      return steps.shift()!;
+    },
+  };
+  const job = createStatsRollupJob({
+    rollup,
+    config: { statsRollupIntervalMs: 0, statsRollupBatch: 100 },
+    clock,
+    logger: silent,
+  });
   assert.equal(await job.runOnce(), 140);
   assert.deepEqual(batches, [100, 100]);
   assert.equal(await job.runOnce(), 0, 'the step found the roll-up taken');

@@ -38,7 +38,11 @@ export function createStatsRollupJob(deps: StatsRollupJobDeps): StatsRollupJob {
     const work = async (): Promise<number> => {
       let folded = 0;
       let step: RollupStep | undefined;
-      for (let i = 0; i < MAX_STEPS_PER_RUN && !stopped && (step === undefined || (step.ran && !step.caughtUp)); i += 1) {
+      for (
+        let i = 0;
+        i < MAX_STEPS_PER_RUN && !stopped && (step === undefined || (step.ran && !step.caughtUp));
+        i += 1
+      ) {
         step = await deps.rollup.step(deps.clock.sqlNow(), deps.config.statsRollupBatch);
         folded += step.rolledIds;
       }
@@ -53,7 +57,9 @@ export function createStatsRollupJob(deps: StatsRollupJobDeps): StatsRollupJob {
   const schedule = (): void => {
     if (stopped || deps.config.statsRollupIntervalMs === 0) return;
     timer = setTimeout(() => {
-      void runOnce().catch((error: unknown) => deps.logger.error({ err: error }, 'stats roll-up failed')).finally(schedule);
+      void runOnce()
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'stats roll-up failed'))
+        .finally(schedule);
     }, deps.config.statsRollupIntervalMs);
     timer.unref();
   };

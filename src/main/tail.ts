@@ -46,8 +46,17 @@ const PAGE = 250;
 /** One attempt as a line: time, outcome, HTTP status, duration, attempt number, trigger, endpoint, message, attempt id. */
 export function formatAttempt(a: AttemptOut): string {
   const outcome = a.status === 0 ? 'success' : a.status === 2 ? 'fail' : `status=${a.status}`;
-  return [a.timestamp, outcome.padEnd(7), String(a.responseStatusCode || '-').padStart(3), `${a.responseDurationMs}ms`.padStart(7),
-    `#${a.attemptNumber}`, a.triggerType === 1 ? 'manual' : 'scheduled', a.endpointId, a.msgId, a.id].join('  ');
+  return [
+    a.timestamp,
+    outcome.padEnd(7),
+    String(a.responseStatusCode || '-').padStart(3),
+    `${a.responseDurationMs}ms`.padStart(7),
+    `#${a.attemptNumber}`,
+    a.triggerType === 1 ? 'manual' : 'scheduled',
+    a.endpointId,
+    a.msgId,
+    a.id,
+  ].join('  ');
 }
 
 /**
@@ -57,10 +66,15 @@ export function formatAttempt(a: AttemptOut): string {
  */
 export async function runTail(o: TailOptions): Promise<void> {
   const get = async <T>(path: string): Promise<T> => {
-    const res = await fetch(new URL(path, o.baseUrl), { headers: { authorization: `Bearer ${o.token}` }, signal: o.signal });
+    const res = await fetch(new URL(path, o.baseUrl), {
+      headers: { authorization: `Bearer ${o.token}` },
+      signal: o.signal,
+    });
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { code?: string; detail?: unknown };
-      throw new Error(`GET ${path}: ${res.status} ${body.code ?? ''} ${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail ?? '')}`.trim());
+      throw new Error(
+        `GET ${path}: ${res.status} ${body.code ?? ''} ${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail ?? '')}`.trim(),
+      );
     }
     return (await res.json()) as T;
   };
@@ -68,11 +82,15 @@ export async function runTail(o: TailOptions): Promise<void> {
   const seen = new Map<string, Set<string>>();
   const status = o.outcome === undefined ? '' : `&status=${o.outcome === 'success' ? 0 : 2}`;
   while (!o.signal.aborted) {
-    const endpoints = o.endpoint !== undefined ? [o.endpoint]
-      : (await get<{ data: { id: string }[] }>(`/api/v1/app/${app}/endpoint?limit=${PAGE}`)).data.map((e) => e.id);
+    const endpoints =
+      o.endpoint !== undefined
+        ? [o.endpoint]
+        : (await get<{ data: { id: string }[] }>(`/api/v1/app/${app}/endpoint?limit=${PAGE}`)).data.map((e) => e.id);
     const fresh: AttemptOut[] = [];
     for (const ep of endpoints) {
-      const page = await get<{ data: AttemptOut[] }>(`/api/v1/app/${app}/attempt/endpoint/${encodeURIComponent(ep)}?limit=${PAGE}&with_content=false${status}`);
+      const page = await get<{ data: AttemptOut[] }>(
+        `/api/v1/app/${app}/attempt/endpoint/${encodeURIComponent(ep)}?limit=${PAGE}&with_content=false${status}`,
+      );
       const known = seen.get(ep);
       // The first read of an endpoint shows its newest `backlog` attempts (the page is newest first).
       fresh.push(...(known === undefined ? page.data.slice(0, o.backlog) : page.data.filter((a) => !known.has(a.id))));
@@ -82,7 +100,14 @@ export async function runTail(o: TailOptions): Promise<void> {
     for (const a of fresh) o.out(formatAttempt(a));
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, o.intervalMs);
-      o.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      o.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }

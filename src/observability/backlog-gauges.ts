@@ -25,10 +25,19 @@ export function registerBacklogGauges(registry: Registry, options: BacklogGaugeO
   let last: { at: number; reading: BacklogReading } | null = null;
   let inFlight: Promise<void> | null = null;
   const query = (): Promise<void> => {
-    inFlight ??= options.read(options.cap).then(
-      (reading) => { last = { at: options.nowMs(), reading }; },
-      (error: unknown) => { options.onError?.(error); },
-    ).finally(() => { inFlight = null; });
+    inFlight ??= options
+      .read(options.cap)
+      .then(
+        (reading) => {
+          last = { at: options.nowMs(), reading };
+        },
+        (error: unknown) => {
+          options.onError?.(error);
+        },
+      )
+      .finally(() => {
+        inFlight = null;
+      });
     return inFlight;
   };
   const current = async (): Promise<BacklogReading | null> => {
@@ -36,8 +45,10 @@ export function registerBacklogGauges(registry: Registry, options: BacklogGaugeO
     return last?.reading ?? null;
   };
   const deliveries = new Gauge({
-    name: 'tidings_backlog_deliveries', help: 'Waiting deliveries by kind: due (pending, due now), scheduled (pending, due later), held (paused endpoint), leased (live lease). Each count stops at tidings_backlog_count_cap.',
-    labelNames: ['kind'] as const, registers: [registry],
+    name: 'tidings_backlog_deliveries',
+    help: 'Waiting deliveries by kind: due (pending, due now), scheduled (pending, due later), held (paused endpoint), leased (live lease). Each count stops at tidings_backlog_count_cap.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
     async collect() {
       const r = await current();
       if (r === null) return;
@@ -45,20 +56,28 @@ export function registerBacklogGauges(registry: Registry, options: BacklogGaugeO
     },
   });
   new Gauge({
-    name: 'tidings_backlog_oldest_due_age_seconds', help: 'now − due time of the oldest due delivery, seconds (0 when none is due).', registers: [registry],
+    name: 'tidings_backlog_oldest_due_age_seconds',
+    help: 'now − due time of the oldest due delivery, seconds (0 when none is due).',
+    registers: [registry],
     async collect() {
       const r = await current();
       if (r !== null) this.set(r.oldestDueAgeMs / 1000);
     },
   });
   new Gauge({
-    name: 'tidings_breakers_open', help: 'Endpoints whose circuit breaker is open or half-open (stops at tidings_backlog_count_cap).', registers: [registry],
+    name: 'tidings_breakers_open',
+    help: 'Endpoints whose circuit breaker is open or half-open (stops at tidings_backlog_count_cap).',
+    registers: [registry],
     async collect() {
       const r = await current();
       if (r !== null) this.set(r.breakersOpen);
     },
   });
-  new Gauge({ name: 'tidings_backlog_count_cap', help: 'The value at which each tidings_backlog_deliveries count stops (TIDINGS_METRICS_BACKLOG_CAP).', registers: [registry] }).set(options.cap);
+  new Gauge({
+    name: 'tidings_backlog_count_cap',
+    help: 'The value at which each tidings_backlog_deliveries count stops (TIDINGS_METRICS_BACKLOG_CAP).',
+    registers: [registry],
+  }).set(options.cap);
   void deliveries;
   return { refresh: query };
 }

@@ -33,37 +33,71 @@ export interface BrokerMetrics {
  */
 export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSource): BrokerMetrics {
   const registers = [registry];
-  const published = new Counter({ name: 'tidings_broker_published_total', registers,
-    help: 'Delivery ids the broker confirmed, published by the outbox (the sweep\'s included).' });
-  const swept = new Counter({ name: 'tidings_broker_swept_total', registers,
-    help: 'Delivery ids published again by the sweep: published TIDINGS_BROKER_SWEEP_AFTER ago or more and still due (their message was lost).' });
-  const failed = new Counter({ name: 'tidings_broker_publish_failed_total', registers,
-    help: 'Delivery ids the broker did not confirm (down, refused, unroutable, timed out): published again by a later round.' });
-  const received = new Counter({ name: 'tidings_broker_received_total', labelNames: ['redelivered'] as const, registers,
-    help: 'Broker messages received by this dispatcher, by whether the broker had delivered them before.' });
-  const acknowledged = new Counter({ name: 'tidings_broker_acknowledged_total', labelNames: ['how'] as const, registers,
-    help: 'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), not_due, gated, duplicate.' });
-  const nacked = new Counter({ name: 'tidings_broker_nacked_total', registers,
-    help: 'Broker messages given back because the claim of their id failed alone: they count toward TIDINGS_BROKER_DELIVERY_LIMIT.' });
-  const dead = new Counter({ name: 'tidings_broker_dead_lettered_total', labelNames: ['reason'] as const, registers,
-    help: 'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept failing); the delivery stays pending.' });
-  const changes = new Counter({ name: 'tidings_broker_state_changes_total', labelNames: ['state'] as const, registers,
-    help: 'Changes of the broker connection\'s state, by the state entered.' });
-  const restored = new Counter({ name: 'tidings_broker_topology_restored_total', registers,
-    help: 'Times the broker topology was declared again because a queue had gone (deleted by hand).' });
+  const published = new Counter({
+    name: 'tidings_broker_published_total',
+    registers,
+    help: "Delivery ids the broker confirmed, published by the outbox (the sweep's included).",
+  });
+  const swept = new Counter({
+    name: 'tidings_broker_swept_total',
+    registers,
+    help: 'Delivery ids published again by the sweep: published TIDINGS_BROKER_SWEEP_AFTER ago or more and still due (their message was lost).',
+  });
+  const failed = new Counter({
+    name: 'tidings_broker_publish_failed_total',
+    registers,
+    help: 'Delivery ids the broker did not confirm (down, refused, unroutable, timed out): published again by a later round.',
+  });
+  const received = new Counter({
+    name: 'tidings_broker_received_total',
+    labelNames: ['redelivered'] as const,
+    registers,
+    help: 'Broker messages received by this dispatcher, by whether the broker had delivered them before.',
+  });
+  const acknowledged = new Counter({
+    name: 'tidings_broker_acknowledged_total',
+    labelNames: ['how'] as const,
+    registers,
+    help: 'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), not_due, gated, duplicate.',
+  });
+  const nacked = new Counter({
+    name: 'tidings_broker_nacked_total',
+    registers,
+    help: 'Broker messages given back because the claim of their id failed alone: they count toward TIDINGS_BROKER_DELIVERY_LIMIT.',
+  });
+  const dead = new Counter({
+    name: 'tidings_broker_dead_lettered_total',
+    labelNames: ['reason'] as const,
+    registers,
+    help: 'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept failing); the delivery stays pending.',
+  });
+  const changes = new Counter({
+    name: 'tidings_broker_state_changes_total',
+    labelNames: ['state'] as const,
+    registers,
+    help: "Changes of the broker connection's state, by the state entered.",
+  });
+  const restored = new Counter({
+    name: 'tidings_broker_topology_restored_total',
+    registers,
+    help: 'Times the broker topology was declared again because a queue had gone (deleted by hand).',
+  });
   for (const redelivered of ['true', 'false']) received.inc({ redelivered }, 0);
   for (const how of BROKER_ACK_KINDS) acknowledged.inc({ how }, 0);
   for (const reason of BROKER_DEAD_REASONS) dead.inc({ reason }, 0);
   for (const state of BROKER_STATES) changes.inc({ state }, 0);
   new Gauge({
-    name: 'tidings_broker_up', registers,
+    name: 'tidings_broker_up',
+    registers,
     help: '1 while the broker connection is up with its topology declared, else 0.',
     collect() {
       this.set(source.state() === 'connected' ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'tidings_broker_depth', labelNames: ['queue'] as const, registers,
+    name: 'tidings_broker_depth',
+    labelNames: ['queue'] as const,
+    registers,
     help: 'Messages waiting in the broker (queue="deliveries": published and not yet handed to a consumer, over every shard; queue="dead_letters"); NaN while it cannot be asked.',
     async collect() {
       const depth = await source.depth().catch(() => null);

@@ -13,8 +13,27 @@
  * `port`), and Tidings' own (`step`, `statusCode`).
  */
 export const ERROR_FIELDS: readonly string[] = Object.freeze([
-  'message', 'stack', 'code', 'severity', 'detail', 'hint', 'position', 'internalPosition', 'where', 'schema', 'table',
-  'column', 'dataType', 'constraint', 'routine', 'errno', 'syscall', 'address', 'port', 'step', 'statusCode',
+  'message',
+  'stack',
+  'code',
+  'severity',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'routine',
+  'errno',
+  'syscall',
+  'address',
+  'port',
+  'step',
+  'statusCode',
 ]);
 
 /** How deep `cause` and `errors` are followed. */

@@ -47,13 +47,20 @@ export const REDACT_PATHS: readonly string[] = [
  * faults are written once per change of state (src/observability/transient-faults.ts).
  */
 export function createLogger(options: {
-  readonly level: string; readonly destination?: NodeJS.WritableStream; readonly transient?: TransientFaults;
+  readonly level: string;
+  readonly destination?: NodeJS.WritableStream;
+  readonly transient?: TransientFaults;
 }): PinoLogger {
-  const logger = pino({
-    level: options.level, redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, base: { pid: process.pid },
-    serializers: { err: serializeError },
-    ...(options.transient === undefined ? {} : { hooks: { logMethod: options.transient.logMethod } }),
-  }, options.destination ?? process.stdout);
+  const logger = pino(
+    {
+      level: options.level,
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      base: { pid: process.pid },
+      serializers: { err: serializeError },
+      ...(options.transient === undefined ? {} : { hooks: { logMethod: options.transient.logMethod } }),
+    },
+    options.destination ?? process.stdout,
+  );
   options.transient?.attach(logger);
   return logger;
 }

@@ -6,7 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * A retry schedule reaches hours, so publish → delivered needs the long end; an attempt needs the short one.
  */
 export const TIME_BUCKETS_S: readonly number[] = Object.freeze([
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 18_000, 36_000, 86_400, 172_800,
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 18_000,
+  36_000, 86_400, 172_800,
 ]);
 
 /** Buckets of the batch-size histograms (rows per claim or per record statement). */
@@ -48,24 +49,95 @@ export function createMetrics(options: { readonly defaultMetrics?: boolean } = {
   const time = (name: string, help: string) => new Histogram({ name, help, buckets: [...TIME_BUCKETS_S], registers });
   return {
     registry,
-    messagesPublished: new Counter({ name: 'tidings_messages_published_total', help: 'Messages accepted by the publish API.', registers }),
-    attempts: new Counter({ name: 'tidings_attempts_total', help: 'Delivery attempts recorded, by outcome (succeeded or the error kind).', labelNames: ['outcome'] as const, registers }),
-    deliveriesReclaimed: new Counter({ name: 'tidings_deliveries_reclaimed_total', help: 'Deliveries claimed again after their lease expired.', registers }),
-    writesFencedOut: new Counter({ name: 'tidings_writes_fenced_out_total', help: 'Outcome writes refused because the fencing token no longer matched.', registers }),
-    leasesLost: new Counter({ name: 'tidings_leases_lost_total', help: 'Lease renewals that matched zero rows.', registers }),
-    deadLettered: new Counter({ name: 'tidings_dead_lettered_total', help: 'Deliveries that became dead letters, by reason.', labelNames: ['reason'] as const, registers }),
-    retriesScheduled: new Counter({ name: 'tidings_retries_scheduled_total', help: 'Attempts whose outcome was a retry later.', registers }),
-    breakerTransitions: new Counter({ name: 'tidings_breaker_transitions_total', help: 'Endpoint circuit breakers that opened or closed, by the state entered.', labelNames: ['to'] as const, registers }),
-    endpointsDisabled: new Counter({ name: 'tidings_endpoints_disabled_total', help: 'Endpoints disabled by the dispatcher, by trigger (gone: a 410; automatic: failing for the whole period).', labelNames: ['trigger'] as const, registers }),
-    claimBatchSize: new Histogram({ name: 'tidings_claim_batch_size', help: 'Deliveries leased per claim that leased any.', buckets: [...BATCH_BUCKETS], registers }),
-    recordBatchSize: new Histogram({ name: 'tidings_record_batch_size', help: 'Attempt outcomes written per record statement.', buckets: [...BATCH_BUCKETS], registers }),
-    inFlight: new Gauge({ name: 'tidings_dispatcher_in_flight', help: 'Webhook requests open in this dispatcher (outcomes waiting to be written not counted).', registers }),
+    messagesPublished: new Counter({
+      name: 'tidings_messages_published_total',
+      help: 'Messages accepted by the publish API.',
+      registers,
+    }),
+    attempts: new Counter({
+      name: 'tidings_attempts_total',
+      help: 'Delivery attempts recorded, by outcome (succeeded or the error kind).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    deliveriesReclaimed: new Counter({
+      name: 'tidings_deliveries_reclaimed_total',
+      help: 'Deliveries claimed again after their lease expired.',
+      registers,
+    }),
+    writesFencedOut: new Counter({
+      name: 'tidings_writes_fenced_out_total',
+      help: 'Outcome writes refused because the fencing token no longer matched.',
+      registers,
+    }),
+    leasesLost: new Counter({
+      name: 'tidings_leases_lost_total',
+      help: 'Lease renewals that matched zero rows.',
+      registers,
+    }),
+    deadLettered: new Counter({
+      name: 'tidings_dead_lettered_total',
+      help: 'Deliveries that became dead letters, by reason.',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    retriesScheduled: new Counter({
+      name: 'tidings_retries_scheduled_total',
+      help: 'Attempts whose outcome was a retry later.',
+      registers,
+    }),
+    breakerTransitions: new Counter({
+      name: 'tidings_breaker_transitions_total',
+      help: 'Endpoint circuit breakers that opened or closed, by the state entered.',
+      labelNames: ['to'] as const,
+      registers,
+    }),
+    endpointsDisabled: new Counter({
+      name: 'tidings_endpoints_disabled_total',
+      help: 'Endpoints disabled by the dispatcher, by trigger (gone: a 410; automatic: failing for the whole period).',
+      labelNames: ['trigger'] as const,
+      registers,
+    }),
+    claimBatchSize: new Histogram({
+      name: 'tidings_claim_batch_size',
+      help: 'Deliveries leased per claim that leased any.',
+      buckets: [...BATCH_BUCKETS],
+      registers,
+    }),
+    recordBatchSize: new Histogram({
+      name: 'tidings_record_batch_size',
+      help: 'Attempt outcomes written per record statement.',
+      buckets: [...BATCH_BUCKETS],
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: 'tidings_dispatcher_in_flight',
+      help: 'Webhook requests open in this dispatcher (outcomes waiting to be written not counted).',
+      registers,
+    }),
     attemptDuration: time('tidings_attempt_duration_seconds', 'Duration of each recorded attempt, seconds.'),
-    queueWait: time('tidings_queue_wait_seconds', 'Due time → start of the attempt, of each scheduled attempt recorded, seconds.'),
-    publishToFirstAttempt: time('tidings_publish_to_first_attempt_seconds', 'Publish → start of the first attempt of each delivery, seconds.'),
-    publishToDelivered: time('tidings_publish_to_delivered_seconds', 'Publish → recorded success of each delivery that succeeded, seconds.'),
-    claimErrors: new Counter({ name: 'tidings_claim_errors_total', help: 'Claims that failed (database unreachable, ...).', registers }),
-    operationalEventsDropped: new Counter({ name: 'tidings_operational_events_dropped_total', help: 'Operational events not published because their statement failed (the record they report on committed).', registers }),
+    queueWait: time(
+      'tidings_queue_wait_seconds',
+      'Due time → start of the attempt, of each scheduled attempt recorded, seconds.',
+    ),
+    publishToFirstAttempt: time(
+      'tidings_publish_to_first_attempt_seconds',
+      'Publish → start of the first attempt of each delivery, seconds.',
+    ),
+    publishToDelivered: time(
+      'tidings_publish_to_delivered_seconds',
+      'Publish → recorded success of each delivery that succeeded, seconds.',
+    ),
+    claimErrors: new Counter({
+      name: 'tidings_claim_errors_total',
+      help: 'Claims that failed (database unreachable, ...).',
+      registers,
+    }),
+    operationalEventsDropped: new Counter({
+      name: 'tidings_operational_events_dropped_total',
+      help: 'Operational events not published because their statement failed (the record they report on committed).',
+      registers,
+    }),
   };
 }
 

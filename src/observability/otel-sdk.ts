@@ -68,8 +68,16 @@ export function startOtelSdk(config: Pick<Config, 'otelServiceName'>, logger: Lo
   // An exporter's error may quote its URL, credentials included: URLs are shown without them.
   const warn = (message: string, ...args: unknown[]): void =>
     logger.warn({ detail: redactUrlsIn(args.map(String).join(' ')) }, `opentelemetry: ${redactUrlsIn(message)}`);
-  diag.setLogger({ error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
-  const sdk = new NodeSDK({ serviceName: config.otelServiceName, instrumentations: [requestInstrumentation()], metricReaders: [], logRecordProcessors: [] });
+  diag.setLogger(
+    { error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined },
+    DiagLogLevel.WARN,
+  );
+  const sdk = new NodeSDK({
+    serviceName: config.otelServiceName,
+    instrumentations: [requestInstrumentation()],
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
   sdk.start();
   return { tracer: createOtelTracer(trace.getTracer(TRACER_NAME)), shutdown: () => sdk.shutdown() };
 }

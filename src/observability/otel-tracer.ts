@@ -1,6 +1,25 @@
-import { context, createTraceState, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Link, type Span, type SpanContext, type Tracer as OtelTracer } from '@opentelemetry/api';
 import {
-  ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL,
+  context,
+  createTraceState,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer as OtelTracer,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import type { Classification, SendResult } from '../domain/attempt-outcome.ts';
 import type { NextStep } from '../domain/retry-schedule.ts';
@@ -11,7 +30,11 @@ import { urlWithoutCredentials } from './safe-url.ts';
 /** Name of the span of one delivery, from claim to record (docs/reference/traces.md). */
 export const DELIVERY_SPAN = 'tidings.delivery';
 /** Names of the events on a delivery span (docs/reference/traces.md). */
-export const DELIVERY_EVENTS = Object.freeze({ reclaimed: 'tidings.reclaimed', fencedOut: 'tidings.fenced_out', leaseLost: 'tidings.lease_lost' });
+export const DELIVERY_EVENTS = Object.freeze({
+  reclaimed: 'tidings.reclaimed',
+  fencedOut: 'tidings.fenced_out',
+  leaseLost: 'tidings.lease_lost',
+});
 
 /** `traceparent` version 00 (W3C Trace Context §3.2): version, trace id, parent id, flags. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -28,8 +51,13 @@ export function spanContextOf(carrier: TraceCarrier | null | undefined): SpanCon
   const match = carrier == null ? null : TRACEPARENT.exec(carrier.traceparent);
   if (match === null || carrier == null) return null;
   const span: SpanContext = {
-    traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true,
-    ...(carrier.tracestate === undefined || carrier.tracestate === '' ? {} : { traceState: createTraceState(carrier.tracestate) }),
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16),
+    isRemote: true,
+    ...(carrier.tracestate === undefined || carrier.tracestate === ''
+      ? {}
+      : { traceState: createTraceState(carrier.tracestate) }),
   };
   return isSpanContextValid(span) ? span : null;
 }
@@ -43,7 +71,11 @@ export function urlAttributes(url: string): Attributes | null {
   const parsed = urlWithoutCredentials(url);
   if (parsed === null) return null;
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-  return { [ATTR_URL_FULL]: parsed.href, [ATTR_SERVER_ADDRESS]: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), [ATTR_SERVER_PORT]: port };
+  return {
+    [ATTR_URL_FULL]: parsed.href,
+    [ATTR_SERVER_ADDRESS]: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    [ATTR_SERVER_PORT]: port,
+  };
 }
 
 /** The `error.type` of a failed attempt: the status code for a 4xx/5xx answer (as the conventions ask), else the error kind. */
@@ -65,33 +97,48 @@ class OtelDeliveryTrace implements DeliveryTrace {
     this.#delivery = delivery;
     const linked = spanContextOf(delivery.traceContext);
     const links: Link[] = linked === null ? [] : [{ context: linked, attributes: { 'tidings.link': 'published' } }];
-    this.#span = tracer.startSpan(DELIVERY_SPAN, {
-      kind: SpanKind.CONSUMER,
-      root: true,
-      links,
-      attributes: {
-        'tidings.delivery.id': delivery.deliveryId,
-        'tidings.message.id': delivery.messageId,
-        'tidings.endpoint.id': delivery.endpointId,
-        'tidings.application.id': delivery.appId,
-        'tidings.event_type': delivery.eventType,
-        'tidings.attempt.number': delivery.attemptNumber,
-        'tidings.attempt.trigger': delivery.manual ? 'manual' : 'scheduled',
-        'tidings.dispatcher.id': delivery.dispatcherId,
-        'tidings.reclaimed': delivery.reclaimed,
+    this.#span = tracer.startSpan(
+      DELIVERY_SPAN,
+      {
+        kind: SpanKind.CONSUMER,
+        root: true,
+        links,
+        attributes: {
+          'tidings.delivery.id': delivery.deliveryId,
+          'tidings.message.id': delivery.messageId,
+          'tidings.endpoint.id': delivery.endpointId,
+          'tidings.application.id': delivery.appId,
+          'tidings.event_type': delivery.eventType,
+          'tidings.attempt.number': delivery.attemptNumber,
+          'tidings.attempt.trigger': delivery.manual ? 'manual' : 'scheduled',
+          'tidings.dispatcher.id': delivery.dispatcherId,
+          'tidings.reclaimed': delivery.reclaimed,
+        },
       },
-    }, ROOT_CONTEXT);
+      ROOT_CONTEXT,
+    );
     if (delivery.reclaimed) {
-      this.#span.addEvent(DELIVERY_EVENTS.reclaimed, { 'tidings.lease.fencing_token': delivery.fencingToken, 'tidings.attempt.number': delivery.attemptNumber });
+      this.#span.addEvent(DELIVERY_EVENTS.reclaimed, {
+        'tidings.lease.fencing_token': delivery.fencingToken,
+        'tidings.attempt.number': delivery.attemptNumber,
+      });
     }
   }
 
   attemptStarted(): void {
     this.#attempt?.end();
-    this.#attempt = this.#tracer.startSpan('POST', {
-      kind: SpanKind.CLIENT,
-      attributes: { [ATTR_HTTP_REQUEST_METHOD]: 'POST', ...urlAttributes(this.#delivery.url), 'tidings.attempt.number': this.#delivery.attemptNumber },
-    }, trace.setSpan(ROOT_CONTEXT, this.#span));
+    this.#attempt = this.#tracer.startSpan(
+      'POST',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+          ...urlAttributes(this.#delivery.url),
+          'tidings.attempt.number': this.#delivery.attemptNumber,
+        },
+      },
+      trace.setSpan(ROOT_CONTEXT, this.#span),
+    );
   }
 
   attemptEnded(result: SendResult, classification: Classification): void {

@@ -22,26 +22,33 @@ export interface ReadReplicaState {
  * @returns `fallback(reason)`, to count one such read
  */
 export function registerReadReplicaMetrics(
-  registry: Registry, state: ReadReplicaState,
+  registry: Registry,
+  state: ReadReplicaState,
 ): { fallback(reason: ReadFallbackReason): void } {
   const registers = [registry];
   const fallbacks = new Counter({
-    name: 'tidings_read_replica_fallback_total', labelNames: ['reason'] as const, registers,
-    help: 'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was '
-      + 'cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
+    name: 'tidings_read_replica_fallback_total',
+    labelNames: ['reason'] as const,
+    registers,
+    help:
+      'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was ' +
+      'cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
   });
   for (const reason of READ_FALLBACK_REASONS) fallbacks.inc({ reason }, 0);
   new Gauge({
-    name: 'tidings_read_replica_up', registers,
+    name: 'tidings_read_replica_up',
+    registers,
     help: '1 when the last lag check reached the read replica, else 0.',
     collect() {
       this.set(state.up() ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'tidings_read_replica_lag_seconds', registers,
-    help: 'Upper bound of the read replica\'s staleness now: the last check\'s plus the time since, seconds '
-      + '(NaN when unknown or down).',
+    name: 'tidings_read_replica_lag_seconds',
+    registers,
+    help:
+      "Upper bound of the read replica's staleness now: the last check's plus the time since, seconds " +
+      '(NaN when unknown or down).',
     collect() {
       const lag = state.lagNowMs();
       this.set(lag === null ? Number.NaN : lag / 1000);

@@ -15,7 +15,9 @@ export interface Tracing {
  * starting with `none` (the SDK's own rule); otherwise when OTEL_TRACES_EXPORTER names an exporter or an OTLP
  * endpoint (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Off by default.
  */
-export function tracingEnabled(config: Pick<Config, 'otelSdkDisabled' | 'tracesExporter' | 'otlpEndpoint' | 'otlpTracesEndpoint'>): boolean {
+export function tracingEnabled(
+  config: Pick<Config, 'otelSdkDisabled' | 'tracesExporter' | 'otlpEndpoint' | 'otlpTracesEndpoint'>,
+): boolean {
   if (config.otelSdkDisabled) return false;
   const exporters = config.tracesExporter;
   if (exporters[0] === 'none') return false;

@@ -61,16 +61,27 @@ export function createTransientFaults(options: TransientFaultsOptions): Transien
       const during = typeof args[1] === 'string' ? args[1] : '';
       if (spell === null) {
         spell = { since: now, failures: 1, lastLineAt: now };
-        this.warn({ ...(fields as object), [OWN]: true, event: 'database.unavailable', during, failures: 1 },
-          'database unavailable: a transient fault; further ones are counted, not logged, until a connection succeeds');
+        this.warn(
+          { ...(fields as object), [OWN]: true, event: 'database.unavailable', during, failures: 1 },
+          'database unavailable: a transient fault; further ones are counted, not logged, until a connection succeeds',
+        );
         return;
       }
       spell.failures += 1;
       if (now - spell.lastLineAt < REPEAT_MS) return;
       spell.lastLineAt = now;
       const unavailableMs = now - spell.since;
-      this.warn({ ...(fields as object), [OWN]: true, event: 'database.unavailable', during, failures: spell.failures, unavailableMs },
-        'database still unavailable');
+      this.warn(
+        {
+          ...(fields as object),
+          [OWN]: true,
+          event: 'database.unavailable',
+          during,
+          failures: spell.failures,
+          unavailableMs,
+        },
+        'database still unavailable',
+      );
     },
     attach(logger) {
       target = logger;
@@ -79,8 +90,10 @@ export function createTransientFaults(options: TransientFaultsOptions): Transien
       if (spell === null) return;
       const { failures, since } = spell;
       spell = null;
-      target?.warn({ event: 'database.available', failures, unavailableMs: nowMs() - since },
-        `database available again after ${failures} transient fault(s)`);
+      target?.warn(
+        { event: 'database.available', failures, unavailableMs: nowMs() - since },
+        `database available again after ${failures} transient fault(s)`,
+      );
     },
     failures: () => spell?.failures ?? 0,
   };

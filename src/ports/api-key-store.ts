@@ -20,7 +20,12 @@ export interface ApiKeyStore {
    * issued with one of `sessionIds` when that list is given and not empty (Svix `ApplicationTokenExpireIn`);
    * returns how many.
    */
-  expireApplicationKeys(appId: string, afterMs: number, now: Date | null, sessionIds?: readonly string[] | null): Promise<number>;
+  expireApplicationKeys(
+    appId: string,
+    afterMs: number,
+    now: Date | null,
+    sessionIds?: readonly string[] | null,
+  ): Promise<number>;
   /** The live (not revoked, not expired) key with this token hash, or null. */
   findApiKeyByHash(tokenHash: Uint8Array): Promise<ApiKeyRecord | null>;
   /** Inserts a key; false (and nothing written) when a key with this id exists already. */

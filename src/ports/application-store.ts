@@ -20,7 +20,11 @@ export interface ApplicationStore {
    * Inserts an application unless one with the same `uid` exists; returns the stored one either way.
    * Safe under concurrency (`ON CONFLICT DO NOTHING`, then read).
    */
-  insertApplicationIfAbsent(tx: Tx, app: NewApplication & { readonly uid: string }, now: Date | null): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
+  insertApplicationIfAbsent(
+    tx: Tx,
+    app: NewApplication & { readonly uid: string },
+    now: Date | null,
+  ): Promise<{ readonly app: ApplicationRecord; readonly created: boolean }>;
   /** Finds an application by id (`app_…`) or by uid. `forUpdate` locks the row (needs `tx`). */
   findApplication(ref: string, options?: FindOptions): Promise<ApplicationRecord | null>;
   /** One page of applications, without those `filters` exclude (Svix `exclude_apps_with_*`). */
@@ -29,7 +33,12 @@ export interface ApplicationStore {
    * Changes the given fields; absent fields keep their value.
    * @throws AppError `conflict` when the new `uid` is taken
    */
-  updateApplication(tx: Tx, id: string, changes: ApplicationChanges, now: Date | null): Promise<ApplicationRecord | null>;
+  updateApplication(
+    tx: Tx,
+    id: string,
+    changes: ApplicationChanges,
+    now: Date | null,
+  ): Promise<ApplicationRecord | null>;
   /** Deletes an application and (by cascade) everything it owns. False when there was none. */
   deleteApplication(tx: Tx, id: string): Promise<boolean>;
 }

@@ -13,13 +13,26 @@ import type { Page, PageQuery } from './paging.ts';
  */
 export interface DeliveryQueryStore {
   /** The live endpoints a message has a delivery to, by endpoint id (iterator = endpoint id). */
-  listDestinations(appId: string, messageId: string, page: PageQuery, now?: Date | null)
-    : Promise<Page<DestinationView>>;
+  listDestinations(
+    appId: string,
+    messageId: string,
+    page: PageQuery,
+    now?: Date | null,
+  ): Promise<Page<DestinationView>>;
   /** The messages delivered (or being delivered) to an endpoint, by message id (iterator = message id). */
-  listEndpointMessages(appId: string, endpointId: string, query: EndpointMessageQuery, now?: Date | null)
-    : Promise<Page<EndpointMessageView>>;
+  listEndpointMessages(
+    appId: string,
+    endpointId: string,
+    query: EndpointMessageQuery,
+    now?: Date | null,
+  ): Promise<Page<EndpointMessageView>>;
   /** Deliveries of the endpoint by state, for messages created in [since, until) (null = unbounded). */
-  endpointStats(appId: string, endpointId: string, since: Date | null, until: Date | null): Promise<Readonly<Record<DeliveryState, number>>>;
+  endpointStats(
+    appId: string,
+    endpointId: string,
+    since: Date | null,
+    until: Date | null,
+  ): Promise<Readonly<Record<DeliveryState, number>>>;
   /**
    * Dead letters (deliveries in state `dead`) of an application (`appId` null: of every application, read
    * one application at a time so that each read uses that application's index), optionally of one
@@ -28,7 +41,12 @@ export interface DeliveryQueryStore {
    */
   listDeadLetters(appId: string | null, query: DeadLetterQuery): Promise<Page<DeadLetterView>>;
   /** The delivery of one message to one endpoint, or null. */
-  findDelivery(appId: string, messageId: string, endpointId: string, now?: Date | null): Promise<DeliverySummary | null>;
+  findDelivery(
+    appId: string,
+    messageId: string,
+    endpointId: string,
+    now?: Date | null,
+  ): Promise<DeliverySummary | null>;
   /** Timeline rows of one delivery in `id` order (iterator = the row id as decimal text). */
   listTimeline(deliveryId: string, page: PageQuery): Promise<Page<TimelineEntry>>;
 }

@@ -6,11 +6,18 @@ import type { Tx } from './unit-of-work.ts';
  * (column sensitive_headers, docs/design.md#security) and never shows them.
  */
 export const SENSITIVE_HEADER_NAMES: readonly string[] = Object.freeze([
-  'authorization', 'proxy-authorization', 'proxy-authenticate', 'www-authenticate', 'x-auth-token',
+  'authorization',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'www-authenticate',
+  'x-auth-token',
 ]);
 
 /** Splits custom headers (lower-case names) into the plain ones and the {@link SENSITIVE_HEADER_NAMES}. */
-export function splitSensitiveHeaders(headers: Readonly<Record<string, string>>): { readonly plain: Record<string, string>; readonly sensitive: Record<string, string> } {
+export function splitSensitiveHeaders(headers: Readonly<Record<string, string>>): {
+  readonly plain: Record<string, string>;
+  readonly sensitive: Record<string, string>;
+} {
   const plain: Record<string, string> = {};
   const sensitive: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -37,12 +44,25 @@ export interface EndpointSettingsStore {
    * encrypted by the store) becomes current. A previous secret still in its grace period is replaced.
    * @returns false when there is no such live endpoint
    */
-  rotateSecret(tx: Tx, appId: string, endpointId: string, secret: string, graceMs: number, now: Date | null): Promise<boolean>;
+  rotateSecret(
+    tx: Tx,
+    appId: string,
+    endpointId: string,
+    secret: string,
+    graceMs: number,
+    now: Date | null,
+  ): Promise<boolean>;
   /** The endpoint's custom headers, or null when there is no such live endpoint. */
   readHeaders(appId: string, endpointId: string, tx?: Tx): Promise<EndpointHeaders | null>;
   /**
    * Replaces the custom headers: sensitive ones are stored encrypted (context = endpoint id), the rest in
    * plain JSON. Returns false when there is no such live endpoint.
    */
-  writeHeaders(tx: Tx, appId: string, endpointId: string, headers: Readonly<Record<string, string>>, now: Date | null): Promise<boolean>;
+  writeHeaders(
+    tx: Tx,
+    appId: string,
+    endpointId: string,
+    headers: Readonly<Record<string, string>>,
+    now: Date | null,
+  ): Promise<boolean>;
 }

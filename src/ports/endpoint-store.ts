@@ -31,7 +31,13 @@ export interface EndpointStore {
    * failing-since cleared), with a `breaker_closed` health-history row when the breaker was not closed.
    * @throws AppError `conflict` when the new `uid` is taken in the application
    */
-  updateEndpoint(tx: Tx, appId: string, id: string, changes: EndpointChanges, now: Date | null): Promise<EndpointRecord | null>;
+  updateEndpoint(
+    tx: Tx,
+    appId: string,
+    id: string,
+    changes: EndpointChanges,
+    now: Date | null,
+  ): Promise<EndpointRecord | null>;
   /** Marks a live endpoint deleted (`deleted_at`); false when there was none. */
   softDeleteEndpoint(tx: Tx, appId: string, id: string, now: Date | null): Promise<boolean>;
   /** The endpoint's current signing secret (`whsec_…`), decrypted; null when there is no such live endpoint. */
@@ -41,7 +47,13 @@ export interface EndpointStore {
    * `reason`, in one statement (disable → skipped, delete → canceled: docs/adr/0002-schema-and-claim.md). Leased deliveries are
    * left to their dispatcher. Returns how many moved.
    */
-  settlePendingDeliveries(tx: Tx, endpointId: string, to: 'skipped' | 'canceled', reason: string, now: Date | null): Promise<number>;
+  settlePendingDeliveries(
+    tx: Tx,
+    endpointId: string,
+    to: 'skipped' | 'canceled',
+    reason: string,
+    now: Date | null,
+  ): Promise<number>;
 }
 
 /** Operator status of an endpoint (the API's `disabled` is `status === 'disabled'`). */

@@ -56,9 +56,17 @@ export interface EventTypeStore {
    */
   createEventType(tx: Tx, name: string, fields: EventTypeFields, now: Date | null): Promise<EventTypeRecord | null>;
   /** Svix PUT: inserts or overwrites every field. `created` says which. */
-  upsertEventType(tx: Tx, name: string, fields: EventTypeFields, now: Date | null): Promise<{ readonly eventType: EventTypeRecord; readonly created: boolean }>;
+  upsertEventType(
+    tx: Tx,
+    name: string,
+    fields: EventTypeFields,
+    now: Date | null,
+  ): Promise<{ readonly eventType: EventTypeRecord; readonly created: boolean }>;
   /** The event type of this name, archived or not, or null. `forUpdate` locks the row (needs `tx`). */
-  findEventType(name: string, options?: { readonly tx?: Tx; readonly forUpdate?: boolean }): Promise<EventTypeRecord | null>;
+  findEventType(
+    name: string,
+    options?: { readonly tx?: Tx; readonly forUpdate?: boolean },
+  ): Promise<EventTypeRecord | null>;
   listEventTypes(query: EventTypeListQuery): Promise<Page<EventTypeRecord>>;
   /** Changes the given fields; null when there is no such event type. */
   updateEventType(tx: Tx, name: string, changes: EventTypeChanges, now: Date | null): Promise<EventTypeRecord | null>;

@@ -33,7 +33,10 @@ export interface IdempotencyStore {
    * @throws AppError `idempotency_key_in_flight` (409) when the first request still holds the key after `waitMs`
    * Anything `work` throws rolls the transaction back and stores nothing.
    */
-  run(scope: IdempotencyScope, work: (tx: Tx) => Promise<StoredAnswer>): Promise<StoredAnswer & { readonly replayed: boolean }>;
+  run(
+    scope: IdempotencyScope,
+    work: (tx: Tx) => Promise<StoredAnswer>,
+  ): Promise<StoredAnswer & { readonly replayed: boolean }>;
 }
 
 /** The pruning of expired keys (the retention job, src/app/retention.ts). */
@@ -46,4 +49,5 @@ export interface IdempotencyPruning {
 }
 
 /** The identity of a key: owner, route and key joined by NUL (none of them holds one: they are header and path text). */
-export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string => `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;
+export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string =>
+  `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;

@@ -8,7 +8,11 @@ import type { Tx } from './unit-of-work.ts';
  */
 export interface MessageQueryStore {
   /** Finds a message of `appId` by id (`msg_…`) or eventId; the payload is decrypted when `withPayload`. */
-  findMessage(appId: string, ref: string, options: { readonly withPayload: boolean; readonly tx?: Tx }): Promise<MessageView | null>;
+  findMessage(
+    appId: string,
+    ref: string,
+    options: { readonly withPayload: boolean; readonly tx?: Tx },
+  ): Promise<MessageView | null>;
   listMessages(appId: string, query: MessageListQuery): Promise<Page<MessageView>>;
   /**
    * The payloads (decrypted; null once expunged) of the messages `ids` of `appId`, in the order given, while
@@ -16,8 +20,11 @@ export interface MessageQueryStore {
    * and every one after it are left out (their payloads are never read), so a page of large payloads costs
    * at most the budget plus one payload (TIDINGS_MAX_PAGE_BYTES). The first message is always read.
    */
-  readPayloads(appId: string, ids: readonly string[], budgetBytes: number)
-    : Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
+  readPayloads(
+    appId: string,
+    ids: readonly string[],
+    budgetBytes: number,
+  ): Promise<readonly { readonly id: string; readonly payload: Uint8Array | null }[]>;
   listAttempts(appId: string, query: AttemptListQuery): Promise<Page<AttemptView>>;
   findAttempt(appId: string, messageId: string, attemptId: string): Promise<AttemptView | null>;
 }
@@ -76,5 +83,11 @@ export interface AttemptView {
   readonly createdAt: Date;
   /** What only the operator may see (addresses, deciding setting, signing key ids, Retry-After); null when none. */
   readonly operatorDetail: Readonly<Record<string, unknown>> | null;
-  readonly message: { readonly eventId: string | null; readonly eventType: string; readonly channels: readonly string[] | null; readonly tags: readonly string[] | null; readonly createdAt: Date };
+  readonly message: {
+    readonly eventId: string | null;
+    readonly eventType: string;
+    readonly channels: readonly string[] | null;
+    readonly tags: readonly string[] | null;
+    readonly createdAt: Date;
+  };
 }

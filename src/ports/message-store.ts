@@ -83,7 +83,11 @@ export interface MessageStore {
    * @throws StaleLookupError when `message.expected` no longer holds (nothing stored)
    * @returns the stored message and the number of deliveries made
    */
-  insert(tx: Tx, message: NewMessage, now: Date | null): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
+  insert(
+    tx: Tx,
+    message: NewMessage,
+    now: Date | null,
+  ): Promise<{ readonly message: MessageRecord; readonly deliveries: number }>;
 
   /**
    * Stores a message published under an Idempotency-Key that is fresh, together with the key and `answer`
@@ -95,7 +99,12 @@ export interface MessageStore {
    *   keyed path, which answers exactly as before)
    * @throws the connection's error when the group's commit outcome is unknown (the key row tells, on a retry)
    */
-  insertKeyed(scope: IdempotencyScope, message: NewMessage, now: Date | null, answer: KeyedAnswer): Promise<KeyedInsert | null>;
+  insertKeyed(
+    scope: IdempotencyScope,
+    message: NewMessage,
+    now: Date | null,
+    answer: KeyedAnswer,
+  ): Promise<KeyedInsert | null>;
 }
 
 /**

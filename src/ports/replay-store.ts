@@ -88,7 +88,15 @@ export interface ReplayStore {
    * @returns false when the message or the endpoint does not exist in the application (or is deleted)
    * @throws AppError `conflict` when the endpoint is disabled or paused, or the message content was expunged
    */
-  resend(tx: Tx, input: { readonly appId: string; readonly messageId: string; readonly endpointId: string; readonly now: Date | null }): Promise<boolean>;
+  resend(
+    tx: Tx,
+    input: {
+      readonly appId: string;
+      readonly messageId: string;
+      readonly endpointId: string;
+      readonly now: Date | null;
+    },
+  ): Promise<boolean>;
   /**
    * Replay (docs/design.md#delivery-lifecycle), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
    * pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual
@@ -112,7 +120,14 @@ export interface ReplayStore {
    * = unbounded), judged at `now` (null = the database clock). Reads the endpoint's pending deliveries
    * (deliveries_endpoint_due).
    */
-  countHeld(tx: Tx, input: {
-    readonly appId: string; readonly endpointId: string; readonly since: Date; readonly until: Date | null; readonly now: Date | null;
-  }): Promise<HeldSummary>;
+  countHeld(
+    tx: Tx,
+    input: {
+      readonly appId: string;
+      readonly endpointId: string;
+      readonly since: Date;
+      readonly until: Date | null;
+      readonly now: Date | null;
+    },
+  ): Promise<HeldSummary>;
 }

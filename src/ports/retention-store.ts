@@ -19,7 +19,13 @@ export interface RetentionStore {
    * message, its deliveries, attempts and timeline stay.
    * @returns how many were read (fewer than `batch` = the class is done), expunged, and the next cursor
    */
-  expirePayloads(input: { readonly retentionHours: number | null; readonly defaultHours: number; readonly batch: number; readonly cursor: PayloadCursor | null; readonly now: Date | null }): Promise<{ readonly read: number; readonly expunged: number; readonly cursor: PayloadCursor | null }>;
+  expirePayloads(input: {
+    readonly retentionHours: number | null;
+    readonly defaultHours: number;
+    readonly batch: number;
+    readonly cursor: PayloadCursor | null;
+    readonly now: Date | null;
+  }): Promise<{ readonly read: number; readonly expunged: number; readonly cursor: PayloadCursor | null }>;
   /**
    * Deletes up to `batch` deliveries that succeeded at least `ageMs` ago, with their attempts and timeline
    * rows (skipping rows locked by anyone else), and notes on their messages when they reached their final
@@ -35,7 +41,17 @@ export interface RetentionStore {
    * @returns the messages read (fewer than `batch` = the erasure is done), the payloads expunged, and the
    *   last id read (null when none was)
    */
-  eraseBatch(tx: Tx, input: { readonly appId: string; readonly afterId: string; readonly untilId: string; readonly filter: ErasureFilter; readonly batch: number; readonly now: Date | null }): Promise<{ readonly read: number; readonly expunged: number; readonly lastId: string | null }>;
+  eraseBatch(
+    tx: Tx,
+    input: {
+      readonly appId: string;
+      readonly afterId: string;
+      readonly untilId: string;
+      readonly filter: ErasureFilter;
+      readonly batch: number;
+      readonly now: Date | null;
+    },
+  ): Promise<{ readonly read: number; readonly expunged: number; readonly lastId: string | null }>;
 }
 
 /** Position of a payload-expiry scan within one retention class. */

@@ -20,17 +20,28 @@ export interface SearchStore {
    * messages_app_created, each message's deliveries by its unique (message_id, endpoint_id) index; keys:
    * `<message id>.<endpoint id>`, scanRows counting messages).
    */
-  scanDeliveries(appId: string, endpointId: string | null, scan: ScanBounds, filters: DeliveryFilters)
-    : Promise<Scanned<DeliveryHit>>;
+  scanDeliveries(
+    appId: string,
+    endpointId: string | null,
+    scan: ScanBounds,
+    filters: DeliveryFilters,
+  ): Promise<Scanned<DeliveryHit>>;
   /**
    * Why each delivery is where it is (its latest timeline row) and what holds it, judged at `now` (null = the
    * database clock).
    */
-  describeDeliveries(appId: string, deliveryIds: readonly string[], now: Date | null)
-    : Promise<readonly DeliveryDetail[]>;
+  describeDeliveries(
+    appId: string,
+    deliveryIds: readonly string[],
+    now: Date | null,
+  ): Promise<readonly DeliveryDetail[]>;
   /** Attempts to one endpoint of `appId` in the range (index attempts_endpoint). Keys: attempt ids; no bodies. */
-  scanAttempts(appId: string, endpointId: string, scan: ScanBounds, filters: AttemptFilters)
-    : Promise<Scanned<AttemptView>>;
+  scanAttempts(
+    appId: string,
+    endpointId: string,
+    scan: ScanBounds,
+    filters: AttemptFilters,
+  ): Promise<Scanned<AttemptView>>;
 }
 
 /** One scan's range and bounds. */

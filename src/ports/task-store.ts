@@ -75,5 +75,9 @@ export interface TaskStore {
    * step back whole, so the task resumes from the progress of its last committed step.
    * @returns false when no task was runnable
    */
-  stepNext(kinds: readonly string[], now: Date | null, step: (tx: Tx, task: TaskRecord) => Promise<TaskStepResult>): Promise<boolean>;
+  stepNext(
+    kinds: readonly string[],
+    now: Date | null,
+    step: (tx: Tx, task: TaskRecord) => Promise<TaskStepResult>,
+  ): Promise<boolean>;
 }

@@ -18,18 +18,38 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
 
 before(async () => {
   // Two attempts 10 ms apart, then a dead letter.
-  world = await startWorld({ TIDINGS_RETRY_SCHEDULE: '10ms', TIDINGS_RETRY_JITTER: '0', TIDINGS_TASK_POLL_INTERVAL: '50ms' });
+  world = await startWorld({
+    TIDINGS_RETRY_SCHEDULE: '10ms',
+    TIDINGS_RETRY_JITTER: '0',
+    TIDINGS_TASK_POLL_INTERVAL: '50ms',
+  });
   receiver = await startReceiver();
   const failing = { status: 500, body: 'down', contentType: 'text/plain' };
   for (const path of ['/down', '/other-down']) receiver.byPath.set(path, failing);
   ids.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Actions Co' })).body.id;
   ids.other = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Other Co' })).body.id;
-  ids.ok = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/ok`, filterTypes: ['ok.event'] })).body.id;
-  ids.down = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/down`, filterTypes: ['down.event'] })).body.id;
-  ids.otherDown = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.other}/endpoint`, { url: `${receiver.url}/other-down` })).body.id;
-  for (const type of ['ok.event', 'down.event']) await world.api('POST', `/api/v1/app/${ids.app}/msg`, { eventType: type, payload: { type } });
+  ids.ok = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, {
+      url: `${receiver.url}/ok`,
+      filterTypes: ['ok.event'],
+    })
+  ).body.id;
+  ids.down = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, {
+      url: `${receiver.url}/down`,
+      filterTypes: ['down.event'],
+    })
+  ).body.id;
+  ids.otherDown = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${ids.other}/endpoint`, { url: `${receiver.url}/other-down` })
+  ).body.id;
+  for (const type of ['ok.event', 'down.event'])
+    await world.api('POST', `/api/v1/app/${ids.app}/msg`, { eventType: type, payload: { type } });
   await world.api('POST', `/api/v1/app/${ids.other}/msg`, { eventType: 'down.event', payload: {} });
-  await until('both applications have a dead letter', async () => (await deadCount(ids.app)) === 1 && (await deadCount(ids.other)) === 1);
+  await until(
+    'both applications have a dead letter',
+    async () => (await deadCount(ids.app)) === 1 && (await deadCount(ids.other)) === 1,
+  );
 });
 
 after(async () => {
@@ -37,8 +57,10 @@ after(async () => {
   await world?.stop();
 });
 
-const deadCount = async (app: string): Promise<number> => (await world.api<{ data: unknown[] }>('GET', `/api/v1/app/${app}/dead-letter`)).body.data.length;
-const taskCount = async (): Promise<number> => (await world.api<{ data: unknown[] }>('GET', '/api/v1/background-task?limit=250')).body.data.length;
+const deadCount = async (app: string): Promise<number> =>
+  (await world.api<{ data: unknown[] }>('GET', `/api/v1/app/${app}/dead-letter`)).body.data.length;
+const taskCount = async (): Promise<number> =>
+  (await world.api<{ data: unknown[] }>('GET', '/api/v1/background-task?limit=250')).body.data.length;
 
 /** The open confirmation dialog (its title names what changes). */
 const dialog = (page: Page) => page.locator('dialog[open]');
@@ -59,7 +81,7 @@ test('the messages page asks for an endpoint before a delivery state (no hidden 
     await page.getByText(`Deliveries to ${receiver.url}/ok`).waitFor();
     await page.locator('main table tbody tr').first().waitFor();
     const types = await page.locator('main table tbody tr td:first-child').allTextContents();
-    assert.deepEqual(types, ['ok.event'], 'only the chosen endpoint\'s delivery');
+    assert.deepEqual(types, ['ok.event'], "only the chosen endpoint's delivery");
     // Clearing the endpoint clears the state with it.
     await endpoint.selectOption('');
     assert.equal(await state.isDisabled(), true);
@@ -76,13 +98,24 @@ test('dead letters show their endpoint; "Replay all matching" asks first in a di
     const row = page.locator('main tbody tr', { hasText: 'down.event' });
     await row.waitFor();
     // The endpoint's URL, once the application's endpoints are loaded (its id until then).
-    await row.locator('td[data-label="Endpoint"]').getByRole('link', { name: `${receiver.url}/down`, exact: true }).waitFor();
+    await row
+      .locator('td[data-label="Endpoint"]')
+      .getByRole('link', { name: `${receiver.url}/down`, exact: true })
+      .waitFor();
     assert.match((await row.locator('td[data-label="Endpoint"]').textContent()) ?? '', new RegExp(ids.down));
     const tasks = await taskCount();
     await page.getByRole('button', { name: 'Replay all matching' }).click();
     await dialog(page).waitFor();
-    assert.match((await dialog(page).getByRole('heading').textContent()) ?? '', /Replay all matching dead letters of Actions Co\?/);
-    assert.deepEqual(await dialog(page).locator('li').allTextContents(), ['application Actions Co', 'every endpoint', 'every event type', 'messages of any time']);
+    assert.match(
+      (await dialog(page).getByRole('heading').textContent()) ?? '',
+      /Replay all matching dead letters of Actions Co\?/,
+    );
+    assert.deepEqual(await dialog(page).locator('li').allTextContents(), [
+      'application Actions Co',
+      'every endpoint',
+      'every event type',
+      'messages of any time',
+    ]);
     await page.screenshot({ path: `${ARTIFACTS}dead-letters-replay-all-dialog.png` });
     await dialog(page).getByRole('button', { name: 'Cancel' }).click();
     await dialog(page).waitFor({ state: 'detached' });
@@ -112,8 +145,14 @@ test('the console lists dead letters across applications, each with its applicat
     await page.getByRole('heading', { name: 'Dead letters, all applications', level: 1 }).waitFor();
     const row = page.locator('main tbody tr', { hasText: 'Other Co' });
     await row.waitFor({ timeout: 10_000 });
-    assert.equal(await row.locator('td[data-label="Endpoint"] a').getAttribute('href'), `#/apps/${ids.other}/endpoints/${ids.otherDown}`);
-    assert.equal(await row.locator('td[data-label="Application"] a').getAttribute('href'), `#/apps/${ids.other}/dead-letters`);
+    assert.equal(
+      await row.locator('td[data-label="Endpoint"] a').getAttribute('href'),
+      `#/apps/${ids.other}/endpoints/${ids.otherDown}`,
+    );
+    assert.equal(
+      await row.locator('td[data-label="Application"] a').getAttribute('href'),
+      `#/apps/${ids.other}/dead-letters`,
+    );
   } finally {
     await context.close();
   }
@@ -121,7 +160,8 @@ test('the console lists dead letters across applications, each with its applicat
 
 test('an endpoint, an application and an event type are deleted from the console after a dialog naming each; Cancel deletes nothing', async () => {
   const app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Doomed Co' })).body.id;
-  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/doomed` })).body.id;
+  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/doomed` }))
+    .body.id;
   await world.api('PUT', '/api/v1/event-type/doomed.event', { description: 'to delete' });
   const { context, page } = await world.page();
   try {
@@ -137,15 +177,22 @@ test('an endpoint, an application and an event type are deleted from the console
     await page.getByRole('heading', { name: 'Endpoints', level: 1 }).waitFor();
     assert.equal((await world.api('GET', `/api/v1/app/${app}/endpoint/${ep}`)).status, 404);
 
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${app}/settings`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${app}/settings`);
     await page.getByRole('button', { name: 'Delete application' }).click();
     assert.equal(await dialog(page).getByRole('heading').textContent(), 'Delete the application Doomed Co?');
-    assert.match((await dialog(page).textContent()) ?? '', new RegExp(`Application ${app} is deleted with its 0 endpoints`));
+    assert.match(
+      (await dialog(page).textContent()) ?? '',
+      new RegExp(`Application ${app} is deleted with its 0 endpoints`),
+    );
     await dialog(page).getByRole('button', { name: 'Delete application' }).click();
     await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
     assert.equal((await world.api('GET', `/api/v1/app/${app}`)).status, 404);
 
-    await page.evaluate((r) => { location.hash = r; }, '/event-types/doomed.event');
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, '/event-types/doomed.event');
     await page.getByRole('button', { name: 'Delete doomed.event' }).click();
     assert.equal(await dialog(page).getByRole('heading').textContent(), 'Delete the event type doomed.event for good?');
     await dialog(page).getByRole('button', { name: 'Delete event type' }).click();
@@ -161,8 +208,18 @@ test('a failed load shows the error and a Retry button, never an endless "Loadin
   try {
     await signIn(page, world.url, world.token);
     let refuse = true;
-    await page.route('**/api/v1/app/*/endpoint?*', (route) => (refuse ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"code":"unavailable","detail":"try again"}' }) : route.continue()));
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${ids.app}/endpoints`);
+    await page.route('**/api/v1/app/*/endpoint?*', (route) =>
+      refuse
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: '{"code":"unavailable","detail":"try again"}',
+          })
+        : route.continue(),
+    );
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${ids.app}/endpoints`);
     const error = page.locator('main .error', { hasText: 'unavailable' });
     await error.waitFor();
     assert.equal(await page.locator('main .loading').count(), 0, 'no spinner beside the error');

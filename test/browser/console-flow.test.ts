@@ -17,8 +17,12 @@ after(async () => {
 });
 
 /** Marks the document, so that a test can tell that the page was never reloaded. */
-const mark = (page: Page): Promise<void> => page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; });
-const marked = (page: Page): Promise<boolean> => page.evaluate(() => (window as unknown as { marker?: number }).marker === 42);
+const mark = (page: Page): Promise<void> =>
+  page.evaluate(() => {
+    (window as unknown as { marker: number }).marker = 42;
+  });
+const marked = (page: Page): Promise<boolean> =>
+  page.evaluate(() => (window as unknown as { marker?: number }).marker === 42);
 
 test('signed in with the admin token: create an application and an endpoint, publish, and the attempt and the timeline (dispatcher id, fencing token) appear without a reload', async () => {
   const { context, page } = await world.page();
@@ -40,7 +44,9 @@ test('signed in with the admin token: create an application and an endpoint, pub
     await page.getByLabel('Payload (JSON)').fill('{"order": 17, "big": 12345678901234567890}');
     // The receiver holds its answer until the message page is shown, so the attempt can only appear live.
     let release = (): void => undefined;
-    receiver.gate = new Promise<void>((r) => { release = r; });
+    receiver.gate = new Promise<void>((r) => {
+      release = r;
+    });
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('heading', { name: 'order.created', level: 1 }).waitFor();
     await page.getByText('No attempts yet.').waitFor();
@@ -58,7 +64,10 @@ test('signed in with the admin token: create an application and an endpoint, pub
     const fencing = (await page.locator('code.fencing').first().textContent()) ?? '';
     // What the page shows is what the API recorded for this delivery.
     const [, app, msg, ep] = /#\/apps\/([^/]+)\/messages\/([^/]+)\/endpoints\/([^/]+)$/.exec(page.url()) ?? [];
-    const timeline = await world.api<{ data: { dispatcherId: string | null; fencingToken: string | null }[] }>('GET', `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`);
+    const timeline = await world.api<{ data: { dispatcherId: string | null; fencingToken: string | null }[] }>(
+      'GET',
+      `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`,
+    );
     const claimed = timeline.body.data.find((e) => e.dispatcherId !== null)!;
     assert.equal(dispatcher, claimed.dispatcherId);
     assert.equal(fencing, claimed.fencingToken);
@@ -128,13 +137,23 @@ test('the main operator flow is done with the keyboard only, with visible focus'
 
 test('a receiver body of <img src=x onerror=alert(1)> and a payload holding </script> are shown as text: no dialog, no script runs', async () => {
   const app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Hostile' })).body.id;
-  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/hostile` })).body.id;
-  receiver.answer = { status: 200, body: '<img src=x onerror=alert(1)><script>alert(2)</script>', contentType: 'text/html' };
+  const ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/hostile` })
+  ).body.id;
+  receiver.answer = {
+    status: 200,
+    body: '<img src=x onerror=alert(1)><script>alert(2)</script>',
+    contentType: 'text/html',
+  };
   const payload = { note: '</script><script>alert(3)</script><img src=y onerror=alert(4)>' };
-  const msg = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, { eventType: 'evil.thing', payload })).body.id;
+  const msg = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, { eventType: 'evil.thing', payload }))
+    .body.id;
   const { context, page } = await world.page();
   const dialogs: string[] = [];
-  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
   try {
     await signIn(page, world.url, world.token, `/apps/${app}/messages/${msg}/endpoints/${ep}`);
     const response = page.getByLabel('Response of attempt 1');
@@ -142,7 +161,10 @@ test('a receiver body of <img src=x onerror=alert(1)> and a payload holding </sc
     assert.equal(await response.textContent(), '<img src=x onerror=alert(1)><script>alert(2)</script>');
     await page.goto(`${world.url}/console#/apps/${app}/messages/${msg}`);
     await page.getByLabel('Payload text').waitFor();
-    assert.match((await page.getByLabel('Payload text').textContent()) ?? '', /<\/script><script>alert\(3\)<\/script><img src=y onerror=alert\(4\)>/);
+    assert.match(
+      (await page.getByLabel('Payload text').textContent()) ?? '',
+      /<\/script><script>alert\(3\)<\/script><img src=y onerror=alert\(4\)>/,
+    );
     assert.equal(await page.locator('main img').count(), 0, 'no image element was made from the text');
     assert.equal(await page.locator('main script').count(), 0, 'no script element was made from the text');
     assert.deepEqual(dialogs, []);
@@ -171,20 +193,28 @@ test('the pager: Previous is disabled on the first page, Next and Previous walk 
   const { context, page } = await world.page();
   try {
     await signIn(page, world.url, world.token);
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${app.body.id}/messages`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${app.body.id}/messages`);
     const previous = page.getByRole('button', { name: '← Previous' });
     const next = page.getByRole('button', { name: 'Next →' });
     // The id cell of the first row (the time cell changes as time passes).
     const firstRow = page.locator('main table tbody tr td:nth-child(2)').first();
     await next.waitFor();
     // The first page is shown whole (its 25 rows) before the pager is read.
-    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0
-      && document.querySelectorAll('main table tbody tr').length === 25);
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.loading').length === 0 &&
+        document.querySelectorAll('main table tbody tr').length === 25,
+    );
     const firstPageTop = await firstRow.textContent();
     assert.equal(await previous.isDisabled(), true, 'Previous on the first page');
     assert.equal(await next.isDisabled(), false);
     await next.click();
-    await page.waitForFunction((top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent !== top, firstPageTop);
+    await page.waitForFunction(
+      (top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent !== top,
+      firstPageTop,
+    );
     assert.equal(await page.locator('main table tbody tr').count(), 5);
     await page.screenshot({ path: `${ARTIFACTS}console-pager-last-page-light.png`, fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -193,7 +223,10 @@ test('the pager: Previous is disabled on the first page, Next and Previous walk 
     assert.equal(await previous.isDisabled(), false);
     assert.equal(await next.isDisabled(), true, 'Next on the last page');
     await previous.click();
-    await page.waitForFunction((top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent === top, firstPageTop);
+    await page.waitForFunction(
+      (top) => document.querySelector('main table tbody tr td:nth-child(2)')?.textContent === top,
+      firstPageTop,
+    );
     assert.equal(await page.locator('main table tbody tr').count(), 25);
     assert.equal(await previous.isDisabled(), true, 'Previous back on the first page');
   } finally {

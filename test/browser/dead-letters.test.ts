@@ -7,7 +7,11 @@ let receiver: Receiver;
 
 before(async () => {
   // Two attempts 10 ms apart, then a dead letter; tasks picked up at once.
-  world = await startWorld({ TIDINGS_RETRY_SCHEDULE: '10ms', TIDINGS_RETRY_JITTER: '0', TIDINGS_TASK_POLL_INTERVAL: '50ms' });
+  world = await startWorld({
+    TIDINGS_RETRY_SCHEDULE: '10ms',
+    TIDINGS_RETRY_JITTER: '0',
+    TIDINGS_TASK_POLL_INTERVAL: '50ms',
+  });
   receiver = await startReceiver();
 });
 
@@ -19,7 +23,10 @@ after(async () => {
 /** Polls the delivery's state through the API until it is `state` (bounded: 150 × 100 ms). */
 async function waitForState(app: string, msg: string, ep: string, state: string): Promise<void> {
   for (let i = 0; i < 150; i++) {
-    const t = await world.api<{ deliveryState: string }>('GET', `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`);
+    const t = await world.api<{ deliveryState: string }>(
+      'GET',
+      `/api/v1/app/${app}/msg/${msg}/endpoint/${ep}/timeline`,
+    );
     if (t.body.deliveryState === state) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -29,8 +36,14 @@ async function waitForState(app: string, msg: string, ep: string, state: string)
 test('a failing receiver makes a dead letter; after it recovers, bulk replay from the dead-letter page delivers it, with the task progress shown', async () => {
   receiver.answer = { status: 500, body: 'down for maintenance', contentType: 'text/plain' };
   const app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Failing Co' })).body.id;
-  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/down` })).body.id;
-  const msg = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, { eventType: 'invoice.failed', payload: { n: 1 } })).body.id;
+  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/down` }))
+    .body.id;
+  const msg = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, {
+      eventType: 'invoice.failed',
+      payload: { n: 1 },
+    })
+  ).body.id;
   await waitForState(app, msg, ep, 'dead');
   receiver.answer = { status: 204, body: '', contentType: 'text/plain' };
 

@@ -45,11 +45,15 @@ export async function startReceiver(): Promise<Receiver> {
     byPath: new Map<string, { status: number; body: string; contentType: string }>(),
     gate: null as Promise<void> | null,
     requests,
-    close: async (): Promise<void> => { await new Promise((r) => server.close(r)); },
+    close: async (): Promise<void> => {
+      await new Promise((r) => server.close(r));
+    },
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
     req.on('end', async () => {
       requests.push({ path: req.url ?? '', body });
       await receiver.gate;
@@ -72,7 +76,11 @@ export interface World {
   readonly browser: Browser;
   api<T = unknown>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }>;
   /** A fresh context (no cookies, no storage) and page at 1280×800. */
-  page(options?: { width?: number; height?: number; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
+  page(options?: {
+    width?: number;
+    height?: number;
+    colorScheme?: 'light' | 'dark';
+  }): Promise<{ context: BrowserContext; page: Page }>;
   stop(): Promise<void>;
 }
 
@@ -84,24 +92,57 @@ export async function startWorld(env: Readonly<Record<string, string>> = {}): Pr
   const token = `ui_${randomBytes(16).toString('hex')}`;
   const logs = new LogTap();
   const tidings = await startTidings({
-    roles: { api: true, dispatcher: true }, logDestination: logs,
-    env: { TIDINGS_DATA_DIR: dataDir, TIDINGS_API_TOKEN: token, HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_POLL_INTERVAL: '50ms', TIDINGS_LOG_LEVEL: 'info', ...env },
+    roles: { api: true, dispatcher: true },
+    logDestination: logs,
+    env: {
+      TIDINGS_DATA_DIR: dataDir,
+      TIDINGS_API_TOKEN: token,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+      TIDINGS_POLL_INTERVAL: '50ms',
+      TIDINGS_LOG_LEVEL: 'info',
+      ...env,
+    },
   });
   const browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
+    executablePath: CHROMIUM,
+    headless: true,
     // Playwright gives each launch a fresh, empty profile (user data dir) of its own.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const url = tidings.apiUrl!;
   return {
-    tidings, url, token, logs, browser,
+    tidings,
+    url,
+    token,
+    logs,
+    browser,
     async api(method, path, body, as = token) {
-      const r = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const r = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${as}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       const text = await r.text();
       return { status: r.status, body: (text === '' ? null : JSON.parse(text)) as never };
     },
     async page(options = {}) {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, colorScheme: options.colorScheme ?? 'light' });
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+        colorScheme: options.colorScheme ?? 'light',
+      });
       return { context, page: await context.newPage() };
     },
     async stop() {
@@ -126,7 +167,13 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);
   const result = await page.evaluate(async () => {
     const r = await (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact ?? null,
+      nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5),
+    }));
   });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
+  return result
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
 }

@@ -23,17 +23,38 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
 
 before(async () => {
   // Two failures in a row open the breaker for ten minutes; a failed delivery is retried once, 10 ms later.
-  world = await startWorld({ TIDINGS_BREAKER_THRESHOLD: '2', TIDINGS_BREAKER_COOLDOWN: '10m', TIDINGS_RETRY_SCHEDULE: '10ms', TIDINGS_RETRY_JITTER: '0' });
+  world = await startWorld({
+    TIDINGS_BREAKER_THRESHOLD: '2',
+    TIDINGS_BREAKER_COOLDOWN: '10m',
+    TIDINGS_RETRY_SCHEDULE: '10ms',
+    TIDINGS_RETRY_JITTER: '0',
+  });
   receiver = await startReceiver();
   receiver.answer = { status: 500, body: 'down', contentType: 'text/plain' };
   ids.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Held Co' })).body.id;
-  ids.ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/held` })).body.id;
+  ids.ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/held` })
+  ).body.id;
   const health = `/api/v1/app/${ids.app}/endpoint/${ids.ep}/health`;
   await world.api('POST', `/api/v1/app/${ids.app}/msg`, { eventType: 'held.first', payload: {} });
-  await until('the breaker opened', async () => (await world.api<{ breaker: { state: string } }>('GET', health)).body.breaker.state === 'open');
-  for (let i = 0; i < 3; i++) ids.held.push((await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/msg`, { eventType: 'held.later', payload: { i } })).body.id);
+  await until(
+    'the breaker opened',
+    async () => (await world.api<{ breaker: { state: string } }>('GET', health)).body.breaker.state === 'open',
+  );
+  for (let i = 0; i < 3; i++)
+    ids.held.push(
+      (
+        await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/msg`, {
+          eventType: 'held.later',
+          payload: { i },
+        })
+      ).body.id,
+    );
   await until('the new deliveries are held by the breaker', async () => {
-    const d = await world.api<{ data: { heldBy: string | null }[] }>('GET', `/api/v1/app/${ids.app}/msg/${ids.held[2]}/endpoint`);
+    const d = await world.api<{ data: { heldBy: string | null }[] }>(
+      'GET',
+      `/api/v1/app/${ids.app}/msg/${ids.held[2]}/endpoint`,
+    );
     return d.body.data[0]?.heldBy === 'breaker';
   });
 });
@@ -43,7 +64,7 @@ after(async () => {
   await world?.stop();
 });
 
-test('deliveries held by an open breaker are named as held until the breaker\'s time on the destinations, the timeline, the messages of the endpoint and the overview, never as due', async () => {
+test("deliveries held by an open breaker are named as held until the breaker's time on the destinations, the timeline, the messages of the endpoint and the overview, never as due", async () => {
   const { context, page } = await world.page();
   try {
     const msg = ids.held[0]!;
@@ -51,19 +72,31 @@ test('deliveries held by an open breaker are named as held until the breaker\'s 
     const next = page.locator('main td[data-label="Next attempt"]').first();
     await next.getByText(/held by the circuit breaker until/).waitFor();
     assert.doesNotMatch((await next.textContent()) ?? '', /ago/);
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${ids.app}/messages/${msg}/endpoints/${ids.ep}`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${ids.app}/messages/${msg}/endpoints/${ids.ep}`);
     const fact = page.locator('dt', { hasText: 'Next attempt' }).locator('xpath=following-sibling::dd[1]');
     await fact.getByText(/held by the circuit breaker until/).waitFor();
     assert.match((await fact.textContent()) ?? '', /until \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ \(in \d+ minutes\)/);
     await page.screenshot({ path: `${ARTIFACTS}held-timeline.png`, fullPage: true });
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${ids.app}/messages`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${ids.app}/messages`);
     const filters = page.getByRole('form', { name: 'Filter messages' });
-    await filters.getByLabel(/^Endpoint/).locator('option', { hasText: `${receiver.url}/held` }).waitFor({ state: 'attached' });
+    await filters
+      .getByLabel(/^Endpoint/)
+      .locator('option', { hasText: `${receiver.url}/held` })
+      .waitFor({ state: 'attached' });
     await filters.getByLabel(/^Endpoint/).selectOption(ids.ep);
     await filters.getByRole('button', { name: 'Apply filters' }).click();
     const row = page.locator('main tbody tr', { hasText: msg });
-    await row.locator('td[data-label="Next attempt"]').getByText(/held by the circuit breaker until/).waitFor();
-    await page.evaluate((r) => { location.hash = r; }, '/');
+    await row
+      .locator('td[data-label="Next attempt"]')
+      .getByText(/held by the circuit breaker until/)
+      .waitFor();
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, '/');
     const backlog = page.getByRole('region', { name: 'Backlog' });
     await backlog.getByText(/held by their endpoint/).waitFor();
     assert.match((await backlog.textContent()) ?? '', /0 due now/);
@@ -95,7 +128,10 @@ test('the endpoint page says what the open breaker holds; "Probe now" ends its c
     await dialog.getByRole('button', { name: 'Close breaker' }).click();
     await until('every held delivery succeeded', async () => {
       for (const msg of ids.held) {
-        const t = await world.api<{ deliveryState: string }>('GET', `/api/v1/app/${ids.app}/msg/${msg}/endpoint/${ids.ep}/timeline`);
+        const t = await world.api<{ deliveryState: string }>(
+          'GET',
+          `/api/v1/app/${ids.app}/msg/${msg}/endpoint/${ids.ep}/timeline`,
+        );
         if (t.body.deliveryState !== 'succeeded') return false;
       }
       return true;

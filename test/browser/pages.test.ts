@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { ARTIFACTS, DOC_SHOTS, seriousViolations, signIn, startReceiver, startWorld, type Receiver, type World } from './harness.ts';
+import {
+  ARTIFACTS,
+  DOC_SHOTS,
+  seriousViolations,
+  signIn,
+  startReceiver,
+  startWorld,
+  type Receiver,
+  type World,
+} from './harness.ts';
 import { WEB_DIST_DIR } from '../../src/http/plugins/web-ui.ts';
 
 /** Initial JavaScript budget of each mode, gzipped (ADR 0012). */
@@ -18,10 +27,34 @@ before(async () => {
   const app = await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Acme Corp', uid: 'acme' });
   ids.app = app.body.id;
   ids.emptyApp = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Empty Co', uid: 'empty' })).body.id;
-  await world.api('PUT', '/api/v1/event-type/invoice.paid', { description: 'An invoice was paid', schemas: { 1: { type: 'object', properties: { invoice: { type: 'integer' } }, required: ['invoice'], examples: [{ invoice: 1 }] } } });
-  ids.ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/hooks`, description: 'Billing service' })).body.id;
-  await world.api('POST', `/api/v1/app/${ids.app}/endpoint`, { url: `${receiver.url}/other`, filterTypes: ['invoice.paid'] });
-  for (let i = 0; i < 3; i++) ids.msg = (await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/msg`, { eventType: 'invoice.paid', payload: { invoice: 1000 + i, amount: 4200 } })).body.id;
+  await world.api('PUT', '/api/v1/event-type/invoice.paid', {
+    description: 'An invoice was paid',
+    schemas: {
+      1: {
+        type: 'object',
+        properties: { invoice: { type: 'integer' } },
+        required: ['invoice'],
+        examples: [{ invoice: 1 }],
+      },
+    },
+  });
+  ids.ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/endpoint`, {
+      url: `${receiver.url}/hooks`,
+      description: 'Billing service',
+    })
+  ).body.id;
+  await world.api('POST', `/api/v1/app/${ids.app}/endpoint`, {
+    url: `${receiver.url}/other`,
+    filterTypes: ['invoice.paid'],
+  });
+  for (let i = 0; i < 3; i++)
+    ids.msg = (
+      await world.api<{ id: string }>('POST', `/api/v1/app/${ids.app}/msg`, {
+        eventType: 'invoice.paid',
+        payload: { invoice: 1000 + i, amount: 4200 },
+      })
+    ).body.id;
   await world.api('POST', '/api/v1/api-key', { name: 'billing service', appId: ids.app });
   ids.portal = (await world.api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${ids.app}`, {})).body.url;
   // Wait until the deliveries are done so that the pages show a settled state.
@@ -34,21 +67,44 @@ after(async () => {
 });
 
 const consolePages = (): [string, string][] => [
-  ['overview', '/'], ['applications', '/apps'], ['endpoints', `/apps/${ids.app}/endpoints`], ['endpoint', `/apps/${ids.app}/endpoints/${ids.ep}`],
-  ['messages', `/apps/${ids.app}/messages`], ['message', `/apps/${ids.app}/messages/${ids.msg}`], ['timeline', `/apps/${ids.app}/messages/${ids.msg}/endpoints/${ids.ep}`],
-  ['dead-letters', `/apps/${ids.app}/dead-letters`], ['all-dead-letters', '/dead-letters'], ['app-settings', `/apps/${ids.app}/settings`],
-  ['event-types', '/event-types'], ['event-type', '/event-types/invoice.paid'], ['api-keys', '/api-keys'], ['tasks', '/tasks'], ['settings', '/settings'],
-  ['empty-endpoints', `/apps/${ids.emptyApp}/endpoints`], ['empty-messages', `/apps/${ids.emptyApp}/messages`], ['empty-dead-letters', `/apps/${ids.emptyApp}/dead-letters`],
+  ['overview', '/'],
+  ['applications', '/apps'],
+  ['endpoints', `/apps/${ids.app}/endpoints`],
+  ['endpoint', `/apps/${ids.app}/endpoints/${ids.ep}`],
+  ['messages', `/apps/${ids.app}/messages`],
+  ['message', `/apps/${ids.app}/messages/${ids.msg}`],
+  ['timeline', `/apps/${ids.app}/messages/${ids.msg}/endpoints/${ids.ep}`],
+  ['dead-letters', `/apps/${ids.app}/dead-letters`],
+  ['all-dead-letters', '/dead-letters'],
+  ['app-settings', `/apps/${ids.app}/settings`],
+  ['event-types', '/event-types'],
+  ['event-type', '/event-types/invoice.paid'],
+  ['api-keys', '/api-keys'],
+  ['tasks', '/tasks'],
+  ['settings', '/settings'],
+  ['empty-endpoints', `/apps/${ids.emptyApp}/endpoints`],
+  ['empty-messages', `/apps/${ids.emptyApp}/messages`],
+  ['empty-dead-letters', `/apps/${ids.emptyApp}/dead-letters`],
 ];
 const portalPages = (): [string, string][] => [
-  ['endpoints', '/endpoints'], ['endpoint', `/endpoints/${ids.ep}`], ['messages', '/messages'], ['message', `/messages/${ids.msg}`],
-  ['timeline', `/messages/${ids.msg}/endpoints/${ids.ep}`], ['event-types', '/event-types'], ['event-type', '/event-types/invoice.paid'],
+  ['endpoints', '/endpoints'],
+  ['endpoint', `/endpoints/${ids.ep}`],
+  ['messages', '/messages'],
+  ['message', `/messages/${ids.msg}`],
+  ['timeline', `/messages/${ids.msg}/endpoints/${ids.ep}`],
+  ['event-types', '/event-types'],
+  ['event-type', '/event-types/invoice.paid'],
 ];
 /**
  * Pages whose screenshot the README shows. They are rewritten in docs/screenshots/ only when
  * TIDINGS_UPDATE_SCREENSHOTS=1, so that a test run leaves the working tree as it found it.
  */
-const README_SHOTS = new Set(['console-light-timeline', 'console-dark-endpoint', 'console-light-overview', 'portal-light-endpoints']);
+const README_SHOTS = new Set([
+  'console-light-timeline',
+  'console-dark-endpoint',
+  'console-light-overview',
+  'portal-light-endpoints',
+]);
 
 /** Waits until no loading indicator is left on the page. */
 async function settled(page: import('playwright-core').Page): Promise<void> {
@@ -67,7 +123,10 @@ async function shoot(page: import('playwright-core').Page, name: string): Promis
 
 for (const theme of ['light', 'dark'] as const) {
   test(`every console page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe violation (screenshots saved)`, async () => {
-    for (const [width, height, tag] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+    for (const [width, height, tag] of [
+      [1280, 800, ''],
+      [390, 844, '-phone'],
+    ] as const) {
       const { context, page } = await world.page({ colorScheme: theme, width, height });
       try {
         await signIn(page, world.url, world.token);
@@ -86,14 +145,19 @@ for (const theme of ['light', 'dark'] as const) {
   });
 
   test(`every portal page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe violation`, async () => {
-    for (const [width, height, tag] of [[1280, 800, ''], [390, 844, '-phone']] as const) {
+    for (const [width, height, tag] of [
+      [1280, 800, ''],
+      [390, 844, '-phone'],
+    ] as const) {
       const { context, page } = await world.page({ colorScheme: theme, width, height });
       try {
         await page.goto(ids.portal);
         await page.locator('nav[aria-label="Main"]').waitFor();
         const problems: string[] = [];
         for (const [name, route] of portalPages()) {
-          await page.evaluate((r) => { location.hash = r; }, route);
+          await page.evaluate((r) => {
+            location.hash = r;
+          }, route);
           await settled(page);
           await shoot(page, `portal-${theme}${tag}-${name}`);
           for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
@@ -122,7 +186,10 @@ test('the console sign-in page and the missing-token portal page have no serious
 });
 
 test('the initial JavaScript of each mode is at most 100 KB gzipped', async () => {
-  const manifest = JSON.parse(await readFile(`${WEB_DIST_DIR}.vite/manifest.json`, 'utf8')) as Record<string, { file: string; imports?: string[]; isEntry?: boolean }>;
+  const manifest = JSON.parse(await readFile(`${WEB_DIST_DIR}.vite/manifest.json`, 'utf8')) as Record<
+    string,
+    { file: string; imports?: string[]; isEntry?: boolean }
+  >;
   for (const entry of ['console.html', 'app-portal.html']) {
     // The entry chunk and every chunk it imports statically (loaded before the first render).
     const files = new Set<string>();

@@ -13,9 +13,18 @@ before(async () => {
   receiver = await startReceiver();
   a.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Session A' })).body.id;
   b.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Session B' })).body.id;
-  a.ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${a.app}/endpoint`, { url: `${receiver.url}/session-a` })).body.id;
-  b.ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${b.app}/endpoint`, { url: `${receiver.url}/session-b` })).body.id;
-  a.msg = (await world.api<{ id: string }>('POST', `/api/v1/app/${a.app}/msg`, { eventType: 'session.tested', payload: { n: 1 } })).body.id;
+  a.ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${a.app}/endpoint`, { url: `${receiver.url}/session-a` })
+  ).body.id;
+  b.ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${b.app}/endpoint`, { url: `${receiver.url}/session-b` })
+  ).body.id;
+  a.msg = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${a.app}/msg`, {
+      eventType: 'session.tested',
+      payload: { n: 1 },
+    })
+  ).body.id;
 });
 
 after(async () => {
@@ -28,7 +37,11 @@ const link = async (app: string, expiry = 3600): Promise<{ url: string; token: s
 
 /** localStorage, sessionStorage and cookies of the page, as text. */
 const stores = (page: Page): Promise<{ local: string; session: string; cookie: string }> =>
-  page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }), cookie: document.cookie }));
+  page.evaluate(() => ({
+    local: JSON.stringify({ ...localStorage }),
+    session: JSON.stringify({ ...sessionStorage }),
+    cookie: document.cookie,
+  }));
 
 test('a new portal link opened in a tab already on the portal replaces the key (the other application is shown) and leaves the address bar at once', async () => {
   const first = await link(a.app);
@@ -50,13 +63,15 @@ test('a new portal link opened in a tab already on the portal replaces the key (
   }
 });
 
-test('a reload keeps the customer signed in, from this tab\'s sessionStorage only (never localStorage or a cookie), until the token expires or the customer signs out', async () => {
+test("a reload keeps the customer signed in, from this tab's sessionStorage only (never localStorage or a cookie), until the token expires or the customer signs out", async () => {
   const access = await link(a.app);
   const { context, page } = await world.page();
   try {
     await page.goto(access.url);
     await page.getByText(`${receiver.url}/session-a`).waitFor();
-    await page.evaluate((r) => { location.hash = r; }, `/endpoints/${a.ep}`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/endpoints/${a.ep}`);
     await page.getByRole('heading', { name: 'Health' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Health' }).waitFor({ timeout: 10_000 });
@@ -97,25 +112,48 @@ test('a reload keeps the customer signed in, from this tab\'s sessionStorage onl
 
 test('the portal shows no dispatcher id (a host name) or fencing token, and the API gives none to a portal or application token; the console still shows them', async () => {
   const timelinePath = `/api/v1/app/${a.app}/msg/${a.msg}/endpoint/${a.ep}/timeline`;
-  let admin = await world.api<{ deliveryState: string; data: { dispatcherId: string | null; fencingToken: string | null }[] }>('GET', timelinePath);
+  let admin = await world.api<{
+    deliveryState: string;
+    data: { dispatcherId: string | null; fencingToken: string | null }[];
+  }>('GET', timelinePath);
   for (let i = 0; i < 100 && admin.body.deliveryState !== 'succeeded'; i++) {
     await new Promise((r) => setTimeout(r, 50));
     admin = await world.api('GET', timelinePath);
   }
   const claimed = admin.body.data.find((e) => e.dispatcherId !== null);
-  assert.ok(claimed !== undefined && claimed.fencingToken !== null, 'the operator sees the dispatcher and the fencing token');
-  const appKey = (await world.api<{ token: string }>('POST', '/api/v1/api-key', { name: 'service', appId: a.app })).body.token;
-  const asApp = await world.api<{ data: { dispatcherId: string | null; fencingToken: string | null }[] }>('GET', timelinePath, undefined, appKey);
+  assert.ok(
+    claimed !== undefined && claimed.fencingToken !== null,
+    'the operator sees the dispatcher and the fencing token',
+  );
+  const appKey = (await world.api<{ token: string }>('POST', '/api/v1/api-key', { name: 'service', appId: a.app })).body
+    .token;
+  const asApp = await world.api<{ data: { dispatcherId: string | null; fencingToken: string | null }[] }>(
+    'GET',
+    timelinePath,
+    undefined,
+    appKey,
+  );
   assert.equal(asApp.status, 200);
-  assert.ok(asApp.body.data.every((e) => e.dispatcherId === null && e.fencingToken === null), 'an application key sees neither');
+  assert.ok(
+    asApp.body.data.every((e) => e.dispatcherId === null && e.fencingToken === null),
+    'an application key sees neither',
+  );
   const access = await link(a.app);
   const { context, page } = await world.page();
   const bodies: string[] = [];
-  page.on('response', (r: Response) => { if (r.url().includes('/timeline')) void r.text().then((t) => bodies.push(t), () => undefined); });
+  page.on('response', (r: Response) => {
+    if (r.url().includes('/timeline'))
+      void r.text().then(
+        (t) => bodies.push(t),
+        () => undefined,
+      );
+  });
   try {
     await page.goto(access.url);
     await page.getByText(`${receiver.url}/session-a`).waitFor();
-    await page.evaluate((r) => { location.hash = r; }, `/messages/${a.msg}/endpoints/${a.ep}`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/messages/${a.msg}/endpoints/${a.ep}`);
     await page.locator('.timeline .badge', { hasText: 'succeeded' }).waitFor({ timeout: 10_000 });
     const headings = await page.locator('.timeline th').allTextContents();
     assert.ok(!headings.some((h) => /dispatcher|fencing/i.test(h)), headings.join(', '));
@@ -124,7 +162,8 @@ test('the portal shows no dispatcher id (a host name) or fencing token, and the 
     assert.equal(await page.locator('code.dispatcher, code.fencing').count(), 0);
     await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
     assert.ok(bodies.length > 0);
-    for (const body of bodies) assert.ok(!body.includes(claimed.dispatcherId!), 'no timeline answer to the portal names the dispatcher');
+    for (const body of bodies)
+      assert.ok(!body.includes(claimed.dispatcherId!), 'no timeline answer to the portal names the dispatcher');
   } finally {
     await context.close();
   }

@@ -19,14 +19,44 @@ let portal = '';
 before(async () => {
   world = await startWorld();
   receiver = await startReceiver();
-  x.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Xylo Inc', uid: 'xylo', rateLimit: 11 })).body.id;
+  x.app = (
+    await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Xylo Inc', uid: 'xylo', rateLimit: 11 })
+  ).body.id;
   y.app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Yonder Ltd' })).body.id;
-  x.a = (await world.api<{ id: string }>('POST', `/api/v1/app/${x.app}/endpoint`, { url: `${receiver.url}/alpha`, description: 'Alpha service', filterTypes: ['alpha.done'], channels: ['eu'] })).body.id;
-  x.b = (await world.api<{ id: string }>('POST', `/api/v1/app/${x.app}/endpoint`, { url: `${receiver.url}/beta` })).body.id;
-  assert.equal((await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.a}/limits`, { maxInFlight: 2, rateLimit: 3, rateBurst: 4 })).status, 200);
-  assert.equal((await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.a}/headers`, { headers: { 'x-alpha': 'one' } })).status, 204);
-  assert.equal((await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.b}/headers`, { headers: { 'x-beta': 'two' } })).status, 204);
-  await world.api('PUT', '/api/v1/event-type/alpha.done', { description: 'Alpha finished', schemas: { 1: { type: 'object', properties: { a: { type: 'string' } }, examples: [{ a: 'x' }] } } });
+  x.a = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${x.app}/endpoint`, {
+      url: `${receiver.url}/alpha`,
+      description: 'Alpha service',
+      filterTypes: ['alpha.done'],
+      channels: ['eu'],
+    })
+  ).body.id;
+  x.b = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${x.app}/endpoint`, { url: `${receiver.url}/beta` })
+  ).body.id;
+  assert.equal(
+    (
+      await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.a}/limits`, {
+        maxInFlight: 2,
+        rateLimit: 3,
+        rateBurst: 4,
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.a}/headers`, { headers: { 'x-alpha': 'one' } }))
+      .status,
+    204,
+  );
+  assert.equal(
+    (await world.api('PATCH', `/api/v1/app/${x.app}/endpoint/${x.b}/headers`, { headers: { 'x-beta': 'two' } })).status,
+    204,
+  );
+  await world.api('PUT', '/api/v1/event-type/alpha.done', {
+    description: 'Alpha finished',
+    schemas: { 1: { type: 'object', properties: { a: { type: 'string' } }, examples: [{ a: 'x' }] } },
+  });
   await world.api('PUT', '/api/v1/event-type/beta.done', { description: '' });
   portal = (await world.api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${x.app}`, {})).body.url;
 });
@@ -37,7 +67,10 @@ after(async () => {
 });
 
 /** Goes to `route` by address (a bookmark or a typed URL: the fragment changes, the page is not reloaded). */
-const go = (page: Page, route: string): Promise<void> => page.evaluate((r) => { location.hash = r; }, route);
+const go = (page: Page, route: string): Promise<void> =>
+  page.evaluate((r) => {
+    location.hash = r;
+  }, route);
 
 /** Waits until the page's heading is `name` and nothing is loading. */
 async function shown(page: Page, name: string): Promise<void> {
@@ -50,29 +83,58 @@ const text = (n: number | null): string => (n === null ? '' : String(n));
 /** Every form of an endpoint page, against the endpoint `id` as the API has it. */
 async function assertEndpointForms(page: Page, id: string, writable: boolean): Promise<void> {
   const path = `/api/v1/app/${x.app}/endpoint/${id}`;
-  const ep = (await world.api<{ url: string; description: string; filterTypes: string[] | null; channels: string[] | null }>('GET', path)).body;
-  const limits = (await world.api<{ limits: { maxInFlight: number | null; rateLimit: number | null; rateBurst: number | null } }>('GET', `${path}/health`)).body.limits;
+  const ep = (
+    await world.api<{ url: string; description: string; filterTypes: string[] | null; channels: string[] | null }>(
+      'GET',
+      path,
+    )
+  ).body;
+  const limits = (
+    await world.api<{ limits: { maxInFlight: number | null; rateLimit: number | null; rateBurst: number | null } }>(
+      'GET',
+      `${path}/health`,
+    )
+  ).body.limits;
   const headers = (await world.api<{ headers: Record<string, string> }>('GET', `${path}/headers`)).body.headers;
   await shown(page, ep.url);
   assert.equal(await page.locator('main header code').first().textContent(), id, 'the heading names the endpoint');
   if (writable) {
     const settings = page.locator('section[aria-labelledby="edit-h"]');
-    assert.deepEqual({
-      url: await settings.getByLabel('URL').inputValue(),
-      description: await settings.getByLabel('Description').inputValue(),
-      types: await settings.getByLabel('Event types').inputValue(),
-      channels: await settings.getByLabel('Channels').inputValue(),
-    }, { url: ep.url, description: ep.description, types: (ep.filterTypes ?? []).join(', '), channels: (ep.channels ?? []).join(', ') }, `Settings of ${id}`);
+    assert.deepEqual(
+      {
+        url: await settings.getByLabel('URL').inputValue(),
+        description: await settings.getByLabel('Description').inputValue(),
+        types: await settings.getByLabel('Event types').inputValue(),
+        channels: await settings.getByLabel('Channels').inputValue(),
+      },
+      {
+        url: ep.url,
+        description: ep.description,
+        types: (ep.filterTypes ?? []).join(', '),
+        channels: (ep.channels ?? []).join(', '),
+      },
+      `Settings of ${id}`,
+    );
     const form = page.locator('section[aria-labelledby="limits-h"]');
-    assert.deepEqual({
-      max: await form.getByLabel('Requests in flight at most').inputValue(),
-      rate: await form.getByLabel('Rate, requests per second').inputValue(),
-      burst: await form.getByLabel('Burst, requests').inputValue(),
-    }, { max: text(limits.maxInFlight), rate: text(limits.rateLimit), burst: text(limits.rateBurst) }, `Limits of ${id}`);
+    assert.deepEqual(
+      {
+        max: await form.getByLabel('Requests in flight at most').inputValue(),
+        rate: await form.getByLabel('Rate, requests per second').inputValue(),
+        burst: await form.getByLabel('Burst, requests').inputValue(),
+      },
+      { max: text(limits.maxInFlight), rate: text(limits.rateLimit), burst: text(limits.rateBurst) },
+      `Limits of ${id}`,
+    );
   }
-  const listed = (await page.locator('section[aria-labelledby="headers-h"] li code:first-child').allTextContents()).sort();
+  const listed = (
+    await page.locator('section[aria-labelledby="headers-h"] li code:first-child').allTextContents()
+  ).sort();
   assert.deepEqual(listed, Object.keys(headers).sort(), `Custom headers of ${id}`);
-  assert.equal(await page.locator('pre[aria-label="Signing secret"]').count(), 0, `no other endpoint's secret is shown on ${id}`);
+  assert.equal(
+    await page.locator('pre[aria-label="Signing secret"]').count(),
+    0,
+    `no other endpoint's secret is shown on ${id}`,
+  );
 }
 
 test('the console endpoint page: moving between two endpoints by address, back and forward, every form holds the endpoint shown, and Save writes only its own values', async () => {
@@ -95,7 +157,12 @@ test('the console endpoint page: moving between two endpoints by address, back a
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
     await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
-    const saved = await world.api<{ url: string; description: string; filterTypes: string[] | null; channels: string[] | null }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
+    const saved = await world.api<{
+      url: string;
+      description: string;
+      filterTypes: string[] | null;
+      channels: string[] | null;
+    }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
     const { updatedAt: _u1, ...was } = before.body as Record<string, unknown>;
     const { updatedAt: _u2, ...now } = saved.body as Record<string, unknown>;
     assert.deepEqual(now, was, "saving B's page wrote none of A's values onto B");
@@ -126,7 +193,12 @@ test('the portal endpoint page: moving between two endpoints by address, back an
 
 /** The event type editor against the type `name` as the API has it. */
 async function assertTypeEditor(page: Page, name: string): Promise<void> {
-  const t = (await world.api<{ description: string; schemas: Record<string, unknown> | null }>('GET', `/api/v1/event-type/${name}`)).body;
+  const t = (
+    await world.api<{ description: string; schemas: Record<string, unknown> | null }>(
+      'GET',
+      `/api/v1/event-type/${name}`,
+    )
+  ).body;
   await shown(page, name);
   const form = page.getByRole('form', { name: 'Event type editor' });
   assert.equal(await form.getByRole('heading').textContent(), `Edit ${name}`);
@@ -159,12 +231,20 @@ test('the event type editor: moving between two event types by address, back and
 
 /** The application settings form against the application `id` as the API has it. */
 async function assertAppForm(page: Page, id: string): Promise<void> {
-  const app = (await world.api<{ name: string; uid: string | null; rateLimit: number | null }>('GET', `/api/v1/app/${id}`)).body;
+  const app = (
+    await world.api<{ name: string; uid: string | null; rateLimit: number | null }>('GET', `/api/v1/app/${id}`)
+  ).body;
   await shown(page, app.name);
   const form = page.locator('section[aria-labelledby="app-form-h"]');
-  assert.deepEqual({
-    name: await form.getByLabel('Name').inputValue(), uid: await form.getByLabel(/^Uid/).inputValue(), rate: await form.getByLabel(/^Rate limit/).inputValue(),
-  }, { name: app.name, uid: app.uid ?? '', rate: text(app.rateLimit) }, `settings of ${id}`);
+  assert.deepEqual(
+    {
+      name: await form.getByLabel('Name').inputValue(),
+      uid: await form.getByLabel(/^Uid/).inputValue(),
+      rate: await form.getByLabel(/^Rate limit/).inputValue(),
+    },
+    { name: app.name, uid: app.uid ?? '', rate: text(app.rateLimit) },
+    `settings of ${id}`,
+  );
 }
 
 test('the application settings page: moving between two applications by address, back and forward, the form holds the application shown, and Save writes only its own values', async () => {
@@ -180,7 +260,10 @@ test('the application settings page: moving between two applications by address,
     await assertAppForm(page, y.app);
     await page.getByRole('button', { name: 'Save application' }).click();
     await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
-    const saved = await world.api<{ name: string; uid: string | null; rateLimit: number | null }>('GET', `/api/v1/app/${y.app}`);
+    const saved = await world.api<{ name: string; uid: string | null; rateLimit: number | null }>(
+      'GET',
+      `/api/v1/app/${y.app}`,
+    );
     assert.deepEqual([saved.body.name, saved.body.uid, saved.body.rateLimit], ['Yonder Ltd', null, null]);
   } finally {
     await context.close();

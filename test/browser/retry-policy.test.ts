@@ -24,11 +24,13 @@ after(async () => {
   await world?.stop();
 });
 
-test('the endpoint page shows the effective retry policy and each field\'s source, with nothing to edit', async () => {
+test("the endpoint page shows the effective retry policy and each field's source, with nothing to edit", async () => {
   const { context, page } = await world.page();
   try {
     await signIn(page, world.url, world.token);
-    await page.evaluate((r) => { location.hash = r; }, `/apps/${app}/endpoints/${endpoint}`);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${app}/endpoints/${endpoint}`);
     const card = page.locator('section.card', { has: page.locator('h2', { hasText: 'Retry policy' }) });
     await card.locator('dl.facts').waitFor({ timeout: 15_000 });
     const facts = await card.locator('dd').allTextContents();

@@ -108,7 +108,9 @@ test('the entrypoint runs migrate against a fresh database', async () => {
   const env = containerEnv({ DATABASE_URL: database.url!, TIDINGS_LOG_LEVEL: 'warn' });
   const { stdout } = await run(ENTRYPOINT, ['migrate'], { env, timeout: 120_000 });
   assert.match(stdout, /^applied: /m);
-  const { rows } = await database.db.query<{ made: boolean }>(`SELECT to_regclass('public.deliveries') IS NOT NULL AS made`);
+  const { rows } = await database.db.query<{ made: boolean }>(
+    `SELECT to_regclass('public.deliveries') IS NOT NULL AS made`,
+  );
   assert.deepEqual(rows, [{ made: true }]);
 });
 

@@ -21,12 +21,17 @@ describe('delivery through RabbitMQ', () => {
   before(async () => {
     // A black hole's requests are held for 8 s (not 2 s), so that an endpoint stuck behind one would show it.
     world = await createBrokerWorld({
-      TIDINGS_ATTEMPT_DEADLINE: '8s', TIDINGS_HEADERS_TIMEOUT: '8s', TIDINGS_BODY_TIMEOUT: '8s', TIDINGS_LEASE: '9s',
+      TIDINGS_ATTEMPT_DEADLINE: '8s',
+      TIDINGS_HEADERS_TIMEOUT: '8s',
+      TIDINGS_BODY_TIMEOUT: '8s',
+      TIDINGS_LEASE: '9s',
     });
     api = await world.startApi();
     dispatchers = [await world.startDispatcher('broker-a'), await world.startDispatcher('broker-b')];
   });
-  after(async () => { await world?.close(); });
+  after(async () => {
+    await world?.close();
+  });
 
   test('a published message is delivered through the broker, once per endpoint, and its message acknowledged', async () => {
     const { appId, endpoints } = await world.setupApp(api, 2, 'plain');
@@ -38,7 +43,11 @@ describe('delivery through RabbitMQ', () => {
     assert.equal(pairs.size, 10, 'each message once per endpoint');
     await world.waitForRows<{ n: number }>(
       `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded' AND broker_published_at IS NOT NULL`,
-      [appId], (rows) => rows[0]?.n === 10, 10_000, 'every delivery recorded, each published through the outbox');
+      [appId],
+      (rows) => rows[0]?.n === 10,
+      10_000,
+      'every delivery recorded, each published through the outbox',
+    );
     assert.equal(endpoints.length, 2);
     let published = 0;
     let acked = 0;
@@ -58,8 +67,16 @@ describe('delivery through RabbitMQ', () => {
     assert.equal(new Set(got.map((r) => r.webhookId)).size, 1);
     const attempts = await world.waitForRows<{ attempt_number: number; created_at: Date }>(
       `SELECT a.attempt_number, a.created_at FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
-       WHERE d.app_id = $1 ORDER BY a.attempt_number`, [appId], (rows) => rows.length === 3, 10_000, 'three attempts recorded');
-    assert.deepEqual(attempts.map((a) => a.attempt_number), [1, 2, 3]);
+       WHERE d.app_id = $1 ORDER BY a.attempt_number`,
+      [appId],
+      (rows) => rows.length === 3,
+      10_000,
+      'three attempts recorded',
+    );
+    assert.deepEqual(
+      attempts.map((a) => a.attempt_number),
+      [1, 2, 3],
+    );
     // FAST_SETTINGS: 100 ms, then 200 ms, with 20 % jitter.
     assert.ok(attempts[1]!.created_at.getTime() - attempts[0]!.created_at.getTime() >= 80, 'the first retry waited');
     assert.ok(attempts[2]!.created_at.getTime() - attempts[1]!.created_at.getTime() >= 160, 'the second retry waited');

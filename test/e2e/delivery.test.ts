@@ -15,8 +15,10 @@ import type { TestReceiver } from '../support/test-receiver.ts';
 /** Retry schedule in ms for the test: 4 attempts in all. */
 const SCHEDULE_MS = [60, 120, 180];
 
-const attempted = (messageId: string, next?: string) => (l: LogLine): boolean =>
-  l.event === 'delivery.attempted' && l.messageId === messageId && (next === undefined || l.next === next);
+const attempted =
+  (messageId: string, next?: string) =>
+  (l: LogLine): boolean =>
+    l.event === 'delivery.attempted' && l.messageId === messageId && (next === undefined || l.next === next);
 
 describe('end to end on the PostgreSQL server', () => {
   let world: InProcessWorld;
@@ -44,23 +46,41 @@ describe('end to end on the PostgreSQL server', () => {
     const ids: string[] = [];
     const total = 1000;
     let next = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      while (next < total) {
-        const n = next++;
-        const msg = await svix.message.create(app.id, { eventType: 'order.created', payload: { n, note: 'fan-out' } });
-        ids.push(msg.id);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < total) {
+          const n = next++;
+          const msg = await svix.message.create(app.id, {
+            eventType: 'order.created',
+            payload: { n, note: 'fan-out' },
+          });
+          ids.push(msg.id);
+        }
+      }),
+    );
     assert.equal(new Set(ids).size, total);
     const seen = await receiver.waitForCount(total * paths.length, 120_000, (r) => r.path.startsWith('/fan/'));
     const idSet = new Set(ids);
-    await logs.waitForCount((l) => l.event === 'delivery.attempted' && idSet.has(String(l.messageId)), total * paths.length, 60_000, 'recorded attempts');
+    await logs.waitForCount(
+      (l) => l.event === 'delivery.attempted' && idSet.has(String(l.messageId)),
+      total * paths.length,
+      60_000,
+      'recorded attempts',
+    );
     // Every delivery is recorded as succeeded after one attempt: nothing more will be sent.
-    const rows = (await database.db.query(`SELECT state, attempt_count, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY 1, 2`, [app.id])).rows;
+    const rows = (
+      await database.db.query(
+        `SELECT state, attempt_count, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY 1, 2`,
+        [app.id],
+      )
+    ).rows;
     assert.deepEqual(rows, [{ state: 'succeeded', attempt_count: 1, n: total * paths.length }]);
     const all = (await receiver.requests()).filter((r) => r.path.startsWith('/fan/'));
     assert.equal(all.length, total * paths.length, 'each delivery reached the receiver exactly once');
-    assert.ok(seen.every((r) => r.signatureValid === true), 'every signature verifies with standardwebhooks');
+    assert.ok(
+      seen.every((r) => r.signatureValid === true),
+      'every signature verifies with standardwebhooks',
+    );
     for (const path of paths) {
       const got = all.filter((r) => r.path === path).map((r) => r.webhookId);
       assert.deepEqual(new Set(got), new Set(ids), `${path} received every message id once`);
@@ -74,16 +94,29 @@ describe('end to end on the PostgreSQL server', () => {
     const msg = await svix.message.create(app.id, { eventType: 'invoice.paid', payload: { amount: 42 } });
     await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the successful third attempt');
     const requests = (await receiver.requests()).filter((r) => r.path === '/flaky');
-    assert.deepEqual(requests.map((r) => r.answer.status), [500, 500, 200]);
+    assert.deepEqual(
+      requests.map((r) => r.answer.status),
+      [500, 500, 200],
+    );
     assert.deepEqual(new Set(requests.map((r) => r.webhookId)), new Set([msg.id]));
     assert.ok(requests.every((r) => r.signatureValid === true));
-    const attempts = (await svix.messageAttempt.listByMsg(app.id, msg.id, { withContent: true })).data.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
-    assert.deepEqual(attempts.map((a) => a.responseStatusCode), [500, 500, 200]);
-    assert.deepEqual(attempts.map((a) => a.status), [2, 2, 0]);
+    const attempts = (await svix.messageAttempt.listByMsg(app.id, msg.id, { withContent: true })).data.sort(
+      (a, b) => a.timestamp.getTime() - b.timestamp.getTime(),
+    );
+    assert.deepEqual(
+      attempts.map((a) => a.responseStatusCode),
+      [500, 500, 200],
+    );
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [2, 2, 0],
+    );
     assert.equal(attempts[0]!.response, 'oops', 'a prefix of the response body is stored');
     // Recorded times follow the schedule within the ±20 % jitter (generous upper bound: noisy machine).
     const gaps = attempts.slice(1).map((a, i) => a.timestamp.getTime() - attempts[i]!.timestamp.getTime());
-    gaps.forEach((gap, i) => assert.ok(gap >= SCHEDULE_MS[i]! * 0.8 - 5, `gap ${i + 1} was ${gap} ms, schedule ${SCHEDULE_MS[i]} ms`));
+    gaps.forEach((gap, i) =>
+      assert.ok(gap >= SCHEDULE_MS[i]! * 0.8 - 5, `gap ${i + 1} was ${gap} ms, schedule ${SCHEDULE_MS[i]} ms`),
+    );
   });
 
   test('a message that always fails ends as a dead letter after the schedule; resend after recovery delivers it', async () => {
@@ -94,14 +127,22 @@ describe('end to end on the PostgreSQL server', () => {
     const dead = await logs.waitFor(attempted(msg.id, 'dead'), 30_000, 'the dead letter');
     assert.equal(dead.attempt, SCHEDULE_MS.length + 1);
     assert.equal(dead.deadReason, 'exhausted');
-    const timeline = await (await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, { headers: { authorization: `Bearer ${world.token}` } })).json() as { deliveryState: string; attemptCount: number };
+    const timeline = (await (
+      await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, {
+        headers: { authorization: `Bearer ${world.token}` },
+      })
+    ).json()) as { deliveryState: string; attemptCount: number };
     assert.equal(timeline.deliveryState, 'dead');
     assert.equal(timeline.attemptCount, SCHEDULE_MS.length + 1);
     assert.equal((await receiver.requests()).filter((r) => r.path === '/down').length, SCHEDULE_MS.length + 1);
 
     await receiver.script('/down', [], { status: 200 });
     await svix.messageAttempt.resend(app.id, msg.id, epId);
-    const resent = await logs.waitFor((l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual', 30_000, 'the manual attempt');
+    const resent = await logs.waitFor(
+      (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
+      30_000,
+      'the manual attempt',
+    );
     assert.equal(resent.outcome, 'delivered');
     const requests = (await receiver.requests()).filter((r) => r.path === '/down');
     assert.equal(requests.length, SCHEDULE_MS.length + 2);
@@ -117,18 +158,28 @@ describe('end to end on the PostgreSQL server', () => {
     const epId = await endpoint(app.id, '/resend-once');
     const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { id: 9 } });
     await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
-    const resend = (): Promise<Response> => fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, {
-      method: 'POST', headers: { authorization: `Bearer ${world.token}`, 'idempotency-key': `resend-${msg.id}` },
-    });
+    const resend = (): Promise<Response> =>
+      fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${world.token}`, 'idempotency-key': `resend-${msg.id}` },
+      });
     const first = await resend();
     assert.equal(first.status, 202);
-    await logs.waitFor((l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual', 30_000, 'the manual attempt');
+    await logs.waitFor(
+      (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
+      30_000,
+      'the manual attempt',
+    );
     const second = await resend();
     assert.equal(second.status, 202);
     assert.equal(second.headers.get('idempotent-replayed'), 'true');
     // Read right after the answer: a second resend would already have written its timeline row.
-    const rows = (await database.db.query(
-      `SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE d.message_id = $1 AND v.reason = 'resend_requested'`, [msg.id])).rows;
+    const rows = (
+      await database.db.query(
+        `SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE d.message_id = $1 AND v.reason = 'resend_requested'`,
+        [msg.id],
+      )
+    ).rows;
     assert.deepEqual(rows, [{ n: 1 }]);
   });
 
@@ -153,7 +204,10 @@ describe('end to end on the PostgreSQL server', () => {
     const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { secret: 'gone soon' } });
     await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
     await svix.message.expungeContent(app.id, msg.id);
-    const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, { method: 'POST', headers: { authorization: `Bearer ${world.token}` } });
+    const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${world.token}` },
+    });
     assert.equal(res.status, 409);
     assert.equal(((await res.json()) as { code: string }).code, 'conflict');
     const state = (await database.db.query('SELECT state FROM deliveries WHERE message_id = $1', [msg.id])).rows[0];

@@ -18,7 +18,14 @@ import { startTestReceiver, type TestReceiver } from '../support/test-receiver.t
 describe('embedded engine end to end', () => {
   let dataDir: string;
   let receiver: TestReceiver;
-  const env = (): Record<string, string> => ({ TIDINGS_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_LOG_LEVEL: 'info', TIDINGS_POLL_INTERVAL: '100ms' });
+  const env = (): Record<string, string> => ({
+    TIDINGS_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+    TIDINGS_LOG_LEVEL: 'info',
+    TIDINGS_POLL_INTERVAL: '100ms',
+  });
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tidings-embedded-'));
@@ -31,7 +38,11 @@ describe('embedded engine end to end', () => {
 
   test('first start generates a token and a key; messages are delivered; a restart keeps everything and prints no new token', async () => {
     const logs = new LogTap();
-    let tidings: Running = await startTidings({ roles: { api: true, dispatcher: true }, env: env(), logDestination: logs });
+    let tidings: Running = await startTidings({
+      roles: { api: true, dispatcher: true },
+      env: env(),
+      logDestination: logs,
+    });
     const token = tidings.generatedAdminToken;
     assert.ok(token !== null && token.length >= 32, 'a token is generated on first start');
     const keyFile = join(dataDir, 'encryption-keys');
@@ -42,7 +53,15 @@ describe('embedded engine end to end', () => {
     await receiver.setSecret('/local', secret);
     await svix.endpoint.create(app.id, { url: receiver.url('/local'), secret });
     const ids = [];
-    for (let i = 0; i < 20; i++) ids.push((await svix.message.create(app.id, { eventType: 'local.test', payload: { i, marker: 'EMBEDDED-PLAINTEXT-MARKER' } })).id);
+    for (let i = 0; i < 20; i++)
+      ids.push(
+        (
+          await svix.message.create(app.id, {
+            eventType: 'local.test',
+            payload: { i, marker: 'EMBEDDED-PLAINTEXT-MARKER' },
+          })
+        ).id,
+      );
     const seen = await receiver.waitForCount(20, 60_000, (r) => r.path === '/local');
     assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(ids));
     assert.ok(seen.every((r) => r.signatureValid === true));

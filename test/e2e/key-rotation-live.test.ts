@@ -32,11 +32,20 @@ describe('keys rotate while Tidings delivers', () => {
   let tidings: Running | undefined;
   const logs = new LogTap();
   const env = (keys: string) => ({
-    DATABASE_URL: database.url!, TIDINGS_ENCRYPTION_KEYS: keys, TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0',
-    TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_RETRY_SCHEDULE: '20ms,40ms,80ms,150ms,300ms,300ms,300ms,300ms,300ms,300ms',
-    TIDINGS_RETRY_JITTER: '0', TIDINGS_POLL_INTERVAL: '30ms', TIDINGS_LOG_LEVEL: 'info', TIDINGS_KEY_ROTATION_BATCH: '7',
+    DATABASE_URL: database.url!,
+    TIDINGS_ENCRYPTION_KEYS: keys,
+    TIDINGS_API_TOKEN: TOKEN,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+    TIDINGS_RETRY_SCHEDULE: '20ms,40ms,80ms,150ms,300ms,300ms,300ms,300ms,300ms,300ms',
+    TIDINGS_RETRY_JITTER: '0',
+    TIDINGS_POLL_INTERVAL: '30ms',
+    TIDINGS_LOG_LEVEL: 'info',
+    TIDINGS_KEY_ROTATION_BATCH: '7',
     // The failing path opens its endpoint's breaker; keep its cool-down short so the test does not wait on it.
-    TIDINGS_BREAKER_COOLDOWN: '100ms', TIDINGS_BREAKER_MAX_COOLDOWN: '200ms',
+    TIDINGS_BREAKER_COOLDOWN: '100ms',
+    TIDINGS_BREAKER_MAX_COOLDOWN: '200ms',
   });
   const start = async (keys: string): Promise<Svix> => {
     tidings = await startTidings({ roles: { api: true, dispatcher: true }, env: env(keys), logDestination: logs });
@@ -62,7 +71,11 @@ describe('keys rotate while Tidings delivers', () => {
       await svix.endpoint.create(app.id, { url: receiver.url(path), secret });
     }
     // One path fails its first 30 requests: its deliveries are still retrying across the restart and the rotation.
-    await receiver.script('/live/b', Array.from({ length: 30 }, () => ({ status: 503 })), { status: 200 });
+    await receiver.script(
+      '/live/b',
+      Array.from({ length: 30 }, () => ({ status: 503 })),
+      { status: 200 },
+    );
     const published = new Map<string, string>();
     const publish = async (n: number, svixClient: Svix): Promise<void> => {
       const payload = { n, pad: randomBytes(8).toString('hex') };
@@ -76,36 +89,69 @@ describe('keys rotate while Tidings delivers', () => {
     await tidings!.stop();
 
     svix = await start(`${K2},${K1}`);
-    const underK1Before = (await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE payload_key_id = 'k1'`)).rows[0]!.n;
+    const underK1Before = (
+      await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE payload_key_id = 'k1'`)
+    ).rows[0]!.n;
     assert.equal(underK1Before, BEFORE);
     const publisher = (async () => {
       for (let n = BEFORE; n < BEFORE + DURING; n++) await publish(n, svix);
     })();
     const progress: string[] = [];
     const rotationStartedAt = Date.now();
-    const rotation = await runKeysRotate({ config: loadConfig(env(`${K2},${K1}`)), logger: silentLogger, out: (line) => progress.push(line) });
+    const rotation = await runKeysRotate({
+      config: loadConfig(env(`${K2},${K1}`)),
+      logger: silentLogger,
+      out: (line) => progress.push(line),
+    });
     const rotationEndedAt = Date.now();
     await publisher;
     assert.equal(rotation.exitCode, 0, progress.join('\n'));
-    assert.ok(progress.filter((l) => l.includes('messages.payload') && l.includes('batch of')).length >= Math.ceil(BEFORE / 7), 'progress is reported batch by batch');
+    assert.ok(
+      progress.filter((l) => l.includes('messages.payload') && l.includes('batch of')).length >= Math.ceil(BEFORE / 7),
+      'progress is reported batch by batch',
+    );
     assert.deepEqual(rotation.report.retired, ['k1']);
 
     const ids = new Set(published.keys());
-    const done = await receiver.waitFor((requests) => PATHS.every((path) => {
-      const ok = new Set(requests.filter((r) => r.path === path && r.answer.status === 200).map((r) => r.webhookId));
-      return [...ids].every((id) => ok.has(id));
-    }), 120_000, 'every message delivered to every endpoint');
+    const done = await receiver.waitFor(
+      (requests) =>
+        PATHS.every((path) => {
+          const ok = new Set(
+            requests.filter((r) => r.path === path && r.answer.status === 200).map((r) => r.webhookId),
+          );
+          return [...ids].every((id) => ok.has(id));
+        }),
+      120_000,
+      'every message delivered to every endpoint',
+    );
     const delivered = done.filter((r) => r.answer.status === 200);
-    t.diagnostic(`${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`);
-    assert.ok(delivered.every((r) => r.signatureValid === true), 'every delivered request verifies');
-    for (const r of delivered) assert.equal(r.bodySha256, published.get(r.webhookId!), `payload of ${r.webhookId} is not the bytes published`);
-    const leftOnK1 = (await database.db.query<{ n: number }>(
-      `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS n`,
-    )).rows[0]!.n;
+    t.diagnostic(
+      `${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`,
+    );
+    assert.ok(
+      delivered.every((r) => r.signatureValid === true),
+      'every delivered request verifies',
+    );
+    for (const r of delivered)
+      assert.equal(r.bodySha256, published.get(r.webhookId!), `payload of ${r.webhookId} is not the bytes published`);
+    const leftOnK1 = (
+      await database.db.query<{ n: number }>(
+        `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS n`,
+      )
+    ).rows[0]!.n;
     assert.equal(leftOnK1, 0, 'no value is left under k1');
     // Wait until every outcome is recorded (the receiver may answer before the dispatcher writes).
-    await logs.waitForCount((l) => l.event === 'delivery.attempted' && l.next === 'succeeded', (BEFORE + DURING) * PATHS.length, 60_000, 'recorded successes');
-    const states = (await database.db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM deliveries GROUP BY 1`)).rows;
+    await logs.waitForCount(
+      (l) => l.event === 'delivery.attempted' && l.next === 'succeeded',
+      (BEFORE + DURING) * PATHS.length,
+      60_000,
+      'recorded successes',
+    );
+    const states = (
+      await database.db.query<{ state: string; n: number }>(
+        `SELECT state, count(*)::int AS n FROM deliveries GROUP BY 1`,
+      )
+    ).rows;
     assert.deepEqual(states, [{ state: 'succeeded', n: (BEFORE + DURING) * PATHS.length }]);
 
     // k1 is retired: Tidings starts with k2 alone and reads every payload.

@@ -33,7 +33,11 @@ const RAW_BODY = 'plain text body: not JSON, {unbalanced, "quotes", ümlauts ☕
 const sha256 = (text: string): string => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
 
 /** Only the `prefix`-* signature headers of a request, renamed to `webhook-*` when asked. */
-function signatureSet(request: ReceivedRequest, prefix: 'webhook' | 'svix', as: 'webhook' | 'svix' = prefix): Record<string, string> {
+function signatureSet(
+  request: ReceivedRequest,
+  prefix: 'webhook' | 'svix',
+  as: 'webhook' | 'svix' = prefix,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ['id', 'timestamp', 'signature']) {
     const value = request.headers[`${prefix}-${name}`];
@@ -65,8 +69,14 @@ describe('raw and scheduled messages on the PostgreSQL server (real time)', () =
     database = await freshServerDatabase();
     receiver = await startTestReceiver();
     env = {
-      DATABASE_URL: database.url!, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0',
-      TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_POLL_INTERVAL: '50ms', TIDINGS_LOG_LEVEL: 'silent',
+      DATABASE_URL: database.url!,
+      TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+      TIDINGS_API_TOKEN: TOKEN,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+      TIDINGS_POLL_INTERVAL: '50ms',
+      TIDINGS_LOG_LEVEL: 'silent',
     };
     tidings = await start();
   });
@@ -88,7 +98,10 @@ describe('raw and scheduled messages on the PostgreSQL server (real time)', () =
     const app = await svix.application.create({ name: 'raw' });
     const secret = await endpoint(svix, app.id, '/raw');
     const plain = await svix.message.create(app.id, messageInRaw('note.raw', RAW_BODY));
-    const xml = await svix.message.create(app.id, messageInRaw('note.raw', '<a b="1"/>', 'application/xml; charset=utf-8'));
+    const xml = await svix.message.create(
+      app.id,
+      messageInRaw('note.raw', '<a b="1"/>', 'application/xml; charset=utf-8'),
+    );
     const json = await svix.message.create(app.id, { eventType: 'note.json', payload: { z: 1, a: [true, null] } });
     const seen = await receiver.waitForCount(3, 30_000, (r) => r.path === '/raw');
     const byId = new Map(seen.map((r) => [r.webhookId, r]));
@@ -120,11 +133,21 @@ describe('raw and scheduled messages on the PostgreSQL server (real time)', () =
     svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
     const [request] = await receiver.waitForCount(1, 30_000, (r) => r.path === '/later');
     assert.equal(request!.webhookId, msg.id);
-    assert.ok(request!.receivedAtMs >= deliverAt.getTime(), `attempted ${deliverAt.getTime() - request!.receivedAtMs} ms before deliverAt`);
-    const timeline = (await tidings.db.query<{ reason: string; at: Date }>(
-      `SELECT e.reason, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.message_id = $1 ORDER BY e.id`, [msg.id])).rows;
+    assert.ok(
+      request!.receivedAtMs >= deliverAt.getTime(),
+      `attempted ${deliverAt.getTime() - request!.receivedAtMs} ms before deliverAt`,
+    );
+    const timeline = (
+      await tidings.db.query<{ reason: string; at: Date }>(
+        `SELECT e.reason, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.message_id = $1 ORDER BY e.id`,
+        [msg.id],
+      )
+    ).rows;
     assert.equal(timeline[0]!.reason, 'scheduled');
-    assert.ok(timeline[1]!.reason === 'claimed' && timeline[1]!.at.getTime() >= deliverAt.getTime(), 'claimed no earlier than deliverAt (database clock)');
+    assert.ok(
+      timeline[1]!.reason === 'claimed' && timeline[1]!.at.getTime() >= deliverAt.getTime(),
+      'claimed no earlier than deliverAt (database clock)',
+    );
     assert.equal((await svix.message.get(app.id, msg.id)).deliverAt?.toISOString(), deliverAt.toISOString());
   });
 });
@@ -141,8 +164,15 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tidings-scheduled-'));
     receiver = await startTestReceiver();
     sender = createHttpSender({
-      connectTimeoutMs: 2000, headersTimeoutMs: 5000, bodyTimeoutMs: 5000, deadlineMs: 10_000, maxResponseBytes: 65536,
-      responsePrefixBytes: 1024, maxSocketsPerOrigin: 16, egressAllowlist: ['127.0.0.1/32'], userAgent: 'test',
+      connectTimeoutMs: 2000,
+      headersTimeoutMs: 5000,
+      bodyTimeoutMs: 5000,
+      deadlineMs: 10_000,
+      maxResponseBytes: 65536,
+      responsePrefixBytes: 1024,
+      maxSocketsPerOrigin: 16,
+      egressAllowlist: ['127.0.0.1/32'],
+      userAgent: 'test',
     });
   });
   after(async () => {
@@ -154,14 +184,38 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
   });
 
   /** The API alone, on the data folder, on the manual clock; the test steps the dispatcher. */
-  const startApi = (): Promise<Running> => startTidings({
-    roles: { api: true, dispatcher: false }, clock,
-    env: { TIDINGS_DATA_DIR: dataDir, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0', TIDINGS_LOG_LEVEL: 'silent', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32' },
-  });
-  const dispatcherOn = (running: Running): Dispatcher => createDispatcher({
-    store: createPgDeliveryStore(running.db, testCipher()), sender, clock, random: cryptoRandom, logger: silentLogger,
-    settings: { dispatcherId: 'manual', concurrency: 8, claimBatch: 8, leaseMs: 30_000, maxReclaims: 5, pollIntervalMs: 50, shutdownGraceMs: 0, retryPolicy: DEFAULT_RETRY_POLICY },
-  });
+  const startApi = (): Promise<Running> =>
+    startTidings({
+      roles: { api: true, dispatcher: false },
+      clock,
+      env: {
+        TIDINGS_DATA_DIR: dataDir,
+        TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+        TIDINGS_API_TOKEN: TOKEN,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TIDINGS_LOG_LEVEL: 'silent',
+        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+      },
+    });
+  const dispatcherOn = (running: Running): Dispatcher =>
+    createDispatcher({
+      store: createPgDeliveryStore(running.db, testCipher()),
+      sender,
+      clock,
+      random: cryptoRandom,
+      logger: silentLogger,
+      settings: {
+        dispatcherId: 'manual',
+        concurrency: 8,
+        claimBatch: 8,
+        leaseMs: 30_000,
+        maxReclaims: 5,
+        pollIntervalMs: 50,
+        shutdownGraceMs: 0,
+        retryPolicy: DEFAULT_RETRY_POLICY,
+      },
+    });
 
   test('a message with deliverAt one hour ahead is not attempted before it, is attempted after it, and a restart in between keeps it', async () => {
     tidings = await startApi();
@@ -190,7 +244,11 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
     const [request] = await receiver.waitForCount(1, 10_000, (r) => r.path === '/hour');
     assert.equal(request!.webhookId, msg.id);
     assert.equal(request!.signatureMatches, true);
-    assert.equal(Number(request!.headers['webhook-timestamp']) * 1000, deliverAt.getTime(), 'sent at the manual clock\'s deliverAt');
+    assert.equal(
+      Number(request!.headers['webhook-timestamp']) * 1000,
+      deliverAt.getTime(),
+      "sent at the manual clock's deliverAt",
+    );
     assert.equal((await receiver.requests()).filter((r) => r.path === '/hour').length, 1, 'one attempt');
   });
 });

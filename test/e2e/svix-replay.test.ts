@@ -19,11 +19,18 @@ import type { ReceivedRequest, TestReceiver } from '../support/test-receiver.ts'
 const SCHEDULE = '10ms,20ms';
 const WAIT_MS = 60_000;
 
-const attempted = (predicate: (l: LogLine) => boolean) => (l: LogLine): boolean => l.event === 'delivery.attempted' && predicate(l);
+const attempted =
+  (predicate: (l: LogLine) => boolean) =>
+  (l: LogLine): boolean =>
+    l.event === 'delivery.attempted' && predicate(l);
 
 /** Does `secret` verify this request, with the standardwebhooks verifier and with the svix one? */
 function verifies(secret: string, r: ReceivedRequest): { standardwebhooks: boolean; svix: boolean } {
-  const headers = { 'webhook-id': r.webhookId ?? '', 'webhook-timestamp': r.webhookTimestamp ?? '', 'webhook-signature': r.webhookSignature ?? '' };
+  const headers = {
+    'webhook-id': r.webhookId ?? '',
+    'webhook-timestamp': r.webhookTimestamp ?? '',
+    'webhook-signature': r.webhookSignature ?? '',
+  };
   const attempt = (verify: () => unknown): boolean => {
     try {
       verify();
@@ -86,15 +93,34 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
     await svix.endpoint.rotateSecret(app.id, ep.id, { key: newSecret });
     assert.equal((await svix.endpoint.getSecret(app.id, ep.id)).key, newSecret);
     const during = await deliver('during');
-    assert.equal(during.webhookSignature!.split(' ').length, 2, 'two signatures while the previous secret is in its grace period');
-    assert.deepEqual(verifies(oldSecret, during), { standardwebhooks: true, svix: true }, 'a receiver still on the old secret accepts');
-    assert.deepEqual(verifies(newSecret, during), { standardwebhooks: true, svix: true }, 'a receiver already on the new secret accepts');
+    assert.equal(
+      during.webhookSignature!.split(' ').length,
+      2,
+      'two signatures while the previous secret is in its grace period',
+    );
+    assert.deepEqual(
+      verifies(oldSecret, during),
+      { standardwebhooks: true, svix: true },
+      'a receiver still on the old secret accepts',
+    );
+    assert.deepEqual(
+      verifies(newSecret, during),
+      { standardwebhooks: true, svix: true },
+      'a receiver already on the new secret accepts',
+    );
 
     // The grace period ends: move its end into the past (the seam the claim reads), no sleeping.
-    await database.db.query(`UPDATE endpoints SET previous_secret_until = clock_timestamp() - interval '1 second' WHERE id = $1`, [ep.id]);
+    await database.db.query(
+      `UPDATE endpoints SET previous_secret_until = clock_timestamp() - interval '1 second' WHERE id = $1`,
+      [ep.id],
+    );
     const afterGrace = await deliver('after');
     assert.equal(afterGrace.webhookSignature!.split(' ').length, 1);
-    assert.deepEqual(verifies(oldSecret, afterGrace), { standardwebhooks: false, svix: false }, 'the old secret no longer verifies');
+    assert.deepEqual(
+      verifies(oldSecret, afterGrace),
+      { standardwebhooks: false, svix: false },
+      'the old secret no longer verifies',
+    );
     assert.deepEqual(verifies(newSecret, afterGrace), { standardwebhooks: true, svix: true });
   });
 
@@ -107,16 +133,32 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
 
     // 50 delivered.
     const delivered: string[] = [];
-    for (let i = 0; i < 50; i++) delivered.push((await svix.message.create(app.id, { eventType: 'recover.ok', payload: { i } })).id);
+    for (let i = 0; i < 50; i++)
+      delivered.push((await svix.message.create(app.id, { eventType: 'recover.ok', payload: { i } })).id);
     await receiver.waitForCount(50, WAIT_MS, onPath);
     // 50 that fail every attempt and end as dead letters.
     await receiver.script('/recover', [], { status: 503 });
     const failed: string[] = [];
-    for (let i = 0; i < 50; i++) failed.push((await svix.message.create(app.id, { eventType: 'recover.failing', payload: { i } })).id);
+    for (let i = 0; i < 50; i++)
+      failed.push((await svix.message.create(app.id, { eventType: 'recover.failing', payload: { i } })).id);
     const failedSet = new Set(failed);
-    await logs.waitForCount(attempted((l) => failedSet.has(String(l.messageId)) && l.next === 'dead'), 50, WAIT_MS, 'dead letters');
-    const states = async () => (await database.db.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 GROUP BY state ORDER BY state', [ep.id])).rows;
-    assert.deepEqual(await states(), [{ state: 'dead', n: 50 }, { state: 'succeeded', n: 50 }]);
+    await logs.waitForCount(
+      attempted((l) => failedSet.has(String(l.messageId)) && l.next === 'dead'),
+      50,
+      WAIT_MS,
+      'dead letters',
+    );
+    const states = async () =>
+      (
+        await database.db.query<{ state: string; n: number }>(
+          'SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 GROUP BY state ORDER BY state',
+          [ep.id],
+        )
+      ).rows;
+    assert.deepEqual(await states(), [
+      { state: 'dead', n: 50 },
+      { state: 'succeeded', n: 50 },
+    ]);
     assert.equal((await svix.endpoint.getStats(app.id, ep.id)).fail, 50);
     const sentBefore = (await receiver.requests()).filter(onPath).length;
     assert.equal(sentBefore, 50 + 50 * 3, '50 delivered once, 50 tried three times');
@@ -127,14 +169,23 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
     const task = await taskEnded((await svix.endpoint.recover(app.id, ep.id, { since })).id);
     assert.equal(task.status, BackgroundTaskStatus.Finished);
     assert.equal(task.data.messagesSent, 50);
-    await logs.waitForCount(attempted((l) => failedSet.has(String(l.messageId)) && l.next === 'succeeded'), 50, WAIT_MS, 'recovered deliveries');
+    await logs.waitForCount(
+      attempted((l) => failedSet.has(String(l.messageId)) && l.next === 'succeeded'),
+      50,
+      WAIT_MS,
+      'recovered deliveries',
+    );
     assert.deepEqual(await states(), [{ state: 'succeeded', n: 100 }]);
     const resent = (await receiver.requests()).filter(onPath).slice(sentBefore);
     assert.equal(resent.length, 50, 'exactly the 50 failed messages were sent again');
     assert.deepEqual(new Set(resent.map((r) => r.webhookId)), failedSet, 'each with its original webhook-id');
     assert.ok(resent.every((r) => r.signatureValid === true));
     const attempts = (await svix.messageAttempt.listByMsg(app.id, failed[0]!)).data;
-    assert.deepEqual(attempts.map((a) => a.responseStatusCode), [200, 503, 503, 503], 'the history is kept; newest first');
+    assert.deepEqual(
+      attempts.map((a) => a.responseStatusCode),
+      [200, 503, 503, 503],
+      'the history is kept; newest first',
+    );
 
     // Everything succeeded: a second recover of the same window queues nothing and nothing is sent.
     const second = await taskEnded((await svix.endpoint.recover(app.id, ep.id, { since })).id);
@@ -149,7 +200,8 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
     await receiver.setSecret('/missing', secret);
     const ep = await svix.endpoint.create(app.id, { url: receiver.url('/missing'), secret, disabled: true });
     const kept: string[] = [];
-    for (let i = 0; i < 12; i++) kept.push((await svix.message.create(app.id, { eventType: 'missing.x', payload: { i } })).id);
+    for (let i = 0; i < 12; i++)
+      kept.push((await svix.message.create(app.id, { eventType: 'missing.x', payload: { i } })).id);
     await svix.endpoint.patch(app.id, ep.id, { disabled: false });
     const since = (await svix.message.get(app.id, kept[0]!)).timestamp;
     const task = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
@@ -157,7 +209,12 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
     const seen = await receiver.waitForCount(12, WAIT_MS, (r) => r.path === '/missing');
     assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(kept));
     const keptSet = new Set(kept);
-    await logs.waitForCount(attempted((l) => keptSet.has(String(l.messageId)) && l.next === 'succeeded'), 12, WAIT_MS, 'replayed deliveries');
+    await logs.waitForCount(
+      attempted((l) => keptSet.has(String(l.messageId)) && l.next === 'succeeded'),
+      12,
+      WAIT_MS,
+      'replayed deliveries',
+    );
     const again = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
     assert.equal(again.data.messagesSent, 0);
     assert.equal((await receiver.requests()).filter((r) => r.path === '/missing').length, 12, 'each exactly once');

@@ -31,7 +31,11 @@ describe('API process crash after commit', () => {
     const key = `s3-${Date.now()}`;
     const payload = { order: 42, note: 'the answer to this publish is lost' };
     await assert.rejects(api1.publish(appId, payload, key), 'the client sees the connection drop, no answer');
-    const fired = await first.waitForLog((l) => l.event === 'fault_point.fired', WAIT_MS, 'after_commit_before_response fired');
+    const fired = await first.waitForLog(
+      (l) => l.event === 'fault_point.fired',
+      WAIT_MS,
+      'after_commit_before_response fired',
+    );
     assert.equal(fired.point, 'after_commit_before_response');
     assert.equal(fired.idempotencyKey, key);
     assert.equal((await first.waitForExit(WAIT_MS)).signal, 'SIGKILL');
@@ -55,12 +59,21 @@ describe('API process crash after commit', () => {
     const ledger = new Ledger();
     ledger.accept(retry.id ?? '', paths);
     await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'the message delivered');
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r.length === 1 && r[0]?.state === 'succeeded', WAIT_MS, 'delivery succeeded');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (r) => r.length === 1 && r[0]?.state === 'succeeded',
+      WAIT_MS,
+      'delivery succeeded',
+    );
     const figures = ledger.figures((await world.receiver.requests()).filter((r) => paths.includes(r.path)));
     assert.equal(figures.lost, 0);
     assert.equal(figures.duplicates, 0);
     assert.equal(figures.invalidSignatures, 0);
     assert.equal(await world.stuckLeases(), 0);
-    printSummary('3 API SIGKILL after commit, before response', figures, started, { message_rows: 1, retry_replayed: true });
+    printSummary('3 API SIGKILL after commit, before response', figures, started, {
+      message_rows: 1,
+      retry_replayed: true,
+    });
   });
 });

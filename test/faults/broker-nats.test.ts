@@ -28,7 +28,9 @@ describe('NATS JetStream transport faults', () => {
     for (const p of running.splice(0)) await p.kill().catch(() => undefined);
     for (const p of proxies.splice(0)) await p.close();
   });
-  after(async () => { await world?.close(); });
+  after(async () => {
+    await world?.close();
+  });
 
   const dispatcher = async (name: string, extra: Record<string, string> = {}): Promise<TidingsProcess> => {
     const p = await world.startDispatcher(name, extra);
@@ -40,15 +42,23 @@ describe('NATS JetStream transport faults', () => {
     proxies.push(p);
     return p;
   };
-  const deliveryOf = (appId: string) => world.query<{ id: string; state: string; attempt_count: number }>(
-    'SELECT id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id', [appId]);
+  const deliveryOf = (appId: string) =>
+    world.query<{ id: string; state: string; attempt_count: number }>(
+      'SELECT id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id',
+      [appId],
+    );
   const labelled = async (p: TidingsProcess, line: RegExp): Promise<number> => {
     const text = await (await fetch(`${p.adminUrl}/metrics`)).text();
     return Number(line.exec(text)?.[1] ?? 0);
   };
-  const allSucceeded = (appId: string, count: number, timeoutMs = 30_000) => world.waitForRows<{ n: number }>(
-    `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded'`, [appId],
-    (rows) => rows[0]?.n === count, timeoutMs, `${count} deliveries succeeded`);
+  const allSucceeded = (appId: string, count: number, timeoutMs = 30_000) =>
+    world.waitForRows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded'`,
+      [appId],
+      (rows) => rows[0]?.n === count,
+      timeoutMs,
+      `${count} deliveries succeeded`,
+    );
 
   test('killed after the send, before the record: the lease expires, the id is sent again, counted', async () => {
     const { appId, endpoints } = await world.setupApp(api, 1, 'after-send');
@@ -61,15 +71,25 @@ describe('NATS JetStream transport faults', () => {
     await doomed.waitForExit(20_000);
     const heir = await dispatcher('after-send-y', lease);
     const got = await world.receiver.waitForCount(2, 30_000, (r) => r.path === endpoints[0]!.path);
-    assert.ok(await labelled(heir, /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m) >= 1,
-      'the redelivered message found the lease alive: the outbox published the id again when it expired');
-    assert.deepEqual(got.map((r) => r.webhookId), [id, id], 'sent again after the lease expired');
+    assert.ok(
+      (await labelled(heir, /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m)) >= 1,
+      'the redelivered message found the lease alive: the outbox published the id again when it expired',
+    );
+    assert.deepEqual(
+      got.map((r) => r.webhookId),
+      [id, id],
+      'sent again after the lease expired',
+    );
     await allSucceeded(appId, 1);
     const events = await world.query<{ reason: string; dispatcher_id: string }>(
       `SELECT e.reason, e.dispatcher_id FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id
-       WHERE d.app_id = $1 AND e.state = 'leased' ORDER BY e.id`, [appId]);
-    assert.deepEqual(events.map((e) => `${e.reason} ${e.dispatcher_id}`),
-      ['claimed after-send-x', 'reclaimed after-send-y']);
+       WHERE d.app_id = $1 AND e.state = 'leased' ORDER BY e.id`,
+      [appId],
+    );
+    assert.deepEqual(
+      events.map((e) => `${e.reason} ${e.dispatcher_id}`),
+      ['claimed after-send-x', 'reclaimed after-send-y'],
+    );
     assert.equal(await world.metric(heir, 'tidings_deliveries_reclaimed_total'), 1, 'counted');
   });
 
@@ -78,17 +98,21 @@ describe('NATS JetStream transport faults', () => {
     const doomed = await dispatcher('after-record-x', { TIDINGS_TEST_FAULT_POINTS: 'after_record:exit' });
     await api.publish(appId, { n: 1 });
     await doomed.waitForExit(20_000);
-    assert.deepEqual((await deliveryOf(appId)).map((d) => d.state), ['succeeded'], 'the record committed');
+    assert.deepEqual(
+      (await deliveryOf(appId)).map((d) => d.state),
+      ['succeeded'],
+      'the record committed',
+    );
     const heir = await dispatcher('after-record-y');
     // The dead connection's message comes back after the ack wait (3 s) and is acknowledged as not due.
     const notDue = /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m;
     const until = Date.now() + 20_000;
-    while (await labelled(heir, notDue) < 1) {
+    while ((await labelled(heir, notDue)) < 1) {
       assert.ok(Date.now() < until, 'the redelivered message was not acknowledged');
       await heir.waitForLog(() => false, 100).catch(() => undefined);
     }
     // Received again (nats-server 2.9 may count it as a first delivery: it had first tried the dead connection's pull).
-    assert.ok(await world.metric(heir, 'tidings_broker_received_total') >= 1);
+    assert.ok((await world.metric(heir, 'tidings_broker_received_total')) >= 1);
     const got = await world.receiver.requests();
     assert.equal(got.filter((r) => r.path === endpoints[0]!.path).length, 1, 'one request only');
     assert.equal((await deliveryOf(appId))[0]?.attempt_count, 1);
@@ -138,13 +162,16 @@ describe('NATS JetStream transport faults', () => {
     await a.waitForLog(() => false, 1_500).catch(() => undefined);
     const waiting = await world.query<{ n: number; stamped: number }>(
       `SELECT count(*)::int AS n, count(broker_published_at)::int AS stamped FROM deliveries
-       WHERE app_id = $1 AND state = 'pending'`, [appId]);
+       WHERE app_id = $1 AND state = 'pending'`,
+      [appId],
+    );
     assert.deepEqual(waiting[0], { n: 10, stamped: 0 }, 'every delivery waits in PostgreSQL, unpublished');
     tcp.setMode('pass');
     await allSucceeded(appId, 10, 30_000);
     assert.equal(a.logs(lostLine).length, 1, 'one line for the loss');
-    const warnings = a.logs((l) => typeof l.level === 'number'
-      ? l.level >= 40 : l.level === 'warn' || l.level === 'error');
+    const warnings = a.logs((l) =>
+      typeof l.level === 'number' ? l.level >= 40 : l.level === 'warn' || l.level === 'error',
+    );
     assert.ok(warnings.length <= 3, `no storm of warnings: ${warnings.map((l) => String(l.msg)).join(' | ')}`);
   });
 
@@ -170,7 +197,8 @@ describe('NATS JetStream transport faults', () => {
 
   test('the work stream deleted while running: declared again, the lost ids swept, all delivered', async () => {
     const a = await dispatcher('deleted-a', {
-      TIDINGS_BROKER_MAX_IN_FLIGHT: String(BROKER_SHARDS), TIDINGS_CONCURRENCY: '4',
+      TIDINGS_BROKER_MAX_IN_FLIGHT: String(BROKER_SHARDS),
+      TIDINGS_CONCURRENCY: '4',
       TIDINGS_BROKER_ENDPOINT_AHEAD: '20',
     });
     await a.waitForLog('broker connected', 20_000);
@@ -181,8 +209,8 @@ describe('NATS JetStream transport faults', () => {
     await world.receiver.waitForCount(1, 20_000, (r) => r.path === endpoints[0]!.path);
     assert.equal(await deleteStream(natsStreams(world.prefix).stream), true);
     await allSucceeded(appId, 6, 30_000);
-    assert.ok(await world.metric(a, 'tidings_broker_topology_restored_total') >= 1, 'the stream was declared again');
-    assert.ok(await world.metric(a, 'tidings_broker_swept_total') >= 1, 'the sweep published the lost ids again');
+    assert.ok((await world.metric(a, 'tidings_broker_topology_restored_total')) >= 1, 'the stream was declared again');
+    assert.ok((await world.metric(a, 'tidings_broker_swept_total')) >= 1, 'the sweep published the lost ids again');
     const got = await world.receiver.requests();
     assert.equal(new Set(got.filter((r) => r.path === endpoints[0]!.path).map((r) => r.webhookId)).size, 6);
   });

@@ -47,7 +47,13 @@ describe('database unreachable at claim time', () => {
     await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'warm-up delivered through the proxy');
     // Its outcome must be written before the cut: an outcome still waiting to be recorded when the path goes
     // would be retried until its lease expires, and the delivery then sent again (a legitimate duplicate).
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'warm-up recorded');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (r) => r[0]?.state === 'succeeded',
+      WAIT_MS,
+      'warm-up recorded',
+    );
     assert.equal(await readyStatus(d.adminUrl ?? ''), 200);
 
     const cutAtMs = Date.now();
@@ -61,7 +67,11 @@ describe('database unreachable at claim time', () => {
     const isFailure = (l: LogLine): boolean => l.msg === 'claim failed; backing off' && (l.time as number) >= cutAtMs;
     while (d.logs(isFailure).length < CLAIM_FAILURES) {
       const seen = d.logs(isFailure).length;
-      await d.waitForLog((l) => isFailure(l) && d.logs(isFailure).length > seen, WAIT_MS, `${CLAIM_FAILURES} failed claims`);
+      await d.waitForLog(
+        (l) => isFailure(l) && d.logs(isFailure).length > seen,
+        WAIT_MS,
+        `${CLAIM_FAILURES} failed claims`,
+      );
     }
     assert.equal(await readyStatus(d.adminUrl ?? ''), 503, 'readiness reports not ready while claims fail');
     assert.equal(d.alive, true, 'no crash');
@@ -80,14 +90,27 @@ describe('database unreachable at claim time', () => {
       const ratio = (delays[k] ?? 0) / base;
       ratios.push(ratio);
       assert.ok(ratio >= 0.5 && ratio <= 1.5, `failure ${k + 1}: retry in ${delays[k]} ms, base ${base} ms`);
-      if (k > 0) assert.ok((times[k] ?? 0) - (times[k - 1] ?? 0) >= (delays[k - 1] ?? 0) - 5, `claim ${k + 1} waited for the back-off of claim ${k}`);
+      if (k > 0)
+        assert.ok(
+          (times[k] ?? 0) - (times[k - 1] ?? 0) >= (delays[k - 1] ?? 0) - 5,
+          `claim ${k + 1} waited for the back-off of claim ${k}`,
+        );
     }
-    assert.ok(new Set(ratios.map((r) => r.toFixed(3))).size > 1, `the back-off is jittered: ratios ${ratios.join(', ')}`);
+    assert.ok(
+      new Set(ratios.map((r) => r.toFixed(3))).size > 1,
+      `the back-off is jittered: ratios ${ratios.join(', ')}`,
+    );
 
     proxy.setMode('pass');
     const restoredAtMs = Date.now();
     await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'work resumes when the path returns');
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 11 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'every delivery succeeded');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 11 && rows.every((r) => r.state === 'succeeded'),
+      WAIT_MS,
+      'every delivery succeeded',
+    );
     const resumedInMs = Date.now() - restoredAtMs;
     let ready = await readyStatus(d.adminUrl ?? '');
     for (let i = 0; i < 50 && ready !== 200; i++) {
@@ -101,11 +124,16 @@ describe('database unreachable at claim time', () => {
     assert.equal(figures.lost, 0);
     assert.equal(figures.duplicates, 0);
     assert.equal(figures.invalidSignatures, 0);
-    const charged = await world.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND attempt_count <> 1', [appId]);
+    const charged = await world.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND attempt_count <> 1',
+      [appId],
+    );
     assert.equal(charged[0]?.n, 0, 'the cut charged no attempt');
     assert.equal(await world.stuckLeases(), 0);
     printSummary('5 database unreachable at claim time (proxy cut)', figures, started, {
-      claim_failures: failures.length, retry_in_ms: delays.join('/'), resumed_in_ms: resumedInMs,
+      claim_failures: failures.length,
+      retry_in_ms: delays.join('/'),
+      resumed_in_ms: resumedInMs,
     });
     await d.stop();
     await apiProcess.stop();
@@ -120,12 +148,26 @@ describe('database unreachable at claim time', () => {
     // The first request is held past the grace, so the stop has a lease to release on the stalled path.
     await world.receiver.script(paths[0] ?? '', [{ status: 200, delayMs: 10_000 }], { status: 200 });
     const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
-    const d = await world.startDispatcher('s5b-d', { DATABASE_URL: viaProxy, TIDINGS_SHUTDOWN_GRACE: '1s', TIDINGS_SHUTDOWN_TIMEOUT: '2s' });
+    const d = await world.startDispatcher('s5b-d', {
+      DATABASE_URL: viaProxy,
+      TIDINGS_SHUTDOWN_GRACE: '1s',
+      TIDINGS_SHUTDOWN_TIMEOUT: '2s',
+    });
     const ledger = new Ledger();
     const res = await api.publish(appId, { stalled: true });
     ledger.accept(res.id ?? '', paths);
-    await world.receiver.waitFor((rs) => rs.some((r) => r.path === paths[0]), WAIT_MS, 'the held request reached the receiver');
-    await world.waitForRows<{ dispatcher_id: string | null }>('SELECT dispatcher_id FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.dispatcher_id === 's5b-d', WAIT_MS, 'the delivery leased by s5b-d');
+    await world.receiver.waitFor(
+      (rs) => rs.some((r) => r.path === paths[0]),
+      WAIT_MS,
+      'the held request reached the receiver',
+    );
+    await world.waitForRows<{ dispatcher_id: string | null }>(
+      'SELECT dispatcher_id FROM deliveries WHERE app_id = $1',
+      [appId],
+      (r) => r[0]?.dispatcher_id === 's5b-d',
+      WAIT_MS,
+      'the delivery leased by s5b-d',
+    );
 
     proxy.setMode('stall');
     const signalledAt = Date.now();
@@ -136,11 +178,21 @@ describe('database unreachable at claim time', () => {
     // 1 s of grace + 2 s of timeout; far below the 30 s a statement on the stalled path would wait.
     assert.ok(tookMs >= 3_000 && tookMs < 10_000, `the stop gave up after grace + timeout (${tookMs} ms)`);
     const line = d.logs((l) => String(l.msg).startsWith('stop did not finish in time'))[0];
-    assert.equal(line?.step, 'dispatcher', 'the log names the step still running: the lease release on the stalled path');
+    assert.equal(
+      line?.step,
+      'dispatcher',
+      'the log names the step still running: the lease release on the stalled path',
+    );
 
     // Nothing is lost: the lease left behind expires and another dispatcher sends the message again.
     const next = await world.startDispatcher('s5b-d2');
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 1 && rows[0]?.state === 'succeeded', WAIT_MS, 'the delivery succeeded after the lease expired');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 1 && rows[0]?.state === 'succeeded',
+      WAIT_MS,
+      'the delivery succeeded after the lease expired',
+    );
     const figures = ledger.figures((await world.receiver.requests()).filter((r) => paths.includes(r.path)));
     assert.equal(figures.lost, 0);
     assert.equal(await world.stuckLeases(), 0);

@@ -50,9 +50,21 @@ describe('dispatcher crashes between protocol steps', () => {
     await world?.close();
   });
 
-  const deliveriesOf = (appId: string) => world.query<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id', [appId]);
-  const attemptsOf = (appId: string) => world.query<AttemptRow>('SELECT delivery_id, attempt_number, succeeded, dispatcher_id FROM attempts WHERE app_id = $1 ORDER BY id', [appId]);
-  const eventsOf = (appId: string) => world.query<EventRow>('SELECT e.delivery_id, e.state, e.reason, e.dispatcher_id, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 ORDER BY e.id', [appId]);
+  const deliveriesOf = (appId: string) =>
+    world.query<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1 ORDER BY id',
+      [appId],
+    );
+  const attemptsOf = (appId: string) =>
+    world.query<AttemptRow>(
+      'SELECT delivery_id, attempt_number, succeeded, dispatcher_id FROM attempts WHERE app_id = $1 ORDER BY id',
+      [appId],
+    );
+  const eventsOf = (appId: string) =>
+    world.query<EventRow>(
+      'SELECT e.delivery_id, e.state, e.reason, e.dispatcher_id, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 ORDER BY e.id',
+      [appId],
+    );
 
   async function publish(appId: string, paths: readonly string[], count: number, ledger: Ledger): Promise<void> {
     for (let i = 0; i < count; i++) {
@@ -63,7 +75,12 @@ describe('dispatcher crashes between protocol steps', () => {
   }
 
   /** The takeover: after the lease, a reclaim by `by`, at least `LEASE_MS` (database clock) after the dead dispatcher's claim. */
-  function assertReclaimedAfterLease(events: readonly EventRow[], deliveryId: string, dead: string, by: string): number {
+  function assertReclaimedAfterLease(
+    events: readonly EventRow[],
+    deliveryId: string,
+    dead: string,
+    by: string,
+  ): number {
     const mine = events.filter((e) => e.delivery_id === deliveryId);
     const claimed = mine.find((e) => e.reason === 'claimed' && e.dispatcher_id === dead);
     const reclaimed = mine.find((e) => e.reason === 'reclaimed' && e.dispatcher_id === by);
@@ -87,19 +104,39 @@ describe('dispatcher crashes between protocol steps', () => {
     assert.equal(exit.signal, 'SIGKILL', 'the fault point kills the process');
     const firedId = String(fired.webhookId);
     const beforeTakeover = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
-    assert.ok(beforeTakeover.some((r) => r.webhookId === firedId), 'the request of the fired attempt reached the receiver');
+    assert.ok(
+      beforeTakeover.some((r) => r.webhookId === firedId),
+      'the request of the fired attempt reached the receiver',
+    );
     assert.equal((await attemptsOf(appId)).length, 0, 'the dead dispatcher recorded no outcome');
 
     const b = await world.startDispatcher('s1-b');
-    const seen = await world.receiver.waitFor((rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))), WAIT_MS, 'every message delivered');
-    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 5 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'all deliveries succeeded');
+    const seen = await world.receiver.waitFor(
+      (rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))),
+      WAIT_MS,
+      'every message delivered',
+    );
+    await world.waitForRows<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 5 && rows.every((r) => r.state === 'succeeded'),
+      WAIT_MS,
+      'all deliveries succeeded',
+    );
 
     const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
     const figures = ledger.figures(requests);
     assert.equal(figures.lost, 0);
     assert.equal(figures.invalidSignatures, 0);
-    assert.equal(requests.filter((r) => r.webhookId === firedId).length, 2, 'the fired message reached the receiver twice, with one webhook-id');
-    assert.ok(figures.duplicates >= 1 && figures.duplicates <= beforeTakeover.length, `duplicates ${figures.duplicates}: at least the fired one, at most the ${beforeTakeover.length} requests the dead dispatcher sent`);
+    assert.equal(
+      requests.filter((r) => r.webhookId === firedId).length,
+      2,
+      'the fired message reached the receiver twice, with one webhook-id',
+    );
+    assert.ok(
+      figures.duplicates >= 1 && figures.duplicates <= beforeTakeover.length,
+      `duplicates ${figures.duplicates}: at least the fired one, at most the ${beforeTakeover.length} requests the dead dispatcher sent`,
+    );
 
     const deliveries = await deliveriesOf(appId);
     const attempts = await attemptsOf(appId);
@@ -107,7 +144,10 @@ describe('dispatcher crashes between protocol steps', () => {
       assert.equal(d.attempt_count, 1, `delivery ${d.id}: one attempt charged`);
       const mine = attempts.filter((x) => x.delivery_id === d.id);
       assert.equal(mine.length, 1, `delivery ${d.id}: one recorded outcome`);
-      assert.deepEqual({ n: mine[0]?.attempt_number, ok: mine[0]?.succeeded, by: mine[0]?.dispatcher_id }, { n: 1, ok: true, by: 's1-b' });
+      assert.deepEqual(
+        { n: mine[0]?.attempt_number, ok: mine[0]?.succeeded, by: mine[0]?.dispatcher_id },
+        { n: 1, ok: true, by: 's1-b' },
+      );
     }
     const events = await eventsOf(appId);
     const firedDelivery = deliveries.find((d) => d.message_id === firedId);
@@ -117,7 +157,10 @@ describe('dispatcher crashes between protocol steps', () => {
     assert.equal(reclaimed, 5, 'every lease of the dead dispatcher was reclaimed, and counted');
     assert.equal(await world.stuckLeases(), 0);
     void seen;
-    printSummary('1 dispatcher SIGKILL after send, before record', figures, started, { reclaimed, reclaim_gap_ms: gapMs });
+    printSummary('1 dispatcher SIGKILL after send, before record', figures, started, {
+      reclaimed,
+      reclaim_gap_ms: gapMs,
+    });
     await b.stop();
   });
 
@@ -134,11 +177,25 @@ describe('dispatcher crashes between protocol steps', () => {
     assert.equal((await a.waitForExit(WAIT_MS)).signal, 'SIGKILL');
     const claimedIds = fired.deliveryIds as string[];
     assert.equal(claimedIds.length, 3, 'the dead dispatcher held all three leases');
-    assert.equal((await world.receiver.requests()).filter((r) => paths.includes(r.path)).length, 0, 'no request left before the crash');
+    assert.equal(
+      (await world.receiver.requests()).filter((r) => paths.includes(r.path)).length,
+      0,
+      'no request left before the crash',
+    );
 
     const b = await world.startDispatcher('s2-b');
-    await world.receiver.waitFor((rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))), WAIT_MS, 'every message delivered');
-    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 3 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'all deliveries succeeded');
+    await world.receiver.waitFor(
+      (rs) => ledger.allSeen(rs.filter((r) => paths.includes(r.path))),
+      WAIT_MS,
+      'every message delivered',
+    );
+    await world.waitForRows<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 3 && rows.every((r) => r.state === 'succeeded'),
+      WAIT_MS,
+      'all deliveries succeeded',
+    );
 
     const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
     const figures = ledger.figures(requests);
@@ -150,12 +207,19 @@ describe('dispatcher crashes between protocol steps', () => {
     let maxGap = 0;
     for (const d of await deliveriesOf(appId)) {
       assert.equal(d.attempt_count, 1, `delivery ${d.id}: the claim charged no attempt`);
-      assert.deepEqual(attempts.filter((x) => x.delivery_id === d.id).map((x) => x.attempt_number), [1], `delivery ${d.id}: one attempt, number 1`);
+      assert.deepEqual(
+        attempts.filter((x) => x.delivery_id === d.id).map((x) => x.attempt_number),
+        [1],
+        `delivery ${d.id}: one attempt, number 1`,
+      );
       maxGap = Math.max(maxGap, assertReclaimedAfterLease(events, d.id, 's2-a', 's2-b'));
     }
     assert.equal(await readMetric(b.adminUrl ?? '', 'tidings_deliveries_reclaimed_total'), 3);
     assert.equal(await world.stuckLeases(), 0);
-    printSummary('2 dispatcher SIGKILL after claim, before send', figures, started, { reclaimed: 3, reclaim_gap_ms: maxGap });
+    printSummary('2 dispatcher SIGKILL after claim, before send', figures, started, {
+      reclaimed: 3,
+      reclaim_gap_ms: maxGap,
+    });
     await b.stop();
   });
 
@@ -171,31 +235,57 @@ describe('dispatcher crashes between protocol steps', () => {
     assert.equal(first.status, 202);
     ledger.accept(first.id ?? '', [path]);
     // Its outcome recorded: the dispatcher has seen the endpoint answer (it notes that before the outcome is written).
-    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 1 && rows[0]!.state === 'succeeded', WAIT_MS, 'the first delivery succeeded');
+    await world.waitForRows<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 1 && rows[0]!.state === 'succeeded',
+      WAIT_MS,
+      'the first delivery succeeded',
+    );
     // The second is handed off by its publish statement; the process dies before the answer or the request goes out.
     await local.publish(appId, { n: 1 }).catch(() => undefined);
     const fired = await serve.waitForLog((l) => l.event === 'fault_point.fired', WAIT_MS, 'after_claim fired');
     assert.equal(fired.handedOff, true, 'the second pass was the hand-off, not a claim');
     assert.equal((await serve.waitForExit(WAIT_MS)).signal, 'SIGKILL');
     const [handedId] = fired.deliveryIds as string[];
-    const [handed] = await world.query<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE id = $1', [handedId]);
+    const [handed] = await world.query<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE id = $1',
+      [handedId],
+    );
     assert.equal(handed?.state, 'leased', 'the hand-off was committed leased');
-    assert.equal((await world.receiver.requests()).filter((r) => r.webhookId === handed.message_id).length, 0, 'no request left before the crash');
+    assert.equal(
+      (await world.receiver.requests()).filter((r) => r.webhookId === handed.message_id).length,
+      0,
+      'no request left before the crash',
+    );
     // Its publish call got no answer, but the message was committed: it is owed a delivery.
     ledger.accept(handed.message_id, [path]);
 
     const b = await world.startDispatcher('s2b-d');
-    await world.waitForRows<DeliveryRow>('SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1', [appId], (rows) => rows.length === 2 && rows.every((r) => r.state === 'succeeded'), WAIT_MS, 'both deliveries succeeded');
+    await world.waitForRows<DeliveryRow>(
+      'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1',
+      [appId],
+      (rows) => rows.length === 2 && rows.every((r) => r.state === 'succeeded'),
+      WAIT_MS,
+      'both deliveries succeeded',
+    );
     const requests = (await world.receiver.requests()).filter((r) => r.path === path);
     const figures = ledger.figures(requests);
     assert.equal(figures.lost, 0);
     assert.equal(figures.duplicates, 0, 'delivered exactly once');
     assert.equal(figures.invalidSignatures, 0);
     const attempts = await attemptsOf(appId);
-    assert.deepEqual(attempts.filter((x) => x.delivery_id === handed.id).map((x) => [x.attempt_number, x.dispatcher_id]), [[1, 's2b-d']], 'one attempt, number 1, by the dispatcher that took over');
+    assert.deepEqual(
+      attempts.filter((x) => x.delivery_id === handed.id).map((x) => [x.attempt_number, x.dispatcher_id]),
+      [[1, 's2b-d']],
+      'one attempt, number 1, by the dispatcher that took over',
+    );
     const gap = assertReclaimedAfterLease(await eventsOf(appId), handed.id, 's2b-serve', 's2b-d');
     assert.equal(await world.stuckLeases(), 0);
-    printSummary('2b serve SIGKILL after its publish handed off the lease, before send', figures, started, { reclaimed: 1, reclaim_gap_ms: gap });
+    printSummary('2b serve SIGKILL after its publish handed off the lease, before send', figures, started, {
+      reclaimed: 1,
+      reclaim_gap_ms: gap,
+    });
     await b.stop();
   });
 });

@@ -31,8 +31,10 @@ interface EventRow {
   fencing_token: string | null;
 }
 
-const isLeaseLost = (l: LogLine): boolean => l.msg === 'lease lost: attempts abandoned, nothing will be written for them';
-const isFencedWrite = (l: LogLine): boolean => l.msg === 'attempt outcome fenced out: a newer lease holds this delivery';
+const isLeaseLost = (l: LogLine): boolean =>
+  l.msg === 'lease lost: attempts abandoned, nothing will be written for them';
+const isFencedWrite = (l: LogLine): boolean =>
+  l.msg === 'attempt outcome fenced out: a newer lease holds this delivery';
 
 describe('dispatcher stalled longer than its lease', () => {
   let world: FaultWorld;
@@ -50,7 +52,10 @@ describe('dispatcher stalled longer than its lease', () => {
   });
 
   /** One message to a fresh endpoint whose first answer is a 500 after `firstDelayMs`, then 200s. */
-  async function oneMessage(prefix: string, firstDelayMs: number): Promise<{ appId: string; path: string; messageId: string; ledger: Ledger }> {
+  async function oneMessage(
+    prefix: string,
+    firstDelayMs: number,
+  ): Promise<{ appId: string; path: string; messageId: string; ledger: Ledger }> {
     const { appId, endpoints } = await world.setupApp(api, 1, prefix);
     const path = endpoints[0]?.path ?? '';
     await world.receiver.script(path, [{ status: 500, delayMs: firstDelayMs }], { status: 200 });
@@ -62,15 +67,46 @@ describe('dispatcher stalled longer than its lease', () => {
   }
 
   /** The checks after the stalled dispatcher went on; returns the figures line extras. */
-  async function assertNewerOutcomeStands(appId: string, path: string, messageId: string, ledger: Ledger, stale: string, takeover: string): Promise<ReturnType<Ledger['figures']>> {
-    const delivery = await world.query<{ id: string; state: string; attempt_count: number; fencing_token: string }>('SELECT id, state, attempt_count, fencing_token FROM deliveries WHERE app_id = $1', [appId]);
+  async function assertNewerOutcomeStands(
+    appId: string,
+    path: string,
+    messageId: string,
+    ledger: Ledger,
+    stale: string,
+    takeover: string,
+  ): Promise<ReturnType<Ledger['figures']>> {
+    const delivery = await world.query<{ id: string; state: string; attempt_count: number; fencing_token: string }>(
+      'SELECT id, state, attempt_count, fencing_token FROM deliveries WHERE app_id = $1',
+      [appId],
+    );
     assert.equal(delivery.length, 1);
-    assert.deepEqual({ state: delivery[0]?.state, attempts: delivery[0]?.attempt_count }, { state: 'succeeded', attempts: 1 }, 'the newer outcome stands');
-    const attempts = await world.query<AttemptRow>('SELECT dispatcher_id, fencing_token, succeeded, response_status_code FROM attempts WHERE app_id = $1', [appId]);
-    assert.deepEqual(attempts.map((a) => [a.dispatcher_id, a.succeeded, a.response_status_code]), [[takeover, true, 200]], 'only the takeover\'s outcome was written');
-    const events = await world.query<EventRow>('SELECT e.state, e.reason, e.dispatcher_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = $1 ORDER BY e.id', [delivery[0]?.id]);
-    assert.deepEqual(events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`), ['pending:published:', `leased:claimed:${stale}`, `leased:reclaimed:${takeover}`, `succeeded::${takeover}`]);
-    assert.equal(delivery[0]?.fencing_token, events[2]?.fencing_token, 'the delivery keeps the takeover\'s fencing token');
+    assert.deepEqual(
+      { state: delivery[0]?.state, attempts: delivery[0]?.attempt_count },
+      { state: 'succeeded', attempts: 1 },
+      'the newer outcome stands',
+    );
+    const attempts = await world.query<AttemptRow>(
+      'SELECT dispatcher_id, fencing_token, succeeded, response_status_code FROM attempts WHERE app_id = $1',
+      [appId],
+    );
+    assert.deepEqual(
+      attempts.map((a) => [a.dispatcher_id, a.succeeded, a.response_status_code]),
+      [[takeover, true, 200]],
+      "only the takeover's outcome was written",
+    );
+    const events = await world.query<EventRow>(
+      'SELECT e.state, e.reason, e.dispatcher_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = $1 ORDER BY e.id',
+      [delivery[0]?.id],
+    );
+    assert.deepEqual(
+      events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`),
+      ['pending:published:', `leased:claimed:${stale}`, `leased:reclaimed:${takeover}`, `succeeded::${takeover}`],
+    );
+    assert.equal(
+      delivery[0]?.fencing_token,
+      events[2]?.fencing_token,
+      "the delivery keeps the takeover's fencing token",
+    );
     const requests = (await world.receiver.requests()).filter((r) => r.path === path);
     assert.ok(requests.every((r) => r.webhookId === messageId));
     assert.equal(requests.length, 2, 'at most one extra request reached the receiver');
@@ -91,7 +127,13 @@ describe('dispatcher stalled longer than its lease', () => {
     const frozenAtMs = Date.now();
     const b = await world.startDispatcher('s6a-b');
     await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'the takeover recorded its outcome');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (r) => r[0]?.state === 'succeeded',
+      WAIT_MS,
+      'the takeover recorded its outcome',
+    );
     a.resume();
     const frozenMs = Date.now() - frozenAtMs;
     // On resume the overdue heartbeat and the answer that arrived while frozen race in the event loop. When
@@ -110,7 +152,11 @@ describe('dispatcher stalled longer than its lease', () => {
     ]);
     assert.equal(staleOutcome, 'write fenced out', 'the stale outcome was written and matched zero rows');
     const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6a-a', 's6a-b');
-    printSummary('6a dispatcher SIGSTOP past its lease', figures, started, { frozen_ms: frozenMs, stale_heartbeat: first.lost === null ? 'none in flight' : 'fenced', stale_outcome: staleOutcome });
+    printSummary('6a dispatcher SIGSTOP past its lease', figures, started, {
+      frozen_ms: frozenMs,
+      stale_heartbeat: first.lost === null ? 'none in flight' : 'fenced',
+      stale_outcome: staleOutcome,
+    });
     await a.stop();
     await b.stop();
   });
@@ -132,10 +178,19 @@ describe('dispatcher stalled longer than its lease', () => {
       const stalledAtMs = Date.now();
       b.resume();
       await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
-      await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'the takeover recorded its outcome');
+      await world.waitForRows<{ state: string }>(
+        'SELECT state FROM deliveries WHERE app_id = $1',
+        [appId],
+        (r) => r[0]?.state === 'succeeded',
+        WAIT_MS,
+        'the takeover recorded its outcome',
+      );
       proxy.setMode('pass');
       const stalledMs = Date.now() - stalledAtMs;
-      assert.ok(stalledMs < QUERY_TIMEOUT_MS, `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout (${QUERY_TIMEOUT_MS} ms)`);
+      assert.ok(
+        stalledMs < QUERY_TIMEOUT_MS,
+        `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout (${QUERY_TIMEOUT_MS} ms)`,
+      );
       // The stale outcome write is fenced out: that is what the guarantee needs. Whether the heartbeat also
       // reports the lost lease depends on the pool: a heartbeat that waits on an open connection through the
       // stall answers "lease lost" when the path returns, but one that needs a new connection fails with a
@@ -145,7 +200,11 @@ describe('dispatcher stalled longer than its lease', () => {
       assert.equal(a.logs('delivery.attempted').length, 0, 'the stalled dispatcher recorded nothing');
       const heartbeat = a.logs(isLeaseLost).length > 0 ? 'fenced' : 'failed during the stall';
       const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6b-a', 's6b-b');
-      printSummary('6b dispatcher database path stalled past its lease', figures, started, { stalled_ms: stalledMs, stale_heartbeat: heartbeat, stale_outcome: 'write fenced out' });
+      printSummary('6b dispatcher database path stalled past its lease', figures, started, {
+        stalled_ms: stalledMs,
+        stale_heartbeat: heartbeat,
+        stale_outcome: 'write fenced out',
+      });
       await a.stop();
       await b.stop();
     } finally {
@@ -157,19 +216,32 @@ describe('dispatcher stalled longer than its lease', () => {
     const started = Date.now();
     const a = await world.startDispatcher('s6c-a', { TIDINGS_TEST_FAULT_POINTS: 'before_record:stall_ms=3000' });
     const { appId, path, messageId, ledger } = await oneMessage('s6c', 0);
-    await a.waitForLog((l) => l.event === 'fault_point.fired' && l.point === 'before_record', WAIT_MS, 'before_record fired');
+    await a.waitForLog(
+      (l) => l.event === 'fault_point.fired' && l.point === 'before_record',
+      WAIT_MS,
+      'before_record fired',
+    );
     // Frozen inside the hold, so the takeover cannot lose a race against the end of the hold.
     a.pause();
     const frozenAtMs = Date.now();
     const b = await world.startDispatcher('s6c-b');
     await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
-    await world.waitForRows<{ state: string }>('SELECT state FROM deliveries WHERE app_id = $1', [appId], (r) => r[0]?.state === 'succeeded', WAIT_MS, 'the takeover recorded its outcome');
+    await world.waitForRows<{ state: string }>(
+      'SELECT state FROM deliveries WHERE app_id = $1',
+      [appId],
+      (r) => r[0]?.state === 'succeeded',
+      WAIT_MS,
+      'the takeover recorded its outcome',
+    );
     a.resume();
     const heldMs = Date.now() - frozenAtMs;
     await a.waitForLog(isFencedWrite, WAIT_MS, 'late outcome fenced out');
     assert.equal(a.logs('delivery.attempted').length, 0, 'the late outcome was not written');
     const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6c-a', 's6c-b');
-    printSummary('6c dispatcher held before recording past its lease', figures, started, { held_ms: heldMs, stale_outcome: 'write fenced out' });
+    printSummary('6c dispatcher held before recording past its lease', figures, started, {
+      held_ms: heldMs,
+      stale_outcome: 'write fenced out',
+    });
     await a.stop();
     await b.stop();
   });

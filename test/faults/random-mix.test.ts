@@ -19,13 +19,22 @@ import type { TidingsProcess } from '../support/tidings-process.ts';
 const WAIT_MS = 120_000;
 const STEPS = 8;
 const LEASE_MS = 3_000;
-const SEED = process.env.TIDINGS_FAULT_SEED !== undefined && process.env.TIDINGS_FAULT_SEED !== ''
-  ? Number(process.env.TIDINGS_FAULT_SEED)
-  : Math.floor(Math.random() * 2 ** 31);
+const SEED =
+  process.env.TIDINGS_FAULT_SEED !== undefined && process.env.TIDINGS_FAULT_SEED !== ''
+    ? Number(process.env.TIDINGS_FAULT_SEED)
+    : Math.floor(Math.random() * 2 ** 31);
 
 const FAULTS = [
-  'kill-dispatcher', 'term-dispatcher', 'stop-dispatcher', 'cut-path', 'stall-path',
-  'db-restart-fast', 'db-restart-immediate', 'kill-api', 'receiver-500', 'arm-fault-point',
+  'kill-dispatcher',
+  'term-dispatcher',
+  'stop-dispatcher',
+  'cut-path',
+  'stall-path',
+  'db-restart-fast',
+  'db-restart-immediate',
+  'kill-api',
+  'receiver-500',
+  'arm-fault-point',
 ] as const;
 type Fault = (typeof FAULTS)[number];
 
@@ -71,7 +80,8 @@ describe('randomised mix of faults', () => {
     const paths = endpoints.map((e) => e.path);
     for (const path of paths) await world.receiver.script(path, [], { status: 200, delayMs: 20 });
 
-    const viaProxy = (proxy: TcpProxy): string => world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
+    const viaProxy = (proxy: TcpProxy): string =>
+      world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
     const launch = async (slot: Slot): Promise<void> => {
       for (let tries = 0; tries < 20 && !closing; tries++) {
         slot.generation += 1;
@@ -87,7 +97,9 @@ describe('randomised mix of faults', () => {
           void proc.waitForExit(24 * 3_600_000).then(() => {
             if (closing || slot.proc !== proc) return;
             slot.restarts += 1;
-            slot.restarting = launch(slot).finally(() => { slot.restarting = null; });
+            slot.restarting = launch(slot).finally(() => {
+              slot.restarting = null;
+            });
           });
           return;
         } catch {
@@ -98,7 +110,15 @@ describe('randomised mix of faults', () => {
       throw new Error(`slot ${slot.index}: the dispatcher did not start in 20 tries`);
     };
     for (let i = 0; i < 3; i++) {
-      const slot: Slot = { index: i, proxy: await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port }), proc: null, generation: 0, nextFaultPoint: null, restarting: null, restarts: 0 };
+      const slot: Slot = {
+        index: i,
+        proxy: await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port }),
+        proc: null,
+        generation: 0,
+        nextFaultPoint: null,
+        restarting: null,
+        restarts: 0,
+      };
       slots.push(slot);
     }
     await Promise.all(slots.map((s) => launch(s)));
@@ -112,12 +132,25 @@ describe('randomised mix of faults', () => {
     /** Waits until the database clock has moved `ms` past now (a stall must outlast the lease). */
     const waitDbClock = async (ms: number): Promise<void> => {
       const [{ t0 }] = (await world.query<{ t0: Date }>('SELECT clock_timestamp() AS t0')) as [{ t0: Date }];
-      await world.waitForRows<{ ok: boolean }>('SELECT clock_timestamp() >= $1::timestamptz + $2 * interval \'1 millisecond\' AS ok', [t0, ms], (r) => r[0]?.ok === true, WAIT_MS, `database clock +${ms} ms`);
+      await world.waitForRows<{ ok: boolean }>(
+        "SELECT clock_timestamp() >= $1::timestamptz + $2 * interval '1 millisecond' AS ok",
+        [t0, ms],
+        (r) => r[0]?.ok === true,
+        WAIT_MS,
+        `database clock +${ms} ms`,
+      );
     };
 
     const ledger = new Ledger();
     const load = startLoad({
-      api: () => apiClient, appId, paths, ledger, maxMessages: 3_000, maxMs: 300_000, concurrency: 2, paceMs: 30,
+      api: () => apiClient,
+      appId,
+      paths,
+      ledger,
+      maxMessages: 3_000,
+      maxMs: 300_000,
+      concurrency: 2,
+      paceMs: 30,
       retry: { maxTries: 80, backoffMs: 250 },
     });
 
@@ -157,13 +190,16 @@ describe('randomised mix of faults', () => {
           try {
             // Any failed store call shows the cut: a dispatcher whose window is full of outcomes waiting to be
             // recorded does not claim until they are written, so its failures are records and heartbeats.
-            const isFailure = (l: Record<string, unknown>): boolean => l.msg === 'store call failed' && Number(l.time) >= cutAt;
+            const isFailure = (l: Record<string, unknown>): boolean =>
+              l.msg === 'store call failed' && Number(l.time) >= cutAt;
             const want = between(1, 3);
             while (p.alive && p.logs(isFailure).length < want) {
               const seen = p.logs(isFailure).length;
-              await p.waitForLog((l) => isFailure(l) && p.logs(isFailure).length > seen, WAIT_MS, 'a failed store call').catch((error: unknown) => {
-                if (p.alive) throw error;
-              });
+              await p
+                .waitForLog((l) => isFailure(l) && p.logs(isFailure).length > seen, WAIT_MS, 'a failed store call')
+                .catch((error: unknown) => {
+                  if (p.alive) throw error;
+                });
             }
           } finally {
             slot.proxy.setMode('pass');
@@ -206,7 +242,11 @@ describe('randomised mix of faults', () => {
           const path = pick(paths);
           const n = between(1, 3);
           detail = `${path} ×${n}`;
-          await world.receiver.script(path, Array.from({ length: n }, () => ({ status: 500 })), { status: 200, delayMs: 20 });
+          await world.receiver.script(
+            path,
+            Array.from({ length: n }, () => ({ status: 500 })),
+            { status: 200, delayMs: 20 },
+          );
           break;
         }
         case 'arm-fault-point': {
@@ -227,23 +267,40 @@ describe('randomised mix of faults', () => {
     await settled();
 
     const failWith = (what: string): string => `${what} (replay: TIDINGS_FAULT_SEED=${SEED}; plan ${plan.join(' ')})`;
-    await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, failWith('every acknowledged message delivered')).catch(async (error: unknown) => {
-      const rs = await world.receiver.requests();
-      throw new Error(`${(error as Error).message}; missing: ${ledger.missing(rs).join(', ')}`);
-    });
+    await world.receiver
+      .waitFor((rs) => ledger.allSeen(rs), WAIT_MS, failWith('every acknowledged message delivered'))
+      .catch(async (error: unknown) => {
+        const rs = await world.receiver.requests();
+        throw new Error(`${(error as Error).message}; missing: ${ledger.missing(rs).join(', ')}`);
+      });
     await world.waitForRows<{ state: string; n: number }>(
-      'SELECT state, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY state', [appId],
-      (rows) => rows.every((r) => r.state === 'succeeded'), WAIT_MS, failWith('every delivery settled as succeeded'));
+      'SELECT state, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY state',
+      [appId],
+      (rows) => rows.every((r) => r.state === 'succeeded'),
+      WAIT_MS,
+      failWith('every delivery settled as succeeded'),
+    );
     assert.equal(await world.stuckLeases(), 0, failWith('no lease stuck'));
     const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
     const figures = ledger.figures(requests);
     assert.equal(figures.lost, 0, failWith('nothing lost'));
     assert.equal(figures.invalidSignatures, 0, failWith('zero invalid signatures'));
-    const handedOver = await world.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason IN ('reclaimed', 'released')`, [appId]);
-    assert.ok(figures.duplicates <= (handedOver[0]?.n ?? 0), failWith(`duplicates (${figures.duplicates}) only where a lease was reclaimed or released (${handedOver[0]?.n})`));
+    const handedOver = await world.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason IN ('reclaimed', 'released')`,
+      [appId],
+    );
+    assert.ok(
+      figures.duplicates <= (handedOver[0]?.n ?? 0),
+      failWith(`duplicates (${figures.duplicates}) only where a lease was reclaimed or released (${handedOver[0]?.n})`),
+    );
     const restarts = slots.reduce((n, s) => n + s.restarts, 0);
     printSummary('10 randomised mix', figures, started, {
-      seed: SEED, steps: plan.join(' '), dispatcher_restarts: restarts, api_restarts: apiGeneration, reclaimed_or_released: handedOver[0]?.n ?? 0, unacknowledged_delivered: figures.unacknowledged,
+      seed: SEED,
+      steps: plan.join(' '),
+      dispatcher_restarts: restarts,
+      api_restarts: apiGeneration,
+      reclaimed_or_released: handedOver[0]?.n ?? 0,
+      unacknowledged_delivered: figures.unacknowledged,
     });
   });
 });

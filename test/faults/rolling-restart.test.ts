@@ -31,12 +31,30 @@ describe('rolling restart of all dispatchers under load', () => {
   });
 
   /** One run: load on a fresh app, each dispatcher in turn signalled and replaced; returns the figures. */
-  async function rollingRun(signal: 'SIGTERM' | 'SIGKILL', run: number): Promise<{ figures: ReturnType<Ledger['figures']>; reclaimed: number; stopMs: number[]; released: number; finishedAfterSignal: number }> {
+  async function rollingRun(
+    signal: 'SIGTERM' | 'SIGKILL',
+    run: number,
+  ): Promise<{
+    figures: ReturnType<Ledger['figures']>;
+    reclaimed: number;
+    stopMs: number[];
+    released: number;
+    finishedAfterSignal: number;
+  }> {
     const { appId, endpoints } = await world.setupApp(api, 2, `s7-${signal.toLowerCase()}-${run}`);
     const paths = endpoints.map((e) => e.path);
     for (const path of paths) await world.receiver.script(path, [], { status: 200, delayMs: 100 });
     const ledger = new Ledger();
-    const load = startLoad({ api: () => api, appId, paths, ledger, maxMessages: 2_000, maxMs: 120_000, concurrency: 2, paceMs: 50 });
+    const load = startLoad({
+      api: () => api,
+      appId,
+      paths,
+      ledger,
+      maxMessages: 2_000,
+      maxMs: 120_000,
+      concurrency: 2,
+      paceMs: 50,
+    });
     const stopMs: number[] = [];
     let released = 0;
     await load.waitFor(() => load.accepted >= 20, WAIT_MS, '20 accepted before the restarts');
@@ -64,7 +82,13 @@ describe('rolling restart of all dispatchers under load', () => {
     await load.waitFor(() => load.accepted >= now + 10, WAIT_MS, '10 more accepted after the restarts');
     await load.stop();
     await world.receiver.waitFor((rs) => ledger.allSeen(rs), WAIT_MS, 'every acknowledged message delivered');
-    await world.waitForRows<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state <> 'succeeded'`, [appId], (r) => r[0]?.n === 0, WAIT_MS, 'every delivery succeeded');
+    await world.waitForRows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state <> 'succeeded'`,
+      [appId],
+      (r) => r[0]?.n === 0,
+      WAIT_MS,
+      'every delivery succeeded',
+    );
     const requests = (await world.receiver.requests()).filter((r) => paths.includes(r.path));
     const figures = ledger.figures(requests);
     assert.equal(figures.lost, 0, `lost: ${ledger.missing(requests).join(', ')}`);
@@ -72,8 +96,15 @@ describe('rolling restart of all dispatchers under load', () => {
     const charges = await world.attemptAccounting(appId);
     assert.equal(charges.unrecorded, 0, 'no attempt charged by a restart that is not recorded');
     assert.equal(charges.notSucceededOnce, 0, 'each delivery has exactly one succeeded attempt');
-    assert.equal(charges.failedOtherThanTimeout, 0, `no failed attempt but receiver timeouts (kinds: ${charges.failedKinds.join(', ')})`);
-    const reclaims = await world.query<{ n: number }>(`SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'reclaimed'`, [appId]);
+    assert.equal(
+      charges.failedOtherThanTimeout,
+      0,
+      `no failed attempt but receiver timeouts (kinds: ${charges.failedKinds.join(', ')})`,
+    );
+    const reclaims = await world.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'reclaimed'`,
+      [appId],
+    );
     assert.equal(await world.stuckLeases(), 0);
     return { figures, reclaimed: reclaims[0]?.n ?? 0, stopMs, released, finishedAfterSignal };
   }
@@ -87,11 +118,18 @@ describe('rolling restart of all dispatchers under load', () => {
     test(`scenario 7 (SIGTERM, run ${run}/${RUNS}): a rolling graceful restart under load loses nothing and sends no duplicate when every request finishes within the grace period`, async () => {
       const started = Date.now();
       const { figures, reclaimed, stopMs, released, finishedAfterSignal } = await rollingRun('SIGTERM', run);
-      assert.ok(stopMs.every((ms) => ms < GRACE_MS + 10_000), `each graceful stop ended within the grace period (${stopMs.join(', ')} ms)`);
+      assert.ok(
+        stopMs.every((ms) => ms < GRACE_MS + 10_000),
+        `each graceful stop ended within the grace period (${stopMs.join(', ')} ms)`,
+      );
       assert.equal(released, 0, 'every in-flight attempt finished; no lease had to be handed back');
       assert.equal(reclaimed, 0, 'no lease was left to expire');
       assert.equal(figures.duplicates, 0, 'zero duplicates');
-      printSummary(`7 rolling restart SIGTERM run ${run}`, figures, started, { reclaimed, stop_ms: stopMs.join('/'), finished_in_grace: finishedAfterSignal });
+      printSummary(`7 rolling restart SIGTERM run ${run}`, figures, started, {
+        reclaimed,
+        stop_ms: stopMs.join('/'),
+        finished_in_grace: finishedAfterSignal,
+      });
     });
   }
 
@@ -99,7 +137,10 @@ describe('rolling restart of all dispatchers under load', () => {
     test(`scenario 7 (SIGKILL, run ${run}/${RUNS}): a rolling kill under load loses nothing; duplicates come only from reclaimed leases and are counted`, async () => {
       const started = Date.now();
       const { figures, reclaimed } = await rollingRun('SIGKILL', run);
-      assert.ok(figures.duplicates <= reclaimed, `duplicates (${figures.duplicates}) ≤ reclaimed leases (${reclaimed})`);
+      assert.ok(
+        figures.duplicates <= reclaimed,
+        `duplicates (${figures.duplicates}) ≤ reclaimed leases (${reclaimed})`,
+      );
       printSummary(`7 rolling restart SIGKILL run ${run}`, figures, started, { reclaimed });
     });
   }

@@ -30,13 +30,25 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 200);
       const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
       assert.match(doc.openapi, /^3\./);
-      for (const path of ['/api/v1/app', '/api/v1/app/{appId}', '/api/v1/app/{appId}/endpoint/{endpointId}/secret', '/api/v1/app/{appId}/msg', '/api/v1/app/{appId}/attempt/msg/{msgId}', '/api/v1/app/{appId}/msg/{msgId}/endpoint/{endpointId}/timeline']) {
+      for (const path of [
+        '/api/v1/app',
+        '/api/v1/app/{appId}',
+        '/api/v1/app/{appId}/endpoint/{endpointId}/secret',
+        '/api/v1/app/{appId}/msg',
+        '/api/v1/app/{appId}/attempt/msg/{msgId}',
+        '/api/v1/app/{appId}/msg/{msgId}/endpoint/{endpointId}/timeline',
+      ]) {
         assert.ok(path in doc.paths, `${path} is in the OpenAPI document`);
       }
     });
 
     test('create, get by id and by uid, update, patch and delete an application', async () => {
-      const created = await api.svix.application.create({ name: 'Acme', uid: 'acme-1', throttleRate: 7, metadata: { plan: 'gold' } });
+      const created = await api.svix.application.create({
+        name: 'Acme',
+        uid: 'acme-1',
+        throttleRate: 7,
+        metadata: { plan: 'gold' },
+      });
       assert.match(created.id, /^app_[0-9A-Z]{26}$/);
       assert.equal(created.name, 'Acme');
       assert.equal(created.uid, 'acme-1');
@@ -64,14 +76,19 @@ for (const engine of ENGINES) {
       assert.equal((await api.svix.application.get('acme-2')).id, created.id);
 
       await api.svix.application.delete('acme-2');
-      await assert.rejects(api.svix.application.get(created.id), (e: ApiException<{ code: string }>) => e.code === 404 && e.body.code === 'not_found');
+      await assert.rejects(
+        api.svix.application.get(created.id),
+        (e: ApiException<{ code: string }>) => e.code === 404 && e.body.code === 'not_found',
+      );
     });
 
     test('PUT on an unknown uid creates the application (201); on an unknown app_ id it is 404', async () => {
       const created = await api.svix.application.upsert('made-by-put', { name: 'Put' });
       assert.equal(created.uid, 'made-by-put');
       assert.equal((await api.svix.application.get('made-by-put')).id, created.id);
-      const res = await api.request('PUT', '/api/v1/app/app_00000000000000000000000000', { body: JSON.stringify({ name: 'x' }) });
+      const res = await api.request('PUT', '/api/v1/app/app_00000000000000000000000000', {
+        body: JSON.stringify({ name: 'x' }),
+      });
       assert.equal(res.status, 404);
     });
 
@@ -80,17 +97,25 @@ for (const engine of ENGINES) {
       const again = await api.svix.application.getOrCreate({ name: 'Other name', uid: 'goc' });
       assert.equal(again.id, first.id);
       assert.equal(again.name, 'Goc');
-      const raw = await api.request('POST', '/api/v1/app?get_or_create=true', { body: JSON.stringify({ name: 'x', uid: 'goc' }) });
+      const raw = await api.request('POST', '/api/v1/app?get_or_create=true', {
+        body: JSON.stringify({ name: 'x', uid: 'goc' }),
+      });
       assert.equal(raw.status, 200);
       assert.equal(((await raw.json()) as ApplicationOut).id, first.id);
       const conflict = await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', uid: 'goc' }) });
-      assert.deepEqual(await errorOf(conflict), { status: 409, code: 'conflict', detail: 'An application with this uid already exists' });
+      assert.deepEqual(await errorOf(conflict), {
+        status: 409,
+        code: 'conflict',
+        detail: 'An application with this uid already exists',
+      });
     });
 
     test('pagination visits 120 applications once each, in pages of 50 and of 7, in both orders and backwards', async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 120; i += 20) {
-        const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => api.svix.application.create({ name: `page-${i + j}` })));
+        const batch = await Promise.all(
+          Array.from({ length: 20 }, (_, j) => api.svix.application.create({ name: `page-${i + j}` })),
+        );
         for (const a of batch) ids.add(a.id);
       }
       const all = [...(await listAll(api, 250, Ordering.Ascending))];
@@ -107,7 +132,8 @@ for (const engine of ENGINES) {
       const back: string[] = [];
       let page = await api.svix.application.list({ limit: 7, order: Ordering.Descending });
       let last = page;
-      while (!last.done) last = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator: last.iterator });
+      while (!last.done)
+        last = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator: last.iterator });
       let iterator = last.prevIterator ?? null;
       back.unshift(...last.data.map((a) => a.id));
       for (;;) {
@@ -120,20 +146,31 @@ for (const engine of ENGINES) {
     });
 
     test('a request without a token, with a malformed header or with an unknown token is 401', async () => {
-      assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/app', { token: null })), { status: 401, code: 'authentication_failed', detail: 'Missing or malformed "Authorization: Bearer <token>" header' });
+      assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/app', { token: null })), {
+        status: 401,
+        code: 'authentication_failed',
+        detail: 'Missing or malformed "Authorization: Bearer <token>" header',
+      });
       const malformed = await fetch(`${api.url}/api/v1/app`, { headers: { authorization: 'Basic abc' } });
       assert.equal(malformed.status, 401);
       assert.equal(malformed.headers.get('www-authenticate'), 'Bearer');
-      assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/app', { token: 'tidings_unknown_token_value' })), { status: 401, code: 'authentication_failed', detail: 'Unknown or revoked token' });
+      assert.deepEqual(
+        await errorOf(await api.request('GET', '/api/v1/app', { token: 'tidings_unknown_token_value' })),
+        { status: 401, code: 'authentication_failed', detail: 'Unknown or revoked token' },
+      );
     });
 
     test('validation failures are 422 with the failing fields in loc, and change nothing', async () => {
       const before = (await api.svix.application.list({ limit: 250 })).data.length;
-      const res = await api.request('POST', '/api/v1/app', { body: JSON.stringify({ uid: 'bad uid!', metadata: { a: 1 } }) });
+      const res = await api.request('POST', '/api/v1/app', {
+        body: JSON.stringify({ uid: 'bad uid!', metadata: { a: 1 } }),
+      });
       const err = await errorOf(res);
       assert.equal(err.status, 422);
       assert.equal(err.code, 'validation');
-      const locs = (err.detail as { loc: (string | number)[]; msg: string; type: string }[]).map((d) => d.loc.join('.'));
+      const locs = (err.detail as { loc: (string | number)[]; msg: string; type: string }[]).map((d) =>
+        d.loc.join('.'),
+      );
       assert.ok(locs.includes('body.name'), `name is reported: ${locs.join(', ')}`);
       assert.ok(locs.includes('body.uid'), `uid is reported: ${locs.join(', ')}`);
       assert.ok(locs.includes('body.metadata.a'), `metadata.a is reported: ${locs.join(', ')}`);
@@ -142,22 +179,44 @@ for (const engine of ENGINES) {
       assert.deepEqual((query.detail as { loc: unknown[] }[])[0]?.loc, ['query', 'limit']);
       const iterator = await errorOf(await api.request('GET', '/api/v1/app?iterator=ep_123'));
       assert.deepEqual((iterator.detail as { loc: unknown[] }[])[0]?.loc, ['query', 'iterator']);
-      const idShaped = await errorOf(await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', uid: 'app_01ARZ3NDEKTSV4RRFFQ69G5FAV' }) }));
+      const idShaped = await errorOf(
+        await api.request('POST', '/api/v1/app', {
+          body: JSON.stringify({ name: 'x', uid: 'app_01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+        }),
+      );
       assert.equal(idShaped.status, 422);
       assert.equal((await api.svix.application.list({ limit: 250 })).data.length, before);
-      await assert.rejects(api.svix.application.create({ name: '' }), (e: ApiException<{ code: string }>) => e.code === 422 && e.body.code === 'validation');
+      await assert.rejects(
+        api.svix.application.create({ name: '' }),
+        (e: ApiException<{ code: string }>) => e.code === 422 && e.body.code === 'validation',
+      );
     });
 
     test('malformed JSON is 400, a non-JSON content type is 415, an oversized body is 413, an unknown route is 404', async () => {
-      assert.deepEqual((await errorOf(await api.request('POST', '/api/v1/app', { body: '{"name": "x",' }))).code, 'bad_request');
+      assert.deepEqual(
+        (await errorOf(await api.request('POST', '/api/v1/app', { body: '{"name": "x",' }))).code,
+        'bad_request',
+      );
       assert.equal((await api.request('POST', '/api/v1/app', { body: '{"name": "x",' })).status, 400);
-      const text = await api.request('POST', '/api/v1/app', { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      assert.deepEqual({ status: text.status, code: (await errorOf(text)).code }, { status: 415, code: 'unsupported_media_type' });
+      const text = await api.request('POST', '/api/v1/app', {
+        body: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.deepEqual(
+        { status: text.status, code: (await errorOf(text)).code },
+        { status: 415, code: 'unsupported_media_type' },
+      );
       const big = JSON.stringify({ name: 'x', metadata: { big: 'y'.repeat(TEST_MAX_BODY_BYTES) } });
       const large = await api.request('POST', '/api/v1/app', { body: big });
-      assert.deepEqual({ status: large.status, code: (await errorOf(large)).code }, { status: 413, code: 'payload_too_large' });
+      assert.deepEqual(
+        { status: large.status, code: (await errorOf(large)).code },
+        { status: 413, code: 'payload_too_large' },
+      );
       const missing = await api.request('GET', '/api/v1/nothing-here');
-      assert.deepEqual({ status: missing.status, code: (await errorOf(missing)).code }, { status: 404, code: 'not_found' });
+      assert.deepEqual(
+        { status: missing.status, code: (await errorOf(missing)).code },
+        { status: 404, code: 'not_found' },
+      );
       const unknownApp = await api.request('GET', '/api/v1/app/no-such-app');
       assert.deepEqual(await errorOf(unknownApp), { status: 404, code: 'not_found', detail: 'Application not found' });
     });
@@ -172,7 +231,10 @@ for (const engine of ENGINES) {
         assert.deepEqual(await errorOf(res), { status: 404, code: 'not_found', detail: 'Application not found' });
       }
       assert.equal((await api.request('GET', '/api/v1/app', { token })).status, 403);
-      assert.equal((await api.request('POST', '/api/v1/app', { token, body: JSON.stringify({ name: 'x' }) })).status, 403);
+      assert.equal(
+        (await api.request('POST', '/api/v1/app', { token, body: JSON.stringify({ name: 'x' }) })).status,
+        403,
+      );
     });
 
     test('every answer carries a request id; a caller-chosen one is echoed', async () => {

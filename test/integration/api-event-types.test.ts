@@ -12,9 +12,16 @@ import { errorOf, startApi, type ApiHarness } from './api-harness.ts';
 
 const INVOICE_SCHEMA = {
   type: 'object',
-  properties: { invoice: { type: 'integer' }, amount: { type: 'number', minimum: 0 }, paidAt: { type: 'string', format: 'date-time' } },
+  properties: {
+    invoice: { type: 'integer' },
+    amount: { type: 'number', minimum: 0 },
+    paidAt: { type: 'string', format: 'date-time' },
+  },
   required: ['invoice', 'amount'],
-  examples: [{ invoice: 1, amount: 10 }, { invoice: 2, amount: 20 }],
+  examples: [
+    { invoice: 1, amount: 10 },
+    { invoice: 2, amount: 20 },
+  ],
 };
 
 /** The `{code, detail}` of a failed svix client call. */
@@ -22,7 +29,8 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; body: 
   try {
     await call;
   } catch (error) {
-    if (error instanceof ApiException) return { status: error.code, body: error.body as { code: string; detail: unknown } };
+    if (error instanceof ApiException)
+      return { status: error.code, body: error.body as { code: string; detail: unknown } };
     throw error;
   }
   assert.fail('the call was expected to fail');
@@ -38,7 +46,11 @@ for (const engine of ENGINES) {
 
     test('create, get, list (with and without content), upsert, patch, archive, unarchive by create, expunge', async () => {
       const created = await api.svix.eventType.create({
-        name: 'invoice.paid', description: 'An invoice was paid', schemas: { 1: INVOICE_SCHEMA }, groupName: 'billing', featureFlags: ['beta'],
+        name: 'invoice.paid',
+        description: 'An invoice was paid',
+        schemas: { 1: INVOICE_SCHEMA },
+        groupName: 'billing',
+        featureFlags: ['beta'],
       });
       assert.equal(created.name, 'invoice.paid');
       assert.equal(created.description, 'An invoice was paid');
@@ -51,19 +63,33 @@ for (const engine of ENGINES) {
       assert.deepEqual(await api.svix.eventType.get('invoice.paid'), created);
 
       const again = await refusal(api.svix.eventType.create({ name: 'invoice.paid', description: 'twice' }));
-      assert.deepEqual(again, { status: 409, body: { code: 'conflict', detail: 'An event type named "invoice.paid" already exists' } });
+      assert.deepEqual(again, {
+        status: 409,
+        body: { code: 'conflict', detail: 'An event type named "invoice.paid" already exists' },
+      });
 
       await api.svix.eventType.create({ name: 'invoice.voided', description: 'voided' });
       const listed = await api.svix.eventType.list();
-      assert.deepEqual(listed.data.map((e) => e.name), ['invoice.paid', 'invoice.voided']);
+      assert.deepEqual(
+        listed.data.map((e) => e.name),
+        ['invoice.paid', 'invoice.voided'],
+      );
       assert.equal(listed.data[0]!.schemas, null, 'the svix client asks without content: no schemas');
       assert.deepEqual((await api.svix.eventType.list({ withContent: true })).data[0]!.schemas, { 1: INVOICE_SCHEMA });
-      assert.deepEqual((await api.svix.eventType.list({ order: Ordering.Descending })).data.map((e) => e.name), ['invoice.voided', 'invoice.paid']);
+      assert.deepEqual(
+        (await api.svix.eventType.list({ order: Ordering.Descending })).data.map((e) => e.name),
+        ['invoice.voided', 'invoice.paid'],
+      );
 
       // PUT: 201 when it creates, 200 when it overwrites (every field).
-      const put = await api.request('PUT', '/api/v1/event-type/user.created', { body: JSON.stringify({ description: 'made by PUT' }) });
+      const put = await api.request('PUT', '/api/v1/event-type/user.created', {
+        body: JSON.stringify({ description: 'made by PUT' }),
+      });
       assert.equal(put.status, 201);
-      const upserted = await api.svix.eventType.upsert('user.created', { description: 'overwritten', deprecated: true });
+      const upserted = await api.svix.eventType.upsert('user.created', {
+        description: 'overwritten',
+        deprecated: true,
+      });
       assert.equal(upserted.description, 'overwritten');
       assert.equal(upserted.deprecated, true);
       assert.equal(upserted.groupName, null);
@@ -77,17 +103,32 @@ for (const engine of ENGINES) {
       // Delete archives: still readable, hidden from the list unless asked.
       await api.svix.eventType.delete('invoice.voided');
       assert.equal((await api.svix.eventType.get('invoice.voided')).archived, true);
-      assert.deepEqual((await api.svix.eventType.list()).data.map((e) => e.name), ['invoice.paid', 'user.created']);
-      assert.deepEqual((await api.svix.eventType.list({ includeArchived: true })).data.map((e) => e.name), ['invoice.paid', 'invoice.voided', 'user.created']);
+      assert.deepEqual(
+        (await api.svix.eventType.list()).data.map((e) => e.name),
+        ['invoice.paid', 'user.created'],
+      );
+      assert.deepEqual(
+        (await api.svix.eventType.list({ includeArchived: true })).data.map((e) => e.name),
+        ['invoice.paid', 'invoice.voided', 'user.created'],
+      );
       // Create unarchives an archived one, overwriting it (Svix: description and schemas are not kept).
       const revived = await api.svix.eventType.create({ name: 'invoice.voided', description: 'back' });
       assert.equal(revived.archived, false);
       assert.equal(revived.description, 'back');
       // Expunge deletes the row.
       await api.svix.eventType.delete('invoice.voided', { expunge: true });
-      assert.deepEqual(await refusal(api.svix.eventType.get('invoice.voided')), { status: 404, body: { code: 'not_found', detail: 'Event type not found' } });
-      assert.deepEqual(await refusal(api.svix.eventType.delete('invoice.voided')), { status: 404, body: { code: 'not_found', detail: 'Event type not found' } });
-      assert.deepEqual(await refusal(api.svix.eventType.patch('no.such', { description: 'x' })), { status: 404, body: { code: 'not_found', detail: 'Event type not found' } });
+      assert.deepEqual(await refusal(api.svix.eventType.get('invoice.voided')), {
+        status: 404,
+        body: { code: 'not_found', detail: 'Event type not found' },
+      });
+      assert.deepEqual(await refusal(api.svix.eventType.delete('invoice.voided')), {
+        status: 404,
+        body: { code: 'not_found', detail: 'Event type not found' },
+      });
+      assert.deepEqual(await refusal(api.svix.eventType.patch('no.such', { description: 'x' })), {
+        status: 404,
+        body: { code: 'not_found', detail: 'Event type not found' },
+      });
     });
 
     test('bad input is 422 with the failing field and changes nothing', async () => {
@@ -110,26 +151,58 @@ for (const engine of ENGINES) {
     test('a payload violating the latest schema version is refused with 422 naming its first violation; nothing is stored', async () => {
       const app = await api.svix.application.create({ name: 'schemas' });
       await api.svix.eventType.upsert('order.placed', { description: 'x', schemas: { 1: INVOICE_SCHEMA } });
-      const count = async () => Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE event_type = $1', ['order.placed'])).rows[0]!.n);
+      const count = async () =>
+        Number(
+          (
+            await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE event_type = $1', [
+              'order.placed',
+            ])
+          ).rows[0]!.n,
+        );
 
-      const ok = await api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 7, amount: 1.5, paidAt: '2026-01-02T03:04:05Z' } });
+      const ok = await api.svix.message.create(app.id, {
+        eventType: 'order.placed',
+        payload: { invoice: 7, amount: 1.5, paidAt: '2026-01-02T03:04:05Z' },
+      });
       assert.match(ok.id, /^msg_/);
 
-      const bad = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 'seven', amount: -1, paidAt: 'yesterday' } }));
+      const bad = await refusal(
+        api.svix.message.create(app.id, {
+          eventType: 'order.placed',
+          payload: { invoice: 'seven', amount: -1, paidAt: 'yesterday' },
+        }),
+      );
       assert.equal(bad.status, 422);
       assert.equal(bad.body.code, 'validation');
       const locs = (bad.body.detail as { loc: (string | number)[]; type: string }[]).map((d) => d.loc.join('.'));
       assert.equal(locs.length, 1, 'the check stops at the first violation (its work and its answer are bounded)');
       assert.ok(['body.payload.amount', 'body.payload.invoice', 'body.payload.paidAt'].includes(locs[0]!), locs[0]);
-      const missing = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1 } }));
-      assert.deepEqual(missing.body.detail, [{ loc: ['body', 'payload', 'amount'], msg: "must have required property 'amount'", type: 'value_error.jsonschema.required' }]);
+      const missing = await refusal(
+        api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1 } }),
+      );
+      assert.deepEqual(missing.body.detail, [
+        {
+          loc: ['body', 'payload', 'amount'],
+          msg: "must have required property 'amount'",
+          type: 'value_error.jsonschema.required',
+        },
+      ]);
       const notObject = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: [1, 2] }));
       assert.deepEqual((notObject.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'payload']);
       assert.equal(await count(), 1, 'refused messages were not stored');
 
       // A new version is the one checked.
-      await api.svix.eventType.patch('order.placed', { schemas: { 1: INVOICE_SCHEMA, 2: { type: 'object', required: ['orderId'] } } });
-      assert.equal((await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1, amount: 1 } }))).status, 422);
+      await api.svix.eventType.patch('order.placed', {
+        schemas: { 1: INVOICE_SCHEMA, 2: { type: 'object', required: ['orderId'] } },
+      });
+      assert.equal(
+        (
+          await refusal(
+            api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1, amount: 1 } }),
+          )
+        ).status,
+        422,
+      );
       await api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-1' } });
 
       // No schema, or no registered event type: any JSON object (as Svix).
@@ -137,8 +210,16 @@ for (const engine of ENGINES) {
 
       // An archived event type takes no new messages.
       await api.svix.eventType.delete('order.placed');
-      const archived = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-2' } }));
-      assert.deepEqual(archived, { status: 422, body: { code: 'validation', detail: [{ loc: ['body', 'eventType'], msg: 'event type "order.placed" is archived', type: 'value_error' }] } });
+      const archived = await refusal(
+        api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-2' } }),
+      );
+      assert.deepEqual(archived, {
+        status: 422,
+        body: {
+          code: 'validation',
+          detail: [{ loc: ['body', 'eventType'], msg: 'event type "order.placed" is archived', type: 'value_error' }],
+        },
+      });
       assert.equal(await count(), 2);
     });
 
@@ -146,10 +227,34 @@ for (const engine of ENGINES) {
       const app = await api.svix.application.create({ name: 'scoped' });
       const token = await api.appKey(app.id);
       const forbidden = { code: 'insufficient access', detail: 'This credential may not use this route' };
-      assert.deepEqual(await errorOf(await api.request('POST', '/api/v1/event-type', { token, body: JSON.stringify({ name: 'x.y', description: 'x' }) })), { status: 403, ...forbidden });
-      assert.deepEqual(await errorOf(await api.request('PUT', '/api/v1/event-type/x.y', { token, body: JSON.stringify({ description: 'x' }) })), { status: 403, ...forbidden });
-      assert.deepEqual(await errorOf(await api.request('PATCH', '/api/v1/event-type/invoice.paid', { token, body: JSON.stringify({ description: 'x' }) })), { status: 403, ...forbidden });
-      assert.deepEqual(await errorOf(await api.request('DELETE', '/api/v1/event-type/invoice.paid', { token })), { status: 403, ...forbidden });
+      assert.deepEqual(
+        await errorOf(
+          await api.request('POST', '/api/v1/event-type', {
+            token,
+            body: JSON.stringify({ name: 'x.y', description: 'x' }),
+          }),
+        ),
+        { status: 403, ...forbidden },
+      );
+      assert.deepEqual(
+        await errorOf(
+          await api.request('PUT', '/api/v1/event-type/x.y', { token, body: JSON.stringify({ description: 'x' }) }),
+        ),
+        { status: 403, ...forbidden },
+      );
+      assert.deepEqual(
+        await errorOf(
+          await api.request('PATCH', '/api/v1/event-type/invoice.paid', {
+            token,
+            body: JSON.stringify({ description: 'x' }),
+          }),
+        ),
+        { status: 403, ...forbidden },
+      );
+      assert.deepEqual(await errorOf(await api.request('DELETE', '/api/v1/event-type/invoice.paid', { token })), {
+        status: 403,
+        ...forbidden,
+      });
       assert.equal((await api.request('GET', '/api/v1/event-type', { token })).status, 200);
       assert.equal((await api.svix.eventType.get('invoice.paid')).archived, false, 'unchanged');
     });
@@ -167,12 +272,46 @@ for (const engine of ENGINES) {
       await api.svix.eventType.create({ name: 'known.type', description: 'x' });
       await api.svix.eventType.create({ name: 'old.type', description: 'x' });
       await api.svix.eventType.delete('old.type');
-      const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['known.type'] });
+      const ep = await api.svix.endpoint.create(app.id, {
+        url: 'http://127.0.0.1:9/strict',
+        eventTypes: ['known.type'],
+      });
       assert.deepEqual(ep.eventTypes, ['known.type']);
-      const expected = { status: 422, body: { code: 'validation', detail: [{ loc: ['body', 'eventTypes'], msg: 'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: nope.type, old.type', type: 'value_error' }] } };
-      assert.deepEqual(await refusal(api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['known.type', 'nope.type', 'old.type'] })), expected);
-      assert.deepEqual(await refusal(api.svix.endpoint.patch(app.id, ep.id, { eventTypes: ['nope.type', 'old.type'] })), expected);
-      assert.deepEqual(await refusal(api.svix.endpoint.upsert(app.id, ep.id, { url: 'http://127.0.0.1:9/strict', eventTypes: ['nope.type', 'old.type'] })), expected);
+      const expected = {
+        status: 422,
+        body: {
+          code: 'validation',
+          detail: [
+            {
+              loc: ['body', 'eventTypes'],
+              msg: 'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: nope.type, old.type',
+              type: 'value_error',
+            },
+          ],
+        },
+      };
+      assert.deepEqual(
+        await refusal(
+          api.svix.endpoint.create(app.id, {
+            url: 'http://127.0.0.1:9/strict',
+            eventTypes: ['known.type', 'nope.type', 'old.type'],
+          }),
+        ),
+        expected,
+      );
+      assert.deepEqual(
+        await refusal(api.svix.endpoint.patch(app.id, ep.id, { eventTypes: ['nope.type', 'old.type'] })),
+        expected,
+      );
+      assert.deepEqual(
+        await refusal(
+          api.svix.endpoint.upsert(app.id, ep.id, {
+            url: 'http://127.0.0.1:9/strict',
+            eventTypes: ['nope.type', 'old.type'],
+          }),
+        ),
+        expected,
+      );
       assert.deepEqual((await api.svix.endpoint.get(app.id, ep.id)).eventTypes, ['known.type'], 'unchanged');
       assert.equal((await api.svix.endpoint.list(app.id)).data.length, 1);
       // Endpoints without a filter need no catalog.

@@ -30,9 +30,18 @@ describe('API faults', () => {
     // Port 1 on loopback: connections are refused, as when the database is down.
     db = await openDb({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none', dataDir: '', poolSize: 1 });
     const config = loadConfig({ TIDINGS_API_TOKEN: ADMIN_TOKEN, TIDINGS_LOG_LEVEL: 'error' });
-    const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>); done(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
     const deps = createHttpDeps({
-      config, db, cipher: testCipher(), clock, random,
+      config,
+      db,
+      cipher: testCipher(),
+      clock,
+      random,
       logger: createLogger({ level: 'error', destination: sink }),
       metrics: createMetrics({ defaultMetrics: false }),
       ready: async () => {
@@ -41,8 +50,25 @@ describe('API faults', () => {
       },
       wake: () => undefined,
     });
-    const faulty: Queries = { ...deps.queries, getMessage: async () => { throw new Error('boom: a secret detail'); } };
-    app = buildApp({ ...deps, queries: faulty, publisher: { check: async () => null, publish: async () => { throw new Error('unreachable'); }, publishKeyed: async () => { throw new Error('unreachable'); } } });
+    const faulty: Queries = {
+      ...deps.queries,
+      getMessage: async () => {
+        throw new Error('boom: a secret detail');
+      },
+    };
+    app = buildApp({
+      ...deps,
+      queries: faulty,
+      publisher: {
+        check: async () => null,
+        publish: async () => {
+          throw new Error('unreachable');
+        },
+        publishKeyed: async () => {
+          throw new Error('unreachable');
+        },
+      },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
@@ -51,13 +77,22 @@ describe('API faults', () => {
     await db?.close();
   });
 
-  const get = (path: string, token: string | null = ADMIN_TOKEN) => fetch(url + path, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  const get = (path: string, token: string | null = ADMIN_TOKEN) =>
+    fetch(url + path, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
 
   test('an unreachable database answers 503 service_unavailable on reads, writes and readiness', async () => {
     const list = await get('/api/v1/app');
-    assert.deepEqual(await errorOf(list), { status: 503, code: 'service_unavailable', detail: 'The database cannot be reached; nothing was changed. Retry later.' });
+    assert.deepEqual(await errorOf(list), {
+      status: 503,
+      code: 'service_unavailable',
+      detail: 'The database cannot be reached; nothing was changed. Retry later.',
+    });
     assert.equal(list.headers.get('retry-after'), '1');
-    const create = await fetch(`${url}/api/v1/app`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    const create = await fetch(`${url}/api/v1/app`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
     assert.equal(create.status, 503);
     const ready = await get('/readyz', null);
     assert.equal(ready.status, 503);
@@ -69,7 +104,9 @@ describe('API faults', () => {
   });
 
   test('an unexpected fault is an opaque 500 naming the request id, logged as error', async () => {
-    const res = await fetch(`${url}/api/v1/app/app_x/msg/msg_x`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'fault-1' } });
+    const res = await fetch(`${url}/api/v1/app/app_x/msg/msg_x`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'fault-1' },
+    });
     const body = await errorOf(res);
     assert.deepEqual(body, { status: 500, code: 'internal_error', detail: 'Internal error (request id fault-1)' });
     assert.equal(JSON.stringify(body).includes('boom'), false);

@@ -40,20 +40,27 @@ export interface ApiHarness {
   /** The Fastify instance (its connection figures: `app.connectionStats()`). */
   readonly app: FastifyInstance;
   /** Raw request with the admin token (or `token`), JSON body text as given. */
-  request(method: string, path: string, options?: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null },
+  ): Promise<Response>;
   /** Creates an API key scoped to `appId` and returns its token. */
   appKey(appId: string): Promise<string>;
   close(): Promise<void>;
 }
-
 
 /**
  * Starts the API over a fresh database of `engine` (server or embedded); `options.clock` steers its time
  * (default the system clock). `options.database` runs it over that database instead, beside the API that
  * made it (a second API process: its own dependencies and caches); its `close` then leaves the database.
  */
-export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<string, string> = {}, options: { readonly clock?: Clock; readonly database?: TestDatabase } = {}): Promise<ApiHarness> {
-  const database = options.database ?? await fresh();
+export async function startApi(
+  fresh: () => Promise<TestDatabase>,
+  env: Record<string, string> = {},
+  options: { readonly clock?: Clock; readonly database?: TestDatabase } = {},
+): Promise<ApiHarness> {
+  const database = options.database ?? (await fresh());
   const { db } = database;
   const config = loadConfig({
     TIDINGS_API_TOKEN: ADMIN_TOKEN,
@@ -67,7 +74,11 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   const keys = createPgApiKeyStore(db);
   const deliveries = createPgDeliveryStore(db, cipher);
   const deps: HttpDeps = createHttpDeps({
-    config, db, cipher, clock: options.clock ?? systemClock, random: cryptoRandom,
+    config,
+    db,
+    cipher,
+    clock: options.clock ?? systemClock,
+    random: cryptoRandom,
     logger: createLogger({ level: config.logLevel }),
     metrics: createMetrics({ defaultMetrics: false }),
     ready: async () => {
@@ -80,20 +91,38 @@ export async function startApi(fresh: () => Promise<TestDatabase>, env: Record<s
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
-    database, url, keys, deliveries, cipher, config, deps, app,
+    database,
+    url,
+    keys,
+    deliveries,
+    cipher,
+    config,
+    deps,
+    app,
     svix: new Svix(ADMIN_TOKEN, { serverUrl: url }),
-    request: (method, path, options = {}) => fetch(url + path, {
-      method,
-      headers: {
-        ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? ADMIN_TOKEN}` }),
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...options.headers,
-      },
-      ...(options.body === undefined ? {} : { body: options.body }),
-    }),
+    request: (method, path, options = {}) =>
+      fetch(url + path, {
+        method,
+        headers: {
+          ...(options.token === null ? {} : { authorization: `Bearer ${options.token ?? ADMIN_TOKEN}` }),
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...options.headers,
+        },
+        ...(options.body === undefined ? {} : { body: options.body }),
+      }),
     async appKey(appId) {
       const token = generateToken();
-      await keys.insertApiKeyIfAbsent({ id: `key_${randomBytes(8).toString('hex')}`, name: 'scoped', role: 'app', appId, tokenHash: hashToken(token), tokenPrefix: token.slice(0, 12) }, null);
+      await keys.insertApiKeyIfAbsent(
+        {
+          id: `key_${randomBytes(8).toString('hex')}`,
+          name: 'scoped',
+          role: 'app',
+          appId,
+          tokenHash: hashToken(token),
+          tokenPrefix: token.slice(0, 12),
+        },
+        null,
+      );
       return token;
     },
     async close() {

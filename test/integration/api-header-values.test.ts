@@ -17,14 +17,36 @@ import { startApi, type ApiHarness } from './api-harness.ts';
 
 const refused = (loc: readonly (string | number)[]) => (e: unknown) => {
   const error = e as { code?: number; body?: { code?: string; detail?: { loc: unknown[] }[] } };
-  return error.code === 422 && error.body?.code === 'validation' && JSON.stringify(error.body.detail?.[0]?.loc) === JSON.stringify(loc);
+  return (
+    error.code === 422 &&
+    error.body?.code === 'validation' &&
+    JSON.stringify(error.body.detail?.[0]?.loc) === JSON.stringify(loc)
+  );
 };
 
 /** Content types a client may send; the first group is sendable unchanged, the second is not. */
-const SENDABLE = ['text/plain', 'text/csv; charset=utf-8', 'application/xml;charset="utf-8"', 'text/plain;\ta=b', 'text/plain; a="x \\" y"', 'a/b ; c=d'];
+const SENDABLE = [
+  'text/plain',
+  'text/csv; charset=utf-8',
+  'application/xml;charset="utf-8"',
+  'text/plain;\ta=b',
+  'text/plain; a="x \\" y"',
+  'a/b ; c=d',
+];
 const UNSENDABLE = [
-  'text/plain\n; a=b', 'text/plain\r\n; a=b', 'text/plain;\u00a0a=b', 'text/plain\u2003; a=b', 'text/plain;\u2028a=b', 'text/plain; a="\u0001"',
-  'text/plain; a="caf\u00e9"', 'text/plain; a=\u00e9', ' text/plain', 'text/plain ', 'text/plain\t', 'text/plain; a="x\ny"', 'text/plain\u0000',
+  'text/plain\n; a=b',
+  'text/plain\r\n; a=b',
+  'text/plain;\u00a0a=b',
+  'text/plain\u2003; a=b',
+  'text/plain;\u2028a=b',
+  'text/plain; a="\u0001"',
+  'text/plain; a="caf\u00e9"',
+  'text/plain; a=\u00e9',
+  ' text/plain',
+  'text/plain ',
+  'text/plain\t',
+  'text/plain; a="x\ny"',
+  'text/plain\u0000',
 ];
 
 describe('header values a user gives', () => {
@@ -49,8 +71,15 @@ describe('header values a user gives', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     sender = createHttpSender({
-      connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, deadlineMs: 5000, maxResponseBytes: 1024, responsePrefixBytes: 64,
-      maxSocketsPerOrigin: 2, egressAllowlist: ['127.0.0.1/32'], userAgent: 'Tidings/test',
+      connectTimeoutMs: 2000,
+      headersTimeoutMs: 2000,
+      bodyTimeoutMs: 2000,
+      deadlineMs: 5000,
+      maxResponseBytes: 1024,
+      responsePrefixBytes: 64,
+      maxSocketsPerOrigin: 2,
+      egressAllowlist: ['127.0.0.1/32'],
+      userAgent: 'Tidings/test',
     });
   });
   after(async () => {
@@ -66,7 +95,10 @@ describe('header values a user gives', () => {
   const arrivesUnchanged = async (name: string, value: string): Promise<boolean> => {
     seen = [];
     // A pool of its own per request: a refused request must not change how the next one is sent.
-    const result = await sender.send({ url, headers: { [name]: value }, body: Buffer.from('x'), poolKey: `p${(pools += 1)}` }, AbortSignal.timeout(5000));
+    const result = await sender.send(
+      { url, headers: { [name]: value }, body: Buffer.from('x'), poolKey: `p${(pools += 1)}` },
+      AbortSignal.timeout(5000),
+    );
     if (result.type !== 'response' || result.statusCode !== 200) return false;
     const raw = seen[0]?.[name];
     return raw !== undefined && Buffer.from(raw, 'latin1').equals(Buffer.from(value, 'utf8'));
@@ -75,28 +107,63 @@ describe('header values a user gives', () => {
   test('a raw message whose content type undici would refuse (a line break, a Unicode space, a control character, non-ASCII, outer whitespace) is refused with 422 at publish, not accepted with 202 and then failed at every attempt', async () => {
     const loc = ['body', 'transformationsParams', 'headers', 'content-type'];
     for (const contentType of UNSENDABLE) {
-      await assert.rejects(api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType)), refused(loc), JSON.stringify(contentType));
-      assert.equal(await arrivesUnchanged('content-type', contentType), false, `${JSON.stringify(contentType)}: the sender cannot send it unchanged either`);
+      await assert.rejects(
+        api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType)),
+        refused(loc),
+        JSON.stringify(contentType),
+      );
+      assert.equal(
+        await arrivesUnchanged('content-type', contentType),
+        false,
+        `${JSON.stringify(contentType)}: the sender cannot send it unchanged either`,
+      );
     }
     for (const contentType of SENDABLE) {
       await api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType));
       assert.equal(await arrivesUnchanged('content-type', contentType), true, JSON.stringify(contentType));
     }
-    const stored = await api.database.db.query<{ content_type: string }>('SELECT content_type FROM messages WHERE app_id = $1 ORDER BY id', [appId]);
-    assert.deepEqual(stored.rows.map((r) => r.content_type), SENDABLE, 'only the sendable ones were stored');
+    const stored = await api.database.db.query<{ content_type: string }>(
+      'SELECT content_type FROM messages WHERE app_id = $1 ORDER BY id',
+      [appId],
+    );
+    assert.deepEqual(
+      stored.rows.map((r) => r.content_type),
+      SENDABLE,
+      'only the sendable ones were stored',
+    );
   });
 
   test('an endpoint header value or name that cannot be sent unchanged is refused with 422 naming it, on create, set, patch and deleteHeaders', async () => {
     const ep = await api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h' });
     for (const value of UNSENDABLE) {
       const headers = { 'x-custom': value };
-      await assert.rejects(api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h', headers }), refused(['body', 'headers', 'x-custom']), JSON.stringify(value));
-      await assert.rejects(api.svix.endpoint.setHeaders(appId, ep.id, { headers }), refused(['body', 'headers', 'x-custom']), JSON.stringify(value));
-      await assert.rejects(api.svix.endpoint.patchHeaders(appId, ep.id, { headers }), refused(['body', 'headers', 'x-custom']), JSON.stringify(value));
-      assert.equal(await arrivesUnchanged('x-custom', value), false, `${JSON.stringify(value)}: not sendable unchanged`);
+      await assert.rejects(
+        api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h', headers }),
+        refused(['body', 'headers', 'x-custom']),
+        JSON.stringify(value),
+      );
+      await assert.rejects(
+        api.svix.endpoint.setHeaders(appId, ep.id, { headers }),
+        refused(['body', 'headers', 'x-custom']),
+        JSON.stringify(value),
+      );
+      await assert.rejects(
+        api.svix.endpoint.patchHeaders(appId, ep.id, { headers }),
+        refused(['body', 'headers', 'x-custom']),
+        JSON.stringify(value),
+      );
+      assert.equal(
+        await arrivesUnchanged('x-custom', value),
+        false,
+        `${JSON.stringify(value)}: not sendable unchanged`,
+      );
     }
     for (const name of ['x custom', 'x\u00e9', 'x:y', '']) {
-      await assert.rejects(api.svix.endpoint.patchHeaders(appId, ep.id, { headers: {}, deleteHeaders: [name] }), refused(['body', 'deleteHeaders', 0]), JSON.stringify(name));
+      await assert.rejects(
+        api.svix.endpoint.patchHeaders(appId, ep.id, { headers: {}, deleteHeaders: [name] }),
+        refused(['body', 'deleteHeaders', 0]),
+        JSON.stringify(name),
+      );
     }
     const sendable = 'visible ASCII, inner space and\ttab: ~!';
     await api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'x-custom': sendable } });

@@ -72,7 +72,11 @@ const BODIES: Readonly<Record<string, object | null>> = {
 /** Routes that act on the caller's own credential: exercised separately with a throwaway key. */
 const SELF_ROUTES = new Set(['POST /api/v1/auth/logout']);
 
-interface Route { readonly method: string; readonly url: string; readonly public: boolean }
+interface Route {
+  readonly method: string;
+  readonly url: string;
+  readonly public: boolean;
+}
 interface World {
   readonly a: { id: string; uid: string };
   readonly b: Record<string, string>;
@@ -82,7 +86,12 @@ interface World {
 }
 
 const rnd = (): string => randomBytes(5).toString('hex');
-const fakeUlid = (): string => `01J${randomBytes(16).toString('hex').toUpperCase().replace(/[ILOU]/g, '0').slice(0, 23)}`;
+const fakeUlid = (): string =>
+  `01J${randomBytes(16)
+    .toString('hex')
+    .toUpperCase()
+    .replace(/[ILOU]/g, '0')
+    .slice(0, 23)}`;
 
 for (const engine of ENGINES) {
   describe(`cross-application matrix (${engine.name})`, () => {
@@ -93,8 +102,12 @@ for (const engine of ENGINES) {
 
     const call = async (method: string, url: string, token: string, body: object | null | undefined) => {
       const res = await app.inject({
-        method: method as 'GET', url,
-        headers: { authorization: `Bearer ${token}`, ...(body === null || body === undefined ? {} : { 'content-type': 'application/json' }) },
+        method: method as 'GET',
+        url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === null || body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === null || body === undefined ? {} : { payload: JSON.stringify(body) }),
       });
       return { status: res.statusCode, body: res.body };
@@ -102,11 +115,21 @@ for (const engine of ENGINES) {
 
     before(async () => {
       database = await engine.fresh();
-      const config = loadConfig({ TIDINGS_API_TOKEN: ADMIN, TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_LOG_LEVEL: 'silent' });
+      const config = loadConfig({
+        TIDINGS_API_TOKEN: ADMIN,
+        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+        TIDINGS_LOG_LEVEL: 'silent',
+      });
       const deps = createHttpDeps({
-        config, db: database.db, cipher: testCipher(), clock: systemClock, random: cryptoRandom,
-        logger: createLogger({ level: 'silent' }), metrics: createMetrics({ defaultMetrics: false }),
-        ready: async () => true, wake: () => undefined,
+        config,
+        db: database.db,
+        cipher: testCipher(),
+        clock: systemClock,
+        random: cryptoRandom,
+        logger: createLogger({ level: 'silent' }),
+        metrics: createMetrics({ defaultMetrics: false }),
+        ready: async () => true,
+        wake: () => undefined,
       });
       app = buildApp(deps);
       app.addHook('onRoute', (r) => {
@@ -129,11 +152,27 @@ for (const engine of ENGINES) {
       };
       const m = rnd();
       const a = await json('POST', '/api/v1/app', { name: `A-${m}`, uid: `a-uid-${m}` });
-      const b = await json('POST', '/api/v1/app', { name: `B-NAME-${m}`, uid: `b-uid-${m}`, metadata: { owner: `B-META-${m}` } });
+      const b = await json('POST', '/api/v1/app', {
+        name: `B-NAME-${m}`,
+        uid: `b-uid-${m}`,
+        metadata: { owner: `B-META-${m}` },
+      });
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      const ep = await json('POST', `/api/v1/app/${b.id}/endpoint`, { url: `http://127.0.0.1:9/B-URL-${m}`, uid: `b-ep-${m}`, description: `B-DESC-${m}`, secret });
-      const msg = await json('POST', `/api/v1/app/${b.id}/msg`, { eventType: `b.type.${m}`, eventId: `b-evt-${m}`, tags: [`b-tag-${m}`], payload: { note: `B-PAYLOAD-${m}` } });
-      const delivery = (await database.db.query<{ id: string }>('SELECT id FROM deliveries WHERE message_id = $1', [msg.id])).rows[0]!;
+      const ep = await json('POST', `/api/v1/app/${b.id}/endpoint`, {
+        url: `http://127.0.0.1:9/B-URL-${m}`,
+        uid: `b-ep-${m}`,
+        description: `B-DESC-${m}`,
+        secret,
+      });
+      const msg = await json('POST', `/api/v1/app/${b.id}/msg`, {
+        eventType: `b.type.${m}`,
+        eventId: `b-evt-${m}`,
+        tags: [`b-tag-${m}`],
+        payload: { note: `B-PAYLOAD-${m}` },
+      });
+      const delivery = (
+        await database.db.query<{ id: string }>('SELECT id FROM deliveries WHERE message_id = $1', [msg.id])
+      ).rows[0]!;
       const attemptId = `atmpt_${fakeUlid()}`;
       await database.db.query(
         `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded, response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token)
@@ -141,20 +180,48 @@ for (const engine of ENGINES) {
         [attemptId, delivery.id, b.id, msg.id, ep.id, `B-RESPONSE-${m}`, `http://127.0.0.1:9/B-URL-${m}`],
       );
       const taskId = `qtask_${fakeUlid()}`;
-      await database.db.query(`INSERT INTO background_tasks (id, app_id, kind, status, params) VALUES ($1, $2, 'endpoint.recover', 'finished', $3)`, [taskId, b.id, JSON.stringify({ note: `B-TASK-${m}` })]);
+      await database.db.query(
+        `INSERT INTO background_tasks (id, app_id, kind, status, params) VALUES ($1, $2, 'endpoint.recover', 'finished', $3)`,
+        [taskId, b.id, JSON.stringify({ note: `B-TASK-${m}` })],
+      );
       const key = async (appId: string): Promise<{ id: string; token: string }> => {
         const token = generateToken();
         const id = `key_${fakeUlid()}`;
-        await database.db.query(`INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'matrix', 'app', $2, $3, $4)`, [id, appId, hashToken(token), token.slice(0, 12)]);
+        await database.db.query(
+          `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'matrix', 'app', $2, $3, $4)`,
+          [id, appId, hashToken(token), token.slice(0, 12)],
+        );
         return { id, token };
       };
       const keyA = await key(a.id!);
       const keyB = await key(b.id!);
       const bObjects = {
-        appId: b.id!, appUid: b.uid!, endpointId: ep.id!, endpointUid: ep.uid!, msgId: msg.id!, eventId: msg.eventId!,
-        attemptId, keyId: keyB.id, taskId, eventTypeName: `b.type.${m}`,
+        appId: b.id!,
+        appUid: b.uid!,
+        endpointId: ep.id!,
+        endpointUid: ep.uid!,
+        msgId: msg.id!,
+        eventId: msg.eventId!,
+        attemptId,
+        keyId: keyB.id,
+        taskId,
+        eventTypeName: `b.type.${m}`,
       };
-      const markers = [...Object.values(bObjects), `B-NAME-${m}`, `B-META-${m}`, `B-URL-${m}`, `B-DESC-${m}`, `B-PAYLOAD-${m}`, `B-RESPONSE-${m}`, `B-TASK-${m}`, `b-tag-${m}`, secret, secret.slice(6), keyB.token, keyB.token.slice(0, 12)];
+      const markers = [
+        ...Object.values(bObjects),
+        `B-NAME-${m}`,
+        `B-META-${m}`,
+        `B-URL-${m}`,
+        `B-DESC-${m}`,
+        `B-PAYLOAD-${m}`,
+        `B-RESPONSE-${m}`,
+        `B-TASK-${m}`,
+        `b-tag-${m}`,
+        secret,
+        secret.slice(6),
+        keyB.token,
+        keyB.token.slice(0, 12),
+      ];
       return { a: { id: a.id!, uid: a.uid! }, b: bObjects, markers, tokenA: keyA.token, tokenB: keyB.token };
     }
 
@@ -171,21 +238,28 @@ for (const engine of ENGINES) {
         eventTypeName: [b.eventTypeName!, b.eventTypeName!, `no.such.type.${rnd()}`, `no.such.type.${rnd()}`],
       };
       const values = table[name];
-      if (values === undefined) throw new Error(`path parameter :${name} is new: teach the matrix which of B's objects it names (test/integration/api-isolation.test.ts, param())`);
+      if (values === undefined)
+        throw new Error(
+          `path parameter :${name} is new: teach the matrix which of B's objects it names (test/integration/api-isolation.test.ts, param())`,
+        );
       return values[['bId', 'bUid', 'missingId', 'missingUid'].indexOf(form)]!;
     }
 
-    const fill = (url: string, pick: (name: string) => string): string => url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(pick(name)));
+    const fill = (url: string, pick: (name: string) => string): string =>
+      url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(pick(name)));
 
     /** B's data found in `body` that the request did not carry itself. */
-    const leaks = (body: string, request: string): string[] => world.markers.filter((mark) => body.includes(mark) && !request.includes(mark));
+    const leaks = (body: string, request: string): string[] =>
+      world.markers.filter((mark) => body.includes(mark) && !request.includes(mark));
 
-    test('every route: a key scoped to A naming B\'s objects gets exactly the missing-object answer (or 403), and no answer carries B\'s data', async () => {
+    test("every route: a key scoped to A naming B's objects gets exactly the missing-object answer (or 403), and no answer carries B's data", async () => {
       const checked: string[] = [];
       const problems: string[] = [];
       // Reads first; PUT — which may create, in A, an object with the uid it names — last, deepest path first.
       const order = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'PUT'];
-      const sorted = [...routes].sort((x, y) => order.indexOf(x.method) - order.indexOf(y.method) || y.url.length - x.url.length);
+      const sorted = [...routes].sort(
+        (x, y) => order.indexOf(x.method) - order.indexOf(y.method) || y.url.length - x.url.length,
+      );
       for (const route of sorted) {
         const name = `${route.method} ${route.url}`;
         if (route.public || SELF_ROUTES.has(name) || route.method === 'OPTIONS') continue;
@@ -197,14 +271,34 @@ for (const engine of ENGINES) {
         }
         const params = [...route.url.matchAll(/:(\w+)/g)].map((x) => x[1]!);
         const namesApp = params.includes('appId');
-        const variants: { label: string; probe: (n: string) => string; control: (n: string) => string; mustRefuse: boolean }[] = [
+        const variants: {
+          label: string;
+          probe: (n: string) => string;
+          control: (n: string) => string;
+          mustRefuse: boolean;
+        }[] = [
           { label: 'B by id', probe: (n) => param(n, 'bId'), control: (n) => param(n, 'missingId'), mustRefuse: true },
-          { label: 'B by uid', probe: (n) => param(n, 'bUid'), control: (n) => param(n, 'missingUid'), mustRefuse: true },
+          {
+            label: 'B by uid',
+            probe: (n) => param(n, 'bUid'),
+            control: (n) => param(n, 'missingUid'),
+            mustRefuse: true,
+          },
         ];
         if (namesApp && params.length > 1) {
           variants.push(
-            { label: 'A\'s app, B\'s objects by id', probe: (n) => (n === 'appId' ? world.a.id : param(n, 'bId')), control: (n) => (n === 'appId' ? world.a.id : param(n, 'missingId')), mustRefuse: false },
-            { label: 'A\'s app, B\'s objects by uid', probe: (n) => (n === 'appId' ? world.a.uid : param(n, 'bUid')), control: (n) => (n === 'appId' ? world.a.uid : param(n, 'missingUid')), mustRefuse: false },
+            {
+              label: "A's app, B's objects by id",
+              probe: (n) => (n === 'appId' ? world.a.id : param(n, 'bId')),
+              control: (n) => (n === 'appId' ? world.a.id : param(n, 'missingId')),
+              mustRefuse: false,
+            },
+            {
+              label: "A's app, B's objects by uid",
+              probe: (n) => (n === 'appId' ? world.a.uid : param(n, 'bUid')),
+              control: (n) => (n === 'appId' ? world.a.uid : param(n, 'missingUid')),
+              mustRefuse: false,
+            },
           );
         }
         if (params.length === 0) variants.splice(1);
@@ -224,13 +318,22 @@ for (const engine of ENGINES) {
           const where = `${name} [${v.label}] ${probeUrl}`;
           const requestText = `${probeUrl} ${JSON.stringify(sent)}`;
           const leaked = leaks(probe.body, requestText);
-          if (leaked.length > 0) problems.push(`${where}: the answer carries B's data ${JSON.stringify(leaked)}: ${probe.body.slice(0, 300)}`);
-          if (probe.status !== control.status) problems.push(`${where}: ${probe.status} for B's objects but ${control.status} for missing ones (an existence oracle)`);
-          else if (probe.status >= 400 && probe.body !== control.body) problems.push(`${where}: answer differs from the missing-object answer: ${probe.body} vs ${control.body}`);
+          if (leaked.length > 0)
+            problems.push(
+              `${where}: the answer carries B's data ${JSON.stringify(leaked)}: ${probe.body.slice(0, 300)}`,
+            );
+          if (probe.status !== control.status)
+            problems.push(
+              `${where}: ${probe.status} for B's objects but ${control.status} for missing ones (an existence oracle)`,
+            );
+          else if (probe.status >= 400 && probe.body !== control.body)
+            problems.push(`${where}: answer differs from the missing-object answer: ${probe.body} vs ${control.body}`);
           // Outside any application only a read of what every application shares (event types) may succeed.
           const sharedRead = !namesApp && params.length === 0 && (route.method === 'GET' || route.method === 'HEAD');
-          if (v.mustRefuse && !sharedRead && probe.status !== 404 && probe.status !== 403) problems.push(`${where}: answered ${probe.status}, expected 404 or 403: ${probe.body.slice(0, 300)}`);
-          if (!namesApp && route.method !== 'GET' && route.method !== 'HEAD' && probe.status !== 403) problems.push(`${where}: answered ${probe.status}: a write outside A's application must be refused (403)`);
+          if (v.mustRefuse && !sharedRead && probe.status !== 404 && probe.status !== 403)
+            problems.push(`${where}: answered ${probe.status}, expected 404 or 403: ${probe.body.slice(0, 300)}`);
+          if (!namesApp && route.method !== 'GET' && route.method !== 'HEAD' && probe.status !== 403)
+            problems.push(`${where}: answered ${probe.status}: a write outside A's application must be refused (403)`);
           checked.push(`${where} → ${probe.status}`);
         }
       }
@@ -239,24 +342,41 @@ for (const engine of ENGINES) {
     });
 
     test('routes a scoped key may never use answer 403 whatever they name, even with a body that would not validate', async () => {
-      const operatorOnly = routes.filter((r) => !r.public && (r.url.startsWith('/api/v1/api-key') || r.url.startsWith('/api/v1/auth/app') || r.url === '/api/v1/app'));
+      const operatorOnly = routes.filter(
+        (r) =>
+          !r.public &&
+          (r.url.startsWith('/api/v1/api-key') || r.url.startsWith('/api/v1/auth/app') || r.url === '/api/v1/app'),
+      );
       assert.ok(operatorOnly.length >= 6);
       for (const r of operatorOnly) {
         for (const appRef of [world.a.id, world.b.appId!, `app_${fakeUlid()}`]) {
           const url = fill(r.url, (n) => (n === 'appId' ? appRef : n === 'keyId' ? world.b.keyId! : 'x'));
-          const res = await call(r.method, url, world.tokenA, r.method === 'GET' || r.method === 'DELETE' ? null : { unexpected: [1, 2, 3] });
+          const res = await call(
+            r.method,
+            url,
+            world.tokenA,
+            r.method === 'GET' || r.method === 'DELETE' ? null : { unexpected: [1, 2, 3] },
+          );
           assert.equal(res.status, 403, `${r.method} ${url}: ${res.body}`);
-          if (r.method !== 'HEAD') assert.deepEqual(JSON.parse(res.body), { code: 'insufficient access', detail: 'This credential may not use this route' });
+          if (r.method !== 'HEAD')
+            assert.deepEqual(JSON.parse(res.body), {
+              code: 'insufficient access',
+              detail: 'This credential may not use this route',
+            });
         }
       }
     });
 
-    test('B is unchanged, B\'s own key reaches every object the matrix named, and a throwaway A key can log out only itself', async () => {
+    test("B is unchanged, B's own key reaches every object the matrix named, and a throwaway A key can log out only itself", async () => {
       const b = world.b;
       for (const url of [
-        `/api/v1/app/${b.appId}`, `/api/v1/app/${b.appUid}/endpoint/${b.endpointUid}`, `/api/v1/app/${b.appId}/endpoint/${b.endpointId}/secret`,
-        `/api/v1/app/${b.appId}/msg/${b.eventId}`, `/api/v1/app/${b.appId}/msg/${b.msgId}/attempt/${b.attemptId}`,
-        `/api/v1/app/${b.appId}/msg/${b.msgId}/endpoint/${b.endpointId}/timeline`, `/api/v1/app/${b.appId}/attempt/endpoint/${b.endpointId}`,
+        `/api/v1/app/${b.appId}`,
+        `/api/v1/app/${b.appUid}/endpoint/${b.endpointUid}`,
+        `/api/v1/app/${b.appId}/endpoint/${b.endpointId}/secret`,
+        `/api/v1/app/${b.appId}/msg/${b.eventId}`,
+        `/api/v1/app/${b.appId}/msg/${b.msgId}/attempt/${b.attemptId}`,
+        `/api/v1/app/${b.appId}/msg/${b.msgId}/endpoint/${b.endpointId}/timeline`,
+        `/api/v1/app/${b.appId}/attempt/endpoint/${b.endpointId}`,
       ]) {
         const res = await call('GET', url, world.tokenB, null);
         assert.equal(res.status, 200, `${url}: ${res.body}`);
@@ -264,16 +384,29 @@ for (const engine of ENGINES) {
       const appB = JSON.parse((await call('GET', `/api/v1/app/${b.appId}`, ADMIN, null)).body) as { name: string };
       assert.ok(appB.name.startsWith('B-NAME-'), 'B was not renamed');
       const msg = (await call('GET', `/api/v1/app/${b.appId}/msg/${b.msgId}`, world.tokenB, null)).body;
-      assert.ok(msg.includes('B-PAYLOAD-'), 'B\'s payload is intact');
-      const ep = JSON.parse((await call('GET', `/api/v1/app/${b.appId}/endpoint/${b.endpointId}`, world.tokenB, null)).body) as { description: string };
+      assert.ok(msg.includes('B-PAYLOAD-'), "B's payload is intact");
+      const ep = JSON.parse(
+        (await call('GET', `/api/v1/app/${b.appId}/endpoint/${b.endpointId}`, world.tokenB, null)).body,
+      ) as { description: string };
       assert.ok(ep.description.startsWith('B-DESC-'));
-      assert.equal((await call('GET', `/api/v1/app/${world.a.id}`, world.tokenA, null)).status, 200, 'A\'s key still works');
+      assert.equal(
+        (await call('GET', `/api/v1/app/${world.a.id}`, world.tokenA, null)).status,
+        200,
+        "A's key still works",
+      );
 
       const throwaway = generateToken();
-      await database.db.query(`INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'throwaway', 'app', $2, $3, 'x')`, [`key_${fakeUlid()}`, world.a.id, hashToken(throwaway)]);
+      await database.db.query(
+        `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'throwaway', 'app', $2, $3, 'x')`,
+        [`key_${fakeUlid()}`, world.a.id, hashToken(throwaway)],
+      );
       assert.equal((await call('POST', '/api/v1/auth/logout', throwaway, null)).status, 204);
       assert.equal((await call('GET', `/api/v1/app/${world.a.id}`, throwaway, null)).status, 401);
-      assert.equal((await call('GET', `/api/v1/app/${b.appId}`, world.tokenB, null)).status, 200, 'logging out one key leaves others alone');
+      assert.equal(
+        (await call('GET', `/api/v1/app/${b.appId}`, world.tokenB, null)).status,
+        200,
+        'logging out one key leaves others alone',
+      );
     });
   });
 }

@@ -14,7 +14,12 @@ const PAGE_BYTES = 64 * 1024;
 const PAYLOAD_CHARS = 20_000;
 const MESSAGES = 12;
 
-interface ListAnswer { readonly data: { id: string; payload?: unknown; response?: string; schemas?: unknown }[]; readonly iterator: string | null; readonly prevIterator: string | null; readonly done: boolean }
+interface ListAnswer {
+  readonly data: { id: string; payload?: unknown; response?: string; schemas?: unknown }[];
+  readonly iterator: string | null;
+  readonly prevIterator: string | null;
+  readonly done: boolean;
+}
 
 for (const engine of ENGINES) {
   describe(`list answers bounded in bytes (${engine.name})`, () => {
@@ -22,10 +27,15 @@ for (const engine of ENGINES) {
     let appId: string;
     const published: string[] = [];
     before(async () => {
-      api = await startApi(engine.fresh, { TIDINGS_MAX_PAGE_BYTES: String(PAGE_BYTES), TIDINGS_MAX_BODY_BYTES: String(256 * 1024) });
+      api = await startApi(engine.fresh, {
+        TIDINGS_MAX_PAGE_BYTES: String(PAGE_BYTES),
+        TIDINGS_MAX_BODY_BYTES: String(256 * 1024),
+      });
       appId = (await api.svix.application.create({ name: 'pages' })).id;
       for (let i = 0; i < MESSAGES; i++) {
-        const res = await api.request('POST', `/api/v1/app/${appId}/msg`, { body: JSON.stringify({ eventType: 'page.one', payload: { i, pad: String(i % 10).repeat(PAYLOAD_CHARS) } }) });
+        const res = await api.request('POST', `/api/v1/app/${appId}/msg`, {
+          body: JSON.stringify({ eventType: 'page.one', payload: { i, pad: String(i % 10).repeat(PAYLOAD_CHARS) } }),
+        });
         published.push(((await res.json()) as { id: string }).id);
       }
     });
@@ -40,16 +50,28 @@ for (const engine of ENGINES) {
 
     test('a page of messages with content (limit=250) ends at TIDINGS_MAX_PAGE_BYTES with an iterator, and the official client walks every message once, in order, forward and back', async () => {
       const first = await list('limit=250&with_content=true');
-      assert.ok(first.answer.data.length >= 1 && first.answer.data.length < MESSAGES, `${first.answer.data.length} messages on the first page`);
+      assert.ok(
+        first.answer.data.length >= 1 && first.answer.data.length < MESSAGES,
+        `${first.answer.data.length} messages on the first page`,
+      );
       assert.ok(first.bytes <= PAGE_BYTES + PAYLOAD_CHARS + 1024, `${first.bytes} bytes`);
       assert.equal(first.answer.done, false);
-      assert.equal(first.answer.iterator, first.answer.data.at(-1)?.id, 'the iterator continues after the last message shown');
-      for (const m of first.answer.data) assert.equal((m.payload as { pad: string }).pad.length, PAYLOAD_CHARS, 'payloads whole');
+      assert.equal(
+        first.answer.iterator,
+        first.answer.data.at(-1)?.id,
+        'the iterator continues after the last message shown',
+      );
+      for (const m of first.answer.data)
+        assert.equal((m.payload as { pad: string }).pad.length, PAYLOAD_CHARS, 'payloads whole');
 
       const seen: string[] = [];
       let iterator: string | null = null;
       for (let pages = 0; pages < 50; pages++) {
-        const page = await api.svix.message.list(appId, { limit: 250, withContent: true, ...(iterator === null ? {} : { iterator }) });
+        const page = await api.svix.message.list(appId, {
+          limit: 250,
+          withContent: true,
+          ...(iterator === null ? {} : { iterator }),
+        });
         seen.push(...page.data.map((m) => m.id));
         for (const m of page.data) assert.equal((m.payload as { pad: string }).pad.length, PAYLOAD_CHARS);
         if (page.done) break;
@@ -73,10 +95,17 @@ for (const engine of ENGINES) {
     test('payloads past the page budget are not read: the store returns the payloads of a prefix whose earlier bytes stay under the budget', async () => {
       const store = createPgMessageQueryStore(api.database.db, api.cipher);
       const all = await store.readPayloads(appId, published, 10 ** 9);
-      assert.deepEqual(all.map((r) => r.id), published);
+      assert.deepEqual(
+        all.map((r) => r.id),
+        published,
+      );
       const cut = await store.readPayloads(appId, published, 3 * PAYLOAD_CHARS);
       assert.ok(cut.length >= 3 && cut.length <= 4, `${cut.length} read`);
-      assert.deepEqual(cut.map((r) => r.id), published.slice(0, cut.length), 'a prefix, in the order asked');
+      assert.deepEqual(
+        cut.map((r) => r.id),
+        published.slice(0, cut.length),
+        'a prefix, in the order asked',
+      );
       assert.deepEqual(JSON.parse(Buffer.from(cut[0]!.payload!).toString()).i, 0);
       assert.equal((await store.readPayloads(appId, published, 1)).length, 1, 'the first is always read');
     });
@@ -91,17 +120,32 @@ for (const engine of ENGINES) {
       assert.equal(listed.status, 200);
       await api.svix.eventType.create({ name: 'with.schema', description: 'd', schemas: { 1: { type: 'object' } } });
       const types = (await (await api.request('GET', '/api/v1/event-type')).json()) as ListAnswer;
-      assert.ok(types.data.every((t) => t.schemas === null), 'schemas only when asked');
+      assert.ok(
+        types.data.every((t) => t.schemas === null),
+        'schemas only when asked',
+      );
       const asked = (await (await api.request('GET', '/api/v1/event-type?with_content=true')).json()) as ListAnswer;
-      assert.deepEqual(asked.data.find((t) => (t as unknown as { name: string }).name === 'with.schema')?.schemas, { 1: { type: 'object' } });
-      const one = (await (await api.request('GET', `/api/v1/app/${appId}/msg/${published[0]}`)).json()) as { payload: { i: number } };
+      assert.deepEqual(asked.data.find((t) => (t as unknown as { name: string }).name === 'with.schema')?.schemas, {
+        1: { type: 'object' },
+      });
+      const one = (await (await api.request('GET', `/api/v1/app/${appId}/msg/${published[0]}`)).json()) as {
+        payload: { i: number };
+      };
       assert.equal(one.payload.i, 0);
     });
 
     test('a page of endpoints with large metadata ends at TIDINGS_MAX_PAGE_BYTES too, and the client walks them all', async () => {
       const other = (await api.svix.application.create({ name: 'big endpoints' })).id;
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push((await api.svix.endpoint.create(other, { url: `http://127.0.0.1:9/${i}`, metadata: { pad: 'm'.repeat(PAYLOAD_CHARS) } })).id);
+      for (let i = 0; i < 6; i++)
+        ids.push(
+          (
+            await api.svix.endpoint.create(other, {
+              url: `http://127.0.0.1:9/${i}`,
+              metadata: { pad: 'm'.repeat(PAYLOAD_CHARS) },
+            })
+          ).id,
+        );
       const res = await api.request('GET', `/api/v1/app/${other}/endpoint?limit=250`);
       const text = await res.text();
       const page = JSON.parse(text) as ListAnswer;

@@ -46,25 +46,34 @@ for (const engine of ENGINES) {
     type Answer = { status: number; json: Record<string, unknown> | null };
     const call = async (method: string, path: string, body?: unknown, token?: string): Promise<Answer> => {
       const res = await api.request(method, path, {
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(token === undefined ? {} : { token }),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(token === undefined ? {} : { token }),
       });
-      return { status: res.status, json: res.status === 204 ? null : await res.json() as Record<string, unknown> };
+      return { status: res.status, json: res.status === 204 ? null : ((await res.json()) as Record<string, unknown>) };
     };
     const policyOf = async (path: string): Promise<unknown> => (await call('GET', path)).json!.policy;
 
-    test('an endpoint\'s policy is set, patched, read with each field resolved and its source, cleared', async () => {
-      assert.deepEqual(await call('GET', EP), { status: 200, json: {
-        policy: NONE, eventType: null,
-        effective: {
-          schedule: [5000, 60_000], attemptTimeout: 2000, maxAttempts: 3,
-          sources: { schedule: 'installation', attemptTimeout: 'installation', maxAttempts: 'schedule' },
+    test("an endpoint's policy is set, patched, read with each field resolved and its source, cleared", async () => {
+      assert.deepEqual(await call('GET', EP), {
+        status: 200,
+        json: {
+          policy: NONE,
+          eventType: null,
+          effective: {
+            schedule: [5000, 60_000],
+            attemptTimeout: 2000,
+            maxAttempts: 3,
+            sources: { schedule: 'installation', attemptTimeout: 'installation', maxAttempts: 'schedule' },
+          },
         },
-      } });
+      });
       const set = await call('PUT', EP, { schedule: ['1s', 2500, '1m'], attemptTimeout: '1500ms' });
       assert.equal(set.status, 200);
       assert.deepEqual(set.json!.policy, { schedule: [1000, 2500, 60_000], attemptTimeout: 1500, maxAttempts: null });
       assert.deepEqual(set.json!.effective, {
-        schedule: [1000, 2500, 60_000], attemptTimeout: 1500, maxAttempts: 4,
+        schedule: [1000, 2500, 60_000],
+        attemptTimeout: 1500,
+        maxAttempts: 4,
         sources: { schedule: 'endpoint', attemptTimeout: 'endpoint', maxAttempts: 'schedule' },
       });
       const patched = await call('PATCH', EP, { maxAttempts: 7, attemptTimeout: null });
@@ -73,12 +82,16 @@ for (const engine of ENGINES) {
       assert.equal((await call('PUT', TYPE, { attemptTimeout: '3s', maxAttempts: 2 })).status, 200);
       const forType = await call('GET', `${EP}?event_type=policy.typed`);
       assert.deepEqual(forType.json!.effective, {
-        schedule: [1000, 2500, 60_000], attemptTimeout: 3000, maxAttempts: 7,
+        schedule: [1000, 2500, 60_000],
+        attemptTimeout: 3000,
+        maxAttempts: 7,
         sources: { schedule: 'endpoint', attemptTimeout: 'eventType', maxAttempts: 'endpoint' },
       });
       assert.equal(forType.json!.eventType, 'policy.typed');
       assert.deepEqual((await call('GET', TYPE)).json!.effective, {
-        schedule: [5000, 60_000], attemptTimeout: 3000, maxAttempts: 2,
+        schedule: [5000, 60_000],
+        attemptTimeout: 3000,
+        maxAttempts: 2,
         sources: { schedule: 'installation', attemptTimeout: 'eventType', maxAttempts: 'eventType' },
       });
       const replaced = await call('PUT', EP, { maxAttempts: 1 });
@@ -86,15 +99,21 @@ for (const engine of ENGINES) {
       assert.equal((await call('DELETE', EP)).status, 204);
       assert.deepEqual(await policyOf(EP), NONE);
       const stored = await api.database.db.query<{ retry_policy: unknown }>(
-        'SELECT retry_policy FROM endpoints WHERE id = $1', [epId]);
+        'SELECT retry_policy FROM endpoints WHERE id = $1',
+        [epId],
+      );
       assert.equal(stored.rows[0]!.retry_policy, null, 'a cleared policy is stored as none');
       assert.equal((await call('DELETE', TYPE)).status, 204);
     });
 
-    test('a policy outside the installation\'s limits is 422 naming each field, and nothing changes', async () => {
+    test("a policy outside the installation's limits is 422 naming each field, and nothing changes", async () => {
       await call('PUT', EP, { maxAttempts: 4 });
       for (const [body, locs, msg] of REFUSALS) {
-        for (const [method, path] of [['PUT', EP], ['PATCH', EP], ['PUT', TYPE]] as const) {
+        for (const [method, path] of [
+          ['PUT', EP],
+          ['PATCH', EP],
+          ['PUT', TYPE],
+        ] as const) {
           const err = await errorOf(await api.request(method, path, { body: JSON.stringify(body) }));
           const detail = err.detail as { loc: (string | number)[]; msg: string }[];
           const got = [err.status, err.code, detail.map((d) => d.loc.join('.'))];
@@ -123,7 +142,7 @@ for (const engine of ENGINES) {
       }
     });
 
-    test('an application key sets its endpoints\' policies, not another\'s nor a type\'s; 404 for none', async () => {
+    test("an application key sets its endpoints' policies, not another's nor a type's; 404 for none", async () => {
       const token = await api.appKey(appId);
       assert.equal((await call('PUT', EP, { maxAttempts: 2 }, token)).status, 200);
       const other = await api.svix.application.create({ name: 'other', uid: 'other-app' });

@@ -5,8 +5,12 @@ import { freshServerDatabase } from '../support/db.ts';
 import { startApi, type ApiHarness } from './api-harness.ts';
 
 let api: ApiHarness;
-before(async () => { api = await startApi(freshServerDatabase); });
-after(async () => { await api?.close(); });
+before(async () => {
+  api = await startApi(freshServerDatabase);
+});
+after(async () => {
+  await api?.close();
+});
 
 test('a payload nested thousands of levels deep is refused with 422 naming the payload, and nothing is stored', async () => {
   const app = await api.svix.application.create({ name: 'deep' });
@@ -14,14 +18,19 @@ test('a payload nested thousands of levels deep is refused with 422 naming the p
   const body = `{"eventType":"deep","payload":${'['.repeat(depth)}${']'.repeat(depth)}}`;
   const res = await api.request('POST', `/api/v1/app/${app.id}/msg`, { body });
   assert.equal(res.status, 422);
-  const answer = await res.json() as { code: string; detail: { loc: string[] }[] };
+  const answer = (await res.json()) as { code: string; detail: { loc: string[] }[] };
   assert.equal(answer.code, 'validation');
   assert.deepEqual(answer.detail[0]!.loc, ['body', 'payload']);
-  assert.equal((await api.database.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [app.id])).rows[0]!.n, 0);
+  assert.equal(
+    (await api.database.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [app.id])).rows[0]!.n,
+    0,
+  );
 });
 
 test('a malformed JSON body is a 400 that quotes nothing of the body', async () => {
-  const res = await api.request('POST', '/api/v1/app', { body: '{"name": "x", "secret": whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
+  const res = await api.request('POST', '/api/v1/app', {
+    body: '{"name": "x", "secret": whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  });
   assert.equal(res.status, 400);
   const text = await res.text();
   assert.doesNotMatch(text, /whsec_/);

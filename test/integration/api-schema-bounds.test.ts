@@ -13,12 +13,24 @@ import { startApi, type ApiHarness } from './api-harness.ts';
 /** Largest error answer a request may get, in bytes: the issues shown, each text bounded, with room for JSON. */
 const ANSWER_BOUND = (ERROR_BOUNDS.issuesMax + 1) * (ERROR_BOUNDS.textMaxChars * 3 + 200);
 
-interface Answer { readonly status: number; readonly bytes: number; readonly issues: readonly { readonly loc: readonly (string | number)[]; readonly msg: string; readonly type: string }[] }
+interface Answer {
+  readonly status: number;
+  readonly bytes: number;
+  readonly issues: readonly {
+    readonly loc: readonly (string | number)[];
+    readonly msg: string;
+    readonly type: string;
+  }[];
+}
 
 async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text();
   const body = JSON.parse(text) as { detail?: unknown };
-  return { status: res.status, bytes: Buffer.byteLength(text), issues: Array.isArray(body.detail) ? body.detail as Answer['issues'] : [] };
+  return {
+    status: res.status,
+    bytes: Buffer.byteLength(text),
+    issues: Array.isArray(body.detail) ? (body.detail as Answer['issues']) : [],
+  };
 }
 
 describe('bounded schema checks and error answers', () => {
@@ -35,27 +47,73 @@ describe('bounded schema checks and error answers', () => {
 
   test('a uniqueItems that would compare 20,000 objects two by two is refused when the event type is written, naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar items, or a maxItems within the cap, are accepted', async () => {
     for (const [name, schema, loc] of [
-      ['unique.untyped', { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } }, ['properties', 'list', 'uniqueItems']],
+      [
+        'unique.untyped',
+        { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } },
+        ['properties', 'list', 'uniqueItems'],
+      ],
       ['unique.objects', { type: 'array', uniqueItems: true, items: { type: 'object' } }, ['uniqueItems']],
-      ['unique.mixed', { $defs: { l: { type: 'array', uniqueItems: true, items: { type: ['string', 'array'] } } }, $ref: '#/$defs/l' }, ['$defs', 'l', 'uniqueItems']],
-      ['unique.too.many', { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems + 1 }, ['uniqueItems']],
+      [
+        'unique.mixed',
+        { $defs: { l: { type: 'array', uniqueItems: true, items: { type: ['string', 'array'] } } }, $ref: '#/$defs/l' },
+        ['$defs', 'l', 'uniqueItems'],
+      ],
+      [
+        'unique.too.many',
+        { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems + 1 },
+        ['uniqueItems'],
+      ],
     ] as const) {
-      const res = await answerOf(await api.request('POST', '/api/v1/event-type', { body: JSON.stringify({ name, description: 'd', schemas: { 1: schema } }) }));
+      const res = await answerOf(
+        await api.request('POST', '/api/v1/event-type', {
+          body: JSON.stringify({ name, description: 'd', schemas: { 1: schema } }),
+        }),
+      );
       assert.equal(res.status, 422, name);
       assert.deepEqual(res.issues[0]?.loc, ['body', 'schemas', '1', ...loc], name);
       assert.match(res.issues[0]?.msg ?? '', /TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/, name);
     }
-    await api.svix.eventType.create({ name: 'unique.scalars', description: 'd', schemas: { 1: { type: 'object', properties: { ids: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } } } } } });
-    await api.svix.eventType.create({ name: 'unique.bounded', description: 'd', schemas: { 1: { type: 'object', properties: { list: { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems } } } } });
+    await api.svix.eventType.create({
+      name: 'unique.scalars',
+      description: 'd',
+      schemas: {
+        1: {
+          type: 'object',
+          properties: { ids: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } } },
+        },
+      },
+    });
+    await api.svix.eventType.create({
+      name: 'unique.bounded',
+      description: 'd',
+      schemas: {
+        1: {
+          type: 'object',
+          properties: { list: { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems } },
+        },
+      },
+    });
     const objects = Array.from({ length: 20_000 }, (_, i) => ({ n: i }));
     const refused = await publish('unique.bounded', { list: objects });
     assert.equal(refused.status, 422, 'refused');
-    assert.equal(refused.issues[0]?.type, 'value_error.jsonschema.maxItems', 'by maxItems, before any pair is compared');
-    assert.equal((await publish('unique.scalars', { ids: Array.from({ length: 50_000 }, (_, i) => `id-${i}`) })).status, 202, 'scalar items are hashed');
+    assert.equal(
+      refused.issues[0]?.type,
+      'value_error.jsonschema.maxItems',
+      'by maxItems, before any pair is compared',
+    );
+    assert.equal(
+      (await publish('unique.scalars', { ids: Array.from({ length: 50_000 }, (_, i) => `id-${i}`) })).status,
+      202,
+      'scalar items are hashed',
+    );
   });
 
   test('a payload with 20,000 violations gets a 422 naming the first, not a list of every violation', async () => {
-    await api.svix.eventType.create({ name: 'all.strings', description: 'd', schemas: { 1: { type: 'object', additionalProperties: { type: 'string' } } } });
+    await api.svix.eventType.create({
+      name: 'all.strings',
+      description: 'd',
+      schemas: { 1: { type: 'object', additionalProperties: { type: 'string' } } },
+    });
     const payload = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
     const res = await publish('all.strings', payload);
     assert.equal(res.status, 422);
@@ -69,14 +127,23 @@ describe('bounded schema checks and error answers', () => {
     const res = await answerOf(await api.request('POST', '/api/v1/app', { body: JSON.stringify(many) }));
     assert.equal(res.status, 422);
     assert.equal(res.issues.length, ERROR_BOUNDS.issuesMax + 1, 'the first fields, then one saying how many more');
-    assert.deepEqual(res.issues.at(-1), { loc: ['body'], msg: `${5_000 - ERROR_BOUNDS.issuesMax} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`, type: 'value_error.more_issues' });
+    assert.deepEqual(res.issues.at(-1), {
+      loc: ['body'],
+      msg: `${5_000 - ERROR_BOUNDS.issuesMax} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`,
+      type: 'value_error.more_issues',
+    });
     assert.ok(res.bytes < ANSWER_BOUND, `${res.bytes} bytes`);
 
     const long = `k${'x'.repeat(100_000)}`;
-    const one = await answerOf(await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', [long]: 1 }) }));
+    const one = await answerOf(
+      await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', [long]: 1 }) }),
+    );
     assert.equal(one.status, 422);
     const segment = String(one.issues[0]?.loc[1]);
-    assert.ok(segment.startsWith('kxxx') && segment.length < ERROR_BOUNDS.textMaxChars + 64, `loc segment of ${segment.length} characters`);
+    assert.ok(
+      segment.startsWith('kxxx') && segment.length < ERROR_BOUNDS.textMaxChars + 64,
+      `loc segment of ${segment.length} characters`,
+    );
     assert.ok(one.bytes < ANSWER_BOUND, `${one.bytes} bytes`);
   });
 });

@@ -34,7 +34,11 @@ for (const engine of ENGINES) {
       api = await startApi(engine.fresh, env, { clock });
     });
     after(async () => api?.close());
-    const { get, all, app, endpoint, publish, settle, attempt, ago } = searchWorld(() => api, clock, () => random());
+    const { get, all, app, endpoint, publish, settle, attempt, ago } = searchWorld(
+      () => api,
+      clock,
+      () => random(),
+    );
 
     test('never delivered: after a disable and an enable, what was published meanwhile is skipped', async () => {
       const a = await app('never-delivered');
@@ -53,17 +57,28 @@ for (const engine of ENGINES) {
 
       const view = `/api/v1/app/${a.id}/endpoint/${ep.id}/undelivered?after=${since}`;
       const { items } = await all<Found>(view);
-      assert.deepEqual(items.map((f) => [f.msgId, f.deliveryState, f.reason]), [
-        [n5.id, 'pending', 'published'],
-        [n4.id, 'skipped', 'endpoint_disabled'],
-        [n3.id, 'skipped', 'endpoint_disabled'],
-        [n2.id, 'skipped', 'endpoint_disabled'],
-      ], 'newest first; not the delivered one; the one pending when the endpoint was disabled is skipped too');
+      assert.deepEqual(
+        items.map((f) => [f.msgId, f.deliveryState, f.reason]),
+        [
+          [n5.id, 'pending', 'published'],
+          [n4.id, 'skipped', 'endpoint_disabled'],
+          [n3.id, 'skipped', 'endpoint_disabled'],
+          [n2.id, 'skipped', 'endpoint_disabled'],
+        ],
+        'newest first; not the delivered one; the one pending when the endpoint was disabled is skipped too',
+      );
       assert.ok(items.every((f) => f.endpointId === ep.id && f.stateChangedAt !== null));
-      assert.deepEqual(items.map((f) => f.status), [1, 4, 4, 4], 'Svix statuses: pending 1, skipped 4');
+      assert.deepEqual(
+        items.map((f) => f.status),
+        [1, 4, 4, 4],
+        'Svix statuses: pending 1, skipped 4',
+      );
 
       const skippedOnly = await all<Found>(`${view}&delivery_state=skipped&order=ascending`);
-      assert.deepEqual(skippedOnly.items.map((f) => f.msgId), [n2.id, n3.id, n4.id]);
+      assert.deepEqual(
+        skippedOnly.items.map((f) => f.msgId),
+        [n2.id, n3.id, n4.id],
+      );
       const refused = await get<{ code: string; detail: { loc: string[] }[] }>(`${view}&delivery_state=succeeded`);
       assert.equal(refused.status, 422);
       assert.deepEqual(refused.body.detail[0]!.loc, ['query', 'delivery_state']);
@@ -108,7 +123,10 @@ for (const engine of ENGINES) {
         assert.deepEqual(await msgIds(''), [m3, m2, m1]);
         assert.deepEqual(await msgIds(`&before=${mid}`), [m2, m1]);
         const later = await all<Id>(`/api/v1/app/${appId}/search/msg?after=${mid}`);
-        assert.deepEqual(later.items.map((m) => m.id), [m3]);
+        assert.deepEqual(
+          later.items.map((m) => m.id),
+          [m3],
+        );
         assert.deepEqual(await msgIds('&event_types=order.created'), [m3, m1]);
         assert.deepEqual(await msgIds('&channel=us'), [m3, m2]);
         assert.deepEqual(await msgIds('&tag=vip'), [m3, m1]);
@@ -117,14 +135,24 @@ for (const engine of ENGINES) {
         assert.deepEqual(await msgIds('&order=ascending'), [m1, m2, m3]);
         const withContent = search('msg', '&with_content=true&tag=vip&channel=eu');
         const content = await get<ListBody<Id & { payload: unknown }>>(withContent);
-        assert.deepEqual(content.body.data.map((m) => [m.id, m.payload]), [[m1, created('cus_1', 10)]]);
+        assert.deepEqual(
+          content.body.data.map((m) => [m.id, m.payload]),
+          [[m1, created('cus_1', 10)]],
+        );
 
         const first = await get<ListBody<Id>>(search('msg', '&limit=1'));
         assert.deepEqual([first.body.data.map((m) => m.id), first.body.done], [[m3], false]);
         const second = await get<ListBody<Id>>(search('msg', `&limit=1&iterator=${first.body.iterator}`));
-        assert.deepEqual(second.body.data.map((m) => m.id), [m2]);
+        assert.deepEqual(
+          second.body.data.map((m) => m.id),
+          [m2],
+        );
         const back = await get<ListBody<Id>>(search('msg', `&limit=1&iterator=${second.body.prevIterator}`));
-        assert.deepEqual(back.body.data.map((m) => m.id), [m3], 'prevIterator goes back a page');
+        assert.deepEqual(
+          back.body.data.map((m) => m.id),
+          [m3],
+          'prevIterator goes back a page',
+        );
       });
 
       test('deliveries: endpoint, delivery_state, status, status class, message filters, payload, paging', async () => {
@@ -147,13 +175,20 @@ for (const engine of ENGINES) {
         const page = await get<ListBody<Found>>(search('delivery', '&limit=3'));
         assert.equal(page.body.iterator, `${m2}.${y}`, 'a page can end inside a message');
         const rest = await get<ListBody<Found>>(search('delivery', `&limit=3&iterator=${page.body.iterator}`));
-        assert.deepEqual(rest.body.data.map((f) => [f.msgId, f.endpointId]), [[m2, x], [m1, y], [m1, x]]);
+        assert.deepEqual(
+          rest.body.data.map((f) => [f.msgId, f.endpointId]),
+          [
+            [m2, x],
+            [m1, y],
+            [m1, x],
+          ],
+        );
         const m2x = rest.body.data[0]!;
         const shown = [m2x.deliveryState, m2x.reason, m2x.lastStatusCode, m2x.status];
         assert.deepEqual(shown, ['dead', 'exhausted', 503, 2]);
       });
 
-      test('attempts: endpoint, the attempt\'s window, status, status class, message filters, payload', async () => {
+      test("attempts: endpoint, the attempt's window, status, status class, message filters, payload", async () => {
         assert.deepEqual(await attempts(''), [a2, a1]);
         assert.deepEqual(await attempts(`&before=${mid}`), [a1]);
         assert.deepEqual(await attempts('&status=0'), [a1]);
@@ -166,11 +201,15 @@ for (const engine of ENGINES) {
         assert.deepEqual((await all<Id>(search('attempt', `&endpoint_id=${y}`))).items, []);
       });
 
-      test('the never-delivered view lists the endpoint\'s pending and dead deliveries, with why', async () => {
+      test("the never-delivered view lists the endpoint's pending and dead deliveries, with why", async () => {
         const { items } = await all<Found>(`/api/v1/app/${appId}/endpoint/${x}/undelivered?after=${since}`);
-        assert.deepEqual(items.map((f) => [f.msgId, f.deliveryState, f.reason, f.lastStatusCode]), [
-          [m3, 'pending', 'retry_scheduled', 429], [m2, 'dead', 'exhausted', 503],
-        ]);
+        assert.deepEqual(
+          items.map((f) => [f.msgId, f.deliveryState, f.reason, f.lastStatusCode]),
+          [
+            [m3, 'pending', 'retry_scheduled', 429],
+            [m2, 'dead', 'exhausted', 503],
+          ],
+        );
       });
     });
 
@@ -183,12 +222,20 @@ for (const engine of ENGINES) {
         [`${base}/search/delivery?endpoint_id=${ep.id}`, 'search_unbounded', 'after', /add after/],
         [`${base}/endpoint/${ep.id}/undelivered`, 'search_unbounded', 'after', /add after/],
         [`${base}/search/attempt?after=${ago(SECOND)}`, 'search_unbounded', 'endpoint_id', /add endpoint_id/],
-        [`${base}/search/msg?after=${ago(8 * 86_400_000)}`, 'search_unbounded', 'after',
-          /is 8d, wider than \S+ \(7d\)/],
+        [
+          `${base}/search/msg?after=${ago(8 * 86_400_000)}`,
+          'search_unbounded',
+          'after',
+          /is 8d, wider than \S+ \(7d\)/,
+        ],
         [`${base}/search/msg?after=${ago()}&before=${ago(SECOND)}`, 'validation', 'before', /later than after/],
         [`${base}/search/msg?after=${ago(SECOND)}&payload_field=a`, 'validation', 'payload_value', /go together/],
-        [`${base}/search/msg?after=${ago(SECOND)}&payload_field=a..b&payload_value=1`, 'validation', 'payload_field',
-          /dotted/],
+        [
+          `${base}/search/msg?after=${ago(SECOND)}&payload_field=a..b&payload_value=1`,
+          'validation',
+          'payload_field',
+          /dotted/,
+        ],
       ];
       for (const [path, code, field, says] of cases) {
         const res = await get<{ code: string; detail: { loc: string[]; msg: string }[] }>(path);
@@ -212,16 +259,22 @@ for (const engine of ENGINES) {
       const first = await get<ListBody<Id>>(path);
       assert.deepEqual([first.body.data.length, first.body.done], [1, false], 'the newest 10 of 25: one match');
       const scan = await all<Id>(path);
-      assert.deepEqual(scan.items.map((m) => m.id), rare, 'following the iterators finds every match, once, in order');
+      assert.deepEqual(
+        scan.items.map((m) => m.id),
+        rare,
+        'following the iterators finds every match, once, in order',
+      );
       assert.ok(scan.pages >= 3 && scan.emptyPages >= 1, `${scan.pages} pages (${scan.emptyPages} empty)`);
 
-      const even = await all<Id>(`/api/v1/app/${a.id}/search/delivery?after=${since}&endpoint_id=${ep.id}`
-        + '&payload_field=even&payload_value=true');
+      const even = await all<Id>(
+        `/api/v1/app/${a.id}/search/delivery?after=${since}&endpoint_id=${ep.id}` +
+          '&payload_field=even&payload_value=true',
+      );
       assert.equal(even.items.length, 13);
       assert.ok(even.pages >= Math.ceil(25 / PAYLOAD_ROWS), `${even.pages} pages of at most ${PAYLOAD_ROWS} payloads`);
     });
 
-    test('a portal token of application A reads none of application B\'s rows, whatever it names', async () => {
+    test("a portal token of application A reads none of application B's rows, whatever it names", async () => {
       const a = await app('isolation-a');
       const b = await app('isolation-b');
       const epA = await endpoint(a.id, 'a');
@@ -235,9 +288,12 @@ for (const engine of ENGINES) {
       const { token } = await api.svix.authentication.appPortalAccess(a.id, {});
 
       const inB = `/api/v1/app/${b.id}`;
-      for (const path of [`${inB}/search/msg?after=${since}`, `${inB}/search/delivery?after=${since}`,
+      for (const path of [
+        `${inB}/search/msg?after=${since}`,
+        `${inB}/search/delivery?after=${since}`,
         `${inB}/endpoint/${epB.id}/undelivered?after=${since}`,
-        `${inB}/search/attempt?after=${since}&endpoint_id=${epB.id}`]) {
+        `${inB}/search/attempt?after=${since}&endpoint_id=${epB.id}`,
+      ]) {
         assert.equal((await get(path, token)).status, 404, path);
       }
       const inA = `/api/v1/app/${a.id}`;
@@ -257,7 +313,11 @@ for (const engine of ENGINES) {
         }
       }
       const own = await all<Found>(`${inA}/search/delivery?after=${since}`, token);
-      assert.deepEqual(own.items.map((f) => [f.msgId, f.endpointId]), [[mA.id, epA.id]], 'A\'s own rows, same token');
+      assert.deepEqual(
+        own.items.map((f) => [f.msgId, f.endpointId]),
+        [[mA.id, epA.id]],
+        "A's own rows, same token",
+      );
     });
   });
 }

@@ -27,18 +27,49 @@ const LEASE_MS = 30_000;
 function record(d: ClaimedDelivery, durationMs: number, next: NextStep): AttemptRecord {
   const ok = next.next === 'succeeded';
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`, attemptNumber: d.attemptNumber, trigger: 'scheduled', url: d.url,
-    succeeded: ok, statusCode: ok ? 200 : 500, responseBody: '', location: null, errorKind: ok ? null : 'http_status', errorDetail: null,
-    durationMs, next, throttleEndpointMs: null, disableEndpointReason: null,
+    deliveryId: d.deliveryId,
+    fencingToken: d.fencingToken,
+    dispatcherId: d.dispatcherId,
+    endpointId: d.endpointId,
+    attemptId: `atmpt_${d.deliveryId}_${d.fencingToken}`,
+    attemptNumber: d.attemptNumber,
+    trigger: 'scheduled',
+    url: d.url,
+    succeeded: ok,
+    statusCode: ok ? 200 : 500,
+    responseBody: '',
+    location: null,
+    errorKind: ok ? null : 'http_status',
+    errorDetail: null,
+    durationMs,
+    next,
+    throttleEndpointMs: null,
+    disableEndpointReason: null,
   };
 }
 
-interface Pct { p50: number | null; p90: number | null; p99: number | null; count: number }
+interface Pct {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  count: number;
+}
 interface TimeInStateBody {
-  window: string; since: string; until: string; bucketMs: number; appId: string | null; endpointId: string | null;
-  queueWaitMs: Pct; attemptLatencyMs: Pct; timeToDeliveredMs: Pct;
-  attempts: number; succeeded: number; retriesScheduled: number; retryRate: number | null; deadLetterInflow: number; reclaims: number;
+  window: string;
+  since: string;
+  until: string;
+  bucketMs: number;
+  appId: string | null;
+  endpointId: string | null;
+  queueWaitMs: Pct;
+  attemptLatencyMs: Pct;
+  timeToDeliveredMs: Pct;
+  attempts: number;
+  succeeded: number;
+  retriesScheduled: number;
+  retryRate: number | null;
+  deadLetterInflow: number;
+  reclaims: number;
   series: { at: string; attempts: number; succeeded: number; failed: number }[];
 }
 
@@ -47,7 +78,11 @@ function assertPct(actual: Pct, expected: Pct, what: string): void {
   assert.equal(actual.count, expected.count, `${what}: count`);
   for (const k of ['p50', 'p90', 'p99'] as const) {
     if (expected[k] === null) assert.equal(actual[k], null, `${what}: ${k}`);
-    else assert.ok(Math.abs(actual[k]! - expected[k]) <= PERCENTILE_RELATIVE_ERROR * expected[k] + 1e-9, `${what}: ${k} = ${actual[k]}, expected ${expected[k]} ± ${(PERCENTILE_RELATIVE_ERROR * 100).toFixed(2)} %`);
+    else
+      assert.ok(
+        Math.abs(actual[k]! - expected[k]) <= PERCENTILE_RELATIVE_ERROR * expected[k] + 1e-9,
+        `${what}: ${k} = ${actual[k]}, expected ${expected[k]} ± ${(PERCENTILE_RELATIVE_ERROR * 100).toFixed(2)} %`,
+      );
   }
 }
 
@@ -60,10 +95,26 @@ for (const engine of ENGINES) {
     let appA: string, appB: string, e1: string, e2: string, e3: string;
     const at = (ms: number): void => clock.set(t0 + ms);
     const publish = async (appId: string): Promise<void> => {
-      const publisher = createPublisher({ messages: createPgMessageStore(h.database.db, h.cipher, () => undefined), clock, random: cryptoRandom });
-      await runTx(h.database.db, (tx) => publisher.publish(tx, { appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null }));
+      const publisher = createPublisher({
+        messages: createPgMessageStore(h.database.db, h.cipher, () => undefined),
+        clock,
+        random: cryptoRandom,
+      });
+      await runTx(h.database.db, (tx) =>
+        publisher.publish(tx, {
+          appId,
+          eventType: 'e',
+          eventId: null,
+          channels: null,
+          tags: null,
+          payload: Buffer.from('{}'),
+          retentionHours: null,
+        }),
+      );
     };
-    const claim = async (limit = 10) => (await store.claim({ dispatcherId: 'W', limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
+    const claim = async (limit = 10) =>
+      (await store.claim({ dispatcherId: 'W', limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() }))
+        .deliveries;
     const get = async <T>(path: string, token?: string): Promise<T> => {
       const res = await h.request('GET', path, token === undefined ? {} : { token });
       assert.equal(res.status, 200, `${path}: ${res.status} ${await res.clone().text()}`);
@@ -72,7 +123,14 @@ for (const engine of ENGINES) {
 
     before(async () => {
       h = await startApi(engine.fresh, {}, { clock });
-      store = createPgDeliveryStore(h.database.db, h.cipher, { policy: { breakerThreshold: 2, breakerCooldownMs: 1000, breakerMaxCooldownMs: 1000, autoDisableAfterMs: 86_400_000 } });
+      store = createPgDeliveryStore(h.database.db, h.cipher, {
+        policy: {
+          breakerThreshold: 2,
+          breakerCooldownMs: 1000,
+          breakerMaxCooldownMs: 1000,
+          autoDisableAfterMs: 86_400_000,
+        },
+      });
       appA = await insertApp(h.database.db, 'A');
       appB = await insertApp(h.database.db, 'B');
       e1 = (await insertEndpoint(h.database.db, h.cipher, { appId: appA, url: 'http://127.0.0.1:9/1' })).id;
@@ -89,12 +147,22 @@ for (const engine of ENGINES) {
       const by = (batch: readonly ClaimedDelivery[], ep: string) => batch.find((d) => d.endpointId === ep)!;
       // t=300: e1 succeeds in 50 ms, e2 fails in 200 ms (retry due at 1300), e3 succeeds in 20 ms.
       at(300);
-      await store.recordAttempts([record(by(first, e1), 50, { next: 'succeeded' }), record(by(first, e2), 200, { next: 'retry', delayMs: 1000 }), record(by(first, e3), 20, { next: 'succeeded' })], clock.sqlNow());
+      await store.recordAttempts(
+        [
+          record(by(first, e1), 50, { next: 'succeeded' }),
+          record(by(first, e2), 200, { next: 'retry', delayMs: 1000 }),
+          record(by(first, e3), 20, { next: 'succeeded' }),
+        ],
+        clock.sqlNow(),
+      );
       // t=1800: e2 claimed again (waited 500 ms past its due time), fails in 80 ms and is dead-lettered; its
       // breaker opens (threshold 2).
       at(1800);
       const second = await claim();
-      assert.deepEqual(second.map((d) => d.endpointId), [e2]);
+      assert.deepEqual(
+        second.map((d) => d.endpointId),
+        [e2],
+      );
       at(1900);
       await store.recordAttempts([record(second[0]!, 80, { next: 'dead', reason: 'exhausted' })], clock.sqlNow());
       // t=2000: m3 to B, claimed at once (wait 0); the lease expires, t=32001 it is reclaimed; t=32100 it succeeds in 10 ms.
@@ -108,12 +176,16 @@ for (const engine of ENGINES) {
       at(32_100);
       await store.recordAttempts([record(reclaimed[0]!, 10, { next: 'succeeded' })], clock.sqlNow());
       // Fold the first half of the timeline into the rollups; the rest stays the raw tail.
-      const maxId = Number((await h.database.db.query<{ n: string }>('SELECT max(id)::bigint AS n FROM delivery_events')).rows[0]!.n);
+      const maxId = Number(
+        (await h.database.db.query<{ n: string }>('SELECT max(id)::bigint AS n FROM delivery_events')).rows[0]!.n,
+      );
       const step = await createPgStatsRollup(h.database.db).step(clock.sqlNow(), Math.floor(maxId / 2));
       assert.equal(step.rolledIds, Math.floor(maxId / 2));
       assert.equal(step.caughtUp, false);
     });
-    after(async () => { await h.close(); });
+    after(async () => {
+      await h.close();
+    });
 
     test('time-in-state over the whole installation: percentiles, counts and the attempts series match the timeline', async () => {
       at(32_100);
@@ -139,13 +211,21 @@ for (const engine of ENGINES) {
 
     test('the figures stay the same while the roll-up catches up with the timeline', async () => {
       at(32_100);
-      const reads = ['/api/v1/stats/time-in-state?window=5m', `/api/v1/stats/time-in-state?window=1h&app_id=${appA}`,
-        `/api/v1/stats/time-in-state?window=24h&app_id=${appB}&endpoint_id=${e3}`, '/api/v1/stats/time-in-state?window=7d'];
+      const reads = [
+        '/api/v1/stats/time-in-state?window=5m',
+        `/api/v1/stats/time-in-state?window=1h&app_id=${appA}`,
+        `/api/v1/stats/time-in-state?window=24h&app_id=${appB}&endpoint_id=${e3}`,
+        '/api/v1/stats/time-in-state?window=7d',
+      ];
       const before = await Promise.all(reads.map((p) => get<TimeInStateBody>(p)));
       const rollup = createPgStatsRollup(h.database.db);
       let step = await rollup.step(clock.sqlNow(), 1_000);
       while (!step.caughtUp) step = await rollup.step(clock.sqlNow(), 1_000);
-      const [rows] = (await h.database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM stats_rollups WHERE app_id = '' AND level_ms = 1000")).rows;
+      const [rows] = (
+        await h.database.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM stats_rollups WHERE app_id = '' AND level_ms = 1000",
+        )
+      ).rows;
       assert.ok(rows!.n > 0, 'the rollups hold the timeline');
       const after = await Promise.all(reads.map((p) => get<TimeInStateBody>(p)));
       assert.deepEqual(after, before);
@@ -183,9 +263,22 @@ for (const engine of ENGINES) {
       assert.equal(own.attempts, 2);
       const overview = await get<{ appId: string }>('/api/v1/stats/overview', token);
       assert.equal(overview.appId, appB);
-      assert.equal((await errorOf(await h.request('GET', `/api/v1/stats/time-in-state?app_id=${appA}`, { token }))).status, 404);
-      assert.equal((await errorOf(await h.request('GET', `/api/v1/stats/overview?app_id=${appA}`, { token }))).status, 404);
-      assert.equal((await errorOf(await h.request('GET', `/api/v1/stats/time-in-state?app_id=${appB}&endpoint_id=${e1}`, { token }))).status, 404);
+      assert.equal(
+        (await errorOf(await h.request('GET', `/api/v1/stats/time-in-state?app_id=${appA}`, { token }))).status,
+        404,
+      );
+      assert.equal(
+        (await errorOf(await h.request('GET', `/api/v1/stats/overview?app_id=${appA}`, { token }))).status,
+        404,
+      );
+      assert.equal(
+        (
+          await errorOf(
+            await h.request('GET', `/api/v1/stats/time-in-state?app_id=${appB}&endpoint_id=${e1}`, { token }),
+          )
+        ).status,
+        404,
+      );
     });
 
     test('a window that is not 5m, 1h, 24h or 7d, or an endpoint without its application, is refused naming the field', async () => {
@@ -203,7 +296,16 @@ for (const engine of ENGINES) {
       await publish(appA);
       const m4 = await claim();
       assert.equal(m4.length, 2);
-      await store.recordAttempts([record(m4.find((d) => d.endpointId === e1)!, 5, { next: 'retry', delayMs: 60_000 })], clock.sqlNow());
+      await store.recordAttempts(
+        [
+          record(
+            m4.find((d) => d.endpointId === e1)!,
+            5,
+            { next: 'retry', delayMs: 60_000 },
+          ),
+        ],
+        clock.sqlNow(),
+      );
       // t=32150: m5 to B (e3) stays due; t=32200 it is 50 ms overdue.
       await publish(appB);
       at(32_200);
@@ -212,7 +314,12 @@ for (const engine of ENGINES) {
         appId: null,
         deliveries: { pending: 2, leased: 1, succeeded: 3, dead: 1, skipped: 0, canceled: 0 },
         backlog: {
-          dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 1, scheduledLater: 1, held: 0, heldBy: { paused: 0, breaker: 0, throttled: 0 },
+          dueNow: 1,
+          oldestDueAgeMs: 50,
+          leasedInFlight: 1,
+          scheduledLater: 1,
+          held: 0,
+          heldBy: { paused: 0, breaker: 0, throttled: 0 },
         },
         deadLettersLast24h: 1,
         openBreakers: { count: 1, endpointIds: [e2] },
@@ -223,16 +330,23 @@ for (const engine of ENGINES) {
         appId: appB,
         deliveries: { pending: 1, leased: 0, succeeded: 2, dead: 0, skipped: 0, canceled: 0 },
         backlog: {
-          dueNow: 1, oldestDueAgeMs: 50, leasedInFlight: 0, scheduledLater: 0, held: 0, heldBy: { paused: 0, breaker: 0, throttled: 0 },
+          dueNow: 1,
+          oldestDueAgeMs: 50,
+          leasedInFlight: 0,
+          scheduledLater: 0,
+          held: 0,
+          heldBy: { paused: 0, breaker: 0, throttled: 0 },
         },
         deadLettersLast24h: 0,
         openBreakers: { count: 0, endpointIds: [] },
         runningTasks: 0,
       });
       at(32_200 + 86_400_000);
-      const later = await get<{ deadLettersLast24h: number; backlog: { leasedInFlight: number } }>(`/api/v1/stats/overview?app_id=${appA}`);
+      const later = await get<{ deadLettersLast24h: number; backlog: { leasedInFlight: number } }>(
+        `/api/v1/stats/overview?app_id=${appA}`,
+      );
       assert.equal(later.deadLettersLast24h, 0, 'the dead letter is older than 24 h');
-      assert.equal(later.backlog.leasedInFlight, 0, 'the probe\'s lease has expired');
+      assert.equal(later.backlog.leasedInFlight, 0, "the probe's lease has expired");
     });
   });
 }

@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type {
-  BrokerDeadLetter, BrokerMessage, BrokerOptions, BrokerStateChange, BrokerTransport,
+  BrokerDeadLetter,
+  BrokerMessage,
+  BrokerOptions,
+  BrokerStateChange,
+  BrokerTransport,
 } from '../../src/ports/broker.ts';
 import { deferred } from '../support/deferred.ts';
 
@@ -24,7 +28,13 @@ export interface BrokerUnderTest {
 /** Settings of the suite: short, so that each test takes well under a second on a quiet broker. */
 export function contractOptions(prefix: string, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
-    prefix, shards: 2, deliveryLimit: 3, reconnectMinMs: 50, reconnectMaxMs: 500, publishTimeoutMs: 5_000, ...overrides,
+    prefix,
+    shards: 2,
+    deliveryLimit: 3,
+    reconnectMinMs: 50,
+    reconnectMaxMs: 500,
+    publishTimeoutMs: 5_000,
+    ...overrides,
   };
 }
 
@@ -34,8 +44,14 @@ export class Inbox {
   readonly dead: BrokerDeadLetter[] = [];
   #waits: { check: () => boolean; resolve: () => void }[] = [];
 
-  readonly onMessage = (m: BrokerMessage): void => { this.messages.push(m); this.#poke(); };
-  readonly onDeadLetter = (d: BrokerDeadLetter): void => { this.dead.push(d); this.#poke(); };
+  readonly onMessage = (m: BrokerMessage): void => {
+    this.messages.push(m);
+    this.#poke();
+  };
+  readonly onDeadLetter = (d: BrokerDeadLetter): void => {
+    this.dead.push(d);
+    this.#poke();
+  };
 
   /** Resolves once `check` holds; fails after `ms`. */
   async until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -58,18 +74,29 @@ export class Inbox {
 }
 
 /** Resolves at the first change of `transport` to `state`. */
-export function stateReached(transport: BrokerTransport, state: BrokerStateChange['state'], ms = 10_000): Promise<void> {
+export function stateReached(
+  transport: BrokerTransport,
+  state: BrokerStateChange['state'],
+  ms = 10_000,
+): Promise<void> {
   if (transport.state() === state) return Promise.resolve();
   const done = deferred();
-  const off = transport.onStateChange((c) => { if (c.state === state) done.resolve(); });
+  const off = transport.onStateChange((c) => {
+    if (c.state === state) done.resolve();
+  });
   const timer = setTimeout(() => done.reject(new Error(`${transport.name} did not become ${state}`)), ms);
-  return done.promise.finally(() => { off(); clearTimeout(timer); });
+  return done.promise.finally(() => {
+    off();
+    clearTimeout(timer);
+  });
 }
 
 export function brokerContract(name: string, under: BrokerUnderTest): void {
   describe(`broker contract: ${name}`, () => {
     const cleanups: (() => Promise<void>)[] = [];
-    after(async () => { for (const c of cleanups.reverse()) await c(); });
+    after(async () => {
+      for (const c of cleanups.reverse()) await c();
+    });
 
     /** Started transports with one fresh prefix, stopped and cleaned up after the file. */
     async function world(overrides: Partial<BrokerOptions> = {}, count = 1): Promise<BrokerTransport[]> {
@@ -101,8 +128,13 @@ export function brokerContract(name: string, under: BrokerUnderTest): void {
       assert.deepEqual([...outcome.confirmed].sort(), ['1', '10', '11', '2', '3']);
       assert.deepEqual(outcome.failed, []);
       await inbox.until(() => inbox.messages.length === 5, '5 messages');
-      assert.deepEqual(inbox.messages.map((m) => `${m.deliveryId}@${m.endpointId}`).sort(),
-        ['10@ep_b', '11@ep_b', '1@ep_a', '2@ep_a', '3@ep_a']);
+      assert.deepEqual(inbox.messages.map((m) => `${m.deliveryId}@${m.endpointId}`).sort(), [
+        '10@ep_b',
+        '11@ep_b',
+        '1@ep_a',
+        '2@ep_a',
+        '3@ep_a',
+      ]);
       assert.ok(inbox.messages.every((m) => !m.redelivered && m.deliveryCount === 1));
       for (const m of inbox.messages) m.ack();
       const depth = await t!.depth();
@@ -127,7 +159,14 @@ export function brokerContract(name: string, under: BrokerUnderTest): void {
     test('a message delivered deliveryLimit times without an ack is dead-lettered and reported once', async () => {
       const [t] = await world({ deliveryLimit: 3 });
       const inbox = new Inbox();
-      t!.consume({ maxInFlight: 4, onMessage: (m) => { inbox.onMessage(m); m.nack(); }, onDeadLetter: inbox.onDeadLetter });
+      t!.consume({
+        maxInFlight: 4,
+        onMessage: (m) => {
+          inbox.onMessage(m);
+          m.nack();
+        },
+        onDeadLetter: inbox.onDeadLetter,
+      });
       await t!.publish(items(1, 'ep_poison', 7));
       await inbox.until(() => inbox.dead.length === 1, 'the dead letter');
       assert.equal(inbox.messages.length, 3, 'delivered exactly deliveryLimit times');
@@ -137,7 +176,14 @@ export function brokerContract(name: string, under: BrokerUnderTest): void {
     test('term dead-letters at once', async () => {
       const [t] = await world();
       const inbox = new Inbox();
-      t!.consume({ maxInFlight: 4, onMessage: (m) => { inbox.onMessage(m); m.term('test'); }, onDeadLetter: inbox.onDeadLetter });
+      t!.consume({
+        maxInFlight: 4,
+        onMessage: (m) => {
+          inbox.onMessage(m);
+          m.term('test');
+        },
+        onDeadLetter: inbox.onDeadLetter,
+      });
       await t!.publish(items(1, 'ep_a', 9));
       await inbox.until(() => inbox.dead.length === 1, 'the dead letter');
       assert.equal(inbox.messages.length, 1);
@@ -187,7 +233,11 @@ export function brokerContract(name: string, under: BrokerUnderTest): void {
       assert.equal(await t.depth(), null);
       cleanups.push(() => under.cleanup(prefix, 2));
       await stateReached(t, 'connected');
-      assert.deepEqual(changes.map((c) => c.state), ['connected'], 'one change of state');
+      assert.deepEqual(
+        changes.map((c) => c.state),
+        ['connected'],
+        'one change of state',
+      );
     });
   });
 }

@@ -8,18 +8,33 @@ import { createNatsTransport, type NatsTransportOptions } from '../../src/adapte
 import type { BrokerStateChange, BrokerTransport } from '../../src/ports/broker.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import {
-  deleteNatsTopology, deleteStream, NATS_URL, natsAddress, natsStreams, natsTestPrefix, proxiedNatsUrl, withJsm,
+  deleteNatsTopology,
+  deleteStream,
+  NATS_URL,
+  natsAddress,
+  natsStreams,
+  natsTestPrefix,
+  proxiedNatsUrl,
+  withJsm,
 } from '../support/nats.ts';
 import { contractOptions, Inbox, stateReached } from './broker-contract.ts';
 
 describe('the NATS transport under faults', () => {
   const cleanups: (() => Promise<void>)[] = [];
-  after(async () => { for (const c of cleanups.reverse()) await c(); });
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
 
   function make(prefix: string, url: string, overrides: Partial<NatsTransportOptions> = {}): BrokerTransport {
     const t = createNatsTransport({
-      ...contractOptions(prefix), url, clientName: 'tidings-nats-faults', ackWaitMs: 30_000, maxAckPending: 1000,
-      duplicateWindowMs: 120_000, pingIntervalMs: 10_000, ...overrides,
+      ...contractOptions(prefix),
+      url,
+      clientName: 'tidings-nats-faults',
+      ackWaitMs: 30_000,
+      maxAckPending: 1000,
+      duplicateWindowMs: 120_000,
+      pingIntervalMs: 10_000,
+      ...overrides,
     });
     cleanups.push(() => t.stop());
     return t;
@@ -45,7 +60,13 @@ describe('the NATS transport under faults', () => {
     const changes: BrokerStateChange[] = [];
     t.onStateChange((c) => changes.push(c));
     const inbox = new Inbox();
-    t.consume({ maxInFlight: 50, onMessage: (m) => { inbox.onMessage(m); m.ack(); } });
+    t.consume({
+      maxInFlight: 50,
+      onMessage: (m) => {
+        inbox.onMessage(m);
+        m.ack();
+      },
+    });
     const confirmed = new Set<string>();
     const failedWhileCut: string[] = [];
     let next = 1;
@@ -62,7 +83,11 @@ describe('the NATS transport under faults', () => {
     }
     assert.ok(failedWhileCut.length >= 25 * 19, 'every publish while cut reports its ids failed');
     assert.ok(p.accepted >= 4, `the client tried again and again while cut (${p.accepted} connections)`);
-    assert.deepEqual(changes.map((c) => c.state), ['disconnected', 'connected'], 'one change each way');
+    assert.deepEqual(
+      changes.map((c) => c.state),
+      ['disconnected', 'connected'],
+      'one change each way',
+    );
     const received = (): Set<string> => new Set(inbox.messages.map((m) => m.deliveryId));
     await inbox.until(() => [...confirmed].every((id) => received().has(id)), 'every confirmed id', 20_000);
     assert.ok(confirmed.size >= 25 * 20, `ids confirmed before and after the cut (${confirmed.size})`);
@@ -74,7 +99,13 @@ describe('the NATS transport under faults', () => {
     const t = make(prefix, NATS_URL, { onTopologyRestored: (reason) => restored.push(reason) });
     await t.start({ waitForBroker: false });
     const inbox = new Inbox();
-    t.consume({ maxInFlight: 10, onMessage: (m) => { inbox.onMessage(m); m.ack(); } });
+    t.consume({
+      maxInFlight: 10,
+      onMessage: (m) => {
+        inbox.onMessage(m);
+        m.ack();
+      },
+    });
     assert.deepEqual((await t.publish(items(1, 3))).failed, []);
     await inbox.until(() => inbox.messages.length === 3, 'three messages');
     assert.equal(await deleteStream(natsStreams(prefix).stream), true);
@@ -106,7 +137,9 @@ describe('the NATS transport under faults', () => {
     other.consume({ maxInFlight: 1, onMessage: second.onMessage });
     // Three ack_waits pass while the holder holds it: the in-progress marks keep it from being redelivered.
     const heldFor = Date.now();
-    await new Promise<void>((resolve) => { setTimeout(resolve, 3_000); });
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, 3_000);
+    });
     assert.equal(second.messages.length, 0, `not redelivered while held (${Date.now() - heldFor} ms)`);
     assert.equal(held.messages.length, 1);
     // The holder's connection is cut and it does not come back soon: the server redelivers after ack_wait.

@@ -7,10 +7,16 @@ import { deleteNatsTopology, NATS_URL, natsTestPrefix } from '../support/nats.ts
 import { brokerContract } from './broker-contract.ts';
 
 brokerContract('nats', {
-  make: (options) => createNatsTransport({
-    ...options, url: NATS_URL, clientName: 'tidings-broker-contract',
-    ackWaitMs: 30_000, maxAckPending: 1000, duplicateWindowMs: 120_000, pingIntervalMs: 10_000,
-  }),
+  make: (options) =>
+    createNatsTransport({
+      ...options,
+      url: NATS_URL,
+      clientName: 'tidings-broker-contract',
+      ackWaitMs: 30_000,
+      maxAckPending: 1000,
+      duplicateWindowMs: 120_000,
+      pingIntervalMs: 10_000,
+    }),
   cleanup: (prefix) => deleteNatsTopology(prefix),
   prefix: natsTestPrefix,
 });

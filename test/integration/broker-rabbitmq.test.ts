@@ -7,7 +7,8 @@ import { deleteTopology, RABBITMQ_URL, testPrefix } from '../support/rabbitmq.ts
 import { brokerContract } from './broker-contract.ts';
 
 brokerContract('rabbitmq', {
-  make: (options) => createRabbitMqTransport({ ...options, url: RABBITMQ_URL, connectionName: 'tidings-broker-contract' }),
+  make: (options) =>
+    createRabbitMqTransport({ ...options, url: RABBITMQ_URL, connectionName: 'tidings-broker-contract' }),
   cleanup: deleteTopology,
   prefix: testPrefix,
 });

@@ -20,8 +20,12 @@ const ROWS = 5_000;
 const CLAIM = `SELECT id FROM tidings_claim('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
 let t: TestDatabase;
 
-beforeEach(async () => { t = await freshServerDatabase(); });
-afterEach(async () => { await t.drop(); });
+beforeEach(async () => {
+  t = await freshServerDatabase();
+});
+afterEach(async () => {
+  await t.drop();
+});
 
 /** `ROWS` messages with one delivery each, spread over `endpoints` endpoints, all pending and due an hour ago. */
 async function fill(endpoints: number): Promise<void> {
@@ -29,13 +33,20 @@ async function fill(endpoints: number): Promise<void> {
   const cipher = testCipher();
   const appId = await insertApp(t.db);
   const ids: string[] = [];
-  for (let i = 0; i < endpoints; i += 1) ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
-  await t.db.query(`INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain' FROM generate_series(1, $2) i`, [appId, ROWS]);
-  await t.db.query(`INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
+  for (let i = 0; i < endpoints; i += 1)
+    ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
+  await t.db.query(
+    `INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
+                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain' FROM generate_series(1, $2) i`,
+    [appId, ROWS],
+  );
+  await t.db.query(
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
                     SELECT $1, 'msg_plan' || lpad(i::text, 8, '0'), ($2::text[])[1 + i % cardinality($2::text[])], 'pending',
                            now() - interval '1 hour' + i * interval '1 ms'
-                    FROM generate_series(1, $3) i`, [appId, ids, ROWS]);
+                    FROM generate_series(1, $3) i`,
+    [appId, ids, ROWS],
+  );
 }
 
 test("one endpoint's backlog, analysed: the claim finds due work without reading every due row", async () => {
@@ -47,8 +58,14 @@ test("one endpoint's backlog, analysed: the claim finds due work without reading
     const ep = cte(plan, 'ep');
     const reads = deliveryReads(ep);
     assert.ok(reads.length > 0, 'CTE ep reads deliveries');
-    assert.deepEqual(reads.filter((r) => !r.startsWith('Index')), [], `CTE ep reads deliveries only through an index scan: ${reads.join(', ')}`);
-    const limited = nodes(ep).some((n) => n['Node Type'] === 'Limit' && nodes(n).some((c) => c['Relation Name'] === 'deliveries'));
+    assert.deepEqual(
+      reads.filter((r) => !r.startsWith('Index')),
+      [],
+      `CTE ep reads deliveries only through an index scan: ${reads.join(', ')}`,
+    );
+    const limited = nodes(ep).some(
+      (n) => n['Node Type'] === 'Limit' && nodes(n).some((c) => c['Relation Name'] === 'deliveries'),
+    );
     assert.ok(limited, 'the index scan stops at the first due row (LIMIT 1)');
   }
 });
@@ -64,10 +81,20 @@ test('many expired leases, analysed while none was leased: the reclaim step read
   for (const plan of plans) {
     const expired = cte(plan, 'expired');
     const reads = deliveryReads(expired);
-    assert.deepEqual(reads, ['Index Scan deliveries_lease_expiry'], `CTE expired reads deliveries in expiry order: ${reads.join(', ')}`);
+    assert.deepEqual(
+      reads,
+      ['Index Scan deliveries_lease_expiry'],
+      `CTE expired reads deliveries in expiry order: ${reads.join(', ')}`,
+    );
     const sorts = nodes(expired).filter((n) => n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort');
-    assert.deepEqual(sorts.map((n) => n['Node Type']), [], 'CTE expired sorts nothing: the index gives the order');
+    assert.deepEqual(
+      sorts.map((n) => n['Node Type']),
+      [],
+      'CTE expired sorts nothing: the index gives the order',
+    );
   }
-  const reclaimed = await t.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM deliveries WHERE dispatcher_id = 'W'`);
+  const reclaimed = await t.db.query<{ n: string }>(
+    `SELECT count(*)::text AS n FROM deliveries WHERE dispatcher_id = 'W'`,
+  );
   assert.equal(reclaimed.rows[0]!.n, '60', 'six claims reclaimed ten expired leases each');
 });

@@ -18,7 +18,12 @@ import { insertTwoTenants } from '../support/fixtures.ts';
 import { assertNoScan, explainingDb } from '../support/plans.ts';
 
 /** One timeline row of the small application's fixture. */
-interface Row { readonly state: string; readonly reason: string; readonly latency: number | null; readonly wait: number | null }
+interface Row {
+  readonly state: string;
+  readonly reason: string;
+  readonly latency: number | null;
+  readonly wait: number | null;
+}
 
 /** Deliveries of the small application: each goes to its first endpoint, every third one also to its second. */
 const SMALL = 30;
@@ -26,7 +31,9 @@ const NOW = Date.now();
 
 /** The timeline of the small application's delivery `g` (1-based): every kind of row, counted or not. */
 function timeline(g: number): Row[] {
-  const rows: Row[] = [{ state: 'pending', reason: g % 6 === 0 ? 'scheduled' : 'published', latency: null, wait: null }];
+  const rows: Row[] = [
+    { state: 'pending', reason: g % 6 === 0 ? 'scheduled' : 'published', latency: null, wait: null },
+  ];
   rows.push({ state: 'leased', reason: 'claimed', latency: null, wait: g });
   if (g % 5 === 0) rows.push({ state: 'leased', reason: 'reclaimed', latency: null, wait: g % 10 === 0 ? null : 0 });
   if (g % 3 === 0) {
@@ -43,7 +50,14 @@ function timeline(g: number): Row[] {
 }
 
 /** The figures the statistics define (docs/adr/0013-observability.md), counted over every row given. */
-function expected(rows: readonly Row[]): Pick<TimeInState, 'attempts' | 'succeeded' | 'retriesScheduled' | 'deadLetterInflow' | 'reclaims'> & { waits: number; latencies: number; delivered: number } {
+function expected(rows: readonly Row[]): Pick<
+  TimeInState,
+  'attempts' | 'succeeded' | 'retriesScheduled' | 'deadLetterInflow' | 'reclaims'
+> & {
+  waits: number;
+  latencies: number;
+  delivered: number;
+} {
   const withLatency = rows.filter((r) => r.latency !== null);
   return {
     attempts: withLatency.length,
@@ -79,10 +93,16 @@ before(async () => {
             CASE WHEN s.state = 'leased' THEN 1 END, CASE WHEN s.state = 'succeeded' THEN 5 END
      FROM generate_series(1, 20000) g,
           (VALUES (0, 'pending', 'published'), (1, 'leased', 'claimed'), (2, 'succeeded', 'delivered')) AS s(k, state, reason)`,
-    [at(0), big, bigEndpoints]);
+    [at(0), big, bigEndpoints],
+  );
   const values: unknown[][] = [];
   for (let g = 1; g <= SMALL; g += 1) {
-    for (const [endpoint, list] of g % 3 === 0 ? [[first, firstRows], [second, secondRows]] as const : [[first, firstRows]] as const) {
+    for (const [endpoint, list] of g % 3 === 0
+      ? ([
+          [first, firstRows],
+          [second, secondRows],
+        ] as const)
+      : ([[first, firstRows]] as const)) {
       timeline(g).forEach((r, i) => {
         list.push(r);
         values.push([100_000 + g, r.state, r.reason, at(g * 60_000 + i), small, endpoint, i, r.wait, r.latency]);
@@ -92,11 +112,15 @@ before(async () => {
   for (const v of values) {
     await t.db.query(
       `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms, latency_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, v);
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      v,
+    );
   }
   await t.db.query('ANALYZE');
 });
-after(async () => { await t.drop(); });
+after(async () => {
+  await t.drop();
+});
 
 const window = (scope: StatsScope, db = t.db): Promise<TimeInState> =>
   createPgStatsStore(db).timeInState(scope, new Date(NOW - 3_600_000), new Date(NOW + 60_000), 60_000);
@@ -105,9 +129,19 @@ const window = (scope: StatsScope, db = t.db): Promise<TimeInState> =>
 function assertFigures(f: TimeInState, rows: readonly Row[], what: string): void {
   const e = expected(rows);
   assert.deepEqual(
-    { attempts: f.attempts, succeeded: f.succeeded, retriesScheduled: f.retriesScheduled, deadLetterInflow: f.deadLetterInflow, reclaims: f.reclaims,
-      waits: f.queueWaitMs.count, latencies: f.attemptLatencyMs.count, delivered: f.timeToDeliveredMs.count },
-    e, what);
+    {
+      attempts: f.attempts,
+      succeeded: f.succeeded,
+      retriesScheduled: f.retriesScheduled,
+      deadLetterInflow: f.deadLetterInflow,
+      reclaims: f.reclaims,
+      waits: f.queueWaitMs.count,
+      latencies: f.attemptLatencyMs.count,
+      delivered: f.timeToDeliveredMs.count,
+    },
+    e,
+    what,
+  );
 }
 
 test('the figures of an application, an endpoint and the installation count every row the definitions name', async () => {
@@ -115,27 +149,42 @@ test('the figures of an application, an endpoint and the installation count ever
   assertFigures(await window({ appId: small, endpointId: second }), secondRows, 'second endpoint');
   assertFigures(await window({ appId: small, endpointId: null }), [...firstRows, ...secondRows], 'small application');
   const all = await window({ appId: null, endpointId: null });
-  assert.equal(all.attempts, expected([...firstRows, ...secondRows]).attempts + 20_000, 'installation: the large application\'s attempts too');
+  assert.equal(
+    all.attempts,
+    expected([...firstRows, ...secondRows]).attempts + 20_000,
+    "installation: the large application's attempts too",
+  );
   assert.equal(all.queueWaitMs.count, expected([...firstRows, ...secondRows]).waits + 20_000);
 });
 
-test('an application\'s and an endpoint\'s figures read the timeline through their index, their own rows only', async () => {
+test("an application's and an endpoint's figures read the timeline through their index, their own rows only", async () => {
   // Each raw read of a scope returns at most its counted rows: outcomes, claims and dead letters.
-  const bound = [...firstRows, ...secondRows].filter((r) => r.latency !== null || r.wait !== null || r.state === 'leased' || r.state === 'dead').length;
-  for (const scope of [{ appId: small, endpointId: null }, { appId: small, endpointId: first }]) {
+  const bound = [...firstRows, ...secondRows].filter(
+    (r) => r.latency !== null || r.wait !== null || r.state === 'leased' || r.state === 'dead',
+  ).length;
+  for (const scope of [
+    { appId: small, endpointId: null },
+    { appId: small, endpointId: first },
+  ]) {
     const { db, reads, touched } = explainingDb(t.db, 'delivery_events');
     await window(scope, db);
-    const what = scope.endpointId === null ? 'the application\'s figures' : 'the endpoint\'s figures';
+    const what = scope.endpointId === null ? "the application's figures" : "the endpoint's figures";
     assertNoScan(reads, what);
     // The tail of the window (the rows not rolled up, here all of them) through the scope's index; the edges,
     // a few seconds wide, may be read by time.
-    assert.ok(reads.flat().some((r) => r.includes(scope.endpointId === null ? 'delivery_events_app_at' : 'delivery_events_endpoint_at')), `${what} read their scope's index: ${reads.flat().join(', ')}`);
+    assert.ok(
+      reads
+        .flat()
+        .some((r) => r.includes(scope.endpointId === null ? 'delivery_events_app_at' : 'delivery_events_endpoint_at')),
+      `${what} read their scope's index: ${reads.flat().join(', ')}`,
+    );
     assert.ok(touched.length > 0);
-    for (const n of touched) assert.ok(n <= bound, `${what} touch only the small application's counted rows: ${n} rows, ${bound} counted`);
+    for (const n of touched)
+      assert.ok(n <= bound, `${what} touch only the small application's counted rows: ${n} rows, ${bound} counted`);
   }
 });
 
-test('an endpoint\'s health reads the timeline by index', async () => {
+test("an endpoint's health reads the timeline by index", async () => {
   const { db, reads } = explainingDb(t.db, 'delivery_events');
   const health = await createPgEndpointHealthStore(db, () => undefined).health(first, null);
   assert.ok(health !== null);

@@ -19,7 +19,13 @@ describe('database fault logs (server)', () => {
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const transient = createTransientFaults({ isTransient: isDatabaseUnavailable });
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { raw.push(chunk.toString()); lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      raw.push(chunk.toString());
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
   const logger = createLogger({ level: 'info', destination: sink, transient });
   let connected!: () => void;
   let idleFailed!: () => void;
@@ -27,9 +33,17 @@ describe('database fault logs (server)', () => {
   before(async () => {
     database = await freshServerDatabase();
     db = await openDb({
-      databaseUrl: database.url, dataDir: '', poolSize: 4,
-      onError: (error) => { logger.warn({ err: error }, 'idle database connection failed'); idleFailed?.(); },
-      onConnect: () => { transient.recovered(); connected?.(); },
+      databaseUrl: database.url,
+      dataDir: '',
+      poolSize: 4,
+      onError: (error) => {
+        logger.warn({ err: error }, 'idle database connection failed');
+        idleFailed?.();
+      },
+      onConnect: () => {
+        transient.recovered();
+        connected?.();
+      },
     });
   });
   after(async () => {
@@ -40,23 +54,32 @@ describe('database fault logs (server)', () => {
   test('connections terminated by the server give one short warn line, and a new connection one line with the count', async () => {
     // Four idle connections, each with prepared statements (what the client would have carried into the line).
     await Promise.all(Array.from({ length: 4 }, (_, i) => db.query(`SELECT pg_sleep(0.05), $1::int AS n`, [i])));
-    const idle = new Promise<void>((resolve) => { idleFailed = resolve; });
+    const idle = new Promise<void>((resolve) => {
+      idleFailed = resolve;
+    });
     const admin = await openDb({ databaseUrl: SERVER_ADMIN_URL, dataDir: '', poolSize: 1 });
     try {
       const dbName = new URL(database.url!).pathname.slice(1);
       const killed = await admin.query<{ n: number }>(
-        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [dbName],
+      );
       assert.ok(killed.rows[0]!.n >= 1);
     } finally {
       await admin.close();
     }
     // The pool reports its idle connections' end (pg-pool attaches the client to that error).
     let timer: NodeJS.Timeout | undefined;
-    const within = (ms: number, what: string) => new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(what)), ms); });
+    const within = (ms: number, what: string) =>
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(what)), ms);
+      });
     await Promise.race([idle, within(10_000, 'no idle connection error reported')]);
     clearTimeout(timer);
     // The callers go on as they do: each failed call is reported at error (as the roll-up job does) until one succeeds.
-    const reconnected = new Promise<void>((resolve) => { connected = resolve; });
+    const reconnected = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
     let calls = 0;
     for (; calls < 20; calls += 1) {
       try {
@@ -73,7 +96,11 @@ describe('database fault logs (server)', () => {
     assert.equal(down.length, 1, JSON.stringify(lines.map((l) => [l.level, l.msg])));
     assert.equal(down[0]!.level, 40, 'warn, not error');
     assert.equal((down[0]!.err as { code?: string }).code, '57P01');
-    assert.deepEqual(lines.filter((l) => l.level === 50), [], 'no error line');
+    assert.deepEqual(
+      lines.filter((l) => l.level === 50),
+      [],
+      'no error line',
+    );
     const longest = Math.max(...raw.map((r) => r.length));
     assert.ok(longest < 2048, `a line of ${longest} characters`);
     assert.ok(!raw.join('').includes('"client"'), 'no pg client in the log');

@@ -18,13 +18,20 @@ import { openDb, DataDirInUseError } from '../../src/adapters/postgres/db.ts';
 import { FLUSH_FAILED_EXIT_CODE, openDurablePGlite } from '../../src/adapters/postgres/pglite-durable.ts';
 
 let dataDir: string;
-before(async () => { dataDir = await mkdtemp(join(tmpdir(), 'tidings-lock-')); });
-after(async () => { await rm(dataDir, { recursive: true, force: true }); });
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tidings-lock-'));
+});
+after(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 test('a second process opening a data folder in use is refused with data_dir_in_use; after a clean close it opens', async () => {
   const first = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1 });
   try {
-    await assert.rejects(openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 }), (e: unknown) => e instanceof DataDirInUseError && e.code === 'data_dir_in_use');
+    await assert.rejects(
+      openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 }),
+      (e: unknown) => e instanceof DataDirInUseError && e.code === 'data_dir_in_use',
+    );
     assert.deepEqual((await first.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the holder is unharmed');
   } finally {
     await first.close();
@@ -48,14 +55,23 @@ test('a holder killed with SIGKILL is seen dead by its pid: its data folder is t
   const dir = join(dataDir, 'killed');
   const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
   const script = `const { openDb } = await import(${JSON.stringify(dbModule)}); await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)}, poolSize: 1, lockRetries: 0 }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       let out = '';
-      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); if (out.includes('ready')) resolve(); });
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('ready')) resolve();
+      });
       child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
     });
-    await assert.rejects(openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 }), (e: unknown) => e instanceof DataDirInUseError, 'a live holder in another process is refused');
+    await assert.rejects(
+      openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 }),
+      (e: unknown) => e instanceof DataDirInUseError,
+      'a live holder in another process is refused',
+    );
     child.kill('SIGKILL');
     await once(child, 'exit');
     // No retries: only a take-over at once can succeed (the lock was refreshed moments ago, far from stale).
@@ -84,19 +100,32 @@ await db.tx(async (q) => { await q.query('INSERT INTO kept VALUES (2)'); });
 const settings = (await db.query("SELECT current_setting('fsync') AS fsync, current_setting('wal_sync_method') AS method")).rows[0];
 process.stdout.write('committed ' + JSON.stringify(settings) + '\\n');
 setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
-      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n'))); });
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
       child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
     });
-    assert.deepEqual(JSON.parse(line.replace(/^committed /, '')), { fsync: 'on', method: 'fsync' }, 'openDb opens the embedded engine with its commits flushed');
+    assert.deepEqual(
+      JSON.parse(line.replace(/^committed /, '')),
+      { fsync: 'on', method: 'fsync' },
+      'openDb opens the embedded engine with its commits flushed',
+    );
     child.kill('SIGKILL');
     await once(child, 'exit');
     const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
     try {
-      assert.deepEqual((await db.query('SELECT id FROM kept ORDER BY id')).rows, [{ id: 1 }, { id: 2 }], 'both commits are there after the kill');
+      assert.deepEqual(
+        (await db.query('SELECT id FROM kept ORDER BY id')).rows,
+        [{ id: 1 }, { id: 2 }],
+        'both commits are there after the kill',
+      );
     } finally {
       await db.close();
     }
@@ -105,13 +134,20 @@ setInterval(() => {}, 1000);`;
   }
 });
 
-test('a new data folder is flushed whole, and a commit is flushed to the disk before it returns (fsync on, through the file system\'s own fsync); a read flushes nothing', async () => {
+test("a new data folder is flushed whole, and a commit is flushed to the disk before it returns (fsync on, through the file system's own fsync); a read flushes nothing", async () => {
   let flushes = 0;
   await mkdir(join(dataDir, 'flushed'), { recursive: true });
-  const lite = await openDurablePGlite(join(dataDir, 'flushed', 'pgdata'), { onFlush: () => { flushes += 1; } });
+  const lite = await openDurablePGlite(join(dataDir, 'flushed', 'pgdata'), {
+    onFlush: () => {
+      flushes += 1;
+    },
+  });
   try {
     const files = (await readdir(join(dataDir, 'flushed', 'pgdata'), { recursive: true })).length;
-    assert.ok(flushes >= files, `a new data folder is flushed whole: ${flushes} flushes for ${files} files and folders`);
+    assert.ok(
+      flushes >= files,
+      `a new data folder is flushed whole: ${flushes} flushes for ${files} files and folders`,
+    );
     assert.deepEqual((await lite.query('SHOW fsync')).rows, [{ fsync: 'on' }]);
     assert.deepEqual((await lite.query('SHOW wal_sync_method')).rows, [{ wal_sync_method: 'fsync' }]);
     await lite.exec('CREATE TABLE flushed (id int PRIMARY KEY)');
@@ -119,7 +155,10 @@ test('a new data folder is flushed whole, and a commit is flushed to the disk be
     await lite.query('INSERT INTO flushed VALUES (1)');
     assert.ok(flushes > before, `an autocommit insert flushed ${flushes - before} times`);
     before = flushes;
-    await lite.transaction(async (tx) => { await tx.query('INSERT INTO flushed VALUES (2)'); await tx.query('INSERT INTO flushed VALUES (3)'); });
+    await lite.transaction(async (tx) => {
+      await tx.query('INSERT INTO flushed VALUES (2)');
+      await tx.query('INSERT INTO flushed VALUES (3)');
+    });
     assert.ok(flushes > before, 'a transaction flushes at its commit');
     before = flushes;
     assert.deepEqual((await lite.query('SELECT count(*)::int AS n FROM flushed')).rows, [{ n: 3 }]);
@@ -144,10 +183,14 @@ process.stdout.write('the commit returned\\n');`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code] = await once(child, 'exit') as [number | null];
+  const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
   assert.equal(code, FLUSH_FAILED_EXIT_CODE, `exit code (stderr: ${err.slice(-500)})`);
   assert.equal(out, '', 'the commit never returned');

@@ -19,15 +19,31 @@ const LEASE_MS = 30_000;
 /** A failed attempt (500) whose retry is due at once: the delivery stays due, so only the breaker holds it. */
 function failed(d: ClaimedDelivery): AttemptRecord {
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
-    trigger: 'scheduled', url: d.url, succeeded: false, statusCode: 500, responseBody: '', location: null, errorKind: 'http_status',
-    errorDetail: null, durationMs: 1,
-    next: { next: 'retry', delayMs: 0 }, throttleEndpointMs: null, disableEndpointReason: null,
+    deliveryId: d.deliveryId,
+    fencingToken: d.fencingToken,
+    dispatcherId: d.dispatcherId,
+    endpointId: d.endpointId,
+    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33),
+    attemptNumber: d.attemptNumber,
+    trigger: 'scheduled',
+    url: d.url,
+    succeeded: false,
+    statusCode: 500,
+    responseBody: '',
+    location: null,
+    errorKind: 'http_status',
+    errorDetail: null,
+    durationMs: 1,
+    next: { next: 'retry', delayMs: 0 },
+    throttleEndpointMs: null,
+    disableEndpointReason: null,
   };
 }
 
-interface Held { heldBy: string | null; heldUntil: string | null }
+interface Held {
+  heldBy: string | null;
+  heldUntil: string | null;
+}
 interface Overview {
   backlog: { dueNow: number; held: number; heldBy: Record<string, number>; oldestDueAgeMs: number | null };
 }
@@ -46,7 +62,10 @@ for (const engine of ENGINES) {
       api = await startApi(engine.fresh, { TIDINGS_TASK_POLL_INTERVAL: '50ms' }, { clock });
       store = createPgDeliveryStore(api.database.db, api.cipher, {
         policy: {
-          breakerThreshold: 1, breakerCooldownMs: COOLDOWN_MS, breakerMaxCooldownMs: 10 * COOLDOWN_MS, autoDisableAfterMs: 86_400_000,
+          breakerThreshold: 1,
+          breakerCooldownMs: COOLDOWN_MS,
+          breakerMaxCooldownMs: 10 * COOLDOWN_MS,
+          autoDisableAfterMs: 86_400_000,
         },
       });
     });
@@ -57,7 +76,8 @@ for (const engine of ENGINES) {
 
     const json = async <T>(method: string, path: string, body?: unknown, token?: string): Promise<T> => {
       const res = await api.request(method, path, {
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(token === undefined ? {} : { token }),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(token === undefined ? {} : { token }),
       });
       const text = await res.text();
       assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${text}`);
@@ -65,12 +85,19 @@ for (const engine of ENGINES) {
     };
     const claim = (limit = 10) =>
       store.claim({ dispatcherId: 'W', limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
-    const health = (appId: string, endpointId: string) => json<Health>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/health`);
+    const health = (appId: string, endpointId: string) =>
+      json<Health>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/health`);
     const breaker = (appId: string, endpointId: string, action: 'probe' | 'close', token?: string) =>
-      api.request('POST', `/api/v1/app/${appId}/endpoint/${endpointId}/breaker/${action}`, token === undefined ? {} : { token });
+      api.request(
+        'POST',
+        `/api/v1/app/${appId}/endpoint/${endpointId}/breaker/${action}`,
+        token === undefined ? {} : { token },
+      );
 
     /** An application and endpoint with `n` messages whose deliveries are due; the breaker opened by one failure. */
-    async function openBreaker(n: number): Promise<{ appId: string; endpointId: string; msgIds: string[]; openUntil: string }> {
+    async function openBreaker(
+      n: number,
+    ): Promise<{ appId: string; endpointId: string; msgIds: string[]; openUntil: string }> {
       const app = await api.svix.application.create({ name: 'held' });
       const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/held' });
       const msgIds: string[] = [];
@@ -85,65 +112,84 @@ for (const engine of ENGINES) {
       return { appId: app.id, endpointId: ep.id, msgIds, openUntil };
     }
 
-    test('an open breaker\'s due deliveries are held, not due: overview, destinations, the endpoint\'s messages and the '
-      + 'timeline say so and until when', async () => {
-      const { appId, endpointId, msgIds, openUntil } = await openBreaker(3);
-      const overview = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${appId}`);
-      assert.equal(overview.backlog.dueNow, 0, 'nothing is due: the breaker holds all three');
-      assert.equal(overview.backlog.oldestDueAgeMs, null);
-      assert.equal(overview.backlog.held, 3);
-      assert.deepEqual(overview.backlog.heldBy, { paused: 0, breaker: 3, throttled: 0 });
-      const installation = await json<Overview>('GET', '/api/v1/stats/overview');
-      assert.ok((installation.backlog.heldBy.breaker ?? 0) >= 3);
-
-      const destinations = await json<Destinations>('GET', `/api/v1/app/${appId}/msg/${msgIds[1]}/endpoint`);
-      assert.deepEqual(destinations.data.map((d) => [d.heldBy, d.heldUntil]), [['breaker', openUntil]]);
-      const messages = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
-      assert.deepEqual(messages.data.map((m) => [m.heldBy, m.heldUntil]), Array(3).fill(['breaker', openUntil]));
-      const timelinePath = `/api/v1/app/${appId}/msg/${msgIds[0]}/endpoint/${endpointId}/timeline`;
-      const timeline = await json<Held & { nextAttemptAt: string }>('GET', timelinePath);
-      assert.deepEqual([timeline.heldBy, timeline.heldUntil], ['breaker', openUntil]);
-
-      // Once the cool-down is over the breaker waits for its probe: still held, with no set end.
-      clock.advance(COOLDOWN_MS);
-      const probing = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
-      assert.deepEqual(probing.data.map((m) => [m.heldBy, m.heldUntil]), Array(3).fill(['breaker', null]));
-      await json('POST', `/api/v1/app/${appId}/endpoint/${endpointId}/breaker/close`);
-      const free = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${appId}`);
-      assert.deepEqual([free.backlog.dueNow, free.backlog.held], [3, 0]);
-      const after = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
-      assert.deepEqual(after.data.map((m) => m.heldBy), [null, null, null]);
-    });
-
-    test('a paused endpoint\'s and a throttled endpoint\'s deliveries are held by `paused` (no end) and `throttled` (until '
-      + 'the Retry-After)', async () => {
-      const app = await api.svix.application.create({ name: 'paused' });
-      const paused = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/p' });
-      const throttled = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/t' });
-      assert.equal((await api.request('POST', `/api/v1/app/${app.id}/endpoint/${paused.id}/pause`)).status, 204);
-      const msg = await api.svix.message.create(app.id, { eventType: 'e', payload: {} });
-      const until = new Date(clock.nowMs() + 5_000);
-      await api.database.db.query('UPDATE endpoints SET throttled_until = $2 WHERE id = $1', [throttled.id, until]);
-      const destinations = await json<Destinations>('GET', `/api/v1/app/${app.id}/msg/${msg.id}/endpoint`);
-      const byId = new Map(destinations.data.map((d) => [d.id, [d.heldBy, d.heldUntil]]));
-      assert.deepEqual(byId.get(paused.id), ['paused', null]);
-      assert.deepEqual(byId.get(throttled.id), ['throttled', until.toISOString()]);
-      const overview = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${app.id}`);
-      assert.deepEqual(overview.backlog.heldBy, { paused: 1, breaker: 0, throttled: 1 });
-      assert.equal(overview.backlog.dueNow, 0);
-      clock.advance(5_000);
-      const later = await json<Destinations>('GET', `/api/v1/app/${app.id}/msg/${msg.id}/endpoint`);
-      assert.deepEqual(later.data.find((d) => d.id === throttled.id)?.heldBy, null, 'the throttle is over');
-    });
-
-    test('probe now ends the cool-down: exactly one probe is claimed next, and the history says the operator asked',
+    test(
+      "an open breaker's due deliveries are held, not due: overview, destinations, the endpoint's messages and the " +
+        'timeline say so and until when',
       async () => {
+        const { appId, endpointId, msgIds, openUntil } = await openBreaker(3);
+        const overview = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${appId}`);
+        assert.equal(overview.backlog.dueNow, 0, 'nothing is due: the breaker holds all three');
+        assert.equal(overview.backlog.oldestDueAgeMs, null);
+        assert.equal(overview.backlog.held, 3);
+        assert.deepEqual(overview.backlog.heldBy, { paused: 0, breaker: 3, throttled: 0 });
+        const installation = await json<Overview>('GET', '/api/v1/stats/overview');
+        assert.ok((installation.backlog.heldBy.breaker ?? 0) >= 3);
+
+        const destinations = await json<Destinations>('GET', `/api/v1/app/${appId}/msg/${msgIds[1]}/endpoint`);
+        assert.deepEqual(
+          destinations.data.map((d) => [d.heldBy, d.heldUntil]),
+          [['breaker', openUntil]],
+        );
+        const messages = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
+        assert.deepEqual(
+          messages.data.map((m) => [m.heldBy, m.heldUntil]),
+          Array(3).fill(['breaker', openUntil]),
+        );
+        const timelinePath = `/api/v1/app/${appId}/msg/${msgIds[0]}/endpoint/${endpointId}/timeline`;
+        const timeline = await json<Held & { nextAttemptAt: string }>('GET', timelinePath);
+        assert.deepEqual([timeline.heldBy, timeline.heldUntil], ['breaker', openUntil]);
+
+        // Once the cool-down is over the breaker waits for its probe: still held, with no set end.
+        clock.advance(COOLDOWN_MS);
+        const probing = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
+        assert.deepEqual(
+          probing.data.map((m) => [m.heldBy, m.heldUntil]),
+          Array(3).fill(['breaker', null]),
+        );
+        await json('POST', `/api/v1/app/${appId}/endpoint/${endpointId}/breaker/close`);
+        const free = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${appId}`);
+        assert.deepEqual([free.backlog.dueNow, free.backlog.held], [3, 0]);
+        const after = await json<{ data: Held[] }>('GET', `/api/v1/app/${appId}/endpoint/${endpointId}/msg`);
+        assert.deepEqual(
+          after.data.map((m) => m.heldBy),
+          [null, null, null],
+        );
+      },
+    );
+
+    test(
+      "a paused endpoint's and a throttled endpoint's deliveries are held by `paused` (no end) and `throttled` (until " +
+        'the Retry-After)',
+      async () => {
+        const app = await api.svix.application.create({ name: 'paused' });
+        const paused = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/p' });
+        const throttled = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/t' });
+        assert.equal((await api.request('POST', `/api/v1/app/${app.id}/endpoint/${paused.id}/pause`)).status, 204);
+        const msg = await api.svix.message.create(app.id, { eventType: 'e', payload: {} });
+        const until = new Date(clock.nowMs() + 5_000);
+        await api.database.db.query('UPDATE endpoints SET throttled_until = $2 WHERE id = $1', [throttled.id, until]);
+        const destinations = await json<Destinations>('GET', `/api/v1/app/${app.id}/msg/${msg.id}/endpoint`);
+        const byId = new Map(destinations.data.map((d) => [d.id, [d.heldBy, d.heldUntil]]));
+        assert.deepEqual(byId.get(paused.id), ['paused', null]);
+        assert.deepEqual(byId.get(throttled.id), ['throttled', until.toISOString()]);
+        const overview = await json<Overview>('GET', `/api/v1/stats/overview?app_id=${app.id}`);
+        assert.deepEqual(overview.backlog.heldBy, { paused: 1, breaker: 0, throttled: 1 });
+        assert.equal(overview.backlog.dueNow, 0);
+        clock.advance(5_000);
+        const later = await json<Destinations>('GET', `/api/v1/app/${app.id}/msg/${msg.id}/endpoint`);
+        assert.deepEqual(later.data.find((d) => d.id === throttled.id)?.heldBy, null, 'the throttle is over');
+      },
+    );
+
+    test('probe now ends the cool-down: exactly one probe is claimed next, and the history says the operator asked', async () => {
       const { appId, endpointId } = await openBreaker(3);
       assert.equal((await claim()).deliveries.length, 0, 'held during the cool-down');
       const probed = (await (await breaker(appId, endpointId, 'probe')).json()) as Health;
       assert.equal(probed.breaker.openUntil, clock.sqlNow().toISOString());
-      assert.deepEqual([probed.history[0]?.kind, probed.history[0]?.reason],
-        ['breaker_probe_requested', 'cool-down ended by the operator: one probe next']);
+      assert.deepEqual(
+        [probed.history[0]?.kind, probed.history[0]?.reason],
+        ['breaker_probe_requested', 'cool-down ended by the operator: one probe next'],
+      );
       const probe = await claim();
       assert.equal(probe.deliveries.length, 1, 'exactly one probe');
       assert.equal((await claim()).deliveries.length, 0, 'no second delivery while the probe is in flight');
@@ -151,8 +197,7 @@ for (const engine of ENGINES) {
       assert.equal(halfOpen.breaker.state, 'half_open', 'a half-open breaker already has its probe: nothing changes');
     });
 
-    test('close breaker lets every held delivery be claimed; probe on a closed breaker is 409; both need ManageEndpoint',
-      async () => {
+    test('close breaker lets every held delivery be claimed; probe on a closed breaker is 409; both need ManageEndpoint', async () => {
       const { appId, endpointId } = await openBreaker(3);
       // Keys rather than portal tokens: a portal token's expiry is read against the real clock, not this one
       // (test/integration/api-capabilities.test.ts runs every capability set over every route).
@@ -166,8 +211,11 @@ for (const engine of ENGINES) {
       assert.equal(closing.status, 200);
       const closed = (await closing.json()) as Health;
       assert.deepEqual([closed.breaker.state, closed.breaker.consecutiveFailures], ['closed', 0]);
-      assert.deepEqual([closed.history[0]?.kind, closed.history[0]?.reason],
-        ['breaker_closed', 'closed by an API key of the application'], 'the history names who closed it');
+      assert.deepEqual(
+        [closed.history[0]?.kind, closed.history[0]?.reason],
+        ['breaker_closed', 'closed by an API key of the application'],
+        'the history names who closed it',
+      );
       assert.equal((await claim()).deliveries.length, 3, 'every held delivery goes');
       const again = await errorOf(await breaker(appId, endpointId, 'probe'));
       assert.deepEqual([again.status, again.code], [409, 'conflict']);
@@ -177,10 +225,19 @@ for (const engine of ENGINES) {
       const { appId, endpointId } = await openBreaker(1);
       await json('PATCH', `/api/v1/app/${appId}/endpoint/${endpointId}`, { url: 'http://127.0.0.1:9/held' });
       assert.equal((await health(appId, endpointId)).breaker.state, 'open', 'the same URL keeps the breaker');
-      await json('PUT', `/api/v1/app/${appId}/endpoint/${endpointId}`, { url: 'http://127.0.0.1:9/moved', description: '' });
+      await json('PUT', `/api/v1/app/${appId}/endpoint/${endpointId}`, {
+        url: 'http://127.0.0.1:9/moved',
+        description: '',
+      });
       const reset = await health(appId, endpointId);
-      assert.deepEqual([reset.breaker.state, reset.breaker.consecutiveFailures, reset.breaker.openUntil], ['closed', 0, null]);
-      assert.deepEqual([reset.history[0]?.kind, reset.history[0]?.reason], ['breaker_closed', 'the endpoint URL changed']);
+      assert.deepEqual(
+        [reset.breaker.state, reset.breaker.consecutiveFailures, reset.breaker.openUntil],
+        ['closed', 0, null],
+      );
+      assert.deepEqual(
+        [reset.history[0]?.kind, reset.history[0]?.reason],
+        ['breaker_closed', 'the endpoint URL changed'],
+      );
     });
 
     test('recover says how many deliveries the breaker holds instead of answering only "0 sent"', async () => {
@@ -189,8 +246,10 @@ for (const engine of ENGINES) {
       type Task = { id: string; status: string; data: Record<string, unknown> };
       const started = await json<Task>('POST', `/api/v1/app/${appId}/endpoint/${endpointId}/recover`, { since });
       const d = started.data;
-      assert.deepEqual({ held: d.held, heldBy: d.heldBy, heldUntil: d.heldUntil, sent: d.messagesSent },
-        { held: 3, heldBy: { paused: 0, breaker: 3, throttled: 0 }, heldUntil: openUntil, sent: 0 });
+      assert.deepEqual(
+        { held: d.held, heldBy: d.heldBy, heldUntil: d.heldUntil, sent: d.messagesSent },
+        { held: 3, heldBy: { paused: 0, breaker: 3, throttled: 0 }, heldUntil: openUntil, sent: 0 },
+      );
       api.deps.taskRunner.kick();
       const deadline = Date.now() + 20_000;
       let task = await json<Task>('GET', `/api/v1/background-task/${started.id}`);

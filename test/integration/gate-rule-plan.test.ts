@@ -27,8 +27,11 @@ before(async () => {
   appId = await insertApp(t.db);
   // Every kind the rule tells apart: ungated, capped, rate-limited, breaker open (cool-down over), throttled, paused.
   const kinds = [
-    '', 'max_in_flight = 2', 'rate_limit_per_s = 5',
-    `breaker_state = 'open', breaker_open_until = now() - interval '1 s'`, `throttled_until = now() + interval '1 h'`,
+    '',
+    'max_in_flight = 2',
+    'rate_limit_per_s = 5',
+    `breaker_state = 'open', breaker_open_until = now() - interval '1 s'`,
+    `throttled_until = now() + interval '1 h'`,
     `status = 'paused'`,
   ];
   for (const kind of kinds) {
@@ -36,22 +39,33 @@ before(async () => {
     if (kind !== '') await t.db.query(`UPDATE endpoints SET ${kind} WHERE id = $1`, [id]);
     endpoints.push(id);
   }
-  await t.db.query(`INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
+  await t.db.query(
+    `INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
                     SELECT 'msg_gate' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain'
-                    FROM generate_series(1, 60) i`, [appId]);
-  await t.db.query(`INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
+                    FROM generate_series(1, 60) i`,
+    [appId],
+  );
+  await t.db.query(
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
                     SELECT $1, 'msg_gate' || lpad(i::text, 8, '0'), ($2::text[])[1 + i % cardinality($2::text[])],
                            'pending', now() - interval '1 minute'
-                    FROM generate_series(1, 60) i`, [appId, endpoints]);
+                    FROM generate_series(1, 60) i`,
+    [appId, endpoints],
+  );
   await t.db.query('ANALYZE');
 });
-after(async () => { await t.drop(); });
+after(async () => {
+  await t.drop();
+});
 
 /** The bodies of the two functions as the database holds them, `(ep).` read as `<alias>.`. */
 async function bodies(q: Queryable): Promise<Map<string, { params: string[]; body: string }>> {
-  const rows = (await q.query<{ name: string; params: string[]; body: string }>(
-    `SELECT proname AS name, proargnames AS params, prosrc AS body FROM pg_proc
-     WHERE proname IN ('tidings_endpoint_accepting', 'tidings_endpoint_ungated')`)).rows;
+  const rows = (
+    await q.query<{ name: string; params: string[]; body: string }>(
+      `SELECT proname AS name, proargnames AS params, prosrc AS body FROM pg_proc
+     WHERE proname IN ('tidings_endpoint_accepting', 'tidings_endpoint_ungated')`,
+    )
+  ).rows;
   assert.equal(rows.length, 2, 'both functions exist');
   return new Map(rows.map((r) => [r.name, { params: r.params, body: r.body.trim().replace(/^SELECT\s+/i, '') }]));
 }
@@ -88,8 +102,10 @@ function writtenOut(sql: string, fns: Map<string, { params: string[]; body: stri
 }
 
 /** A plan without its estimates, which a second run over changed rows may move. */
-const shape = (plan: unknown): string => JSON.stringify(plan, (key, value: unknown) =>
-  (['Startup Cost', 'Total Cost', 'Plan Rows', 'Plan Width'].includes(key) ? undefined : value));
+const shape = (plan: unknown): string =>
+  JSON.stringify(plan, (key, value: unknown) =>
+    ['Startup Cost', 'Total Cost', 'Plan Rows', 'Plan Width'].includes(key) ? undefined : value,
+  );
 
 /** The plans of the inner queries of `call`, run once in a transaction rolled back, with auto_explain (verbose). */
 async function innerPlans(call: string): Promise<unknown[]> {
@@ -107,7 +123,10 @@ async function innerPlans(call: string): Promise<unknown[]> {
   });
   try {
     const settings = [
-      'log_min_duration = 0', 'log_nested_statements = on', `log_format = 'json'`, `log_level = 'notice'`,
+      'log_min_duration = 0',
+      'log_nested_statements = on',
+      `log_format = 'json'`,
+      `log_level = 'notice'`,
       'log_verbose = on',
     ];
     for (const setting of settings) await client.query(`SET auto_explain.${setting}`);
@@ -124,8 +143,10 @@ async function innerPlans(call: string): Promise<unknown[]> {
 test('the claim plans the gate rule as if written out in place: same gate and claim plans, no call left', async () => {
   const claimSql = await readFile(new URL('../../src/adapters/postgres/delivery/claim.sql', import.meta.url), 'utf8');
   assert.match(claimSql, /tidings_endpoint_ungated\(e\)/, 'the claim reads the rule');
-  const reference = writtenOut(claimSql, await bodies(t.db))
-    .replace('FUNCTION tidings_claim(', 'FUNCTION tidings_claim_written_out(');
+  const reference = writtenOut(claimSql, await bodies(t.db)).replace(
+    'FUNCTION tidings_claim(',
+    'FUNCTION tidings_claim_written_out(',
+  );
   assert.doesNotMatch(reference, /tidings_endpoint_\w+\(/);
   await t.db.query(reference);
   const args = `('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
@@ -135,22 +156,44 @@ test('the claim plans the gate rule as if written out in place: same gate and cl
   assert.deepEqual(withRule.map(shape), written.map(shape));
   const text = JSON.stringify(withRule);
   assert.doesNotMatch(text, /tidings_endpoint_/, 'inlined: no call of the functions in the plans');
-  assert.match(text, /max_in_flight IS NULL/, 'the rule\'s columns are read in place');
+  assert.match(text, /max_in_flight IS NULL/, "the rule's columns are read in place");
 });
 
 test('the hand-off plans the gate rule as written out in place: same plan of its statement, no call left', async () => {
   const values = {
-    id: ['msg_gate_handoff'], app_id: [appId], event_id: [null], event_type: ['e'], channels: [null], tags: [null],
-    payload_start: [0], payload_end: [2], payload_key_id: ['plain'], retention_hours: [null], at: [null],
-    content_type: [null], deliver_at: [null], trace_context: [null], app_ref: [null], type_revision: [null],
+    id: ['msg_gate_handoff'],
+    app_id: [appId],
+    event_id: [null],
+    event_type: ['e'],
+    channels: [null],
+    tags: [null],
+    payload_start: [0],
+    payload_end: [2],
+    payload_key_id: ['plain'],
+    retention_hours: [null],
+    at: [null],
+    content_type: [null],
+    deliver_at: [null],
+    trace_context: [null],
+    app_ref: [null],
+    type_revision: [null],
     payloads: Buffer.from('{}'),
-    notify: false, notify_always: false, dispatcher: 'W', lease_ms: 30_000, slots: 10, room_endpoints: endpoints,
+    notify: false,
+    notify_always: false,
+    dispatcher: 'W',
+    lease_ms: 30_000,
+    slots: 10,
+    room_endpoints: endpoints,
     room: endpoints.map(() => 5),
   };
   const params = bind(PUBLISH_HANDING, values);
   const explain = async (text: string): Promise<unknown> =>
-    (await t.db.query<{ 'QUERY PLAN': { Plan: unknown }[] }>(`EXPLAIN (VERBOSE, COSTS OFF, FORMAT JSON) ${text}`,
-      params)).rows[0]!['QUERY PLAN'][0]!.Plan;
+    (
+      await t.db.query<{ 'QUERY PLAN': { Plan: unknown }[] }>(
+        `EXPLAIN (VERBOSE, COSTS OFF, FORMAT JSON) ${text}`,
+        params,
+      )
+    ).rows[0]!['QUERY PLAN'][0]!.Plan;
   assert.match(PUBLISH_HANDING.text, /tidings_endpoint_ungated\(e\)/, 'the hand-off reads the rule');
   const withRule = await explain(PUBLISH_HANDING.text);
   const written = await explain(writtenOut(PUBLISH_HANDING.text, await bodies(t.db)));

@@ -41,7 +41,11 @@ function newSender(extra: Partial<HttpSenderOptions> = {}): Sender {
   return s;
 }
 
-async function timedSend(s: Sender, url: string, signal?: AbortSignal): Promise<{ result: SendResult; wallMs: number }> {
+async function timedSend(
+  s: Sender,
+  url: string,
+  signal?: AbortSignal,
+): Promise<{ result: SendResult; wallMs: number }> {
   const t0 = performance.now();
   const result = await s.send({ url, headers: { 'content-type': 'application/json' }, body: BODY }, signal);
   return { result, wallMs: performance.now() - t0 };
@@ -72,14 +76,20 @@ test('an abort while connecting ends the attempt as deadline/aborted and the req
   const first = s.send({ url, headers: {}, body: Buffer.from('first') }, controller.signal);
   controller.abort();
   const { network: _network, ...aborted } = await first; // the operator's network detail is not compared here
-  assert.deepEqual({ ...aborted, durationMs: 0 }, { type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 0 });
+  assert.deepEqual(
+    { ...aborted, durationMs: 0 },
+    { type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 0 },
+  );
   // Let the connection complete: undici drops the aborted request when the socket is ready (and closes
   // that socket); the request queued after it is written on a fresh connection.
   const second = s.send({ url, headers: {}, body: Buffer.from('second') });
   gate.resolve();
   const secondResult = await second;
   assert.equal(secondResult.type === 'response' && secondResult.statusCode, 200, JSON.stringify(secondResult));
-  assert.deepEqual(r.requests().map((q) => q.body.toString()), ['second']);
+  assert.deepEqual(
+    r.requests().map((q) => q.body.toString()),
+    ['second'],
+  );
 });
 
 test('an abort after the request was written says so', async () => {
@@ -105,7 +115,8 @@ test('connections per origin are capped: four attempts share two connections, th
     await r.whenRequests(answered + 1);
     held.shift()?.();
   }
-  for (const { result } of await all) assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
+  for (const { result } of await all)
+    assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
   assert.equal(r.requests().length, 4);
   assert.equal(r.connections(), 2, 'a third connection was opened to the origin');
 });

@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, createSecureContext } from 'node:tls';
 import type { SendResult } from '../../src/domain/attempt-outcome.ts';
-import { createHttpSender, UNRESOLVED_NAME_DETAIL, type HttpSenderOptions } from '../../src/adapters/http-sender/http-sender.ts';
+import {
+  createHttpSender,
+  UNRESOLVED_NAME_DETAIL,
+  type HttpSenderOptions,
+} from '../../src/adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../../src/adapters/http-sender/guarded-connect.ts';
 import type { Sender } from '../../src/ports/sender.ts';
 import { healthyClosing, redirect, startCanary, startReceiver, type Receiver } from '../support/hostile-receivers.ts';
@@ -49,14 +53,22 @@ function send(s: Sender, url: string): Promise<SendResult> {
 }
 
 /** A resolver answering `answers[i]` to its i-th call (the last one from then on), counting calls. */
-function scriptedResolver(...answers: readonly (readonly string[])[]): { readonly lookup: LookupFunction; readonly calls: () => number; readonly names: string[] } {
+function scriptedResolver(...answers: readonly (readonly string[])[]): {
+  readonly lookup: LookupFunction;
+  readonly calls: () => number;
+  readonly names: string[];
+} {
   let calls = 0;
   const names: string[] = [];
   const lookup: LookupFunction = (hostname, _options, callback) => {
     const answer = answers[Math.min(calls, answers.length - 1)] ?? [];
     calls += 1;
     names.push(hostname);
-    process.nextTick(callback, null, answer.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 })));
+    process.nextTick(
+      callback,
+      null,
+      answer.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 })),
+    );
   };
   return { lookup, calls: () => calls, names };
 }
@@ -74,7 +86,13 @@ function assertBlocked(result: SendResult, label: string): void {
 /** A name that resolved to a refused address: `dns` with the words of a failed lookup for the tenant, the reason for the operator. */
 function assertRefusedName(result: SendResult, label: string): void {
   const text = `${label}: ${JSON.stringify(result)}`;
-  assert.ok(result.type === 'error' && result.errorKind === 'dns' && result.detail === UNRESOLVED_NAME_DETAIL && result.durationMs === 0, text);
+  assert.ok(
+    result.type === 'error' &&
+      result.errorKind === 'dns' &&
+      result.detail === UNRESOLVED_NAME_DETAIL &&
+      result.durationMs === 0,
+    text,
+  );
   assert.match(String(result.network?.reason), /TIDINGS_REFUSED_NAME: [\w.]+ resolved to/, text);
   assert.equal(result.network?.decidedBy, 'TIDINGS_EGRESS_ALLOWLIST', text);
 }
@@ -117,16 +135,35 @@ test('the allow-listed receiver on 127.0.0.1 is reachable (the control for every
 test('every literal spelling of a canary address is refused before a connection is made', async (t: TestContext) => {
   const p = target.port;
   const v4 = [
-    `http://127.0.0.2:${p}/`, `http://2130706434:${p}/`, `http://0x7f000002:${p}/`, `http://017700000002:${p}/`,
-    `http://0177.0.0.2:${p}/`, `http://0x7f.0.0.2:${p}/`, `http://127.2:${p}/`, `http://0x7f.2:${p}/`,
-    `http://127.0.0.2.:${p}/`, `http://%31%32%37.0.0.2:${p}/`, `HTTP://127.0.0.2:${p}/upper`, `http://127.000.000.002:${p}/`,
+    `http://127.0.0.2:${p}/`,
+    `http://2130706434:${p}/`,
+    `http://0x7f000002:${p}/`,
+    `http://017700000002:${p}/`,
+    `http://0177.0.0.2:${p}/`,
+    `http://0x7f.0.0.2:${p}/`,
+    `http://127.2:${p}/`,
+    `http://0x7f.2:${p}/`,
+    `http://127.0.0.2.:${p}/`,
+    `http://%31%32%37.0.0.2:${p}/`,
+    `HTTP://127.0.0.2:${p}/upper`,
+    `http://127.000.000.002:${p}/`,
   ];
   const v6 = [
-    `http://[::1]:${p}/`, `http://[0:0:0:0:0:0:0:1]:${p}/`, `http://[0000:0000:0000:0000:0000:0000:0000:0001]:${p}/`,
-    `http://[::ffff:127.0.0.2]:${p}/`, `http://[::FFFF:7F00:2]:${p}/`, `http://[::127.0.0.2]:${p}/`,
-    `http://[64:ff9b::7f00:2]:${p}/`, `http://[2002:7f00:2::]:${p}/`,
+    `http://[::1]:${p}/`,
+    `http://[0:0:0:0:0:0:0:1]:${p}/`,
+    `http://[0000:0000:0000:0000:0000:0000:0000:0001]:${p}/`,
+    `http://[::ffff:127.0.0.2]:${p}/`,
+    `http://[::FFFF:7F00:2]:${p}/`,
+    `http://[::127.0.0.2]:${p}/`,
+    `http://[64:ff9b::7f00:2]:${p}/`,
+    `http://[2002:7f00:2::]:${p}/`,
   ];
-  const names = [`http://localhost:${p}/`, `http://LOCALHOST.:${p}/`, `http://canary.localhost:${p}/`, `http://Canary.LocalHost.:${p}/`];
+  const names = [
+    `http://localhost:${p}/`,
+    `http://LOCALHOST.:${p}/`,
+    `http://canary.localhost:${p}/`,
+    `http://Canary.LocalHost.:${p}/`,
+  ];
   const s = sender();
   for (const url of [...v4, ...v6, ...names]) {
     const result = await send(s, url);
@@ -138,8 +175,14 @@ test('every literal spelling of a canary address is refused before a connection 
 
 test('a name is refused when the injected resolver answers with any refused address; the tenant reads it as a name that does not resolve', async () => {
   const cases: readonly (readonly string[])[] = [
-    ['127.0.0.2'], ['127.0.0.1', '127.0.0.2'], ['127.0.0.2', '127.0.0.1'], ['::1'], ['127.0.0.1', '::1'],
-    ['::ffff:127.0.0.2'], ['2130706434'], ['0x7f.0.0.2'],
+    ['127.0.0.2'],
+    ['127.0.0.1', '127.0.0.2'],
+    ['127.0.0.2', '127.0.0.1'],
+    ['::1'],
+    ['127.0.0.1', '::1'],
+    ['::ffff:127.0.0.2'],
+    ['2130706434'],
+    ['0x7f.0.0.2'],
   ];
   for (const answer of cases) {
     const resolver = scriptedResolver(answer);
@@ -152,11 +195,18 @@ test('a name is refused when the injected resolver answers with any refused addr
 
 test('a resolver failure or an empty answer is a dns error, not a connection anywhere', async () => {
   const failing: LookupFunction = (hostname, _options, callback) => {
-    process.nextTick(callback, Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    process.nextTick(
+      callback,
+      Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+      [],
+    );
   };
   const failed = await send(sender({ lookup: failing }), `http://nowhere.test:${target.port}/`);
   assert.equal(failed.type === 'error' && failed.errorKind, 'dns', JSON.stringify(failed));
-  assert.ok(failed.type === 'error' && failed.detail === UNRESOLVED_NAME_DETAIL && failed.durationMs === 0, 'the same words and duration as a refused name');
+  assert.ok(
+    failed.type === 'error' && failed.detail === UNRESOLVED_NAME_DETAIL && failed.durationMs === 0,
+    'the same words and duration as a refused name',
+  );
   assert.match(String(failed.network?.reason), /lookup of nowhere\.test failed: ENOTFOUND/);
   const empty = await send(sender({ lookup: scriptedResolver([]).lookup }), `http://empty.test:${target.port}/`);
   assert.equal(empty.type === 'error' && empty.errorKind, 'dns', JSON.stringify(empty));
@@ -194,7 +244,16 @@ test('a redirect from the allowed receiver to a canary is a response with its Lo
 });
 
 test('proxy environment variables are ignored by the delivery agent', async () => {
-  const names = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
+  const names = [
+    'HTTP_PROXY',
+    'http_proxy',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'ALL_PROXY',
+    'all_proxy',
+    'NO_PROXY',
+    'no_proxy',
+  ];
   const saved = new Map(names.map((name) => [name, process.env[name]]));
   try {
     for (const name of names) process.env[name] = name.toLowerCase().startsWith('no') ? '' : canary4.url;
@@ -213,7 +272,27 @@ test('proxy environment variables are ignored by the delivery agent', async () =
 function selfSignedCertificate(): { key: string; cert: string } | null {
   const dir = mkdtempSync(join(tmpdir(), 'tidings-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=sni.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=sni.test',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } catch {
     return null;

@@ -49,9 +49,16 @@ function newSender(extra: Partial<HttpSenderOptions> = {}): Sender {
 const BODY = Buffer.from('{"type":"invoice.paid","data":{"id":"in_1","amount":12345678901234567890}}');
 
 /** Sends one webhook and measures the wall time around it (independent of the result's own durationMs). */
-async function timedSend(s: Sender, url: string, signal?: AbortSignal): Promise<{ result: SendResult; wallMs: number }> {
+async function timedSend(
+  s: Sender,
+  url: string,
+  signal?: AbortSignal,
+): Promise<{ result: SendResult; wallMs: number }> {
   const t0 = performance.now();
-  const result = await s.send({ url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: BODY }, signal);
+  const result = await s.send(
+    { url, headers: { 'content-type': 'application/json', 'webhook-id': 'msg_test' }, body: BODY },
+    signal,
+  );
   return { result, wallMs: performance.now() - t0 };
 }
 
@@ -85,21 +92,40 @@ interface HostileCase {
 
 function hostileCases(bomb: Buffer): readonly HostileCase[] {
   return [
-    { name: 'headers never sent', behaviour: receivers.headersNeverSent, expected: { type: 'error', errorKind: 'timeout_headers' } },
+    {
+      name: 'headers never sent',
+      behaviour: receivers.headersNeverSent,
+      expected: { type: 'error', errorKind: 'timeout_headers' },
+    },
     // Header bytes do not reset the headers timeout.
-    { name: 'slow-drip headers', behaviour: receivers.slowDripHeaders, expected: { type: 'error', errorKind: 'timeout_headers' } },
+    {
+      name: 'slow-drip headers',
+      behaviour: receivers.slowDripHeaders,
+      expected: { type: 'error', errorKind: 'timeout_headers' },
+    },
     // Each body byte resets the body timeout; only the deadline ends it. The status line was a 200.
-    { name: 'slow-drip body', behaviour: receivers.slowDripBody, expected: { type: 'response', statusCode: 200, bodyError: 'deadline' } },
+    {
+      name: 'slow-drip body',
+      behaviour: receivers.slowDripBody,
+      expected: { type: 'response', statusCode: 200, bodyError: 'deadline' },
+    },
     // Each 102 resets undici's headers timeout; only the deadline ends it.
     { name: 'endless 1xx', behaviour: receivers.endless1xx, expected: { type: 'error', errorKind: 'deadline' } },
-    { name: 'never-closing connection', behaviour: receivers.neverClosing, expected: { type: 'response', statusCode: 200, bodyError: 'timeout_body' } },
+    {
+      name: 'never-closing connection',
+      behaviour: receivers.neverClosing,
+      expected: { type: 'response', statusCode: 200, bodyError: 'timeout_body' },
+    },
     {
       name: '1 GB body',
       behaviour: receivers.oneGigabyteBody,
       expected: { type: 'response', statusCode: 200, bodyError: 'too_large' },
       check: (result, r) => {
         assert.equal(result.type === 'response' && result.bodyPrefix, 'x'.repeat(OPTIONS.responsePrefixBytes));
-        assert.ok(r.bytesWritten() < 64 * 1024 * 1024, `the receiver pushed ${r.bytesWritten()} bytes before the socket closed`);
+        assert.ok(
+          r.bytesWritten() < 64 * 1024 * 1024,
+          `the receiver pushed ${r.bytesWritten()} bytes before the socket closed`,
+        );
       },
     },
     {
@@ -113,8 +139,16 @@ function hostileCases(bomb: Buffer): readonly HostileCase[] {
       },
     },
     { name: 'huge headers', behaviour: receivers.hugeHeaders, expected: { type: 'error', errorKind: 'too_large' } },
-    { name: 'reset before the status line', behaviour: receivers.resetBeforeStatus, expected: { type: 'error', errorKind: 'reset' } },
-    { name: 'closed before the status line', behaviour: receivers.closeBeforeStatus, expected: { type: 'error', errorKind: 'reset' } },
+    {
+      name: 'reset before the status line',
+      behaviour: receivers.resetBeforeStatus,
+      expected: { type: 'error', errorKind: 'reset' },
+    },
+    {
+      name: 'closed before the status line',
+      behaviour: receivers.closeBeforeStatus,
+      expected: { type: 'error', errorKind: 'reset' },
+    },
     // A 2xx whose body is then cut still counts as delivered (docs/design.md#retries-and-endpoint-health): a response with bodyError.
     {
       name: 'reset after the status line',
@@ -143,15 +177,24 @@ function hostileCases(bomb: Buffer): readonly HostileCase[] {
       expected: { type: 'response', statusCode: 503, bodyError: null },
       check: (result) => assert.equal(result.type === 'response' && result.retryAfter, '120'),
     },
-    { name: 'malformed status line', behaviour: receivers.malformedStatusLine, expected: { type: 'error', errorKind: 'protocol' } },
-    { name: 'unsolicited 100 Continue', behaviour: receivers.unsolicitedContinue, expected: { type: 'error', errorKind: 'protocol' } },
+    {
+      name: 'malformed status line',
+      behaviour: receivers.malformedStatusLine,
+      expected: { type: 'error', errorKind: 'protocol' },
+    },
+    {
+      name: 'unsolicited 100 Continue',
+      behaviour: receivers.unsolicitedContinue,
+      expected: { type: 'error', errorKind: 'protocol' },
+    },
   ];
 }
 
 function assertExpected(name: string, result: SendResult, expected: Expected): void {
-  const actual = result.type === 'error'
-    ? { type: 'error', errorKind: result.errorKind }
-    : { type: 'response', statusCode: result.statusCode, bodyError: result.bodyError };
+  const actual =
+    result.type === 'error'
+      ? { type: 'error', errorKind: result.errorKind }
+      : { type: 'response', statusCode: result.statusCode, bodyError: result.bodyError };
   assert.deepEqual(actual, expected, `${name}: ${JSON.stringify(result).slice(0, 300)}`);
 }
 
@@ -173,9 +216,11 @@ test('hostile receivers: each attempt ends within deadline + 1 s, classified, in
   let rssPeak = rssBefore; // sampled after every healthy response, i.e. all through the hostile set
 
   let hostileDone = false;
-  const hostileRun = Promise.all(cases.map((c, i) => timedSend(sender, `${hostile[i]?.url ?? ''}hostile`))).finally(() => {
-    hostileDone = true;
-  });
+  const hostileRun = Promise.all(cases.map((c, i) => timedSend(sender, `${hostile[i]?.url ?? ''}hostile`))).finally(
+    () => {
+      hostileDone = true;
+    },
+  );
   const alongside: { result: SendResult; wallMs: number }[] = [];
   for (let i = 0; i < 10_000 && !hostileDone; i += 1) {
     alongside.push(await timedSend(sender, healthy.url));
@@ -187,12 +232,16 @@ test('hostile receivers: each attempt ends within deadline + 1 s, classified, in
   const rssAfter = process.memoryUsage().rss;
   const growthMb = (rssAfter - rssBefore) / 1024 / 1024;
   const peakGrowthMb = (rssPeak - rssBefore) / 1024 / 1024;
-  t.diagnostic(`RSS before ${(rssBefore / 1024 / 1024).toFixed(1)} MB, after ${(rssAfter / 1024 / 1024).toFixed(1)} MB (both after a full GC): growth ${growthMb.toFixed(1)} MB; highest sample during the set +${peakGrowthMb.toFixed(1)} MB`);
+  t.diagnostic(
+    `RSS before ${(rssBefore / 1024 / 1024).toFixed(1)} MB, after ${(rssAfter / 1024 / 1024).toFixed(1)} MB (both after a full GC): growth ${growthMb.toFixed(1)} MB; highest sample during the set +${peakGrowthMb.toFixed(1)} MB`,
+  );
 
   cases.forEach((c, i) => {
     const outcome = outcomes[i];
     assert.ok(outcome !== undefined);
-    t.diagnostic(`${c.name}: ${outcome.result.type === 'error' ? outcome.result.errorKind : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`} in ${Math.round(outcome.wallMs)} ms (recorded ${outcome.result.durationMs} ms)`);
+    t.diagnostic(
+      `${c.name}: ${outcome.result.type === 'error' ? outcome.result.errorKind : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`} in ${Math.round(outcome.wallMs)} ms (recorded ${outcome.result.durationMs} ms)`,
+    );
     assertExpected(c.name, outcome.result, c.expected);
     assert.ok(outcome.wallMs <= BOUND_MS, `${c.name} took ${Math.round(outcome.wallMs)} ms (wall)`);
     assert.ok(outcome.result.durationMs <= BOUND_MS, `${c.name} recorded ${outcome.result.durationMs} ms`);
@@ -202,14 +251,20 @@ test('hostile receivers: each attempt ends within deadline + 1 s, classified, in
   });
 
   assert.ok(rssAfter - rssBefore < RSS_LIMIT_BYTES, `RSS grew by ${growthMb.toFixed(1)} MB`);
-  assert.ok(rssPeak - rssBefore < RSS_LIMIT_BYTES, `RSS peaked ${peakGrowthMb.toFixed(1)} MB above its start during the set`);
+  assert.ok(
+    rssPeak - rssBefore < RSS_LIMIT_BYTES,
+    `RSS peaked ${peakGrowthMb.toFixed(1)} MB above its start during the set`,
+  );
 
   // The healthy receiver was served all along, each request well within a generous bound of its solo run.
   const soloMax = Math.max(...solo);
   const worst = Math.max(...alongside.map((a) => a.wallMs));
-  t.diagnostic(`healthy receiver: solo max ${soloMax.toFixed(1)} ms; ${alongside.length} requests alongside the hostile set, worst ${worst.toFixed(1)} ms`);
+  t.diagnostic(
+    `healthy receiver: solo max ${soloMax.toFixed(1)} ms; ${alongside.length} requests alongside the hostile set, worst ${worst.toFixed(1)} ms`,
+  );
   assert.ok(alongside.length >= 5, `only ${alongside.length} healthy requests completed during the hostile set`);
-  for (const { result } of alongside) assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
+  for (const { result } of alongside)
+    assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
   assert.ok(worst <= soloMax + 1000, `a healthy request took ${worst.toFixed(1)} ms alongside the hostile set`);
   assert.equal(healthy.requests().length, solo.length + alongside.length);
 });
@@ -245,7 +300,13 @@ test('the request carries the caller headers, our user-agent and the exact body;
   const url = r.url.replace('http://', 'http://user:secret@') + 'hooks/in?x=1#frag';
   const result = await sender.send({
     url,
-    headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'user-agent': 'spoofed', 'x-custom': 'yes', 'transfer-encoding': 'chunked' },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': 'msg_1',
+      'user-agent': 'spoofed',
+      'x-custom': 'yes',
+      'transfer-encoding': 'chunked',
+    },
     body: BODY,
   });
   assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
@@ -257,7 +318,8 @@ test('the request carries the caller headers, our user-agent and the exact body;
   assert.match(head, /\r\nwebhook-id: msg_1(\r\n|$)/);
   assert.match(head, /\r\nx-custom: yes(\r\n|$)/);
   assert.match(head, new RegExp(`\\r\\ncontent-length: ${BODY.length}(\\r\\n|$)`));
-  for (const absent of ['spoofed', 'authorization', 'transfer-encoding', 'accept-encoding', 'frag']) assert.ok(!head.includes(absent), `${absent} was sent`);
+  for (const absent of ['spoofed', 'authorization', 'transfer-encoding', 'accept-encoding', 'frag'])
+    assert.ok(!head.includes(absent), `${absent} was sent`);
   assert.deepEqual(seen.body, BODY);
 });
 

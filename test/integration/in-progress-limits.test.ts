@@ -25,13 +25,20 @@ interface SlowBody {
  * has taken it in (its `100 Continue` is written after authentication and the in-progress limits), or with
  * the final answer when the server refused it instead.
  */
-async function slowBody(api: ApiHarness, path: string, token: string, body: string, forwardedFor?: string): Promise<SlowBody | { readonly refused: number | null; readonly text: string }> {
+async function slowBody(
+  api: ApiHarness,
+  path: string,
+  token: string,
+  body: string,
+  forwardedFor?: string,
+): Promise<SlowBody | { readonly refused: number | null; readonly text: string }> {
   const socket = await openSocket(Number(new URL(api.url).port));
   socket.on('error', () => undefined);
   let text = '';
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  const head = `POST ${path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nConnection: close\r\n`
-    + `${forwardedFor === undefined ? '' : `X-Forwarded-For: ${forwardedFor}\r\n`}Expect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nConnection: close\r\n` +
+    `${forwardedFor === undefined ? '' : `X-Forwarded-For: ${forwardedFor}\r\n`}Expect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
   const answered = new Promise<'continue' | 'final'>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1');
@@ -65,7 +72,11 @@ describe('requests in progress per credential', () => {
   let api: ApiHarness;
   before(async () => {
     // No minimum body rate here: the slow bodies must hold their slots until the test finishes them.
-    api = await startApi(freshServerDatabase, { TIDINGS_API_CREDENTIAL_CONCURRENCY: '3', TIDINGS_API_MIN_BODY_RATE: '0', TIDINGS_API_REQUEST_TIMEOUT: '30s' });
+    api = await startApi(freshServerDatabase, {
+      TIDINGS_API_CREDENTIAL_CONCURRENCY: '3',
+      TIDINGS_API_MIN_BODY_RATE: '0',
+      TIDINGS_API_REQUEST_TIMEOUT: '30s',
+    });
   });
   after(async () => api?.close());
 
@@ -81,20 +92,38 @@ describe('requests in progress per credential', () => {
       held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
     ];
     try {
-      const refused = await rawExchange(api.url, `GET /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${noisy}\r\n\r\n`);
+      const refused = await rawExchange(
+        api.url,
+        `GET /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${noisy}\r\n\r\n`,
+      );
       assert.equal(refused.status, 429, refused.text);
-      assert.deepEqual(refused.body, { code: 'concurrency_limited', detail: 'Too many requests of this credential in progress at once (TIDINGS_API_CREDENTIAL_CONCURRENCY=3); retry in 1 s' });
+      assert.deepEqual(refused.body, {
+        code: 'concurrency_limited',
+        detail:
+          'Too many requests of this credential in progress at once (TIDINGS_API_CREDENTIAL_CONCURRENCY=3); retry in 1 s',
+      });
       assert.match(refused.text, /retry-after: 1\r\n/i);
       assert.notEqual(refused.closedAfterMs, null, 'the refused connection is closed');
 
       const started = performance.now();
-      const res = await api.request('POST', `/api/v1/app/${quiet.id}/msg`, { token: other, body: JSON.stringify({ eventType: 'quiet', payload: {} }) });
+      const res = await api.request('POST', `/api/v1/app/${quiet.id}/msg`, {
+        token: other,
+        body: JSON.stringify({ eventType: 'quiet', payload: {} }),
+      });
       assert.equal(res.status, 202, 'another credential publishes beside the noisy one');
       assert.ok(performance.now() - started < 5000);
     } finally {
-      assert.deepEqual(await Promise.all(slow.map((s) => s.finish())), [202, 202, 202], 'the slow bodies, once finished, are published');
+      assert.deepEqual(
+        await Promise.all(slow.map((s) => s.finish())),
+        [202, 202, 202],
+        'the slow bodies, once finished, are published',
+      );
     }
-    assert.equal((await api.request('GET', `/api/v1/app/${app.id}`, { token: noisy })).status, 200, 'the slots are free again');
+    assert.equal(
+      (await api.request('GET', `/api/v1/app/${app.id}`, { token: noisy })).status,
+      200,
+      'the slots are free again',
+    );
   });
 
   test('a view-only portal token cannot hold a connection with a slow body on POST /auth/logout: the body is refused at once', async () => {
@@ -112,14 +141,22 @@ describe('requests in progress per client address', () => {
   let api: ApiHarness;
   before(async () => {
     api = await startApi(freshServerDatabase, {
-      TIDINGS_API_ADDRESS_CONCURRENCY: '3', TIDINGS_TRUSTED_PROXIES: '127.0.0.1/32', TIDINGS_API_MIN_BODY_RATE: '0', TIDINGS_API_REQUEST_TIMEOUT: '30s',
+      TIDINGS_API_ADDRESS_CONCURRENCY: '3',
+      TIDINGS_TRUSTED_PROXIES: '127.0.0.1/32',
+      TIDINGS_API_MIN_BODY_RATE: '0',
+      TIDINGS_API_REQUEST_TIMEOUT: '30s',
     });
   });
   after(async () => api?.close());
 
   test('one address holding TIDINGS_API_ADDRESS_CONCURRENCY slow bodies with as many credentials gets 429 for one more, whatever its credential; another address behind the same proxy is served', async () => {
     const app = await api.svix.application.create({ name: 'many keys' });
-    const keys = [await api.appKey(app.id), await api.appKey(app.id), await api.appKey(app.id), await api.appKey(app.id)];
+    const keys = [
+      await api.appKey(app.id),
+      await api.appKey(app.id),
+      await api.appKey(app.id),
+      await api.appKey(app.id),
+    ];
     const body = JSON.stringify({ eventType: 'slow.body', payload: {} });
     const slow = [
       held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[0]!, body, '203.0.113.9')),
@@ -127,10 +164,25 @@ describe('requests in progress per client address', () => {
       held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[2]!, body, '203.0.113.9')),
     ];
     try {
-      const refused = await api.request('GET', `/api/v1/app/${app.id}`, { token: keys[3]!, headers: { 'x-forwarded-for': '203.0.113.9' } });
+      const refused = await api.request('GET', `/api/v1/app/${app.id}`, {
+        token: keys[3]!,
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
       assert.equal(refused.status, 429);
-      assert.deepEqual(await refused.json(), { code: 'concurrency_limited', detail: 'Too many requests from this client address in progress at once (TIDINGS_API_ADDRESS_CONCURRENCY=3); retry in 1 s' });
-      assert.equal((await api.request('GET', `/api/v1/app/${app.id}`, { token: keys[3]!, headers: { 'x-forwarded-for': '203.0.113.10' } })).status, 200);
+      assert.deepEqual(await refused.json(), {
+        code: 'concurrency_limited',
+        detail:
+          'Too many requests from this client address in progress at once (TIDINGS_API_ADDRESS_CONCURRENCY=3); retry in 1 s',
+      });
+      assert.equal(
+        (
+          await api.request('GET', `/api/v1/app/${app.id}`, {
+            token: keys[3]!,
+            headers: { 'x-forwarded-for': '203.0.113.10' },
+          })
+        ).status,
+        200,
+      );
     } finally {
       await Promise.all(slow.map((s) => s.finish()));
     }

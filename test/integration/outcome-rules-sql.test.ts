@@ -15,7 +15,12 @@ import { ENGINES, type TestDatabase } from '../support/db.ts';
 import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 1, 12));
-const POLICY: OutcomePolicy = { breakerThreshold: 3, breakerCooldownMs: 1_000, breakerMaxCooldownMs: 5_000, autoDisableAfterMs: 365 * 86_400_000 };
+const POLICY: OutcomePolicy = {
+  breakerThreshold: 3,
+  breakerCooldownMs: 1_000,
+  breakerMaxCooldownMs: 5_000,
+  autoDisableAfterMs: 365 * 86_400_000,
+};
 const cipher = testCipher();
 let seq = 0;
 
@@ -24,9 +29,24 @@ function outcome(id: string, endpointId: string, next: NextStep, manual: boolean
   const ok = next.next === 'succeeded';
   seq += 1;
   return {
-    deliveryId: id, fencingToken: '1', dispatcherId: 'W', endpointId, attemptId: `atmpt_rules_${seq}`, attemptNumber: 1,
-    trigger: manual ? 'manual' : 'scheduled', url: 'http://127.0.0.1:9/', succeeded: ok, statusCode: ok ? 200 : 500, responseBody: '',
-    location: null, errorKind: ok ? null : 'http_status', errorDetail: null, durationMs: 5, next, throttleEndpointMs: null, disableEndpointReason: null,
+    deliveryId: id,
+    fencingToken: '1',
+    dispatcherId: 'W',
+    endpointId,
+    attemptId: `atmpt_rules_${seq}`,
+    attemptNumber: 1,
+    trigger: manual ? 'manual' : 'scheduled',
+    url: 'http://127.0.0.1:9/',
+    succeeded: ok,
+    statusCode: ok ? 200 : 500,
+    responseBody: '',
+    location: null,
+    errorKind: ok ? null : 'http_status',
+    errorDetail: null,
+    durationMs: 5,
+    next,
+    throttleEndpointMs: null,
+    disableEndpointReason: null,
   };
 }
 
@@ -41,7 +61,9 @@ for (const engine of ENGINES) {
       store = createPgDeliveryStore(t.db, cipher, { policy: POLICY });
       appId = await insertApp(t.db);
     });
-    after(async () => { await t.drop(); });
+    after(async () => {
+      await t.drop();
+    });
 
     /**
      * A leased delivery (token 1, dispatcher W) of a new message to `endpointId`; `manualReturn` makes it a
@@ -50,11 +72,21 @@ for (const engine of ENGINES) {
     const leased = async (endpointId: string, manualReturn: string | null): Promise<string> => {
       const messageId = `msg_rules_${++seq}`;
       await t.db.query(`INSERT INTO messages (id, app_id, event_type) VALUES ($1, $2, 'e')`, [messageId, appId]);
-      return (await t.db.query<{ id: string }>(
-        `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id, lease_expires_at, fencing_token, manual, manual_return, dead_reason)
+      return (
+        await t.db.query<{ id: string }>(
+          `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id, lease_expires_at, fencing_token, manual, manual_return, dead_reason)
          VALUES ($1, $2, $3, 'leased', $4, $4, 'W', $4::timestamptz + interval '1 minute', 1, $5, $6, $7) RETURNING id`,
-        [appId, messageId, endpointId, NOW, manualReturn !== null, manualReturn, manualReturn === null ? null : 'gone'],
-      )).rows[0]!.id;
+          [
+            appId,
+            messageId,
+            endpointId,
+            NOW,
+            manualReturn !== null,
+            manualReturn,
+            manualReturn === null ? null : 'gone',
+          ],
+        )
+      ).rows[0]!.id;
     };
 
     test('settledState: every next step × endpoint status × resend', async () => {
@@ -64,13 +96,18 @@ for (const engine of ENGINES) {
         { step: { next: 'dead', reason: 'exhausted' }, next: 'dead' },
       ];
       const endpoints: { status: 'active' | 'paused' | 'disabled'; deleted: boolean }[] = [
-        { status: 'active', deleted: false }, { status: 'paused', deleted: false }, { status: 'disabled', deleted: false }, { status: 'active', deleted: true },
+        { status: 'active', deleted: false },
+        { status: 'paused', deleted: false },
+        { status: 'disabled', deleted: false },
+        { status: 'active', deleted: true },
       ];
       let cases = 0;
       for (const ep of endpoints) {
         for (const manualReturn of [null, 'dead']) {
           for (const n of nexts) {
-            const endpoint = (await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/', status: ep.status })).id;
+            const endpoint = (
+              await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/', status: ep.status })
+            ).id;
             const id = await leased(endpoint, manualReturn);
             if (ep.deleted) await t.db.query('UPDATE endpoints SET deleted_at = $2 WHERE id = $1', [endpoint, NOW]);
             const result = await store.recordAttempts([outcome(id, endpoint, n.step, manualReturn !== null)], NOW);
@@ -78,12 +115,20 @@ for (const engine of ENGINES) {
             // The dead reason the delivery ends with: the outcome's, or for a failed resend the one it died of before.
             const deadReason = n.next !== 'dead' ? null : manualReturn === null ? 'exhausted' : 'gone';
             const expected = settledState(n.next, ep, manualReturn, deadReason, manualReturn !== null);
-            const row = (await t.db.query<{ state: string; held: boolean; reason: string | null }>(
-              `SELECT d.state, d.next_attempt_at = 'infinity' AS held,
+            const row = (
+              await t.db.query<{ state: string; held: boolean; reason: string | null }>(
+                `SELECT d.state, d.next_attempt_at = 'infinity' AS held,
                       (SELECT e.reason FROM delivery_events e WHERE e.delivery_id = d.id ORDER BY e.id DESC LIMIT 1) AS reason
-               FROM deliveries d WHERE d.id = $1`, [id])).rows[0]!;
+               FROM deliveries d WHERE d.id = $1`,
+                [id],
+              )
+            ).rows[0]!;
             const what = `${n.next} with the endpoint ${ep.deleted ? 'deleted' : ep.status}${manualReturn === null ? '' : ', a resend'}`;
-            assert.deepEqual({ state: row.state, held: row.held, reason: row.reason }, { state: expected.state, held: expected.held, reason: expected.reason }, what);
+            assert.deepEqual(
+              { state: row.state, held: row.held, reason: row.reason },
+              { state: expected.state, held: expected.held, reason: expected.reason },
+              what,
+            );
             cases += 1;
           }
         }
@@ -100,26 +145,49 @@ for (const engine of ENGINES) {
         { state: 'half_open', consecutiveFailures: 3, openedInARow: 3 },
         { state: 'open', consecutiveFailures: 4, openedInARow: 1 },
       ];
-      const batches = [{ ok: 0, failed: 1 }, { ok: 0, failed: 2 }, { ok: 1, failed: 0 }, { ok: 1, failed: 2 }];
+      const batches = [
+        { ok: 0, failed: 1 },
+        { ok: 0, failed: 2 },
+        { ok: 1, failed: 0 },
+        { ok: 1, failed: 2 },
+      ];
       let cases = 0;
       for (const b of befores) {
         for (const batch of batches) {
           const endpoint = (await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id;
-          await t.db.query('UPDATE endpoints SET breaker_state = $2, consecutive_failures = $3, breaker_opened_count = $4 WHERE id = $1',
-            [endpoint, b.state, b.consecutiveFailures, b.openedInARow]);
+          await t.db.query(
+            'UPDATE endpoints SET breaker_state = $2, consecutive_failures = $3, breaker_opened_count = $4 WHERE id = $1',
+            [endpoint, b.state, b.consecutiveFailures, b.openedInARow],
+          );
           const records: AttemptRecord[] = [];
-          for (let i = 0; i < batch.ok; i++) records.push(outcome(await leased(endpoint, null), endpoint, { next: 'succeeded' }, false));
-          for (let i = 0; i < batch.failed; i++) records.push(outcome(await leased(endpoint, null), endpoint, { next: 'retry', delayMs: 60_000 }, false));
+          for (let i = 0; i < batch.ok; i++)
+            records.push(outcome(await leased(endpoint, null), endpoint, { next: 'succeeded' }, false));
+          for (let i = 0; i < batch.failed; i++)
+            records.push(outcome(await leased(endpoint, null), endpoint, { next: 'retry', delayMs: 60_000 }, false));
           await store.recordAttempts(records, NOW);
           const expected = breakerAfter(b, batch.ok, batch.failed, POLICY);
-          const row = (await t.db.query<{ state: BreakerState; failures: number; opened: number; opens_for_ms: number | null }>(
-            `SELECT breaker_state AS state, consecutive_failures AS failures, breaker_opened_count AS opened,
+          const row = (
+            await t.db.query<{ state: BreakerState; failures: number; opened: number; opens_for_ms: number | null }>(
+              `SELECT breaker_state AS state, consecutive_failures AS failures, breaker_opened_count AS opened,
                     CASE WHEN breaker_state = 'open' AND $2 THEN (extract(epoch FROM breaker_open_until - $3::timestamptz) * 1000)::int END AS opens_for_ms
-             FROM endpoints WHERE id = $1`, [endpoint, expected.opensForMs !== null, NOW])).rows[0]!;
+             FROM endpoints WHERE id = $1`,
+              [endpoint, expected.opensForMs !== null, NOW],
+            )
+          ).rows[0]!;
           const what = `${b.state} (${b.consecutiveFailures} failures, ${b.openedInARow} openings) after ${batch.ok} ok and ${batch.failed} failed`;
           assert.deepEqual(
-            { state: row.state, consecutiveFailures: row.failures, openedInARow: row.opened, opensForMs: row.opens_for_ms },
-            { state: expected.state, consecutiveFailures: expected.consecutiveFailures, openedInARow: expected.openedInARow, opensForMs: expected.opensForMs },
+            {
+              state: row.state,
+              consecutiveFailures: row.failures,
+              openedInARow: row.opened,
+              opensForMs: row.opens_for_ms,
+            },
+            {
+              state: expected.state,
+              consecutiveFailures: expected.consecutiveFailures,
+              openedInARow: expected.openedInARow,
+              opensForMs: expected.opensForMs,
+            },
             what,
           );
           cases += 1;

@@ -21,7 +21,12 @@ import { startApi, type ApiHarness } from './api-harness.ts';
 const CLOSED_LINE = 'connection closed: more pipelined requests waiting than TIDINGS_API_PIPELINE_QUEUE';
 
 /** Opens `connections` sockets to `port`, writes `count` pipelined GETs of `path` on each, and never reads. */
-async function pipelineWithoutReading(port: number, connections: number, count: number, path: string): Promise<Socket[]> {
+async function pipelineWithoutReading(
+  port: number,
+  connections: number,
+  count: number,
+  path: string,
+): Promise<Socket[]> {
   const request = `GET ${path} HTTP/1.1\r\nHost: t\r\n\r\n`;
   const sockets = await Promise.all(Array.from({ length: connections }, () => openSocket(port)));
   for (const socket of sockets) {
@@ -35,7 +40,10 @@ async function pipelineWithoutReading(port: number, connections: number, count: 
 /** Resolves when `socket` is closed; rejects after `timeoutMs` (the server never closed it). */
 function closedBy(socket: Socket, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not close the connection within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the server did not close the connection within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.once('close', () => {
       clearTimeout(timer);
       resolve();
@@ -59,8 +67,12 @@ describe('an API process under unread pipelined requests', () => {
     api = await startTidingsProcess({
       role: 'api',
       env: tidingsEnv({
-        DATABASE_URL: database.url!, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: 'pipelining-admin-token-0123456789',
-        HOST: '127.0.0.1', PORT: '0', TIDINGS_LOG_LEVEL: 'info',
+        DATABASE_URL: database.url!,
+        TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+        TIDINGS_API_TOKEN: 'pipelining-admin-token-0123456789',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TIDINGS_LOG_LEVEL: 'info',
         // A heap the unbounded answers of the regression overflow within a few hundred of them (170 KB each).
         NODE_OPTIONS: '--max-old-space-size=192',
       }),
@@ -78,13 +90,23 @@ describe('an API process under unread pipelined requests', () => {
     const sockets = await pipelineWithoutReading(port, 24, 1000, '/api/v1/openapi.json');
     try {
       // Closures are logged through the refusal sampler: lines, then a summary of those not written.
-      const accounted = (): number => api.logs(CLOSED_LINE).length + api.logs((l: LogLine) => l.kind === 'refused request').reduce((n, l) => n + Number(l.suppressed), 0);
+      const accounted = (): number =>
+        api.logs(CLOSED_LINE).length +
+        api.logs((l: LogLine) => l.kind === 'refused request').reduce((n, l) => n + Number(l.suppressed), 0);
       await api.waitForLog(() => accounted() >= 24, 60_000, 'every pipelining connection closed');
       assert.ok(api.alive, 'the process is alive');
       const live = await fetch(`${api.apiUrl}/livez`);
       assert.equal(live.status, 200);
       const growth = (await heapUsed(api.apiUrl!)) - heapBefore;
-      console.log(JSON.stringify({ figure: 'pipelining-openapi', connections: 24, pipelined: 1000, depth, heapGrowthMb: Math.round(growth / 1e6) }));
+      console.log(
+        JSON.stringify({
+          figure: 'pipelining-openapi',
+          connections: 24,
+          pipelined: 1000,
+          depth,
+          heapGrowthMb: Math.round(growth / 1e6),
+        }),
+      );
       assert.ok(growth < 64e6, `the heap grew by ${Math.round(growth / 1e6)} MB`);
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -95,13 +117,31 @@ describe('an API process under unread pipelined requests', () => {
 describe('pipelining limits of one connection', () => {
   let api: ApiHarness;
   before(async () => {
-    api = await startApi(freshServerDatabase, { TIDINGS_API_PIPELINE_DEPTH: '2', TIDINGS_API_PIPELINE_QUEUE: '8', TIDINGS_PUBLIC_RATE_LIMIT: '0', TIDINGS_API_KEEP_ALIVE_TIMEOUT: '60s' });
+    api = await startApi(freshServerDatabase, {
+      TIDINGS_API_PIPELINE_DEPTH: '2',
+      TIDINGS_API_PIPELINE_QUEUE: '8',
+      TIDINGS_PUBLIC_RATE_LIMIT: '0',
+      TIDINGS_API_KEEP_ALIVE_TIMEOUT: '60s',
+    });
   });
   after(async () => api?.close());
 
   test('a client that pipelines within depth + queue and reads its answers gets every answer, in order', async () => {
-    const paths = ['/livez', '/api/v1/health', '/livez', '/readyz', '/api/v1/health', '/livez', '/api/v1/openapi.json', '/livez', '/readyz', '/api/v1/health'];
-    const text = paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: t\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
+    const paths = [
+      '/livez',
+      '/api/v1/health',
+      '/livez',
+      '/readyz',
+      '/api/v1/health',
+      '/livez',
+      '/api/v1/openapi.json',
+      '/livez',
+      '/readyz',
+      '/api/v1/health',
+    ];
+    const text = paths
+      .map((p, i) => `GET ${p} HTTP/1.1\r\nHost: t\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`)
+      .join('');
     const r = await rawExchange(api.url, text, { timeoutMs: 10_000 });
     const statuses = [...r.text.matchAll(/HTTP\/1\.1 (\d{3}) [A-Z]/g)].map((m) => Number(m[1]));
     assert.deepEqual(statuses, [200, 204, 200, 200, 204, 200, 200, 200, 200, 204]);
@@ -120,7 +160,10 @@ describe('pipelining limits of one connection', () => {
     });
     socket!.resume();
     await closed.finally(() => socket!.destroy());
-    assert.ok((received.match(/HTTP\/1\.1 \d{3} [A-Z]/g)?.length ?? 0) <= 2, 'no more answers than TIDINGS_API_PIPELINE_DEPTH were built');
+    assert.ok(
+      (received.match(/HTTP\/1\.1 \d{3} [A-Z]/g)?.length ?? 0) <= 2,
+      'no more answers than TIDINGS_API_PIPELINE_DEPTH were built',
+    );
     const stats = api.app.connectionStats().pipeline;
     assert.equal(stats.closed, before.closed + 1);
     assert.ok(stats.peakRunning <= 2, `at most TIDINGS_API_PIPELINE_DEPTH ran at once: ${stats.peakRunning}`);
@@ -132,7 +175,13 @@ describe('pipelining limits of one connection', () => {
 describe('the admin server of a dispatcher-only process', () => {
   test('pipelined /metrics never read are bounded the same way, and its routes are rate-limited per client address naming TIDINGS_PUBLIC_RATE_LIMIT', async () => {
     // A long keep-alive: only the pipelining limit may close the connection within the test's wait.
-    const config = loadConfig({ TIDINGS_API_PIPELINE_DEPTH: '2', TIDINGS_API_PIPELINE_QUEUE: '8', TIDINGS_PUBLIC_RATE_LIMIT: '1', TIDINGS_PUBLIC_RATE_BURST: '5', TIDINGS_API_KEEP_ALIVE_TIMEOUT: '60s' });
+    const config = loadConfig({
+      TIDINGS_API_PIPELINE_DEPTH: '2',
+      TIDINGS_API_PIPELINE_QUEUE: '8',
+      TIDINGS_PUBLIC_RATE_LIMIT: '1',
+      TIDINGS_PUBLIC_RATE_BURST: '5',
+      TIDINGS_API_KEEP_ALIVE_TIMEOUT: '60s',
+    });
     let renders = 0;
     const metrics = createMetrics({ defaultMetrics: false });
     const registry = metrics.registry;
@@ -141,7 +190,12 @@ describe('the admin server of a dispatcher-only process', () => {
       renders++;
       return render();
     };
-    const admin = buildAdminServer({ logger: createLogger({ level: 'silent' }), registry, ready: async () => true, config });
+    const admin = buildAdminServer({
+      logger: createLogger({ level: 'silent' }),
+      registry,
+      ready: async () => true,
+      config,
+    });
     await admin.listen({ host: '127.0.0.1', port: 0 });
     try {
       const url = `http://127.0.0.1:${(admin.server.address() as { port: number }).port}`;
@@ -155,7 +209,10 @@ describe('the admin server of a dispatcher-only process', () => {
       socket!.resume();
       await closed.finally(() => socket!.destroy());
       const answers = received.match(/HTTP\/1\.1 \d{3} [A-Z]/g)?.length ?? 0;
-      assert.ok(answers <= 2 && renders <= 2, `at most TIDINGS_API_PIPELINE_DEPTH ran: ${answers} answers, ${renders} metrics texts`);
+      assert.ok(
+        answers <= 2 && renders <= 2,
+        `at most TIDINGS_API_PIPELINE_DEPTH ran: ${answers} answers, ${renders} metrics texts`,
+      );
       const statuses: number[] = [];
       let refused: Response | undefined;
       for (let i = 0; i < 6; i++) {

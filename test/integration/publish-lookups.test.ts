@@ -37,7 +37,8 @@ for (const engine of ENGINES) {
       return { status: response.status, body };
     };
     /** Ids of the messages stored in application `appId`. */
-    const messageIds = async (appId: string) => (await a.svix.message.list(appId, { limit: 250 })).data.map((m) => m.id).sort();
+    const messageIds = async (appId: string) =>
+      (await a.svix.message.list(appId, { limit: 250 })).data.map((m) => m.id).sort();
 
     for (const keyed of [false, true]) {
       const path = keyed ? 'keyed (grouped)' : 'without a key';
@@ -54,11 +55,17 @@ for (const engine of ENGINES) {
         const accepted = await publish(app.id, type, { total: 3 }, keyed);
         assert.equal(accepted.status, 202);
         // A now holds the type with the integer schema; B asks for a string.
-        await b.svix.eventType.patch(type, { schemas: { 1: { ...TOTAL_SCHEMA, properties: { total: { type: 'string' } } } } });
+        await b.svix.eventType.patch(type, {
+          schemas: { 1: { ...TOTAL_SCHEMA, properties: { total: { type: 'string' } } } },
+        });
         assert.equal((await publish(app.id, type, { total: 3 }, keyed)).status, 422);
         const again = await publish(app.id, type, { total: 'three' }, keyed);
         assert.equal(again.status, 202);
-        assert.deepEqual(await messageIds(app.id), [unregistered.body.id, accepted.body.id, again.body.id].sort(), 'every accepted message stored once, no refused one');
+        assert.deepEqual(
+          await messageIds(app.id),
+          [unregistered.body.id, accepted.body.id, again.body.id].sort(),
+          'every accepted message stored once, no refused one',
+        );
       });
 
       test(`${path}: an event type archived through the other API is refused at body.eventType`, async () => {
@@ -101,7 +108,9 @@ for (const engine of ENGINES) {
           assert.equal(refused.status, 404, ref);
           assert.equal(refused.body.code, 'not_found');
         }
-        const count = await a.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE app_id = $1', [app.id]);
+        const count = await a.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE app_id = $1', [
+          app.id,
+        ]);
         assert.equal(count.rows[0]!.n, '0');
       });
     }

@@ -51,7 +51,9 @@ after(async () => {
   await listener?.end();
   await t?.drop();
 });
-beforeEach(() => { received = []; });
+beforeEach(() => {
+  received = [];
+});
 
 /** The wake channel's notifications that arrived before a marker NOTIFY sent now (so: every earlier commit's). */
 async function notificationsUntilMarker(): Promise<string[]> {
@@ -65,7 +67,17 @@ async function notificationsUntilMarker(): Promise<string[]> {
 
 function message(fields: Partial<NewMessage> = {}): NewMessage {
   serial += 1;
-  return { id: `msg_notify${String(serial).padStart(20, '0')}`, appId, eventId: null, eventType: 'invoice.paid', channels: null, tags: null, payload: Buffer.from(`{"n":${serial}}`), retentionHours: null, ...fields };
+  return {
+    id: `msg_notify${String(serial).padStart(20, '0')}`,
+    appId,
+    eventId: null,
+    eventType: 'invoice.paid',
+    channels: null,
+    tags: null,
+    payload: Buffer.from(`{"n":${serial}}`),
+    retentionHours: null,
+    ...fields,
+  };
 }
 
 /** A publish statement held before it is sent: `sent` once it reached the database wrapper, `release` lets it go. */
@@ -117,7 +129,10 @@ function instrumentedDb() {
     /** Settles when the hub sends a NOTIFY statement of its own after this call; rejects after 5 s without one. */
     nextOwnNotify(): Promise<void> {
       ownNotifySent = deferred<void>();
-      const timeout = setTimeout(() => ownNotifySent.reject(new Error('no NOTIFY statement of its own within 5 s')), 5_000);
+      const timeout = setTimeout(
+        () => ownNotifySent.reject(new Error('no NOTIFY statement of its own within 5 s')),
+        5_000,
+      );
       return ownNotifySent.promise.finally(() => clearTimeout(timeout));
     },
     /** Settles when every NOTIFY statement of the hub's own sent so far has ended. */
@@ -135,9 +150,13 @@ function instrumentedDb() {
 function carriedStore(db: Db, maxInFlight = 2, maxOwedWaitMs = 60_000, maxBatch = 1) {
   const hub = createWakeups(db, silentLogger, { maxOwedWaitMs });
   const local = { wakes: 0 };
-  hub.subscribe(() => { local.wakes += 1; });
+  hub.subscribe(() => {
+    local.wakes += 1;
+  });
   const store = createPgMessageStore(db, cipher, () => hub.notify(), {
-    groupKeyed: true, limits: { maxBatch, maxInFlight }, carrier: hub,
+    groupKeyed: true,
+    limits: { maxBatch, maxInFlight },
+    carrier: hub,
   });
   return { hub, store, local };
 }
@@ -145,7 +164,8 @@ function carriedStore(db: Db, maxInFlight = 2, maxOwedWaitMs = 60_000, maxBatch 
 /** The end of the current event-loop turn: the hub sends a NOTIFY statement of its own by then, if it owes one. */
 const turnEnd = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const publish = (store: MessageStore, fields: Partial<NewMessage> = {}) => runAutocommit(t.db, (tx) => store.insert(tx, message(fields), null));
+const publish = (store: MessageStore, fields: Partial<NewMessage> = {}) =>
+  runAutocommit(t.db, (tx) => store.insert(tx, message(fields), null));
 
 test('a lone publish sends the NOTIFY from its own statement and wakes only its own process', async () => {
   const { db, counts } = instrumentedDb();
@@ -159,7 +179,14 @@ test('a lone publish sends the NOTIFY from its own statement and wakes only its 
 
 test('without a carrier (the embedded engine) the statement sends none and `wake` is called', async () => {
   let wakes = 0;
-  const store = createPgMessageStore(t.db, cipher, () => { wakes += 1; }, { limits: { maxBatch: 1, maxInFlight: 2 } });
+  const store = createPgMessageStore(
+    t.db,
+    cipher,
+    () => {
+      wakes += 1;
+    },
+    { limits: { maxBatch: 1, maxInFlight: 2 } },
+  );
   await publish(store);
   assert.equal(wakes, 1);
   assert.deepEqual(await notificationsUntilMarker(), []);
@@ -219,7 +246,14 @@ test('a wake-up owed while a NOTIFY is in flight rides on the publish statement 
  * statement, which waits for it and so is to carry the owed one, ends without having notified (`second` publishes
  * it; `code` is the error it is refused with): a statement of its own then sends the owed NOTIFY.
  */
-async function owedPastSecond(store: MessageStore, hub: Wakeups, tools: ReturnType<typeof instrumentedDb>, second: () => Promise<unknown>, code: string, why: string): Promise<void> {
+async function owedPastSecond(
+  store: MessageStore,
+  hub: Wakeups,
+  tools: ReturnType<typeof instrumentedDb>,
+  second: () => Promise<unknown>,
+  code: string,
+  why: string,
+): Promise<void> {
   const { counts, holdNext, ownNotified } = tools;
   const hold = holdNext();
   const first = publish(store);
@@ -240,7 +274,14 @@ test('a statement that was to carry an owed wake-up and failed leaves it owed: a
   // delivered.
   const tools = instrumentedDb();
   const { hub, store } = carriedStore(tools.db, 1);
-  await owedPastSecond(store, hub, tools, () => publish(store, { appId: 'app_missing000000000000000000' }), 'not_found', 'was refused');
+  await owedPastSecond(
+    store,
+    hub,
+    tools,
+    () => publish(store, { appId: 'app_missing000000000000000000' }),
+    'not_found',
+    'was refused',
+  );
 });
 
 test('a statement that was to carry an owed wake-up and stored nothing leaves it owed', async () => {
@@ -295,7 +336,11 @@ test('an owed wake-up waits for a NOTIFY in flight at most maxOwedWaitMs, then a
   await first;
   await turnEnd();
   assert.equal(counts.ownNotifies, 1, 'nothing more is owed');
-  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the statement of its own’s NOTIFY, then the first statement’s');
+  assert.deepEqual(
+    await notificationsUntilMarker(),
+    ['', ''],
+    'the statement of its own’s NOTIFY, then the first statement’s',
+  );
 });
 
 test('a publish inside a caller’s transaction owes the NOTIFY to its commit, and owes nothing when it rolls back', async () => {
@@ -306,21 +351,39 @@ test('a publish inside a caller’s transaction owes the NOTIFY to its commit, a
   await runTx(db, (tx) => store.insert(tx, message(), null));
   await turnEnd();
   await ownNotified();
-  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 1 }, 'a NOTIFY statement of its own after the commit');
+  assert.deepEqual(
+    { wakes: local.wakes, ownNotifies: counts.ownNotifies },
+    { wakes: 1, ownNotifies: 1 },
+    'a NOTIFY statement of its own after the commit',
+  );
   assert.deepEqual(await notificationsUntilMarker(), ['']);
-  await assert.rejects(runTx(db, async (tx) => {
-    await store.insert(tx, message(), null);
-    throw new Error('rolled back');
-  }), /rolled back/);
+  await assert.rejects(
+    runTx(db, async (tx) => {
+      await store.insert(tx, message(), null);
+      throw new Error('rolled back');
+    }),
+    /rolled back/,
+  );
   await turnEnd();
-  assert.deepEqual({ wakes: local.wakes, ownNotifies: counts.ownNotifies }, { wakes: 1, ownNotifies: 1 }, 'no after-commit hook ran');
+  assert.deepEqual(
+    { wakes: local.wakes, ownNotifies: counts.ownNotifies },
+    { wakes: 1, ownNotifies: 1 },
+    'no after-commit hook ran',
+  );
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
 
 test('a grouped keyed publish notifies at its transaction’s commit', async () => {
   const { db, counts } = instrumentedDb();
   const { store, local } = carriedStore(db);
-  const scope: IdempotencyScope = { owner: 'admin', route: 'POST /api/v1/app/:appId/msg', key: `k-${serial}`, fingerprint: 'fp', ttlMs: 60_000, waitMs: 5_000 };
+  const scope: IdempotencyScope = {
+    owner: 'admin',
+    route: 'POST /api/v1/app/:appId/msg',
+    key: `k-${serial}`,
+    fingerprint: 'fp',
+    ttlMs: 60_000,
+    waitMs: 5_000,
+  };
   const m = message();
   const stored = await store.insertKeyed(scope, m, null, { status: 202, body: { id: m.id } });
   assert.ok(stored !== null, 'the fresh key was taken by the group');

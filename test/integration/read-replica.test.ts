@@ -54,7 +54,8 @@ describe('heavy reads on a streaming read replica', () => {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const json = body === undefined ? {} : { 'content-type': 'application/json' };
     const res = await fetch(`${tidings.apiUrl}${path}`, {
-      method, headers: { authorization: `Bearer ${TOKEN}`, ...json, ...headers },
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, ...json, ...headers },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, json: (await res.json().catch(() => null)) as Answer };
@@ -91,16 +92,31 @@ describe('heavy reads on a streaming read replica', () => {
     primary = await startPgCluster();
     replica = await startPgCluster({ replicaOf: primary });
     const databaseUrl = await primary.createDatabase('tidings');
-    await until(() => onReplica('SELECT 1').then(() => true, () => false), WAIT_MS, 'the database on the replica');
+    await until(
+      () =>
+        onReplica('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
+      WAIT_MS,
+      'the database on the replica',
+    );
     receiver = await startTestReceiver();
     tidings = await startTidings({
-      roles: { api: true, dispatcher: true }, logDestination: logs,
+      roles: { api: true, dispatcher: true },
+      logDestination: logs,
       env: {
-        DATABASE_URL: databaseUrl, TIDINGS_READ_DATABASE_URL: replica.url('tidings'),
-        TIDINGS_READ_MAX_LAG: `${MAX_LAG_MS}ms`, TIDINGS_READ_LAG_CHECK: '200ms',
+        DATABASE_URL: databaseUrl,
+        TIDINGS_READ_DATABASE_URL: replica.url('tidings'),
+        TIDINGS_READ_MAX_LAG: `${MAX_LAG_MS}ms`,
+        TIDINGS_READ_LAG_CHECK: '200ms',
         TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
-        TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
-        TIDINGS_POLL_INTERVAL: '100ms', TIDINGS_LOG_LEVEL: 'info',
+        TIDINGS_API_TOKEN: TOKEN,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+        TIDINGS_POLL_INTERVAL: '100ms',
+        TIDINGS_LOG_LEVEL: 'info',
       },
     });
     const svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
@@ -117,67 +133,79 @@ describe('heavy reads on a streaming read replica', () => {
     await primary?.destroy();
   });
 
-  test('lists come from the replica: with its replay paused a new message is missing from the list, while reads '
-    + 'inside write requests and by id see it at once', async () => {
-    const before = (await publish(1)).json.id;
-    await caughtUp();
-    assert.ok((await listed()).includes(before));
-    await pauseReplay();
-    const fallbacksBefore = await metric('tidings_read_replica_fallback_total');
-    const fresh = await publish(2, 'replica-key');
-    assert.equal(fresh.status, 202);
-    // Reads that must see the write just made: the idempotent repeat, a resend of the new message, a read by id.
-    const repeat = await publish(2, 'replica-key');
-    assert.equal(repeat.json.id, fresh.json.id, 'the idempotent repeat answers the stored message');
-    const resend = `/api/v1/app/${appId}/msg/${fresh.json.id}/endpoint/${endpointId}/resend`;
-    assert.equal((await call('POST', resend)).status, 202);
-    assert.equal((await call('GET', `/api/v1/app/${appId}/msg/${fresh.json.id}`)).status, 200);
-    // The list, from the paused replica, has the old message and not the new one: within the bound, it lags.
-    const list = await listed();
-    assert.ok(list.includes(before));
-    assert.equal(list.includes(fresh.json.id), false, 'the list was served by the replica');
-    assert.equal(await metric('tidings_read_replica_fallback_total'), fallbacksBefore, 'no read fell back');
-    const app = `/api/v1/app/${appId}`;
-    for (const path of [`${app}/endpoint`, `${app}/attempt/endpoint/${endpointId}`, '/api/v1/stats/overview']) {
-      assert.equal((await call('GET', path)).status, 200, path);
-    }
-  });
+  test(
+    'lists come from the replica: with its replay paused a new message is missing from the list, while reads ' +
+      'inside write requests and by id see it at once',
+    async () => {
+      const before = (await publish(1)).json.id;
+      await caughtUp();
+      assert.ok((await listed()).includes(before));
+      await pauseReplay();
+      const fallbacksBefore = await metric('tidings_read_replica_fallback_total');
+      const fresh = await publish(2, 'replica-key');
+      assert.equal(fresh.status, 202);
+      // Reads that must see the write just made: the idempotent repeat, a resend of the new message, a read by id.
+      const repeat = await publish(2, 'replica-key');
+      assert.equal(repeat.json.id, fresh.json.id, 'the idempotent repeat answers the stored message');
+      const resend = `/api/v1/app/${appId}/msg/${fresh.json.id}/endpoint/${endpointId}/resend`;
+      assert.equal((await call('POST', resend)).status, 202);
+      assert.equal((await call('GET', `/api/v1/app/${appId}/msg/${fresh.json.id}`)).status, 200);
+      // The list, from the paused replica, has the old message and not the new one: within the bound, it lags.
+      const list = await listed();
+      assert.ok(list.includes(before));
+      assert.equal(list.includes(fresh.json.id), false, 'the list was served by the replica');
+      assert.equal(await metric('tidings_read_replica_fallback_total'), fallbacksBefore, 'no read fell back');
+      const app = `/api/v1/app/${appId}`;
+      for (const path of [`${app}/endpoint`, `${app}/attempt/endpoint/${endpointId}`, '/api/v1/stats/overview']) {
+        assert.equal((await call('GET', path)).status, 200, path);
+      }
+    },
+  );
 
-  test('past TIDINGS_READ_MAX_LAG the lists go to the primary, counted as lagging, and back to the replica once it '
-    + 'caught up', async () => {
-    const fresh = await publish(3);
-    const shown = async (): Promise<boolean> => (await listed()).includes(fresh.json.id);
-    await until(shown, MAX_LAG_MS + WAIT_MS, 'the list from the primary');
-    assert.ok(await lagging() >= 1);
-    assert.ok(await lagMs() > MAX_LAG_MS);
-    assert.equal(logs.lines.filter((l) => l.msg === LAGGING_LINE).length, 1, 'said once');
-    await onReplica('SELECT pg_wal_replay_resume()');
-    await until(async () => await lagMs() < MAX_LAG_MS / 2, WAIT_MS, 'the replica fresh again');
-    const counted = await lagging();
-    await listed();
-    assert.equal(await lagging(), counted, 'served by the replica again');
-  });
+  test(
+    'past TIDINGS_READ_MAX_LAG the lists go to the primary, counted as lagging, and back to the replica once it ' +
+      'caught up',
+    async () => {
+      const fresh = await publish(3);
+      const shown = async (): Promise<boolean> => (await listed()).includes(fresh.json.id);
+      await until(shown, MAX_LAG_MS + WAIT_MS, 'the list from the primary');
+      assert.ok((await lagging()) >= 1);
+      assert.ok((await lagMs()) > MAX_LAG_MS);
+      assert.equal(logs.lines.filter((l) => l.msg === LAGGING_LINE).length, 1, 'said once');
+      await onReplica('SELECT pg_wal_replay_resume()');
+      await until(async () => (await lagMs()) < MAX_LAG_MS / 2, WAIT_MS, 'the replica fresh again');
+      const counted = await lagging();
+      await listed();
+      assert.equal(await lagging(), counted, 'served by the replica again');
+    },
+  );
 
-  test('the replica stopped: reads fall back to the primary and none fails; started again, it serves the lists '
-    + 'again', async () => {
-    await replica.stop('fast');
-    const fresh = await publish(4);
-    const app = `/api/v1/app/${appId}`;
-    for (const path of [`${app}/endpoint`, '/api/v1/stats/overview', `${app}/endpoint/${endpointId}/msg`]) {
-      assert.equal((await call('GET', path)).status, 200, path);
-    }
-    assert.ok((await listed()).includes(fresh.json.id));
-    assert.ok(await metric('tidings_read_replica_fallback_total', { reason: 'unavailable' }) >= 1);
-    await until(async () => await metric('tidings_read_replica_up') === 0, WAIT_MS, 'the replica seen down');
-    await replica.start();
-    const serving = async (): Promise<boolean> =>
-      await metric('tidings_read_replica_up') === 1 && await lagMs() < MAX_LAG_MS / 2;
-    await until(serving, WAIT_MS, 'the replica serving again');
-    await caughtUp();
-    await pauseReplay();
-    const unseen = await publish(5);
-    assert.equal((await listed()).includes(unseen.json.id), false, 'the list comes from the replica again');
-    await onReplica('SELECT pg_wal_replay_resume()');
-    assert.deepEqual(logs.lines.filter((l) => Number(l.level) >= 50), [], 'no error logged');
-  });
+  test(
+    'the replica stopped: reads fall back to the primary and none fails; started again, it serves the lists ' + 'again',
+    async () => {
+      await replica.stop('fast');
+      const fresh = await publish(4);
+      const app = `/api/v1/app/${appId}`;
+      for (const path of [`${app}/endpoint`, '/api/v1/stats/overview', `${app}/endpoint/${endpointId}/msg`]) {
+        assert.equal((await call('GET', path)).status, 200, path);
+      }
+      assert.ok((await listed()).includes(fresh.json.id));
+      assert.ok((await metric('tidings_read_replica_fallback_total', { reason: 'unavailable' })) >= 1);
+      await until(async () => (await metric('tidings_read_replica_up')) === 0, WAIT_MS, 'the replica seen down');
+      await replica.start();
+      const serving = async (): Promise<boolean> =>
+        (await metric('tidings_read_replica_up')) === 1 && (await lagMs()) < MAX_LAG_MS / 2;
+      await until(serving, WAIT_MS, 'the replica serving again');
+      await caughtUp();
+      await pauseReplay();
+      const unseen = await publish(5);
+      assert.equal((await listed()).includes(unseen.json.id), false, 'the list comes from the replica again');
+      await onReplica('SELECT pg_wal_replay_resume()');
+      assert.deepEqual(
+        logs.lines.filter((l) => Number(l.level) >= 50),
+        [],
+        'no error logged',
+      );
+    },
+  );
 });

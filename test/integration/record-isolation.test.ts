@@ -33,8 +33,13 @@ const cipher = testCipher();
 /** A 410 Gone of a claimed delivery: dead at once, and its endpoint disabled. */
 function gone(d: ClaimedDelivery): AttemptRecord {
   return {
-    ...succeededRecord(d), succeeded: false, statusCode: 410, responseBody: '', errorKind: 'http_status',
-    next: { next: 'dead', reason: 'gone' }, disableEndpointReason: 'receiver answered 410 Gone',
+    ...succeededRecord(d),
+    succeeded: false,
+    statusCode: 410,
+    responseBody: '',
+    errorKind: 'http_status',
+    next: { next: 'dead', reason: 'gone' },
+    disableEndpointReason: 'receiver answered 410 Gone',
   };
 }
 
@@ -47,9 +52,15 @@ for (const engine of ENGINES) {
   describe(`record isolation on ${engine.name}`, () => {
     let t: TestDatabase;
     const clock = new ManualClock();
-    before(async () => { t = await engine.fresh(); });
-    after(async () => { await t.drop(); });
-    beforeEach(async () => { await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`); });
+    before(async () => {
+      t = await engine.fresh();
+    });
+    after(async () => {
+      await t.drop();
+    });
+    beforeEach(async () => {
+      await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`);
+    });
 
     let uids = 0;
     /** An operational application with `uid` and one endpoint; its id. */
@@ -72,31 +83,54 @@ for (const engine of ENGINES) {
         const endpointId = (await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id;
         tenants.push({ appId, endpointId });
       }
-      const publish = async (appId: string) => runTx(t.db, (tx) => publisher.publish(tx, {
-        appId, eventType: 'e', eventId: null, channels: null, tags: null, payload: Buffer.from('{}'), retentionHours: null,
-      }));
+      const publish = async (appId: string) =>
+        runTx(t.db, (tx) =>
+          publisher.publish(tx, {
+            appId,
+            eventType: 'e',
+            eventId: null,
+            channels: null,
+            tags: null,
+            payload: Buffer.from('{}'),
+            retentionHours: null,
+          }),
+        );
       const dropped: string[] = [];
-      const onDropped = (_: unknown, lost: readonly OperationalEvent[]) => { dropped.push(...lost.map((e) => e.type)); };
-      const storeOf = (into: MessageStore) => createPgDeliveryStore(t.db, cipher, {
-        operational: createPgOperationalEvents(uid, into, clock, cryptoRandom, { onDropped }),
-        policy: { breakerThreshold: 1000, breakerCooldownMs: 1000, breakerMaxCooldownMs: 1000, autoDisableAfterMs: 86_400_000 },
-      });
-      const events = async (appId: string) => (await t.db.query<{ type: string }>(
-        'SELECT event_type AS type FROM messages WHERE app_id = $1 ORDER BY id', [appId])).rows.map((r) => r.type);
+      const onDropped = (_: unknown, lost: readonly OperationalEvent[]) => {
+        dropped.push(...lost.map((e) => e.type));
+      };
+      const storeOf = (into: MessageStore) =>
+        createPgDeliveryStore(t.db, cipher, {
+          operational: createPgOperationalEvents(uid, into, clock, cryptoRandom, { onDropped }),
+          policy: {
+            breakerThreshold: 1000,
+            breakerCooldownMs: 1000,
+            breakerMaxCooldownMs: 1000,
+            autoDisableAfterMs: 86_400_000,
+          },
+        });
+      const events = async (appId: string) =>
+        (
+          await t.db.query<{ type: string }>('SELECT event_type AS type FROM messages WHERE app_id = $1 ORDER BY id', [
+            appId,
+          ])
+        ).rows.map((r) => r.type);
       return { uid, opsApp, tenants, publish, store: storeOf(messages), storeOf, events, dropped };
     }
 
     const claimAll = async (store: DeliveryStore, limit: number): Promise<readonly ClaimedDelivery[]> =>
-      (await store.claim({ dispatcherId: 'A', limit, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() })).deliveries;
+      (await store.claim({ dispatcherId: 'A', limit, leaseMs: 30_000, maxReclaims: 5, now: clock.sqlNow() }))
+        .deliveries;
 
     const stateOf = async (id: string): Promise<string> =>
       (await t.db.query<{ state: string }>('SELECT state FROM deliveries WHERE id = $1', [id])).rows[0]!.state;
     const statusOf = async (endpointId: string): Promise<string> =>
-      (await t.db.query<{ status: string }>('SELECT status FROM endpoints WHERE id = $1', [endpointId])).rows[0]!.status;
+      (await t.db.query<{ status: string }>('SELECT status FROM endpoints WHERE id = $1', [endpointId])).rows[0]!
+        .status;
 
     test('deleting the operational application fails no record batch; one created again under its uid gets the next events (regression: every batch with an event failed until a restart)', async () => {
       const w = await world();
-      const [first, second] = w.tenants as [typeof w.tenants[0], typeof w.tenants[0]];
+      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
       // An event while the operational application exists: its id is now cached.
       await w.publish(first.appId);
       const [warm] = await claimAll(w.store, 10);
@@ -109,25 +143,43 @@ for (const engine of ENGINES) {
       const claimed = await claimAll(w.store, 10);
       assert.equal(claimed.length, 2);
       const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow());
+      const result = await w.store.recordAttempts(
+        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+        clock.sqlNow(),
+      );
       assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
-      assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded', "the other tenant's delivery is not sent again");
+      assert.equal(
+        await stateOf(byApp(second.appId).deliveryId),
+        'succeeded',
+        "the other tenant's delivery is not sent again",
+      );
       assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
 
       const again = await operationalApp(w.uid);
       await w.publish(second.appId);
       const [last] = await claimAll(w.store, 10);
       await w.store.recordAttempts([exhausted(last!)], clock.sqlNow());
-      assert.deepEqual(await w.events(again), ['message.attempt.exhausted'], 'the application created again gets the event');
-      assert.deepEqual(w.dropped, [], 'a deleted operational application is no failure: its events are not stored, nothing is dropped');
+      assert.deepEqual(
+        await w.events(again),
+        ['message.attempt.exhausted'],
+        'the application created again gets the event',
+      );
+      assert.deepEqual(
+        w.dropped,
+        [],
+        'a deleted operational application is no failure: its events are not stored, nothing is dropped',
+      );
     });
 
     test('an operational event whose statement fails rolls back alone: the record commits and the events are told dropped', async () => {
       const w = await world();
-      const [first, second] = w.tenants as [typeof w.tenants[0], typeof w.tenants[0]];
+      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
       // A message store whose insert the database refuses, as any statement of the events might be.
       const refused: MessageStore = {
-        insert: async (tx) => { await txClient(tx).query('SELECT 1 / 0'); throw new Error('not reached'); },
+        insert: async (tx) => {
+          await txClient(tx).query('SELECT 1 / 0');
+          throw new Error('not reached');
+        },
         insertKeyed: async () => null,
       };
       const store = w.storeOf(refused);
@@ -135,7 +187,10 @@ for (const engine of ENGINES) {
       await w.publish(second.appId);
       const claimed = await claimAll(store, 10);
       const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow());
+      const result = await store.recordAttempts(
+        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+        clock.sqlNow(),
+      );
       assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
       assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
       assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
@@ -144,14 +199,20 @@ for (const engine of ENGINES) {
 
     test('an application deleted before the record of its leased delivery fails nothing of the batch: that outcome is fenced out', async () => {
       const w = await world();
-      const [first, second] = w.tenants as [typeof w.tenants[0], typeof w.tenants[0]];
+      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
       await w.publish(first.appId);
       await w.publish(second.appId);
       const claimed = await claimAll(w.store, 10);
       const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
       await t.db.query('DELETE FROM applications WHERE id = $1', [first.appId]);
-      const result = await w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow());
-      assert.deepEqual(result, { recorded: [byApp(second.appId).deliveryId], fencedOut: [byApp(first.appId).deliveryId] });
+      const result = await w.store.recordAttempts(
+        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+        clock.sqlNow(),
+      );
+      assert.deepEqual(result, {
+        recorded: [byApp(second.appId).deliveryId],
+        fencedOut: [byApp(first.appId).deliveryId],
+      });
       assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
     });
 
@@ -169,7 +230,8 @@ for (const engine of ENGINES) {
         for (const [sql, params] of hold) await holder.query(sql, params);
         const running = record();
         running.catch(() => undefined);
-        const waiting = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+        const waiting =
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
         for (let polls = 0; (await t.db.query(waiting)).rowCount === 0; polls++) {
           if (polls >= 10_000) assert.fail('the record never waited for the deleting transaction');
           await new Promise((resolve) => setImmediate(resolve));
@@ -183,13 +245,14 @@ for (const engine of ENGINES) {
 
     test('(server only) the operational application deleted by a transaction that commits while the record waits for it fails nothing of the record', async () => {
       const w = await world();
-      const [first, second] = w.tenants as [typeof w.tenants[0], typeof w.tenants[0]];
+      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
       await w.publish(first.appId);
       await w.publish(second.appId);
       const claimed = await claimAll(w.store, 10);
       const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [w.opsApp]]],
-        () => w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow()));
+      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [w.opsApp]]], () =>
+        w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow()),
+      );
       assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
       assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
       assert.equal(await statusOf(first.endpointId), 'disabled');
@@ -198,14 +261,21 @@ for (const engine of ENGINES) {
 
     test('(server only) an application deleted while its delivery is leased fails nothing of the batch it is recorded in', async () => {
       const w = await world();
-      const [first, second] = w.tenants as [typeof w.tenants[0], typeof w.tenants[0]];
+      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
       await w.publish(first.appId);
       await w.publish(second.appId);
       const claimed = await claimAll(w.store, 10);
       const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [first.appId]]],
-        () => w.store.recordAttempts([succeededRecord(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow()));
-      assert.deepEqual(result, { recorded: [byApp(second.appId).deliveryId], fencedOut: [byApp(first.appId).deliveryId] });
+      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [first.appId]]], () =>
+        w.store.recordAttempts(
+          [succeededRecord(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+          clock.sqlNow(),
+        ),
+      );
+      assert.deepEqual(result, {
+        recorded: [byApp(second.appId).deliveryId],
+        fencedOut: [byApp(first.appId).deliveryId],
+      });
       assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
     });
   });

@@ -32,13 +32,23 @@ function lineDiff(before: string, after: string): string {
   const b = after.split('\n');
   const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i -= 1) {
-    for (let j = b.length - 1; j >= 0; j -= 1) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j -= 1)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   }
   const out: string[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) { i += 1; j += 1; } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) { out.push(`+ ${b[j]}`); j += 1; } else { out.push(`- ${a[i]}`); i += 1; }
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      i += 1;
+      j += 1;
+    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+      out.push(`+ ${b[j]}`);
+      j += 1;
+    } else {
+      out.push(`- ${a[i]}`);
+      i += 1;
+    }
   }
   return out.join('\n');
 }
@@ -68,43 +78,72 @@ for (const engine of ENGINES) {
 
     // First, before the tests below add a function of their own.
     test('a freshly migrated database has exactly the schema of test/fixtures/schema.txt', async () => {
-      const actual = SNAPSHOT_HEADER + await dumpSchema(t.db);
+      const actual = SNAPSHOT_HEADER + (await dumpSchema(t.db));
       const expected = await readFile(SNAPSHOT, 'utf8');
-      assert.ok(actual === expected, `the ${engine.name} schema differs from test/fixtures/schema.txt (+ this database, - the snapshot); if the change is intended, run \`npm run schema\` and commit the file:\n${lineDiff(expected, actual)}`);
+      assert.ok(
+        actual === expected,
+        `the ${engine.name} schema differs from test/fixtures/schema.txt (+ this database, - the snapshot); if the change is intended, run \`npm run schema\` and commit the file:\n${lineDiff(expected, actual)}`,
+      );
     });
 
-    const callRoutine = async (): Promise<number> => (await t.db.query<{ v: number }>('SELECT tidings_test_routine() AS v')).rows[0]!.v;
+    const callRoutine = async (): Promise<number> =>
+      (await t.db.query<{ v: number }>('SELECT tidings_test_routine() AS v')).rows[0]!.v;
 
     test('a freshly migrated database has the claim of delivery/claim.sql, with no gate parameter, and its checksum recorded', async () => {
       const [claim] = ROUTINES;
       assert.ok(claim !== undefined && claim.name === 'tidings_claim');
       const file = await readFile(claim.path, 'utf8');
       const body = /\$claim\$([\s\S]*)\$claim\$/.exec(file)?.[1];
-      const fns = (await t.db.query<{ args: string; src: string }>(
-        `SELECT pg_get_function_identity_arguments(oid) AS args, prosrc AS src FROM pg_proc WHERE proname = 'tidings_claim'`)).rows;
+      const fns = (
+        await t.db.query<{ args: string; src: string }>(
+          `SELECT pg_get_function_identity_arguments(oid) AS args, prosrc AS src FROM pg_proc WHERE proname = 'tidings_claim'`,
+        )
+      ).rows;
       const current = fns.find((f) => f.src === body);
       assert.ok(current !== undefined, 'a tidings_claim function has the body of delivery/claim.sql');
       assert.equal(current.args.split(',').length, 12);
       assert.doesNotMatch(current.args, /p_gated/);
-      const recorded = (await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_claim'`)).rows;
+      const recorded = (
+        await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_claim'`)
+      ).rows;
       assert.deepEqual(recorded, [{ checksum: sha256(file) }]);
-      assert.deepEqual(await migrate(t.db, silentLogger), { baselined: false, migrations: [], routines: [] }, 'a second start applies nothing');
+      assert.deepEqual(
+        await migrate(t.db, silentLogger),
+        { baselined: false, migrations: [], routines: [] },
+        'a second start applies nothing',
+      );
     });
 
     test('a new routine is applied; unchanged, it is not run again; its file changed, it is applied again', async () => {
       await writeFile(routine.path, routineSql(1));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: ['tidings_test_routine'] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+        baselined: false,
+        migrations: [],
+        routines: ['tidings_test_routine'],
+      });
       assert.equal(await callRoutine(), 1);
 
       // Changed behind the migrator's back: an unchanged file must not overwrite it, so the change stays.
       await t.db.query(routineSql(99));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: [] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+        baselined: false,
+        migrations: [],
+        routines: [],
+      });
       assert.equal(await callRoutine(), 99, 'the unchanged routine was not run again');
 
       await writeFile(routine.path, routineSql(2));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), { baselined: false, migrations: [], routines: ['tidings_test_routine'] });
+      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+        baselined: false,
+        migrations: [],
+        routines: ['tidings_test_routine'],
+      });
       assert.equal(await callRoutine(), 2);
-      const recorded = (await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_test_routine'`)).rows;
+      const recorded = (
+        await t.db.query<{ checksum: string }>(
+          `SELECT checksum FROM tidings_routines WHERE name = 'tidings_test_routine'`,
+        )
+      ).rows;
       assert.deepEqual(recorded, [{ checksum: sha256(routineSql(2)) }]);
     });
 
@@ -126,7 +165,9 @@ for (const engine of ENGINES) {
         try {
           await holder.query(`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`);
           let settled = false;
-          const run = migrate(t.db, silentLogger, { routines: [routine] }).finally(() => { settled = true; });
+          const run = migrate(t.db, silentLogger, { routines: [routine] }).finally(() => {
+            settled = true;
+          });
           // Wait (bounded) until the migrator's session is seen waiting for the lock.
           for (let i = 0; i < 200; i += 1) {
             const waiting = await holder.query(WAITING);

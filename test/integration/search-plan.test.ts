@@ -27,7 +27,11 @@ let small: string;
 let first: string;
 const window = { after: new Date(T0 - 1), before: new Date(T0 + MESSAGES * 1000) };
 const none: DeliveryFilters = {
-  eventTypes: ['matches.nothing'], channel: null, tag: null, states: null, statusCodeClass: null,
+  eventTypes: ['matches.nothing'],
+  channel: null,
+  tag: null,
+  states: null,
+  statusCodeClass: null,
 };
 
 /** `MESSAGES` messages of `appId` a second apart, each delivered to `endpoints`, with an attempt to the first. */
@@ -61,7 +65,10 @@ before(async () => {
   const random = mulberry32(5);
   await fill(small, [tenants.first, tenants.second], () => random());
   await fill(tenants.big, tenants.bigEndpoints.slice(0, 2), () => random());
-  for (const [state, reason] of [['pending', 'published'], ['succeeded', null]] as const) {
+  for (const [state, reason] of [
+    ['pending', 'published'],
+    ['succeeded', null],
+  ] as const) {
     const insert = `INSERT INTO delivery_events (delivery_id, state, reason, at)
                     SELECT id, $1, $2, now() FROM deliveries`;
     await t.db.query(insert, [state, reason]);
@@ -70,8 +77,13 @@ before(async () => {
 });
 after(async () => t?.drop());
 
-const bounds = (prefix: 'msg' | 'atmpt'): ScanBounds =>
-  ({ range: idRange(prefix, window), order: 'descending', after: null, scanRows: SCAN_ROWS, take: 51 });
+const bounds = (prefix: 'msg' | 'atmpt'): ScanBounds => ({
+  range: idRange(prefix, window),
+  order: 'descending',
+  after: null,
+  scanRows: SCAN_ROWS,
+  take: 51,
+});
 
 type Store = ReturnType<typeof createPgSearchStore>;
 
@@ -84,7 +96,11 @@ async function explained(table: string, also: readonly string[], scan: (store: S
 
 /** Fails unless some read of the plans used each of `indexes`. */
 const usesIndexes = (reads: readonly string[], indexes: readonly string[]): void => {
-  for (const index of indexes) assert.ok(reads.some((r) => r.includes(index)), `${index}: ${reads.join(', ')}`);
+  for (const index of indexes)
+    assert.ok(
+      reads.some((r) => r.includes(index)),
+      `${index}: ${reads.join(', ')}`,
+    );
 };
 
 test('a message search reads messages_app_created in order, at most the scan budget, whatever its filter', async () => {
@@ -103,7 +119,7 @@ test('a delivery search of one endpoint reads its two partial indexes, at most t
   assert.ok(touched <= SCAN_ROWS, `${touched} delivery rows touched for a budget of ${SCAN_ROWS}`);
 });
 
-test('a delivery search of every endpoint reads the messages in order and each one\'s deliveries by key', async () => {
+test("a delivery search of every endpoint reads the messages in order and each one's deliveries by key", async () => {
   const scan = (s: Store) => s.scanDeliveries(small, null, bounds('msg'), none);
   const { reads, touched } = await explained('messages', ['deliveries'], scan);
   assertNoScan([reads], 'scanDeliveries (application)');

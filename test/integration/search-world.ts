@@ -66,15 +66,23 @@ export function searchWorld(api: () => ApiHarness, clock: ManualClock, random: (
   };
 
   /** Publishes one message a second after the previous one (the clock moves first). */
-  const publish = async (appId: string, eventType: string, payload: Record<string, unknown>,
-    extra: { channels?: string[]; tags?: string[] } = {}) => {
+  const publish = async (
+    appId: string,
+    eventType: string,
+    payload: Record<string, unknown>,
+    extra: { channels?: string[]; tags?: string[] } = {},
+  ) => {
     clock.advance(1000);
     return api().svix.message.create(appId, { eventType, payload, ...extra });
   };
 
   /** Moves a delivery to `state` as a dispatcher would (last status, dead reason), with its timeline row. */
-  const settle = async (msgId: string, endpointId: string, state: string,
-    fields: { reason: string; status?: number }) => {
+  const settle = async (
+    msgId: string,
+    endpointId: string,
+    state: string,
+    fields: { reason: string; status?: number },
+  ) => {
     const db = api().database.db;
     const { rows } = await db.query<{ id: string }>(
       `UPDATE deliveries SET state = $3, dead_reason = CASE WHEN $3 = 'dead' THEN $4 END, last_status_code = $5,
@@ -94,7 +102,8 @@ export function searchWorld(api: () => ApiHarness, clock: ManualClock, random: (
     const db = api().database.db;
     const id = newId('atmpt', clock.nowMs(), random);
     const { rows } = await db.query<{ id: string }>(
-      'SELECT id FROM deliveries WHERE message_id = $1 AND endpoint_id = $2', [msgId, endpointId],
+      'SELECT id FROM deliveries WHERE message_id = $1 AND endpoint_id = $2',
+      [msgId, endpointId],
     );
     await db.query(
       `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,

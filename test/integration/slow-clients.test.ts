@@ -22,7 +22,11 @@ const PUBLISHES = 30;
  * announces a 1 MB body and then sends 8 bytes of it. Returns how many were opened and closed by the server;
  * `firstClose` resolves when the server first closes one without answering (at the cap).
  */
-function attack(port: number, open: number, total: number): { stop(): Promise<void>; figures(): { opened: number; closedByServer: number }; firstClose: Promise<void> } {
+function attack(
+  port: number,
+  open: number,
+  total: number,
+): { stop(): Promise<void>; figures(): { opened: number; closedByServer: number }; firstClose: Promise<void> } {
   let closed!: () => void;
   const firstClose = new Promise<void>((resolve) => {
     closed = resolve;
@@ -54,14 +58,19 @@ function attack(port: number, open: number, total: number): { stop(): Promise<vo
         void one();
       }
     });
-    if (n % 3 === 0) socket.write('POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":');
+    if (n % 3 === 0)
+      socket.write(
+        'POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"name":',
+      );
     else socket.write('POST /api/v1/app/app_x/msg HTTP/1.1\r\nHost: t\r\nContent-');
   };
   for (let i = 0; i < open; i++) void one();
   return {
     async stop() {
       stopped = true;
-      await Promise.all([...live].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve()).destroy())));
+      await Promise.all(
+        [...live].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve()).destroy())),
+      );
     },
     figures: () => ({ opened, closedByServer }),
     firstClose,
@@ -72,7 +81,9 @@ describe('slow unauthenticated connections', () => {
   let world: InProcessWorld;
   before(async () => {
     world = await startInProcessWorld({
-      TIDINGS_API_MAX_CONNECTIONS: String(MAX_CONNECTIONS), TIDINGS_API_HEADERS_TIMEOUT: '2s', TIDINGS_API_REQUEST_TIMEOUT: '4s',
+      TIDINGS_API_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      TIDINGS_API_HEADERS_TIMEOUT: '2s',
+      TIDINGS_API_REQUEST_TIMEOUT: '4s',
     });
   });
   after(async () => world?.stop());
@@ -86,10 +97,24 @@ describe('slow unauthenticated connections', () => {
     try {
       // The attack has filled the cap once the server closes a connection without answering it.
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([siege.firstClose, new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the server never closed a connection at the cap: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`)), 30_000);
-      })]).finally(() => clearTimeout(timer));
-      assert.ok(world.tidings.apiConnections!().evicted > 0, `the server evicts: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`);
+      await Promise.race([
+        siege.firstClose,
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `the server never closed a connection at the cap: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`,
+                ),
+              ),
+            30_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+      assert.ok(
+        world.tidings.apiConnections!().evicted > 0,
+        `the server evicts: ${JSON.stringify({ ...siege.figures(), ...world.tidings.apiConnections!() })}`,
+      );
       for (let i = 0; i < PUBLISHES; i++) {
         const started = performance.now();
         await world.svix.message.create(app.id, { eventType: 'siege.tick', payload: { i } });
@@ -102,7 +127,15 @@ describe('slow unauthenticated connections', () => {
     const stats = world.tidings.apiConnections!();
     const figures = siege.figures();
     const worst = Math.max(...latencies);
-    console.log(JSON.stringify({ figure: 'slow-clients', ...figures, ...stats, publishes: PUBLISHES, worstPublishMs: Math.round(worst) }));
+    console.log(
+      JSON.stringify({
+        figure: 'slow-clients',
+        ...figures,
+        ...stats,
+        publishes: PUBLISHES,
+        worstPublishMs: Math.round(worst),
+      }),
+    );
     assert.ok(stats.peak <= MAX_CONNECTIONS, `peak ${stats.peak} open API connections, cap ${MAX_CONNECTIONS}`);
     assert.ok(stats.evicted > 0, 'silent connections were evicted');
     assert.ok(figures.opened > MAX_CONNECTIONS * 2, `the attack opened ${figures.opened} connections`);
@@ -110,7 +143,8 @@ describe('slow unauthenticated connections', () => {
   });
 
   test('past TIDINGS_AUTH_FAILURE_LIMIT an address gets 429 for tokens that are not valid, while a valid token keeps working', async () => {
-    const call = (token: string) => fetch(`${world.tidings.apiUrl}/api/v1/app`, { headers: { authorization: `Bearer ${token}` } });
+    const call = (token: string) =>
+      fetch(`${world.tidings.apiUrl}/api/v1/app`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal((await call(world.token)).status, 200);
     let unauthorized = 0;
     const statuses: number[] = [];
@@ -134,18 +168,38 @@ describe('slow unauthenticated connections', () => {
     const started = performance.now();
     const FLOOD = 600;
     for (let batch = 0; batch < FLOOD / 20; batch++) {
-      await Promise.all(Array.from({ length: 20 }, async () => (await fetch(`${world.tidings.apiUrl}/api/v1/app`, { headers: { authorization: 'Bearer tidings_flood' } })).body?.cancel()));
+      await Promise.all(
+        Array.from({ length: 20 }, async () =>
+          (
+            await fetch(`${world.tidings.apiUrl}/api/v1/app`, { headers: { authorization: 'Bearer tidings_flood' } })
+          ).body?.cancel(),
+        ),
+      );
     }
     const seconds = (performance.now() - started) / 1000;
-    const refusal = (l: Record<string, unknown>) => l.msg === 'request completed' && [401, 429].includes(Number((l.res as { statusCode?: number } | undefined)?.statusCode));
+    const refusal = (l: Record<string, unknown>) =>
+      l.msg === 'request completed' &&
+      [401, 429].includes(Number((l.res as { statusCode?: number } | undefined)?.statusCode));
     const counted = () => {
       const lines = world.logs.lines.slice(startLine);
-      return { written: lines.filter(refusal).length, suppressed: lines.filter((l) => l.kind === 'refused request').reduce((n, l) => n + Number(l.suppressed), 0) };
+      return {
+        written: lines.filter(refusal).length,
+        suppressed: lines.filter((l) => l.kind === 'refused request').reduce((n, l) => n + Number(l.suppressed), 0),
+      };
     };
     // Each window's summary is written at its end: wait (on log lines) until every refusal is accounted for.
-    await world.logs.waitFor(() => counted().written + counted().suppressed >= FLOOD, 5000, 'summaries accounting for every refusal');
+    await world.logs.waitFor(
+      () => counted().written + counted().suppressed >= FLOOD,
+      5000,
+      'summaries accounting for every refusal',
+    );
     const { written, suppressed } = counted();
-    console.log(JSON.stringify({ figure: 'refusal-log', flood: FLOOD, seconds: Number(seconds.toFixed(2)), written, suppressed }));
-    assert.ok(written <= 10 * (Math.ceil(seconds) + 1), `${written} lines for ${FLOOD} refusals in ${seconds.toFixed(1)} s`);
+    console.log(
+      JSON.stringify({ figure: 'refusal-log', flood: FLOOD, seconds: Number(seconds.toFixed(2)), written, suppressed }),
+    );
+    assert.ok(
+      written <= 10 * (Math.ceil(seconds) + 1),
+      `${written} lines for ${FLOOD} refusals in ${seconds.toFixed(1)} s`,
+    );
   });
 });

@@ -23,9 +23,15 @@ const K2 = `k2:${randomBytes(32).toString('base64')}`;
 const TOKEN = 'startup_keys_admin_token_0123456789';
 
 /** Runs the CLI with `env` (and nothing of this process's environment but PATH); resolves with its exit code and output. */
-function cli(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function cli(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -35,30 +41,48 @@ function cli(args: readonly string[], env: Record<string, string>): Promise<{ co
   });
 }
 
-const coded = (code: string) => (error: unknown): boolean => {
-  assert.equal((error as { code?: string }).code, code, (error as Error).message);
-  return true;
-};
+const coded =
+  (code: string) =>
+  (error: unknown): boolean => {
+    assert.equal((error as { code?: string }).code, code, (error as Error).message);
+    return true;
+  };
 
 describe('start-up with a wrong or missing key (server)', () => {
   let database: TestDatabase;
-  const env = (extra: Record<string, string>) => ({ DATABASE_URL: database.url!, TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0', TIDINGS_LOG_LEVEL: 'silent', ...extra });
+  const env = (extra: Record<string, string>) => ({
+    DATABASE_URL: database.url!,
+    TIDINGS_API_TOKEN: TOKEN,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TIDINGS_LOG_LEVEL: 'silent',
+    ...extra,
+  });
   before(async () => {
     database = await freshServerDatabase();
-    const first = await startTidings({ roles: { api: true, dispatcher: false }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1 }) });
+    const first = await startTidings({
+      roles: { api: true, dispatcher: false },
+      env: env({ TIDINGS_ENCRYPTION_KEYS: K1 }),
+    });
     await first.stop();
   });
   after(async () => database?.drop());
 
   test('no key ring with a server: startTidings throws encryption_keys_required; the CLI exits 1 saying what to set', async () => {
-    await assert.rejects(startTidings({ roles: { api: true, dispatcher: true }, env: env({}) }), coded('encryption_keys_required'));
+    await assert.rejects(
+      startTidings({ roles: { api: true, dispatcher: true }, env: env({}) }),
+      coded('encryption_keys_required'),
+    );
     const run = await cli(['api'], env({}));
     assert.equal(run.code, 1);
     assert.match(run.stderr, /TIDINGS_ENCRYPTION_KEYS is not.*\(encryption_keys_required\)/s);
   });
 
   test('a key with the right id but other bytes: encryption_key_mismatch, from startTidings, the CLI and keys rotate', async () => {
-    await assert.rejects(startTidings({ roles: { api: true, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }) }), coded('encryption_key_mismatch'));
+    await assert.rejects(
+      startTidings({ roles: { api: true, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }) }),
+      coded('encryption_key_mismatch'),
+    );
     const run = await cli(['serve'], env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }));
     assert.equal(run.code, 1);
     assert.match(run.stderr, /key "k1" is not the key that encrypted the stored data.*\(encryption_key_mismatch\)/s);
@@ -68,13 +92,28 @@ describe('start-up with a wrong or missing key (server)', () => {
   });
 
   test('a ring without the key stored data uses, or encryption turned off: encryption_key_missing', async () => {
-    await assert.rejects(startTidings({ roles: { api: false, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K2 }) }), coded('encryption_key_missing'));
-    await assert.rejects(startTidings({ roles: { api: true, dispatcher: false }, env: env({ TIDINGS_INSECURE_PLAINTEXT_STORAGE: 'true' }) }), coded('encryption_key_missing'));
+    await assert.rejects(
+      startTidings({ roles: { api: false, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K2 }) }),
+      coded('encryption_key_missing'),
+    );
+    await assert.rejects(
+      startTidings({
+        roles: { api: true, dispatcher: false },
+        env: env({ TIDINGS_INSECURE_PLAINTEXT_STORAGE: 'true' }),
+      }),
+      coded('encryption_key_missing'),
+    );
     const run = await cli(['dispatcher'], env({ TIDINGS_ENCRYPTION_KEYS: K2 }));
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /stored data is encrypted under key "k1", which is not in the key ring.*\(encryption_key_missing\)/s);
+    assert.match(
+      run.stderr,
+      /stored data is encrypted under key "k1", which is not in the key ring.*\(encryption_key_missing\)/s,
+    );
     // Nothing was registered by the refused starts: the original ring still starts.
-    const ok = await startTidings({ roles: { api: true, dispatcher: false }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1 }) });
+    const ok = await startTidings({
+      roles: { api: true, dispatcher: false },
+      env: env({ TIDINGS_ENCRYPTION_KEYS: K1 }),
+    });
     await ok.stop();
   });
 });
@@ -87,10 +126,19 @@ describe('start-up with a lost key file (embedded)', () => {
   after(async () => rm(dataDir, { recursive: true, force: true }));
 
   test('the embedded engine generates its key on first start; when the key file is lost, start-up refuses instead of using a new key', async () => {
-    const env = { TIDINGS_DATA_DIR: dataDir, TIDINGS_API_TOKEN: TOKEN, HOST: '127.0.0.1', PORT: '0', TIDINGS_LOG_LEVEL: 'silent' };
+    const env = {
+      TIDINGS_DATA_DIR: dataDir,
+      TIDINGS_API_TOKEN: TOKEN,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TIDINGS_LOG_LEVEL: 'silent',
+    };
     const first = await startTidings({ roles: { api: true, dispatcher: false }, env });
     await first.stop();
     await unlink(join(dataDir, KEY_FILE));
-    await assert.rejects(startTidings({ roles: { api: true, dispatcher: false }, env }), coded('encryption_key_mismatch'));
+    await assert.rejects(
+      startTidings({ roles: { api: true, dispatcher: false }, env }),
+      coded('encryption_key_mismatch'),
+    );
   });
 });

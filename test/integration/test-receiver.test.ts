@@ -23,9 +23,19 @@ after(async () => {
 });
 
 /** Posts a body signed with our signing code, as the dispatcher would. */
-async function post(path: string, msgId: string, body: string, options: { key?: Uint8Array; timestampS?: number; signal?: AbortSignal } = {}) {
+async function post(
+  path: string,
+  msgId: string,
+  body: string,
+  options: { key?: Uint8Array; timestampS?: number; signal?: AbortSignal } = {},
+) {
   const bytes = Buffer.from(body, 'utf8');
-  const headers = signatureHeaders([options.key ?? KEY], msgId, options.timestampS ?? Math.floor(Date.now() / 1000), bytes);
+  const headers = signatureHeaders(
+    [options.key ?? KEY],
+    msgId,
+    options.timestampS ?? Math.floor(Date.now() / 1000),
+    bytes,
+  );
   const response = await request(receiver.url(path), {
     method: 'POST',
     dispatcher: agent,
@@ -65,7 +75,12 @@ test('a bad signature, a wrong secret, an old timestamp and an unsigned path are
   await post('/signed', 'msg_wrong_key', '{}', { key: decodeSecret(OTHER_SECRET) });
   const tampered = Buffer.from('{"a":1}');
   const headers = signatureHeaders([KEY], 'msg_tampered', Math.floor(Date.now() / 1000), tampered);
-  await request(receiver.url('/signed'), { method: 'POST', dispatcher: agent, headers: { ...headers }, body: '{"a":2}' }).then((r) => r.body.dump());
+  await request(receiver.url('/signed'), {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { ...headers },
+    body: '{"a":2}',
+  }).then((r) => r.body.dump());
   await post('/signed', 'msg_old', '{}', { timestampS: Math.floor(Date.now() / 1000) - 3_600 });
   await post('/unsigned', 'msg_no_secret', '{}');
   await request(receiver.url('/signed'), { method: 'POST', dispatcher: agent, body: '{}' }).then((r) => r.body.dump());
@@ -100,8 +115,15 @@ test('script 500, 500, then the default 200: three answers in order, and waitFor
   const statuses: number[] = [];
   for (let i = 0; i < 3; i += 1) statuses.push((await post('/flaky', 'msg_flaky', '{"n":1}')).status);
   assert.deepEqual(statuses, [500, 500, 200]);
-  const records = await receiver.waitFor((rs) => rs.filter((r) => r.path === '/flaky').length === 3, 5_000, 'three attempts on /flaky');
-  assert.deepEqual(records.map((r) => r.answer.status ?? 200), [500, 500, 200]);
+  const records = await receiver.waitFor(
+    (rs) => rs.filter((r) => r.path === '/flaky').length === 3,
+    5_000,
+    'three attempts on /flaky',
+  );
+  assert.deepEqual(
+    records.map((r) => r.answer.status ?? 200),
+    [500, 500, 200],
+  );
   assert.deepEqual(new Set(records.map((r) => r.webhookId)), new Set(['msg_flaky']));
 });
 
@@ -115,7 +137,10 @@ test('a fallback step answers after the script runs out; headers and bodies are 
     const next = await post('/limited', 'msg_1', '{}');
     assert.deepEqual([next.status, next.text], [503, 'down']);
   }
-  await receiver.script('/moved', [{ status: 302, headers: { location: 'https://elsewhere.example/' } }, { status: 200, bodyBytes: 300_000 }]);
+  await receiver.script('/moved', [
+    { status: 302, headers: { location: 'https://elsewhere.example/' } },
+    { status: 200, bodyBytes: 300_000 },
+  ]);
   const moved = await post('/moved', 'msg_2', '{}');
   assert.deepEqual([moved.status, moved.headers.location], [302, 'https://elsewhere.example/']);
   const huge = await post('/moved', 'msg_2', '{}');
@@ -142,16 +167,25 @@ test('destroy closes the connection without an answer', async () => {
   await receiver.script('/reset', [{ destroy: true }]);
   await assert.rejects(post('/reset', 'msg_reset', '{}'), /other side closed|socket|reset/i);
   const records = await receiver.requests();
-  assert.deepEqual(records.map((r) => [r.path, r.answer.destroy]), [['/reset', true]]);
+  assert.deepEqual(
+    records.map((r) => [r.path, r.answer.destroy]),
+    [['/reset', true]],
+  );
 });
 
 test('waitFor rejects after its bound with what it waited for and what arrived', async () => {
   await receiver.reset();
   await post('/signed', 'msg_only', '{}');
-  await assert.rejects(receiver.waitFor((rs) => rs.length >= 2, 100, 'two requests'), (error: Error) => {
-    assert.match(error.message, /waitFor\(two requests\): not met within 100 ms; 1 requests received; last: #1 POST \/signed id=msg_only/);
-    return true;
-  });
+  await assert.rejects(
+    receiver.waitFor((rs) => rs.length >= 2, 100, 'two requests'),
+    (error: Error) => {
+      assert.match(
+        error.message,
+        /waitFor\(two requests\): not met within 100 ms; 1 requests received; last: #1 POST \/signed id=msg_only/,
+      );
+      return true;
+    },
+  );
 });
 
 test('3,000 signed requests over 3 paths are all recorded, valid and distinct, within a few seconds', async () => {
@@ -174,7 +208,10 @@ test('3,000 signed requests over 3 paths are all recorded, valid and distinct, w
   const records = await all;
   const elapsedMs = performance.now() - started;
   assert.equal(records.length, total);
-  assert.ok(records.every((r) => r.signatureValid === true), 'every signature valid');
+  assert.ok(
+    records.every((r) => r.signatureValid === true),
+    'every signature valid',
+  );
   assert.equal(new Set(records.map((r) => `${r.path} ${r.webhookId}`)).size, total, 'each (endpoint, message) once');
   assert.ok(elapsedMs < 20_000, `3,000 requests took ${Math.round(elapsedMs)} ms`);
   process.stdout.write(`# test receiver: 3,000 requests recorded in ${Math.round(elapsedMs)} ms\n`);

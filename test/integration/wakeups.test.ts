@@ -39,7 +39,9 @@ test('notify() in one process wakes the listener of another, and its own listene
   const remote = deferred<void>();
   let local = 0;
   const offRemote = dispatcher.subscribe(() => remote.resolve());
-  const offLocal = api.subscribe(() => { local += 1; });
+  const offLocal = api.subscribe(() => {
+    local += 1;
+  });
   api.notify();
   assert.equal(local, 1, 'the local wake-up is synchronous');
   const timeout = setTimeout(() => remote.reject(new Error('no NOTIFY reached the other process within 5 s')), 5_000);
@@ -52,7 +54,10 @@ test('notify() in one process wakes the listener of another, and its own listene
 test('a burst of notify() calls still reaches the other process (folded, never dropped)', async () => {
   let woken = 0;
   const first = deferred<void>();
-  const off = dispatcher.subscribe(() => { woken += 1; first.resolve(); });
+  const off = dispatcher.subscribe(() => {
+    woken += 1;
+    first.resolve();
+  });
   for (let i = 0; i < 50; i++) api.notify();
   const timeout = setTimeout(() => first.reject(new Error('no NOTIFY reached the other process within 5 s')), 5_000);
   await first.promise;

@@ -15,13 +15,21 @@ import { waitFor, type TransportUnderTest } from './work-source-contract.ts';
  * A broker transport's fixture: one transport publishes for the outbox, each source consumes through one of its own;
  * `received` counts the messages of each id the sources got, `expected` the messages published for it.
  */
-export function brokerFixture(name: string, make: (options: BrokerOptions) => BrokerTransport,
-  cleanup: (prefix: string, shards: number) => Promise<void>): TransportUnderTest {
+export function brokerFixture(
+  name: string,
+  make: (options: BrokerOptions) => BrokerTransport,
+  cleanup: (prefix: string, shards: number) => Promise<void>,
+): TransportUnderTest {
   return {
     name,
     async open(db, cipher, clock) {
       const options: BrokerOptions = {
-        prefix: testPrefix(), shards: 2, deliveryLimit: 5, reconnectMinMs: 50, reconnectMaxMs: 500, publishTimeoutMs: 5_000,
+        prefix: testPrefix(),
+        shards: 2,
+        deliveryLimit: 5,
+        reconnectMinMs: 50,
+        reconnectMaxMs: 500,
+        publishTimeoutMs: 5_000,
       };
       const outboxStore = createPgBrokerOutboxStore(db, cipher);
       const publisher = make(options);
@@ -30,18 +38,27 @@ export function brokerFixture(name: string, make: (options: BrokerOptions) => Br
       const received = new Map<string, number>();
       const waits = new Set<() => void>();
       let published: string[] = [];
-      const count = (map: Map<string, number>, id: string): void => { map.set(id, (map.get(id) ?? 0) + 1); };
+      const count = (map: Map<string, number>, id: string): void => {
+        map.set(id, (map.get(id) ?? 0) + 1);
+      };
       const recording: BrokerTransport = {
         ...publisher,
         name: publisher.name,
         publish: async (items) => {
           const outcome = await publisher.publish(items);
-          for (const id of outcome.confirmed) { count(expected, id); published.push(id); }
+          for (const id of outcome.confirmed) {
+            count(expected, id);
+            published.push(id);
+          }
           return outcome;
         },
       };
       const outbox = createOutboxPublisher({
-        store: outboxStore, transport: recording, clock, timers: systemTimers, logger: silentLogger,
+        store: outboxStore,
+        transport: recording,
+        clock,
+        timers: systemTimers,
+        logger: silentLogger,
         settings: { intervalMs: 60_000, batch: 100, endpointAhead: 8, sweepAfterMs: 60_000, maxReclaims: 5 },
       });
       let sources: BrokerTransport[] = [];
@@ -53,13 +70,22 @@ export function brokerFixture(name: string, make: (options: BrokerOptions) => Br
           const counted: BrokerTransport = {
             ...transport,
             name: transport.name,
-            consume: (o) => transport.consume({
-              ...o,
-              onMessage: (m) => { count(received, m.deliveryId); o.onMessage(m); for (const w of waits) w(); },
-            }),
+            consume: (o) =>
+              transport.consume({
+                ...o,
+                onMessage: (m) => {
+                  count(received, m.deliveryId);
+                  o.onMessage(m);
+                  for (const w of waits) w();
+                },
+              }),
           };
           return createBrokerSource({
-            transport: counted, store: outboxStore, clock, maxInFlight: 50, sweepEveryMs: 0,
+            transport: counted,
+            store: outboxStore,
+            clock,
+            maxInFlight: 50,
+            sweepEveryMs: 0,
             logger: silentLogger.child({ dispatcherId }),
           });
         },
@@ -69,7 +95,10 @@ export function brokerFixture(name: string, make: (options: BrokerOptions) => Br
           return published;
         },
         async arrived(ids) {
-          const w = waitFor(() => ids.every((id) => (received.get(id) ?? 0) >= (expected.get(id) ?? 0)), `messages of ${ids.join(',')}`);
+          const w = waitFor(
+            () => ids.every((id) => (received.get(id) ?? 0) >= (expected.get(id) ?? 0)),
+            `messages of ${ids.join(',')}`,
+          );
           waits.add(w.poke);
           try {
             await w.done;

@@ -7,7 +7,19 @@ import { deleteNatsTopology, NATS_URL } from '../support/nats.ts';
 import { brokerFixture } from './work-source-broker-fixture.ts';
 import { workSourceContract } from './work-source-contract.ts';
 
-workSourceContract(brokerFixture('nats', (options) => createNatsTransport({
-  ...options, url: NATS_URL, clientName: 'tidings-work-source-contract', ackWaitMs: 30_000, maxAckPending: 1000,
-  duplicateWindowMs: 120_000, pingIntervalMs: 10_000,
-}), (prefix) => deleteNatsTopology(prefix)));
+workSourceContract(
+  brokerFixture(
+    'nats',
+    (options) =>
+      createNatsTransport({
+        ...options,
+        url: NATS_URL,
+        clientName: 'tidings-work-source-contract',
+        ackWaitMs: 30_000,
+        maxAckPending: 1000,
+        duplicateWindowMs: 120_000,
+        pingIntervalMs: 10_000,
+      }),
+    (prefix) => deleteNatsTopology(prefix),
+  ),
+);

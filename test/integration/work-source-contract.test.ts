@@ -24,6 +24,11 @@ workSourceContract({
   },
 });
 
-workSourceContract(brokerFixture('rabbitmq',
-  (options) => createRabbitMqTransport({ ...options, url: RABBITMQ_URL, connectionName: 'tidings-work-source-contract' }),
-  deleteTopology));
+workSourceContract(
+  brokerFixture(
+    'rabbitmq',
+    (options) =>
+      createRabbitMqTransport({ ...options, url: RABBITMQ_URL, connectionName: 'tidings-work-source-contract' }),
+    deleteTopology,
+  ),
+);

@@ -57,12 +57,18 @@ class Taker {
     this.source = source;
     this.dispatcherId = dispatcherId;
     this.#clock = clock;
-    this.#disconnect = source.connect?.({ wake: () => undefined, yours: () => undefined, room: () => null }) ?? (() => undefined);
+    this.#disconnect =
+      source.connect?.({ wake: () => undefined, yours: () => undefined, room: () => null }) ?? (() => undefined);
   }
 
   async take(limit = 100, excludeEndpoints: readonly string[] = []): Promise<ClaimedDelivery[]> {
     const request: TakeRequest = {
-      dispatcherId: this.dispatcherId, limit, excludeEndpoints, leaseMs: LEASE_MS, maxReclaims: 5, now: this.#clock.sqlNow(),
+      dispatcherId: this.dispatcherId,
+      limit,
+      excludeEndpoints,
+      leaseMs: LEASE_MS,
+      maxReclaims: 5,
+      now: this.#clock.sqlNow(),
       window: { share: limit, held: new Map(), answering: [], unresponsive: [], budget: limit },
     };
     const got = await this.source.take!(request);
@@ -97,7 +103,9 @@ export function workSourceContract(transport: TransportUnderTest): void {
     });
     // Each test sees only its own due deliveries.
     beforeEach(async () => {
-      await t.db.query(`UPDATE deliveries SET state = 'canceled', lease_expires_at = NULL WHERE state IN ('pending', 'leased')`);
+      await t.db.query(
+        `UPDATE deliveries SET state = 'canceled', lease_expires_at = NULL WHERE state IN ('pending', 'leased')`,
+      );
     });
 
     const store = () => createPgDeliveryStore(t.db, cipher);
@@ -118,7 +126,7 @@ export function workSourceContract(transport: TransportUnderTest): void {
     /** Takes from each taker in turn (a broker hands each message to one of them). */
     const takeAll = async (...from: Taker[]): Promise<ClaimedDelivery[]> => {
       const got: ClaimedDelivery[] = [];
-      for (const k of from) got.push(...await k.take());
+      for (const k of from) got.push(...(await k.take()));
       return got;
     };
     const sourceOf = (d: ClaimedDelivery, ...from: Taker[]): WorkSource =>
@@ -128,18 +136,30 @@ export function workSourceContract(transport: TransportUnderTest): void {
     async function endpoints(n: number, settings = ''): Promise<{ appId: string; ids: string[] }> {
       const appId = await insertApp(t.db);
       const ids: string[] = [];
-      for (let i = 0; i < n; i += 1) ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
+      for (let i = 0; i < n; i += 1)
+        ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
       if (settings !== '') await t.db.query(`UPDATE endpoints SET ${settings} WHERE app_id = $1`, [appId]);
       return { appId, ids };
     }
 
     async function publish(appId: string, count: number): Promise<void> {
-      const publisher = createPublisher({ messages: createPgMessageStore(t.db, cipher, () => undefined), clock, random: cryptoRandom });
+      const publisher = createPublisher({
+        messages: createPgMessageStore(t.db, cipher, () => undefined),
+        clock,
+        random: cryptoRandom,
+      });
       for (let i = 0; i < count; i++) {
-        await runTx(t.db, (tx) => publisher.publish(tx, {
-          appId, eventType: 'user.created', eventId: null, channels: null, tags: null,
-          payload: Buffer.from(`{"n":${i}}`), retentionHours: null,
-        }));
+        await runTx(t.db, (tx) =>
+          publisher.publish(tx, {
+            appId,
+            eventType: 'user.created',
+            eventId: null,
+            channels: null,
+            tags: null,
+            payload: Buffer.from(`{"n":${i}}`),
+            retentionHours: null,
+          }),
+        );
       }
       clock.advance(1);
     }
@@ -153,7 +173,10 @@ export function workSourceContract(transport: TransportUnderTest): void {
 
     const record = async (d: ClaimedDelivery, next: 'ok' | number, source: WorkSource) => {
       const base = succeededRecord(d);
-      const rec = next === 'ok' ? base : { ...base, succeeded: false, statusCode: 500, next: { next: 'retry' as const, delayMs: next } };
+      const rec =
+        next === 'ok'
+          ? base
+          : { ...base, succeeded: false, statusCode: 500, next: { next: 'retry' as const, delayMs: next } };
       const result = await store().recordAttempts([rec], clock.sqlNow());
       source.settled?.(d, result.fencedOut.length === 0);
       clock.advance(1);
@@ -164,7 +187,7 @@ export function workSourceContract(transport: TransportUnderTest): void {
       await publish(appId, 3);
       const [a, b] = twoTakers();
       const published = await pump();
-      const taken = [...await a.take(4), ...await takeAll(b, a, b)];
+      const taken = [...(await a.take(4)), ...(await takeAll(b, a, b))];
       assert.equal(taken.length, 6);
       assert.equal(new Set(taken.map((d) => d.deliveryId)).size, 6, 'no delivery twice');
       if (published.length > 0) assert.deepEqual([...published].sort(), taken.map((d) => d.deliveryId).sort());
@@ -202,7 +225,10 @@ export function workSourceContract(transport: TransportUnderTest): void {
       clock.advance(500);
       await pump();
       const again = await a.take();
-      assert.deepEqual(again.map((x) => [x.deliveryId, x.attemptNumber]), [[d.deliveryId, 2]]);
+      assert.deepEqual(
+        again.map((x) => [x.deliveryId, x.attemptNumber]),
+        [[d.deliveryId, 2]],
+      );
     });
 
     test('an expired lease is taken again by another dispatcher, counted as reclaimed, with a new fencing token', async () => {
@@ -226,23 +252,34 @@ export function workSourceContract(transport: TransportUnderTest): void {
       const a = oneTaker();
       await pump();
       await t.db.query(`UPDATE endpoints SET status = 'paused' WHERE id = $1`, [ids[0]]);
-      await t.db.query(`UPDATE deliveries SET next_attempt_at = 'infinity' WHERE endpoint_id = $1 AND state = 'pending'`, [ids[0]]);
+      await t.db.query(
+        `UPDATE deliveries SET next_attempt_at = 'infinity' WHERE endpoint_id = $1 AND state = 'pending'`,
+        [ids[0]],
+      );
       const taken = await a.take();
       assert.deepEqual([...new Set(taken.map((d) => d.endpointId))], [ids[1]], 'only the active endpoint');
       clock.advance(1);
       await t.db.query(`UPDATE endpoints SET status = 'active' WHERE id = $1`, [ids[0]]);
-      await t.db.query(`UPDATE deliveries SET next_attempt_at = $2 WHERE endpoint_id = $1 AND state = 'pending'`, [ids[0], clock.sqlNow()]);
+      await t.db.query(`UPDATE deliveries SET next_attempt_at = $2 WHERE endpoint_id = $1 AND state = 'pending'`, [
+        ids[0],
+        clock.sqlNow(),
+      ]);
       clock.advance(1);
       await pump();
       const resumed = await a.take();
-      assert.deepEqual(resumed.map((d) => d.endpointId), [ids[0], ids[0]]);
+      assert.deepEqual(
+        resumed.map((d) => d.endpointId),
+        [ids[0], ids[0]],
+      );
     });
 
     test('an open breaker holds its endpoint until the cool-down ends, then lets exactly one probe out', async () => {
       const { appId } = await endpoints(1);
       await publish(appId, 3);
-      await t.db.query(`UPDATE endpoints SET breaker_state = 'open', breaker_open_until = $2 WHERE app_id = $1`,
-        [appId, new Date(clock.nowMs() + 1_000)]);
+      await t.db.query(`UPDATE endpoints SET breaker_state = 'open', breaker_open_until = $2 WHERE app_id = $1`, [
+        appId,
+        new Date(clock.nowMs() + 1_000),
+      ]);
       const [a, b] = twoTakers();
       await pump();
       assert.deepEqual(await takeAll(a, b), [], 'nothing during the cool-down');
@@ -287,7 +324,10 @@ export function workSourceContract(transport: TransportUnderTest): void {
       assert.deepEqual([...new Set(first.map((d) => d.endpointId))], [ids[1]]);
       await pump();
       const later = await a.take(100);
-      assert.deepEqual(later.map((d) => d.endpointId), [ids[0], ids[0]]);
+      assert.deepEqual(
+        later.map((d) => d.endpointId),
+        [ids[0], ids[0]],
+      );
     });
   });
 }
@@ -296,7 +336,12 @@ export function workSourceContract(transport: TransportUnderTest): void {
 export function waitFor(check: () => boolean, what: string, ms = 10_000): { poke: () => void; done: Promise<void> } {
   const d = deferred();
   const timer = setTimeout(() => d.reject(new Error(`timed out waiting for ${what}`)), ms);
-  const poke = (): void => { if (check()) { clearTimeout(timer); d.resolve(); } };
+  const poke = (): void => {
+    if (check()) {
+      clearTimeout(timer);
+      d.resolve();
+    }
+  };
   poke();
   return { poke, done: d.promise };
 }

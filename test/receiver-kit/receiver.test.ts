@@ -70,8 +70,9 @@ describe('answer policy', () => {
       const none = await receiver.handle({ headers: { 'content-type': 'application/json' }, body });
       assert.deepEqual(JSON.parse(none.body), {
         code: 'signature_headers_missing',
-        detail: 'missing header: webhook-id (or svix-id), webhook-timestamp (or svix-timestamp), '
-          + 'webhook-signature (or svix-signature)',
+        detail:
+          'missing header: webhook-id (or svix-id), webhook-timestamp (or svix-timestamp), ' +
+          'webhook-signature (or svix-signature)',
       });
       const svixOnly = await receiver.handle({ headers: { 'svix-id': 'msg_1', 'svix-timestamp': '1' }, body });
       assert.equal(JSON.parse(svixOnly.body).detail, 'missing header: svix-signature');

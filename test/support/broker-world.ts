@@ -25,11 +25,20 @@ export interface BrokerWorld {
   startApi(): Promise<ApiClient>;
   startDispatcher(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** An application with `count` endpoints on the receiver at `/<prefix>-<i>`; returns their ids and paths. */
-  setupApp(api: ApiClient, count: number, prefix: string): Promise<{ appId: string; endpoints: { id: string; path: string }[] }>;
+  setupApp(
+    api: ApiClient,
+    count: number,
+    prefix: string,
+  ): Promise<{ appId: string; endpoints: { id: string; path: string }[] }>;
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Polls `text` every 100 ms until `predicate` holds over its rows (a committed row is the event), at most `timeoutMs`. */
-  waitForRows<R extends pg.QueryResultRow>(text: string, params: readonly unknown[], predicate: (rows: R[]) => boolean,
-    timeoutMs: number, what: string): Promise<R[]>;
+  waitForRows<R extends pg.QueryResultRow>(
+    text: string,
+    params: readonly unknown[],
+    predicate: (rows: R[]) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<R[]>;
   /** The value of a metric (summed over its labels when `labels` is absent) on a dispatcher's admin server. */
   metric(process: TidingsProcess, name: string): Promise<number>;
   close(): Promise<void>;
@@ -40,30 +49,39 @@ export async function createBrokerWorld(settings: Readonly<Record<string, string
   const receiver = await startTestReceiver();
   const prefix = testPrefix();
   const processes: TidingsProcess[] = [];
-  const env = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => tidingsEnv({
-    ...FAST_SETTINGS,
-    DATABASE_URL: database.url!,
-    TIDINGS_TRANSPORT: 'rabbitmq',
-    TIDINGS_RABBITMQ_URL: RABBITMQ_URL,
-    TIDINGS_BROKER_PREFIX: prefix,
-    TIDINGS_BROKER_SHARDS: String(BROKER_SHARDS),
-    TIDINGS_BROKER_PUBLISH_INTERVAL: '100ms',
-    TIDINGS_BROKER_SWEEP_AFTER: '3s',
-    TIDINGS_BROKER_RECONNECT_MIN: '100ms',
-    TIDINGS_BROKER_RECONNECT_MAX: '500ms',
-    TIDINGS_BROKER_PUBLISH_TIMEOUT: '2s',
-    ...settings,
-    ...extra,
-  });
+  const env = (extra: Readonly<Record<string, string>> = {}): Record<string, string> =>
+    tidingsEnv({
+      ...FAST_SETTINGS,
+      DATABASE_URL: database.url!,
+      TIDINGS_TRANSPORT: 'rabbitmq',
+      TIDINGS_RABBITMQ_URL: RABBITMQ_URL,
+      TIDINGS_BROKER_PREFIX: prefix,
+      TIDINGS_BROKER_SHARDS: String(BROKER_SHARDS),
+      TIDINGS_BROKER_PUBLISH_INTERVAL: '100ms',
+      TIDINGS_BROKER_SWEEP_AFTER: '3s',
+      TIDINGS_BROKER_RECONNECT_MIN: '100ms',
+      TIDINGS_BROKER_RECONNECT_MAX: '500ms',
+      TIDINGS_BROKER_PUBLISH_TIMEOUT: '2s',
+      ...settings,
+      ...extra,
+    });
   return {
-    database, receiver, prefix, processes, env,
+    database,
+    receiver,
+    prefix,
+    processes,
+    env,
     async startApi() {
       const p = await startTidingsProcess({ role: 'api', name: 'api', env: env() });
       processes.push(p);
       return new ApiClient(p.apiUrl ?? '');
     },
     async startDispatcher(name, extra = {}) {
-      const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }) });
+      const p = await startTidingsProcess({
+        role: 'dispatcher',
+        name,
+        env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }),
+      });
       processes.push(p);
       return p;
     },
@@ -81,8 +99,13 @@ export async function createBrokerWorld(settings: Readonly<Record<string, string
     async query(text, params = []) {
       return (await database.db.query(text, params)).rows as never;
     },
-    async waitForRows<R extends pg.QueryResultRow>(text: string, params: readonly unknown[], predicate: (rows: R[]) => boolean,
-      timeoutMs: number, what: string): Promise<R[]> {
+    async waitForRows<R extends pg.QueryResultRow>(
+      text: string,
+      params: readonly unknown[],
+      predicate: (rows: R[]) => boolean,
+      timeoutMs: number,
+      what: string,
+    ): Promise<R[]> {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const rows = (await database.db.query<R>(text, params)).rows;

@@ -2,7 +2,15 @@ import { deferred, type Deferred } from './deferred.ts';
 import { ManualClock } from './manual-clock.ts';
 import type { SendResult } from '../../src/domain/attempt-outcome.ts';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/retry-schedule.ts';
-import type { AttemptRecord, ClaimedDelivery, ClaimInput, ClaimResult, DeliveryStore, LeaseRef, RecordResult } from '../../src/ports/delivery-store.ts';
+import type {
+  AttemptRecord,
+  ClaimedDelivery,
+  ClaimInput,
+  ClaimResult,
+  DeliveryStore,
+  LeaseRef,
+  RecordResult,
+} from '../../src/ports/delivery-store.ts';
 import type { Logger } from '../../src/ports/logger.ts';
 import type { Sender } from '../../src/ports/sender.ts';
 import type { WorkSource } from '../../src/ports/work-source.ts';
@@ -73,18 +81,42 @@ export async function settle(): Promise<void> {
 /** A claimed delivery of `endpointId` (message id `msg_<id>`). */
 export function claimed(id: string, endpointId = `ep_${id}`, fencingToken = '1'): ClaimedDelivery {
   return {
-    deliveryId: id, fencingToken, dispatcherId: 'w1', appId: 'app_1', messageId: `msg_${id}`, endpointId, eventType: 'invoice.paid',
-    attemptNumber: 1, manual: false, reclaimed: false, url: `http://127.0.0.1:9/${id}`, payload: Buffer.from('{}'), signingKeys: [Buffer.from('key')], headers: {},
+    deliveryId: id,
+    fencingToken,
+    dispatcherId: 'w1',
+    appId: 'app_1',
+    messageId: `msg_${id}`,
+    endpointId,
+    eventType: 'invoice.paid',
+    attemptNumber: 1,
+    manual: false,
+    reclaimed: false,
+    url: `http://127.0.0.1:9/${id}`,
+    payload: Buffer.from('{}'),
+    signingKeys: [Buffer.from('key')],
+    headers: {},
   };
 }
 
 /** A status line `status` after `durationMs`. */
 export function answer(status: number, durationMs = 5): SendResult {
-  return { type: 'response', statusCode: status, location: null, retryAfter: null, bodyPrefix: '', bodyError: null, durationMs };
+  return {
+    type: 'response',
+    statusCode: status,
+    location: null,
+    retryAfter: null,
+    bodyPrefix: '',
+    bodyError: null,
+    durationMs,
+  };
 }
 
 /** One captured log line. */
-export interface Line { readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string | undefined }
+export interface Line {
+  readonly level: string;
+  readonly obj: Record<string, unknown>;
+  readonly msg: string | undefined;
+}
 
 /** Everything a test steers and reads. */
 export interface Harness {
@@ -126,7 +158,20 @@ export function harness(settings: Partial<DispatcherSettings> = {}, moreSources:
     error: (obj, msg) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }),
     child: () => logger,
   };
-  const h: Omit<Harness, 'dispatcher' | 'handoff'> = { timers, claims: [], claimCalls: [], recordCalls: [], releaseCalls: [], lost: [], extendGate: undefined, recordError: undefined, recordGate: undefined, requests: new Map(), lines, wake: undefined };
+  const h: Omit<Harness, 'dispatcher' | 'handoff'> = {
+    timers,
+    claims: [],
+    claimCalls: [],
+    recordCalls: [],
+    releaseCalls: [],
+    lost: [],
+    extendGate: undefined,
+    recordError: undefined,
+    recordGate: undefined,
+    requests: new Map(),
+    lines,
+    wake: undefined,
+  };
   const store: DeliveryStore = {
     async claim(input): Promise<ClaimResult> {
       h.claimCalls.push(input);
@@ -156,24 +201,42 @@ export function harness(settings: Partial<DispatcherSettings> = {}, moreSources:
       const id = (request.headers['webhook-id'] ?? '').replace(/^msg_/, '');
       const result = deferred<SendResult>();
       // Like the HTTP sender: an abort ends the request with a `deadline` error.
-      signal?.addEventListener('abort', () => result.resolve({ type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 1 }));
+      signal?.addEventListener('abort', () =>
+        result.resolve({ type: 'error', errorKind: 'deadline', detail: 'aborted', durationMs: 1 }),
+      );
       h.requests.set(id, { result, signal });
       return result.promise;
     },
     close: async () => undefined,
   };
   const all: DispatcherSettings = {
-    dispatcherId: 'w1', concurrency: 4, claimBatch: 100, leaseMs: 30_000, maxReclaims: 3, pollIntervalMs: 1000, shutdownGraceMs: 5000,
-    retryPolicy: DEFAULT_RETRY_POLICY, ...settings,
+    dispatcherId: 'w1',
+    concurrency: 4,
+    claimBatch: 100,
+    leaseMs: 30_000,
+    maxReclaims: 3,
+    pollIntervalMs: 1000,
+    shutdownGraceMs: 5000,
+    retryPolicy: DEFAULT_RETRY_POLICY,
+    ...settings,
   };
   const onWake = (listener: () => void): (() => void) => {
     h.wake = listener;
-    return () => { h.wake = undefined; };
+    return () => {
+      h.wake = undefined;
+    };
   };
   const handoff = createHandoffSource();
   const claim = createClaimSource(store, { clock: timers.clock, sweepEveryMs: all.pollIntervalMs, onWake });
   const dispatcher = createDispatcher({
-    store, sources: [claim, handoff, ...moreSources], sender, clock: timers.clock, random: { next: () => 0.5 }, logger, timers, settings: all,
+    store,
+    sources: [claim, handoff, ...moreSources],
+    sender,
+    clock: timers.clock,
+    random: { next: () => 0.5 },
+    logger,
+    timers,
+    settings: all,
   });
   return Object.assign(h, { dispatcher, handoff });
 }

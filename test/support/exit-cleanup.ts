@@ -25,7 +25,11 @@ export function onProcessExit(hook: () => void): () => void {
         }
       }
     });
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+      ['SIGHUP', 129],
+    ] as const) {
       process.once(signal, () => process.exit(code));
     }
   }

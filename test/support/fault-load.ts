@@ -63,7 +63,11 @@ export interface Load {
 /** Starts a bounded publish load; every accepted message goes into the ledger. */
 export function startLoad(options: LoadOptions): Load {
   const answers: Answer[] = [];
-  const waiters = new Set<{ predicate: (a: readonly Answer[]) => boolean; resolve: () => void; reject: (error: Error) => void }>();
+  const waiters = new Set<{
+    predicate: (a: readonly Answer[]) => boolean;
+    resolve: () => void;
+    reject: (error: Error) => void;
+  }>();
   let started = 0;
   let accepted = 0;
   let stopped = false;
@@ -102,7 +106,8 @@ export function startLoad(options: LoadOptions): Load {
         const key = `load-${n}-${randomBytes(6).toString('hex')}`;
         for (let i = 0; i < options.retry.maxTries; i++) {
           const answer = await tryOnce(n, key);
-          if (answer.id !== null || (typeof answer.status === 'number' && ![409, 500, 503].includes(answer.status))) break;
+          if (answer.id !== null || (typeof answer.status === 'number' && ![409, 500, 503].includes(answer.status)))
+            break;
           await pause(options.retry.backoffMs);
         }
       }
@@ -115,7 +120,12 @@ export function startLoad(options: LoadOptions): Load {
     ended = true;
     for (const w of [...waiters]) {
       if (w.predicate(answers)) w.resolve();
-      else w.reject(new Error(`the load ended (${answers.length} answers, ${accepted} accepted) before the awaited condition held`));
+      else
+        w.reject(
+          new Error(
+            `the load ended (${answers.length} answers, ${accepted} accepted) before the awaited condition held`,
+          ),
+        );
     }
   });
   return {
@@ -125,7 +135,10 @@ export function startLoad(options: LoadOptions): Load {
     },
     waitFor(predicate, timeoutMs, what) {
       if (predicate(answers)) return Promise.resolve();
-      if (ended) return Promise.reject(new Error(`load.waitFor(${what}): the load has ended (${answers.length} answers, ${accepted} accepted)`));
+      if (ended)
+        return Promise.reject(
+          new Error(`load.waitFor(${what}): the load has ended (${answers.length} answers, ${accepted} accepted)`),
+        );
       return new Promise((resolve, reject) => {
         const waiter = {
           predicate,
@@ -142,7 +155,11 @@ export function startLoad(options: LoadOptions): Load {
         };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`load.waitFor(${what}): not met within ${timeoutMs} ms; ${answers.length} answers, ${accepted} accepted`));
+          reject(
+            new Error(
+              `load.waitFor(${what}): not met within ${timeoutMs} ms; ${answers.length} answers, ${accepted} accepted`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(waiter);
       });
@@ -244,9 +261,18 @@ export class Ledger {
  * Prints the summary line of a scenario (docs/guides/failure-table.md: messages, lost, duplicates), greppable as
  * `fault-summary`, and returns it.
  */
-export function printSummary(scenario: string, figures: Figures, startedAtMs: number, extra: Record<string, unknown> = {}): string {
+export function printSummary(
+  scenario: string,
+  figures: Figures,
+  startedAtMs: number,
+  extra: Record<string, unknown> = {},
+): string {
   const seconds = ((Date.now() - startedAtMs) / 1000).toFixed(1);
-  const line = `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} duplicates=${figures.duplicates} requests=${figures.requests} invalid_signatures=${figures.invalidSignatures} time_s=${seconds}${Object.entries(extra).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`).join('')}`;
+  const line = `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} duplicates=${figures.duplicates} requests=${figures.requests} invalid_signatures=${figures.invalidSignatures} time_s=${seconds}${Object.entries(
+    extra,
+  )
+    .map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+    .join('')}`;
   console.log(line);
   return line;
 }

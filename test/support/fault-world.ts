@@ -86,10 +86,20 @@ export class ApiClient {
   }
 
   /** A raw request; the body is JSON text. Network errors propagate (the caller decides what they mean). */
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<{ status: number; json: unknown; headers: Headers }> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<{ status: number; json: unknown; headers: Headers }> {
     const res = await fetch(this.baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${FAULT_ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${FAULT_ADMIN_TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(signal === undefined ? {} : { signal }),
     });
@@ -106,20 +116,33 @@ export class ApiClient {
   /** Creates an application; returns its id. */
   async createApp(name: string): Promise<string> {
     const res = await this.request('POST', '/api/v1/app', { name });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`create app: ${res.status} ${JSON.stringify(res.json)}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`create app: ${res.status} ${JSON.stringify(res.json)}`);
     return (res.json as { id: string }).id;
   }
 
   /** Creates an endpoint with a known secret; returns its id. */
   async createEndpoint(appId: string, url: string, secret: string): Promise<string> {
     const res = await this.request('POST', `/api/v1/app/${appId}/endpoint`, { url, secret });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`create endpoint: ${res.status} ${JSON.stringify(res.json)}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`create endpoint: ${res.status} ${JSON.stringify(res.json)}`);
     return (res.json as { id: string }).id;
   }
 
   /** Publishes one message; returns the HTTP status and the message id of a 2xx answer. */
-  async publish(appId: string, payload: unknown, idempotencyKey?: string, signal?: AbortSignal): Promise<{ status: number; id: string | null; replayed: boolean; json: unknown }> {
-    const res = await this.request('POST', `/api/v1/app/${appId}/msg?with_content=false`, { eventType: 'fault.test', payload }, idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }, signal);
+  async publish(
+    appId: string,
+    payload: unknown,
+    idempotencyKey?: string,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; id: string | null; replayed: boolean; json: unknown }> {
+    const res = await this.request(
+      'POST',
+      `/api/v1/app/${appId}/msg?with_content=false`,
+      { eventType: 'fault.test', payload },
+      idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+      signal,
+    );
     const id = res.status >= 200 && res.status < 300 ? (res.json as { id: string }).id : null;
     return { status: res.status, id, replayed: res.headers.get('idempotent-replayed') === 'true', json: res.json };
   }
@@ -150,14 +173,24 @@ export interface FaultWorld {
   /** Starts a `serve` process (the API and a dispatcher, as `npm start` runs them) with TIDINGS_DISPATCHER_ID = `name`. */
   startServe(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** Creates an application with `count` endpoints on the receiver (paths `/<prefix>-<i>`), secrets known to the receiver. */
-  setupApp(api: ApiClient, count: number, prefix?: string): Promise<{ readonly appId: string; readonly endpoints: readonly WorldEndpoint[] }>;
+  setupApp(
+    api: ApiClient,
+    count: number,
+    prefix?: string,
+  ): Promise<{ readonly appId: string; readonly endpoints: readonly WorldEndpoint[] }>;
   /** Runs a query on the test's pool. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /**
    * Polls `text` every 100 ms until `predicate` holds over its rows (a database row is the event), at
    * most `timeoutMs`; database errors while polling (a restart) count as "not yet".
    */
-  waitForRows<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params: readonly unknown[], predicate: (rows: R[]) => boolean, timeoutMs: number, what: string): Promise<R[]>;
+  waitForRows<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    params: readonly unknown[],
+    predicate: (rows: R[]) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<R[]>;
   /** Kills (SIGKILL) every dispatcher still running: a failed test must not leave one to claim the next test's work. */
   killDispatchers(): Promise<void>;
   /** Deliveries leased with a lease that expired more than `graceMs` ago (database clock): must be none. */
@@ -183,9 +216,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
   pool.on('error', () => undefined);
   const receiver = await startTestReceiver();
   const processes: TidingsProcess[] = [];
-  const env = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => tidingsEnv({ ...FAST_SETTINGS, DATABASE_URL: databaseUrl, ...options.settings, ...extra });
+  const env = (extra: Readonly<Record<string, string>> = {}): Record<string, string> =>
+    tidingsEnv({ ...FAST_SETTINGS, DATABASE_URL: databaseUrl, ...options.settings, ...extra });
 
-  const query = async <R extends pg.QueryResultRow>(text: string, params: readonly unknown[] = []): Promise<R[]> => (await pool.query<R>(text, params as unknown[])).rows;
+  const query = async <R extends pg.QueryResultRow>(text: string, params: readonly unknown[] = []): Promise<R[]> =>
+    (await pool.query<R>(text, params as unknown[])).rows;
 
   const world: FaultWorld = {
     cluster,
@@ -205,7 +240,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
       return p;
     },
     async startDispatcher(name, extra = {}) {
-      const p = await startTidingsProcess({ role: 'dispatcher', name, env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }) });
+      const p = await startTidingsProcess({
+        role: 'dispatcher',
+        name,
+        env: env({ TIDINGS_DISPATCHER_ID: name, ...extra }),
+      });
       processes.push(p);
       return p;
     },
@@ -222,7 +261,13 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
       return { appId, endpoints };
     },
     query,
-    async waitForRows<R extends pg.QueryResultRow>(text: string, params: readonly unknown[], predicate: (rows: R[]) => boolean, timeoutMs: number, what: string): Promise<R[]> {
+    async waitForRows<R extends pg.QueryResultRow>(
+      text: string,
+      params: readonly unknown[],
+      predicate: (rows: R[]) => boolean,
+      timeoutMs: number,
+      what: string,
+    ): Promise<R[]> {
       const deadline = Date.now() + timeoutMs;
       let last: R[] | string = 'no answer yet';
       for (;;) {
@@ -233,19 +278,33 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
         } catch (error) {
           last = (error as Error).message;
         }
-        if (Date.now() > deadline) throw new Error(`waitForRows(${what}): not met within ${timeoutMs} ms; last: ${JSON.stringify(last).slice(0, 1500)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `waitForRows(${what}): not met within ${timeoutMs} ms; last: ${JSON.stringify(last).slice(0, 1500)}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
     async killDispatchers() {
-      for (const p of processes) if ((p.role === 'dispatcher' || p.role === 'serve') && p.alive) await p.kill().catch(() => undefined);
+      for (const p of processes)
+        if ((p.role === 'dispatcher' || p.role === 'serve') && p.alive) await p.kill().catch(() => undefined);
     },
     async stuckLeases(graceMs = 0) {
-      const rows = await query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`, [graceMs]);
+      const rows = await query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`,
+        [graceMs],
+      );
       return rows[0]?.n ?? 0;
     },
     async attemptAccounting(appId) {
-      const [row] = await query<{ unrecorded: number; not_once: number; failed: number; failed_other: number; kinds: string[] | null }>(`
+      const [row] = await query<{
+        unrecorded: number;
+        not_once: number;
+        failed: number;
+        failed_other: number;
+        kinds: string[] | null;
+      }>(
+        `
         WITH per AS (
           SELECT d.id, d.attempt_count, count(a.id)::int AS rows, count(a.id) FILTER (WHERE a.succeeded)::int AS ok
           FROM deliveries d LEFT JOIN attempts a ON a.delivery_id = d.id WHERE d.app_id = $1 GROUP BY d.id)
@@ -254,8 +313,15 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
                (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded) AS failed,
                (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded AND (error_kind IS NULL OR NOT (error_kind = ANY ($2)) OR duration_ms < $3)) AS failed_other,
                (SELECT array_agg(DISTINCT coalesce(error_kind, 'none')) FROM attempts WHERE app_id = $1 AND NOT succeeded) AS kinds`,
-      [appId, RECEIVER_TIMEOUT_KINDS, RECEIVER_TIMEOUT_MIN_MS]);
-      return { unrecorded: row?.unrecorded ?? 0, notSucceededOnce: row?.not_once ?? 0, failed: row?.failed ?? 0, failedOtherThanTimeout: row?.failed_other ?? 0, failedKinds: row?.kinds ?? [] };
+        [appId, RECEIVER_TIMEOUT_KINDS, RECEIVER_TIMEOUT_MIN_MS],
+      );
+      return {
+        unrecorded: row?.unrecorded ?? 0,
+        notSucceededOnce: row?.not_once ?? 0,
+        failed: row?.failed ?? 0,
+        failedOtherThanTimeout: row?.failed_other ?? 0,
+        failedKinds: row?.kinds ?? [],
+      };
     },
     async keepLogsOnFailure(body) {
       try {

@@ -5,7 +5,11 @@ import type { Cipher } from '../../src/ports/cipher.ts';
 import type { AttemptRecord, ClaimedDelivery } from '../../src/ports/delivery-store.ts';
 
 let counter = 0;
-const suffix = (): string => `${Date.now().toString(36)}${(counter++).toString(36).padStart(4, '0')}${randomBytes(4).toString('hex')}`.toUpperCase().padEnd(27, '0').slice(0, 27);
+const suffix = (): string =>
+  `${Date.now().toString(36)}${(counter++).toString(36).padStart(4, '0')}${randomBytes(4).toString('hex')}`
+    .toUpperCase()
+    .padEnd(27, '0')
+    .slice(0, 27);
 
 /** Inserts an application row directly (store-level tests that do not go through the API). */
 export async function insertApp(db: Db, name = 'test app'): Promise<string> {
@@ -26,14 +30,27 @@ export interface EndpointFixture {
 }
 
 /** Inserts an endpoint row with its secret encrypted by `cipher` (context = endpoint id). */
-export async function insertEndpoint(db: Db, cipher: Cipher, fixture: EndpointFixture): Promise<{ id: string; secret: string }> {
+export async function insertEndpoint(
+  db: Db,
+  cipher: Cipher,
+  fixture: EndpointFixture,
+): Promise<{ id: string; secret: string }> {
   const id = `ep_${suffix()}`;
   const secret = fixture.secret ?? encodeSecret(randomBytes(24));
   const sealed = cipher.encrypt(Buffer.from(secret, 'utf8'), id);
   await db.query(
     `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id, filter_types, channels, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [id, fixture.appId, fixture.url, sealed.data, sealed.keyId, fixture.filterTypes ?? null, fixture.channels ?? null, fixture.status ?? 'active'],
+    [
+      id,
+      fixture.appId,
+      fixture.url,
+      sealed.data,
+      sealed.keyId,
+      fixture.filterTypes ?? null,
+      fixture.channels ?? null,
+      fixture.status ?? 'active',
+    ],
   );
   return { id, secret };
 }
@@ -58,12 +75,14 @@ export interface TwoTenants {
 export async function insertTwoTenants(db: Db, cipher: Cipher, more = 0): Promise<TwoTenants> {
   const big = await insertApp(db, 'big');
   const bigEndpoints: string[] = [];
-  for (let i = 0; i < 200; i += 1) bigEndpoints.push((await insertEndpoint(db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
+  for (let i = 0; i < 200; i += 1)
+    bigEndpoints.push((await insertEndpoint(db, cipher, { appId: big, url: 'http://127.0.0.1:9/' })).id);
   const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_more');
   await db.query(
     `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id)
      SELECT 'ep_more_' || lpad(g::text, 8, '0'), $1, 'http://127.0.0.1:9/', $2, $3 FROM generate_series(1, $4::int) g`,
-    [big, sealed.data, sealed.keyId, more]);
+    [big, sealed.data, sealed.keyId, more],
+  );
   const small = await insertApp(db, 'small');
   const first = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/a' })).id;
   const second = (await insertEndpoint(db, cipher, { appId: small, url: 'http://127.0.0.1:9/b' })).id;
@@ -73,9 +92,23 @@ export async function insertTwoTenants(db: Db, cipher: Cipher, more = 0): Promis
 /** A successful first-try outcome of a claimed delivery (status 200, 3 ms), to record through the delivery store. */
 export function succeededRecord(d: ClaimedDelivery): AttemptRecord {
   return {
-    deliveryId: d.deliveryId, fencingToken: d.fencingToken, dispatcherId: d.dispatcherId, endpointId: d.endpointId,
-    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33), attemptNumber: d.attemptNumber,
-    trigger: 'scheduled', url: d.url, succeeded: true, statusCode: 200, responseBody: 'ok', location: null,
-    errorKind: null, errorDetail: null, durationMs: 3, next: { next: 'succeeded' }, throttleEndpointMs: null, disableEndpointReason: null,
+    deliveryId: d.deliveryId,
+    fencingToken: d.fencingToken,
+    dispatcherId: d.dispatcherId,
+    endpointId: d.endpointId,
+    attemptId: `atmpt_${d.deliveryId.padStart(27, '0')}${d.fencingToken}`.slice(0, 33),
+    attemptNumber: d.attemptNumber,
+    trigger: 'scheduled',
+    url: d.url,
+    succeeded: true,
+    statusCode: 200,
+    responseBody: 'ok',
+    location: null,
+    errorKind: null,
+    errorDetail: null,
+    durationMs: 3,
+    next: { next: 'succeeded' },
+    throttleEndpointMs: null,
+    disableEndpointReason: null,
   };
 }

@@ -3,7 +3,13 @@ import type { Socket } from 'node:net';
 import { createGzip } from 'node:zlib';
 import type { Behaviour } from './loopback-receiver.ts';
 
-export { startCanary, startPlainHttpResponder, startReceiver, type Behaviour, type Receiver } from './loopback-receiver.ts';
+export {
+  startCanary,
+  startPlainHttpResponder,
+  startReceiver,
+  type Behaviour,
+  type Receiver,
+} from './loopback-receiver.ts';
 
 /**
  * Behaviours for the receivers of loopback-receiver.ts (docs/design.md#security): answers to a webhook request the way a
@@ -112,7 +118,9 @@ export async function gzipBomb(inflatedBytes: number): Promise<Buffer> {
 /** A 200 with `Content-Encoding: gzip` and the given compressed body. */
 export function compressionBomb(bomb: Buffer): Behaviour {
   return (socket) => {
-    socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
+    );
     socket.write(bomb);
   };
 }
@@ -153,13 +161,18 @@ export function redirect(location?: string): Behaviour {
 
 /** An HTML error page, served with status 200. */
 export const htmlErrorPage200: Behaviour = (socket) => {
-  const page = '<!doctype html><html><head><title>Error</title></head><body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>';
-  socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`);
+  const page =
+    '<!doctype html><html><head><title>Error</title></head><body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>';
+  socket.end(
+    `HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`,
+  );
 };
 
 /** 503 with `Retry-After: 120`. */
 export const unavailableRetryAfter: Behaviour = (socket) => {
-  socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy');
+  socket.end(
+    'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 120\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy',
+  );
 };
 
 /** A status line that is not HTTP. */
@@ -171,4 +184,3 @@ export const malformedStatusLine: Behaviour = (socket) => {
 export const unsolicitedContinue: Behaviour = (socket) => {
   socket.write('HTTP/1.1 100 Continue\r\n\r\n');
 };
-

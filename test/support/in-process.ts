@@ -41,9 +41,15 @@ export async function startInProcessWorld(env: Readonly<Record<string, string>> 
       roles: { api: true, dispatcher: true },
       logDestination: logs,
       env: {
-        DATABASE_URL: database.url!, TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, TIDINGS_API_TOKEN: token,
-        HOST: '127.0.0.1', PORT: '0', TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32', TIDINGS_POLL_INTERVAL: '50ms',
-        TIDINGS_LOG_LEVEL: 'info', ...env,
+        DATABASE_URL: database.url!,
+        TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+        TIDINGS_API_TOKEN: token,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TIDINGS_EGRESS_ALLOWLIST: '127.0.0.1/32',
+        TIDINGS_POLL_INTERVAL: '50ms',
+        TIDINGS_LOG_LEVEL: 'info',
+        ...env,
       },
     });
   } catch (error) {
@@ -53,17 +59,26 @@ export async function startInProcessWorld(env: Readonly<Record<string, string>> 
   }
   const svix = new Svix(token, { serverUrl: tidings.apiUrl! });
   return {
-    database, tidings, receiver, svix, logs, token,
+    database,
+    tidings,
+    receiver,
+    svix,
+    logs,
+    token,
     async endpoint(appId, path) {
       const secret = encodeSecret(randomBytes(32));
       await receiver.setSecret(path, secret);
       return (await svix.endpoint.create(appId, { url: receiver.url(path), secret })).id;
     },
-    api: (method, path, body) => fetch(`${tidings.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
+    api: (method, path, body) =>
+      fetch(`${tidings.apiUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     async stop() {
       await tidings.stop();
       await receiver.stop();

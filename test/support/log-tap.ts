@@ -40,7 +40,12 @@ export class LogTap extends Writable {
   }
 
   /** Resolves once `count` lines (already written or future) match `predicate`; rejects after `timeoutMs`. */
-  async waitForCount(predicate: (l: LogLine) => boolean, count: number, timeoutMs: number, what = 'log lines'): Promise<LogLine[]> {
+  async waitForCount(
+    predicate: (l: LogLine) => boolean,
+    count: number,
+    timeoutMs: number,
+    what = 'log lines',
+  ): Promise<LogLine[]> {
     let seen = this.lines.filter(predicate).length;
     if (seen < count) {
       await new Promise<void>((resolve, reject) => {

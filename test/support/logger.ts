@@ -10,7 +10,9 @@ export const silentLogger: Logger = {
 };
 
 /** A logger that keeps every line, for tests that assert on what was logged. */
-export function recordingLogger(): Logger & { readonly lines: { level: string; obj: object; msg: string | undefined }[] } {
+export function recordingLogger(): Logger & {
+  readonly lines: { level: string; obj: object; msg: string | undefined }[];
+} {
   const lines: { level: string; obj: object; msg: string | undefined }[] = [];
   const make = (bindings: Record<string, unknown>): Logger => ({
     debug: (obj, msg) => lines.push({ level: 'debug', obj: { ...bindings, ...obj }, msg }),

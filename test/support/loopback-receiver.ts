@@ -81,7 +81,12 @@ const NO_EXTRAS: Extras = {
  * to `onConnection`. Rejects when the address cannot be bound (e.g. no IPv6 loopback). Open sockets are
  * destroyed on close.
  */
-export async function startRawReceiver(host: string, port: number, onConnection: (socket: Socket) => void, extras: Extras = NO_EXTRAS): Promise<Receiver> {
+export async function startRawReceiver(
+  host: string,
+  port: number,
+  onConnection: (socket: Socket) => void,
+  extras: Extras = NO_EXTRAS,
+): Promise<Receiver> {
   const sockets = new Set<Socket>();
   let connections = 0;
   const server = createServer((socket) => {
@@ -92,7 +97,10 @@ export async function startRawReceiver(host: string, port: number, onConnection:
     onConnection(socket);
   });
   server.listen(port, host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => Promise.reject(error as Error)),
+  ]);
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const urlHost = host.includes(':') ? `[${host}]` : host;

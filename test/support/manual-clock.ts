@@ -36,7 +36,8 @@ export class ManualClock implements Clock {
    * @throws RangeError when `ms` is negative or not finite.
    */
   advance(ms: number): number {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`ManualClock.advance: ${ms} is not a finite, non-negative number of ms`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new RangeError(`ManualClock.advance: ${ms} is not a finite, non-negative number of ms`);
     this.#nowMs += ms;
     return this.#nowMs;
   }

@@ -23,13 +23,26 @@ export interface ReceivedSpan {
   readonly attributes: Readonly<Record<string, AttributeValue>>;
   readonly resource: Readonly<Record<string, AttributeValue>>;
   readonly events: readonly { readonly name: string; readonly attributes: Readonly<Record<string, AttributeValue>> }[];
-  readonly links: readonly { readonly traceId: string; readonly spanId: string; readonly attributes: Readonly<Record<string, AttributeValue>> }[];
+  readonly links: readonly {
+    readonly traceId: string;
+    readonly spanId: string;
+    readonly attributes: Readonly<Record<string, AttributeValue>>;
+  }[];
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   readonly status: number;
 }
 
-interface JsonValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values?: JsonValue[] } }
-interface JsonKeyValue { key: string; value?: JsonValue }
+interface JsonValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+  arrayValue?: { values?: JsonValue[] };
+}
+interface JsonKeyValue {
+  key: string;
+  value?: JsonValue;
+}
 
 const valueOf = (v: JsonValue | undefined): AttributeValue => {
   if (v === undefined) return null;
@@ -40,9 +53,11 @@ const valueOf = (v: JsonValue | undefined): AttributeValue => {
   if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
   return null;
 };
-const attrs = (list: JsonKeyValue[] | undefined): Record<string, AttributeValue> => Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+const attrs = (list: JsonKeyValue[] | undefined): Record<string, AttributeValue> =>
+  Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
 /** OTLP JSON ids are hex; a base64 one (protobuf-style JSON) is converted. */
-const hexId = (id: string | undefined): string => (id === undefined || id === '' ? '' : /^[0-9a-f]+$/.test(id) ? id : Buffer.from(id, 'base64').toString('hex'));
+const hexId = (id: string | undefined): string =>
+  id === undefined || id === '' ? '' : /^[0-9a-f]+$/.test(id) ? id : Buffer.from(id, 'base64').toString('hex');
 
 /** A running receiver. */
 export interface OtlpReceiver {
@@ -53,7 +68,11 @@ export interface OtlpReceiver {
   /** Raw export bodies received so far (for a check over everything that was sent). */
   bodies(): readonly string[];
   /** Resolves with the spans once `predicate` holds over them; rejects after `timeoutMs`. */
-  waitFor(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs: number, what: string): Promise<readonly ReceivedSpan[]>;
+  waitFor(
+    predicate: (spans: readonly ReceivedSpan[]) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<readonly ReceivedSpan[]>;
   close(): Promise<void>;
 }
 
@@ -72,7 +91,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       bodies.push(text);
-      const body = JSON.parse(text) as { resourceSpans?: { resource?: { attributes?: JsonKeyValue[] }; scopeSpans?: { scope?: { name?: string }; spans?: Record<string, unknown>[] }[] }[] };
+      const body = JSON.parse(text) as {
+        resourceSpans?: {
+          resource?: { attributes?: JsonKeyValue[] };
+          scopeSpans?: { scope?: { name?: string }; spans?: Record<string, unknown>[] }[];
+        }[];
+      };
       for (const rs of body.resourceSpans ?? []) {
         const resource = attrs(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
@@ -88,8 +112,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               startNs: BigInt(String(s.startTimeUnixNano ?? '0')),
               attributes: attrs(s.attributes as JsonKeyValue[] | undefined),
               resource,
-              events: ((s.events ?? []) as { name: string; attributes?: JsonKeyValue[] }[]).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
-              links: ((s.links ?? []) as { traceId: string; spanId: string; attributes?: JsonKeyValue[] }[]).map((l) => ({ traceId: hexId(l.traceId), spanId: hexId(l.spanId), attributes: attrs(l.attributes) })),
+              events: ((s.events ?? []) as { name: string; attributes?: JsonKeyValue[] }[]).map((e) => ({
+                name: e.name,
+                attributes: attrs(e.attributes),
+              })),
+              links: ((s.links ?? []) as { traceId: string; spanId: string; attributes?: JsonKeyValue[] }[]).map(
+                (l) => ({ traceId: hexId(l.traceId), spanId: hexId(l.spanId), attributes: attrs(l.attributes) }),
+              ),
               status: Number((s.status as { code?: number } | undefined)?.code ?? 0),
             });
           }
@@ -116,14 +145,19 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`OTLP receiver: ${what} not seen within ${timeoutMs} ms; spans: ${spans.map((s) => `${s.service}/${s.name}`).join(', ')}`));
+          reject(
+            new Error(
+              `OTLP receiver: ${what} not seen within ${timeoutMs} ms; spans: ${spans.map((s) => `${s.service}/${s.name}`).join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
       });
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -40,7 +40,6 @@ export interface PgCluster {
   destroy(): Promise<void>;
 }
 
-
 function binDir(): string {
   const fromEnv = process.env.TIDINGS_PG_BINDIR;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
@@ -57,11 +56,18 @@ function command(bin: string, args: readonly string[]): [string, string[]] {
 function runPgSync(bin: string, args: readonly string[], timeoutMs: number): { status: number | null; output: string } {
   const [file, argv] = command(bin, args);
   const res = spawnSync(file, argv, { encoding: 'utf8', timeout: timeoutMs, cwd: tmpdir() });
-  return { status: res.status, output: `${res.stdout ?? ''}${res.stderr ?? ''}${res.error === undefined ? '' : String(res.error)}` };
+  return {
+    status: res.status,
+    output: `${res.stdout ?? ''}${res.stderr ?? ''}${res.error === undefined ? '' : String(res.error)}`,
+  };
 }
 
 /** Runs a server binary without blocking the event loop (the test keeps publishing meanwhile). */
-function runPg(bin: string, args: readonly string[], timeoutMs: number): Promise<{ status: number | null; output: string }> {
+function runPg(
+  bin: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<{ status: number | null; output: string }> {
   const [file, argv] = command(bin, args);
   return new Promise((resolve) => {
     execFile(file, argv, { encoding: 'utf8', timeout: timeoutMs, cwd: tmpdir() }, (error, stdout, stderr) => {
@@ -109,12 +115,33 @@ export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Pro
   }
   const dataDir = join(root, 'data');
   const primary = clusterOptions.replicaOf;
-  const init = primary === undefined
-    ? await runPg(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 120_000)
-    : await runPg(join(bin, 'pg_basebackup'), [
-      '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
-      '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres',
-    ], 120_000);
+  const init =
+    primary === undefined
+      ? await runPg(
+          join(bin, 'initdb'),
+          ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+          120_000,
+        )
+      : await runPg(
+          join(bin, 'pg_basebackup'),
+          [
+            '-D',
+            dataDir,
+            '-R',
+            '-X',
+            'stream',
+            '-c',
+            'fast',
+            '--no-sync',
+            '-h',
+            '127.0.0.1',
+            '-p',
+            String(primary.port),
+            '-U',
+            'postgres',
+          ],
+          120_000,
+        );
   if (init.status !== 0) {
     rmSync(root, { recursive: true, force: true });
     const what = primary === undefined ? 'initdb' : 'pg_basebackup';
@@ -122,8 +149,14 @@ export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Pro
   }
   const port = await freePort();
   const options = [
-    `-p ${port}`, '-c listen_addresses=127.0.0.1', `-c unix_socket_directories=${root}`, '-c fsync=off',
-    '-c full_page_writes=off', '-c max_connections=300', '-c shared_buffers=32MB', '-c log_min_messages=warning',
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${root}`,
+    '-c fsync=off',
+    '-c full_page_writes=off',
+    '-c max_connections=300',
+    '-c shared_buffers=32MB',
+    '-c log_min_messages=warning',
   ].join(' ');
   let running = false;
 
@@ -176,7 +209,8 @@ export async function startPgCluster(clusterOptions: PgClusterOptions = {}): Pro
       if (destroyed) return;
       destroyed = true;
       unregister();
-      if (running) await runPg(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', '-t', '30', 'stop'], 40_000);
+      if (running)
+        await runPg(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', '-t', '30', 'stop'], 40_000);
       running = false;
       rmSync(root, { recursive: true, force: true });
     },

@@ -58,8 +58,10 @@ export function pgbouncerBinary(): string {
       // next
     }
   }
-  throw new Error('the pooler tests need PgBouncer: as root, apt-get install -y pgbouncer (npm test does it), '
-    + 'or set TIDINGS_PGBOUNCER');
+  throw new Error(
+    'the pooler tests need PgBouncer: as root, apt-get install -y pgbouncer (npm test does it), ' +
+      'or set TIDINGS_PGBOUNCER',
+  );
 }
 
 const asRoot = (): boolean => process.getuid?.() === 0;
@@ -107,14 +109,23 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     '[databases]',
     `* = host=${options.target.host} port=${options.target.port}`,
     '[pgbouncer]',
-    'listen_addr = 127.0.0.1', `listen_port = ${port}`, 'unix_socket_dir =',
-    'auth_type = trust', `auth_file = ${join(root, 'users.txt')}`, 'admin_users = postgres', 'stats_users = postgres',
-    `pool_mode = ${options.poolMode ?? 'transaction'}`, `default_pool_size = ${options.poolSize ?? 5}`,
+    'listen_addr = 127.0.0.1',
+    `listen_port = ${port}`,
+    'unix_socket_dir =',
+    'auth_type = trust',
+    `auth_file = ${join(root, 'users.txt')}`,
+    'admin_users = postgres',
+    'stats_users = postgres',
+    `pool_mode = ${options.poolMode ?? 'transaction'}`,
+    `default_pool_size = ${options.poolSize ?? 5}`,
     'max_client_conn = 500',
-    `logfile = ${logFile}`, `pidfile = ${pidFile}`,
+    `logfile = ${logFile}`,
+    `pidfile = ${pidFile}`,
     ...(options.strict === false ? [] : ['server_reset_query = DISCARD ALL', 'server_reset_query_always = 1']),
     // A server that is down: the clients waiting for it are told within a few seconds, not after 120 s.
-    'server_login_retry = 1', 'server_connect_timeout = 3', 'query_wait_timeout = 10',
+    'server_login_retry = 1',
+    'server_connect_timeout = 3',
+    'query_wait_timeout = 10',
     '',
   ].join('\n');
   writeFileSync(join(root, 'pgbouncer.ini'), ini);

@@ -30,10 +30,17 @@ export const cte = (plan: PlanNode, name: string): PlanNode => {
  * a bitmap heap scan names the indexes of the bitmap scans under it ("Bitmap Heap Scan deliveries_pkey").
  */
 export const deliveryReads = (node: PlanNode, table = 'deliveries'): string[] =>
-  nodes(node).filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable').map((n) => {
-    const index = n['Node Type'] === 'Bitmap Heap Scan' ? nodes(n).flatMap((b) => (b['Index Name'] === undefined ? [] : [b['Index Name']])).join(' ') : n['Index Name'] ?? '';
-    return `${n['Node Type']} ${index}`.trim();
-  });
+  nodes(node)
+    .filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable')
+    .map((n) => {
+      const index =
+        n['Node Type'] === 'Bitmap Heap Scan'
+          ? nodes(n)
+              .flatMap((b) => (b['Index Name'] === undefined ? [] : [b['Index Name']]))
+              .join(' ')
+          : (n['Index Name'] ?? '');
+      return `${n['Node Type']} ${index}`.trim();
+    });
 
 /** A plan node as EXPLAIN ANALYZE gives it: the rows each loop returned and the rows its filters removed. */
 interface AnalyzedNode extends PlanNode {
@@ -45,8 +52,17 @@ interface AnalyzedNode extends PlanNode {
 
 /** The most rows of `table` one read of it in the plan touched: the rows it returned and those its filters removed, over all its loops. */
 const rowsTouched = (plan: AnalyzedNode, table: string): number =>
-  Math.max(0, ...(nodes(plan) as AnalyzedNode[]).filter((n) => n['Relation Name'] === table)
-    .map((n) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)));
+  Math.max(
+    0,
+    ...(nodes(plan) as AnalyzedNode[])
+      .filter((n) => n['Relation Name'] === table)
+      .map(
+        (n) =>
+          (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) +
+          (n['Rows Removed by Filter'] ?? 0) +
+          (n['Rows Removed by Index Recheck'] ?? 0),
+      ),
+  );
 
 /**
  * `base` with each statement that names `table` explained before it runs: `reads` collects how each plan reads
@@ -54,7 +70,11 @@ const rowsTouched = (plan: AnalyzedNode, table: string): number =>
  * (EXPLAIN ANALYZE; a statement that writes is explained without running it). Transactions and session
  * statements are not explained.
  */
-export function explainingDb(base: Db, table: string, also: readonly string[] = []): { db: Db; reads: string[][]; touched: number[] } {
+export function explainingDb(
+  base: Db,
+  table: string,
+  also: readonly string[] = [],
+): { db: Db; reads: string[][]; touched: number[] } {
   const reads: string[][] = [];
   const touched: number[] = [];
   const names = new RegExp(`\\b${table}\\b`);
@@ -63,7 +83,10 @@ export function explainingDb(base: Db, table: string, also: readonly string[] = 
       const sql = typeof text === 'string' ? text : text.text;
       if (names.test(sql) && !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SELECT set_config)/i.test(sql)) {
         const readOnly = !/\b(UPDATE|INSERT|DELETE)\b/i.test(sql);
-        const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(`EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`, params);
+        const plan = await q.query<{ 'QUERY PLAN': { Plan: AnalyzedNode }[] }>(
+          `EXPLAIN (${readOnly ? 'ANALYZE, ' : ''}FORMAT JSON) ${sql}`,
+          params,
+        );
         const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
         reads.push([table, ...also].flatMap((name) => deliveryReads(root, name)));
         if (readOnly) touched.push(rowsTouched(root, table));
@@ -71,7 +94,11 @@ export function explainingDb(base: Db, table: string, also: readonly string[] = 
       return q.query(text, params) as never;
     },
   });
-  const db: Db = { ...base, tx: (fn) => base.tx((client) => fn(wrap(client))), query: (text, params) => wrap(base).query(text, params) as never };
+  const db: Db = {
+    ...base,
+    tx: (fn) => base.tx((client) => fn(wrap(client))),
+    query: (text, params) => wrap(base).query(text, params) as never,
+  };
   return { db, reads, touched };
 }
 
@@ -100,11 +127,17 @@ export async function genericPlan(q: Queryable, text: string, params: readonly u
       // EXECUTE takes its arguments as SQL text: each value as pg would send it (pg's own conversion, which
       // its typings do not declare), quoted.
       const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
-      const args = params.map((value) => {
-        const text = prepareValue(value) as string | Buffer | null;
-        return text === null ? 'NULL' : pg.escapeLiteral(Buffer.isBuffer(text) ? `\\x${text.toString('hex')}` : String(text));
-      }).join(', ');
-      const plan = await c.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE tidings_explain${params.length > 0 ? `(${args})` : ''}`);
+      const args = params
+        .map((value) => {
+          const text = prepareValue(value) as string | Buffer | null;
+          return text === null
+            ? 'NULL'
+            : pg.escapeLiteral(Buffer.isBuffer(text) ? `\\x${text.toString('hex')}` : String(text));
+        })
+        .join(', ');
+      const plan = await c.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (FORMAT JSON) EXECUTE tidings_explain${params.length > 0 ? `(${args})` : ''}`,
+      );
       const root = plan.rows[0]!['QUERY PLAN'][0]!.Plan;
       // A custom plan would name the values; a generic one names the parameters.
       assert.match(JSON.stringify(root), /\$\d/, 'the plan is generic: it names parameters, not values');
@@ -124,7 +157,12 @@ export async function genericPlan(q: Queryable, text: string, params: readonly u
  * text contains `marker`, in order. Six or more calls of a PL/pgSQL function reach its generic plan: the
  * first five are planned with the call's values.
  */
-export async function explainedPlans(url: string, statement: string, times: number, marker: string): Promise<PlanNode[]> {
+export async function explainedPlans(
+  url: string,
+  statement: string,
+  times: number,
+  marker: string,
+): Promise<PlanNode[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const plans: PlanNode[] = [];

@@ -44,7 +44,8 @@ export function sequenceRandom(...values: number[]): () => number {
   let i = 0;
   return () => {
     const v = values[i];
-    if (v === undefined) throw new RangeError(`sequenceRandom: drawn ${i + 1} times, only ${values.length} values given`);
+    if (v === undefined)
+      throw new RangeError(`sequenceRandom: drawn ${i + 1} times, only ${values.length} values given`);
     i += 1;
     return v;
   };

@@ -41,7 +41,11 @@ export function parseResponse(text: string): { status: number | null; body: unkn
  * connection to `url`'s port and collects the answer until the server closes or `timeoutMs` passes (then the
  * client closes). Event-driven: nothing sleeps.
  */
-export async function rawExchange(url: string, data: string | Buffer, options: { timeoutMs?: number; then?: (socket: Socket, received: () => string) => void } = {}): Promise<RawExchange> {
+export async function rawExchange(
+  url: string,
+  data: string | Buffer,
+  options: { timeoutMs?: number; then?: (socket: Socket, received: () => string) => void } = {},
+): Promise<RawExchange> {
   const socket = await openSocket(Number(new URL(url).port));
   const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve) => {
@@ -58,7 +62,8 @@ export async function rawExchange(url: string, data: string | Buffer, options: {
     });
     socket.on('close', () => {
       clearTimeout(timer);
-      if (closedAfterMs === null && performance.now() - started < timeoutMs - 1) closedAfterMs = performance.now() - started;
+      if (closedAfterMs === null && performance.now() - started < timeoutMs - 1)
+        closedAfterMs = performance.now() - started;
       resolve({ text, ...parseResponse(text), closedAfterMs });
     });
     socket.write(data);

@@ -77,7 +77,13 @@ export interface ReceivedRequest {
 
 /** Messages from the parent. Each carries an id that the `ack` reply repeats. */
 export type ReceiverCommand =
-  | { readonly type: 'script'; readonly id: number; readonly path: string; readonly steps: readonly ReceiverStep[]; readonly fallback: ReceiverStep | null }
+  | {
+      readonly type: 'script';
+      readonly id: number;
+      readonly path: string;
+      readonly steps: readonly ReceiverStep[];
+      readonly fallback: ReceiverStep | null;
+    }
   | { readonly type: 'secret'; readonly id: number; readonly path: string; readonly secrets: readonly string[] }
   | { readonly type: 'reset'; readonly id: number }
   | { readonly type: 'sync'; readonly id: number }
@@ -102,7 +108,8 @@ function send(event: ReceiverEvent): void {
 }
 
 function main(): void {
-  if (process.send === undefined) throw new Error('receiver-process.ts must be started with an IPC channel (see test-receiver.ts)');
+  if (process.send === undefined)
+    throw new Error('receiver-process.ts must be started with an IPC channel (see test-receiver.ts)');
   const init = JSON.parse(process.argv[2] ?? '{}') as ReceiverInit;
   const defaultStep: ReceiverStep = init.defaultStep ?? { status: 200 };
   const secrets = new Map<string, readonly string[]>(Object.entries(init.secrets ?? {}));
@@ -125,9 +132,14 @@ function main(): void {
   }
 
   /** Verifies with each secret; the first that accepts wins. */
-  function verify(path: string, body: Buffer, headers: Record<string, string>): Pick<ReceivedRequest, 'signatureValid' | 'signatureMatches' | 'verifyError'> {
+  function verify(
+    path: string,
+    body: Buffer,
+    headers: Record<string, string>,
+  ): Pick<ReceivedRequest, 'signatureValid' | 'signatureMatches' | 'verifyError'> {
     const pathSecrets = secrets.get(path);
-    if (pathSecrets === undefined || pathSecrets.length === 0) return { signatureValid: null, signatureMatches: null, verifyError: null };
+    if (pathSecrets === undefined || pathSecrets.length === 0)
+      return { signatureValid: null, signatureMatches: null, verifyError: null };
     let lastError = 'no secret';
     for (const secret of pathSecrets) {
       const verifier = verifierFor(secret);
@@ -142,11 +154,19 @@ function main(): void {
         lastError = (error as Error).message;
       }
     }
-    return { signatureValid: false, signatureMatches: matchesAtOwnTimestamp(pathSecrets, body, headers), verifyError: lastError };
+    return {
+      signatureValid: false,
+      signatureMatches: matchesAtOwnTimestamp(pathSecrets, body, headers),
+      verifyError: lastError,
+    };
   }
 
   /** Verifies with the clock set to the request's own timestamp: does any signature entry match? */
-  function matchesAtOwnTimestamp(pathSecrets: readonly string[], body: Buffer, headers: Record<string, string>): boolean {
+  function matchesAtOwnTimestamp(
+    pathSecrets: readonly string[],
+    body: Buffer,
+    headers: Record<string, string>,
+  ): boolean {
     const timestampS = Number.parseInt(headers['webhook-timestamp'] ?? '', 10);
     if (!Number.isFinite(timestampS)) return false;
     const realNow = Date.now;

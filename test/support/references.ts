@@ -15,11 +15,13 @@ export interface DanglingRows {
  * (migration 1764000009500): each count must be 0 in every state the database can reach.
  */
 export async function danglingRows(db: Db): Promise<DanglingRows> {
-  const row = (await db.query<DanglingRows>(`
+  const row = (
+    await db.query<DanglingRows>(`
     SELECT (SELECT count(*)::int FROM deliveries d
             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.app_id = d.app_id)
                OR NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = d.endpoint_id AND e.app_id = d.app_id)) AS deliveries,
            (SELECT count(*)::int FROM delivery_events v WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.delivery_id)) AS events,
-           (SELECT count(*)::int FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)) AS attempts`)).rows[0]!;
+           (SELECT count(*)::int FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)) AS attempts`)
+  ).rows[0]!;
   return row;
 }

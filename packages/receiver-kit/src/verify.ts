@@ -91,9 +91,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
     const missing = present.filter(([, value]) => value === undefined || value === '').map(([name]) => name);
     if (missing.length > 0 || id === undefined || timestamp === undefined || signature === undefined) {
       // Neither id header: the sender may use either naming, so both are named.
-      const names = prefix === 'svix' && missing.includes('svix-id')
-        ? missing.map((name) => `${name.replace(/^svix-/, 'webhook-')} (or ${name})`)
-        : missing;
+      const names =
+        prefix === 'svix' && missing.includes('svix-id')
+          ? missing.map((name) => `${name.replace(/^svix-/, 'webhook-')} (or ${name})`)
+          : missing;
       return refuse(400, 'signature_headers_missing', `missing header: ${names.join(', ')}`);
     }
     if (!/^\d{1,12}$/.test(timestamp))

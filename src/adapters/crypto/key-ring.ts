@@ -31,17 +31,24 @@ export class KeyRingError extends Error {
 export function parseKeyRing(text: string): RingKey[] {
   const problems: string[] = [];
   const keys: RingKey[] = [];
-  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     const colon = entry.indexOf(':');
     const id = colon > 0 ? entry.slice(0, colon) : '';
     const key = Buffer.from(entry.slice(colon + 1), 'base64');
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || id === PLAINTEXT_KEY_ID) problems.push(`entry ${keys.length + problems.length + 1}: key id must be 1–64 of [A-Za-z0-9_-] and not "${PLAINTEXT_KEY_ID}"`);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || id === PLAINTEXT_KEY_ID)
+      problems.push(
+        `entry ${keys.length + problems.length + 1}: key id must be 1–64 of [A-Za-z0-9_-] and not "${PLAINTEXT_KEY_ID}"`,
+      );
     else if (key.length !== 32) problems.push(`key "${id}": must be 32 bytes of base64 (got ${key.length})`);
     else if (keys.some((k) => k.id === id)) problems.push(`key "${id}": listed twice`);
     else keys.push({ id, key });
   }
   if (problems.length === 0 && keys.length === 0) problems.push('no keys given');
-  if (problems.length > 0) throw new KeyRingError('invalid_key_ring', `TIDINGS_ENCRYPTION_KEYS: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new KeyRingError('invalid_key_ring', `TIDINGS_ENCRYPTION_KEYS: ${problems.join('; ')}`);
   return keys;
 }
 
@@ -94,7 +101,8 @@ export function plaintextCipher(): Cipher {
     currentKeyId: PLAINTEXT_KEY_ID,
     encrypt: (plain) => ({ keyId: PLAINTEXT_KEY_ID, data: Buffer.from(plain) }),
     decrypt: (keyId, data) => {
-      if (keyId !== PLAINTEXT_KEY_ID) throw new KeyRingError('unknown_key', `no key "${keyId}": encryption is turned off`);
+      if (keyId !== PLAINTEXT_KEY_ID)
+        throw new KeyRingError('unknown_key', `no key "${keyId}": encryption is turned off`);
       return Buffer.from(data);
     },
   };

@@ -111,7 +111,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       this.#prefixBytes += kept.length;
     }
     if (this.#bodyBytes > this.#limits.maxResponseBytes && this.#abort !== null) {
-      const tooLarge = new AttemptStoppedError('TIDINGS_RESPONSE_TOO_LARGE', `response body exceeds ${this.#limits.maxResponseBytes} bytes; the rest was discarded and the connection closed`);
+      const tooLarge = new AttemptStoppedError(
+        'TIDINGS_RESPONSE_TOO_LARGE',
+        `response body exceeds ${this.#limits.maxResponseBytes} bytes; the rest was discarded and the connection closed`,
+      );
       this.#finish(tooLarge, tooLarge.message);
       this.#abort(tooLarge);
       return false;

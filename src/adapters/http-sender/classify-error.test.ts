@@ -30,7 +30,11 @@ const TABLE: readonly (readonly [string, unknown, ErrorKind])[] = [
   ['a body cut short of its Content-Length', new errors.ResponseContentLengthMismatchError(), 'reset'],
   ['an unsolicited 100 Continue', new errors.SocketError('bad response'), 'protocol'],
   ['an unsolicited upgrade', new errors.SocketError('bad upgrade'), 'protocol'],
-  ['a parser error without a code', new errors.HTTPParserError('Response does not match the HTTP/1.1 protocol (Invalid status code)'), 'protocol'],
+  [
+    'a parser error without a code',
+    new errors.HTTPParserError('Response does not match the HTTP/1.1 protocol (Invalid status code)'),
+    'protocol',
+  ],
   ['a parser error with a code', withCode('HPE_INVALID_HEADER_TOKEN'), 'protocol'],
   ['plain HTTP on an https port', withCode('ERR_SSL_WRONG_VERSION_NUMBER'), 'tls'],
   ['an OpenSSL protocol error', withCode('EPROTO'), 'tls'],
@@ -48,7 +52,10 @@ for (const [label, thrown, kind] of TABLE) {
     const classified = classifyError(thrown);
     assert.equal(classified.errorKind, kind);
     assert.ok(ERROR_KINDS.includes(classified.errorKind));
-    assert.ok(classified.detail.length > 0 && classified.detail.length <= 300 && !/[\r\n]/.test(classified.detail), classified.detail);
+    assert.ok(
+      classified.detail.length > 0 && classified.detail.length <= 300 && !/[\r\n]/.test(classified.detail),
+      classified.detail,
+    );
   });
 }
 

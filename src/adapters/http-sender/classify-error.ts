@@ -25,14 +25,42 @@ const DETAIL_MAX_CHARS = 300;
 
 /** OpenSSL certificate verification codes that Node puts in `error.code`. */
 const CERT_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
-  'CERT_REVOKED', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'CERT_SIGNATURE_FAILURE', 'HOSTNAME_MISMATCH',
-  'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'HOSTNAME_MISMATCH',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-const CONNECT_REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN', 'ENETDOWN']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_INFO', 'HPE_INVALID_EOF_STATE']);
+const CONNECT_REFUSED_CODES = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'EHOSTDOWN',
+  'ENETDOWN',
+]);
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_INFO',
+  'HPE_INVALID_EOF_STATE',
+]);
 
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -72,7 +100,8 @@ function kindOf(error: unknown, code: string): ErrorKind {
   // 'bad response' / 'bad upgrade' are undici's words for an unsolicited 100 Continue or 101 Switching.
   if (code === 'UND_ERR_SOCKET' && /^bad /.test((error as Error).message)) return ErrorKind.protocol;
   if (RESET_CODES.has(code)) return ErrorKind.reset;
-  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || CERT_CODES.has(code)) return ErrorKind.tls;
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || CERT_CODES.has(code))
+    return ErrorKind.tls;
   // undici's HTTPParserError (malformed status line or headers) often carries no code; its name is stable.
   if (code.startsWith('HPE_') || (error as Error | null)?.name === 'HTTPParserError') return ErrorKind.protocol;
   if ((error as { library?: unknown } | null)?.library === 'SSL routines') return ErrorKind.tls;

@@ -2,7 +2,12 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import { buildConnector } from 'undici';
-import { assertValidAllowlist, isAddressAllowed, isLocalhostName, LOCALHOST_ADDRESSES } from '../../domain/egress-policy.ts';
+import {
+  assertValidAllowlist,
+  isAddressAllowed,
+  isLocalhostName,
+  LOCALHOST_ADDRESSES,
+} from '../../domain/egress-policy.ts';
 
 /**
  * The SSRF guard in the connect path (docs/design.md#security). Every new connection of the delivery agent goes
@@ -76,7 +81,11 @@ export interface ConnectObserver {
   connected(address: string): void;
 }
 
-type NetLookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type NetLookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 const defaultLookup: LookupFunction = (hostname, options, callback) => {
   systemLookup(hostname, { all: options.all }, (error, addresses) => callback(error, addresses ?? []));
@@ -87,11 +96,15 @@ const defaultLookup: LookupFunction = (hostname, options, callback) => {
  * answered is refused as a {@link RefusedNameError}; a localhost name, which never reaches the resolver (and which
  * the tenant typed as such), as a {@link BlockedAddressError}.
  */
-function refuseAny(hostname: string, addresses: readonly LookupAddress[], allowlist: readonly string[], resolved: boolean)
-  : Error | null {
+function refuseAny(
+  hostname: string,
+  addresses: readonly LookupAddress[],
+  allowlist: readonly string[],
+  resolved: boolean,
+): Error | null {
   if (addresses.length === 0) return new DnsLookupError(`${hostname} resolved to no address`);
   const refusal = (message: string): Error =>
-    (resolved ? new RefusedNameError(message) : new BlockedAddressError(message));
+    resolved ? new RefusedNameError(message) : new BlockedAddressError(message);
   for (const { address } of addresses) {
     if (isIP(address) === 0) return refusal(`${hostname} resolved to "${address}", which is not an IP address`);
     const verdict = isAddressAllowed(address, allowlist);
@@ -111,7 +124,10 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], ob
       if (answered) return; // a resolver that calls back twice gets one hearing
       answered = true;
       if (error !== null) {
-        callback(new DnsLookupError(`lookup of ${hostname} failed: ${error.code ?? error.message}`, { cause: error }), []);
+        callback(
+          new DnsLookupError(`lookup of ${hostname} failed: ${error.code ?? error.message}`, { cause: error }),
+          [],
+        );
         return;
       }
       observer?.resolved(found.map((a) => a.address));
@@ -120,10 +136,12 @@ function guardedLookup(resolve: LookupFunction, allowlist: readonly string[], ob
         callback(refused, []);
         return;
       }
-      const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
+      const wanted =
+        options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
       const list = wanted.map(({ address, family }) => ({ address, family }));
       const first = list[0];
-      if (first === undefined) callback(new DnsLookupError(`${hostname} has no IPv${String(options.family)} address`), []);
+      if (first === undefined)
+        callback(new DnsLookupError(`${hostname} has no IPv${String(options.family)} address`), []);
       else if (options.all === true) callback(null, list);
       else callback(null, first.address, first.family);
     };
@@ -172,7 +190,9 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
         return;
       }
       const peer = (socket as Socket).remoteAddress ?? '';
-      options.observer?.connected(isIP(peer) === 6 ? `[${peer}]:${(socket as Socket).remotePort}` : `${peer}:${(socket as Socket).remotePort}`);
+      options.observer?.connected(
+        isIP(peer) === 6 ? `[${peer}]:${(socket as Socket).remotePort}` : `${peer}:${(socket as Socket).remotePort}`,
+      );
       const verdict = isAddressAllowed(peer, allowlist);
       if (!verdict.allowed) {
         socket.destroy();

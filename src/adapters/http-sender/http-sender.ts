@@ -53,8 +53,18 @@ export interface HttpSenderOptions {
  * URL, and `user-agent` is always Tidings' own. A caller's value for any of them is dropped.
  */
 const SENDER_OWNED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te',
-  'trailer', 'proxy-connection', 'proxy-authorization', 'user-agent',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'proxy-authorization',
+  'user-agent',
 ]);
 
 const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
@@ -62,7 +72,8 @@ const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
 const MAX_POOLS = 4096;
 
 function requirePositive(name: string, value: number, min = 1): void {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
 }
 
 function validate(options: HttpSenderOptions): void {
@@ -74,7 +85,8 @@ function validate(options: HttpSenderOptions): void {
   requirePositive('responsePrefixBytes', options.responsePrefixBytes, 0);
   requirePositive('maxSocketsPerOrigin', options.maxSocketsPerOrigin);
   requirePositive('maxHeaderBytes', options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
-  if (options.responsePrefixBytes > options.maxResponseBytes) throw new RangeError('responsePrefixBytes must not exceed maxResponseBytes');
+  if (options.responsePrefixBytes > options.maxResponseBytes)
+    throw new RangeError('responsePrefixBytes must not exceed maxResponseBytes');
   if (options.userAgent.trim() === '') throw new RangeError('userAgent must not be empty');
 }
 
@@ -111,7 +123,10 @@ export const REFUSED_ADDRESS_DETAIL = 'refused address';
 export const UNRESOLVED_NAME_DETAIL = 'host name not resolved to an address that may be contacted';
 
 type Network = {
-  resolvedAddresses?: readonly string[]; connectedAddress: string | null; reason?: string; decidedBy?: string;
+  resolvedAddresses?: readonly string[];
+  connectedAddress: string | null;
+  reason?: string;
+  decidedBy?: string;
 };
 
 /**
@@ -128,17 +143,25 @@ function withNetwork(result: SendResult, seen: Seen, maxHeaderBytes: number): Se
     const refusedName = result.detail.startsWith('TIDINGS_REFUSED_NAME');
     // A failed lookup resolved nothing: the addresses seen are an earlier connection's.
     const dns: Network = {
-      ...(refusedName && seen.resolved !== null ? { resolvedAddresses: seen.resolved } : {}), connectedAddress: null,
+      ...(refusedName && seen.resolved !== null ? { resolvedAddresses: seen.resolved } : {}),
+      connectedAddress: null,
       reason: `${result.detail} (after ${Math.round(result.durationMs)} ms)`,
       decidedBy: refusedName ? 'TIDINGS_EGRESS_ALLOWLIST' : 'the host name resolver',
     };
     return { ...result, detail: UNRESOLVED_NAME_DETAIL, durationMs: 0, network: dns };
   }
   if (result.type === 'error' && result.errorKind === ErrorKind.blockedAddress) {
-    return { ...result, detail: REFUSED_ADDRESS_DETAIL, network: { ...network, connectedAddress: null, reason: result.detail, decidedBy: 'TIDINGS_EGRESS_ALLOWLIST' } };
+    return {
+      ...result,
+      detail: REFUSED_ADDRESS_DETAIL,
+      network: { ...network, connectedAddress: null, reason: result.detail, decidedBy: 'TIDINGS_EGRESS_ALLOWLIST' },
+    };
   }
   if (result.type === 'error' && result.errorKind === ErrorKind.tooLarge) {
-    return { ...result, network: { ...network, reason: result.detail, decidedBy: `response header limit of ${maxHeaderBytes} bytes` } };
+    return {
+      ...result,
+      network: { ...network, reason: result.detail, decidedBy: `response header limit of ${maxHeaderBytes} bytes` },
+    };
   }
   if (result.type === 'response' && result.bodyError === ErrorKind.tooLarge) {
     return { ...result, network: { ...network, decidedBy: 'TIDINGS_MAX_RESPONSE_BYTES' } };
@@ -169,19 +192,28 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  */
 export function createHttpSender(options: HttpSenderOptions): Sender {
   validate(options);
-  const makeAgent = (seen: Seen): Agent => new Agent({
-    connect: createGuardedConnector({
-      connectTimeoutMs: options.connectTimeoutMs,
-      egressAllowlist: options.egressAllowlist,
-      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-      observer: { resolved: (a) => { seen.resolved = a; seen.connected = null; }, connected: (a) => { seen.connected = a; } },
-    }),
-    connections: options.maxSocketsPerOrigin,
-    pipelining: 1,
-    headersTimeout: options.headersTimeoutMs,
-    bodyTimeout: options.bodyTimeoutMs,
-    maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
-  });
+  const makeAgent = (seen: Seen): Agent =>
+    new Agent({
+      connect: createGuardedConnector({
+        connectTimeoutMs: options.connectTimeoutMs,
+        egressAllowlist: options.egressAllowlist,
+        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+        observer: {
+          resolved: (a) => {
+            seen.resolved = a;
+            seen.connected = null;
+          },
+          connected: (a) => {
+            seen.connected = a;
+          },
+        },
+      }),
+      connections: options.maxSocketsPerOrigin,
+      pipelining: 1,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+    });
   // One agent per pool key (an endpoint), so a black-holed endpoint's connections never hold up another
   // endpoint's requests on the same origin (ADR 0009). Bounded: past MAX_POOLS, idle pools are closed,
   // least recently used first.
@@ -221,12 +253,17 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
       return Promise.resolve(refused(ErrorKind.blockedAddress, 'the endpoint URL cannot be parsed'));
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return Promise.resolve(refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`));
+      return Promise.resolve(
+        refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`),
+      );
     }
     const startedAt = performance.now();
     return new Promise<SendResult>((resolve) => {
       const onAbort = (): void => {
-        handler.stop(new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'), handler.requestSent ? 'aborted after the request was sent' : 'aborted');
+        handler.stop(
+          new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'),
+          handler.requestSent ? 'aborted after the request was sent' : 'aborted',
+        );
       };
       const pool = acquire(request.poolKey ?? '');
       const handler = new AttemptHandler(limits, startedAt, (result) => {
@@ -243,15 +280,23 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
         // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
-        pool.agent.dispatch({
-          origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST',
-          headers: outboundHeaders(request, options.userAgent), body: request.body,
-          // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
-          ...(request.deadlineMs === undefined ? {} : {
-            headersTimeout: Math.max(options.headersTimeoutMs, request.deadlineMs),
-            bodyTimeout: Math.max(options.bodyTimeoutMs, request.deadlineMs),
-          }),
-        }, handler);
+        pool.agent.dispatch(
+          {
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
+            method: 'POST',
+            headers: outboundHeaders(request, options.userAgent),
+            body: request.body,
+            // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
+            ...(request.deadlineMs === undefined
+              ? {}
+              : {
+                  headersTimeout: Math.max(options.headersTimeoutMs, request.deadlineMs),
+                  bodyTimeout: Math.max(options.bodyTimeoutMs, request.deadlineMs),
+                }),
+          },
+          handler,
+        );
       } catch (error) {
         handler.onError(error instanceof Error ? error : new Error(String(error)));
       }

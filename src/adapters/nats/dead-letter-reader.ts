@@ -1,5 +1,10 @@
 import {
-  JetStreamApiCodes, JetStreamApiError, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
 } from '@nats-io/jetstream';
 import type { BrokerDeadLetter } from '../../ports/broker.ts';
 import { ENDPOINT_HEADER } from './publisher.ts';
@@ -33,7 +38,10 @@ interface MaxDeliverAdvisory {
 
 /** Reads one advisory: reports its dead letter, removes the message, acknowledges the advisory. */
 async function handleAdvisory(
-  jsm: JetStreamManager, topology: NatsTopology, msg: JsMsg, report: (letter: BrokerDeadLetter) => void,
+  jsm: JetStreamManager,
+  topology: NatsTopology,
+  msg: JsMsg,
+  report: (letter: BrokerDeadLetter) => void,
 ): Promise<void> {
   let advisory: MaxDeliverAdvisory;
   try {
@@ -63,11 +71,15 @@ async function handleAdvisory(
 
 /** Starts the reader; the function returned stops it. */
 export function startDeadLetterReader(
-  context: DeadLetterContext, report: (letter: BrokerDeadLetter) => void,
+  context: DeadLetterContext,
+  report: (letter: BrokerDeadLetter) => void,
 ): () => Promise<void> {
   let stopped = false;
   let current: { close(): Promise<unknown> } | undefined;
-  const pause = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      setTimeout(resolve, ms).unref();
+    });
   const loop = async (): Promise<void> => {
     let consumer = null as { js: JetStreamClient; handle: Consumer } | null;
     while (!stopped) {

@@ -87,10 +87,11 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     }
   };
 
-  const pause = (ms: number): Promise<void> => new Promise((resolve) => {
-    wakeTimer = resolve;
-    timer = setTimeout(resolve, ms);
-  });
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      wakeTimer = resolve;
+      timer = setTimeout(resolve, ms);
+    });
 
   /** Declares the topology until it succeeds, the connection drops or the link stops. */
   const bringUp = async (conn: NatsConnection): Promise<void> => {
@@ -120,16 +121,20 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     }
   };
 
-  const dial = async (): Promise<NatsConnection> => connect({
-    servers: options.url.split(',').map((s) => s.trim()).filter((s) => s !== ''),
-    name: options.name,
-    timeout: options.connectTimeoutMs,
-    pingInterval: options.pingIntervalMs,
-    maxPingOut: 2,
-    reconnect: true,
-    maxReconnectAttempts: -1,
-    reconnectDelayHandler: () => backoffMs(reconnectAttempts, options.reconnectMinMs, options.reconnectMaxMs),
-  });
+  const dial = async (): Promise<NatsConnection> =>
+    connect({
+      servers: options.url
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+      name: options.name,
+      timeout: options.connectTimeoutMs,
+      pingInterval: options.pingIntervalMs,
+      maxPingOut: 2,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectDelayHandler: () => backoffMs(reconnectAttempts, options.reconnectMinMs, options.reconnectMaxMs),
+    });
 
   /** Dials until connected (or stopped), then watches the connection; a closed connection starts it again. */
   const run = async (first: NatsConnection | null, declared = false): Promise<void> => {
@@ -163,12 +168,16 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
     connection: () => (state === 'connected' ? nc : null),
     onStateChange(listener) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
     whenConnected() {
       if (state === 'connected') return Promise.resolve(true);
       if (state === 'stopped') return Promise.resolve(false);
-      return new Promise((resolve) => { waiters.push(resolve); });
+      return new Promise((resolve) => {
+        waiters.push(resolve);
+      });
     },
     async start(waitForBroker) {
       if (waitForBroker) {
@@ -194,7 +203,9 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       nc = null;
       if (conn === null) return;
       // Acknowledgements written before the stop reach the server if it answers within a moment; then close.
-      const grace = new Promise((resolve) => { setTimeout(resolve, STOP_FLUSH_MS).unref(); });
+      const grace = new Promise((resolve) => {
+        setTimeout(resolve, STOP_FLUSH_MS).unref();
+      });
       await Promise.race([conn.flush().catch(() => undefined), grace]);
       await conn.close().catch(() => undefined);
     },

@@ -1,7 +1,12 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type {
-  BrokerConsumer, BrokerDepth, BrokerItem, BrokerOptions, BrokerTransport, PublishOutcome,
+  BrokerConsumer,
+  BrokerDepth,
+  BrokerItem,
+  BrokerOptions,
+  BrokerTransport,
+  PublishOutcome,
 } from '../../ports/broker.ts';
 import { startDeadLetterReader } from './dead-letter-reader.ts';
 import { createNatsLink } from './nats-link.ts';
@@ -75,17 +80,22 @@ export function createNatsTransport(options: NatsTransportOptions): BrokerTransp
    */
   const redeclare = (reason: string): Promise<void> => {
     redeclaring ??= (async () => {
-      await new Promise((resolve) => { setTimeout(resolve, options.reconnectMinMs).unref(); });
+      await new Promise((resolve) => {
+        setTimeout(resolve, options.reconnectMinMs).unref();
+      });
       const c = live();
       if (c === null) return;
       await declareNatsTopology(c.jsm, topology);
       options.onTopologyRestored?.(reason);
-    })().finally(() => { redeclaring = null; });
+    })().finally(() => {
+      redeclaring = null;
+    });
     return redeclaring;
   };
 
   const allFailed = (items: readonly BrokerItem[]): PublishOutcome => ({
-    confirmed: [], failed: items.map((i) => i.deliveryId),
+    confirmed: [],
+    failed: items.map((i) => i.deliveryId),
   });
 
   return {
@@ -101,7 +111,10 @@ export function createNatsTransport(options: NatsTransportOptions): BrokerTransp
     consume(consumeOptions): BrokerConsumer {
       if (puller !== null) throw new Error('the NATS transport already has a consumer');
       const context = {
-        topology, fetchExpiresMs, retryMs: options.reconnectMinMs, redeclare,
+        topology,
+        fetchExpiresMs,
+        retryMs: options.reconnectMinMs,
+        redeclare,
         whenConnected: () => link.whenConnected(),
       };
       const running = startShardPuller({ ...context, jetstream: () => live()?.js ?? null }, consumeOptions);

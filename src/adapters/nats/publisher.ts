@@ -30,7 +30,9 @@ function isTimeout(error: unknown): boolean {
  * does not leave two messages. Resolves with every id either confirmed or failed; never rejects.
  */
 export async function publishItems(
-  js: JetStreamClient, context: PublishContext, items: readonly BrokerItem[],
+  js: JetStreamClient,
+  context: PublishContext,
+  items: readonly BrokerItem[],
 ): Promise<PublishReport> {
   const { topology } = context;
   const shards = topology.subjects.length;

@@ -86,14 +86,20 @@ export function startShardPuller(context: PullerContext, options: BrokerConsumeO
       endpointId: msg.headers?.get(ENDPOINT_HEADER) ?? '',
       redelivered: msg.redelivered,
       deliveryCount: msg.info.deliveryCount,
-      ack: () => { if (release(entry)) quietly(() => msg.ack()); },
-      nack: () => { if (release(entry)) quietly(() => msg.nak()); },
+      ack: () => {
+        if (release(entry)) quietly(() => msg.ack());
+      },
+      nack: () => {
+        if (release(entry)) quietly(() => msg.nak());
+      },
       term: (reason) => {
         if (!release(entry)) return;
         quietly(() => msg.ack());
         void reason;
         options.onDeadLetter?.({
-          deliveryId: msg.string(), endpointId: msg.headers?.get(ENDPOINT_HEADER) ?? '', reason: 'terminated',
+          deliveryId: msg.string(),
+          endpointId: msg.headers?.get(ENDPOINT_HEADER) ?? '',
+          reason: 'terminated',
         });
       },
     };
@@ -115,10 +121,14 @@ export function startShardPuller(context: PullerContext, options: BrokerConsumeO
     }
   };
 
-  const waitForCredit = (shard: number): Promise<void> => new Promise((resolve) => {
-    creditWaiters.set(shard, resolve);
-  });
-  const pause = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms).unref(); });
+  const waitForCredit = (shard: number): Promise<void> =>
+    new Promise((resolve) => {
+      creditWaiters.set(shard, resolve);
+    });
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      setTimeout(resolve, ms).unref();
+    });
 
   const loop = async (shard: number): Promise<void> => {
     const name = context.topology.consumers[shard] ?? '';
@@ -154,9 +164,12 @@ export function startShardPuller(context: PullerContext, options: BrokerConsumeO
   for (let shard = 0; shard < shards; shard += 1) void loop(shard);
 
   const ackWaitMs = context.topology.ackWaitMs;
-  const progress = setInterval(() => {
-    for (const entry of held) quietly(() => entry.msg.working());
-  }, Math.max(100, Math.floor(ackWaitMs / 3)));
+  const progress = setInterval(
+    () => {
+      for (const entry of held) quietly(() => entry.msg.working());
+    },
+    Math.max(100, Math.floor(ackWaitMs / 3)),
+  );
   progress.unref();
 
   const closeOpen = (): Promise<unknown> => Promise.all([...open].map((batch) => batch.close().catch(() => undefined)));

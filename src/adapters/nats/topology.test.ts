@@ -37,6 +37,9 @@ test('both streams are work queues on file; the work stream keeps a Nats-Msg-Id 
 });
 
 test('the reconnect back-off doubles from the least wait to the most and stays there', () => {
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 50].map((n) => backoffMs(n, 100, 1000)), [100, 200, 400, 800, 1000, 1000, 1000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 50].map((n) => backoffMs(n, 100, 1000)),
+    [100, 200, 400, 800, 1000, 1000, 1000],
+  );
   assert.equal(backoffMs(0, 100, 1000), 100);
 });

@@ -1,6 +1,14 @@
 import {
-  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
-  type ConsumerConfig, type JetStreamManager, type StreamConfig,
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type JetStreamManager,
+  type StreamConfig,
 } from '@nats-io/jetstream';
 import type { BrokerOptions } from '../../ports/broker.ts';
 
@@ -55,7 +63,8 @@ const NS_PER_MS = 1_000_000;
 
 /** The topology of `options` (names under its prefix). */
 export function natsTopologyOf(
-  options: Pick<BrokerOptions, 'prefix' | 'shards' | 'deliveryLimit'>, settings: NatsTopologySettings,
+  options: Pick<BrokerOptions, 'prefix' | 'shards' | 'deliveryLimit'>,
+  settings: NatsTopologySettings,
 ): NatsTopology {
   const base = options.prefix.replaceAll('.', '_');
   const stream = `${base}_deliveries`;
@@ -79,7 +88,9 @@ export function streamConfigs(topology: NatsTopology): { work: Partial<StreamCon
   const common = { retention: RetentionPolicy.Workqueue, storage: StorageType.File, discard: DiscardPolicy.Old };
   return {
     work: {
-      ...common, name: topology.stream, subjects: [...topology.subjects],
+      ...common,
+      name: topology.stream,
+      subjects: [...topology.subjects],
       duplicate_window: topology.duplicateWindowMs * NS_PER_MS,
     },
     dead: { ...common, name: topology.deadStream, subjects: [...topology.deadSubjects] },
@@ -136,7 +147,9 @@ export async function declareNatsTopology(jsm: JetStreamManager, topology: NatsT
     await declareConsumer(jsm, topology.stream, shardConsumerConfig(topology, n));
   }
   await declareConsumer(jsm, topology.deadStream, {
-    durable_name: topology.deadConsumer, deliver_policy: DeliverPolicy.All, ack_policy: AckPolicy.Explicit,
+    durable_name: topology.deadConsumer,
+    deliver_policy: DeliverPolicy.All,
+    ack_policy: AckPolicy.Explicit,
     ack_wait: topology.ackWaitMs * NS_PER_MS,
   });
 }

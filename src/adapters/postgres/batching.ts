@@ -10,7 +10,10 @@ export interface BatchLimits {
 }
 
 /** The defaults of TIDINGS_DB_BATCH and TIDINGS_DB_BATCHES_IN_FLIGHT, read from the config schema. */
-export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: settingDefault('dbBatch'), maxInFlight: settingDefault('dbBatchesInFlight') });
+export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({
+  maxBatch: settingDefault('dbBatch'),
+  maxInFlight: settingDefault('dbBatchesInFlight'),
+});
 
 /**
  * Group commit for independent calls (docs/guides/benchmark.md, ADR 0007): calls made while the event loop handles one round
@@ -25,7 +28,10 @@ export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({ maxBatch: setti
  * order: a value, or an Error that rejects that call alone. A thrown error rejects every call of the batch.
  * @returns `load(key)`: resolves with that key's result
  */
-export function statementBatcher<K, V>(limits: BatchLimits, runBatch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>): (key: K) => Promise<V> {
+export function statementBatcher<K, V>(
+  limits: BatchLimits,
+  runBatch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>,
+): (key: K) => Promise<V> {
   let inFlight = 0;
   const waiting: (() => void)[] = [];
   const loader = new DataLoader<K, V>(

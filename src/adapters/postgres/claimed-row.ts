@@ -43,7 +43,9 @@ const SIGNING_KEY_CACHE_MAX = 10_000;
  * hand-off) and is used instead of the row's. Signing keys are decrypted and imported once per stored ciphertext, not
  * once per delivery: a bounded cache, in which a rotated or re-encrypted secret is simply a miss.
  */
-export function createClaimedReader(cipher: Cipher): (row: ClaimRow, dispatcherId: string, payload?: Uint8Array) => ClaimedDelivery {
+export function createClaimedReader(
+  cipher: Cipher,
+): (row: ClaimRow, dispatcherId: string, payload?: Uint8Array) => ClaimedDelivery {
   const signingKeyCache = new Map<string, { key: KeyObject; id: string }>();
   const decryptSecret = (data: Buffer, keyId: string, endpointId: string): { key: KeyObject; id: string } => {
     const cacheKey = `${endpointId}:${keyId}:${data.toString('base64')}`;
@@ -63,7 +65,12 @@ export function createClaimedReader(cipher: Cipher): (row: ClaimRow, dispatcherI
     }
     const headers: Record<string, string> = { ...(row.headers ?? {}) };
     if (row.sensitive_headers !== null && row.sensitive_headers_key !== null) {
-      Object.assign(headers, JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8')) as Record<string, string>);
+      Object.assign(
+        headers,
+        JSON.parse(
+          cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, row.endpoint_id).toString('utf8'),
+        ) as Record<string, string>,
+      );
     }
     return {
       deliveryId: String(row.id),
@@ -78,7 +85,11 @@ export function createClaimedReader(cipher: Cipher): (row: ClaimRow, dispatcherI
       reclaimed: row.reclaimed,
       url: row.url,
       // An expunged payload is delivered as JSON null: the delivery history stays, the content is gone.
-      payload: payload ?? (row.payload === null || row.payload_key_id === null ? Buffer.from('null') : cipher.decrypt(row.payload_key_id, row.payload, row.message_id)),
+      payload:
+        payload ??
+        (row.payload === null || row.payload_key_id === null
+          ? Buffer.from('null')
+          : cipher.decrypt(row.payload_key_id, row.payload, row.message_id)),
       contentType: row.content_type,
       signingKeys: secrets.map((s) => s.key),
       signingKeyIds: secrets.map((s) => s.id),

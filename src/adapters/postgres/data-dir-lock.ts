@@ -45,19 +45,28 @@ async function pidNamespace(): Promise<string | null> {
 export async function lockDataDir(dir: string, options: DataDirLockOptions = {}): Promise<() => Promise<void>> {
   const lockfilePath = join(dir, 'tidings.lock');
   const ownerPath = join(dir, 'tidings.owner');
-  const lock = (retries: number) => lockfile.lock(dir, {
-    lockfilePath, stale: DATA_DIR_LOCK_STALE_MS, update: DATA_DIR_LOCK_STALE_MS / 2,
-    retries: { retries, minTimeout: DATA_DIR_LOCK_RETRY_MS, factor: 1 },
-    ...(options.onCompromised === undefined ? {} : { onCompromised: options.onCompromised }),
-  });
+  const lock = (retries: number) =>
+    lockfile.lock(dir, {
+      lockfilePath,
+      stale: DATA_DIR_LOCK_STALE_MS,
+      update: DATA_DIR_LOCK_STALE_MS / 2,
+      retries: { retries, minTimeout: DATA_DIR_LOCK_RETRY_MS, factor: 1 },
+      ...(options.onCompromised === undefined ? {} : { onCompromised: options.onCompromised }),
+    });
   let release: () => Promise<void>;
   try {
     release = await lock(0);
   } catch (error) {
-    const taken = (error as NodeJS.ErrnoException).code === 'ELOCKED' ? await takeOverFromDead(dir, lockfilePath, ownerPath, () => lock(0)) : null;
+    const taken =
+      (error as NodeJS.ErrnoException).code === 'ELOCKED'
+        ? await takeOverFromDead(dir, lockfilePath, ownerPath, () => lock(0))
+        : null;
     release = taken ?? (await lock(options.retries ?? 2));
   }
-  await writeFile(ownerPath, JSON.stringify({ pid: process.pid, host: hostname(), pidNamespace: await pidNamespace() } satisfies Owner));
+  await writeFile(
+    ownerPath,
+    JSON.stringify({ pid: process.pid, host: hostname(), pidNamespace: await pidNamespace() } satisfies Owner),
+  );
   return async () => {
     await rm(ownerPath, { force: true });
     await release();
@@ -65,11 +74,20 @@ export async function lockDataDir(dir: string, options: DataDirLockOptions = {})
 }
 
 /** Takes the lock over when its owner is a dead process of this host; null when it is not (or another process is taking over). */
-async function takeOverFromDead(dir: string, lockfilePath: string, ownerPath: string, lock: () => Promise<() => Promise<void>>): Promise<(() => Promise<void>) | null> {
+async function takeOverFromDead(
+  dir: string,
+  lockfilePath: string,
+  ownerPath: string,
+  lock: () => Promise<() => Promise<void>>,
+): Promise<(() => Promise<void>) | null> {
   let endTakeover: () => Promise<void>;
   try {
     // Its own key (proper-lockfile keeps one lock per locked path in a process): not `dir`, which the main lock uses.
-    endTakeover = await lockfile.lock(join(dir, 'tidings.takeover'), { realpath: false, stale: TAKEOVER_STALE_MS, retries: 0 });
+    endTakeover = await lockfile.lock(join(dir, 'tidings.takeover'), {
+      realpath: false,
+      stale: TAKEOVER_STALE_MS,
+      retries: 0,
+    });
   } catch {
     return null; // another process is taking over right now: wait like for a live owner
   }

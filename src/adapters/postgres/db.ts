@@ -23,7 +23,10 @@ export function prepared(name: string, text: string): Prepared {
 
 /** Something that runs one SQL statement: the pool, or the client of an open transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | Prepared, params?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string | Prepared,
+    params?: readonly unknown[],
+  ): Promise<pg.QueryResult<R>>;
 }
 
 /**
@@ -134,17 +137,21 @@ const GENERIC_PLANS_SQL = `SET ${GENERIC_PLANS}`;
  * @throws whatever the statement or transaction throws; a failed one is rolled back as by `db.tx`
  */
 export function withGenericPlans(db: Db): Db {
-  const generic = async (q: Queryable): Promise<void> => { await q.query(`SET LOCAL ${GENERIC_PLANS}`); };
+  const generic = async (q: Queryable): Promise<void> => {
+    await q.query(`SET LOCAL ${GENERIC_PLANS}`);
+  };
   return {
     ...db,
-    query: (text, params) => db.tx(async (q) => {
-      await generic(q);
-      return q.query(text, params);
-    }) as never,
-    tx: (fn) => db.tx(async (q) => {
-      await generic(q);
-      return fn(q);
-    }),
+    query: (text, params) =>
+      db.tx(async (q) => {
+        await generic(q);
+        return q.query(text, params);
+      }) as never,
+    tx: (fn) =>
+      db.tx(async (q) => {
+        await generic(q);
+        return fn(q);
+      }),
   };
 }
 
@@ -157,7 +164,12 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl !== undefined) {
     // query_timeout bounds every statement on the client side, so a connection that died without a word
     // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, connectionTimeoutMillis: 5_000, query_timeout: QUERY_TIMEOUT_MS });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize,
+      connectionTimeoutMillis: 5_000,
+      query_timeout: QUERY_TIMEOUT_MS,
+    });
     pool.on('error', (error) => options.onError?.(error));
     pool.on('connect', guardNewConnection);
     if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
@@ -166,16 +178,27 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
       // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
       pool.on('connect', (client) => {
-        client.query(GENERIC_PLANS_SQL).catch((error: unknown) => options.onError?.(new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error })));
+        client
+          .query(GENERIC_PLANS_SQL)
+          .catch((error: unknown) =>
+            options.onError?.(
+              new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error }),
+            ),
+          );
       });
     }
     const listenUrl = options.directUrl ?? (transactionPooled ? undefined : options.databaseUrl);
-    const db = poolDb('server', pool, async () => {
-      if (listenUrl === undefined) return null;
-      const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
-      await client.connect();
-      return client;
-    }, async () => pool.end());
+    const db = poolDb(
+      'server',
+      pool,
+      async () => {
+        if (listenUrl === undefined) return null;
+        const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
+        await client.connect();
+        return client;
+      },
+      async () => pool.end(),
+    );
     return transactionPooled ? unnamedStatements(db) : db;
   }
   const dir = resolve(options.dataDir);
@@ -191,7 +214,10 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
       onCompromised: (error) => options.onError?.(error),
     });
   } catch (error) {
-    throw new DataDirInUseError(`the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; stop it, or use DATABASE_URL for several processes)`, { cause: error });
+    throw new DataDirInUseError(
+      `the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; stop it, or use DATABASE_URL for several processes)`,
+      { cause: error },
+    );
   }
   let lite: PGlite | undefined;
   let server: PGLiteSocketServer | undefined;
@@ -209,15 +235,22 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     // connection prepared: a new connection (after a lost one) would fail "prepared statement … already
     // exists" on each of them. Queued before any other statement of the connection.
     pool.on('connect', (client) => {
-      client.query('DEALLOCATE ALL').catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+      client
+        .query('DEALLOCATE ALL')
+        .catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
     });
     const [liteDb, socketServer] = [lite, server];
-    return poolDb('embedded', pool, async () => null, async () => {
-      await pool.end();
-      await socketServer.stop();
-      await liteDb.close();
-      await unlock();
-    });
+    return poolDb(
+      'embedded',
+      pool,
+      async () => null,
+      async () => {
+        await pool.end();
+        await socketServer.stop();
+        await liteDb.close();
+        await unlock();
+      },
+    );
   } catch (error) {
     await server?.stop().catch(() => undefined);
     await lite?.close().catch(() => undefined);
@@ -297,7 +330,10 @@ function guardNewConnection(client: pg.PoolClient): void {
  * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. Every connection
  * also carries the lasting listener of {@link guardNewConnection}.
  */
-async function onConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>): Promise<T> {
+async function onConnection<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let failure: Error | undefined;
   const broken = (error: unknown): void => {
@@ -312,7 +348,12 @@ async function onConnection<T>(pool: pg.Pool, fn: (client: pg.PoolClient, broken
   }
 }
 
-function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise<pg.Client | null>, close: () => Promise<void>): Db {
+function poolDb(
+  engine: Db['engine'],
+  pool: pg.Pool,
+  listenClient: () => Promise<pg.Client | null>,
+  close: () => Promise<void>,
+): Db {
   return {
     engine,
     // Unlike `pool.query`, which closes the connection after any error, a statement the server refused (a
@@ -320,27 +361,29 @@ function poolDb(engine: Db['engine'], pool: pg.Pool, listenClient: () => Promise
     // failure (socket error, client-side timeout) or a stale prepared statement discards it. On the embedded
     // engine a discarded connection also broke the next statement (its one-connection socket server was still
     // closing the old one).
-    query: (text, params) => onConnection(pool, async (client, broken) => {
-      try {
-        return await client.query(text, params as unknown[]);
-      } catch (error) {
-        if (spoilsConnection(error)) broken(error);
-        throw error;
-      }
-    }) as never,
-    tx: (fn) => onConnection(pool, async (client, broken) => {
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
-        await client.query('ROLLBACK').catch(broken);
-        if (spoilsConnection(error) && error instanceof pg.DatabaseError) broken(error);
-        throw error;
-      }
-    }),
+    query: (text, params) =>
+      onConnection(pool, async (client, broken) => {
+        try {
+          return await client.query(text, params as unknown[]);
+        } catch (error) {
+          if (spoilsConnection(error)) broken(error);
+          throw error;
+        }
+      }) as never,
+    tx: (fn) =>
+      onConnection(pool, async (client, broken) => {
+        try {
+          await client.query('BEGIN');
+          const result = await fn(client);
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
+          await client.query('ROLLBACK').catch(broken);
+          if (spoilsConnection(error) && error instanceof pg.DatabaseError) broken(error);
+          throw error;
+        }
+      }),
     listenClient,
     close,
   };

@@ -27,11 +27,20 @@ export const endpointDeliveries = (endpoint: string): string =>
  * parts' own `LIMIT` the planner reads every delivery of the endpoint to sort them. `parts` leaves out a part
  * that the caller's state filter rules out (at least one is read).
  */
-export const endpointDeliveriesPage = (endpoint: string, part: (from: string, where: string) => string, order: string, limit: string,
-  parts: { readonly notLeased: boolean; readonly leased: boolean } = { notLeased: true, leased: true }): string => {
+export const endpointDeliveriesPage = (
+  endpoint: string,
+  part: (from: string, where: string) => string,
+  order: string,
+  limit: string,
+  parts: { readonly notLeased: boolean; readonly leased: boolean } = { notLeased: true, leased: true },
+): string => {
   const selects = [
-    ...(parts.notLeased || !parts.leased ? [part('deliveries d', `d.endpoint_id = ${endpoint} AND d.state <> 'leased'`)] : []),
-    ...(parts.leased ? [part(`(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased' OFFSET 0) d`, 'TRUE')] : []),
+    ...(parts.notLeased || !parts.leased
+      ? [part('deliveries d', `d.endpoint_id = ${endpoint} AND d.state <> 'leased'`)]
+      : []),
+    ...(parts.leased
+      ? [part(`(SELECT * FROM deliveries WHERE endpoint_id = ${endpoint} AND state = 'leased' OFFSET 0) d`, 'TRUE')]
+      : []),
   ];
   return `SELECT * FROM (${selects.map((q) => `(${q})`).join(' UNION ALL ')}) page ORDER BY ${order} LIMIT ${limit}`;
 };

@@ -27,8 +27,20 @@ export interface EndpointRow {
 /** An endpoints row → {@link EndpointRecord}. */
 export function toRecord(row: EndpointRow): EndpointRecord {
   return {
-    id: row.id, appId: row.app_id, uid: row.uid, url: row.url, description: row.description, version: row.version,
-    filterTypes: row.filter_types, channels: row.channels, metadata: row.metadata, headers: row.headers,
-    rateLimit: row.rate_limit_per_s, status: row.status, statusReason: row.status_reason, createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    appId: row.app_id,
+    uid: row.uid,
+    url: row.url,
+    description: row.description,
+    version: row.version,
+    filterTypes: row.filter_types,
+    channels: row.channels,
+    metadata: row.metadata,
+    headers: row.headers,
+    rateLimit: row.rate_limit_per_s,
+    status: row.status,
+    statusReason: row.status_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }

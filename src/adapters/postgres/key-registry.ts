@@ -37,16 +37,27 @@ export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
   const current = cipher.currentKeyId;
   const { rows, mismatched, missing } = await readRegistry(db, cipher);
   if (mismatched.length > 0) {
-    throw new KeyCheckError('encryption_key_mismatch', mismatched, `TIDINGS_ENCRYPTION_KEYS: key ${mismatched.map((k) => `"${k}"`).join(', ')} is not the key that encrypted the stored data (same id, other bytes); restore the original key`);
+    throw new KeyCheckError(
+      'encryption_key_mismatch',
+      mismatched,
+      `TIDINGS_ENCRYPTION_KEYS: key ${mismatched.map((k) => `"${k}"`).join(', ')} is not the key that encrypted the stored data (same id, other bytes); restore the original key`,
+    );
   }
   if (missing.length > 0) {
     const off = current === PLAINTEXT_KEY_ID ? 'encryption is turned off, but ' : '';
-    throw new KeyCheckError('encryption_key_missing', missing, `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave the ring only after \`tidings keys rotate\` has retired it)`);
+    throw new KeyCheckError(
+      'encryption_key_missing',
+      missing,
+      `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave the ring only after \`tidings keys rotate\` has retired it)`,
+    );
   }
   // Registered only once every known key checked out, so a refused start leaves the registry unchanged.
   if (current !== PLAINTEXT_KEY_ID) {
     const canary = cipher.encrypt(Buffer.from(CANARY_TEXT, 'utf8'), canaryContext(current)).data;
-    const inserted = await db.query('INSERT INTO encryption_keys (id, canary) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [current, canary]);
+    const inserted = await db.query(
+      'INSERT INTO encryption_keys (id, canary) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+      [current, canary],
+    );
     // Lost a race with another process registering the same id: check its canary like any other.
     if ((inserted.rowCount ?? 0) === 0 && !rows.includes(current)) return checkKeyRegistry(db, cipher);
   }
@@ -64,8 +75,12 @@ interface RegistryRead {
 /** Reads the registry and tries every canary that must decrypt (see {@link checkKeyRegistry}). Writes nothing. */
 async function readRegistry(db: Db, cipher: Cipher): Promise<RegistryRead> {
   const current = cipher.currentKeyId;
-  const rows = (await db.query<{ id: string; canary: Buffer }>(
-    'SELECT id, canary FROM encryption_keys WHERE retired_at IS NULL OR id = $1 ORDER BY id', [current])).rows;
+  const rows = (
+    await db.query<{ id: string; canary: Buffer }>(
+      'SELECT id, canary FROM encryption_keys WHERE retired_at IS NULL OR id = $1 ORDER BY id',
+      [current],
+    )
+  ).rows;
   const mismatched: string[] = [];
   const missing: string[] = [];
   for (const row of rows) {
@@ -101,7 +116,8 @@ export async function inspectKeyRegistry(db: Db, cipher: Cipher): Promise<KeyReg
   const exists = await db.query<{ present: boolean }>("SELECT to_regclass('encryption_keys') IS NOT NULL AS present");
   if (exists.rows[0]?.present !== true) return { registered: [], mismatched: [], missing: [] };
   const all = await db.query<{ id: string; retired: boolean }>(
-    'SELECT id, retired_at IS NOT NULL AS retired FROM encryption_keys ORDER BY id');
+    'SELECT id, retired_at IS NOT NULL AS retired FROM encryption_keys ORDER BY id',
+  );
   const { mismatched, missing } = await readRegistry(db, cipher);
   return { registered: all.rows.map((r) => ({ id: r.id, retired: r.retired })), mismatched, missing };
 }

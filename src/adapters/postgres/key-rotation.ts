@@ -113,7 +113,8 @@ const countRemaining = (c: EncryptedColumn): string =>
  */
 export async function rotateKeys(db: Db, cipher: Cipher, options: RotationOptions): Promise<RotationReport> {
   const current = cipher.currentKeyId;
-  if (current === PLAINTEXT_KEY_ID) throw new KeyRotationError('encryption is turned off (no TIDINGS_ENCRYPTION_KEYS): there is no key to rotate to');
+  if (current === PLAINTEXT_KEY_ID)
+    throw new KeyRotationError('encryption is turned off (no TIDINGS_ENCRYPTION_KEYS): there is no key to rotate to');
   const rewritten: Record<string, number> = {};
   let changedMeanwhile = 0;
   for (const column of ENCRYPTED_COLUMNS) {
@@ -122,32 +123,64 @@ export async function rotateKeys(db: Db, cipher: Cipher, options: RotationOption
     let after = '';
     for (;;) {
       if (options.shouldStop?.() === true) break;
-      const rows = (await db.query<{ id: string; data: Buffer; key_id: string | null }>(selectBatch(column), [after, current, options.batchSize])).rows;
+      const rows = (
+        await db.query<{ id: string; data: Buffer; key_id: string | null }>(selectBatch(column), [
+          after,
+          current,
+          options.batchSize,
+        ])
+      ).rows;
       if (rows.length === 0) break;
       const sealed = rows.map((row) => {
         try {
           return cipher.encrypt(cipher.decrypt(row.key_id ?? PLAINTEXT_KEY_ID, row.data, row.id), row.id).data;
         } catch (error) {
-          if (error instanceof KeyRingError) throw new KeyRingError(error.code, `${name} of ${row.id}: ${error.message}`, { cause: error });
+          if (error instanceof KeyRingError)
+            throw new KeyRingError(error.code, `${name} of ${row.id}: ${error.message}`, { cause: error });
           throw error;
         }
       });
-      await options.beforeWrite?.(column, rows.map((r) => r.id));
-      const done = (await db.query<{ id: string }>(rewriteBatch(column), [current, rows.map((r) => r.id), rows.map((r) => r.key_id), rows.map((r) => r.data), sealed])).rows.length;
+      await options.beforeWrite?.(
+        column,
+        rows.map((r) => r.id),
+      );
+      const done = (
+        await db.query<{ id: string }>(rewriteBatch(column), [
+          current,
+          rows.map((r) => r.id),
+          rows.map((r) => r.key_id),
+          rows.map((r) => r.data),
+          sealed,
+        ])
+      ).rows.length;
       rewritten[name] += done;
       changedMeanwhile += rows.length - done;
       after = rows.at(-1)!.id;
-      options.onProgress?.({ column: name, read: rows.length, rewritten: done, changedMeanwhile: rows.length - done, totalRewritten: rewritten[name], lastId: after });
+      options.onProgress?.({
+        column: name,
+        read: rows.length,
+        rewritten: done,
+        changedMeanwhile: rows.length - done,
+        totalRewritten: rewritten[name],
+        lastId: after,
+      });
       if (rows.length < options.batchSize) break;
     }
   }
   const remaining: Record<string, number> = {};
   for (const column of ENCRYPTED_COLUMNS) {
-    remaining[`${column.table}.${column.data}`] = (await db.query<{ n: number }>(countRemaining(column), [current])).rows[0]!.n;
+    remaining[`${column.table}.${column.data}`] = (
+      await db.query<{ n: number }>(countRemaining(column), [current])
+    ).rows[0]!.n;
   }
   const clean = Object.values(remaining).every((n) => n === 0) && options.shouldStop?.() !== true;
   const retired = clean
-    ? (await db.query<{ id: string }>('UPDATE encryption_keys SET retired_at = clock_timestamp() WHERE id <> $1 AND retired_at IS NULL RETURNING id', [current])).rows.map((r) => r.id)
+    ? (
+        await db.query<{ id: string }>(
+          'UPDATE encryption_keys SET retired_at = clock_timestamp() WHERE id <> $1 AND retired_at IS NULL RETURNING id',
+          [current],
+        )
+      ).rows.map((r) => r.id)
     : [];
   return { currentKeyId: current, rewritten, changedMeanwhile, remaining, retired };
 }

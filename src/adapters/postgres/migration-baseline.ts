@@ -57,8 +57,11 @@ export async function adoptLegacyHistory(client: Queryable): Promise<boolean> {
   if (table.rows[0]?.found !== true) return false;
   await client.query('BEGIN');
   try {
-    const rows = (await client.query<{ id: number; name: string }>(
-      'SELECT id, name FROM pgmigrations ORDER BY run_on, id FOR UPDATE')).rows;
+    const rows = (
+      await client.query<{ id: number; name: string }>(
+        'SELECT id, name FROM pgmigrations ORDER BY run_on, id FOR UPDATE',
+      )
+    ).rows;
     const legacy = rows.filter((row) => LEGACY_MIGRATIONS.includes(row.name));
     const last = legacy.at(-1);
     if (last === undefined) {
@@ -70,8 +73,10 @@ export async function adoptLegacyHistory(client: Queryable): Promise<boolean> {
     if (applied.size !== LEGACY_MIGRATIONS.length || hasBaseline) {
       throw new LegacyHistoryIncompleteError(incompleteMessage(applied, hasBaseline));
     }
-    await client.query('DELETE FROM pgmigrations WHERE name = ANY ($1::text[]) AND id <> $2',
-      [LEGACY_MIGRATIONS, last.id]);
+    await client.query('DELETE FROM pgmigrations WHERE name = ANY ($1::text[]) AND id <> $2', [
+      LEGACY_MIGRATIONS,
+      last.id,
+    ]);
     await client.query('UPDATE pgmigrations SET name = $1 WHERE id = $2', [BASELINE_MIGRATION, last.id]);
     await client.query('COMMIT');
     return true;
@@ -85,15 +90,19 @@ export async function adoptLegacyHistory(client: Queryable): Promise<boolean> {
 function incompleteMessage(applied: ReadonlySet<string>, hasBaseline: boolean): string {
   const short = LEGACY_HISTORY_COMMIT.slice(0, 7);
   if (hasBaseline) {
-    return `pgmigrations holds both the baseline ${BASELINE_MIGRATION} and migrations it replaces `
-      + `(${[...applied].join(', ')}); the migration history was changed by hand and is not applied — restore it `
-      + '(docs/adr/0019-migration-baseline.md)';
+    return (
+      `pgmigrations holds both the baseline ${BASELINE_MIGRATION} and migrations it replaces ` +
+      `(${[...applied].join(', ')}); the migration history was changed by hand and is not applied — restore it ` +
+      '(docs/adr/0019-migration-baseline.md)'
+    );
   }
   const missing = LEGACY_MIGRATIONS.filter((name) => !applied.has(name));
-  return `the database is part-way through the migration history from before 0.1.0: ${applied.size} of its `
-    + `${LEGACY_MIGRATIONS.length} migrations are applied, ${missing.length} are not (from ${missing[0]}). This `
-    + 'version starts from a baseline that replaces that history and cannot finish it; nothing was changed. '
-    + `Finish it first with Tidings at commit ${short}, the last with that history (\`git checkout ${short} && `
-    + 'npm ci && npm run migrate`, with the same DATABASE_URL or TIDINGS_DATA_DIR), then start this version, '
-    + 'which marks the database as at the baseline (docs/adr/0019-migration-baseline.md)';
+  return (
+    `the database is part-way through the migration history from before 0.1.0: ${applied.size} of its ` +
+    `${LEGACY_MIGRATIONS.length} migrations are applied, ${missing.length} are not (from ${missing[0]}). This ` +
+    'version starts from a baseline that replaces that history and cannot finish it; nothing was changed. ' +
+    `Finish it first with Tidings at commit ${short}, the last with that history (\`git checkout ${short} && ` +
+    'npm ci && npm run migrate`, with the same DATABASE_URL or TIDINGS_DATA_DIR), then start this version, ' +
+    'which marks the database as at the baseline (docs/adr/0019-migration-baseline.md)'
+  );
 }

@@ -100,9 +100,11 @@ export class MigrationNeedsSessionError extends Error {
   constructor(pending: readonly string[]) {
     const listed = `${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''}`;
     const what = pending.length === 0 ? 'nothing is pending' : `${pending.length} pending (${listed})`;
-    super(`migrations need a database session of their own, which a transaction pooler does not keep (${what}): `
-      + 'set TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL of the same database '
-      + '(docs/guides/poolers-and-replicas.md)');
+    super(
+      `migrations need a database session of their own, which a transaction pooler does not keep (${what}): ` +
+        'set TIDINGS_DIRECT_DATABASE_URL to a direct or session-pooled URL of the same database ' +
+        '(docs/guides/poolers-and-replicas.md)',
+    );
     this.pending = pending;
   }
 }
@@ -117,8 +119,10 @@ const PENDING_TABLES = `SELECT to_regclass('pgmigrations') IS NOT NULL AS migrat
  * A database whose history predates the baseline (docs/adr/0019-migration-baseline.md) counts as pending.
  */
 export async function pendingMigrations(db: Queryable, options: MigrateOptions = {}): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /\.(sql|js|ts)$/.test(f))
-    .map((f) => f.replace(/\.[^.]+$/, '')).sort();
+  const files = (await readdir(MIGRATIONS_DIR))
+    .filter((f) => /\.(sql|js|ts)$/.test(f))
+    .map((f) => f.replace(/\.[^.]+$/, ''))
+    .sort();
   const tables = (await db.query<{ migrations: boolean; routines: boolean }>(PENDING_TABLES)).rows[0];
   const applied = new Set<string>();
   if (tables?.migrations === true) {
@@ -131,7 +135,9 @@ export async function pendingMigrations(db: Queryable, options: MigrateOptions =
   }
   const routines: string[] = [];
   for (const routine of options.routines ?? ROUTINES) {
-    const checksum = createHash('sha256').update(await readFile(routine.path, 'utf8')).digest('hex');
+    const checksum = createHash('sha256')
+      .update(await readFile(routine.path, 'utf8'))
+      .digest('hex');
     if (recorded.get(routine.name) !== checksum) routines.push(`routine ${routine.name}`);
   }
   return [...files.filter((name) => !applied.has(name)), ...routines];
@@ -145,15 +151,18 @@ async function applyRoutines(client: Queryable, routines: readonly Routine[]): P
   for (const routine of routines) {
     const sql = await readFile(routine.path, 'utf8');
     const checksum = createHash('sha256').update(sql).digest('hex');
-    const recorded = await client.query<{ checksum: string }>(
-      'SELECT checksum FROM tidings_routines WHERE name = $1', [routine.name]);
+    const recorded = await client.query<{ checksum: string }>('SELECT checksum FROM tidings_routines WHERE name = $1', [
+      routine.name,
+    ]);
     if (recorded.rows[0]?.checksum === checksum) continue;
     await client.query('BEGIN');
     try {
       await client.query(sql);
-      await client.query(`INSERT INTO tidings_routines (name, checksum) VALUES ($1, $2)
+      await client.query(
+        `INSERT INTO tidings_routines (name, checksum) VALUES ($1, $2)
         ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum, applied_at = clock_timestamp()`,
-        [routine.name, checksum]);
+        [routine.name, checksum],
+      );
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK');

@@ -22,8 +22,11 @@ test('named sql: bind refuses a missing parameter and one the statement does not
 });
 
 test('named sql: joined pieces and constant text render in order; the header wraps at 120 characters', () => {
-  const st = namedStatement('t_join', { ...doc, purpose: 'word '.repeat(60).trim() },
-    sql`WITH ${joined([sql`a AS (SELECT ${p.now})`, sql`b AS (SELECT 1)`], ', ')} SELECT '${raw('chan')}'`);
+  const st = namedStatement(
+    't_join',
+    { ...doc, purpose: 'word '.repeat(60).trim() },
+    sql`WITH ${joined([sql`a AS (SELECT ${p.now})`, sql`b AS (SELECT 1)`], ', ')} SELECT '${raw('chan')}'`,
+  );
   assert.equal(st.text, "WITH a AS (SELECT $1), b AS (SELECT 1) SELECT 'chan'");
   assert.ok(st.header.split('\n').every((line) => line.length <= 120));
 });

@@ -85,21 +85,33 @@ const isSql = <N extends string>(value: Param<N> | Sql<N>): value is Sql<N> => '
 /** Renders `body` as statement `name` (unique in the process), numbering its parameters by first appearance. */
 export function namedStatement<N extends string>(name: string, doc: StatementDoc, body: Sql<N>): NamedStatement<N> {
   const found: Param<N>[] = [];
-  const render = (piece: Sql<N>): string => piece.strings.map((text, i) => {
-    const value = piece.values[i];
-    if (value === undefined) return text;
-    if (isSql(value)) return text + render(value);
-    let at = found.findIndex((p) => p.name === value.name);
-    if (at < 0) at = found.push(value) - 1;
-    return `${text}$${at + 1}`;
-  }).join('');
+  const render = (piece: Sql<N>): string =>
+    piece.strings
+      .map((text, i) => {
+        const value = piece.values[i];
+        if (value === undefined) return text;
+        if (isSql(value)) return text + render(value);
+        let at = found.findIndex((p) => p.name === value.name);
+        if (at < 0) at = found.push(value) - 1;
+        return `${text}$${at + 1}`;
+      })
+      .join('');
   const text = render(body);
   const width = Math.max(...found.map((p) => p.name.length));
   const comment = (block: string): string[] => block.split('\n').flatMap((line) => wrapped('-- ', line));
   const header = [
-    `-- ${name}`, '--', ...comment(doc.purpose), '--', '-- Parameters:',
+    `-- ${name}`,
+    '--',
+    ...comment(doc.purpose),
+    '--',
+    '-- Parameters:',
     ...found.flatMap((p, i) => wrapped(`--   $${String(i + 1).padEnd(3)}${p.name.padEnd(width)}  `, p.doc)),
-    '--', '-- Rows returned:', ...comment(doc.returns), '--', '-- Indexes:', ...comment(doc.indexes),
+    '--',
+    '-- Rows returned:',
+    ...comment(doc.returns),
+    '--',
+    '-- Indexes:',
+    ...comment(doc.indexes),
   ].join('\n');
   return Object.freeze({ name, text, names: Object.freeze(found.map((p) => p.name)), header });
 }
@@ -108,14 +120,18 @@ export function namedStatement<N extends string>(name: string, doc: StatementDoc
  * The parameter values of `statement` in its order, from `values` by name.
  * @throws Error when `values` lacks one of the statement's parameters or names one it does not have
  */
-export function bind<N extends string>(statement: NamedStatement<N>, values: Readonly<Partial<Record<N, unknown>>>)
-  : unknown[] {
+export function bind<N extends string>(
+  statement: NamedStatement<N>,
+  values: Readonly<Partial<Record<N, unknown>>>,
+): unknown[] {
   const given = Object.keys(values);
   if (given.length !== statement.names.length || statement.names.some((name) => !Object.hasOwn(values, name))) {
     const missing = statement.names.filter((name) => !Object.hasOwn(values, name));
     const unknown = given.filter((name) => !statement.names.includes(name as N));
-    throw new Error(`${statement.name}: parameters missing [${missing.join(', ')}], `
-      + `not in the statement [${unknown.join(', ')}]`);
+    throw new Error(
+      `${statement.name}: parameters missing [${missing.join(', ')}], ` +
+        `not in the statement [${unknown.join(', ')}]`,
+    );
   }
   return statement.names.map((name) => values[name]);
 }

@@ -33,7 +33,12 @@ export function keyset(page: PageQuery, column: string, nextParam: number): Keys
 }
 
 /** Turns the `limit + 1` rows read with {@link keyset} into a {@link Page}. */
-export function toPage<R, T>(rows: readonly R[], page: PageQuery, keyOf: (row: R) => string, map: (row: R) => T): Page<T> {
+export function toPage<R, T>(
+  rows: readonly R[],
+  page: PageQuery,
+  keyOf: (row: R) => string,
+  map: (row: R) => T,
+): Page<T> {
   const backward = page.iterator?.startsWith('-') ?? false;
   const more = rows.length > page.limit;
   const kept = rows.slice(0, page.limit);

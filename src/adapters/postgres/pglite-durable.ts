@@ -53,7 +53,10 @@ function flushTree(root: string, flush: (fd: number) => void): void {
  * inside PostgreSQL's call (nothing after a failed flush may be acknowledged).
  */
 function flushFailed(path: string, error: unknown): never {
-  writeSync(2, `tidings: the embedded database could not flush ${path} to the disk (${error instanceof Error ? error.message : String(error)}); stopping. The next start recovers from the write-ahead log.\n`);
+  writeSync(
+    2,
+    `tidings: the embedded database could not flush ${path} to the disk (${error instanceof Error ? error.message : String(error)}); stopping. The next start recovers from the write-ahead log.\n`,
+  );
   process.exit(FLUSH_FAILED_EXIT_CODE);
 }
 
@@ -103,8 +106,10 @@ class DurableNodeFS extends NodeFS {
  */
 export const DURABLE_START_PARAMS: readonly string[] = Object.freeze([
   ...PGlite.defaultStartParams.filter((p) => p !== '-F'),
-  '-c', 'fsync=on',
-  '-c', 'wal_sync_method=fsync',
+  '-c',
+  'fsync=on',
+  '-c',
+  'wal_sync_method=fsync',
 ]);
 
 /**

@@ -34,9 +34,9 @@ export async function sessionsMoveBetweenTransactions(url: string): Promise<bool
     const first = await pid(a);
     for (const other of [b, c]) {
       await other.query('BEGIN');
-      if (await pid(other) === first) return true;
+      if ((await pid(other)) === first) return true;
     }
-    return await pid(a) !== first;
+    return (await pid(a)) !== first;
   } catch (error) {
     if (error instanceof Error && /timeout/i.test(error.message)) return false;
     throw error;

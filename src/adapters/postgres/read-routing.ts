@@ -96,7 +96,7 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
   let state: 'serving' | FallbackReason | null = null;
 
   const lagNowMs = (): number | null =>
-    (reading.up && reading.lagMs !== null ? reading.lagMs + (nowMs() - reading.atMs) : null);
+    reading.up && reading.lagMs !== null ? reading.lagMs + (nowMs() - reading.atMs) : null;
   const route = (): 'serving' | FallbackReason => {
     if (!reading.up) return 'unavailable';
     const lag = lagNowMs();
@@ -132,10 +132,15 @@ export function createReadRouter(options: ReadRouterOptions): ReadRouter {
       const at = nowMs();
       // A server that is not in recovery answers as the primary does: it holds every commit (the same server,
       // or one in front of it). A promoted former replica is a second primary: point the URL elsewhere.
-      const lagMs = row?.recovery === false ? 0
-        : replicaLagMs({
-          replayLsn: row?.lsn == null ? null : parseLsn(row.lsn), replayAgeMs: row?.age_ms ?? null, samples, nowMs: at,
-        });
+      const lagMs =
+        row?.recovery === false
+          ? 0
+          : replicaLagMs({
+              replayLsn: row?.lsn == null ? null : parseLsn(row.lsn),
+              replayAgeMs: row?.age_ms ?? null,
+              samples,
+              nowMs: at,
+            });
       samples = keptSamples(samples, at, maxLagMs + checkMs);
       reading = { up: true, lagMs, atMs: at };
       settle();

@@ -18,7 +18,10 @@ export function nowSql(param: number): string {
  * Runs `statement`, turning a unique violation on one of `constraints` into AppError `conflict` (409) with
  * `detail`. Other errors pass unchanged.
  */
-export async function withConflict<T>(statement: () => Promise<T>, constraints: Readonly<Record<string, string>>): Promise<T> {
+export async function withConflict<T>(
+  statement: () => Promise<T>,
+  constraints: Readonly<Record<string, string>>,
+): Promise<T> {
   try {
     return await statement();
   } catch (error) {
@@ -29,7 +32,11 @@ export async function withConflict<T>(statement: () => Promise<T>, constraints: 
 }
 
 /** Builds `SET col = $n, …` from the present fields of `changes`; `columns` maps field → column (and cast). */
-export function setClause(changes: object, columns: Readonly<Record<string, string>>, firstParam: number): { readonly sql: string[]; readonly params: unknown[] } {
+export function setClause(
+  changes: object,
+  columns: Readonly<Record<string, string>>,
+  firstParam: number,
+): { readonly sql: string[]; readonly params: unknown[] } {
   const sql: string[] = [];
   const params: unknown[] = [];
   for (const [field, column] of Object.entries(columns)) {

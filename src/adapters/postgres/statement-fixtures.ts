@@ -8,7 +8,11 @@ import type { NamedStatement } from './named-sql.ts';
  * test/sql-fixtures.test.ts fails when a rendered text differs from its committed file.
  */
 export const FIXTURE_STATEMENTS: readonly NamedStatement[] = Object.freeze([
-  PUBLISH, PUBLISH_HANDING, PUBLISH_KEYED, PUBLISH_KEYED_HANDING, RECORD_ATTEMPTS,
+  PUBLISH,
+  PUBLISH_HANDING,
+  PUBLISH_KEYED,
+  PUBLISH_KEYED_HANDING,
+  RECORD_ATTEMPTS,
 ]);
 
 /** The file of `statement` in test/fixtures/sql/: its name without `tidings_`, kebab-case (`publish-keyed.sql`). */

@@ -38,7 +38,9 @@ export async function runAutocommit<T>(db: Db, work: (tx: Tx, client: Queryable)
 /** Runs `work` in one transaction with a {@link Tx} handle; after-commit hooks run after COMMIT. */
 export async function runTx<T>(db: Db, work: (tx: Tx, client: Queryable) => Promise<T>): Promise<T> {
   const hooks: (() => void)[] = [];
-  const result = await db.tx((client) => work({ client, afterCommit: hooks, autocommit: false } as unknown as PgTx, client));
+  const result = await db.tx((client) =>
+    work({ client, afterCommit: hooks, autocommit: false } as unknown as PgTx, client),
+  );
   for (const hook of hooks) hook();
   return result;
 }

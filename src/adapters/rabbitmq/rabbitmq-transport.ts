@@ -1,7 +1,13 @@
 import { Connection, type AsyncMessage, type Channel } from 'rabbitmq-client';
 import {
-  shardOf, type BrokerConsumeOptions, type BrokerMessage, type BrokerOptions, type BrokerState, type BrokerStateChange,
-  type BrokerTransport, type PublishOutcome,
+  shardOf,
+  type BrokerConsumeOptions,
+  type BrokerMessage,
+  type BrokerOptions,
+  type BrokerState,
+  type BrokerStateChange,
+  type BrokerTransport,
+  type PublishOutcome,
 } from '../../ports/broker.ts';
 import { declareTopology, topologyOf, type Topology } from './topology.ts';
 
@@ -197,16 +203,35 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
   const publish = async (items: readonly { deliveryId: string; endpointId: string }[]): Promise<PublishOutcome> => {
     const ch = pubCh;
     const ids = items.map((i) => i.deliveryId);
-    if (state !== 'connected' || ch === undefined || !ch.active || items.length === 0) return { confirmed: [], failed: ids };
+    if (state !== 'connected' || ch === undefined || !ch.active || items.length === 0)
+      return { confirmed: [], failed: ids };
     const ok = items.map(() => false);
-    const sends = items.map((item, i) => ch.basicPublish({
-      exchange: topology.exchange, routingKey: String(shardOf(item.endpointId, topology.queues.length)),
-      mandatory: true, durable: true, messageId: item.deliveryId, headers: { [ENDPOINT_HEADER]: item.endpointId },
-    }, item.deliveryId).then(() => { ok[i] = true; }, () => undefined));
+    const sends = items.map((item, i) =>
+      ch
+        .basicPublish(
+          {
+            exchange: topology.exchange,
+            routingKey: String(shardOf(item.endpointId, topology.queues.length)),
+            mandatory: true,
+            durable: true,
+            messageId: item.deliveryId,
+            headers: { [ENDPOINT_HEADER]: item.endpointId },
+          },
+          item.deliveryId,
+        )
+        .then(
+          () => {
+            ok[i] = true;
+          },
+          () => undefined,
+        ),
+    );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(sends),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, options.publishTimeoutMs); }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.publishTimeoutMs);
+      }),
     ]);
     clearTimeout(timer);
     const confirmed: string[] = [];
@@ -220,7 +245,9 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
     if (unroutable > 0) {
       // A shard queue is gone (deleted by hand): declare the topology again; the outbox publishes the ids again.
       await declareTopology(ch, topology).then(
-        () => options.onTopologyRestored?.(`${unroutable} ids were unroutable`), () => retrySoon('declare failed'));
+        () => options.onTopologyRestored?.(`${unroutable} ids were unroutable`),
+        () => retrySoon('declare failed'),
+      );
     }
     return { confirmed, failed };
   };
@@ -231,9 +258,12 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
     async start(startOptions) {
       if (conn !== undefined) return;
       conn = new Connection({
-        url: options.url, connectionName: options.connectionName,
-        retryLow: options.reconnectMinMs, retryHigh: options.reconnectMaxMs,
-        connectionTimeout: Math.max(1_000, options.publishTimeoutMs), acquireTimeout: options.publishTimeoutMs,
+        url: options.url,
+        connectionName: options.connectionName,
+        retryLow: options.reconnectMinMs,
+        retryHigh: options.reconnectMaxMs,
+        connectionTimeout: Math.max(1_000, options.publishTimeoutMs),
+        acquireTimeout: options.publishTimeoutMs,
       });
       const c = conn;
       c.on('connection', () => void setUp());

@@ -48,7 +48,9 @@ export async function declareTopology(ch: Channel, topology: Topology): Promise<
   await ch.exchangeDeclare({ exchange: topology.exchange, type: 'direct', durable: true });
   await ch.exchangeDeclare({ exchange: topology.deadExchange, type: 'fanout', durable: true });
   const dead = await ch.queueDeclare({
-    queue: topology.deadLetterQueue, durable: true, arguments: { 'x-queue-type': 'quorum' },
+    queue: topology.deadLetterQueue,
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum' },
   });
   await ch.queueBind({ queue: topology.deadLetterQueue, exchange: topology.deadExchange, routingKey: '' });
   const shards: number[] = [];

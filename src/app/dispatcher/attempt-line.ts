@@ -8,7 +8,12 @@ import type { AttemptResult } from './attempt.ts';
  * no header, URL, body or secret, so the line needs no redaction (src/app/dispatcher/attempt-line.test.ts
  * fails if that stops being true).
  */
-export function attemptLine(delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): Readonly<Record<string, string | number | boolean | null | undefined>> {
+export function attemptLine(
+  delivery: ClaimedDelivery,
+  outcome: AttemptResult,
+  recorded: boolean,
+  maxAttempts: number,
+): Readonly<Record<string, string | number | boolean | null | undefined>> {
   const { result, classification, next } = outcome;
   return {
     event: 'delivery.attempted',
@@ -37,12 +42,26 @@ export function attemptLine(delivery: ClaimedDelivery, outcome: AttemptResult, r
  * limit or the egress policy decided the outcome, the operator's detail (full reason, addresses, the setting)
  * on `logger` at warn — what the tenant's record leaves out.
  */
-export function logAttempt(loggers: { readonly logger: Logger; readonly attemptLogger: Logger }, delivery: ClaimedDelivery, outcome: AttemptResult, recorded: boolean, maxAttempts: number): void {
+export function logAttempt(
+  loggers: { readonly logger: Logger; readonly attemptLogger: Logger },
+  delivery: ClaimedDelivery,
+  outcome: AttemptResult,
+  recorded: boolean,
+  maxAttempts: number,
+): void {
   const line = attemptLine(delivery, outcome, recorded, maxAttempts);
   if (!recorded) loggers.attemptLogger.warn(line, 'attempt outcome fenced out: a newer lease holds this delivery');
   else loggers.attemptLogger.info(line, 'delivery.attempted');
   const detail = outcome.record.operatorDetail;
   if (detail?.decidedBy !== undefined) {
-    loggers.logger.warn({ deliveryId: delivery.deliveryId, endpointId: delivery.endpointId, errorKind: outcome.classification.errorKind, ...detail }, 'attempt refused or cut by a limit');
+    loggers.logger.warn(
+      {
+        deliveryId: delivery.deliveryId,
+        endpointId: delivery.endpointId,
+        errorKind: outcome.classification.errorKind,
+        ...detail,
+      },
+      'attempt refused or cut by a limit',
+    );
   }
 }

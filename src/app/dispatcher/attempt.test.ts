@@ -12,8 +12,22 @@ const SECRET = encodeSecret(KEY);
 
 function delivery(more: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
   return {
-    deliveryId: '1', fencingToken: '1', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e', attemptNumber: 1,
-    manual: false, reclaimed: false, url: 'https://hooks.example/', payload: Buffer.from('{"a":1}'), contentType: null, signingKeys: [KEY], headers: {}, ...more,
+    deliveryId: '1',
+    fencingToken: '1',
+    dispatcherId: 'w',
+    appId: 'app_1',
+    messageId: 'msg_1',
+    endpointId: 'ep_1',
+    eventType: 'e',
+    attemptNumber: 1,
+    manual: false,
+    reclaimed: false,
+    url: 'https://hooks.example/',
+    payload: Buffer.from('{"a":1}'),
+    contentType: null,
+    signingKeys: [KEY],
+    headers: {},
+    ...more,
   };
 }
 
@@ -24,11 +38,30 @@ const only = (headers: Readonly<Record<string, string>>, prefix: string): Record
 test('TIDINGS_SIGNATURE_HEADERS picks the signature header set: both (default) carries webhook-* and svix-* with the same values, each alone only its own; svix and standardwebhooks verify every set', () => {
   const nowMs = Date.now();
   const both = prepareRequest(delivery(), nowMs);
-  const names = (h: Readonly<Record<string, string>>) => Object.keys(h).filter((n) => /^(webhook|svix)-/.test(n)).sort();
-  assert.deepEqual(names(both.headers), ['svix-id', 'svix-signature', 'svix-timestamp', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
-  for (const name of ['id', 'timestamp', 'signature']) assert.equal(both.headers[`svix-${name}`], both.headers[`webhook-${name}`]);
-  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'webhook').headers), ['webhook-id', 'webhook-signature', 'webhook-timestamp']);
-  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'svix').headers), ['svix-id', 'svix-signature', 'svix-timestamp']);
+  const names = (h: Readonly<Record<string, string>>) =>
+    Object.keys(h)
+      .filter((n) => /^(webhook|svix)-/.test(n))
+      .sort();
+  assert.deepEqual(names(both.headers), [
+    'svix-id',
+    'svix-signature',
+    'svix-timestamp',
+    'webhook-id',
+    'webhook-signature',
+    'webhook-timestamp',
+  ]);
+  for (const name of ['id', 'timestamp', 'signature'])
+    assert.equal(both.headers[`svix-${name}`], both.headers[`webhook-${name}`]);
+  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'webhook').headers), [
+    'webhook-id',
+    'webhook-signature',
+    'webhook-timestamp',
+  ]);
+  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'svix').headers), [
+    'svix-id',
+    'svix-signature',
+    'svix-timestamp',
+  ]);
   for (const set of ['both', 'webhook', 'svix'] as const) {
     const { headers, body } = prepareRequest(delivery(), nowMs, set);
     if (set !== 'svix') {

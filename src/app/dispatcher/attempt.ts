@@ -44,9 +44,18 @@ export interface AttemptResult {
  * as `application/json`, or for a raw message with the content type it was published with.
  */
 export function prepareRequest(
-  delivery: ClaimedDelivery, nowMs: number, headerSet: SignatureHeaderSet = 'both', deadlineMs?: number,
+  delivery: ClaimedDelivery,
+  nowMs: number,
+  headerSet: SignatureHeaderSet = 'both',
+  deadlineMs?: number,
 ): OutboundRequest {
-  const signed = signatureHeadersFor(headerSet, delivery.signingKeys, delivery.messageId, Math.floor(nowMs / 1000), delivery.payload);
+  const signed = signatureHeadersFor(
+    headerSet,
+    delivery.signingKeys,
+    delivery.messageId,
+    Math.floor(nowMs / 1000),
+    delivery.payload,
+  );
   return {
     url: delivery.url,
     headers: { ...delivery.headers, 'content-type': delivery.contentType ?? JSON_CONTENT_TYPE, ...signed },
@@ -62,7 +71,8 @@ export function prepareRequest(
  * own, TIDINGS_ATTEMPT_DEADLINE, applies).
  */
 export function deliveryPolicy(
-  settings: Pick<AttemptSettings, 'retryPolicy' | 'leaseMs'>, delivery: Pick<ClaimedDelivery, 'retryPolicy'>,
+  settings: Pick<AttemptSettings, 'retryPolicy' | 'leaseMs'>,
+  delivery: Pick<ClaimedDelivery, 'retryPolicy'>,
 ): DeliveryPolicy {
   const installation = settings.retryPolicy;
   if (delivery.retryPolicy == null) {
@@ -86,13 +96,18 @@ export interface DeliveryPolicy {
  * Runs one attempt: prepare → send (never throws) → classify (pure) → decide next (pure). Returns the
  * record for the single fenced store write; it writes nothing itself.
  */
-export async function runAttempt(deps: AttemptDeps, delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
+export async function runAttempt(
+  deps: AttemptDeps,
+  delivery: ClaimedDelivery,
+  signal: AbortSignal,
+): Promise<AttemptResult> {
   const own = deliveryPolicy(deps.settings, delivery);
   const request = prepareRequest(delivery, deps.clock.nowMs(), deps.settings.signatureHeaders, own.deadlineMs);
   const result = await deps.sender.send(request, signal);
   const classification = classifyAttempt(result);
   const policy = own.retry;
-  const retryAfterMs = result.type === 'response' ? parseRetryAfterMs(result.retryAfter, deps.clock.nowMs(), policy) : null;
+  const retryAfterMs =
+    result.type === 'response' ? parseRetryAfterMs(result.retryAfter, deps.clock.nowMs(), policy) : null;
   const next = decideNextStep({
     attemptNumber: delivery.attemptNumber,
     classification,

@@ -6,14 +6,34 @@ import type { ClaimIdRefusal, ClaimIdsInput } from '../../ports/broker-outbox-st
 import type { TakeRequest, WorkSource } from '../../ports/work-source.ts';
 import { createBrokerSource } from './broker-source.ts';
 
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => quiet };
+const quiet = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => quiet,
+};
 
-interface FakeMessage extends BrokerMessage { settledAs: string | null }
+interface FakeMessage extends BrokerMessage {
+  settledAs: string | null;
+}
 
 function message(deliveryId: string, endpointId: string, deliveryCount = 1): FakeMessage {
   const m: FakeMessage = {
-    deliveryId, endpointId, redelivered: deliveryCount > 1, deliveryCount, settledAs: null,
-    ack: () => { m.settledAs ??= 'ack'; }, nack: () => { m.settledAs ??= 'nack'; }, term: () => { m.settledAs ??= 'term'; },
+    deliveryId,
+    endpointId,
+    redelivered: deliveryCount > 1,
+    deliveryCount,
+    settledAs: null,
+    ack: () => {
+      m.settledAs ??= 'ack';
+    },
+    nack: () => {
+      m.settledAs ??= 'nack';
+    },
+    term: () => {
+      m.settledAs ??= 'term';
+    },
   };
   return m;
 }
@@ -23,7 +43,13 @@ function world(verdicts: Record<string, ClaimIdRefusal | 'leased' | 'fail'> = {}
   let consumer: BrokerConsumeOptions | undefined;
   const claims: string[][] = [];
   const source: WorkSource = createBrokerSource({
-    transport: { name: 'fake', consume: (o) => { consumer = o; return { cancel: async () => undefined }; } },
+    transport: {
+      name: 'fake',
+      consume: (o) => {
+        consumer = o;
+        return { cancel: async () => undefined };
+      },
+    },
     store: {
       async claimIds(input: ClaimIdsInput) {
         claims.push([...input.ids]);
@@ -39,14 +65,30 @@ function world(verdicts: Record<string, ClaimIdRefusal | 'leased' | 'fail'> = {}
       },
       sweep: async () => 0,
     },
-    clock: { nowMs: () => 0 }, maxInFlight: 100, sweepEveryMs: 1_000_000, logger: quiet,
+    clock: { nowMs: () => 0 },
+    maxInFlight: 100,
+    sweepEveryMs: 1_000_000,
+    logger: quiet,
   });
   let woken = 0;
-  const disconnect = source.connect!({ wake: () => { woken += 1; }, yours: () => undefined, room: () => null });
-  const arrive = (...messages: FakeMessage[]) => { for (const m of messages) consumer!.onMessage(m); };
+  const disconnect = source.connect!({
+    wake: () => {
+      woken += 1;
+    },
+    yours: () => undefined,
+    room: () => null,
+  });
+  const arrive = (...messages: FakeMessage[]) => {
+    for (const m of messages) consumer!.onMessage(m);
+  };
   const take = (limit: number, held: Record<string, number> = {}, share = 100) => {
     const request: TakeRequest = {
-      dispatcherId: 'd', limit, excludeEndpoints: [], leaseMs: 1000, maxReclaims: 5, now: null,
+      dispatcherId: 'd',
+      limit,
+      excludeEndpoints: [],
+      leaseMs: 1000,
+      maxReclaims: 5,
+      now: null,
       window: { share, held: new Map(Object.entries(held)), answering: [], unresponsive: [], budget: limit },
     };
     return source.take!(request);
@@ -74,15 +116,28 @@ test('ids not due or gated are acknowledged; ids without room are kept and offer
   w.arrive(...m);
   assert.equal(w.woken(), 6, 'each arrival wakes the dispatcher');
   const taken = await w.take(10);
-  assert.deepEqual(taken.deliveries.map((d) => d.deliveryId), ['a-5', 'a-6']);
-  assert.deepEqual(m.map((x) => x.settledAs), ['ack', 'ack', null, null, null, null]);
+  assert.deepEqual(
+    taken.deliveries.map((d) => d.deliveryId),
+    ['a-5', 'a-6'],
+  );
+  assert.deepEqual(
+    m.map((x) => x.settledAs),
+    ['ack', 'ack', null, null, null, null],
+  );
   await w.take(10);
   assert.deepEqual(w.claims[1], ['a-3', 'a-4'], 'offered again');
   w.source.settled!(taken.deliveries[0]!, true);
   w.source.released!(taken.deliveries[1]!);
-  assert.deepEqual(m.map((x) => x.settledAs), ['ack', 'ack', null, null, 'ack', 'ack']);
+  assert.deepEqual(
+    m.map((x) => x.settledAs),
+    ['ack', 'ack', null, null, 'ack', 'ack'],
+  );
   w.disconnect();
-  assert.deepEqual(m.map((x) => x.settledAs), ['ack', 'ack', 'nack', 'nack', 'ack', 'ack'], 'the stop gives back what waits');
+  assert.deepEqual(
+    m.map((x) => x.settledAs),
+    ['ack', 'ack', 'nack', 'nack', 'ack', 'ack'],
+    'the stop gives back what waits',
+  );
 });
 
 test('a duplicate message of a leased id is acknowledged at once, the leased one after its record', async () => {
@@ -102,12 +157,23 @@ test('a failed batch claims each id alone next: the failing one is nacked (towar
   const m = [message('a-1', 'ep_a'), message('p-1', 'ep_p'), message('b-1', 'ep_b')];
   w.arrive(...m);
   await assert.rejects(w.take(10), /claim failed/);
-  assert.deepEqual(m.map((x) => x.settledAs), [null, null, null], 'nothing nacked for a failed batch');
+  assert.deepEqual(
+    m.map((x) => x.settledAs),
+    [null, null, null],
+    'nothing nacked for a failed batch',
+  );
   const taken = await w.take(10);
-  assert.deepEqual(taken.deliveries.map((d) => d.deliveryId), ['a-1'], 'alone, in turn: the poison one stops the take');
+  assert.deepEqual(
+    taken.deliveries.map((d) => d.deliveryId),
+    ['a-1'],
+    'alone, in turn: the poison one stops the take',
+  );
   assert.equal(m[1]!.settledAs, 'nack');
   const rest = await w.take(10);
-  assert.deepEqual(rest.deliveries.map((d) => d.deliveryId), ['b-1']);
+  assert.deepEqual(
+    rest.deliveries.map((d) => d.deliveryId),
+    ['b-1'],
+  );
   const redelivered = message('p-1', 'ep_p', 3);
   w.arrive(redelivered);
   await assert.rejects(w.take(10), /claim failed/);

@@ -12,7 +12,8 @@ export type BrokerAck =
   /** Given up without a record (lease lost, released at the stop): the outbox publishes the id again. */
   | 'released'
   /** Its id was not due, or its endpoint gated: the outbox publishes it when it is due and its gate lets it. */
-  | 'not_due' | 'gated'
+  | 'not_due'
+  | 'gated'
   /** Another message of the same id was leased here. */
   | 'duplicate';
 
@@ -110,8 +111,11 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
   };
 
   /** Applies the claim's verdicts to the waiting messages of `ids`. */
-  const apply = (ids: readonly string[], deliveries: readonly ClaimedDelivery[],
-    refused: ReadonlyMap<string, ClaimIdRefusal>): void => {
+  const apply = (
+    ids: readonly string[],
+    deliveries: readonly ClaimedDelivery[],
+    refused: ReadonlyMap<string, ClaimIdRefusal>,
+  ): void => {
     const byId = new Map(deliveries.map((d) => [d.deliveryId, d]));
     const offered = new Set(ids);
     const keep: Waiting[] = [];
@@ -163,8 +167,10 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
 
   const onDeadLetter = (letter: BrokerDeadLetter): void => {
     observer.deadLettered?.(letter);
-    logger.warn({ deliveryId: letter.deliveryId, endpointId: letter.endpointId, reason: letter.reason },
-      'broker dead-lettered a delivery id: its claim kept failing; the delivery stays pending and the sweep publishes it again');
+    logger.warn(
+      { deliveryId: letter.deliveryId, endpointId: letter.endpointId, reason: letter.reason },
+      'broker dead-lettered a delivery id: its claim kept failing; the delivery stays pending and the sweep publishes it again',
+    );
   };
 
   return {
@@ -184,8 +190,13 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
         let result;
         try {
           result = await store.claimIds({
-            dispatcherId: request.dispatcherId, ids, excludeEndpoints: request.excludeEndpoints, window: request.window,
-            leaseMs: request.leaseMs, maxReclaims: request.maxReclaims, now: request.now,
+            dispatcherId: request.dispatcherId,
+            ids,
+            excludeEndpoints: request.excludeEndpoints,
+            window: request.window,
+            leaseMs: request.leaseMs,
+            maxReclaims: request.maxReclaims,
+            now: request.now,
           });
         } catch (error) {
           claimFailed(ids);

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualTimers, settle } from '../../../test/support/dispatcher-harness.ts';
 import { ManualClock } from '../../../test/support/manual-clock.ts';
-import { CLAIM_BACKOFF_BASE_MS, CLAIM_BACKOFF_MAX_MS, createClaimPacer, HANDOFF_REFILL_DELAY_MS, type ClaimPacer, type Refill } from './claim-pacer.ts';
+import {
+  CLAIM_BACKOFF_BASE_MS,
+  CLAIM_BACKOFF_MAX_MS,
+  createClaimPacer,
+  HANDOFF_REFILL_DELAY_MS,
+  type ClaimPacer,
+  type Refill,
+} from './claim-pacer.ts';
 import { REFILL_DELAY_MS } from './in-flight.ts';
 
 // The pacer over manual timers: time moves only with `timers.advance`, and a wait's end is seen by awaiting it.
@@ -15,7 +22,9 @@ function pacer(random = 0.5): { p: ClaimPacer; timers: ManualTimers } {
 /** Asserts that `waiting` ends after exactly `ms` of the manual clock (0: at once, before any time passes). */
 async function endsAfter(waiting: Promise<void>, timers: ManualTimers, ms: number, why: string): Promise<void> {
   let ended = false;
-  void waiting.then(() => { ended = true; });
+  void waiting.then(() => {
+    ended = true;
+  });
   await settle();
   if (ms > 0) {
     assert.equal(ended, false, `${why}: not at once`);
@@ -30,7 +39,9 @@ async function endsAfter(waiting: Promise<void>, timers: ManualTimers, ms: numbe
 async function isOwed(p: ClaimPacer, timers: ManualTimers): Promise<boolean> {
   p.freed('soon', true);
   let ended = false;
-  const waiting = p.wait(60_000).then(() => { ended = true; });
+  const waiting = p.wait(60_000).then(() => {
+    ended = true;
+  });
   await timers.advance(REFILL_DELAY_MS);
   const owed = ended;
   p.interrupt();
@@ -50,9 +61,27 @@ function withOwed(owed: boolean): { p: ClaimPacer; timers: ManualTimers } {
 test('freed slots: when the next take comes, by what the window wants, who freed them and whether a take is owed', async () => {
   const cases: { refill: Refill; pushed: boolean; owed: boolean; lastsMs: number; why: string }[] = [
     { refill: 'now', pushed: false, owed: false, lastsMs: 0, why: 'a useful part of the window is free: at once' },
-    { refill: 'soon', pushed: false, owed: false, lastsMs: REFILL_DELAY_MS, why: 'a few slots: after the refill delay' },
-    { refill: 'soon', pushed: true, owed: false, lastsMs: HANDOFF_REFILL_DELAY_MS, why: 'a pushed delivery\'s slot while no take is owed: the slow refill' },
-    { refill: 'now', pushed: true, owed: false, lastsMs: HANDOFF_REFILL_DELAY_MS, why: 'the slow refill wins over "now" while no take is owed' },
+    {
+      refill: 'soon',
+      pushed: false,
+      owed: false,
+      lastsMs: REFILL_DELAY_MS,
+      why: 'a few slots: after the refill delay',
+    },
+    {
+      refill: 'soon',
+      pushed: true,
+      owed: false,
+      lastsMs: HANDOFF_REFILL_DELAY_MS,
+      why: "a pushed delivery's slot while no take is owed: the slow refill",
+    },
+    {
+      refill: 'now',
+      pushed: true,
+      owed: false,
+      lastsMs: HANDOFF_REFILL_DELAY_MS,
+      why: 'the slow refill wins over "now" while no take is owed',
+    },
     { refill: 'soon', pushed: true, owed: true, lastsMs: REFILL_DELAY_MS, why: 'a take is owed: as any freed slot' },
     { refill: 'now', pushed: true, owed: true, lastsMs: 0, why: 'a take is owed and the window wants one now' },
   ];
@@ -82,11 +111,49 @@ test('a take is owed by the start, a wake-up, a hand-back or a failure, and paid
     { steps: () => undefined, owed: true, why: 'at the start' },
     { steps: (p) => p.taken(p.taking(), true), owed: false, why: 'a take that found nothing, uncut' },
     { steps: (p) => p.taken(p.taking(), false), owed: true, why: 'a take that found work or was cut' },
-    { steps: (p) => { const t = p.taking(); p.woken(); p.taken(t, true); }, owed: true, why: 'a wake-up during the take keeps it owed' },
-    { steps: (p) => { const t = p.taking(); p.owe(); p.taken(t, true); }, owed: true, why: 'a hand-back during the take keeps it owed' },
-    { steps: (p) => { p.taken(p.taking(), true); p.woken(); }, owed: true, why: 'a wake-up after it' },
-    { steps: (p) => { p.taken(p.taking(), true); p.failed(); }, owed: true, why: 'a failed take' },
-    { steps: (p) => { p.taken(p.taking(), true); p.owe(); p.taken(p.taking(), true); }, owed: false, why: 'owed, then paid by the next empty take' },
+    {
+      steps: (p) => {
+        const t = p.taking();
+        p.woken();
+        p.taken(t, true);
+      },
+      owed: true,
+      why: 'a wake-up during the take keeps it owed',
+    },
+    {
+      steps: (p) => {
+        const t = p.taking();
+        p.owe();
+        p.taken(t, true);
+      },
+      owed: true,
+      why: 'a hand-back during the take keeps it owed',
+    },
+    {
+      steps: (p) => {
+        p.taken(p.taking(), true);
+        p.woken();
+      },
+      owed: true,
+      why: 'a wake-up after it',
+    },
+    {
+      steps: (p) => {
+        p.taken(p.taking(), true);
+        p.failed();
+      },
+      owed: true,
+      why: 'a failed take',
+    },
+    {
+      steps: (p) => {
+        p.taken(p.taking(), true);
+        p.owe();
+        p.taken(p.taking(), true);
+      },
+      owed: false,
+      why: 'owed, then paid by the next empty take',
+    },
   ];
   for (const c of cases) {
     const { p, timers } = pacer();
@@ -118,15 +185,63 @@ test('the back-off after failed takes doubles from the base to the cap, jittered
 });
 
 test('waits: a wake-up ends the poll, or the next one if none is waiting; clearWoken forgets it; a back-off ends only at its time or an interrupt', async () => {
-  const cases: { name: string; before: (p: ClaimPacer) => void; during: (p: ClaimPacer) => void; backOff: boolean; lastsMs: number }[] = [
+  const cases: {
+    name: string;
+    before: (p: ClaimPacer) => void;
+    during: (p: ClaimPacer) => void;
+    backOff: boolean;
+    lastsMs: number;
+  }[] = [
     { name: 'poll, nothing', before: () => undefined, during: () => undefined, backOff: false, lastsMs: 10_000 },
-    { name: 'poll, a wake-up during it', before: () => undefined, during: (p) => p.woken(), backOff: false, lastsMs: 0 },
-    { name: 'poll, a wake-up before it', before: (p) => p.woken(), during: () => undefined, backOff: false, lastsMs: 0 },
-    { name: 'poll, a wake-up before it, then cleared', before: (p) => { p.woken(); p.clearWoken(); }, during: () => undefined, backOff: false, lastsMs: 10_000 },
+    {
+      name: 'poll, a wake-up during it',
+      before: () => undefined,
+      during: (p) => p.woken(),
+      backOff: false,
+      lastsMs: 0,
+    },
+    {
+      name: 'poll, a wake-up before it',
+      before: (p) => p.woken(),
+      during: () => undefined,
+      backOff: false,
+      lastsMs: 0,
+    },
+    {
+      name: 'poll, a wake-up before it, then cleared',
+      before: (p) => {
+        p.woken();
+        p.clearWoken();
+      },
+      during: () => undefined,
+      backOff: false,
+      lastsMs: 10_000,
+    },
     { name: 'poll, an interrupt', before: () => undefined, during: (p) => p.interrupt(), backOff: false, lastsMs: 0 },
-    { name: 'back-off, a wake-up before it', before: (p) => p.woken(), during: () => undefined, backOff: true, lastsMs: 10_000 },
-    { name: 'back-off, a wake-up and freed slots during it', before: () => undefined, during: (p) => { p.woken(); p.freed('now'); }, backOff: true, lastsMs: 10_000 },
-    { name: 'back-off, an interrupt', before: () => undefined, during: (p) => p.interrupt(), backOff: true, lastsMs: 0 },
+    {
+      name: 'back-off, a wake-up before it',
+      before: (p) => p.woken(),
+      during: () => undefined,
+      backOff: true,
+      lastsMs: 10_000,
+    },
+    {
+      name: 'back-off, a wake-up and freed slots during it',
+      before: () => undefined,
+      during: (p) => {
+        p.woken();
+        p.freed('now');
+      },
+      backOff: true,
+      lastsMs: 10_000,
+    },
+    {
+      name: 'back-off, an interrupt',
+      before: () => undefined,
+      during: (p) => p.interrupt(),
+      backOff: true,
+      lastsMs: 0,
+    },
   ];
   for (const c of cases) {
     const { p, timers } = pacer();

@@ -183,11 +183,15 @@ function createRefillTimer(
       if (disarm !== undefined && firesAtMs <= atMs) return;
       disarm?.();
       firesAtMs = atMs;
-      disarm = deps.timers.after(delayMs, () => {
-        disarm = undefined;
-        firesAtMs = Number.POSITIVE_INFINITY;
-        fire();
-      }, true);
+      disarm = deps.timers.after(
+        delayMs,
+        () => {
+          disarm = undefined;
+          firesAtMs = Number.POSITIVE_INFINITY;
+          fire();
+        },
+        true,
+      );
     },
     cancel,
   };

@@ -6,8 +6,13 @@ import type { TakeRequest, WorkSink } from '../../ports/work-source.ts';
 import { createClaimSource } from './claim-source.ts';
 
 const request: TakeRequest = {
-  dispatcherId: 'w1', limit: 7, excludeEndpoints: ['ep_full'], window: { share: 2, held: new Map(), answering: [], unresponsive: [], budget: 7 },
-  leaseMs: 30_000, maxReclaims: 5, now: null,
+  dispatcherId: 'w1',
+  limit: 7,
+  excludeEndpoints: ['ep_full'],
+  window: { share: 2, held: new Map(), answering: [], unresponsive: [], budget: 7 },
+  leaseMs: 30_000,
+  maxReclaims: 5,
+  now: null,
 };
 
 /** A claim source over a store that writes down each claim; `fail` makes the next claim throw. */
@@ -15,21 +20,32 @@ function source(sweepEveryMs = 1000) {
   const clock = new ManualClock();
   const calls: ClaimInput[] = [];
   const state = { fail: false };
-  const claim = createClaimSource({
-    async claim(input) {
-      calls.push(input);
-      if (state.fail) throw new Error('connection refused');
-      return { deliveries: [], reclaimed: 0, deadLettered: 0 };
+  const claim = createClaimSource(
+    {
+      async claim(input) {
+        calls.push(input);
+        if (state.fail) throw new Error('connection refused');
+        return { deliveries: [], reclaimed: 0, deadLettered: 0 };
+      },
     },
-  }, { clock, sweepEveryMs });
+    { clock, sweepEveryMs },
+  );
   return { claim, clock, calls, state };
 }
 
-test('a take is one claim with the request\'s bounds, lease and time', async () => {
+test("a take is one claim with the request's bounds, lease and time", async () => {
   const { claim, calls } = source();
   await claim.take!(request);
   const { sweep: _sweep, ...rest } = calls[0]!;
-  assert.deepEqual(rest, { dispatcherId: 'w1', excludeEndpoints: ['ep_full'], limit: 7, window: request.window, leaseMs: 30_000, maxReclaims: 5, now: null });
+  assert.deepEqual(rest, {
+    dispatcherId: 'w1',
+    excludeEndpoints: ['ep_full'],
+    limit: 7,
+    window: request.window,
+    leaseMs: 30_000,
+    maxReclaims: 5,
+    now: null,
+  });
 });
 
 test('the sweep runs at the first claim and then at most once per interval; a failed claim does not count as one; a clock moved back sweeps', async () => {
@@ -55,19 +71,36 @@ test('the sweep runs at the first claim and then at most once per interval; a fa
 
 test('connected, its wake-ups are the publish wake-ups; disconnected, none', () => {
   let listener: (() => void) | undefined;
-  const claim = createClaimSource({ claim: async () => ({ deliveries: [], reclaimed: 0, deadLettered: 0 }) }, {
-    clock: new ManualClock(), sweepEveryMs: 1000,
-    onWake: (l) => {
-      listener = l;
-      return () => { listener = undefined; };
+  const claim = createClaimSource(
+    { claim: async () => ({ deliveries: [], reclaimed: 0, deadLettered: 0 }) },
+    {
+      clock: new ManualClock(),
+      sweepEveryMs: 1000,
+      onWake: (l) => {
+        listener = l;
+        return () => {
+          listener = undefined;
+        };
+      },
     },
-  });
+  );
   let woken = 0;
-  const sink: WorkSink = { wake: () => { woken += 1; }, yours: () => undefined, room: () => null };
+  const sink: WorkSink = {
+    wake: () => {
+      woken += 1;
+    },
+    yours: () => undefined,
+    room: () => null,
+  };
   const disconnect = claim.connect!(sink);
   listener?.();
   assert.equal(woken, 1);
   disconnect();
   assert.equal(listener, undefined);
-  assert.doesNotThrow(() => createClaimSource({ claim: async () => ({ deliveries: [], reclaimed: 0, deadLettered: 0 }) }, { clock: new ManualClock(), sweepEveryMs: 1 }).connect!(sink)());
+  assert.doesNotThrow(() =>
+    createClaimSource(
+      { claim: async () => ({ deliveries: [], reclaimed: 0, deadLettered: 0 }) },
+      { clock: new ManualClock(), sweepEveryMs: 1 },
+    ).connect!(sink)(),
+  );
 });

@@ -45,7 +45,13 @@ test('an answered request frees its slot while its outcome is written; a dispatc
   h.recordGate = undefined;
   h.requests.get('4')?.result.resolve(answer(200));
   await h.dispatcher.drained();
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '2', '3', '4']);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => r.deliveryId)
+      .sort(),
+    ['1', '2', '3', '4'],
+  );
 });
 
 test('an outcome is recorded with its fencing token and dispatcher id, and logged as delivery.attempted', async () => {
@@ -57,7 +63,13 @@ test('an outcome is recorded with its fencing token and dispatcher id, and logge
   assert.equal(h.recordCalls.length, 1);
   const record = h.recordCalls[0]?.[0];
   assert.deepEqual(
-    { deliveryId: record?.deliveryId, fencingToken: record?.fencingToken, dispatcherId: record?.dispatcherId, succeeded: record?.succeeded, next: record?.next },
+    {
+      deliveryId: record?.deliveryId,
+      fencingToken: record?.fencingToken,
+      dispatcherId: record?.dispatcherId,
+      succeeded: record?.succeeded,
+      next: record?.next,
+    },
     { deliveryId: '1', fencingToken: '7', dispatcherId: 'w1', succeeded: true, next: { next: 'succeeded' } },
   );
   const line = h.lines.find((l) => l.msg === 'delivery.attempted');
@@ -75,7 +87,11 @@ test('a lost lease is not recorded as success: the heartbeat aborts the attempt 
   assert.equal(h.requests.get('2')?.signal?.aborted, false);
   h.requests.get('2')?.result.resolve(answer(200));
   await h.dispatcher.drained();
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['2'], 'only the attempt that kept its lease is recorded');
+  assert.deepEqual(
+    h.recordCalls.flat().map((r) => r.deliveryId),
+    ['2'],
+    'only the attempt that kept its lease is recorded',
+  );
   assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
 });
 
@@ -124,7 +140,9 @@ test('a stop ends a claim back-off at once, and a stop during the failed claim w
     const stopped = h.dispatcher.stop();
     if (stopDuringClaim) failed.reject(new Error('connection refused'));
     let done = false;
-    void stopped.then(() => { done = true; });
+    void stopped.then(() => {
+      done = true;
+    });
     await settle();
     assert.equal(done, true, `stopped without waiting for the back-off (stop during the claim: ${stopDuringClaim})`);
     assert.equal(h.claimCalls.length, 1);
@@ -149,7 +167,10 @@ test('after failed claims the loop backs off (doubling), then logs "claims resum
   assert.equal(h.claimCalls.length, 3);
   assert.equal(h.dispatcher.healthy(), true);
   const resumed = h.lines.filter((l) => l.msg === 'claims resumed');
-  assert.deepEqual(resumed.map((l) => l.obj), [{ failedClaims: 2, failedStoreCalls: 2 }]);
+  assert.deepEqual(
+    resumed.map((l) => l.obj),
+    [{ failedClaims: 2, failedStoreCalls: 2 }],
+  );
   await h.dispatcher.stop();
 });
 
@@ -172,7 +193,13 @@ test('an empty claim waits for the poll; a wake-up claims at once', async () => 
 // claiming ahead: a claim per answer costs CPU (ADR 0016, decisions 7 and 16).
 for (const claimAhead of [0, 13]) {
   test(`a few freed slots are refilled after the refill delay, not at once (claiming ${claimAhead} ahead)`, async () => {
-    const h = harness({ concurrency: 64, claimBatch: 64, claimAheadCount: claimAhead, endpointWindowShare: 1, windowReserve: 0 });
+    const h = harness({
+      concurrency: 64,
+      claimBatch: 64,
+      claimAheadCount: claimAhead,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
     h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
     h.dispatcher.start();
     await settle();
@@ -196,7 +223,9 @@ test('graceful stop drains in-flight attempts: it waits for them, records their 
   await settle();
   assert.equal(h.dispatcher.inFlight(), 2);
   let stopped = false;
-  const stopping = h.dispatcher.stop().then(() => { stopped = true; });
+  const stopping = h.dispatcher.stop().then(() => {
+    stopped = true;
+  });
   await settle();
   assert.equal(h.dispatcher.state(), 'draining');
   assert.equal(stopped, false, 'stop waits for the attempts in flight');
@@ -206,7 +235,13 @@ test('graceful stop drains in-flight attempts: it waits for them, records their 
   await stopping;
   assert.equal(h.dispatcher.state(), 'stopped');
   assert.equal(h.claimCalls.length, claims, 'no claim while draining');
-  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.next.next]), [['1', 'succeeded'], ['2', 'retry']]);
+  assert.deepEqual(
+    h.recordCalls.flat().map((r) => [r.deliveryId, r.next.next]),
+    [
+      ['1', 'succeeded'],
+      ['2', 'retry'],
+    ],
+  );
   assert.deepEqual(h.releaseCalls, []);
   assert.equal(h.timers.armed(), 0, 'no timer left armed');
 });
@@ -224,8 +259,15 @@ test('graceful stop past the grace period aborts the attempts left and releases 
   await h.timers.advance(1);
   await stopping;
   assert.equal(h.requests.get('1')?.signal?.aborted, true);
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['2'], 'the aborted attempt is not recorded');
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.dispatcherId]), [['1', '3', 'w1']]);
+  assert.deepEqual(
+    h.recordCalls.flat().map((r) => r.deliveryId),
+    ['2'],
+    'the aborted attempt is not recorded',
+  );
+  assert.deepEqual(
+    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken, l.dispatcherId]),
+    [['1', '3', 'w1']],
+  );
 });
 
 test('graceful stop past the grace period ends even while outcomes cannot be written: they are given up and their leases released', async () => {
@@ -238,13 +280,19 @@ test('graceful stop past the grace period ends even while outcomes cannot be wri
   await settle();
   assert.ok(h.recordCalls.length >= 1, 'the outcome went to the recorder, whose write failed');
   let stopped = false;
-  const stopping = h.dispatcher.stop().then(() => { stopped = true; });
+  const stopping = h.dispatcher.stop().then(() => {
+    stopped = true;
+  });
   await settle();
   await h.timers.advance(5000);
   await settle();
   assert.equal(stopped, true, 'the stop ends once the grace period is over, the outage going on');
   await stopping;
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['1', '3']], 'the lease of the unwritten outcome is released (fenced)');
+  assert.deepEqual(
+    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+    [['1', '3']],
+    'the lease of the unwritten outcome is released (fenced)',
+  );
   assert.equal(h.dispatcher.state(), 'stopped');
 });
 
@@ -291,7 +339,13 @@ test('a delivery claimed ahead waits for a slot and opens its request the moment
     await settle();
   }
   await h.dispatcher.drained();
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '2', '3', '4']);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => r.deliveryId)
+      .sort(),
+    ['1', '2', '3', '4'],
+  );
 });
 
 test("a waiting delivery opens its request only within its endpoint's share of the open requests", async () => {
@@ -299,7 +353,11 @@ test("a waiting delivery opens its request only within its endpoint's share of t
   h.claims.push([claimed('a1', 'ep_a'), claimed('a2', 'ep_a'), claimed('a3', 'ep_a'), claimed('b1', 'ep_b')]);
   assert.equal(await h.dispatcher.tick(), 4);
   await settle();
-  assert.deepEqual([...h.requests.keys()].sort(), ['a1', 'a2', 'b1'], 'ep_a is at its share of 2 open requests: a3 waits although a slot is free');
+  assert.deepEqual(
+    [...h.requests.keys()].sort(),
+    ['a1', 'a2', 'b1'],
+    'ep_a is at its share of 2 open requests: a3 waits although a slot is free',
+  );
   h.requests.get('b1')?.result.resolve(answer(200));
   await settle();
   assert.equal(h.requests.has('a3'), false, "ep_b's answer freed a slot, and ep_a is still at its share");
@@ -311,20 +369,45 @@ test("a waiting delivery opens its request only within its endpoint's share of t
 });
 
 test('a waiting delivery with less of its lease left than an attempt needs is handed back (fenced), not sent', async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({
+    concurrency: 1,
+    claimAheadCount: 1,
+    leaseMs: 30_000,
+    attemptDeadlineMs: 15_000,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(14_001);
   h.requests.get('1')?.result.resolve(answer(200));
   await h.dispatcher.drained();
   assert.equal(h.requests.has('2'), false, '15.999 s of lease left, less than the 15 s deadline plus 1 s: no request');
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['2', '7']], 'its lease is handed back with its fencing token');
-  assert.ok(h.lines.some((l) => l.level === 'warn' && l.obj.deliveryId === '2'), 'and the hand-back is logged');
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId), ['1'], 'nothing is recorded for it');
+  assert.deepEqual(
+    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+    [['2', '7']],
+    'its lease is handed back with its fencing token',
+  );
+  assert.ok(
+    h.lines.some((l) => l.level === 'warn' && l.obj.deliveryId === '2'),
+    'and the hand-back is logged',
+  );
+  assert.deepEqual(
+    h.recordCalls.flat().map((r) => r.deliveryId),
+    ['1'],
+    'nothing is recorded for it',
+  );
 });
 
 test("the heartbeat renews a waiting delivery's lease, so it is still sent after waiting", async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({
+    concurrency: 1,
+    claimAheadCount: 1,
+    leaseMs: 30_000,
+    attemptDeadlineMs: 15_000,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(10_000);
@@ -354,12 +437,24 @@ test('a waiting delivery whose lease is lost is dropped unsent; a stop lets wait
   assert.ok(h.requests.has('3'), 'during the drain the next waiting delivery takes the freed slot');
   h.requests.get('3')?.result.resolve(answer(200));
   await stopping;
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '3']);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => r.deliveryId)
+      .sort(),
+    ['1', '3'],
+  );
   assert.deepEqual(h.releaseCalls, [], 'a stop within the grace period hands nothing back');
 });
 
 test('a stop past the grace period releases the deliveries still waiting with the open ones', async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 1, shutdownGraceMs: 5000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({
+    concurrency: 1,
+    claimAheadCount: 1,
+    shutdownGraceMs: 5000,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   h.claims.push([claimed('1', 'ep_a', '3'), claimed('2', 'ep_a', '4')]);
   h.dispatcher.start();
   await settle();
@@ -368,7 +463,16 @@ test('a stop past the grace period releases the deliveries still waiting with th
   await h.timers.advance(5000);
   await stopping;
   assert.equal(h.requests.has('2'), false, 'the waiting delivery was never sent');
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]).sort(), [['1', '3'], ['2', '4']]);
+  assert.deepEqual(
+    h.releaseCalls
+      .flat()
+      .map((l) => [l.deliveryId, l.fencingToken])
+      .sort(),
+    [
+      ['1', '3'],
+      ['2', '4'],
+    ],
+  );
   assert.equal(h.dispatcher.inFlight(), 0);
   assert.equal(h.dispatcher.state(), 'stopped');
 });
@@ -395,7 +499,14 @@ test('while every slot is taken, claims ahead wait until no more than half of th
 });
 
 test('a heartbeat out while a waiting delivery is handed back and claimed again leaves the newer lease alone', async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 1, leaseMs: 30_000, attemptDeadlineMs: 15_000, endpointWindowShare: 1, windowReserve: 0 });
+  const h = harness({
+    concurrency: 1,
+    claimAheadCount: 1,
+    leaseMs: 30_000,
+    attemptDeadlineMs: 15_000,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
   assert.equal(await h.dispatcher.tick(), 2);
   await h.timers.advance(14_001);
@@ -405,7 +516,11 @@ test('a heartbeat out while a waiting delivery is handed back and claimed again 
   const beat = h.dispatcher.heartbeat(); // renews 1 and 2 with token 7
   h.requests.get('1')?.result.resolve(answer(200));
   await settle();
-  assert.deepEqual(h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]), [['2', '7']], 'token 7 handed back: too little lease left');
+  assert.deepEqual(
+    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+    [['2', '7']],
+    'token 7 handed back: too little lease left',
+  );
   h.claims.push([claimed('3', 'ep_b'), claimed('2', 'ep_a', '8')]);
   assert.equal(await h.dispatcher.tick(), 2, 'the handed-back delivery is claimed again, token 8, waiting');
   gate.resolve();
@@ -417,20 +532,43 @@ test('a heartbeat out while a waiting delivery is handed back and claimed again 
   assert.ok(h.requests.has('2'), 'and it is sent');
   h.requests.get('2')?.result.resolve(answer(200));
   await h.dispatcher.drained();
-  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.fencingToken]).sort(), [['1', '1'], ['2', '8'], ['3', '1']]);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => [r.deliveryId, r.fencingToken])
+      .sort(),
+    [
+      ['1', '1'],
+      ['2', '8'],
+      ['3', '1'],
+    ],
+  );
 });
 
 test('an answer that makes its endpoint answering lets its waiting deliveries open within the reserve at once', async () => {
   const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0.25 });
-  h.claims.push([claimed('x1', 'ep_x'), claimed('y1', 'ep_y'), claimed('e1', 'ep_e'), claimed('e2', 'ep_e'), claimed('e3', 'ep_e')]);
+  h.claims.push([
+    claimed('x1', 'ep_x'),
+    claimed('y1', 'ep_y'),
+    claimed('e1', 'ep_e'),
+    claimed('e2', 'ep_e'),
+    claimed('e3', 'ep_e'),
+  ]);
   assert.equal(await h.dispatcher.tick(), 5);
   await settle();
-  assert.deepEqual([...h.requests.keys()].sort(), ['e1', 'x1', 'y1'], 'three open for endpoints not known to answer: the fourth slot is the reserve');
+  assert.deepEqual(
+    [...h.requests.keys()].sort(),
+    ['e1', 'x1', 'y1'],
+    'three open for endpoints not known to answer: the fourth slot is the reserve',
+  );
   const gate = deferred();
   h.recordGate = gate.promise;
   h.requests.get('e1')?.result.resolve(answer(200));
   await settle();
-  assert.ok(h.requests.has('e2') && h.requests.has('e3'), "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's outcome is written");
+  assert.ok(
+    h.requests.has('e2') && h.requests.has('e3'),
+    "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's outcome is written",
+  );
   gate.resolve();
   h.recordGate = undefined;
   for (const id of ['x1', 'y1', 'e2', 'e3']) h.requests.get(id)?.result.resolve(answer(200));
@@ -448,7 +586,16 @@ test('a claim that reclaims a delivery still waiting here under an expired lease
   await settle();
   h.requests.get('2')?.result.resolve(answer(200));
   await h.dispatcher.stop();
-  assert.deepEqual(h.recordCalls.flat().map((r) => [r.deliveryId, r.fencingToken]).sort(), [['1', '1'], ['2', '8']]);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => [r.deliveryId, r.fencingToken])
+      .sort(),
+    [
+      ['1', '1'],
+      ['2', '8'],
+    ],
+  );
   assert.deepEqual(h.releaseCalls, []);
   assert.equal(h.dispatcher.inFlight(), 0);
 });
@@ -461,13 +608,23 @@ test('hand-off: a running dispatcher offers room only for answering endpoints, w
   await settle();
   assert.equal(h.handoff.offer(5), null, 'no endpoint has answered yet');
   h.requests.get('1')?.result.resolve(answer(200));
-  h.requests.get('2')?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
+  h.requests
+    .get('2')
+    ?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
   await settle();
   const first = h.handoff.offer(4);
   assert.ok(first !== null);
-  assert.deepEqual({ ids: first.endpointIds, room: first.room, slots: first.slots }, { ids: ['ep_a'], room: [4], slots: 4 }, 'only ep_a answered; room = the statement\'s messages');
+  assert.deepEqual(
+    { ids: first.endpointIds, room: first.room, slots: first.slots },
+    { ids: ['ep_a'], room: [4], slots: 4 },
+    "only ep_a answered; room = the statement's messages",
+  );
   const second = h.handoff.offer(4);
-  assert.deepEqual({ room: second?.room, slots: second?.slots }, { room: [1], slots: 1 }, 'the share (5) less what the first offer holds for ep_a');
+  assert.deepEqual(
+    { room: second?.room, slots: second?.slots },
+    { room: [1], slots: 1 },
+    'the share (5) less what the first offer holds for ep_a',
+  );
   // The claim's window and limit count the offered room as held.
   h.claims.push([]);
   await h.dispatcher.tick();
@@ -482,7 +639,13 @@ test('hand-off: a running dispatcher offers room only for answering endpoints, w
   h.requests.get('10')?.result.resolve(answer(200));
   h.requests.get('11')?.result.resolve(answer(200));
   await h.dispatcher.stop();
-  assert.deepEqual(h.recordCalls.flat().map((r) => r.deliveryId).sort(), ['1', '10', '11', '2']);
+  assert.deepEqual(
+    h.recordCalls
+      .flat()
+      .map((r) => r.deliveryId)
+      .sort(),
+    ['1', '10', '11', '2'],
+  );
 });
 
 test('hand-off: leases adopted after the stop began are released, not sent', async () => {
@@ -498,7 +661,10 @@ test('hand-off: leases adopted after the stop began are released, not sent', asy
   h.handoff.adopt(offer, [claimed('20', 'ep_a')]);
   await settle();
   assert.equal(h.requests.has('20'), false);
-  assert.deepEqual(h.releaseCalls.flat().map((l) => l.deliveryId), ['20']);
+  assert.deepEqual(
+    h.releaseCalls.flat().map((l) => l.deliveryId),
+    ['20'],
+  );
   assert.equal(h.handoff.offer(2), null, 'a stopped dispatcher offers nothing');
 });
 
@@ -506,7 +672,9 @@ test('hand-off: leases adopted after the stop began are released, not sent', asy
  * A running dispatcher of `settings` to which `ep_a` has answered once, and whose last claim found nothing (no claim
  * owed), with `handOff` adopting deliveries of `ep_a` that a publish leased to it.
  */
-async function answeredOnce(settings: Parameters<typeof harness>[0]): Promise<{ h: ReturnType<typeof harness>; handOff: (...ids: string[]) => void }> {
+async function answeredOnce(
+  settings: Parameters<typeof harness>[0],
+): Promise<{ h: ReturnType<typeof harness>; handOff: (...ids: string[]) => void }> {
   const h = harness(settings);
   h.claims.push([claimed('1', 'ep_a')]);
   h.dispatcher.start();
@@ -517,13 +685,21 @@ async function answeredOnce(settings: Parameters<typeof harness>[0]): Promise<{ 
   const handOff = (...ids: string[]): void => {
     const offer = h.handoff.offer(ids.length);
     assert.ok(offer !== null);
-    h.handoff.adopt(offer, ids.map((id) => claimed(id, 'ep_a')));
+    h.handoff.adopt(
+      offer,
+      ids.map((id) => claimed(id, 'ep_a')),
+    );
   };
   return { h, handOff };
 }
 
 test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is owed; an owed claim comes at once', async () => {
-  const { h, handOff } = await answeredOnce({ concurrency: 4, claimBatch: 4, endpointWindowShare: 1, windowReserve: 0 });
+  const { h, handOff } = await answeredOnce({
+    concurrency: 4,
+    claimBatch: 4,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   handOff('2', '3');
   const quiet = h.claimCalls.length;
   h.requests.get('2')?.result.resolve(answer(200));
@@ -551,7 +727,12 @@ test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_
 });
 
 test('hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim found nothing', async () => {
-  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 2, endpointWindowShare: 1, windowReserve: 0 });
+  const { h, handOff } = await answeredOnce({
+    concurrency: 2,
+    claimBatch: 2,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   // A claim is out when a publish wakes the loop and hands off two deliveries, which fill the window.
   const during = deferred<ClaimedDelivery[]>();
   h.claims.push(during.promise);
@@ -571,7 +752,13 @@ test('hand-off: a publish wake-up that arrives while a claim is out keeps a clai
 
 test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
   // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim again at once.
-  const { h, handOff } = await answeredOnce({ concurrency: 2, claimBatch: 4, claimAheadCount: 4, endpointWindowShare: 1, windowReserve: 0 });
+  const { h, handOff } = await answeredOnce({
+    concurrency: 2,
+    claimBatch: 4,
+    claimAheadCount: 4,
+    endpointWindowShare: 1,
+    windowReserve: 0,
+  });
   handOff('2', '3');
   // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
   h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);
@@ -581,7 +768,7 @@ test('hand-off: a claim that returned rows leaves a claim owed, though it took f
   const before = h.claimCalls.length;
   h.requests.get('2')?.result.resolve(answer(200));
   await settle();
-  assert.ok(h.claimCalls.length > before, 'the handed-off delivery\'s slot is claimed into at once');
+  assert.ok(h.claimCalls.length > before, "the handed-off delivery's slot is claimed into at once");
   // Answer every request, including those that waiting deliveries open as slots free, until none is in flight.
   for (let round = 0; round < 20 && h.dispatcher.inFlight() > 0; round += 1) {
     for (const [, r] of h.requests) r.result.resolve(answer(200));

@@ -13,7 +13,11 @@ import { createWindowBook, type WindowBook } from './window.ts';
 
 export { CLAIM_BACKOFF_BASE_MS, CLAIM_BACKOFF_MAX_MS, HANDOFF_REFILL_DELAY_MS } from './claim-pacer.ts';
 export type {
-  Dispatcher, DispatcherDeps, DispatcherObserver, DispatcherSettings, LoopState,
+  Dispatcher,
+  DispatcherDeps,
+  DispatcherObserver,
+  DispatcherSettings,
+  LoopState,
 } from './dispatcher-types.ts';
 
 /**
@@ -192,7 +196,8 @@ class LoopDispatcher implements Dispatcher {
     if (deliveries.length === 0) return;
     if (this.#state !== 'running') {
       // Stopping: the leases go back, and another dispatcher claims the deliveries at once.
-      this.#deps.store.releaseLeases(deliveries, this.#deps.clock.sqlNow())
+      this.#deps.store
+        .releaseLeases(deliveries, this.#deps.clock.sqlNow())
         .catch((error: unknown) => this.#health.failed(error, 'release'));
       return;
     }

@@ -39,7 +39,6 @@ export interface FlightRunnerDeps {
   readonly storeFailed: (error: unknown, during: StoreCall) => void;
 }
 
-
 /**
  * The flights of one dispatcher from launch to record (docs/design.md#the-protocol, steps 2 and 3): one attempt per
  * leased delivery (attempt.ts), its outcome to the batching recorder (recorder.ts), one log line (attempt-line.ts);
@@ -85,7 +84,10 @@ export class FlightRunner {
     const { window, clock, settings, observer } = this.#deps;
     // Only attempts still in flight: an outcome handed to the recorder may already be written, and renewing
     // its (released) lease would report a lease as lost that was not.
-    const live = window.flights().filter((f) => !f.abandoned && !f.recording).map((f) => f.delivery);
+    const live = window
+      .flights()
+      .filter((f) => !f.abandoned && !f.recording)
+      .map((f) => f.delivery);
     if (live.length === 0) return [];
     const beatMs = clock.nowMs();
     const lost = await this.#deps.store.extendLeases(live, settings.leaseMs, clock.sqlNow());
@@ -108,8 +110,10 @@ export class FlightRunner {
     }
     if (lost.length > 0) {
       observer.leasesLost?.(lost.length);
-      this.#deps.loggers.logger.warn({ deliveryIds: lost, dispatcherId: settings.dispatcherId },
-        'lease lost: attempts abandoned, nothing will be written for them');
+      this.#deps.loggers.logger.warn(
+        { deliveryIds: lost, dispatcherId: settings.dispatcherId },
+        'lease lost: attempts abandoned, nothing will be written for them',
+      );
     }
     return lost;
   }
@@ -123,7 +127,9 @@ export class FlightRunner {
     const { logger } = this.#deps.loggers;
     if (window.size() > 0) {
       let cancelGrace: (() => void) | undefined;
-      const grace = new Promise<void>((resolve) => { cancelGrace = this.#deps.timers.after(graceMs, resolve); });
+      const grace = new Promise<void>((resolve) => {
+        cancelGrace = this.#deps.timers.after(graceMs, resolve);
+      });
       await Promise.race([window.drained(), grace]);
       cancelGrace?.();
     }
@@ -141,7 +147,10 @@ export class FlightRunner {
     recorder.giveUpOnFailure();
     await Promise.all(left.map((f) => f.done));
     try {
-      const fenced = await this.#deps.store.releaseLeases(left.map((f) => f.delivery), clock.sqlNow());
+      const fenced = await this.#deps.store.releaseLeases(
+        left.map((f) => f.delivery),
+        clock.sqlNow(),
+      );
       logger.info({ released: left.length - fenced.length, fencedOut: fenced.length }, 'leases released at shutdown');
     } catch (error) {
       observer.storeError?.(error, 'release');
@@ -215,8 +224,10 @@ export class FlightRunner {
     flight.done = (async () => {
       try {
         const fenced = await this.#deps.store.releaseLeases([flight.delivery], clock.sqlNow());
-        this.#deps.loggers.logger.warn({ deliveryId: flight.delivery.deliveryId, fencedOut: fenced.length },
-          'claimed-ahead delivery handed back: too little of its lease was left for an attempt');
+        this.#deps.loggers.logger.warn(
+          { deliveryId: flight.delivery.deliveryId, fencedOut: fenced.length },
+          'claimed-ahead delivery handed back: too little of its lease was left for an attempt',
+        );
       } catch (error) {
         this.#deps.storeFailed(error, 'release');
       } finally {

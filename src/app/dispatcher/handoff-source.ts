@@ -40,7 +40,10 @@ export function createHandoffSource(): HandoffSource {
       rooms.push(n);
     }
     if (endpointIds.length === 0) return null;
-    const slots = Math.min(room.free, rooms.reduce((sum, n) => sum + n, 0));
+    const slots = Math.min(
+      room.free,
+      rooms.reduce((sum, n) => sum + n, 0),
+    );
     reserved.slots += slots;
     for (const [i, id] of endpointIds.entries()) {
       reserved.endpoints.set(id, (reserved.endpoints.get(id) ?? 0) + rooms[i]!);

@@ -103,7 +103,10 @@ export interface InFlightWindow {
  * Makes an {@link InFlightWindow}. `mayStart(endpointId, open)` decides whether a delivery of that endpoint
  * may open a request given the open requests per endpoint; default: always.
  */
-export function createInFlightWindow(settings: InFlightSettings, mayStart: (endpointId: string, open: ReadonlyMap<string, number>) => boolean = () => true): InFlightWindow {
+export function createInFlightWindow(
+  settings: InFlightSettings,
+  mayStart: (endpointId: string, open: ReadonlyMap<string, number>) => boolean = () => true,
+): InFlightWindow {
   const flights = new Map<string, Flight>();
   const open = new Set<Flight>();
   const openBy = new Map<string, number>();
@@ -115,13 +118,21 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
   const lowWater = Math.floor(ahead / 2);
   const free = (): number => {
     if (ahead > 0 && open.size >= settings.concurrency && waiting.length > lowWater) return 0;
-    return Math.min(settings.concurrency + ahead - open.size - waiting.length, 2 * settings.concurrency + ahead - flights.size);
+    return Math.min(
+      settings.concurrency + ahead - open.size - waiting.length,
+      2 * settings.concurrency + ahead - flights.size,
+    );
   };
   // Every slot taken and no more than half of what is claimed ahead left waiting: claim now, before it runs out.
-  const lowOnWaiting = (): boolean => ahead > 0 && open.size >= settings.concurrency && waiting.length <= lowWater && free() > 0;
+  const lowOnWaiting = (): boolean =>
+    ahead > 0 && open.size >= settings.concurrency && waiting.length <= lowWater && free() > 0;
   // Otherwise what counts is free slots, not the room for claiming ahead: a claim per answer costs CPU.
   const refill = (): 'now' | 'soon' =>
-    (Math.min(settings.concurrency - open.size - waiting.length, free()) >= refillAt || flights.size === 0 || lowOnWaiting() ? 'now' : 'soon');
+    Math.min(settings.concurrency - open.size - waiting.length, free()) >= refillAt ||
+    flights.size === 0 ||
+    lowOnWaiting()
+      ? 'now'
+      : 'soon';
   const opened = (flight: Flight): void => {
     flight.waiting = false;
     open.add(flight);
@@ -135,10 +146,20 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
     if (n === 0) openBy.delete(id);
     else openBy.set(id, n);
   };
-  const canOpen = (flight: Flight): boolean => open.size < settings.concurrency && mayStart(flight.delivery.endpointId, openBy);
+  const canOpen = (flight: Flight): boolean =>
+    open.size < settings.concurrency && mayStart(flight.delivery.endpointId, openBy);
   return {
     add(delivery, trace, leaseUntilMs) {
-      const flight: Flight = { delivery, controller: new AbortController(), abandoned: false, recording: false, waiting: true, leaseUntilMs, done: Promise.resolve(), trace };
+      const flight: Flight = {
+        delivery,
+        controller: new AbortController(),
+        abandoned: false,
+        recording: false,
+        waiting: true,
+        leaseUntilMs,
+        done: Promise.resolve(),
+        trace,
+      };
       flights.set(delivery.deliveryId, flight);
       if (canOpen(flight)) opened(flight);
       else waiting.push(flight);
@@ -178,6 +199,7 @@ export function createInFlightWindow(settings: InFlightSettings, mayStart: (endp
     size: () => flights.size,
     sending: () => open.size,
     free,
-    drained: () => (flights.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve))),
+    drained: () =>
+      flights.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainWaiters.push(resolve)),
   };
 }

@@ -9,8 +9,20 @@ import { runAttempt } from './attempt.ts';
 import { attemptLine } from './attempt-line.ts';
 
 const delivery: ClaimedDelivery = {
-  deliveryId: '1', fencingToken: '1', dispatcherId: 'w', appId: 'app_1', messageId: 'msg_1', endpointId: 'ep_1', eventType: 'e',
-  attemptNumber: 1, manual: false, reclaimed: false, url: 'https://hooks.example/', payload: Buffer.from('{}'), signingKeys: [Buffer.from('k')], headers: {},
+  deliveryId: '1',
+  fencingToken: '1',
+  dispatcherId: 'w',
+  appId: 'app_1',
+  messageId: 'msg_1',
+  endpointId: 'ep_1',
+  eventType: 'e',
+  attemptNumber: 1,
+  manual: false,
+  reclaimed: false,
+  url: 'https://hooks.example/',
+  payload: Buffer.from('{}'),
+  signingKeys: [Buffer.from('k')],
+  headers: {},
 };
 
 test('docs/reference/logs.md lists exactly the fields of the attempt line, each once', async () => {
@@ -19,16 +31,38 @@ test('docs/reference/logs.md lists exactly the fields of the attempt line, each 
   const documented = [...section.matchAll(/^\| `([a-zA-Z]+)` \|/gm)].map((m) => m[1]!);
   assert.equal(new Set(documented).size, documented.length, 'each field once');
   const results: SendResult[] = [
-    { type: 'response', statusCode: 500, location: null, retryAfter: null, bodyPrefix: '', bodyError: null, durationMs: 3 },
-    { type: 'response', statusCode: 200, location: null, retryAfter: null, bodyPrefix: '', bodyError: null, durationMs: 3 },
+    {
+      type: 'response',
+      statusCode: 500,
+      location: null,
+      retryAfter: null,
+      bodyPrefix: '',
+      bodyError: null,
+      durationMs: 3,
+    },
+    {
+      type: 'response',
+      statusCode: 200,
+      location: null,
+      retryAfter: null,
+      bodyPrefix: '',
+      bodyError: null,
+      durationMs: 3,
+    },
   ];
   const written = new Set<string>();
   for (const result of results) {
     for (const d of [delivery, { ...delivery, attemptNumber: DEFAULT_RETRY_POLICY.delaysMs.length + 1 }]) {
-      const outcome = await runAttempt({
-        sender: { send: async () => result, close: async () => undefined },
-        clock: { nowMs: () => 1_767_225_600_000, sqlNow: () => null }, random: seededRandom(1), settings: { retryPolicy: DEFAULT_RETRY_POLICY },
-      }, d, new AbortController().signal);
+      const outcome = await runAttempt(
+        {
+          sender: { send: async () => result, close: async () => undefined },
+          clock: { nowMs: () => 1_767_225_600_000, sqlNow: () => null },
+          random: seededRandom(1),
+          settings: { retryPolicy: DEFAULT_RETRY_POLICY },
+        },
+        d,
+        new AbortController().signal,
+      );
       for (const key of Object.keys(attemptLine(d, outcome, true, 8))) written.add(key);
     }
   }

@@ -65,8 +65,11 @@ export function createOutboxPublisher(deps: OutboxPublisherDeps): OutboxPublishe
 
   const oneRound = async (): Promise<{ published: number; stamped: number }> => {
     const stamped = await store.stampDue({
-      limit: settings.batch, endpointAhead: settings.endpointAhead, sweepAfterMs: settings.sweepAfterMs,
-      maxReclaims: settings.maxReclaims, now: deps.clock.sqlNow(),
+      limit: settings.batch,
+      endpointAhead: settings.endpointAhead,
+      sweepAfterMs: settings.sweepAfterMs,
+      maxReclaims: settings.maxReclaims,
+      now: deps.clock.sqlNow(),
     });
     if (stamped.deliveries.length === 0 || stamped.stampedAt === null) return { published: 0, stamped: 0 };
     const outcome = await transport.publish(stamped.deliveries);
@@ -98,26 +101,43 @@ export function createOutboxPublisher(deps: OutboxPublisherDeps): OutboxPublishe
       again = true;
       return round;
     }
-    round = rounds().then((n) => {
-      if (failing) logger.info({ transport: 'outbox' }, 'outbox publishing resumed');
-      failing = false;
-      return n;
-    }, (error: unknown) => {
-      if (!failing) logger.warn({ err: error }, 'outbox publishing failed: the due deliveries wait in PostgreSQL; retrying each interval');
-      failing = true;
-      return 0;
-    }).finally(() => { round = undefined; });
+    round = rounds()
+      .then(
+        (n) => {
+          if (failing) logger.info({ transport: 'outbox' }, 'outbox publishing resumed');
+          failing = false;
+          return n;
+        },
+        (error: unknown) => {
+          if (!failing)
+            logger.warn(
+              { err: error },
+              'outbox publishing failed: the due deliveries wait in PostgreSQL; retrying each interval',
+            );
+          failing = true;
+          return 0;
+        },
+      )
+      .finally(() => {
+        round = undefined;
+      });
     return round;
   };
 
-  const kick = (): void => { if (running) void publishDue(); };
+  const kick = (): void => {
+    if (running) void publishDue();
+  };
 
   return {
     start() {
       if (running) return;
       running = true;
       stops.push(deps.timers.every(settings.intervalMs, kick));
-      stops.push(transport.onStateChange((change) => { if (change.state === 'connected') kick(); }));
+      stops.push(
+        transport.onStateChange((change) => {
+          if (change.state === 'connected') kick();
+        }),
+      );
       if (deps.onWake !== undefined) stops.push(deps.onWake(kick));
       kick();
     },

@@ -73,7 +73,10 @@ export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, opt
     for (;;) {
       let result: RecordResult;
       try {
-        result = await store.recordAttempts(batch.map((p) => p.record), options.now());
+        result = await store.recordAttempts(
+          batch.map((p) => p.record),
+          options.now(),
+        );
       } catch (error) {
         options.onError(error);
         if (!closed && !givingUp) {

@@ -55,7 +55,8 @@ export function createWindowBook(settings: WindowSettings): WindowBook {
   const shareFraction = settings.endpointWindowShare ?? settingDefault('endpointWindowShare');
   const fraction = settings.windowReserve ?? settingDefault('windowReserve');
   const shareOf = (size: number): number => Math.max(1, Math.floor(size * shareFraction));
-  const reservedOf = (size: number): number => (size >= 2 && fraction > 0 ? Math.max(1, Math.floor(size * fraction)) : 0);
+  const reservedOf = (size: number): number =>
+    size >= 2 && fraction > 0 ? Math.max(1, Math.floor(size * fraction)) : 0;
   // Claims count open requests and deliveries claimed ahead together, over the window and what is claimed ahead.
   const size = settings.concurrency + (settings.claimAheadCount ?? 0);
   const share = shareOf(size);
@@ -81,13 +82,18 @@ export function createWindowBook(settings: WindowSettings): WindowBook {
       const answering: string[] = [];
       const unresponsive: string[] = [];
       if (budget < limit) for (const [id, v] of verdicts) (v === 'answering' ? answering : unresponsive).push(id);
-      return { limit, excludeEndpoints, window: { share, held, answering, unresponsive, budget: Math.min(budget, limit) } };
+      return {
+        limit,
+        excludeEndpoints,
+        window: { share, held, answering, unresponsive, budget: Math.min(budget, limit) },
+      };
     },
     share,
     answering(max) {
       const found: string[] = [];
       const ids = [...verdicts.keys()];
-      for (let i = ids.length - 1; i >= 0 && found.length < max; i -= 1) if (verdicts.get(ids[i]!) === 'answering') found.push(ids[i]!);
+      for (let i = ids.length - 1; i >= 0 && found.length < max; i -= 1)
+        if (verdicts.get(ids[i]!) === 'answering') found.push(ids[i]!);
       return found;
     },
     mayStart(endpointId, open) {

@@ -10,7 +10,11 @@ import { CLAIM_BACKOFF_BASE_MS } from './claim-pacer.ts';
 // deliveries of the ids it holds), wakes the dispatcher when a message arrives, and is told when a record settled.
 
 function brokerLike(): {
-  source: WorkSource; held: ClaimedDelivery[]; asked: TakeRequest[]; settled: [string, boolean][]; released: string[];
+  source: WorkSource;
+  held: ClaimedDelivery[];
+  asked: TakeRequest[];
+  settled: [string, boolean][];
+  released: string[];
   arrive: () => void;
 } {
   const held: ClaimedDelivery[] = [];
@@ -26,7 +30,9 @@ function brokerLike(): {
     },
     connect(s) {
       sink = s;
-      return () => { sink = undefined; };
+      return () => {
+        sink = undefined;
+      };
     },
     settled: (delivery, recorded) => settled.push([delivery.deliveryId, recorded]),
     released: (delivery) => released.push(delivery.deliveryId),
@@ -44,10 +50,18 @@ test('a third source is taken from after the claim, within what the claim left o
   assert.deepEqual([...h.requests.keys()].sort(), ['1', 'b1', 'b2', 'b3']);
   for (const id of ['1', 'b1', 'b2', 'b3']) h.requests.get(id)?.result.resolve(answer(200));
   await h.dispatcher.drained();
-  assert.deepEqual(broker.settled.sort(), [['b1', true], ['b2', true], ['b3', true]], 'the claim\'s own delivery settles nothing there');
+  assert.deepEqual(
+    broker.settled.sort(),
+    [
+      ['b1', true],
+      ['b2', true],
+      ['b3', true],
+    ],
+    "the claim's own delivery settles nothing there",
+  );
 });
 
-test('a third source\'s wake-up ends the loop\'s wait, as a publish wake-up does', async () => {
+test("a third source's wake-up ends the loop's wait, as a publish wake-up does", async () => {
   const broker = brokerLike();
   const h = harness({}, [broker.source]);
   h.dispatcher.start();
@@ -67,11 +81,18 @@ test('a third source\'s wake-up ends the loop\'s wait, as a publish wake-up does
 });
 
 test('room a source reserved counts as held: the claim asks for less and is told what each endpoint holds', async () => {
-  const reserving: WorkSource = { name: 'reserving', reserved: () => ({ slots: 2, endpoints: new Map([['ep_a', 2]]) }) };
+  const reserving: WorkSource = {
+    name: 'reserving',
+    reserved: () => ({ slots: 2, endpoints: new Map([['ep_a', 2]]) }),
+  };
   const h = harness({ concurrency: 4, endpointWindowShare: 0.5, windowReserve: 0 }, [reserving]);
   await h.dispatcher.tick();
   assert.equal(h.claimCalls[0]?.limit, 2);
-  assert.deepEqual(h.claimCalls[0]?.excludeEndpoints, ['ep_a'], 'ep_a is at its share of 2 with what was reserved for it');
+  assert.deepEqual(
+    h.claimCalls[0]?.excludeEndpoints,
+    ['ep_a'],
+    'ep_a is at its share of 2 with what was reserved for it',
+  );
   assert.deepEqual(h.claimCalls[0]?.window?.held, new Map([['ep_a', 2]]));
 });
 

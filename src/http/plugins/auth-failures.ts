@@ -64,8 +64,8 @@ export function createAuthFailures(config: FailureSettings, nowMs: () => number 
       if (e.count <= limit) return unauthenticated(detail);
       const seconds = Math.max(1, Math.ceil((e.start + windowMs - now) / 1000));
       const setting = `TIDINGS_AUTH_FAILURE_LIMIT=${limit} per TIDINGS_AUTH_FAILURE_WINDOW=${windowMs} ms`;
-      const text = `Too many failed authentications from this client address (${setting}): ${detail}; `
-        + `retry in ${seconds} s`;
+      const text =
+        `Too many failed authentications from this client address (${setting}): ${detail}; ` + `retry in ${seconds} s`;
       return new AppError('rate_limited', text, { headers: { 'retry-after': String(seconds) } });
     },
   };

@@ -67,7 +67,8 @@ export function installAuth(
       throw failures.refuse(clientAddress(request), 'Unknown or revoked token');
     }
     request.principal = principal;
-    if (principal.kind === 'app') checkScope(request.method, request.routeOptions.url ?? '', request.routeOptions.config, principal);
+    if (principal.kind === 'app')
+      checkScope(request.method, request.routeOptions.url ?? '', request.routeOptions.config, principal);
   });
 }
 
@@ -87,9 +88,19 @@ export const OPERATOR_ONLY_DETAIL = 'This credential may not use this route';
  */
 function checkScope(method: string, url: string, config: { readonly adminOnly?: boolean }, principal: Principal): void {
   const requirement = routeRequirement(method, url);
-  if (config.adminOnly === true || ADMIN_ONLY_ROUTES.has(`${method} ${url}`) || requirement === undefined || requirement === 'operator') throw new AppError('forbidden', OPERATOR_ONLY_DETAIL);
+  if (
+    config.adminOnly === true ||
+    ADMIN_ONLY_ROUTES.has(`${method} ${url}`) ||
+    requirement === undefined ||
+    requirement === 'operator'
+  )
+    throw new AppError('forbidden', OPERATOR_ONLY_DETAIL);
   if (allows(capabilitiesOf(principal), requirement)) return;
   const reading = method === 'GET' || method === 'HEAD';
-  if (principal.kind === 'app' && principal.readOnly === true && !reading) throw new AppError('forbidden', 'This credential may only read');
-  throw new AppError('forbidden', `This credential lacks the capability this route needs: one of ${requirement.join(', ')}`);
+  if (principal.kind === 'app' && principal.readOnly === true && !reading)
+    throw new AppError('forbidden', 'This credential may only read');
+  throw new AppError(
+    'forbidden',
+    `This credential lacks the capability this route needs: one of ${requirement.join(', ')}`,
+  );
 }

@@ -36,7 +36,12 @@ export interface ConnectionStats {
  * instead, so a few hundred silent sockets would lock everyone else out.
  * @returns a function that reads the current {@link ConnectionStats} (but the pipeline's)
  */
-export function guardConnections(server: Server, maxConnections: number, sampler: LineSampler, log: (obj: object, msg: string) => void): () => Omit<ConnectionStats, 'pipeline'> {
+export function guardConnections(
+  server: Server,
+  maxConnections: number,
+  sampler: LineSampler,
+  log: (obj: object, msg: string) => void,
+): () => Omit<ConnectionStats, 'pipeline'> {
   // Insertion-ordered sets: the first element is the oldest. A socket is in at most one of them.
   const fresh = new Set<Socket>();
   const idle = new Set<Socket>();
@@ -52,12 +57,20 @@ export function guardConnections(server: Server, maxConnections: number, sampler
       const victim = fresh.values().next().value ?? idle.values().next().value;
       if (victim === undefined) {
         refused++;
-        if (sampler.take()) log({ open, maxConnections }, 'connection refused: TIDINGS_API_MAX_CONNECTIONS reached, every connection busy');
+        if (sampler.take())
+          log(
+            { open, maxConnections },
+            'connection refused: TIDINGS_API_MAX_CONNECTIONS reached, every connection busy',
+          );
         socket.destroy();
         return;
       }
       evicted++;
-      if (sampler.take()) log({ open, maxConnections, neverSentRequest: fresh.has(victim) }, 'connection evicted: TIDINGS_API_MAX_CONNECTIONS reached');
+      if (sampler.take())
+        log(
+          { open, maxConnections, neverSentRequest: fresh.has(victim) },
+          'connection evicted: TIDINGS_API_MAX_CONNECTIONS reached',
+        );
       fresh.delete(victim);
       idle.delete(victim);
       if (counted.delete(victim)) open--;

@@ -19,7 +19,20 @@ const SINGLE_HEADERS = ['authorization', 'idempotency-key', 'content-type', 'hos
  * and the usual `token` / `api_key` spellings). A URL is logged, cached and kept in browser histories, so a
  * credential there leaks: such a request is refused (RFC 6750 §5.3 advises against query credentials).
  */
-const CREDENTIAL_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'api-key', 'key', 'auth', 'authorization', 'bearer', 'secret', 'password', 'jwt']);
+const CREDENTIAL_PARAMS = new Set([
+  'access_token',
+  'token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'key',
+  'auth',
+  'authorization',
+  'bearer',
+  'secret',
+  'password',
+  'jwt',
+]);
 
 /**
  * A value shaped like a Tidings token: the prefix and at least 32 base64url characters (generated tokens have
@@ -42,7 +55,13 @@ function queryProblem(url: string): 'credential' | 'undecodable' | null {
     const rawName = eq < 0 ? part : part.slice(0, eq);
     const rawValue = eq < 0 ? '' : part.slice(eq + 1);
     try {
-      if (isCredentialParam(decodeURIComponent(rawName.replaceAll('+', ' ')), decodeURIComponent(rawValue.replaceAll('+', ' ')))) return 'credential';
+      if (
+        isCredentialParam(
+          decodeURIComponent(rawName.replaceAll('+', ' ')),
+          decodeURIComponent(rawValue.replaceAll('+', ' ')),
+        )
+      )
+        return 'credential';
     } catch {
       if (CREDENTIAL_PARAMS.has(rawName.toLowerCase())) return 'credential';
       undecodable = true;
@@ -58,20 +77,23 @@ function queryProblem(url: string): 'credential' | 'undecodable' | null {
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const parts = url.slice(q + 1).split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const rawName = eq < 0 ? part : part.slice(0, eq);
-    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
-    let name = rawName;
-    let value = rawValue;
-    try {
-      name = decodeURIComponent(rawName.replaceAll('+', ' '));
-      value = decodeURIComponent(rawValue.replaceAll('+', ' '));
-    } catch {
-      return `${rawName}=[redacted]`; // not decodable: nothing of it is worth logging
-    }
-    return isCredentialParam(name, value) ? `${rawName}=[redacted]` : part;
-  });
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const rawName = eq < 0 ? part : part.slice(0, eq);
+      const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+      let name = rawName;
+      let value = rawValue;
+      try {
+        name = decodeURIComponent(rawName.replaceAll('+', ' '));
+        value = decodeURIComponent(rawValue.replaceAll('+', ' '));
+      } catch {
+        return `${rawName}=[redacted]`; // not decodable: nothing of it is worth logging
+      }
+      return isCredentialParam(name, value) ? `${rawName}=[redacted]` : part;
+    });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
@@ -107,23 +129,39 @@ function count(rawHeaders: readonly string[], name: string): number {
 export function checkRequestShape(request: FastifyRequest): void {
   const raw = request.raw;
   if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1 && count(raw.rawHeaders, 'host') === 0) {
-    throw new AppError('bad_request', 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', { headers: { connection: 'close' } });
+    throw new AppError('bad_request', 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', {
+      headers: { connection: 'close' },
+    });
   }
   for (const name of SINGLE_HEADERS) {
-    if (count(raw.rawHeaders, name) > 1) throw new AppError('ambiguous_request', `The ${name} header appears more than once; send it once`, { headers: { connection: 'close' } });
+    if (count(raw.rawHeaders, name) > 1)
+      throw new AppError('ambiguous_request', `The ${name} header appears more than once; send it once`, {
+        headers: { connection: 'close' },
+      });
   }
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not accepted; send the body uncompressed', { headers: { 'accept-encoding': 'identity', connection: 'close' } });
+    throw new AppError('unsupported_content_encoding', 'Content-Encoding is not accepted; send the body uncompressed', {
+      headers: { 'accept-encoding': 'identity', connection: 'close' },
+    });
   }
   const transfer = request.headers['transfer-encoding'];
   if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked') {
-    throw new AppError('unsupported_transfer_encoding', 'Only "Transfer-Encoding: chunked" is accepted (no other transfer coding, alone or with chunked); send Content-Length, or chunked alone', { headers: { connection: 'close' } });
+    throw new AppError(
+      'unsupported_transfer_encoding',
+      'Only "Transfer-Encoding: chunked" is accepted (no other transfer coding, alone or with chunked); send Content-Length, or chunked alone',
+      { headers: { connection: 'close' } },
+    );
   }
   const problem = queryProblem(request.url);
-  if (problem === 'undecodable') throw new AppError('bad_request', 'The query string is not valid percent-encoding (RFC 3986 §2.1)');
+  if (problem === 'undecodable')
+    throw new AppError('bad_request', 'The query string is not valid percent-encoding (RFC 3986 §2.1)');
   if (problem === 'credential') {
-    throw new AppError('credentials_in_query', 'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this one as leaked', { headers: { connection: 'close' } });
+    throw new AppError(
+      'credentials_in_query',
+      'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this one as leaked',
+      { headers: { connection: 'close' } },
+    );
   }
 }
 
@@ -138,24 +176,44 @@ export function installBodyNotAllowed(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.schema?.body !== undefined || !announcesBody(request.headers)) return;
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
-    throw new AppError('body_not_allowed', `${route} takes no request body; send none (no Content-Length, or Content-Length: 0)`, { headers: { connection: 'close' } });
+    throw new AppError(
+      'body_not_allowed',
+      `${route} takes no request body; send none (no Content-Length, or Content-Length: 0)`,
+      { headers: { connection: 'close' } },
+    );
   });
 }
 
 /** Fastify's framework errors (a bad percent-encoding, a path segment over the router's limit) → the contract. */
 function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const maxParamLength = (request.server.initialConfig as { readonly routerOptions?: { readonly maxParamLength?: number } }).routerOptions?.maxParamLength;
-  const [code, detail]: [ErrorCode, string] = error.code === 'FST_ERR_BAD_URL' ? ['bad_request', 'The request target is not a valid URL (a malformed percent-encoding)']
-    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? ['uri_too_long', `A path segment of the request target is longer than the router accepts (${maxParamLength ?? '?'} characters)`]
-      : ['bad_request', 'The request could not be routed'];
+  const maxParamLength = (
+    request.server.initialConfig as { readonly routerOptions?: { readonly maxParamLength?: number } }
+  ).routerOptions?.maxParamLength;
+  const [code, detail]: [ErrorCode, string] =
+    error.code === 'FST_ERR_BAD_URL'
+      ? ['bad_request', 'The request target is not a valid URL (a malformed percent-encoding)']
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? [
+            'uri_too_long',
+            `A path segment of the request target is longer than the router accepts (${maxParamLength ?? '?'} characters)`,
+          ]
+        : ['bad_request', 'The request could not be routed'];
   // The request target is not echoed: it may hold anything, a credential included.
   void reply.code(ERROR_CATALOG[code].status).type('application/json; charset=utf-8').send({ code, detail });
 }
 
 /** Node's parser errors → status, code and detail (llhttp error codes; ERR_HTTP_REQUEST_TIMEOUT from the server). */
 function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['request_timeout', 'The request did not arrive in time (TIDINGS_API_HEADERS_TIMEOUT, TIDINGS_API_REQUEST_TIMEOUT)'];
-  if (err.code === 'HPE_HEADER_OVERFLOW') return ['headers_too_large', `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes, Node's --max-http-header-size)`];
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [
+      'request_timeout',
+      'The request did not arrive in time (TIDINGS_API_HEADERS_TIMEOUT, TIDINGS_API_REQUEST_TIMEOUT)',
+    ];
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return [
+      'headers_too_large',
+      `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes, Node's --max-http-header-size)`,
+    ];
   if (err.code === 'HPE_URI_TOO_LONG') return ['uri_too_long', 'The request target is too long'];
   return ['bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
 }
@@ -187,7 +245,10 @@ export const frameworkErrors = frameworkError;
  * `{code, detail}` JSON and the connection closed (nothing of the request is echoed). A reset or already
  * closed socket gets nothing, nor one whose request was answered already (never a second answer). Lines are written through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
  */
-export function clientErrorHandler(sampler: LineSampler, log: (obj: object, msg: string) => void): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+export function clientErrorHandler(
+  sampler: LineSampler,
+  log: (obj: object, msg: string) => void,
+): (err: NodeJS.ErrnoException, socket: Duplex) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     if (answeredEarly.has(socket)) {
@@ -202,6 +263,8 @@ export function clientErrorHandler(sampler: LineSampler, log: (obj: object, msg:
       return;
     }
     const body = JSON.stringify({ code, detail });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }

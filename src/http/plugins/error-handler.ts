@@ -6,7 +6,12 @@ import { notServedFamily } from '../not-served.ts';
 import type { LineSampler } from './line-sampler.ts';
 
 /** Fastify's name for the part of the request that failed validation → the Svix/FastAPI `loc` head. */
-const LOC_HEAD: Readonly<Record<string, string>> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+const LOC_HEAD: Readonly<Record<string, string>> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 /** Fastify's own request errors → catalog codes. */
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -24,10 +29,20 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
 function validationIssues(error: FastifyError): ValidationIssue[] {
   const head = LOC_HEAD[error.validationContext ?? 'body'] ?? 'body';
   return (error.validation ?? []).flatMap((v) => {
-    const loc = [head, ...v.instancePath.split('/').filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+    const loc = [
+      head,
+      ...v.instancePath
+        .split('/')
+        .filter((s) => s !== '')
+        .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    ];
     const keys = (v.params as { keys?: unknown } | undefined)?.keys;
     if (v.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
-      return keys.map((key) => ({ loc: [...loc, String(key)], msg: 'extra fields not permitted', type: 'value_error.extra' }));
+      return keys.map((key) => ({
+        loc: [...loc, String(key)],
+        msg: 'extra fields not permitted',
+        type: 'value_error.extra',
+      }));
     }
     return [{ loc, msg: v.message ?? 'invalid', type: v.keyword }];
   });
@@ -38,13 +53,25 @@ function validationIssues(error: FastifyError): ValidationIssue[] {
  * (the svix client's `HTTPValidationError`); a 422 whose cause has no field names the body as a whole. At
  * most ERROR_BOUNDS.issuesMax issues are listed and every text is bounded (docs/reference/errors.md).
  */
-function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly ValidationIssue[], headers: Readonly<Record<string, string>> = {}): FastifyReply {
+function send(
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail: string | readonly ValidationIssue[],
+  headers: Readonly<Record<string, string>> = {},
+): FastifyReply {
   const status = ERROR_CATALOG[code].status;
   // Bounded (domain/error-bounds.ts): a refusal may quote the request and list any number of fields.
-  const shaped = typeof detail !== 'string' ? boundedIssues(detail)
-    : status === 422 ? boundedIssues([{ loc: ['body'], msg: detail, type: `value_error.${code}` }])
-      : boundedText(detail);
-  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ code: wireCode(code), detail: shaped });
+  const shaped =
+    typeof detail !== 'string'
+      ? boundedIssues(detail)
+      : status === 422
+        ? boundedIssues([{ loc: ['body'], msg: detail, type: `value_error.${code}` }])
+        : boundedText(detail);
+  return reply
+    .code(status)
+    .headers(headers)
+    .type('application/json; charset=utf-8')
+    .send({ code: wireCode(code), detail: shaped });
 }
 
 /**
@@ -53,16 +80,23 @@ function send(reply: FastifyReply, code: ErrorCode, detail: string | readonly Va
  * The answer is built from the error's `validation` list (the error handler), not from this message.
  */
 export function schemaErrorMessage(
-  errors: readonly { readonly instancePath?: string; readonly message?: string }[], dataVar: string,
+  errors: readonly { readonly instancePath?: string; readonly message?: string }[],
+  dataVar: string,
 ): Error {
-  const first = errors.slice(0, 3).map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message ?? 'invalid'}`).join('; ');
+  const first = errors
+    .slice(0, 3)
+    .map((e) => `${dataVar}${e.instancePath ?? ''} ${e.message ?? 'invalid'}`)
+    .join('; ');
   const fields = `${errors.length} failing field${errors.length === 1 ? '' : 's'}`;
   return new Error(boundedText(`${fields}: ${first}${errors.length > 3 ? '; …' : ''}`));
 }
 
 /** Where a NUL character the database refused came from, when a path or query parameter holds one; else null. */
 function nulParameter(request: FastifyRequest): string[] | null {
-  for (const [head, values] of [['path', request.params], ['query', request.query]] as const) {
+  for (const [head, values] of [
+    ['path', request.params],
+    ['query', request.query],
+  ] as const) {
     if (values === null || typeof values !== 'object') continue;
     for (const [name, value] of Object.entries(values)) {
       if (typeof value === 'string' && value.includes('\0')) return [head, name];
@@ -79,14 +113,23 @@ function nulParameter(request: FastifyRequest): string[] | null {
  * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
  * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
-export function installErrorHandler(app: FastifyInstance, databaseError: (error: unknown) => AppError | null,
-  aborts?: LineSampler): void {
+export function installErrorHandler(
+  app: FastifyInstance,
+  databaseError: (error: unknown) => AppError | null,
+  aborts?: LineSampler,
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return send(reply, error.code, error.detail, error.headers);
     if (hasZodFastifySchemaValidationErrors(error)) return send(reply, 'validation', validationIssues(error));
     const mapped = FASTIFY_CODES[error.code];
     // A refusal by a limit names its setting and value.
-    if (mapped === 'payload_too_large') return send(reply, mapped, `The request body is larger than TIDINGS_MAX_BODY_BYTES (${request.routeOptions.bodyLimit} bytes)`, { connection: 'close' });
+    if (mapped === 'payload_too_large')
+      return send(
+        reply,
+        mapped,
+        `The request body is larger than TIDINGS_MAX_BODY_BYTES (${request.routeOptions.bodyLimit} bytes)`,
+        { connection: 'close' },
+      );
     if (mapped !== undefined) return send(reply, mapped, error.message);
     if (request.raw.readableAborted) {
       // The client closed the connection before its body arrived (its ECONNRESET is not the database's):
@@ -117,7 +160,12 @@ export function installErrorHandler(app: FastifyInstance, databaseError: (error:
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const family = notServedFamily(path);
-    if (family !== undefined) return send(reply, 'not_served', `Tidings does not serve ${family.name} (${request.method} ${path}): ${family.reason}`);
+    if (family !== undefined)
+      return send(
+        reply,
+        'not_served',
+        `Tidings does not serve ${family.name} (${request.method} ${path}): ${family.reason}`,
+      );
     return send(reply, 'not_found', `No route ${request.method} ${path}`);
   });
 }

@@ -47,8 +47,10 @@ export function limitAddressInProgress(app: FastifyInstance, config: Pick<Config
   const slots = new InProgress();
   app.addHook('onRequest', async (request, reply) => {
     if (!slots.take(clientAddress(request), limit, request, reply)) {
-      throw refusal('Too many requests from this client address in progress at once '
-        + `(TIDINGS_API_ADDRESS_CONCURRENCY=${limit})`);
+      throw refusal(
+        'Too many requests from this client address in progress at once ' +
+          `(TIDINGS_API_ADDRESS_CONCURRENCY=${limit})`,
+      );
     }
   });
 }
@@ -69,8 +71,9 @@ export function limitCredentialInProgress(
   app.addHook('onRequest', async (request, reply) => {
     if (request.principal === null || request.tokenHash === null) return;
     if (!slots.take(request.tokenHash.toString('base64url'), limit, request, reply)) {
-      throw refusal('Too many requests of this credential in progress at once '
-        + `(TIDINGS_API_CREDENTIAL_CONCURRENCY=${limit})`);
+      throw refusal(
+        'Too many requests of this credential in progress at once ' + `(TIDINGS_API_CREDENTIAL_CONCURRENCY=${limit})`,
+      );
     }
   });
 }

@@ -45,44 +45,65 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
   app.decorateRequest('rawBody', null);
   app.decorateRequest('rawText', null);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (request, body, done) => {
-    const bytes = body as Buffer;
-    let text: string;
-    try {
-      text = utf8.decode(bytes);
-    } catch (error) {
-      done(new AppError('bad_request', 'The request body is not valid UTF-8', { cause: error }), undefined);
-      return;
-    }
-    if (text.trim() === '') {
-      done(new AppError('bad_request', 'The request body is empty; a JSON value was expected'), undefined);
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      // Only the position: the parser's own message quotes the body, which may hold a secret.
-      const position = /position (\d+)/.exec((error as Error).message)?.[1];
-      done(new AppError('bad_request', position === undefined ? 'Malformed JSON' : `Malformed JSON at byte ${position}`, { cause: error }), undefined);
-      return;
-    }
-    const ambiguous = ambiguousKey(text, value);
-    if (ambiguous !== null) {
-      const msg = ambiguous.reason === 'duplicate'
-        ? `the key "${ambiguous.key}" appears more than once in this object (which one counts would be a guess)`
-        : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as its prototype`;
-      const type = `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}`;
-      done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type }]), undefined);
-      return;
-    }
-    const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogatePath(value) : null;
-    if (lone !== null) {
-      done(new AppError('validation', [{ loc: ['body', ...lone], msg: 'a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair): it is not Unicode text', type: 'value_error.str.surrogate' }]), undefined);
-      return;
-    }
-    request.rawBody = bytes;
-    request.rawText = text;
-    done(null, value);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: maxBodyBytes },
+    (request, body, done) => {
+      const bytes = body as Buffer;
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch (error) {
+        done(new AppError('bad_request', 'The request body is not valid UTF-8', { cause: error }), undefined);
+        return;
+      }
+      if (text.trim() === '') {
+        done(new AppError('bad_request', 'The request body is empty; a JSON value was expected'), undefined);
+        return;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        // Only the position: the parser's own message quotes the body, which may hold a secret.
+        const position = /position (\d+)/.exec((error as Error).message)?.[1];
+        done(
+          new AppError(
+            'bad_request',
+            position === undefined ? 'Malformed JSON' : `Malformed JSON at byte ${position}`,
+            { cause: error },
+          ),
+          undefined,
+        );
+        return;
+      }
+      const ambiguous = ambiguousKey(text, value);
+      if (ambiguous !== null) {
+        const msg =
+          ambiguous.reason === 'duplicate'
+            ? `the key "${ambiguous.key}" appears more than once in this object (which one counts would be a guess)`
+            : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as its prototype`;
+        const type = `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}`;
+        done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type }]), undefined);
+        return;
+      }
+      const lone = SURROGATE_ESCAPE.test(text) ? loneSurrogatePath(value) : null;
+      if (lone !== null) {
+        done(
+          new AppError('validation', [
+            {
+              loc: ['body', ...lone],
+              msg: 'a string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair): it is not Unicode text',
+              type: 'value_error.str.surrogate',
+            },
+          ]),
+          undefined,
+        );
+        return;
+      }
+      request.rawBody = bytes;
+      request.rawText = text;
+      done(null, value);
+    },
+  );
 }

@@ -7,11 +7,29 @@ import { REDACT_PATHS } from '../../observability/logger.ts';
 import { lazyChildLogger } from './lazy-child-logger.ts';
 
 /** A logger like the process logger (its redaction) writing into `lines`, and a count of the children made of it. */
-function counted(level = 'info'): { logger: FastifyBaseLogger; lines: Record<string, unknown>[]; children: () => number } {
+function counted(level = 'info'): {
+  logger: FastifyBaseLogger;
+  lines: Record<string, unknown>[];
+  children: () => number;
+} {
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, done) => {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
   let made = 0;
-  const logger = pino({ level, redact: { paths: [...REDACT_PATHS], censor: '[redacted]' }, onChild: () => { made += 1; } }, sink);
+  const logger = pino(
+    {
+      level,
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      onChild: () => {
+        made += 1;
+      },
+    },
+    sink,
+  );
   return { logger, lines, children: () => made };
 }
 
@@ -24,7 +42,7 @@ test('no child logger is made for a request that writes no line through it', () 
   assert.equal(children(), 0);
 });
 
-test('a line written through it is the default child\'s line: the request id bound, secrets redacted', async () => {
+test("a line written through it is the default child's line: the request id bound, secrets redacted", async () => {
   const { logger, lines, children } = counted();
   const log = lazyChildLogger(logger, { reqId: 'req_2' }, {});
   log.warn({ token: 'tidings_secret', n: 1 }, 'first');
@@ -36,7 +54,7 @@ test('a line written through it is the default child\'s line: the request id bou
   assert.deepEqual([lines[1]!.reqId, lines[1]!.msg], ['req_2', 'second']);
 });
 
-test('levels below the logger\'s stay off, and a child of it carries both bindings', async () => {
+test("levels below the logger's stay off, and a child of it carries both bindings", async () => {
   const { logger, lines } = counted('warn');
   const log = lazyChildLogger(logger, { reqId: 'req_3' }, {});
   log.info('not written');

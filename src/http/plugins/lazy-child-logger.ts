@@ -13,7 +13,12 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino
  * Pass as Fastify's `childLoggerFactory`. Its `level` reads the parent's until the child exists (a child
  * with its own level in `opts` is made at once, since that level must hold from the start).
  */
-export function lazyChildLogger(this: unknown, logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions): FastifyBaseLogger {
+export function lazyChildLogger(
+  this: unknown,
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  opts: ChildLoggerOptions,
+): FastifyBaseLogger {
   if (opts.level !== undefined) return logger.child(bindings, opts);
   return new LazyChild(logger, bindings, opts) as unknown as FastifyBaseLogger;
 }
@@ -51,13 +56,27 @@ class LazyChild {
     this.#real().level = value;
   }
 
-  fatal(...args: unknown[]): void { this.#write('fatal', args); }
-  error(...args: unknown[]): void { this.#write('error', args); }
-  warn(...args: unknown[]): void { this.#write('warn', args); }
-  info(...args: unknown[]): void { this.#write('info', args); }
-  debug(...args: unknown[]): void { this.#write('debug', args); }
-  trace(...args: unknown[]): void { this.#write('trace', args); }
-  silent(...args: unknown[]): void { this.#write('silent', args); }
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
+  silent(...args: unknown[]): void {
+    this.#write('silent', args);
+  }
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#real().child(bindings, options);

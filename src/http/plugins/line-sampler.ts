@@ -35,7 +35,10 @@ export function createLineSampler(options: LineSamplerOptions): LineSampler {
   let total = 0;
   const flush = (): void => {
     if (dropped === 0) return;
-    options.logger.warn({ suppressed: dropped, kind: options.kind, windowMs: WINDOW_MS }, `${dropped} ${options.kind} lines not written (over TIDINGS_REFUSAL_LOG_RATE)`);
+    options.logger.warn(
+      { suppressed: dropped, kind: options.kind, windowMs: WINDOW_MS },
+      `${dropped} ${options.kind} lines not written (over TIDINGS_REFUSAL_LOG_RATE)`,
+    );
     dropped = 0;
   };
   return {

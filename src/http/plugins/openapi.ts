@@ -16,7 +16,11 @@ export async function installOpenApi(app: Api, version: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tidings API', version, description: 'Webhook delivery in the shapes of the Svix API; Tidings additions are marked as such.' },
+      info: {
+        title: 'Tidings API',
+        version,
+        description: 'Webhook delivery in the shapes of the Svix API; Tidings additions are marked as such.',
+      },
       components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ HTTPBearer: [] }],
     },

@@ -15,8 +15,15 @@ class FakeSocket extends EventEmitter {
 }
 
 /** One pipelined request of `socket` and its response (which emits `close` once answered). */
-function exchange(socket: FakeSocket, n: number): { req: IncomingMessage; res: ServerResponse & EventEmitter; n: number } {
-  return { req: { socket } as unknown as IncomingMessage, res: new EventEmitter() as unknown as ServerResponse & EventEmitter, n };
+function exchange(
+  socket: FakeSocket,
+  n: number,
+): { req: IncomingMessage; res: ServerResponse & EventEmitter; n: number } {
+  return {
+    req: { socket } as unknown as IncomingMessage,
+    res: new EventEmitter() as unknown as ServerResponse & EventEmitter,
+    n,
+  };
 }
 
 test('a connection runs at most `depth` requests at once, the rest in order as answers finish, and is closed past `queue` waiting', () => {

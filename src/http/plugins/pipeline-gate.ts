@@ -70,7 +70,10 @@ export function whenAnswered(req: IncomingMessage, res: ServerResponse, fn: () =
  * connection whose unsent answers pass the socket's high-water mark) does the rest.
  * @returns the gated handler and a function that reads the {@link PipelineStats}
  */
-export function pipelineGate(handler: Handler, limits: PipelineLimits): {
+export function pipelineGate(
+  handler: Handler,
+  limits: PipelineLimits,
+): {
   readonly handler: Handler;
   readonly stats: () => PipelineStats;
 } {

@@ -55,10 +55,10 @@ export function installRateLimit(app: FastifyInstance, config: RateLimits): void
     errorResponseBuilder: (request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       const detail = isPublic(request)
-        ? `Too many requests from this client address (TIDINGS_PUBLIC_RATE_LIMIT=${config.publicRateLimitPerS}/s, `
-          + `TIDINGS_PUBLIC_RATE_BURST=${config.publicRateBurst})`
-        : 'Too many requests for this credential '
-          + `(TIDINGS_API_RATE_LIMIT=${config.apiRateLimitPerS}/s, TIDINGS_API_RATE_BURST=${config.apiRateBurst})`;
+        ? `Too many requests from this client address (TIDINGS_PUBLIC_RATE_LIMIT=${config.publicRateLimitPerS}/s, ` +
+          `TIDINGS_PUBLIC_RATE_BURST=${config.publicRateBurst})`
+        : 'Too many requests for this credential ' +
+          `(TIDINGS_API_RATE_LIMIT=${config.apiRateLimitPerS}/s, TIDINGS_API_RATE_BURST=${config.apiRateBurst})`;
       const headers = { 'retry-after': String(seconds) };
       return new AppError('rate_limited', `${detail}; retry in ${seconds} s`, { headers });
     },

@@ -15,6 +15,14 @@ export interface RequestLine {
  * can hold a credential, so it is written without pino's redaction pass (docs/adr/0016-hot-path-cost.md).
  * Headers, bodies and errors never go into it; the errored line keeps the redacting logger.
  */
-export function requestLine(request: { readonly id: string; readonly method: string; readonly url: string }, reply: { readonly statusCode: number; readonly elapsedTime: number }): RequestLine {
-  return { reqId: request.id, req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+export function requestLine(
+  request: { readonly id: string; readonly method: string; readonly url: string },
+  reply: { readonly statusCode: number; readonly elapsedTime: number },
+): RequestLine {
+  return {
+    reqId: request.id,
+    req: { method: request.method, url: redactUrl(request.url) },
+    res: { statusCode: reply.statusCode },
+    responseTime: reply.elapsedTime,
+  };
 }

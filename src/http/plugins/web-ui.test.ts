@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { installWebUi } from './web-ui.ts';
 
-const config = { portalFrameAncestors: ['https://app.example.com'], portalBrandLogoUrl: 'https://cdn.example.com/logo.png' };
+const config = {
+  portalFrameAncestors: ['https://app.example.com'],
+  portalBrandLogoUrl: 'https://cdn.example.com/logo.png',
+};
 
 async function serve(dist: string) {
   const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
@@ -30,7 +33,10 @@ test('the pages carry a CSP without inline scripts; only the portal may be frame
   const dist = await mkdtemp(join(tmpdir(), 'tidings-dist-'));
   await mkdir(join(dist, 'assets'));
   await writeFile(join(dist, 'console.html'), '<!doctype html><script type="module" src="/ui/assets/c.js"></script>');
-  await writeFile(join(dist, 'app-portal.html'), '<!doctype html><script type="module" src="/ui/assets/p.js"></script>');
+  await writeFile(
+    join(dist, 'app-portal.html'),
+    '<!doctype html><script type="module" src="/ui/assets/p.js"></script>',
+  );
   await writeFile(join(dist, 'assets', 'c.js'), 'console.log(1)');
   const app = await serve(`${dist}/`);
   try {
@@ -52,7 +58,8 @@ test('the pages carry a CSP without inline scripts; only the portal may be frame
     assert.equal(asset.statusCode, 200);
     assert.match(String(asset.headers['cache-control']), /immutable/);
     assert.equal((await app.inject({ url: '/ui/assets/missing.js' })).statusCode, 404);
-    for (const url of ['/ui/assets/..%2fconsole.html', '/ui/assets/%2e%2e/console.html']) assert.notEqual((await app.inject({ url })).statusCode, 200, url);
+    for (const url of ['/ui/assets/..%2fconsole.html', '/ui/assets/%2e%2e/console.html'])
+      assert.notEqual((await app.inject({ url })).statusCode, 200, url);
   } finally {
     await app.close();
     await rm(dist, { recursive: true, force: true });

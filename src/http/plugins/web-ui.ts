@@ -31,8 +31,15 @@ function csp(frameAncestors: readonly string[], imgOrigins: readonly string[]) {
   return {
     useDefaults: false,
     directives: {
-      defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'"], imgSrc: ["'self'", 'data:', ...imgOrigins],
-      connectSrc: ["'self'"], fontSrc: ["'self'"], objectSrc: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"],
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:', ...imgOrigins],
+      connectSrc: ["'self'"],
+      fontSrc: ["'self'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'none'"],
+      formAction: ["'self'"],
       frameAncestors: frameAncestors.length === 0 ? ["'none'"] : [...frameAncestors],
     },
   };
@@ -55,7 +62,11 @@ async function sendPage(reply: FastifyReply, path: string): Promise<FastifyReply
  * bundle files under `/ui/assets/` (cached for a year). Security headers by @fastify/helmet on all three.
  * `distDir` (ending in `/`) is where the bundle is, web/dist/ by default.
  */
-export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalFrameAncestors' | 'portalBrandLogoUrl'>, distDir: string = WEB_DIST_DIR): void {
+export function installWebUi(
+  app: FastifyInstance,
+  config: Pick<Config, 'portalFrameAncestors' | 'portalBrandLogoUrl'>,
+  distDir: string = WEB_DIST_DIR,
+): void {
   const logoOrigin = config.portalBrandLogoUrl === undefined ? [] : [new URL(config.portalBrandLogoUrl).origin];
   for (const mode of MODES) {
     app.register(async (scoped) => {
@@ -68,14 +79,23 @@ export function installWebUi(app: FastifyInstance, config: Pick<Config, 'portalF
         referrerPolicy: { policy: 'no-referrer' },
       });
       // `/console/` too: the router ignores a trailing slash.
-      scoped.get(mode.path, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => sendPage(reply, `${distDir}${mode.file}`));
+      scoped.get(mode.path, { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
+        sendPage(reply, `${distDir}${mode.file}`),
+      );
     });
   }
   app.register(async (scoped) => {
-    await scoped.register(helmet, { global: true, contentSecurityPolicy: csp([], []), referrerPolicy: { policy: 'no-referrer' } });
+    await scoped.register(helmet, {
+      global: true,
+      contentSecurityPolicy: csp([], []),
+      referrerPolicy: { policy: 'no-referrer' },
+    });
     await scoped.register(fastifyStatic, { root: `${distDir}assets`, serve: false, index: false });
     // Public like the pages (the files hold no data), unlimited, and not in the OpenAPI document.
-    scoped.get<{ Params: { '*': string } }>(`${ASSETS_PREFIX}*`, { config: { public: true }, schema: { hide: true } }, async (request, reply) =>
-      reply.sendFile(request.params['*'], { immutable: true, maxAge: '365d' }));
+    scoped.get<{ Params: { '*': string } }>(
+      `${ASSETS_PREFIX}*`,
+      { config: { public: true }, schema: { hide: true } },
+      async (request, reply) => reply.sendFile(request.params['*'], { immutable: true, maxAge: '365d' }),
+    );
   });
 }

@@ -23,19 +23,26 @@ export function applicationInput(body: z.output<typeof applicationIn>): Applicat
  * (or `get_or_create=true`) and a taken uid, 200 with the existing one. Idempotency-Key honoured.
  */
 export function registerApplicationCreate(app: Api, deps: HttpDeps): void {
-  app.post('/api/v1/app', {
-    schema: {
-      tags: ['Application'], summary: 'Create application', querystring: applicationCreateQuery, body: applicationIn,
-      response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors },
+  app.post(
+    '/api/v1/app',
+    {
+      schema: {
+        tags: ['Application'],
+        summary: 'Create application',
+        querystring: applicationCreateQuery,
+        body: applicationIn,
+        response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors },
+      },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const getIfExists = request.query.get_if_exists === true || request.query.get_or_create === true;
-    const input = applicationInput(request.body);
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
-      const { app: created, created: isNew } = await deps.applications.create(tx, principal, input, { getIfExists });
-      return applicationAnswer(created, isNew);
-    });
-    return sendAnswer(reply, answer);
-  });
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const getIfExists = request.query.get_if_exists === true || request.query.get_or_create === true;
+      const input = applicationInput(request.body);
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
+        const { app: created, created: isNew } = await deps.applications.create(tx, principal, input, { getIfExists });
+        return applicationAnswer(created, isNew);
+      });
+      return sendAnswer(reply, answer);
+    },
+  );
 }

@@ -14,34 +14,69 @@ const params = z.object({ appId: refParam });
  * (the given fields) and `DELETE /api/v1/app/{app}` (204; everything the application owns goes with it).
  */
 export function registerApplicationWrite(app: Api, deps: Pick<HttpDeps, 'applications' | 'unitOfWork'>): void {
-  app.put('/api/v1/app/:appId', {
-    schema: { tags: ['Application'], summary: 'Update (or create) application', params, body: applicationIn, response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const result = await deps.unitOfWork.transaction((tx) => deps.applications.upsert(tx, principal, request.params.appId, applicationInput(request.body)));
-    return reply.code(result.created ? 201 : 200).send(applicationOut(result.app));
-  });
+  app.put(
+    '/api/v1/app/:appId',
+    {
+      schema: {
+        tags: ['Application'],
+        summary: 'Update (or create) application',
+        params,
+        body: applicationIn,
+        response: { 200: applicationOutSchema, 201: applicationOutSchema, 409: errorBody, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await deps.unitOfWork.transaction((tx) =>
+        deps.applications.upsert(tx, principal, request.params.appId, applicationInput(request.body)),
+      );
+      return reply.code(result.created ? 201 : 200).send(applicationOut(result.app));
+    },
+  );
 
-  app.patch('/api/v1/app/:appId', {
-    schema: { tags: ['Application'], summary: 'Patch application', params, body: applicationPatch, response: { 200: applicationOutSchema, 409: errorBody, ...commonErrors } },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const body = request.body;
-    const rate = body.throttleRate !== undefined ? body.throttleRate : body.rateLimit;
-    const changes: ApplicationChanges = {
-      ...(body.name === undefined ? {} : { name: body.name }),
-      ...(body.uid === undefined ? {} : { uid: body.uid }),
-      ...(rate === undefined ? {} : { rateLimit: rate }),
-      ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-    };
-    return applicationOut(await deps.unitOfWork.transaction((tx) => deps.applications.patch(tx, principal, request.params.appId, changes)));
-  });
+  app.patch(
+    '/api/v1/app/:appId',
+    {
+      schema: {
+        tags: ['Application'],
+        summary: 'Patch application',
+        params,
+        body: applicationPatch,
+        response: { 200: applicationOutSchema, 409: errorBody, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const rate = body.throttleRate !== undefined ? body.throttleRate : body.rateLimit;
+      const changes: ApplicationChanges = {
+        ...(body.name === undefined ? {} : { name: body.name }),
+        ...(body.uid === undefined ? {} : { uid: body.uid }),
+        ...(rate === undefined ? {} : { rateLimit: rate }),
+        ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+      };
+      return applicationOut(
+        await deps.unitOfWork.transaction((tx) =>
+          deps.applications.patch(tx, principal, request.params.appId, changes),
+        ),
+      );
+    },
+  );
 
-  app.delete('/api/v1/app/:appId', {
-    schema: { tags: ['Application'], summary: 'Delete application', params, response: { 204: z.null().describe('Deleted'), ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    await deps.unitOfWork.transaction((tx) => deps.applications.delete(tx, principal, request.params.appId));
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/api/v1/app/:appId',
+    {
+      schema: {
+        tags: ['Application'],
+        summary: 'Delete application',
+        params,
+        response: { 204: z.null().describe('Deleted'), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      await deps.unitOfWork.transaction((tx) => deps.applications.delete(tx, principal, request.params.appId));
+      return reply.code(204).send(null);
+    },
+  );
 }

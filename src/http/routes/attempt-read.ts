@@ -10,10 +10,17 @@ type AttemptQuery = z.output<typeof attemptListQuery>;
 
 function filters(q: AttemptQuery): AttemptFilters {
   return {
-    limit: q.limit, iterator: q.iterator ?? null, order: q.order, withContent: q.with_content,
-    status: q.status ?? null, statusCodeClass: q.status_code_class ?? null,
+    limit: q.limit,
+    iterator: q.iterator ?? null,
+    order: q.order,
+    withContent: q.with_content,
+    status: q.status ?? null,
+    statusCodeClass: q.status_code_class ?? null,
     eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
-    channel: q.channel ?? null, tag: q.tag ?? null, before: q.before ?? null, after: q.after ?? null,
+    channel: q.channel ?? null,
+    tag: q.tag ?? null,
+    before: q.before ?? null,
+    after: q.after ?? null,
     endpointRef: q.endpoint_id ?? null,
   };
 }
@@ -25,27 +32,79 @@ function filters(q: AttemptQuery): AttemptFilters {
  * operator credential only).
  */
 export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries' | 'config'>): void {
-  app.get('/api/v1/app/:appId/attempt/msg/:msgId', {
-    schema: { tags: ['Message Attempt'], summary: 'List attempts by message', params: z.object({ appId: refParam, msgId: refParam }), querystring: attemptListQuery, response: { 200: attemptList, ...commonErrors } },
-  }, async (request) => {
-    const q = request.query;
-    const page = await deps.queries.listAttemptsByMessage(principalOf(request), request.params.appId, request.params.msgId, filters(q));
-    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }), pageFit(deps.config, q.iterator));
-  });
+  app.get(
+    '/api/v1/app/:appId/attempt/msg/:msgId',
+    {
+      schema: {
+        tags: ['Message Attempt'],
+        summary: 'List attempts by message',
+        params: z.object({ appId: refParam, msgId: refParam }),
+        querystring: attemptListQuery,
+        response: { 200: attemptList, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await deps.queries.listAttemptsByMessage(
+        principalOf(request),
+        request.params.appId,
+        request.params.msgId,
+        filters(q),
+      );
+      return listOut(
+        page,
+        (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }),
+        pageFit(deps.config, q.iterator),
+      );
+    },
+  );
 
-  app.get('/api/v1/app/:appId/attempt/endpoint/:endpointId', {
-    schema: { tags: ['Message Attempt'], summary: 'List attempts by endpoint', params: z.object({ appId: refParam, endpointId: refParam }), querystring: attemptListQuery, response: { 200: attemptList, ...commonErrors } },
-  }, async (request) => {
-    const q = request.query;
-    const page = await deps.queries.listAttemptsByEndpoint(principalOf(request), request.params.appId, request.params.endpointId, filters(q));
-    return listOut(page, (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }), pageFit(deps.config, q.iterator));
-  });
+  app.get(
+    '/api/v1/app/:appId/attempt/endpoint/:endpointId',
+    {
+      schema: {
+        tags: ['Message Attempt'],
+        summary: 'List attempts by endpoint',
+        params: z.object({ appId: refParam, endpointId: refParam }),
+        querystring: attemptListQuery,
+        response: { 200: attemptList, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await deps.queries.listAttemptsByEndpoint(
+        principalOf(request),
+        request.params.appId,
+        request.params.endpointId,
+        filters(q),
+      );
+      return listOut(
+        page,
+        (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }),
+        pageFit(deps.config, q.iterator),
+      );
+    },
+  );
 
-  app.get('/api/v1/app/:appId/msg/:msgId/attempt/:attemptId', {
-    schema: { tags: ['Message Attempt'], summary: 'Get attempt', params: z.object({ appId: refParam, msgId: refParam, attemptId: refParam }), response: { 200: attemptOutSchema, ...commonErrors } },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const attempt = await deps.queries.getAttempt(principal, request.params.appId, request.params.msgId, request.params.attemptId);
-    return attemptOut(attempt, { withContent: true, withMsg: false, operator: principal.kind === 'admin' });
-  });
+  app.get(
+    '/api/v1/app/:appId/msg/:msgId/attempt/:attemptId',
+    {
+      schema: {
+        tags: ['Message Attempt'],
+        summary: 'Get attempt',
+        params: z.object({ appId: refParam, msgId: refParam, attemptId: refParam }),
+        response: { 200: attemptOutSchema, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const attempt = await deps.queries.getAttempt(
+        principal,
+        request.params.appId,
+        request.params.msgId,
+        request.params.attemptId,
+      );
+      return attemptOut(attempt, { withContent: true, withMsg: false, operator: principal.kind === 'admin' });
+    },
+  );
 }

@@ -11,9 +11,12 @@ import { deadLetterReplayIn, taskStartedOut as taskStartedOutSchema } from '../s
 type ListQuery = z.output<typeof deadLetterListQuery>;
 
 const filters = (q: ListQuery) => ({
-  limit: q.limit, iterator: q.iterator ?? null, order: q.order,
+  limit: q.limit,
+  iterator: q.iterator ?? null,
+  order: q.order,
   eventTypes: q.event_types === undefined || q.event_types.length === 0 ? null : q.event_types,
-  before: q.before ?? null, after: q.after ?? null,
+  before: q.before ?? null,
+  after: q.after ?? null,
 });
 
 /**
@@ -24,39 +27,101 @@ const filters = (q: ListQuery) => ({
  * `POST /api/v1/app/{app}/dead-letter/replay` (202 with a background task: the dead letters selected by
  * endpoint, event types and window go back to pending, paced per endpoint by TIDINGS_REPLAY_RATE).
  */
-export function registerDeadLetters(app: Api, deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>): void {
-  app.get('/api/v1/dead-letter', {
-    schema: {
-      tags: ['Dead Letter'], summary: 'List dead letters of every application (Tidings)', querystring: deadLetterListQuery,
-      response: { 200: deadLetterList, ...commonErrors },
+export function registerDeadLetters(
+  app: Api,
+  deps: Pick<HttpDeps, 'deliveryQueries' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>,
+): void {
+  app.get(
+    '/api/v1/dead-letter',
+    {
+      schema: {
+        tags: ['Dead Letter'],
+        summary: 'List dead letters of every application (Tidings)',
+        querystring: deadLetterListQuery,
+        response: { 200: deadLetterList, ...commonErrors },
+      },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.allDeadLetters(principalOf(request), filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
+    async (request) =>
+      listOut(
+        await deps.deliveryQueries.allDeadLetters(principalOf(request), filters(request.query)),
+        deadLetterOut,
+        pageFit(deps.config, request.query.iterator),
+      ),
+  );
 
-  app.get('/api/v1/app/:appId/dead-letter', {
-    schema: {
-      tags: ['Dead Letter'], summary: 'List dead letters of an application (Tidings)', params: z.object({ appId: refParam }), querystring: deadLetterListQuery,
-      response: { 200: deadLetterList, ...commonErrors },
+  app.get(
+    '/api/v1/app/:appId/dead-letter',
+    {
+      schema: {
+        tags: ['Dead Letter'],
+        summary: 'List dead letters of an application (Tidings)',
+        params: z.object({ appId: refParam }),
+        querystring: deadLetterListQuery,
+        response: { 200: deadLetterList, ...commonErrors },
+      },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, null, filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
+    async (request) =>
+      listOut(
+        await deps.deliveryQueries.deadLetters(
+          principalOf(request),
+          request.params.appId,
+          null,
+          filters(request.query),
+        ),
+        deadLetterOut,
+        pageFit(deps.config, request.query.iterator),
+      ),
+  );
 
-  app.get('/api/v1/app/:appId/endpoint/:endpointId/dead-letter', {
-    schema: {
-      tags: ['Dead Letter'], summary: 'List dead letters of an endpoint (Tidings)', params: z.object({ appId: refParam, endpointId: refParam }),
-      querystring: deadLetterListQuery, response: { 200: deadLetterList, ...commonErrors },
+  app.get(
+    '/api/v1/app/:appId/endpoint/:endpointId/dead-letter',
+    {
+      schema: {
+        tags: ['Dead Letter'],
+        summary: 'List dead letters of an endpoint (Tidings)',
+        params: z.object({ appId: refParam, endpointId: refParam }),
+        querystring: deadLetterListQuery,
+        response: { 200: deadLetterList, ...commonErrors },
+      },
     },
-  }, async (request) => listOut(await deps.deliveryQueries.deadLetters(principalOf(request), request.params.appId, request.params.endpointId, filters(request.query)), deadLetterOut, pageFit(deps.config, request.query.iterator)));
+    async (request) =>
+      listOut(
+        await deps.deliveryQueries.deadLetters(
+          principalOf(request),
+          request.params.appId,
+          request.params.endpointId,
+          filters(request.query),
+        ),
+        deadLetterOut,
+        pageFit(deps.config, request.query.iterator),
+      ),
+  );
 
-  app.post('/api/v1/app/:appId/dead-letter/replay', {
-    schema: {
-      tags: ['Dead Letter'], summary: 'Replay dead letters by filter (Tidings)', params: z.object({ appId: refParam }), body: deadLetterReplayIn,
-      response: { 202: taskStartedOutSchema, 409: errorBody, ...commonErrors },
+  app.post(
+    '/api/v1/app/:appId/dead-letter/replay',
+    {
+      schema: {
+        tags: ['Dead Letter'],
+        summary: 'Replay dead letters by filter (Tidings)',
+        params: z.object({ appId: refParam }),
+        body: deadLetterReplayIn,
+        response: { 202: taskStartedOutSchema, 409: errorBody, ...commonErrors },
+      },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const b = request.body;
-    const selection = { since: b.since, until: b.until ?? null, endpointRef: b.endpointId ?? null, eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes };
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, selection)));
-    deps.taskRunner.kick();
-    return sendAnswer(reply, answer);
-  });
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const b = request.body;
+      const selection = {
+        since: b.since,
+        until: b.until ?? null,
+        endpointRef: b.endpointId ?? null,
+        eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
+      };
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
+        taskStartedAnswer(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, selection)),
+      );
+      deps.taskRunner.kick();
+      return sendAnswer(reply, answer);
+    },
+  );
 }

@@ -8,7 +8,9 @@ import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { endpointIn, endpointOut as endpointOutSchema } from '../schemas/endpoint.ts';
 
 /** An `EndpointIn` body as the use case takes it (new names win over the older `filterTypes`/`rateLimit`). */
-export function endpointInput(body: z.output<typeof endpointIn> | Omit<z.output<typeof endpointIn>, 'secret'>): EndpointInput {
+export function endpointInput(
+  body: z.output<typeof endpointIn> | Omit<z.output<typeof endpointIn>, 'secret'>,
+): EndpointInput {
   return {
     url: body.url,
     description: body.description ?? '',
@@ -29,15 +31,24 @@ export function endpointInput(body: z.output<typeof endpointIn> | Omit<z.output<
  * `GET …/secret`). The URL must pass the egress policy (422 `url_not_allowed`). Idempotency-Key honoured.
  */
 export function registerEndpointCreate(app: Api, deps: HttpDeps): void {
-  app.post('/api/v1/app/:appId/endpoint', {
-    schema: {
-      tags: ['Endpoint'], summary: 'Create endpoint', params: z.object({ appId: refParam }), body: endpointIn,
-      response: { 201: endpointOutSchema, 409: errorBody, ...commonErrors },
+  app.post(
+    '/api/v1/app/:appId/endpoint',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Create endpoint',
+        params: z.object({ appId: refParam }),
+        body: endpointIn,
+        response: { 201: endpointOutSchema, 409: errorBody, ...commonErrors },
+      },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const input = endpointInput(request.body);
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => endpointCreatedAnswer(await deps.endpoints.create(tx, principal, request.params.appId, input)));
-    return sendAnswer(reply, answer);
-  });
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const input = endpointInput(request.body);
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
+        endpointCreatedAnswer(await deps.endpoints.create(tx, principal, request.params.appId, input)),
+      );
+      return sendAnswer(reply, answer);
+    },
+  );
 }

@@ -14,27 +14,77 @@ const params = z.object({ appId: refParam, endpointId: refParam });
  * headers cannot be set (422).
  */
 export function registerEndpointHeaders(app: Api, deps: Pick<HttpDeps, 'endpointSettings' | 'unitOfWork'>): void {
-  app.get('/api/v1/app/:appId/endpoint/:endpointId/headers', {
-    schema: { tags: ['Endpoint'], summary: 'Get endpoint headers', params, response: { 200: endpointHeadersOut, ...commonErrors } },
-  }, async (request) => {
-    const view = await deps.endpointSettings.headers(principalOf(request), request.params.appId, request.params.endpointId);
-    return { headers: { ...view.headers }, sensitive: [...view.sensitive] };
-  });
+  app.get(
+    '/api/v1/app/:appId/endpoint/:endpointId/headers',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Get endpoint headers',
+        params,
+        response: { 200: endpointHeadersOut, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const view = await deps.endpointSettings.headers(
+        principalOf(request),
+        request.params.appId,
+        request.params.endpointId,
+      );
+      return { headers: { ...view.headers }, sensitive: [...view.sensitive] };
+    },
+  );
 
-  app.put('/api/v1/app/:appId/endpoint/:endpointId/headers', {
-    schema: { tags: ['Endpoint'], summary: 'Set endpoint headers', params, body: endpointHeadersIn, response: { 204: z.null().describe('Set'), ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    await deps.unitOfWork.transaction((tx) => deps.endpointSettings.setHeaders(tx, principal, request.params.appId, request.params.endpointId, request.body.headers));
-    return reply.code(204).send(null);
-  });
+  app.put(
+    '/api/v1/app/:appId/endpoint/:endpointId/headers',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Set endpoint headers',
+        params,
+        body: endpointHeadersIn,
+        response: { 204: z.null().describe('Set'), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      await deps.unitOfWork.transaction((tx) =>
+        deps.endpointSettings.setHeaders(
+          tx,
+          principal,
+          request.params.appId,
+          request.params.endpointId,
+          request.body.headers,
+        ),
+      );
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.patch('/api/v1/app/:appId/endpoint/:endpointId/headers', {
-    schema: { tags: ['Endpoint'], summary: 'Patch endpoint headers', params, body: endpointHeadersPatchIn, response: { 204: z.null().describe('Patched'), ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const { headers, deleteHeaders } = request.body;
-    await deps.unitOfWork.transaction((tx) => deps.endpointSettings.patchHeaders(tx, principal, request.params.appId, request.params.endpointId, headers, deleteHeaders ?? []));
-    return reply.code(204).send(null);
-  });
+  app.patch(
+    '/api/v1/app/:appId/endpoint/:endpointId/headers',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Patch endpoint headers',
+        params,
+        body: endpointHeadersPatchIn,
+        response: { 204: z.null().describe('Patched'), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { headers, deleteHeaders } = request.body;
+      await deps.unitOfWork.transaction((tx) =>
+        deps.endpointSettings.patchHeaders(
+          tx,
+          principal,
+          request.params.appId,
+          request.params.endpointId,
+          headers,
+          deleteHeaders ?? [],
+        ),
+      );
+      return reply.code(204).send(null);
+    },
+  );
 }

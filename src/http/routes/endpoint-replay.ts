@@ -13,11 +13,17 @@ const response = { 202: taskStartedOutSchema, 409: errorBody, ...commonErrors };
 /** The states a Svix `BulkReplayIn.status` selects (see the schema). */
 function bulkStates(status: number | null | undefined): readonly ReplayableState[] {
   switch (status) {
-    case null: case undefined: return ['dead', 'succeeded'];
-    case 0: return ['succeeded'];
-    case 2: return ['dead'];
-    case 4: return ['skipped'];
-    default: return [];
+    case null:
+    case undefined:
+      return ['dead', 'succeeded'];
+    case 0:
+      return ['succeeded'];
+    case 2:
+      return ['dead'];
+    case 4:
+      return ['skipped'];
+    default:
+      return [];
   }
 }
 
@@ -29,38 +35,76 @@ function bulkStates(status: number | null | undefined): readonly ReplayableState
  * (webhook-id), start a fresh retry schedule, and are paced (TIDINGS_REPLAY_RATE). A disabled endpoint is
  * 409. Idempotency-Key honoured: a repeated request answers the same task.
  */
-export function registerEndpointReplay(app: Api, deps: Pick<HttpDeps, 'recoverer' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>): void {
-  app.post('/api/v1/app/:appId/endpoint/:endpointId/recover', {
-    schema: { tags: ['Endpoint'], summary: 'Recover failed messages', params, body: recoverIn, response },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const { since, until } = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })));
-    deps.taskRunner.kick();
-    return sendAnswer(reply, answer);
-  });
+export function registerEndpointReplay(
+  app: Api,
+  deps: Pick<HttpDeps, 'recoverer' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>,
+): void {
+  app.post(
+    '/api/v1/app/:appId/endpoint/:endpointId/recover',
+    {
+      schema: { tags: ['Endpoint'], summary: 'Recover failed messages', params, body: recoverIn, response },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { since, until } = request.body;
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
+        taskStartedAnswer(
+          await deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, {
+            since,
+            until: until ?? null,
+          }),
+        ),
+      );
+      deps.taskRunner.kick();
+      return sendAnswer(reply, answer);
+    },
+  );
 
-  app.post('/api/v1/app/:appId/endpoint/:endpointId/replay-missing', {
-    schema: { tags: ['Endpoint'], summary: 'Replay missing messages', params, body: replayIn, response },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const { since, until } = request.body;
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null })));
-    deps.taskRunner.kick();
-    return sendAnswer(reply, answer);
-  });
+  app.post(
+    '/api/v1/app/:appId/endpoint/:endpointId/replay-missing',
+    {
+      schema: { tags: ['Endpoint'], summary: 'Replay missing messages', params, body: replayIn, response },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { since, until } = request.body;
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
+        taskStartedAnswer(
+          await deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, {
+            since,
+            until: until ?? null,
+          }),
+        ),
+      );
+      deps.taskRunner.kick();
+      return sendAnswer(reply, answer);
+    },
+  );
 
-  app.post('/api/v1/app/:appId/endpoint/:endpointId/bulk-replay', {
-    schema: { tags: ['Endpoint'], summary: 'Bulk replay messages', params, body: bulkReplayIn, response },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const b = request.body;
-    const selection = {
-      since: b.since, until: b.until ?? null, states: bulkStates(b.status), eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
-      channel: b.channel ?? null, tag: b.tag ?? null, statusCodeClass: b.statusCodeClass ?? null,
-    };
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => taskStartedAnswer(await deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, selection)));
-    deps.taskRunner.kick();
-    return sendAnswer(reply, answer);
-  });
+  app.post(
+    '/api/v1/app/:appId/endpoint/:endpointId/bulk-replay',
+    {
+      schema: { tags: ['Endpoint'], summary: 'Bulk replay messages', params, body: bulkReplayIn, response },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const b = request.body;
+      const selection = {
+        since: b.since,
+        until: b.until ?? null,
+        states: bulkStates(b.status),
+        eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
+        channel: b.channel ?? null,
+        tag: b.tag ?? null,
+        statusCodeClass: b.statusCodeClass ?? null,
+      };
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
+        taskStartedAnswer(
+          await deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, selection),
+        ),
+      );
+      deps.taskRunner.kick();
+      return sendAnswer(reply, answer);
+    },
+  );
 }

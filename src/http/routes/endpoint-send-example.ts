@@ -14,25 +14,35 @@ import { messageOut } from '../schemas/message.ts';
  * signed like any message. The event type must be registered (422 at body.eventType); a disabled endpoint
  * is 409. Idempotency-Key honoured (the stored answer holds no payload; a replay reads it back).
  */
-export function registerEndpointSendExample(app: Api, deps: Pick<HttpDeps, 'exampleSender' | 'queries' | 'idempotency' | 'unitOfWork' | 'config'>): void {
-  app.post('/api/v1/app/:appId/endpoint/:endpointId/send-example', {
-    schema: {
-      tags: ['Endpoint'], summary: 'Send an example message to the endpoint', params: z.object({ appId: refParam, endpointId: refParam }),
-      body: eventExampleIn, response: { 202: messageOut, 409: errorBody, ...commonErrors },
+export function registerEndpointSendExample(
+  app: Api,
+  deps: Pick<HttpDeps, 'exampleSender' | 'queries' | 'idempotency' | 'unitOfWork' | 'config'>,
+): void {
+  app.post(
+    '/api/v1/app/:appId/endpoint/:endpointId/send-example',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Send an example message to the endpoint',
+        params: z.object({ appId: refParam, endpointId: refParam }),
+        body: eventExampleIn,
+        response: { 202: messageOut, 409: errorBody, ...commonErrors },
+      },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const p = request.params;
-    let payload: Uint8Array | null = null;
-    const example = { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null };
-    const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
-      const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, example);
-      payload = message.payload;
-      return exampleSentAnswer(message);
-    });
-    const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
-    if (answer.replayed) payload = (await deps.queries.getMessage(principal, p.appId, head.id, true)).payload;
-    reply.type('application/json; charset=utf-8');
-    return sendAnswer(reply, answer, messageJson(head, payload));
-  });
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const p = request.params;
+      let payload: Uint8Array | null = null;
+      const example = { eventType: request.body.eventType, exampleIndex: request.body.exampleIndex ?? null };
+      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) => {
+        const message = await deps.exampleSender.send(tx, principal, p.appId, p.endpointId, example);
+        payload = message.payload;
+        return exampleSentAnswer(message);
+      });
+      const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
+      if (answer.replayed) payload = (await deps.queries.getMessage(principal, p.appId, head.id, true)).payload;
+      reply.type('application/json; charset=utf-8');
+      return sendAnswer(reply, answer, messageJson(head, payload));
+    },
+  );
 }

@@ -10,13 +10,28 @@ import { endpointStatsOut as endpointStatsOutSchema, endpointStatsQuery } from '
  * sending, fail, canceled, and Tidings' skipped) for messages created in [since, until) (default: all).
  */
 export function registerEndpointStats(app: Api, deps: Pick<HttpDeps, 'deliveryQueries'>): void {
-  app.get('/api/v1/app/:appId/endpoint/:endpointId/stats', {
-    schema: {
-      tags: ['Endpoint'], summary: 'Endpoint stats', params: z.object({ appId: refParam, endpointId: refParam }), querystring: endpointStatsQuery,
-      response: { 200: endpointStatsOutSchema, ...commonErrors },
+  app.get(
+    '/api/v1/app/:appId/endpoint/:endpointId/stats',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Endpoint stats',
+        params: z.object({ appId: refParam, endpointId: refParam }),
+        querystring: endpointStatsQuery,
+        response: { 200: endpointStatsOutSchema, ...commonErrors },
+      },
     },
-  }, async (request) => {
-    const q = request.query;
-    return endpointStatsOut(await deps.deliveryQueries.stats(principalOf(request), request.params.appId, request.params.endpointId, q.since ?? null, q.until ?? null));
-  });
+    async (request) => {
+      const q = request.query;
+      return endpointStatsOut(
+        await deps.deliveryQueries.stats(
+          principalOf(request),
+          request.params.appId,
+          request.params.endpointId,
+          q.since ?? null,
+          q.until ?? null,
+        ),
+      );
+    },
+  );
 }

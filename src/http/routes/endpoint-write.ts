@@ -32,27 +32,70 @@ function patchInput(body: z.output<typeof endpointPatch>): EndpointPatch {
  * (204; pending deliveries canceled). Setting `disabled: true` moves pending deliveries to skipped.
  */
 export function registerEndpointWrite(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'unitOfWork'>): void {
-  app.put('/api/v1/app/:appId/endpoint/:endpointId', {
-    schema: { tags: ['Endpoint'], summary: 'Update (or create) endpoint', params, body: endpointUpdate, response: { 200: endpointOutSchema, 201: endpointOutSchema, 409: errorBody, ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const result = await deps.unitOfWork.transaction((tx) => deps.endpoints.upsert(tx, principal, request.params.appId, request.params.endpointId, endpointInput(request.body)));
-    return reply.code(result.created ? 201 : 200).send(endpointOut(result.endpoint));
-  });
+  app.put(
+    '/api/v1/app/:appId/endpoint/:endpointId',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Update (or create) endpoint',
+        params,
+        body: endpointUpdate,
+        response: { 200: endpointOutSchema, 201: endpointOutSchema, 409: errorBody, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const result = await deps.unitOfWork.transaction((tx) =>
+        deps.endpoints.upsert(
+          tx,
+          principal,
+          request.params.appId,
+          request.params.endpointId,
+          endpointInput(request.body),
+        ),
+      );
+      return reply.code(result.created ? 201 : 200).send(endpointOut(result.endpoint));
+    },
+  );
 
-  app.patch('/api/v1/app/:appId/endpoint/:endpointId', {
-    schema: { tags: ['Endpoint'], summary: 'Patch endpoint', params, body: endpointPatch, response: { 200: endpointOutSchema, 409: errorBody, ...commonErrors } },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const changes = patchInput(request.body);
-    return endpointOut(await deps.unitOfWork.transaction((tx) => deps.endpoints.patch(tx, principal, request.params.appId, request.params.endpointId, changes)));
-  });
+  app.patch(
+    '/api/v1/app/:appId/endpoint/:endpointId',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Patch endpoint',
+        params,
+        body: endpointPatch,
+        response: { 200: endpointOutSchema, 409: errorBody, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const changes = patchInput(request.body);
+      return endpointOut(
+        await deps.unitOfWork.transaction((tx) =>
+          deps.endpoints.patch(tx, principal, request.params.appId, request.params.endpointId, changes),
+        ),
+      );
+    },
+  );
 
-  app.delete('/api/v1/app/:appId/endpoint/:endpointId', {
-    schema: { tags: ['Endpoint'], summary: 'Delete endpoint', params, response: { 204: z.null().describe('Deleted'), ...commonErrors } },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    await deps.unitOfWork.transaction((tx) => deps.endpoints.delete(tx, principal, request.params.appId, request.params.endpointId));
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/api/v1/app/:appId/endpoint/:endpointId',
+    {
+      schema: {
+        tags: ['Endpoint'],
+        summary: 'Delete endpoint',
+        params,
+        response: { 204: z.null().describe('Deleted'), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      await deps.unitOfWork.transaction((tx) =>
+        deps.endpoints.delete(tx, principal, request.params.appId, request.params.endpointId),
+      );
+      return reply.code(204).send(null);
+    },
+  );
 }

@@ -9,10 +9,20 @@ import { singleFlight } from '../plugins/single-flight.ts';
  * process is up), `GET /livez` (process alive), `GET /readyz` (the database answers; 503
  * `service_unavailable` when not), `GET /metrics` (Prometheus text; with TIDINGS_METRICS_TOKEN set, only for that Bearer token).
  */
-export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'readiness' | 'metrics' | 'config'>): void {
-  app.get('/api/v1/health', { config: { public: true }, schema: { tags: ['Health'], summary: 'Health (Svix)', response: { 204: z.null().describe('Up') } } }, async (_request, reply) => {
-    return reply.code(204).send(null);
-  });
+export function registerHealthRoutes(
+  app: Api,
+  deps: Pick<HttpDeps, 'ready' | 'readiness' | 'metrics' | 'config'>,
+): void {
+  app.get(
+    '/api/v1/health',
+    {
+      config: { public: true },
+      schema: { tags: ['Health'], summary: 'Health (Svix)', response: { 204: z.null().describe('Up') } },
+    },
+    async (_request, reply) => {
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get('/livez', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 
@@ -25,7 +35,10 @@ export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'r
     }
     // A broker transport's state is reported, and named when it is why the process is not ready.
     const parts = deps.readiness?.() ?? {};
-    const broker = parts.broker !== undefined && parts.broker !== 'connected' ? `The broker (${parts.transport}) is ${parts.broker}` : null;
+    const broker =
+      parts.broker !== undefined && parts.broker !== 'connected'
+        ? `The broker (${parts.transport}) is ${parts.broker}`
+        : null;
     if (!ready) throw new AppError('service_unavailable', broker ?? 'The database cannot be reached');
     return { status: 'ready', ...parts };
   });
@@ -33,7 +46,11 @@ export function registerHealthRoutes(app: Api, deps: Pick<HttpDeps, 'ready' | 'r
   // Scrapes that arrive while the text is being built share it (ADR 0019).
   const metricsText = singleFlight(() => deps.metrics.registry.metrics());
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
-    if (!metricsRequestAllowed(request.headers.authorization, deps.config.metricsToken)) throw new AppError('authentication_failed', 'TIDINGS_METRICS_TOKEN is set: /metrics needs Authorization: Bearer <that token>');
+    if (!metricsRequestAllowed(request.headers.authorization, deps.config.metricsToken))
+      throw new AppError(
+        'authentication_failed',
+        'TIDINGS_METRICS_TOKEN is set: /metrics needs Authorization: Bearer <that token>',
+      );
     const text = await metricsText();
     return reply.type(deps.metrics.registry.contentType).send(text);
   });

@@ -28,31 +28,54 @@ const RAW_DEFAULT_CONTENT_TYPE = 'text/plain';
  * as such (503); a client retrying with its key is then answered from the key row if the group did commit.
  */
 export function registerMessageCreate(app: Api, deps: HttpDeps): void {
-  app.post('/api/v1/app/:appId/msg', {
-    schema: {
-      tags: ['Message'], summary: 'Create message', params: z.object({ appId: refParam }), querystring: withContentQuery, body: messageIn,
-      response: { 202: messageOut, 409: errorBody, 413: errorBody, ...commonErrors },
+  app.post(
+    '/api/v1/app/:appId/msg',
+    {
+      schema: {
+        tags: ['Message'],
+        summary: 'Create message',
+        params: z.object({ appId: refParam }),
+        querystring: withContentQuery,
+        body: messageIn,
+        response: { 202: messageOut, 409: errorBody, 413: errorBody, ...commonErrors },
+      },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const body = request.body;
-    const raw = body.transformationsParams ?? null;
-    const payload = raw === null ? payloadBytes(request.rawText ?? '') : Buffer.from(raw.rawPayload, 'utf8');
-    const contentType = raw === null ? null : raw.headers?.['content-type'] ?? RAW_DEFAULT_CONTENT_TYPE;
-    const retentionHours = body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
-    const scope = keyScope(deps, request);
-    const create = body.application == null ? null : applicationInput(body.application);
-    const answer = await publishMessage(deps, {
-      principal, appRef: request.params.appId, create, scope,
-      message: { eventType: body.eventType, eventId: body.eventId ?? null, channels: body.channels ?? null, tags: body.tags ?? null, payload, retentionHours, contentType, deliverAt: body.deliverAt ?? null },
-    });
-    // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
-    const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
-    let content: { payload: Uint8Array | null; contentType: string | null } = { payload: null, contentType: null };
-    if (request.query.with_content) {
-      content = answer.replayed ? await deps.queries.getMessage(principal, request.params.appId, head.id, true) : { payload, contentType };
-    }
-    reply.type('application/json; charset=utf-8');
-    return sendAnswer(reply, answer, messageJson(head, content.payload, content.contentType));
-  });
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const raw = body.transformationsParams ?? null;
+      const payload = raw === null ? payloadBytes(request.rawText ?? '') : Buffer.from(raw.rawPayload, 'utf8');
+      const contentType = raw === null ? null : (raw.headers?.['content-type'] ?? RAW_DEFAULT_CONTENT_TYPE);
+      const retentionHours =
+        body.payloadRetentionHours ?? (body.payloadRetentionPeriod == null ? null : body.payloadRetentionPeriod * 24);
+      const scope = keyScope(deps, request);
+      const create = body.application == null ? null : applicationInput(body.application);
+      const answer = await publishMessage(deps, {
+        principal,
+        appRef: request.params.appId,
+        create,
+        scope,
+        message: {
+          eventType: body.eventType,
+          eventId: body.eventId ?? null,
+          channels: body.channels ?? null,
+          tags: body.tags ?? null,
+          payload,
+          retentionHours,
+          contentType,
+          deliverAt: body.deliverAt ?? null,
+        },
+      });
+      // A replayed answer comes back from jsonb, whose key order is its own: rebuild it in the Svix order.
+      const head = messageHeadFromJson(answer.body as ReturnType<typeof messageHead>);
+      let content: { payload: Uint8Array | null; contentType: string | null } = { payload: null, contentType: null };
+      if (request.query.with_content) {
+        content = answer.replayed
+          ? await deps.queries.getMessage(principal, request.params.appId, head.id, true)
+          : { payload, contentType };
+      }
+      reply.type('application/json; charset=utf-8');
+      return sendAnswer(reply, answer, messageJson(head, content.payload, content.contentType));
+    },
+  );
 }

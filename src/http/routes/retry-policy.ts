@@ -38,19 +38,25 @@ function present(view: RetryPolicyView): Out {
     },
     ...(view.eventType === undefined ? {} : { eventType: view.eventType }),
     effective: {
-      schedule: [...e.scheduleMs], attemptTimeout: e.attemptTimeoutMs, maxAttempts: e.maxAttempts,
+      schedule: [...e.scheduleMs],
+      attemptTimeout: e.attemptTimeoutMs,
+      maxAttempts: e.maxAttempts,
       sources: { ...e.sources },
     },
   };
 }
 
-const DESCRIPTION = 'Tidings only. Each field falls back on its own: the endpoint\'s policy, then the event type\'s, '
-  + 'then the installation\'s settings (TIDINGS_RETRY_SCHEDULE, TIDINGS_ATTEMPT_DEADLINE; attempts = the schedule\'s '
-  + 'entries + 1). A change applies to deliveries created after it; a delivery keeps the policy it was created with. '
-  + 'A field outside the installation\'s limits is 422 naming it (TIDINGS_RETRY_POLICY_*, and TIDINGS_LEASE for '
-  + 'attemptTimeout).';
+const DESCRIPTION =
+  "Tidings only. Each field falls back on its own: the endpoint's policy, then the event type's, " +
+  "then the installation's settings (TIDINGS_RETRY_SCHEDULE, TIDINGS_ATTEMPT_DEADLINE; attempts = the schedule's " +
+  'entries + 1). A change applies to deliveries created after it; a delivery keeps the policy it was created with. ' +
+  "A field outside the installation's limits is 422 naming it (TIDINGS_RETRY_POLICY_*, and TIDINGS_LEASE for " +
+  'attemptTimeout).';
 
-const WRITES = [['put', retryPolicyIn, true], ['patch', retryPolicyPatch, false]] as const;
+const WRITES = [
+  ['put', retryPolicyIn, true],
+  ['patch', retryPolicyPatch, false],
+] as const;
 const cleared = { 204: z.null().describe('Cleared'), ...commonErrors };
 const answered = { 200: retryPolicyOut, ...commonErrors };
 
@@ -63,52 +69,86 @@ export function registerRetryPolicy(app: Api, deps: Pick<HttpDeps, 'retryPolicie
   const policies = deps.retryPolicies;
   const path = '/api/v1/app/:appId/endpoint/:endpointId/retry-policy';
   const common = { tags: ['Endpoint'], description: DESCRIPTION, params: endpointParams };
-  app.get(path, {
-    schema: {
-      ...common, summary: 'Endpoint retry policy (Tidings)', querystring: endpointRetryPolicyQuery, response: answered,
-    },
-  }, async (request) => {
-    const { appId, endpointId } = request.params;
-    return present(await policies.endpoint(principalOf(request), appId, endpointId, request.query.event_type ?? null));
-  });
-  for (const [method, body, replace] of WRITES) {
-    app[method](path, {
+  app.get(
+    path,
+    {
       schema: {
-        ...common, summary: `${replace ? 'Set' : 'Patch'} endpoint retry policy (Tidings)`, body, response: answered,
+        ...common,
+        summary: 'Endpoint retry policy (Tidings)',
+        querystring: endpointRetryPolicyQuery,
+        response: answered,
       },
-    }, async (request) => {
+    },
+    async (request) => {
       const { appId, endpointId } = request.params;
-      const change = changeOf(request.body, replace);
-      return present(await policies.changeEndpoint(principalOf(request), appId, endpointId, change));
-    });
+      return present(
+        await policies.endpoint(principalOf(request), appId, endpointId, request.query.event_type ?? null),
+      );
+    },
+  );
+  for (const [method, body, replace] of WRITES) {
+    app[method](
+      path,
+      {
+        schema: {
+          ...common,
+          summary: `${replace ? 'Set' : 'Patch'} endpoint retry policy (Tidings)`,
+          body,
+          response: answered,
+        },
+      },
+      async (request) => {
+        const { appId, endpointId } = request.params;
+        const change = changeOf(request.body, replace);
+        return present(await policies.changeEndpoint(principalOf(request), appId, endpointId, change));
+      },
+    );
   }
-  app.delete(path, {
-    schema: { ...common, summary: 'Clear endpoint retry policy (Tidings)', response: cleared },
-  }, async (request, reply) => {
-    await policies.changeEndpoint(principalOf(request), request.params.appId, request.params.endpointId, CLEARED);
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    path,
+    {
+      schema: { ...common, summary: 'Clear endpoint retry policy (Tidings)', response: cleared },
+    },
+    async (request, reply) => {
+      await policies.changeEndpoint(principalOf(request), request.params.appId, request.params.endpointId, CLEARED);
+      return reply.code(204).send(null);
+    },
+  );
 
   const typePath = '/api/v1/event-type/:eventTypeName/retry-policy';
   const typeCommon = { tags: ['Event Type'], description: DESCRIPTION, params: typeParams };
-  app.get(typePath, {
-    schema: { ...typeCommon, summary: 'Event type retry policy (Tidings)', response: answered },
-  }, async (request) => present(await policies.eventType(principalOf(request), request.params.eventTypeName)));
+  app.get(
+    typePath,
+    {
+      schema: { ...typeCommon, summary: 'Event type retry policy (Tidings)', response: answered },
+    },
+    async (request) => present(await policies.eventType(principalOf(request), request.params.eventTypeName)),
+  );
   for (const [method, body, replace] of WRITES) {
-    app[method](typePath, {
-      schema: {
-        ...typeCommon, summary: `${replace ? 'Set' : 'Patch'} event type retry policy (Tidings)`,
-        body, response: answered,
+    app[method](
+      typePath,
+      {
+        schema: {
+          ...typeCommon,
+          summary: `${replace ? 'Set' : 'Patch'} event type retry policy (Tidings)`,
+          body,
+          response: answered,
+        },
       },
-    }, async (request) => {
-      const change = changeOf(request.body, replace);
-      return present(await policies.changeEventType(principalOf(request), request.params.eventTypeName, change));
-    });
+      async (request) => {
+        const change = changeOf(request.body, replace);
+        return present(await policies.changeEventType(principalOf(request), request.params.eventTypeName, change));
+      },
+    );
   }
-  app.delete(typePath, {
-    schema: { ...typeCommon, summary: 'Clear event type retry policy (Tidings)', response: cleared },
-  }, async (request, reply) => {
-    await policies.changeEventType(principalOf(request), request.params.eventTypeName, CLEARED);
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    typePath,
+    {
+      schema: { ...typeCommon, summary: 'Clear event type retry policy (Tidings)', response: cleared },
+    },
+    async (request, reply) => {
+      await policies.changeEventType(principalOf(request), request.params.eventTypeName, CLEARED);
+      return reply.code(204).send(null);
+    },
+  );
 }

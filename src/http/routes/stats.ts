@@ -7,12 +7,27 @@ import { overviewOut, overviewQuery, timeInStateOut, timeInStateQuery } from '..
 
 function presentTimeInState(r: TimeInStateResult): z.infer<typeof timeInStateOut> {
   return {
-    window: r.window, since: r.since.toISOString(), until: r.until.toISOString(), bucketMs: r.bucketMs, appId: r.appId, endpointId: r.endpointId,
-    queueWaitMs: r.queueWaitMs, attemptLatencyMs: r.attemptLatencyMs, timeToDeliveredMs: r.timeToDeliveredMs,
-    attempts: r.attempts, succeeded: r.succeeded, retriesScheduled: r.retriesScheduled,
+    window: r.window,
+    since: r.since.toISOString(),
+    until: r.until.toISOString(),
+    bucketMs: r.bucketMs,
+    appId: r.appId,
+    endpointId: r.endpointId,
+    queueWaitMs: r.queueWaitMs,
+    attemptLatencyMs: r.attemptLatencyMs,
+    timeToDeliveredMs: r.timeToDeliveredMs,
+    attempts: r.attempts,
+    succeeded: r.succeeded,
+    retriesScheduled: r.retriesScheduled,
     retryRate: r.attempts === 0 ? null : r.retriesScheduled / r.attempts,
-    deadLetterInflow: r.deadLetterInflow, reclaims: r.reclaims,
-    series: r.series.map((p) => ({ at: p.at.toISOString(), attempts: p.attempts, succeeded: p.succeeded, failed: p.failed })),
+    deadLetterInflow: r.deadLetterInflow,
+    reclaims: r.reclaims,
+    series: r.series.map((p) => ({
+      at: p.at.toISOString(),
+      attempts: p.attempts,
+      succeeded: p.succeeded,
+      failed: p.failed,
+    })),
   };
 }
 
@@ -25,20 +40,42 @@ function presentTimeInState(r: TimeInStateResult): z.infer<typeof timeInStateOut
  * `app_id`, one application; an application credential sees only its own application.
  */
 export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
-  app.get('/api/v1/stats/overview', {
-    schema: { tags: ['Stats'], summary: 'Delivery overview (Tidings)', querystring: overviewQuery, response: { 200: overviewOut, ...commonErrors } },
-  }, async (request) => {
-    const o = await deps.stats.overview(principalOf(request), { appRef: request.query.app_id ?? null });
-    return { ...o, openBreakers: { count: o.openBreakers.count, endpointIds: [...o.openBreakers.endpointIds] } };
-  });
+  app.get(
+    '/api/v1/stats/overview',
+    {
+      schema: {
+        tags: ['Stats'],
+        summary: 'Delivery overview (Tidings)',
+        querystring: overviewQuery,
+        response: { 200: overviewOut, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const o = await deps.stats.overview(principalOf(request), { appRef: request.query.app_id ?? null });
+      return { ...o, openBreakers: { count: o.openBreakers.count, endpointIds: [...o.openBreakers.endpointIds] } };
+    },
+  );
 
-  app.get('/api/v1/stats/time-in-state', {
-    schema: {
-      tags: ['Stats'], summary: 'Time-in-state over a window (Tidings)',
-      description: 'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact figures (exact up to 15 ms).',
-      querystring: timeInStateQuery, response: { 200: timeInStateOut, ...commonErrors } },
-  }, async (request) => {
-    const q = request.query;
-    return presentTimeInState(await deps.stats.timeInState(principalOf(request), q.window, { appRef: q.app_id ?? null, endpointRef: q.endpoint_id ?? null }));
-  });
+  app.get(
+    '/api/v1/stats/time-in-state',
+    {
+      schema: {
+        tags: ['Stats'],
+        summary: 'Time-in-state over a window (Tidings)',
+        description:
+          'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact figures (exact up to 15 ms).',
+        querystring: timeInStateQuery,
+        response: { 200: timeInStateOut, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return presentTimeInState(
+        await deps.stats.timeInState(principalOf(request), q.window, {
+          appRef: q.app_id ?? null,
+          endpointRef: q.endpoint_id ?? null,
+        }),
+      );
+    },
+  );
 }

@@ -36,20 +36,46 @@ export function isDotSegment(segment: string): boolean {
 
 /** Refuses `.` and `..` in a value that names an object in a path (an id, a uid, an eventId, an event type name). */
 const pathSafe = <T extends z.ZodString>(schema: T) =>
-  schema.refine((s) => !isDotSegment(s), { message: 'must not be "." or "..": a URL path cannot carry it (clients remove dot segments), so the object could not be named in a path', abort: true });
+  schema.refine((s) => !isDotSegment(s), {
+    message:
+      'must not be "." or "..": a URL path cannot carry it (clients remove dot segments), so the object could not be named in a path',
+    abort: true,
+  });
 
 /** Svix `uid`: 1–256 of letters, digits, `-`, `_`, `.`; not `.` or `..` ({@link isDotSegment}). */
-export const uidSchema = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'));
+export const uidSchema = pathSafe(
+  z
+    .string()
+    .min(1)
+    .max(WIRE_LIMITS.nameMaxLength)
+    .regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'),
+);
 /** Event type name (Svix): 1–256 of letters, digits, `-`, `_`, `.`; not `.` or `..` (it names the type in paths). */
-export const eventTypeName = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength).regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'));
+export const eventTypeName = pathSafe(
+  z
+    .string()
+    .min(1)
+    .max(WIRE_LIMITS.nameMaxLength)
+    .regex(/^[a-zA-Z0-9\-_.]+$/, 'may contain only letters, digits, "-", "_" and "."'),
+);
 /** A message's own id (Svix `eventId`): 1–256 characters, any but `.` and `..` (`GET …/msg/{eventId}` names it). */
 export const eventIdSchema = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength));
 /** Channel name (Svix): 1–128 of letters, digits, `-`, `_`, `.`, `:`. */
-export const channelName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_.:]+$/, 'may contain only letters, digits, "-", "_", "." and ":"');
+export const channelName = z
+  .string()
+  .min(1)
+  .max(WIRE_LIMITS.channelMaxLength)
+  .regex(/^[a-zA-Z0-9\-_.:]+$/, 'may contain only letters, digits, "-", "_", "." and ":"');
 /** Tag (Svix): 1–128 of letters, digits and `-_./\#:`. */
-export const tagName = z.string().min(1).max(WIRE_LIMITS.channelMaxLength).regex(/^[a-zA-Z0-9\-_./\\#:]+$/, 'may contain only letters, digits and "-_./\\#:"');
+export const tagName = z
+  .string()
+  .min(1)
+  .max(WIRE_LIMITS.channelMaxLength)
+  .regex(/^[a-zA-Z0-9\-_./\\#:]+$/, 'may contain only letters, digits and "-_./\\#:"');
 /** String-to-string map (metadata). */
-export const stringMap = z.record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string()).refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
+export const stringMap = z
+  .record(z.string().max(WIRE_LIMITS.nameMaxLength), z.string())
+  .refine((m) => Object.keys(m).length <= WIRE_LIMITS.mapEntriesMax, `at most ${WIRE_LIMITS.mapEntriesMax} entries`);
 /** A value as compared between a field and its older name: a list as the set it names. */
 const aliasValue = (v: unknown): string =>
   JSON.stringify(Array.isArray(v) ? [...(v as unknown[])].map(String).sort() : v);
@@ -78,23 +104,30 @@ export const rateSchema = z.number().int().min(1).max(2_147_483_647);
 const ID_BODY = '[0-9A-Za-z]{1,64}';
 
 /** An iterator over ids with `prefix` (`-` in front = the page before it). */
-export const idIterator = (prefix: IdPrefix) => z.string().regex(new RegExp(`^-?${prefix}_${ID_BODY}$`), `must be an iterator returned by this list (${prefix}_…)`);
+export const idIterator = (prefix: IdPrefix) =>
+  z.string().regex(new RegExp(`^-?${prefix}_${ID_BODY}$`), `must be an iterator returned by this list (${prefix}_…)`);
 
 /**
  * An integer in a query string, `min`–`max`: plain decimal digits only. `Number()` would also read `0x10`,
  * `1e1`, ` 16 `, `16.0` and `0b10` as numbers, so one value would have several spellings.
  */
 export const queryInt = (min: number, max: number) =>
-  z.string().regex(/^[0-9]+$/, 'must be an integer in plain decimal digits')
+  z
+    .string()
+    .regex(/^[0-9]+$/, 'must be an integer in plain decimal digits')
     // Any number of digits is read: one too large for a double is refused as over the maximum, not as a spelling.
-    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER)).pipe(z.number().int().min(min).max(max));
+    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
+    .pipe(z.number().int().min(min).max(max));
 
 /** Page parameters of a list (Svix): limit 1–250 (default 50), iterator, order. */
 export function listQuery(iterator: z.ZodType<string>, defaultOrder: 'ascending' | 'descending') {
   return z.object({
     limit: queryInt(1, WIRE_LIMITS.pageMax).default(WIRE_LIMITS.pageDefault),
     iterator: iterator.nullish(),
-    order: z.enum(['ascending', 'descending']).default(defaultOrder).describe(`Sort order by id (creation); default ${defaultOrder}`),
+    order: z
+      .enum(['ascending', 'descending'])
+      .default(defaultOrder)
+      .describe(`Sort order by id (creation); default ${defaultOrder}`),
   });
 }
 
@@ -106,19 +139,24 @@ const SECONDS_AT = 17;
  * fraction, `Z` or ±hh:mm), with what RFC 3339 adds to it: `t` and `z` may be lower case (§5.6, note), and a
  * leap second `:60` (§5.7) names the instant that ends its UTC day, so it is read as the next day's first.
  */
-export const rfc3339Instant = z.string().max(64).transform((text, ctx) => {
-  const upper = text.toUpperCase();
-  const leap = upper.slice(SECONDS_AT, SECONDS_AT + 2) === '60';
-  const form = leap ? `${upper.slice(0, SECONDS_AT)}59${upper.slice(SECONDS_AT + 2)}` : upper;
-  const at = z.iso.datetime({ offset: true }).safeParse(form).success ? new Date(form) : null;
-  const instant = at === null ? null : leap ? new Date(at.valueOf() + 1000) : at;
-  if (instant === null || (leap && instant.getUTCHours() + instant.getUTCMinutes() + instant.getUTCSeconds() !== 0)) {
-    const message = 'must be an RFC 3339 date-time with its offset, e.g. 2026-01-31T12:00:00Z or 2026-01-31t13:00:00.5+01:00';
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  }
-  return instant;
-}).meta({ format: 'date-time' });
+export const rfc3339Instant = z
+  .string()
+  .max(64)
+  .transform((text, ctx) => {
+    const upper = text.toUpperCase();
+    const leap = upper.slice(SECONDS_AT, SECONDS_AT + 2) === '60';
+    const form = leap ? `${upper.slice(0, SECONDS_AT)}59${upper.slice(SECONDS_AT + 2)}` : upper;
+    const at = z.iso.datetime({ offset: true }).safeParse(form).success ? new Date(form) : null;
+    const instant = at === null ? null : leap ? new Date(at.valueOf() + 1000) : at;
+    if (instant === null || (leap && instant.getUTCHours() + instant.getUTCMinutes() + instant.getUTCSeconds() !== 0)) {
+      const message =
+        'must be an RFC 3339 date-time with its offset, e.g. 2026-01-31T12:00:00Z or 2026-01-31t13:00:00.5+01:00';
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return instant;
+  })
+  .meta({ format: 'date-time' });
 
 /** An RFC 3339 instant in a query string, as a Date ({@link rfc3339Instant}). */
 export const instantQuery = rfc3339Instant;
@@ -128,23 +166,46 @@ export const flagQuery = z.stringbool();
 
 /** A list in a query string: comma-separated and/or repeated. */
 export const listParam = (item: z.ZodString) =>
-  z.union([z.string(), z.array(z.string())])
-    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) =>
+      (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
     .pipe(z.array(item));
 
 /** A path parameter naming an object by id or uid (a PUT may create one with it as uid: never `.` or `..`). */
 export const refParam = pathSafe(z.string().min(1).max(WIRE_LIMITS.nameMaxLength));
 
 /** `{code, detail}` error body (Svix `HttpErrorOut`; a 422 carries the failing fields as `detail`). */
-export const errorBody = z.object({
-  code: z.string(),
-  detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
-}).meta({ id: 'HttpError' });
+export const errorBody = z
+  .object({
+    code: z.string(),
+    detail: z.union([
+      z.string(),
+      z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
+    ]),
+  })
+  .meta({ id: 'HttpError' });
 
 /** A list response `{data, iterator, prevIterator, done}` over `item`. */
 export function listResponse<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), iterator: z.string().nullable(), prevIterator: z.string().nullable(), done: z.boolean() });
+  return z.object({
+    data: z.array(item),
+    iterator: z.string().nullable(),
+    prevIterator: z.string().nullable(),
+    done: z.boolean(),
+  });
 }
 
 /** Error responses every authenticated route may answer. */
-export const commonErrors = { 401: errorBody, 403: errorBody, 404: errorBody, 422: errorBody, 500: errorBody, 503: errorBody } as const;
+export const commonErrors = {
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  422: errorBody,
+  500: errorBody,
+  503: errorBody,
+} as const;

@@ -8,7 +8,8 @@ const DURATION_TEXT_MAX = 32;
 const SCHEDULE_WIRE_MAX = 1000;
 
 /** A duration: whole milliseconds, or a text in the settings' style ("500ms", "5s", "30m", "2h", "1d"); in ms after. */
-const duration = z.union([z.number().int().min(0).max(2_147_483_647), z.string().min(1).max(DURATION_TEXT_MAX)])
+const duration = z
+  .union([z.number().int().min(0).max(2_147_483_647), z.string().min(1).max(DURATION_TEXT_MAX)])
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
     try {
@@ -20,11 +21,18 @@ const duration = z.union([z.number().int().min(0).max(2_147_483_647), z.string()
   });
 
 const fields = {
-  schedule: z.array(duration).max(SCHEDULE_WIRE_MAX).nullish()
+  schedule: z
+    .array(duration)
+    .max(SCHEDULE_WIRE_MAX)
+    .nullish()
     .describe('Delay after each failed attempt (ms, or "5s", "30m", "2h"…); past its end the last delay repeats'),
-  attemptTimeout: duration.nullish()
+  attemptTimeout: duration
+    .nullish()
     .describe('Overall deadline of one attempt (ms, or "5s"…); TIDINGS_LEASE must exceed it plus 1 s'),
-  maxAttempts: z.number().int().nullish()
+  maxAttempts: z
+    .number()
+    .int()
+    .nullish()
     .describe('Attempts in all, the first included (1 to TIDINGS_RETRY_POLICY_MAX_ATTEMPTS)'),
 };
 
@@ -44,19 +52,27 @@ const policyOut = z.object({
 });
 
 /** `GET …/retry-policy`: the owner's own policy, and every field resolved with where it came from. */
-export const retryPolicyOut = z.object({
-  policy: policyOut,
-  eventType: z.string().nullable().optional()
-    .describe('The event type whose policy took part in `effective` (endpoints only)'),
-  effective: z.object({
-    schedule: z.array(z.number()),
-    attemptTimeout: z.number(),
-    maxAttempts: z.number(),
-    sources: z.object({ schedule: source, attemptTimeout: source, maxAttempts: source })
-      .describe('Where each field came from: endpoint, eventType, installation (the settings), or schedule '
-        + '(maxAttempts: the schedule\'s entries + 1)'),
-  }),
-}).meta({ id: 'RetryPolicyOut' });
+export const retryPolicyOut = z
+  .object({
+    policy: policyOut,
+    eventType: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('The event type whose policy took part in `effective` (endpoints only)'),
+    effective: z.object({
+      schedule: z.array(z.number()),
+      attemptTimeout: z.number(),
+      maxAttempts: z.number(),
+      sources: z
+        .object({ schedule: source, attemptTimeout: source, maxAttempts: source })
+        .describe(
+          'Where each field came from: endpoint, eventType, installation (the settings), or schedule ' +
+            "(maxAttempts: the schedule's entries + 1)",
+        ),
+    }),
+  })
+  .meta({ id: 'RetryPolicyOut' });
 
 /** `GET /api/v1/app/{app}/endpoint/{ep}/retry-policy` query. */
 export const endpointRetryPolicyQuery = z.object({

@@ -15,23 +15,39 @@ import { adoptLinkKey, forget, remember, restore } from './session.ts';
 
 if (!adoptLinkKey()) restore();
 // A new link opened in this tab (the embedding product hands out a fresh one): its key replaces the old.
-window.addEventListener('hashchange', () => { adoptLinkKey(); });
+window.addEventListener('hashchange', () => {
+  adoptLinkKey();
+});
 
-const NAV = [['/endpoints', 'Endpoints'], ['/messages', 'Messages'], ['/event-types', 'Event catalogue']] as const;
+const NAV = [
+  ['/endpoints', 'Endpoints'],
+  ['/messages', 'Messages'],
+  ['/event-types', 'Event catalogue'],
+] as const;
 
 /** The portal's pages; each page of a record is keyed by its id, so another record never inherits its forms. */
 function Pages({ scope, path }: { scope: Scope; path: string }) {
   let p;
-  if ((p = match('/endpoints/:ep', path)) !== null) return <EndpointDetail key={p.ep} scope={scope} endpointId={p.ep!} />;
-  if ((p = match('/messages/:msg/endpoints/:ep', path)) !== null) return <TimelinePage key={`${p.msg}/${p.ep}`} scope={scope} msgId={p.msg!} endpointId={p.ep!} />;
+  if ((p = match('/endpoints/:ep', path)) !== null)
+    return <EndpointDetail key={p.ep} scope={scope} endpointId={p.ep!} />;
+  if ((p = match('/messages/:msg/endpoints/:ep', path)) !== null)
+    return <TimelinePage key={`${p.msg}/${p.ep}`} scope={scope} msgId={p.msg!} endpointId={p.ep!} />;
   if ((p = match('/messages/:msg', path)) !== null) return <MessageDetail key={p.msg} scope={scope} msgId={p.msg!} />;
-  if ((p = match('/event-types/:name', path)) !== null) return <EventTypePage key={p.name} name={p.name!} canEdit={false} />;
+  if ((p = match('/event-types/:name', path)) !== null)
+    return <EventTypePage key={p.name} name={p.name!} canEdit={false} />;
   if (path === '/messages') return <MessagesPage scope={scope} />;
   if (path === '/event-types') return <EventTypesPage canEdit={false} />;
   return <EndpointsPage scope={scope} />;
 }
 
-const NoKey = () => <main id="main" class="signin"><div class="card"><Title>Webhooks portal</Title><p>Open this page with the link you were given: it carries your access key.</p></div></main>;
+const NoKey = () => (
+  <main id="main" class="signin">
+    <div class="card">
+      <Title>Webhooks portal</Title>
+      <p>Open this page with the link you were given: it carries your access key.</p>
+    </div>
+  </main>
+);
 
 function Portal() {
   const key = token.value;
@@ -48,9 +64,27 @@ function Portal() {
   }, [brand.data]);
   if (key === null) return <NoKey />;
   if (me.data === undefined || me.data === null) {
-    return <main id="main">{me.error === null ? <Loading /> : <><Title>Webhooks portal</Title><ErrorBox error={me.error} retry={me.reload} busy={me.loading} /><p>The link may have expired: ask for a new one.</p></>}</main>;
+    return (
+      <main id="main">
+        {me.error === null ? (
+          <Loading />
+        ) : (
+          <>
+            <Title>Webhooks portal</Title>
+            <ErrorBox error={me.error} retry={me.reload} busy={me.loading} />
+            <p>The link may have expired: ask for a new one.</p>
+          </>
+        )}
+      </main>
+    );
   }
-  if (me.data.appId === undefined) return <main id="main"><Title>Webhooks portal</Title><Empty title="This token is not an application's.">Operators use the console at /console.</Empty></main>;
+  if (me.data.appId === undefined)
+    return (
+      <main id="main">
+        <Title>Webhooks portal</Title>
+        <Empty title="This token is not an application's.">Operators use the console at /console.</Empty>
+      </main>
+    );
   const scope: Scope = { appId: me.data.appId, base: '', canWrite: !me.data.readOnly, operator: false };
   const path = route.value;
   if (path === '/') navigate('/endpoints');
@@ -62,8 +96,17 @@ function Portal() {
   };
   return (
     <Shell
-      brand={<a href={href('/endpoints')}>{b?.logoUrl ? <img src={b.logoUrl} alt="" height={24} /> : null}{b?.name ?? 'Webhooks'}</a>}
-      nav={NAV.map(([to, label]) => <a key={to} href={href(to)} aria-current={path.startsWith(to) ? 'page' : undefined}>{label}</a>)}
+      brand={
+        <a href={href('/endpoints')}>
+          {b?.logoUrl ? <img src={b.logoUrl} alt="" height={24} /> : null}
+          {b?.name ?? 'Webhooks'}
+        </a>
+      }
+      nav={NAV.map(([to, label]) => (
+        <a key={to} href={href(to)} aria-current={path.startsWith(to) ? 'page' : undefined}>
+          {label}
+        </a>
+      ))}
       onSignOut={() => void signOut()}
     >
       {scope.canWrite ? null : <p class="notice">Read-only access: you can look, not change.</p>}

@@ -11,10 +11,17 @@ import { route } from '../shared/router.ts';
  */
 const KEY = 'tidings-portal-session';
 
-interface Stored { readonly token: string; readonly expiresAt: string | null }
+interface Stored {
+  readonly token: string;
+  readonly expiresAt: string | null;
+}
 
 function session<T>(use: (s: Storage) => T): T | null {
-  try { return use(sessionStorage); } catch { return null; }
+  try {
+    return use(sessionStorage);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -42,7 +49,9 @@ export function restore(now = Date.now()): void {
     const live = s.expiresAt === null || new Date(s.expiresAt).getTime() > now;
     if (typeof s.token === 'string' && live) token.value = s.token;
     else forget();
-  } catch { forget(); }
+  } catch {
+    forget();
+  }
 }
 
 /** Keeps the key in memory in this tab's storage until `expiresAt` (the token's own expiry). */

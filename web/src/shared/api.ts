@@ -30,7 +30,10 @@ export interface Page<T> {
 /** A 422 `detail` (a list of `{loc, msg}`) as one line. */
 function detailText(detail: unknown): string {
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return detail.map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`).join('; ');
+  if (Array.isArray(detail))
+    return detail
+      .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`)
+      .join('; ');
   return JSON.stringify(detail);
 }
 
@@ -49,7 +52,13 @@ export async function apiText(method: string, path: string, body?: unknown): Pro
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? null : body instanceof RawJson ? body.text : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? null : body instanceof RawJson ? body.text : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch (error) {
     throw new ApiError(0, 'network_error', `Tidings did not answer (${(error as Error).message})`);
   }
@@ -62,7 +71,9 @@ export async function apiText(method: string, path: string, body?: unknown): Pro
       const parsed = JSON.parse(text) as { code?: string; detail?: unknown };
       code = parsed.code ?? code;
       detail = detailText(parsed.detail);
-    } catch { /* not JSON: shown as text */ }
+    } catch {
+      /* not JSON: shown as text */
+    }
     throw new ApiError(response.status, code, detail);
   }
   return text;

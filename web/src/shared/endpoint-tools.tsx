@@ -16,17 +16,46 @@ export function EditEndpoint({ scope, ep, onSaved }: { scope: Scope; ep: Endpoin
   return (
     <section class="card form" aria-labelledby="edit-h">
       <h2 id="edit-h">Settings</h2>
-      <label>URL <input type="url" value={url} onInput={(e) => setUrl(value(e))} /></label>
-      <label>Description <input value={description} onInput={(e) => setDescription(value(e))} /></label>
-      <label>Event types (comma-separated, empty = all) <input value={types} onInput={(e) => setTypes(value(e))} /></label>
-      <label>Channels (comma-separated, empty = all) <input value={channels} onInput={(e) => setChannels(value(e))} /></label>
-      <Action label="Save settings" run={async () => { await api('PATCH', epPath(scope, ep.id), { url, description, filterTypes: listField(types), channels: listField(channels) }); onSaved(); }} />
+      <label>
+        URL <input type="url" value={url} onInput={(e) => setUrl(value(e))} />
+      </label>
+      <label>
+        Description <input value={description} onInput={(e) => setDescription(value(e))} />
+      </label>
+      <label>
+        Event types (comma-separated, empty = all) <input value={types} onInput={(e) => setTypes(value(e))} />
+      </label>
+      <label>
+        Channels (comma-separated, empty = all) <input value={channels} onInput={(e) => setChannels(value(e))} />
+      </label>
+      <Action
+        label="Save settings"
+        run={async () => {
+          await api('PATCH', epPath(scope, ep.id), {
+            url,
+            description,
+            filterTypes: listField(types),
+            channels: listField(channels),
+          });
+          onSaved();
+        }}
+      />
     </section>
   );
 }
 
 /** Limits editor: in-flight cap, rate and burst (empty = unlimited). */
-export function LimitsEditor({ scope, ep, health, onSaved }: { scope: Scope; ep: Endpoint; health: Health; onSaved: () => void }) {
+export function LimitsEditor({
+  scope,
+  ep,
+  health,
+  onSaved,
+}: {
+  scope: Scope;
+  ep: Endpoint;
+  health: Health;
+  onSaved: () => void;
+}) {
   const text = (n: number | null): string => (n === null ? '' : String(n));
   const [maxInFlight, setMax] = useState(text(health.limits.maxInFlight));
   const [rate, setRate] = useState(text(health.limits.rateLimit));
@@ -35,10 +64,29 @@ export function LimitsEditor({ scope, ep, health, onSaved }: { scope: Scope; ep:
   return (
     <section class="card form" aria-labelledby="limits-h">
       <h2 id="limits-h">Limits</h2>
-      <label>Requests in flight at most <input inputMode="numeric" placeholder="unlimited" value={maxInFlight} onInput={(e) => setMax(value(e))} /></label>
-      <label>Rate, requests per second <input inputMode="numeric" placeholder="unlimited" value={rate} onInput={(e) => setRate(value(e))} /></label>
-      <label>Burst, requests <input inputMode="numeric" placeholder="default" value={burst} onInput={(e) => setBurst(value(e))} /></label>
-      <Action label="Save limits" run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/limits`, { maxInFlight: num(maxInFlight), rateLimit: num(rate), rateBurst: num(burst) }); onSaved(); }} />
+      <label>
+        Requests in flight at most{' '}
+        <input inputMode="numeric" placeholder="unlimited" value={maxInFlight} onInput={(e) => setMax(value(e))} />
+      </label>
+      <label>
+        Rate, requests per second{' '}
+        <input inputMode="numeric" placeholder="unlimited" value={rate} onInput={(e) => setRate(value(e))} />
+      </label>
+      <label>
+        Burst, requests{' '}
+        <input inputMode="numeric" placeholder="default" value={burst} onInput={(e) => setBurst(value(e))} />
+      </label>
+      <Action
+        label="Save limits"
+        run={async () => {
+          await api('PATCH', `${epPath(scope, ep.id)}/limits`, {
+            maxInFlight: num(maxInFlight),
+            rateLimit: num(rate),
+            rateBurst: num(burst),
+          });
+          onSaved();
+        }}
+      />
     </section>
   );
 }
@@ -50,22 +98,49 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
   return (
     <section class="card form" aria-labelledby="secret-h">
       <h2 id="secret-h">Signing secret</h2>
-      {secret === null ? <p class="muted">Hidden. Receivers verify signatures with it (Standard Webhooks).</p> : <Pre label="Signing secret" text={secret} />}
+      {secret === null ? (
+        <p class="muted">Hidden. Receivers verify signatures with it (Standard Webhooks).</p>
+      ) : (
+        <Pre label="Signing secret" text={secret} />
+      )}
       {/* A view-only credential may not read secrets (docs/adr/0011-credential-capabilities.md). */}
       {scope.canWrite ? (
         <span class="row">
-          {secret === null
-            ? <Action label="Reveal secret" run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)} />
-            : <button type="button" onClick={() => setSecret(null)}>Hide secret</button>}
+          {secret === null ? (
+            <Action
+              label="Reveal secret"
+              run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)}
+            />
+          ) : (
+            <button type="button" onClick={() => setSecret(null)}>
+              Hide secret
+            </button>
+          )}
         </span>
       ) : null}
       {scope.canWrite ? (
         <>
-          <label>Grace period, seconds (the old secret keeps signing) <input inputMode="numeric" value={grace} onInput={(e) => setGrace(value(e))} /></label>
-          <Action label="Rotate secret" confirm={{ title: `Rotate the signing secret of ${ep.url}?`, yes: 'Rotate secret', body: <p>Requests are signed with a new secret at once; the old one keeps signing too for {grace} seconds. Receivers must switch before then.</p> }} run={async () => {
-            await api('POST', `${epPath(scope, ep.id)}/secret/rotate`, { gracePeriodSeconds: Number(grace) });
-            setSecret(null);
-          }} />
+          <label>
+            Grace period, seconds (the old secret keeps signing){' '}
+            <input inputMode="numeric" value={grace} onInput={(e) => setGrace(value(e))} />
+          </label>
+          <Action
+            label="Rotate secret"
+            confirm={{
+              title: `Rotate the signing secret of ${ep.url}?`,
+              yes: 'Rotate secret',
+              body: (
+                <p>
+                  Requests are signed with a new secret at once; the old one keeps signing too for {grace} seconds.
+                  Receivers must switch before then.
+                </p>
+              ),
+            }}
+            run={async () => {
+              await api('POST', `${epPath(scope, ep.id)}/secret/rotate`, { gracePeriodSeconds: Number(grace) });
+              setSecret(null);
+            }}
+          />
         </>
       ) : null}
     </section>
@@ -74,28 +149,61 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
 
 /** Custom headers sent with every request (sensitive ones listed by name only). */
 export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
-  const headers = useLoad(() => get<{ headers: Record<string, string>; sensitive: string[] }>(`${epPath(scope, ep.id)}/headers`), [ep.id]);
+  const headers = useLoad(
+    () => get<{ headers: Record<string, string>; sensitive: string[] }>(`${epPath(scope, ep.id)}/headers`),
+    [ep.id],
+  );
   const [name, setName] = useState('');
   const [val, setVal] = useState('');
   return (
     <section class="card form" aria-labelledby="headers-h">
       <h2 id="headers-h">Custom headers</h2>
       <ErrorBox error={headers.error} />
-      {headers.data === undefined ? null : (
-        Object.keys(headers.data.headers).length + headers.data.sensitive.length === 0 ? <p class="muted">{scope.canWrite ? 'None. Add one below (e.g. an authorization header the receiver expects).' : 'None.'}</p> : (
-          <ul class="plain">
-            {Object.entries(headers.data.headers).map(([k, v]) => (
-              <li key={k}><code>{k}</code>: <code>{v}</code> {scope.canWrite ? <Action label={`Remove ${k}`} run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: {}, deleteHeaders: [k] }); headers.reload(); }} /> : null}</li>
-            ))}
-            {headers.data.sensitive.map((k) => <li key={k}><code>{k}</code>: <span class="muted">(sensitive, hidden)</span></li>)}
-          </ul>
-        )
+      {headers.data === undefined ? null : Object.keys(headers.data.headers).length + headers.data.sensitive.length ===
+        0 ? (
+        <p class="muted">
+          {scope.canWrite ? 'None. Add one below (e.g. an authorization header the receiver expects).' : 'None.'}
+        </p>
+      ) : (
+        <ul class="plain">
+          {Object.entries(headers.data.headers).map(([k, v]) => (
+            <li key={k}>
+              <code>{k}</code>: <code>{v}</code>{' '}
+              {scope.canWrite ? (
+                <Action
+                  label={`Remove ${k}`}
+                  run={async () => {
+                    await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: {}, deleteHeaders: [k] });
+                    headers.reload();
+                  }}
+                />
+              ) : null}
+            </li>
+          ))}
+          {headers.data.sensitive.map((k) => (
+            <li key={k}>
+              <code>{k}</code>: <span class="muted">(sensitive, hidden)</span>
+            </li>
+          ))}
+        </ul>
       )}
       {scope.canWrite ? (
         <div class="row">
-          <label>Name <input value={name} onInput={(e) => setName(value(e))} /></label>
-          <label>Value <input value={val} onInput={(e) => setVal(value(e))} /></label>
-          <Action label="Set header" run={async () => { await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: { [name]: val } }); setName(''); setVal(''); headers.reload(); }} />
+          <label>
+            Name <input value={name} onInput={(e) => setName(value(e))} />
+          </label>
+          <label>
+            Value <input value={val} onInput={(e) => setVal(value(e))} />
+          </label>
+          <Action
+            label="Set header"
+            run={async () => {
+              await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: { [name]: val } });
+              setName('');
+              setVal('');
+              headers.reload();
+            }}
+          />
         </div>
       ) : null}
     </section>
@@ -108,23 +216,54 @@ export function DeliveryTools({ scope, ep, onDone }: { scope: Scope; ep: Endpoin
   const [type, setType] = useState('');
   const [since, setSince] = useState(() => new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
   const choices = (types.data?.data ?? []).filter((t) => !t.archived);
-  const chosen = type === '' ? choices[0]?.name ?? '' : type;
+  const chosen = type === '' ? (choices[0]?.name ?? '') : type;
   const window = (): { since: string } => ({ since: new Date(`${since}Z`).toISOString() });
   return (
     <section class="card form" aria-labelledby="tools-h">
       <h2 id="tools-h">Send and recover</h2>
-      {choices.length === 0
-        ? <p class="muted">No event types yet: a test event needs one (see Event types).</p>
-        : (
-          <div class="row">
-            <label>Event type <select value={chosen} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>{choices.map((t) => <option key={t.name} value={t.name}>{t.name}</option>)}</select></label>
-            <Action label="Send test event" run={async () => { const m = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/send-example`, { eventType: chosen }); onDone(`Test event ${m.id} sent.`); }} />
-          </div>
-        )}
+      {choices.length === 0 ? (
+        <p class="muted">No event types yet: a test event needs one (see Event types).</p>
+      ) : (
+        <div class="row">
+          <label>
+            Event type{' '}
+            <select value={chosen} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+              {choices.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <Action
+            label="Send test event"
+            run={async () => {
+              const m = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/send-example`, {
+                eventType: chosen,
+              });
+              onDone(`Test event ${m.id} sent.`);
+            }}
+          />
+        </div>
+      )}
       <div class="row">
-        <label>Since (UTC) <input type="datetime-local" value={since} onInput={(e) => setSince(value(e))} /></label>
-        <Action label="Recover failed" run={async () => { const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/recover`, window()); onDone(`Recover task ${t.id} started.`); }} />
-        <Action label="Replay missing" run={async () => { const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/replay-missing`, window()); onDone(`Replay task ${t.id} started.`); }} />
+        <label>
+          Since (UTC) <input type="datetime-local" value={since} onInput={(e) => setSince(value(e))} />
+        </label>
+        <Action
+          label="Recover failed"
+          run={async () => {
+            const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/recover`, window());
+            onDone(`Recover task ${t.id} started.`);
+          }}
+        />
+        <Action
+          label="Replay missing"
+          run={async () => {
+            const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/replay-missing`, window());
+            onDone(`Replay task ${t.id} started.`);
+          }}
+        />
       </div>
     </section>
   );

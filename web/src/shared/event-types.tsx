@@ -5,7 +5,8 @@ import { SchemaView } from './schema-view.tsx';
 import type { EventType } from './types.ts';
 import { Action, Badge, Empty, ErrorBox, Show, Time, Title, useLoad } from './ui.tsx';
 
-const TEMPLATE = '{\n  "1": {\n    "type": "object",\n    "properties": { "id": { "type": "string" } },\n    "required": ["id"],\n    "examples": [{ "id": "inv_1" }]\n  }\n}';
+const TEMPLATE =
+  '{\n  "1": {\n    "type": "object",\n    "properties": { "id": { "type": "string" } },\n    "required": ["id"],\n    "examples": [{ "id": "inv_1" }]\n  }\n}';
 const typePath = (name: string): string => `/api/v1/event-type/${seg(name)}`;
 
 /**
@@ -15,7 +16,9 @@ const typePath = (name: string): string => `/api/v1/event-type/${seg(name)}`;
 function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (name: string) => void }) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
-  const [schemas, setSchemas] = useState(initial === null ? TEMPLATE : initial.schemas === null ? '' : JSON.stringify(initial.schemas, null, 2));
+  const [schemas, setSchemas] = useState(
+    initial === null ? TEMPLATE : initial.schemas === null ? '' : JSON.stringify(initial.schemas, null, 2),
+  );
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   const submit = async (e: Event): Promise<void> => {
@@ -23,24 +26,53 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (nam
     setError(null);
     setSaved(false);
     let parsed: unknown;
-    try { parsed = schemas.trim() === '' ? null : JSON.parse(schemas); } catch (err) { setError(new Error(`The schemas are not JSON: ${(err as Error).message}`)); return; }
+    try {
+      parsed = schemas.trim() === '' ? null : JSON.parse(schemas);
+    } catch (err) {
+      setError(new Error(`The schemas are not JSON: ${(err as Error).message}`));
+      return;
+    }
     try {
       await api('PUT', typePath(initial?.name ?? name), { description, schemas: parsed });
       setSaved(true);
       onSaved(initial?.name ?? name);
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
-  const set = (to: (v: string) => void) => (e: Event): void => to((e.target as HTMLInputElement).value);
+  const set =
+    (to: (v: string) => void) =>
+    (e: Event): void =>
+      to((e.target as HTMLInputElement).value);
   return (
     <form class="card form" onSubmit={(e) => void submit(e)} aria-label="Event type editor">
       <h2>{initial === null ? 'New event type' : `Edit ${initial.name}`}</h2>
-      <label>Name <input name="name" required value={initial?.name ?? name} disabled={initial !== null} onInput={set(setName)} placeholder="invoice.paid" /></label>
-      <label>Description <input name="description" value={description} onInput={set(setDescription)} /></label>
-      <label>JSON Schemas by version, with examples (each example is checked against its schema; empty = any payload)
+      <label>
+        Name{' '}
+        <input
+          name="name"
+          required
+          value={initial?.name ?? name}
+          disabled={initial !== null}
+          onInput={set(setName)}
+          placeholder="invoice.paid"
+        />
+      </label>
+      <label>
+        Description <input name="description" value={description} onInput={set(setDescription)} />
+      </label>
+      <label>
+        JSON Schemas by version, with examples (each example is checked against its schema; empty = any payload)
         <textarea name="schemas" class="code" rows={12} spellcheck={false} value={schemas} onInput={set(setSchemas)} />
       </label>
-      <button type="submit" class="primary">Check and save</button>
-      {saved ? <p class="notice" role="status">Saved: the schemas compile and every example passes.</p> : null}
+      <button type="submit" class="primary">
+        Check and save
+      </button>
+      {saved ? (
+        <p class="notice" role="status">
+          Saved: the schemas compile and every example passes.
+        </p>
+      ) : null}
       <ErrorBox error={error} />
     </form>
   );
@@ -50,37 +82,103 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (nam
 function TypeControls({ type, onDone }: { type: EventType; onDone: (deleted: boolean) => void }) {
   return (
     <div class="toolbar">
-      {type.archived ? null : <Action label={`Archive ${type.name}`} run={async () => { await api('DELETE', typePath(type.name)); onDone(false); }} confirm={{
-        title: `Archive the event type ${type.name}?`, yes: 'Archive',
-        body: <p>It is hidden from the catalogue's choices; messages of this type are still accepted and delivered. Saving it again brings it back.</p>,
-      }} />}
-      <Action label={`Delete ${type.name}`} danger run={async () => { await api('DELETE', `${typePath(type.name)}?expunge=true`); onDone(true); }} confirm={{
-        title: `Delete the event type ${type.name} for good?`, yes: 'Delete event type',
-        body: <p>Its description and every version of its schema are deleted; messages already sent keep their payloads. This cannot be undone.</p>,
-      }} />
+      {type.archived ? null : (
+        <Action
+          label={`Archive ${type.name}`}
+          run={async () => {
+            await api('DELETE', typePath(type.name));
+            onDone(false);
+          }}
+          confirm={{
+            title: `Archive the event type ${type.name}?`,
+            yes: 'Archive',
+            body: (
+              <p>
+                It is hidden from the catalogue's choices; messages of this type are still accepted and delivered.
+                Saving it again brings it back.
+              </p>
+            ),
+          }}
+        />
+      )}
+      <Action
+        label={`Delete ${type.name}`}
+        danger
+        run={async () => {
+          await api('DELETE', `${typePath(type.name)}?expunge=true`);
+          onDone(true);
+        }}
+        confirm={{
+          title: `Delete the event type ${type.name} for good?`,
+          yes: 'Delete event type',
+          body: (
+            <p>
+              Its description and every version of its schema are deleted; messages already sent keep their payloads.
+              This cannot be undone.
+            </p>
+          ),
+        }}
+      />
     </div>
   );
 }
 
 /** The event catalogue: types with their schemas as structure; the operator creates, edits, archives, deletes. */
 export function EventTypesPage({ canEdit, base = '' }: { canEdit: boolean; base?: string }) {
-  const list = useLoad(() => get<Page<EventType>>('/api/v1/event-type?limit=250&with_content=true&include_archived=true'), []);
+  const list = useLoad(
+    () => get<Page<EventType>>('/api/v1/event-type?limit=250&with_content=true&include_archived=true'),
+    [],
+  );
   return (
     <>
       <Title sub="The events that can be sent, with their JSON Schemas and examples.">Event types</Title>
-      <Show of={list}>{(page) => (page.data.length === 0 ? (
-        <Empty title="No event types yet.">{canEdit ? 'Create one with the editor below; messages of that type are then checked against its schema.' : 'None are published yet.'}</Empty>
-      ) : (
-        <ul class="plain catalogue">{page.data.map((t) => (
-          <li key={t.name} class="card">
-            <h2><a href={href(`${base}/event-types/${seg(t.name)}`)}><code>{t.name}</code></a> {t.archived ? <Badge state="archived" /> : null}{t.deprecated ? <Badge state="deprecated" /> : null}</h2>
-            <p>{t.description === '' ? <span class="muted">No description.</span> : t.description} <span class="muted">· updated <Time iso={t.updatedAt} /></span></p>
-            {t.schemas === null ? <p class="muted">No schema: any JSON payload is accepted.</p> : <details><summary>Schemas and examples</summary><SchemaView name={t.name} schemas={t.schemas} /></details>}
-            {canEdit ? <p><a href={href(`${base}/event-types/${seg(t.name)}`)}>Edit {t.name}</a></p> : null}
-          </li>
-        ))}</ul>
-      ))}</Show>
-      {canEdit ? <Editor key="new" initial={null} onSaved={(name) => navigate(`${base}/event-types/${seg(name)}`)} /> : null}
+      <Show of={list}>
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty title="No event types yet.">
+              {canEdit
+                ? 'Create one with the editor below; messages of that type are then checked against its schema.'
+                : 'None are published yet.'}
+            </Empty>
+          ) : (
+            <ul class="plain catalogue">
+              {page.data.map((t) => (
+                <li key={t.name} class="card">
+                  <h2>
+                    <a href={href(`${base}/event-types/${seg(t.name)}`)}>
+                      <code>{t.name}</code>
+                    </a>{' '}
+                    {t.archived ? <Badge state="archived" /> : null}
+                    {t.deprecated ? <Badge state="deprecated" /> : null}
+                  </h2>
+                  <p>
+                    {t.description === '' ? <span class="muted">No description.</span> : t.description}{' '}
+                    <span class="muted">
+                      · updated <Time iso={t.updatedAt} />
+                    </span>
+                  </p>
+                  {t.schemas === null ? (
+                    <p class="muted">No schema: any JSON payload is accepted.</p>
+                  ) : (
+                    <details>
+                      <summary>Schemas and examples</summary>
+                      <SchemaView name={t.name} schemas={t.schemas} />
+                    </details>
+                  )}
+                  {canEdit ? (
+                    <p>
+                      <a href={href(`${base}/event-types/${seg(t.name)}`)}>Edit {t.name}</a>
+                    </p>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Show>
+      {canEdit ? (
+        <Editor key="new" initial={null} onSaved={(name) => navigate(`${base}/event-types/${seg(name)}`)} />
+      ) : null}
     </>
   );
 }
@@ -90,18 +188,41 @@ export function EventTypePage({ name, canEdit, base = '' }: { name: string; canE
   const type = useLoad(() => get<EventType>(typePath(name)), [name]);
   return (
     <>
-      <Title sub={<><a href={href(`${base}/event-types`)}>Event types</a> › {name}</>}>{name}</Title>
-      <Show of={type}>{(t) => (
-        <>
-          <section class="card" aria-labelledby="et-h">
-            <h2 id="et-h">Schema {t.archived ? <Badge state="archived" /> : null}{t.deprecated ? <Badge state="deprecated" /> : null}</h2>
-            <p>{t.description === '' ? <span class="muted">No description.</span> : t.description} <span class="muted">· updated <Time iso={t.updatedAt} /></span></p>
-            <SchemaView name={t.name} schemas={t.schemas} />
-          </section>
-          {canEdit ? <TypeControls type={t} onDone={(deleted) => (deleted ? navigate(`${base}/event-types`) : type.reload())} /> : null}
-          {canEdit ? <Editor key={t.name} initial={t} onSaved={() => type.reload()} /> : null}
-        </>
-      )}</Show>
+      <Title
+        sub={
+          <>
+            <a href={href(`${base}/event-types`)}>Event types</a> › {name}
+          </>
+        }
+      >
+        {name}
+      </Title>
+      <Show of={type}>
+        {(t) => (
+          <>
+            <section class="card" aria-labelledby="et-h">
+              <h2 id="et-h">
+                Schema {t.archived ? <Badge state="archived" /> : null}
+                {t.deprecated ? <Badge state="deprecated" /> : null}
+              </h2>
+              <p>
+                {t.description === '' ? <span class="muted">No description.</span> : t.description}{' '}
+                <span class="muted">
+                  · updated <Time iso={t.updatedAt} />
+                </span>
+              </p>
+              <SchemaView name={t.name} schemas={t.schemas} />
+            </section>
+            {canEdit ? (
+              <TypeControls
+                type={t}
+                onDone={(deleted) => (deleted ? navigate(`${base}/event-types`) : type.reload())}
+              />
+            ) : null}
+            {canEdit ? <Editor key={t.name} initial={t} onSaved={() => type.reload()} /> : null}
+          </>
+        )}
+      </Show>
     </>
   );
 }

@@ -2,10 +2,14 @@ import type { Hold } from './types.ts';
 import { Time } from './ui.tsx';
 
 const HOLDER = {
-  paused: 'the endpoint\'s pause', breaker: 'the circuit breaker', throttled: 'the receiver\'s Retry-After',
+  paused: "the endpoint's pause",
+  breaker: 'the circuit breaker',
+  throttled: "the receiver's Retry-After",
 } as const;
 const NO_END = {
-  paused: 'until resumed', breaker: 'until its probe succeeds', throttled: 'until the throttle ends',
+  paused: 'until resumed',
+  breaker: 'until its probe succeeds',
+  throttled: 'until the throttle ends',
 } as const;
 
 /**
@@ -15,6 +19,17 @@ const NO_END = {
 export function NextAttempt({ hold, next }: { hold: Hold; next: string | null }) {
   if (hold.heldBy === undefined || hold.heldBy === null) return <Time iso={next} />;
   const until = hold.heldUntil ?? null;
-  const end = until === null ? NO_END[hold.heldBy] : <>until <Time iso={until} /></>;
-  return <span class="held">held by {HOLDER[hold.heldBy]} {end}</span>;
+  const end =
+    until === null ? (
+      NO_END[hold.heldBy]
+    ) : (
+      <>
+        until <Time iso={until} />
+      </>
+    );
+  return (
+    <span class="held">
+      held by {HOLDER[hold.heldBy]} {end}
+    </span>
+  );
 }

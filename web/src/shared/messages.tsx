@@ -8,7 +8,14 @@ import { NextAttempt } from './hold.tsx';
 import { DataTable, type Column } from './table.tsx';
 import type { Attempt } from './types.ts';
 
-const STATES: [string, string][] = [['', 'any'], ['0', 'succeeded'], ['1', 'pending'], ['3', 'sending'], ['2', 'dead (failed)'], ['4', 'canceled / skipped']];
+const STATES: [string, string][] = [
+  ['', 'any'],
+  ['0', 'succeeded'],
+  ['1', 'pending'],
+  ['3', 'sending'],
+  ['2', 'dead (failed)'],
+  ['4', 'canceled / skipped'],
+];
 const val = (e: Event): string => (e.target as HTMLInputElement).value;
 /** A datetime-local value (UTC) as ISO, or undefined. */
 const isoOf = (local: string): string | undefined => (local === '' ? undefined : new Date(`${local}Z`).toISOString());
@@ -29,16 +36,35 @@ function Publish({ scope, onPublished }: { scope: Scope; onPublished: (id: strin
     }
     try {
       // The payload text is sent as typed (the API keeps its exact bytes).
-      const text = await apiText('POST', `/api/v1/app/${seg(scope.appId)}/msg`, new RawJson(`{"eventType":${JSON.stringify(type)},"payload":${payload}}`));
+      const text = await apiText(
+        'POST',
+        `/api/v1/app/${seg(scope.appId)}/msg`,
+        new RawJson(`{"eventType":${JSON.stringify(type)},"payload":${payload}}`),
+      );
       onPublished((JSON.parse(text ?? '{}') as { id: string }).id);
-    } catch (err) { setError(err); }
+    } catch (err) {
+      setError(err);
+    }
   };
   return (
     <form class="card form" onSubmit={(e) => void submit(e)} aria-label="Publish a message">
       <h2>Publish a message</h2>
-      <label>Event type <input name="eventType" required value={type} onInput={(e) => setType(val(e))} placeholder="invoice.paid" /></label>
-      <label>Payload (JSON) <textarea name="payload" rows={5} value={payload} onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)} /></label>
-      <button type="submit" class="primary">Publish</button>
+      <label>
+        Event type{' '}
+        <input name="eventType" required value={type} onInput={(e) => setType(val(e))} placeholder="invoice.paid" />
+      </label>
+      <label>
+        Payload (JSON){' '}
+        <textarea
+          name="payload"
+          rows={5}
+          value={payload}
+          onInput={(e) => setPayload((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
+      <button type="submit" class="primary">
+        Publish
+      </button>
       <ErrorBox error={error} />
     </form>
   );
@@ -47,62 +73,168 @@ function Publish({ scope, onPublished }: { scope: Scope; onPublished: (id: strin
 /** The filter form. A delivery state belongs to one endpoint's delivery, so it is chosen with an endpoint only. */
 function MessageFilters({ endpoints, onApply }: { endpoints: Endpoint[]; onApply: (f: Filters) => void }) {
   const [f, setF] = useState<Filters>(NO_FILTERS);
-  const set = (k: keyof Filters) => (e: Event): void => {
-    const next = { ...f, [k]: val(e) };
-    setF(k === 'endpoint' && next.endpoint === '' ? { ...next, state: '' } : next);
-  };
+  const set =
+    (k: keyof Filters) =>
+    (e: Event): void => {
+      const next = { ...f, [k]: val(e) };
+      setF(k === 'endpoint' && next.endpoint === '' ? { ...next, state: '' } : next);
+    };
   return (
-    <form class="filters" aria-label="Filter messages" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
-      <label>Event type <input value={f.eventType} onInput={set('eventType')} /></label>
-      <label>Channel <input value={f.channel} onInput={set('channel')} /></label>
-      <label>Tag <input value={f.tag} onInput={set('tag')} /></label>
-      <label>After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} /></label>
-      <label>Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} /></label>
-      <label>Endpoint <select value={f.endpoint} onChange={set('endpoint')}><option value="">all</option>{endpoints.map((ep) => <option key={ep.id} value={ep.id}>{ep.url}</option>)}</select></label>
+    <form
+      class="filters"
+      aria-label="Filter messages"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply(f);
+      }}
+    >
+      <label>
+        Event type <input value={f.eventType} onInput={set('eventType')} />
+      </label>
+      <label>
+        Channel <input value={f.channel} onInput={set('channel')} />
+      </label>
+      <label>
+        Tag <input value={f.tag} onInput={set('tag')} />
+      </label>
+      <label>
+        After (UTC) <input type="datetime-local" value={f.after} onInput={set('after')} />
+      </label>
+      <label>
+        Before (UTC) <input type="datetime-local" value={f.before} onInput={set('before')} />
+      </label>
+      <label>
+        Endpoint{' '}
+        <select value={f.endpoint} onChange={set('endpoint')}>
+          <option value="">all</option>
+          {endpoints.map((ep) => (
+            <option key={ep.id} value={ep.id}>
+              {ep.url}
+            </option>
+          ))}
+        </select>
+      </label>
       <div class="field">
-        <label>Delivery state <select value={f.state} onChange={set('state')} disabled={f.endpoint === ''} aria-describedby="state-hint">{STATES.map(([v, l]) => <option key={v} value={v}>{l}</option>)}</select></label>
-        <span id="state-hint" class="hint">{f.endpoint === '' ? 'Choose an endpoint first: a state is per endpoint' : 'Of the delivery to the chosen endpoint'}</span>
+        <label>
+          Delivery state{' '}
+          <select value={f.state} onChange={set('state')} disabled={f.endpoint === ''} aria-describedby="state-hint">
+            {STATES.map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span id="state-hint" class="hint">
+          {f.endpoint === ''
+            ? 'Choose an endpoint first: a state is per endpoint'
+            : 'Of the delivery to the chosen endpoint'}
+        </span>
       </div>
       <button type="submit">Apply filters</button>
     </form>
   );
 }
 
-interface Filters { eventType: string; channel: string; tag: string; after: string; before: string; state: string; endpoint: string }
+interface Filters {
+  eventType: string;
+  channel: string;
+  tag: string;
+  after: string;
+  before: string;
+  state: string;
+  endpoint: string;
+}
 const NO_FILTERS: Filters = { eventType: '', channel: '', tag: '', after: '', before: '', state: '', endpoint: '' };
 
 /** Messages of an application with the API's filters; with an endpoint, its deliveries' states (and holds) too. */
 export function MessagesPage({ scope }: { scope: Scope }) {
   const [a, setApplied] = useState(NO_FILTERS);
   const [iterator, setIterator] = useState<string | null>(null);
-  const endpoints = useLoad(() => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint?limit=250`), [scope.appId]);
-  const filters = { limit: 25, iterator, with_content: false, event_types: a.eventType === '' ? undefined : [a.eventType], channel: a.channel, tag: a.tag, after: isoOf(a.after), before: isoOf(a.before) };
+  const endpoints = useLoad(
+    () => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint?limit=250`),
+    [scope.appId],
+  );
+  const filters = {
+    limit: 25,
+    iterator,
+    with_content: false,
+    event_types: a.eventType === '' ? undefined : [a.eventType],
+    channel: a.channel,
+    tag: a.tag,
+    after: isoOf(a.after),
+    before: isoOf(a.before),
+  };
   const byEndpoint = a.endpoint !== '';
   const app = `/api/v1/app/${seg(scope.appId)}`;
-  const list = useLoad(() => get<Page<Message>>(byEndpoint
-    ? `${app}/endpoint/${seg(a.endpoint)}/msg${query({ ...filters, status: a.state, expanded_statuses: true })}`
-    : `${app}/msg${query(filters)}`), [scope.appId, JSON.stringify(a), iterator], 5000);
+  const list = useLoad(
+    () =>
+      get<Page<Message>>(
+        byEndpoint
+          ? `${app}/endpoint/${seg(a.endpoint)}/msg${query({ ...filters, status: a.state, expanded_statuses: true })}`
+          : `${app}/msg${query(filters)}`,
+      ),
+    [scope.appId, JSON.stringify(a), iterator],
+    5000,
+  );
   const url = endpoints.data?.data.find((ep) => ep.id === a.endpoint)?.url ?? a.endpoint;
   const columns: Column<Message>[] = [
     { label: 'Event type', cell: (m) => <a href={href(`${scope.base}/messages/${seg(m.id)}`)}>{m.eventType}</a> },
     { label: 'Id', cell: (m) => <CopyId id={m.id} label="message id" /> },
     { label: 'Created', cell: (m) => <Time iso={m.timestamp} /> },
-    { label: 'Channels / tags', cell: (m) => [...(m.channels ?? []), ...(m.tags ?? []).map((t) => `#${t}`)].join(', ') || <span class="muted">—</span> },
-    ...(byEndpoint ? [
-      { label: 'Delivery', cell: (m: Message) => <Badge state={m.deliveryState ?? 'pending'} /> },
-      { label: 'Next attempt', cell: (m: Message) => (m.deliveryState === 'pending' ? <NextAttempt hold={m} next={m.nextAttempt ?? null} /> : <span class="muted">—</span>) },
-    ] : []),
+    {
+      label: 'Channels / tags',
+      cell: (m) =>
+        [...(m.channels ?? []), ...(m.tags ?? []).map((t) => `#${t}`)].join(', ') || <span class="muted">—</span>,
+    },
+    ...(byEndpoint
+      ? [
+          { label: 'Delivery', cell: (m: Message) => <Badge state={m.deliveryState ?? 'pending'} /> },
+          {
+            label: 'Next attempt',
+            cell: (m: Message) =>
+              m.deliveryState === 'pending' ? (
+                <NextAttempt hold={m} next={m.nextAttempt ?? null} />
+              ) : (
+                <span class="muted">—</span>
+              ),
+          },
+        ]
+      : []),
   ];
   return (
     <>
       <Title sub="Newest first. Open one to see its payload, destinations and attempts.">Messages</Title>
-      <MessageFilters endpoints={endpoints.data?.data ?? []} onApply={(f) => { setIterator(null); setApplied(f); }} />
-      {byEndpoint ? <p class="muted">Deliveries to <strong>{url}</strong>{a.state === '' ? '' : `, state ${STATES.find(([v]) => v === a.state)?.[1] ?? a.state}`}.</p> : null}
-      <Show of={list}>{(page) => (page.data.length === 0 ? (
-        <Empty title="No messages match.">{scope.operator ? 'Publish one with the form below, or through the API (POST /api/v1/app/{app}/msg).' : 'Messages appear here as they are sent to you.'}</Empty>
-      ) : <DataTable columns={columns} rows={page.data} rowKey={(m) => m.id} />)}</Show>
+      <MessageFilters
+        endpoints={endpoints.data?.data ?? []}
+        onApply={(f) => {
+          setIterator(null);
+          setApplied(f);
+        }}
+      />
+      {byEndpoint ? (
+        <p class="muted">
+          Deliveries to <strong>{url}</strong>
+          {a.state === '' ? '' : `, state ${STATES.find(([v]) => v === a.state)?.[1] ?? a.state}`}.
+        </p>
+      ) : null}
+      <Show of={list}>
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty title="No messages match.">
+              {scope.operator
+                ? 'Publish one with the form below, or through the API (POST /api/v1/app/{app}/msg).'
+                : 'Messages appear here as they are sent to you.'}
+            </Empty>
+          ) : (
+            <DataTable columns={columns} rows={page.data} rowKey={(m) => m.id} />
+          )
+        }
+      </Show>
       <Pager page={list.data} at={iterator} onPage={setIterator} />
-      {scope.operator && scope.canWrite ? <Publish scope={scope} onPublished={(id) => navigate(`${scope.base}/messages/${seg(id)}`)} /> : null}
+      {scope.operator && scope.canWrite ? (
+        <Publish scope={scope} onPublished={(id) => navigate(`${scope.base}/messages/${seg(id)}`)} />
+      ) : null}
     </>
   );
 }
@@ -112,37 +244,117 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
   const base = `/api/v1/app/${seg(scope.appId)}/msg/${seg(msgId)}`;
   const raw = useLoad(() => apiText('GET', base), [base]);
   const destinations = useLoad(() => get<Page<Destination>>(`${base}/endpoint?expanded_statuses=true`), [base], 3000);
-  const attempts = useLoad(() => get<Page<Attempt>>(`/api/v1/app/${seg(scope.appId)}/attempt/msg/${seg(msgId)}?with_content=false`), [base], 3000);
+  const attempts = useLoad(
+    () => get<Page<Attempt>>(`/api/v1/app/${seg(scope.appId)}/attempt/msg/${seg(msgId)}?with_content=false`),
+    [base],
+    3000,
+  );
   const [exact, setExact] = useState(false);
-  if (raw.data === undefined) return <>{raw.error === null ? <Loading /> : <><Title>Message</Title><ErrorBox error={raw.error} retry={raw.reload} busy={raw.loading} /></>}</>;
+  if (raw.data === undefined)
+    return (
+      <>
+        {raw.error === null ? (
+          <Loading />
+        ) : (
+          <>
+            <Title>Message</Title>
+            <ErrorBox error={raw.error} retry={raw.reload} busy={raw.loading} />
+          </>
+        )}
+      </>
+    );
   const text = raw.data ?? '{}';
   const msg = JSON.parse(text) as Message;
   const bytes = payloadBytes(text);
   return (
     <>
-      <Title sub={<><CopyId id={msg.id} label="message id" /> · <Time iso={msg.timestamp} />{msg.eventId === null ? null : <> · event id <code>{msg.eventId}</code></>}</>}>{msg.eventType}</Title>
+      <Title
+        sub={
+          <>
+            <CopyId id={msg.id} label="message id" /> · <Time iso={msg.timestamp} />
+            {msg.eventId === null ? null : (
+              <>
+                {' '}
+                · event id <code>{msg.eventId}</code>
+              </>
+            )}
+          </>
+        }
+      >
+        {msg.eventType}
+      </Title>
       <section class="card" aria-labelledby="payload-h">
         <h2 id="payload-h">Payload</h2>
         <div class="row">
-          <label class="inline"><input type="checkbox" checked={exact} onChange={(e) => setExact((e.target as HTMLInputElement).checked)} /> Exact bytes as delivered</label>
-          <button type="button" onClick={() => void navigator.clipboard.writeText(bytes)}>Copy exact bytes</button>
+          <label class="inline">
+            <input type="checkbox" checked={exact} onChange={(e) => setExact((e.target as HTMLInputElement).checked)} />{' '}
+            Exact bytes as delivered
+          </label>
+          <button type="button" onClick={() => void navigator.clipboard.writeText(bytes)}>
+            Copy exact bytes
+          </button>
         </div>
         <Pre label="Payload text" text={exact ? bytes : pretty(bytes)} />
       </section>
       <section class="card" aria-labelledby="dest-h">
         <h2 id="dest-h">Destinations</h2>
-        <Show of={destinations}>{(page) => (page.data.length === 0 ? <Empty title="No endpoint takes this message.">Its event type or channels match no endpoint's filter.</Empty> : (
-          <DataTable rows={page.data} rowKey={(d) => d.id} columns={[
-            { label: 'Endpoint', cell: (d) => <>{d.url}<div><CopyId id={d.id} label="endpoint id" /></div></> },
-            { label: 'Delivery', cell: (d) => <Badge state={d.deliveryState} /> },
-            { label: 'Next attempt', cell: (d) => (d.deliveryState === 'pending' || d.deliveryState === 'leased' ? <NextAttempt hold={d} next={d.nextAttempt} /> : <span class="muted">none ({d.deliveryState})</span>) },
-            { label: 'Timeline', cell: (d) => <a href={href(`${scope.base}/messages/${seg(msg.id)}/endpoints/${seg(d.id)}`)}>Open timeline</a> },
-          ]} />
-        ))}</Show>
+        <Show of={destinations}>
+          {(page) =>
+            page.data.length === 0 ? (
+              <Empty title="No endpoint takes this message.">
+                Its event type or channels match no endpoint's filter.
+              </Empty>
+            ) : (
+              <DataTable
+                rows={page.data}
+                rowKey={(d) => d.id}
+                columns={[
+                  {
+                    label: 'Endpoint',
+                    cell: (d) => (
+                      <>
+                        {d.url}
+                        <div>
+                          <CopyId id={d.id} label="endpoint id" />
+                        </div>
+                      </>
+                    ),
+                  },
+                  { label: 'Delivery', cell: (d) => <Badge state={d.deliveryState} /> },
+                  {
+                    label: 'Next attempt',
+                    cell: (d) =>
+                      d.deliveryState === 'pending' || d.deliveryState === 'leased' ? (
+                        <NextAttempt hold={d} next={d.nextAttempt} />
+                      ) : (
+                        <span class="muted">none ({d.deliveryState})</span>
+                      ),
+                  },
+                  {
+                    label: 'Timeline',
+                    cell: (d) => (
+                      <a href={href(`${scope.base}/messages/${seg(msg.id)}/endpoints/${seg(d.id)}`)}>Open timeline</a>
+                    ),
+                  },
+                ]}
+              />
+            )
+          }
+        </Show>
       </section>
       <section class="card" aria-labelledby="att-h">
         <h2 id="att-h">Attempts</h2>
-        <Show of={attempts}>{(page) => (page.data.length === 0 ? <Empty title="No attempts yet.">The first attempt is made as soon as a dispatcher claims the delivery.</Empty> : <AttemptTable scope={scope} attempts={page.data} showEndpoint />)}</Show>
+        <Show of={attempts}>
+          {(page) =>
+            page.data.length === 0 ? (
+              <Empty title="No attempts yet.">
+                The first attempt is made as soon as a dispatcher claims the delivery.
+              </Empty>
+            ) : (
+              <AttemptTable scope={scope} attempts={page.data} showEndpoint />
+            )
+          }
+        </Show>
       </section>
     </>
   );

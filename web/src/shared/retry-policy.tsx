@@ -11,12 +11,20 @@ interface RetryPolicyView {
 
 /** Where an effective field came from, as a person reads it. */
 const SOURCE: Readonly<Record<string, string>> = {
-  endpoint: 'this endpoint', eventType: 'its event type', installation: 'the installation', schedule: 'schedule + 1',
+  endpoint: 'this endpoint',
+  eventType: 'its event type',
+  installation: 'the installation',
+  schedule: 'schedule + 1',
 };
 
 /** Milliseconds in the largest unit that writes them whole: 1 d, 30 min, 5 s, 50 ms. */
 function duration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
   }
   return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
@@ -34,13 +42,27 @@ export function RetryPolicyCard({ path }: { path: string }) {
   return (
     <section class="card" aria-labelledby="retry-h">
       <h2 id="retry-h">Retry policy</h2>
-      <Show of={loaded} label="Loading retry policy…">{(view) => (
-        <dl class="facts">
-          <dt>Delays</dt><dd>{view.effective.schedule.map(duration).join(', ')}{from(view, 'schedule')}</dd>
-          <dt>Attempt timeout</dt><dd>{duration(view.effective.attemptTimeout)}{from(view, 'attemptTimeout')}</dd>
-          <dt>Attempts</dt><dd>{view.effective.maxAttempts}{from(view, 'maxAttempts')}</dd>
-        </dl>
-      )}</Show>
+      <Show of={loaded} label="Loading retry policy…">
+        {(view) => (
+          <dl class="facts">
+            <dt>Delays</dt>
+            <dd>
+              {view.effective.schedule.map(duration).join(', ')}
+              {from(view, 'schedule')}
+            </dd>
+            <dt>Attempt timeout</dt>
+            <dd>
+              {duration(view.effective.attemptTimeout)}
+              {from(view, 'attemptTimeout')}
+            </dd>
+            <dt>Attempts</dt>
+            <dd>
+              {view.effective.maxAttempts}
+              {from(view, 'maxAttempts')}
+            </dd>
+          </dl>
+        )}
+      </Show>
       <p class="muted">
         An event type with a policy of its own fills the fields this endpoint leaves unset. A change applies to
         deliveries created after it.

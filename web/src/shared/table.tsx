@@ -12,18 +12,38 @@ export interface Column<T> {
  * A table whose every cell carries its column's name (`data-label`): at phone width the rows become cards
  * and each cell shows that name before its value (styles.css), so no cell loses its meaning.
  */
-export function DataTable<T>({ columns, rows, rowKey, label, class: cls }: {
-  columns: readonly Column<T>[]; rows: readonly T[]; rowKey: (row: T) => string; label?: string; class?: string;
+export function DataTable<T>({
+  columns,
+  rows,
+  rowKey,
+  label,
+  class: cls,
+}: {
+  columns: readonly Column<T>[];
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  label?: string;
+  class?: string;
 }) {
   const head = (c: Column<T>) => (c.hideLabel === true ? <span class="sr-only">{c.label}</span> : c.label);
   return (
     <table class={cls} aria-label={label}>
-      <thead><tr>{columns.map((c) => <th scope="col" key={c.label}>{head(c)}</th>)}</tr></thead>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c.label}>
+              {head(c)}
+            </th>
+          ))}
+        </tr>
+      </thead>
       <tbody>
         {rows.map((r) => (
           <tr key={rowKey(r)}>
             {columns.map((c) => (
-              <td key={c.label} data-label={c.hideLabel === true ? undefined : c.label}>{c.cell(r)}</td>
+              <td key={c.label} data-label={c.hideLabel === true ? undefined : c.label}>
+                {c.cell(r)}
+              </td>
             ))}
           </tr>
         ))}

@@ -17,10 +17,19 @@ interface ApplicationRow {
 
 const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at';
 /** An application by id or uid (the id wins); run on every publish. $1 id or uid. */
-const FIND_APPLICATION = prepared('tidings_find_application', `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1`);
+const FIND_APPLICATION = prepared(
+  'tidings_find_application',
+  `SELECT ${COLUMNS} FROM applications WHERE id = $1 OR uid = $1 ORDER BY (id = $1) DESC LIMIT 1`,
+);
 /** Applications by id or uid, for many refs at once (lookups grouped across requests). $1 refs. */
-const FIND_APPLICATIONS = prepared('tidings_find_applications', `SELECT ${COLUMNS} FROM applications WHERE id = ANY ($1::text[]) OR uid = ANY ($1::text[])`);
-const FIND_APPLICATION_FOR_UPDATE = prepared('tidings_find_application_for_update', `${FIND_APPLICATION.text} FOR UPDATE`);
+const FIND_APPLICATIONS = prepared(
+  'tidings_find_applications',
+  `SELECT ${COLUMNS} FROM applications WHERE id = ANY ($1::text[]) OR uid = ANY ($1::text[])`,
+);
+const FIND_APPLICATION_FOR_UPDATE = prepared(
+  'tidings_find_application_for_update',
+  `${FIND_APPLICATION.text} FOR UPDATE`,
+);
 const UID_TAKEN = { applications_uid_key: 'An application with this uid already exists' };
 
 /*
@@ -34,7 +43,15 @@ ${onConflict}
 RETURNING ${COLUMNS}`;
 
 function toRecord(row: ApplicationRow): ApplicationRecord {
-  return { id: row.id, uid: row.uid, name: row.name, rateLimit: row.rate_limit, metadata: row.metadata, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    uid: row.uid,
+    name: row.name,
+    rateLimit: row.rate_limit,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 /** Endpoints of the application row `applications.id` that count for the list filters (not deleted). */
@@ -47,8 +64,14 @@ const SVIX_PLAY_URL = `'https://play.svix.com/%'`;
 function listFilterSql(filters: ApplicationListFilters): string {
   const parts: string[] = [];
   if (filters.excludeWithNoEndpoints === true) parts.push(`EXISTS (SELECT 1 ${LIVE_ENDPOINTS})`);
-  if (filters.excludeWithDisabledEndpoints === true) parts.push(`(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.status <> 'disabled'))`);
-  if (filters.excludeWithSvixPlayEndpoints === true) parts.push(`(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.url NOT LIKE ${SVIX_PLAY_URL}))`);
+  if (filters.excludeWithDisabledEndpoints === true)
+    parts.push(
+      `(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.status <> 'disabled'))`,
+    );
+  if (filters.excludeWithSvixPlayEndpoints === true)
+    parts.push(
+      `(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.url NOT LIKE ${SVIX_PLAY_URL}))`,
+    );
   return parts.map((p) => ` AND ${p}`).join('');
 }
 
@@ -58,7 +81,9 @@ function listFilterSql(filters: ApplicationListFilters): string {
  * `reader` (a read replica while it is fresh enough, docs/adr/0022-poolers-and-read-replicas.md; default `db`).
  */
 export function createPgApplicationStore(
-  db: Db, limits: BatchLimits = DEFAULT_BATCH_LIMITS, reader: Db = db,
+  db: Db,
+  limits: BatchLimits = DEFAULT_BATCH_LIMITS,
+  reader: Db = db,
 ): ApplicationStore {
   const grouped = statementBatcher<string, ApplicationRecord | null>(limits, async (refs) => {
     const res = await db.query<ApplicationRow>(FIND_APPLICATIONS, [[...new Set(refs)]]);
@@ -70,22 +95,45 @@ export function createPgApplicationStore(
   });
   return {
     async insertApplication(tx, app, now) {
-      const res = await withConflict(() => on(db, tx).query<ApplicationRow>(insertApplication(''), [app.id, app.uid, app.name, app.rateLimit, JSON.stringify(app.metadata), now]), UID_TAKEN);
+      const res = await withConflict(
+        () =>
+          on(db, tx).query<ApplicationRow>(insertApplication(''), [
+            app.id,
+            app.uid,
+            app.name,
+            app.rateLimit,
+            JSON.stringify(app.metadata),
+            now,
+          ]),
+        UID_TAKEN,
+      );
       return toRecord(res.rows[0]!);
     },
 
     async insertApplicationIfAbsent(tx, app, now) {
       const client = on(db, tx);
-      const res = await client.query<ApplicationRow>(insertApplication('ON CONFLICT (uid) DO NOTHING'), [app.id, app.uid, app.name, app.rateLimit, JSON.stringify(app.metadata), now]);
+      const res = await client.query<ApplicationRow>(insertApplication('ON CONFLICT (uid) DO NOTHING'), [
+        app.id,
+        app.uid,
+        app.name,
+        app.rateLimit,
+        JSON.stringify(app.metadata),
+        now,
+      ]);
       if (res.rows[0] !== undefined) return { app: toRecord(res.rows[0]), created: true };
       // READ COMMITTED: this statement's snapshot sees the row the conflicting transaction committed.
-      const existing = await client.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE uid = $1`, [app.uid]);
+      const existing = await client.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE uid = $1`, [
+        app.uid,
+      ]);
       return { app: toRecord(existing.rows[0]!), created: false };
     },
 
     async findApplication(ref, options = {}) {
       if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(ref);
-      const res = await on(db, options.tx).query<ApplicationRow>(options.forUpdate === true ? FIND_APPLICATION_FOR_UPDATE : FIND_APPLICATION, [ref]);
+      const res = await on(db, options.tx).query<ApplicationRow>(
+        options.forUpdate === true ? FIND_APPLICATION_FOR_UPDATE : FIND_APPLICATION,
+        [ref],
+      );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
@@ -99,12 +147,17 @@ export function createPgApplicationStore(
     },
 
     async updateApplication(tx, id, changes, now) {
-      const set = setClause(changes, { uid: 'uid', name: 'name', rateLimit: 'rate_limit', metadata: 'metadata::jsonb' }, 3);
+      const set = setClause(
+        changes,
+        { uid: 'uid', name: 'name', rateLimit: 'rate_limit', metadata: 'metadata::jsonb' },
+        3,
+      );
       const res = await withConflict(
-        () => on(db, tx).query<ApplicationRow>(
-          `UPDATE applications SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
-          [id, now, ...set.params],
-        ),
+        () =>
+          on(db, tx).query<ApplicationRow>(
+            `UPDATE applications SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+            [id, now, ...set.params],
+          ),
         UID_TAKEN,
       );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);

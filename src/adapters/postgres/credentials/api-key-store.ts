@@ -18,8 +18,15 @@ interface Row {
 const COLUMNS = 'id, name, role, app_id, read_only, token_prefix, created_at, expires_at, revoked_at';
 
 const toView = (r: Row): ApiKeyView => ({
-  id: r.id, name: r.name, role: r.role, appId: r.app_id, readOnly: r.read_only, tokenPrefix: r.token_prefix,
-  createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  appId: r.app_id,
+  readOnly: r.read_only,
+  tokenPrefix: r.token_prefix,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
 });
 
 interface ApiKeyRow {
@@ -37,7 +44,11 @@ interface ApiKeyRow {
 }
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
-  id: row.id, name: row.name, role: row.role, appId: row.app_id, createdAt: row.created_at,
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  appId: row.app_id,
+  createdAt: row.created_at,
   ...(row.read_only ? { readOnly: true } : {}),
   ...(row.portal ? { portal: true } : {}),
   ...(row.capabilities === null ? {} : { capabilities: row.capabilities }),
@@ -57,8 +68,21 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
         `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at, portal, capabilities, session_id, feature_flags)
          VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond', $10, $11, $12, $13)
          RETURNING ${COLUMNS}`,
-        [key.id, key.name, key.appId === null ? 'admin' : 'app', key.appId, key.readOnly, Buffer.from(key.tokenHash), key.tokenPrefix, now, key.expiresInMs,
-          key.portal ?? false, key.capabilities ?? null, key.sessionId ?? null, key.featureFlags ?? null],
+        [
+          key.id,
+          key.name,
+          key.appId === null ? 'admin' : 'app',
+          key.appId,
+          key.readOnly,
+          Buffer.from(key.tokenHash),
+          key.tokenPrefix,
+          now,
+          key.expiresInMs,
+          key.portal ?? false,
+          key.capabilities ?? null,
+          key.sessionId ?? null,
+          key.featureFlags ?? null,
+        ],
       );
       return toView(res.rows[0]!);
     },
@@ -73,17 +97,24 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
     },
 
     async revoke(id, now) {
-      const res = await db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${nowSql(2)}) WHERE id = $1`, [id, now]);
+      const res = await db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${nowSql(2)}) WHERE id = $1`, [
+        id,
+        now,
+      ]);
       return (res.rowCount ?? 0) > 0;
     },
 
     async revokeScopedByHash(tokenHash, now) {
-      const res = await db.query(`UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE token_hash = $1 AND role = 'app' AND revoked_at IS NULL`, [Buffer.from(tokenHash), now]);
+      const res = await db.query(
+        `UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE token_hash = $1 AND role = 'app' AND revoked_at IS NULL`,
+        [Buffer.from(tokenHash), now],
+      );
       return (res.rowCount ?? 0) > 0;
     },
 
     async expireApplicationKeys(appId, afterMs, now, sessionIds) {
-      const sessions = sessionIds === undefined || sessionIds === null || sessionIds.length === 0 ? null : [...sessionIds];
+      const sessions =
+        sessionIds === undefined || sessionIds === null || sessionIds.length === 0 ? null : [...sessionIds];
       const res = await db.query(
         `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), ${nowSql(3)} + $2 * interval '1 millisecond')
          WHERE app_id = $1 AND revoked_at IS NULL AND ($4::text[] IS NULL OR session_id = ANY($4::text[]))`,
@@ -93,8 +124,11 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
     },
 
     async findApiKeyByHash(tokenHash) {
-      const res = await db.query<ApiKeyRow>(`SELECT id, name, role, app_id, read_only, created_at, portal, capabilities, session_id, feature_flags, expires_at FROM api_keys
-         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > clock_timestamp())`, [Buffer.from(tokenHash)]);
+      const res = await db.query<ApiKeyRow>(
+        `SELECT id, name, role, app_id, read_only, created_at, portal, capabilities, session_id, feature_flags, expires_at FROM api_keys
+         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > clock_timestamp())`,
+        [Buffer.from(tokenHash)],
+      );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
@@ -108,7 +142,10 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
     },
 
     async revokeApplicationKeys(tx, appId, now) {
-      const res = await on(db, tx).query(`UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE app_id = $1 AND revoked_at IS NULL`, [appId, now]);
+      const res = await on(db, tx).query(
+        `UPDATE api_keys SET revoked_at = ${nowSql(2)} WHERE app_id = $1 AND revoked_at IS NULL`,
+        [appId, now],
+      );
       return res.rowCount ?? 0;
     },
   };

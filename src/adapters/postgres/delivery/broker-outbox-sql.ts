@@ -25,7 +25,9 @@ import { prepared } from '../db.ts';
  * Rows: id, endpoint_id, swept, stamped_at. Indexes: deliveries_endpoint_due (each endpoint's head),
  * deliveries_endpoint_leased (a gated endpoint's live leases), deliveries_lease_expiry (expired leases).
  */
-export const STAMP_DUE = prepared('tidings_broker_stamp_due', `
+export const STAMP_DUE = prepared(
+  'tidings_broker_stamp_due',
+  `
 WITH t AS (
   SELECT coalesce($4::timestamptz, clock_timestamp()) AS now, $3 * interval '1 millisecond' AS sweep_after
 ), ep AS (
@@ -86,19 +88,25 @@ WITH t AS (
 UPDATE deliveries d SET broker_published_at = t.now
 FROM picked p, t
 WHERE d.id = p.id AND d.broker_published_at IS NOT DISTINCT FROM p.stamp
-RETURNING d.id, d.endpoint_id, p.swept, t.now AS stamped_at`);
+RETURNING d.id, d.endpoint_id, p.swept, t.now AS stamped_at`,
+);
 
 /*
  * UNSTAMP — the ids whose publish the broker did not confirm lose the stamp the publisher wrote ($2), so that the
  * next STAMP_DUE takes them again; a row stamped since by another publisher keeps its stamp. $1 ids. Index: pkey.
  */
-export const UNSTAMP = prepared('tidings_broker_unstamp', `
-UPDATE deliveries SET broker_published_at = NULL WHERE id = ANY ($1::bigint[]) AND broker_published_at = $2`);
+export const UNSTAMP = prepared(
+  'tidings_broker_unstamp',
+  `
+UPDATE deliveries SET broker_published_at = NULL WHERE id = ANY ($1::bigint[]) AND broker_published_at = $2`,
+);
 
 /*
  * CLAIM_IDS — one call of `tidings_claim_ids` (src/adapters/postgres/delivery/claim-ids.sql): the claim restricted to
  * the ids of broker messages, with its gates, returning one row per given id with its outcome. Parameters as CLAIM's
  * (delivery-sql.ts) but $2, the ids.
  */
-export const CLAIM_IDS = prepared('tidings_claim_ids',
-  'SELECT * FROM tidings_claim_ids($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)');
+export const CLAIM_IDS = prepared(
+  'tidings_claim_ids',
+  'SELECT * FROM tidings_claim_ids($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+);

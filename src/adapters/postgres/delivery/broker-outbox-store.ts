@@ -20,10 +20,22 @@ export function createPgBrokerOutboxStore(db: Db, cipher: Cipher): BrokerOutboxS
       if (ids.length === 0) return { deliveries: [], reclaimed: 0, refused: new Map() };
       const w = input.window;
       const held = [...w.held];
-      const rows = (await db.query<ClaimIdsRow>(CLAIM_IDS, [
-        input.dispatcherId, ids, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints,
-        w.share, held.map(([id]) => id), held.map(([, n]) => n), w.answering, w.unresponsive, w.budget,
-      ])).rows;
+      const rows = (
+        await db.query<ClaimIdsRow>(CLAIM_IDS, [
+          input.dispatcherId,
+          ids,
+          input.leaseMs,
+          input.now,
+          input.maxReclaims,
+          input.excludeEndpoints,
+          w.share,
+          held.map(([id]) => id),
+          held.map(([, n]) => n),
+          w.answering,
+          w.unresponsive,
+          w.budget,
+        ])
+      ).rows;
       const deliveries: ClaimedDelivery[] = [];
       const refused = new Map<string, ClaimIdRefusal>(ids.map((id) => [id, 'not_due']));
       for (const row of rows) {
@@ -39,9 +51,15 @@ export function createPgBrokerOutboxStore(db: Db, cipher: Cipher): BrokerOutboxS
     },
 
     async stampDue(input) {
-      const rows = (await db.query<{ id: string; endpoint_id: string; swept: boolean; stamped_at: Date }>(STAMP_DUE, [
-        input.limit, input.endpointAhead, input.sweepAfterMs, input.now, input.maxReclaims,
-      ])).rows;
+      const rows = (
+        await db.query<{ id: string; endpoint_id: string; swept: boolean; stamped_at: Date }>(STAMP_DUE, [
+          input.limit,
+          input.endpointAhead,
+          input.sweepAfterMs,
+          input.now,
+          input.maxReclaims,
+        ])
+      ).rows;
       return {
         deliveries: rows.map((r) => ({ deliveryId: String(r.id), endpointId: r.endpoint_id, swept: r.swept })),
         stampedAt: rows[0]?.stamped_at ?? null,

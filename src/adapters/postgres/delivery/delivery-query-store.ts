@@ -10,8 +10,25 @@ import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
 
 /** The endpoint columns the delivery read side reads, on alias `e`. */
-const ENDPOINT_COLUMNS = ['id', 'app_id', 'uid', 'url', 'description', 'version', 'filter_types', 'channels', 'metadata', 'headers', 'rate_limit_per_s', 'status', 'status_reason', 'created_at', 'updated_at']
-  .map((c) => `e.${c}`).join(', ');
+const ENDPOINT_COLUMNS = [
+  'id',
+  'app_id',
+  'uid',
+  'url',
+  'description',
+  'version',
+  'filter_types',
+  'channels',
+  'metadata',
+  'headers',
+  'rate_limit_per_s',
+  'status',
+  'status_reason',
+  'created_at',
+  'updated_at',
+]
+  .map((c) => `e.${c}`)
+  .join(', ');
 
 /**
  * A message's creation instant at the millisecond precision the API shows (`timestamp`), so that a window
@@ -99,8 +116,15 @@ interface TimelineRow {
 
 function timelineEntry(row: TimelineRow): TimelineEntry {
   return {
-    id: row.id, state: row.state, dispatcherId: row.dispatcher_id, fencingToken: row.fencing_token, statusCode: row.status_code,
-    latencyMs: row.latency_ms, errorKind: row.error_kind, reason: row.reason, at: row.at,
+    id: row.id,
+    state: row.state,
+    dispatcherId: row.dispatcher_id,
+    fencingToken: row.fencing_token,
+    statusCode: row.status_code,
+    latencyMs: row.latency_ms,
+    errorKind: row.error_kind,
+    reason: row.reason,
+    at: row.at,
   };
 }
 
@@ -114,9 +138,22 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
  */
 export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = db): DeliveryQueryStore {
   const messageView = (row: MessageColumns): MessageView => ({
-    id: row.msg_id, appId: row.msg_app_id, eventId: row.event_id, eventType: row.event_type, channels: row.msg_channels, tags: row.tags,
-    payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
-    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.msg_created_at,
+    id: row.msg_id,
+    appId: row.msg_app_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    channels: row.msg_channels,
+    tags: row.tags,
+    payload:
+      row.payload === null || row.expunged
+        ? null
+        : row.payload_key_id === null
+          ? row.payload
+          : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
+    expunged: row.expunged,
+    contentType: row.content_type,
+    deliverAt: row.deliver_at,
+    createdAt: row.msg_created_at,
   });
 
   return {
@@ -129,9 +166,17 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
          ORDER BY ${k.orderBy} LIMIT $3`,
         [messageId, appId, k.fetch, now, ...k.params],
       );
-      return toPage(res.rows, page, (r) => r.id, (r) => ({
-        endpoint: endpointRecord(r), state: r.state, nextAttemptAt: r.next_attempt, ...holdOf(r),
-      }));
+      return toPage(
+        res.rows,
+        page,
+        (r) => r.id,
+        (r) => ({
+          endpoint: endpointRecord(r),
+          state: r.state,
+          nextAttemptAt: r.next_attempt,
+          ...holdOf(r),
+        }),
+      );
     },
 
     async listEndpointMessages(appId, endpointId, query, now = null) {
@@ -146,8 +191,15 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
       const k = keyset(query, 'd.message_id', limitParam + 1);
       // Without a filter on the messages each delivery's message is read by its key, so that a page reads a
       // page of deliveries in order (a join lets the planner walk the messages from the start of their index).
-      const byMessage = query.eventTypes === null && query.channel === null && query.tag === null && query.before === null && query.after === null;
-      const messages = byMessage ? 'CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = d.message_id OFFSET 0) m' : 'JOIN messages m ON m.id = d.message_id';
+      const byMessage =
+        query.eventTypes === null &&
+        query.channel === null &&
+        query.tag === null &&
+        query.before === null &&
+        query.after === null;
+      const messages = byMessage
+        ? 'CROSS JOIN LATERAL (SELECT * FROM messages m WHERE m.id = d.message_id OFFSET 0) m'
+        : 'JOIN messages m ON m.id = d.message_id';
       // The endpoint's row (one, by its key) for the deliveries' hold.
       const part = (from: string, where: string): string =>
         `SELECT ${messageColumns(query.withPayload)}, d.state, ${NEXT_ATTEMPT}, ${hold(3)}
@@ -155,14 +207,25 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
          CROSS JOIN (SELECT status, breaker_state, breaker_open_until, throttled_until FROM endpoints WHERE id = $1) e
          WHERE ${where} AND d.app_id = $2${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
-      const parts = { notLeased: query.states === null || query.states.some((s) => s !== 'leased'), leased: query.states === null || query.states.includes('leased') };
+      const parts = {
+        notLeased: query.states === null || query.states.some((s) => s !== 'leased'),
+        leased: query.states === null || query.states.includes('leased'),
+      };
       const res = await reader.query<MessageColumns & ScheduleColumns & { state: DeliveryState }>(
         endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`, parts),
         [...c.params, k.fetch, ...k.params],
       );
-      return toPage(res.rows, query, (r) => r.msg_id, (r) => ({
-        message: messageView(r), state: r.state, nextAttemptAt: r.next_attempt, ...holdOf(r),
-      }));
+      return toPage(
+        res.rows,
+        query,
+        (r) => r.msg_id,
+        (r) => ({
+          message: messageView(r),
+          state: r.state,
+          nextAttemptAt: r.next_attempt,
+          ...holdOf(r),
+        }),
+      );
     },
 
     async endpointStats(appId, endpointId, since, until) {
@@ -174,7 +237,14 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
         `SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d ${join} WHERE d.app_id = $2${c.text} GROUP BY d.state`,
         c.params,
       );
-      const counts: Record<DeliveryState, number> = { pending: 0, leased: 0, succeeded: 0, dead: 0, skipped: 0, canceled: 0 };
+      const counts: Record<DeliveryState, number> = {
+        pending: 0,
+        leased: 0,
+        succeeded: 0,
+        dead: 0,
+        skipped: 0,
+        canceled: 0,
+      };
       for (const row of res.rows) counts[row.state] = row.n;
       return counts;
     },
@@ -197,20 +267,43 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
          WHERE d.app_id = ${app} AND d.state = 'dead'${c.text} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
       const res = await reader.query<DeadLetterRow>(
-        appId === null ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}` : read,
+        appId === null
+          ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}`
+          : read,
         [...c.params, k.fetch, ...k.params],
       );
-      return toPage(res.rows, query, (r) => r.id, (r): DeadLetterView => ({
-        cursor: r.id, appId: r.app_id, messageId: r.message_id, endpointId: r.endpoint_id, eventType: r.event_type, messageCreatedAt: r.msg_created_at,
-        reason: r.dead_reason, attemptCount: r.attempt_count, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
-        lastAttemptAt: r.last_attempt_at, deadAt: r.updated_at,
-      }));
+      return toPage(
+        res.rows,
+        query,
+        (r) => r.id,
+        (r): DeadLetterView => ({
+          cursor: r.id,
+          appId: r.app_id,
+          messageId: r.message_id,
+          endpointId: r.endpoint_id,
+          eventType: r.event_type,
+          messageCreatedAt: r.msg_created_at,
+          reason: r.dead_reason,
+          attemptCount: r.attempt_count,
+          lastStatusCode: r.last_status_code,
+          lastErrorKind: r.last_error_kind,
+          lastAttemptAt: r.last_attempt_at,
+          deadAt: r.updated_at,
+        }),
+      );
     },
 
     async findDelivery(appId, messageId, endpointId, now = null) {
       const res = await db.query<{
-        id: string; message_id: string; endpoint_id: string; state: DeliveryState; attempt_count: number; next_attempt_at: Date;
-        dead_reason: string | null; held_by: string | null; held_until: Date | null;
+        id: string;
+        message_id: string;
+        endpoint_id: string;
+        state: DeliveryState;
+        attempt_count: number;
+        next_attempt_at: Date;
+        dead_reason: string | null;
+        held_by: string | null;
+        held_until: Date | null;
       }>(
         `SELECT d.id, d.message_id, d.endpoint_id, d.state, d.attempt_count, d.next_attempt_at, d.dead_reason,
                 ${hold(4)}
@@ -219,10 +312,18 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
         [appId, messageId, endpointId, now],
       );
       const row = res.rows[0];
-      return row === undefined ? null : {
-        id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, state: row.state, attemptCount: row.attempt_count,
-        nextAttemptAt: row.next_attempt_at, deadReason: row.dead_reason, ...holdOf(row),
-      };
+      return row === undefined
+        ? null
+        : {
+            id: row.id,
+            messageId: row.message_id,
+            endpointId: row.endpoint_id,
+            state: row.state,
+            attemptCount: row.attempt_count,
+            nextAttemptAt: row.next_attempt_at,
+            deadReason: row.dead_reason,
+            ...holdOf(row),
+          };
     },
 
     async listTimeline(deliveryId, page) {

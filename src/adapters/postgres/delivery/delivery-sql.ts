@@ -20,7 +20,9 @@ import { namedStatement, params, sql } from '../named-sql.ts';
  * $1 max reclaims, $2 now, $3 batch limit. Returns one row per change with the new state.
  * Index: deliveries_lease_expiry.
  */
-export const SWEEP = prepared('tidings_sweep', `
+export const SWEEP = prepared(
+  'tidings_sweep',
+  `
 WITH lost AS (
   SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
   WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND d.reclaim_count >= $1
@@ -56,7 +58,8 @@ WITH lost AS (
   INSERT INTO delivery_events (delivery_id, state, fencing_token, reason, at)
   SELECT id, state, fencing_token, reason, coalesce($2::timestamptz, clock_timestamp()) FROM changed
 )
-SELECT id, state, reason FROM changed`);
+SELECT id, state, reason FROM changed`,
+);
 
 /*
  * CLAIM — one call of the function `tidings_claim`, defined in src/adapters/postgres/delivery/claim.sql (its two queries, its
@@ -72,26 +75,34 @@ SELECT id, state, reason FROM changed`);
  * $8/$9 endpoints held and how many, $10 answering endpoints, $11 unresponsive endpoints, $12 budget.
  * Indexes: deliveries_endpoint_due, deliveries_lease_expiry, deliveries_endpoint_leased.
  */
-export const CLAIM = prepared('tidings_claim_window', 'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)');
+export const CLAIM = prepared(
+  'tidings_claim_window',
+  'SELECT * FROM tidings_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+);
 
 /*
  * EXTEND_LEASES — the heartbeat: renews every lease of the batch whose (id, fencing token, dispatcher id) still
  * match. $1 ids, $2 tokens, $3 dispatcher id, $4 lease ms, $5 now. Returns the ids renewed (the rest are lost).
  */
-export const EXTEND_LEASES = prepared('tidings_extend_leases', `
+export const EXTEND_LEASES = prepared(
+  'tidings_extend_leases',
+  `
 UPDATE deliveries d
 SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * interval '1 millisecond'
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
 -- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
 -- (docs/adr/0016-hot-path-cost.md, decision 12).
 WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
-RETURNING d.id`);
+RETURNING d.id`,
+);
 
 /*
  * RELEASE_LEASES — graceful stop: gives leases back without charging an attempt; the deliveries are due
  * now. Fenced like every write. $1 ids, $2 tokens, $3 dispatcher id, $4 now. Returns the ids released.
  */
-export const RELEASE_LEASES = prepared('tidings_release_leases', `
+export const RELEASE_LEASES = prepared(
+  'tidings_release_leases',
+  `
 WITH released AS (
   UPDATE deliveries d
   SET state = 'pending', dispatcher_id = NULL, lease_expires_at = NULL,
@@ -105,7 +116,8 @@ WITH released AS (
   INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
   SELECT id, 'pending', $3, fencing_token, 'released', coalesce($4::timestamptz, clock_timestamp()) FROM released
 )
-SELECT id FROM released`);
+SELECT id FROM released`,
+);
 
 /** The parameters of {@link RECORD_ATTEMPTS}: parallel arrays hold one element per outcome. */
 export const RECORD_PARAMS = params({
@@ -113,24 +125,24 @@ export const RECORD_PARAMS = params({
   token: 'bigint[]: the fencing token each outcome was sent under',
   dispatcher: 'text[]: the dispatcher that holds the lease',
   next_state: 'text[]: succeeded, pending (retry) or dead, as the outcome rules decided',
-  delay_ms: 'bigint[]: a retry\'s delay from now, ms (NULL otherwise)',
-  dead_reason: 'text[]: a dead letter\'s reason (NULL otherwise)',
-  attempt_id: 'text[]: the attempt\'s id (atmpt_...)',
-  attempt_number: 'int[]: the attempt\'s number',
+  delay_ms: "bigint[]: a retry's delay from now, ms (NULL otherwise)",
+  dead_reason: "text[]: a dead letter's reason (NULL otherwise)",
+  attempt_id: "text[]: the attempt's id (atmpt_...)",
+  attempt_number: "int[]: the attempt's number",
   trig: 'text[]: scheduled or manual (a resend)',
   url: 'text[]: the URL the attempt was sent to',
   succeeded: 'bool[]: whether the attempt succeeded',
   status: 'int[]: the response status (NULL = none)',
-  body_hex: 'text[]: hex of the response body prefix\'s ciphertext (NULL = empty)',
-  location: 'text[]: a redirect\'s Location',
+  body_hex: "text[]: hex of the response body prefix's ciphertext (NULL = empty)",
+  location: "text[]: a redirect's Location",
   error_kind: 'text[]: the error kind (NULL = succeeded)',
-  error_detail: 'text[]: the error\'s detail',
-  duration_ms: 'int[]: the attempt\'s duration, ms',
-  body_key_id: 'text[]: the key id of body_hex\'s ciphertext',
+  error_detail: "text[]: the error's detail",
+  duration_ms: "int[]: the attempt's duration, ms",
+  body_key_id: "text[]: the key id of body_hex's ciphertext",
   operator_detail: 'jsonb[]: details for the operator (NULL = none)',
   now: 'timestamptz: now (NULL = the database clock)',
   breaker_threshold: 'int: consecutive failures that open a closed breaker',
-  cooldown_ms: 'float8: the breaker\'s first cool-down, ms (doubled per opening)',
+  cooldown_ms: "float8: the breaker's first cool-down, ms (doubled per opening)",
   max_cooldown_ms: 'float8: the longest cool-down, ms',
   auto_disable_after_ms: 'int: how long an endpoint fails before it should be disabled, ms',
 });
@@ -170,14 +182,17 @@ const OPENS = sql<RecordParam>`e.breaker_state = 'half_open'
  * position, in test/fixtures/sql/record-attempts.sql (`npm run sql-fixtures`); its header is made from
  * RECORD_PURPOSE and RECORD_PARAMS.
  */
-export const RECORD_ATTEMPTS = namedStatement<RecordParam>('tidings_record_attempts', {
-  purpose: RECORD_PURPOSE,
-  returns: `one row per recorded delivery (kind 'delivery': id, app_id, state, endpoint_id, message_id, dead_reason,
+export const RECORD_ATTEMPTS = namedStatement<RecordParam>(
+  'tidings_record_attempts',
+  {
+    purpose: RECORD_PURPOSE,
+    returns: `one row per recorded delivery (kind 'delivery': id, app_id, state, endpoint_id, message_id, dead_reason,
 and the record instant's distance from the delivery's publish and from its due time, ms, for metrics) and one per
 endpoint whose health row changed (kind 'endpoint': its breaker state, consecutive failures, whether the breaker
 changed state, whether the endpoint has failed long enough to be disabled, failing_since, breaker_open_until).`,
-  indexes: 'deliveries_pkey (cur\'s probe per outcome, upd), endpoints_pkey (cur, health).',
-}, sql`
+    indexes: "deliveries_pkey (cur's probe per outcome, upd), endpoints_pkey (cur, health).",
+  },
+  sql`
 WITH o AS (
   SELECT * FROM unnest(${r.id}::bigint[], ${r.token}::bigint[], ${r.dispatcher}::text[], ${r.next_state}::text[],
                        ${r.delay_ms}::bigint[], ${r.dead_reason}::text[], ${r.attempt_id}::text[],
@@ -312,23 +327,29 @@ FROM upd u
 UNION ALL
 SELECT 'endpoint', id, app_id, breaker_state, id, NULL, NULL, consecutive_failures, breaker_changed, should_disable,
        failing_since, breaker_open_until, NULL, NULL
-FROM health`);
+FROM health`,
+);
 
 /*
  * INSERT_ENDPOINT_EVENT — one row of an endpoint's health history (a breaker opened or closed), written in the
  * record's transaction when the outcome rules ask for it (src/domain/outcome-rules.ts). $1 endpoint id,
  * $2 kind, $3 reason, $4 now.
  */
-export const INSERT_ENDPOINT_EVENT = prepared('tidings_insert_endpoint_event',
-  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))');
+export const INSERT_ENDPOINT_EVENT = prepared(
+  'tidings_insert_endpoint_event',
+  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))',
+);
 
 /*
  * THROTTLE_ENDPOINT — a 429/503 with Retry-After holds the whole endpoint back until now + $2 ms
  * (never shortens an existing throttle). Atomic single-statement update. $1 endpoint id, $2 ms, $3 now.
  */
-export const THROTTLE_ENDPOINT = prepared('tidings_throttle_endpoint', `
+export const THROTTLE_ENDPOINT = prepared(
+  'tidings_throttle_endpoint',
+  `
 UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infinity'), coalesce($3::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond')
-WHERE id = $1`);
+WHERE id = $1`,
+);
 
 /*
  * DISABLE_ENDPOINT — a 410 Gone or an auto-disable, in the record's transaction (an operator disables through
@@ -339,7 +360,9 @@ WHERE id = $1`);
  * transaction whose commit the row lock waited for) and `skipped` (deliveries skipped). The operational
  * event `endpoint.disabled` is published only when `transitioned` is true, so once per transition.
  */
-export const DISABLE_ENDPOINT = prepared('tidings_disable_endpoint', `
+export const DISABLE_ENDPOINT = prepared(
+  'tidings_disable_endpoint',
+  `
 WITH ep AS (
   UPDATE endpoints SET status = 'disabled', status_reason = $2, status_changed_at = coalesce($3::timestamptz, clock_timestamp()),
                        updated_at = coalesce($3::timestamptz, clock_timestamp())
@@ -354,4 +377,5 @@ WITH ep AS (
 ), ev AS (
   INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
 )
-SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`);
+SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`,
+);

@@ -1,10 +1,26 @@
-import { OperationalEventType, planRecordActions, recordPolicyParams, type EndpointHealthChange, type OutcomePolicy, type RecordedDelivery } from '../../../domain/outcome-rules.ts';
+import {
+  OperationalEventType,
+  planRecordActions,
+  recordPolicyParams,
+  type EndpointHealthChange,
+  type OutcomePolicy,
+  type RecordedDelivery,
+} from '../../../domain/outcome-rules.ts';
 import { loadConfig, type Config } from '../../../config/config.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import type { AttemptRecord, DeliveryStore, LeaseRef, RecordResult } from '../../../ports/delivery-store.ts';
 import { dbForRows, type Db, type Queryable, type SmallStatements } from '../db.ts';
 import type { OperationalEvent, OperationalEvents } from '../../../ports/operational-events.ts';
-import { CLAIM, DISABLE_ENDPOINT, EXTEND_LEASES, INSERT_ENDPOINT_EVENT, RECORD_ATTEMPTS, RELEASE_LEASES, SWEEP, THROTTLE_ENDPOINT } from './delivery-sql.ts';
+import {
+  CLAIM,
+  DISABLE_ENDPOINT,
+  EXTEND_LEASES,
+  INSERT_ENDPOINT_EVENT,
+  RECORD_ATTEMPTS,
+  RELEASE_LEASES,
+  SWEEP,
+  THROTTLE_ENDPOINT,
+} from './delivery-sql.ts';
 import pg from 'pg';
 import { sqlState, SqlState } from '../sqlstate.ts';
 import { runTx } from '../tx.ts';
@@ -18,8 +34,15 @@ const SWEEP_BATCH = 100;
 export type FlowPolicy = OutcomePolicy;
 
 /** The outcome policy of a configuration. */
-export function outcomePolicyOf(config: Pick<Config, 'breakerThreshold' | 'breakerCooldownMs' | 'breakerMaxCooldownMs' | 'autoDisableAfterMs'>): OutcomePolicy {
-  return { breakerThreshold: config.breakerThreshold, breakerCooldownMs: config.breakerCooldownMs, breakerMaxCooldownMs: config.breakerMaxCooldownMs, autoDisableAfterMs: config.autoDisableAfterMs };
+export function outcomePolicyOf(
+  config: Pick<Config, 'breakerThreshold' | 'breakerCooldownMs' | 'breakerMaxCooldownMs' | 'autoDisableAfterMs'>,
+): OutcomePolicy {
+  return {
+    breakerThreshold: config.breakerThreshold,
+    breakerCooldownMs: config.breakerCooldownMs,
+    breakerMaxCooldownMs: config.breakerMaxCooldownMs,
+    autoDisableAfterMs: config.autoDisableAfterMs,
+  };
 }
 
 let defaultPolicy: OutcomePolicy | undefined;
@@ -82,15 +105,31 @@ interface RecordRow {
 }
 
 /** Tells `observer` what a committed record statement wrote. */
-function observeRecord(observer: DeliveryStoreObserver, records: readonly AttemptRecord[], written: readonly RecordRow[], events: readonly OperationalEvent[]): void {
+function observeRecord(
+  observer: DeliveryStoreObserver,
+  records: readonly AttemptRecord[],
+  written: readonly RecordRow[],
+  events: readonly OperationalEvent[],
+): void {
   const byId = new Map(written.map((r) => [r.id, r]));
   const outcomes: RecordedOutcome[] = [];
   for (const record of records) {
     const row = byId.get(record.deliveryId);
-    if (row !== undefined) outcomes.push({ record, state: row.state, sincePublishMs: Number(row.since_publish_ms ?? 0), sinceDueMs: Number(row.since_due_ms ?? 0) });
+    if (row !== undefined)
+      outcomes.push({
+        record,
+        state: row.state,
+        sincePublishMs: Number(row.since_publish_ms ?? 0),
+        sinceDueMs: Number(row.since_due_ms ?? 0),
+      });
   }
   observer.recorded?.(outcomes, records.length);
-  const changes = events.filter((e) => e.type === OperationalEventType.endpointDisabled || e.type === OperationalEventType.breakerOpened || e.type === OperationalEventType.endpointRecovered);
+  const changes = events.filter(
+    (e) =>
+      e.type === OperationalEventType.endpointDisabled ||
+      e.type === OperationalEventType.breakerOpened ||
+      e.type === OperationalEventType.endpointRecovered,
+  );
   if (changes.length > 0) observer.endpointEvents?.(changes);
 }
 
@@ -104,24 +143,48 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
 
   return {
     async claim(input) {
-      const swept = input.sweep === false ? { rows: [] } : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
+      const swept =
+        input.sweep === false
+          ? { rows: [] }
+          : await db.query<{ state: string }>(SWEEP, [input.maxReclaims, input.now, SWEEP_BATCH]);
       // One statement: the gate and the claim run inside the function tidings_claim (ADR 0006).
       const w = input.window;
       const held = [...(w?.held ?? new Map<string, number>())];
-      const rows = (await db.query<ClaimRow>(CLAIM, [
-        input.dispatcherId, input.limit, input.leaseMs, input.now, input.maxReclaims, input.excludeEndpoints ?? [],
-        w?.share ?? input.limit, held.map(([id]) => id), held.map(([, n]) => n),
-        w?.answering ?? [], w?.unresponsive ?? [], w?.budget ?? input.limit,
-      ])).rows;
+      const rows = (
+        await db.query<ClaimRow>(CLAIM, [
+          input.dispatcherId,
+          input.limit,
+          input.leaseMs,
+          input.now,
+          input.maxReclaims,
+          input.excludeEndpoints ?? [],
+          w?.share ?? input.limit,
+          held.map(([id]) => id),
+          held.map(([, n]) => n),
+          w?.answering ?? [],
+          w?.unresponsive ?? [],
+          w?.budget ?? input.limit,
+        ])
+      ).rows;
       const deliveries = rows.map((row) => toClaimed(row, input.dispatcherId));
-      return { deliveries, reclaimed: deliveries.filter((d) => d.reclaimed).length, deadLettered: swept.rows.filter((r) => r.state === 'dead').length };
+      return {
+        deliveries,
+        reclaimed: deliveries.filter((d) => d.reclaimed).length,
+        deadLettered: swept.rows.filter((r) => r.state === 'dead').length,
+      };
     },
 
     async extendLeases(leases, leaseMs, now) {
       const byDispatcher = groupByDispatcher(leases);
       const lost: string[] = [];
       for (const [dispatcherId, group] of byDispatcher) {
-        const res = await db.query<{ id: string }>(EXTEND_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), dispatcherId, leaseMs, now]);
+        const res = await db.query<{ id: string }>(EXTEND_LEASES, [
+          group.map((l) => l.deliveryId),
+          group.map((l) => l.fencingToken),
+          dispatcherId,
+          leaseMs,
+          now,
+        ]);
         const renewed = new Set(res.rows.map((r) => r.id));
         for (const l of group) if (!renewed.has(l.deliveryId)) lost.push(l.deliveryId);
       }
@@ -131,7 +194,12 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     async releaseLeases(leases, now) {
       const fenced: string[] = [];
       for (const [dispatcherId, group] of groupByDispatcher(leases)) {
-        const res = await db.query<{ id: string }>(RELEASE_LEASES, [group.map((l) => l.deliveryId), group.map((l) => l.fencingToken), dispatcherId, now]);
+        const res = await db.query<{ id: string }>(RELEASE_LEASES, [
+          group.map((l) => l.deliveryId),
+          group.map((l) => l.fencingToken),
+          dispatcherId,
+          now,
+        ]);
         const released = new Set(res.rows.map((r) => r.id));
         for (const l of group) if (!released.has(l.deliveryId)) fenced.push(l.deliveryId);
       }
@@ -141,7 +209,9 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
     async recordAttempts(records, now): Promise<RecordResult> {
       if (records.length === 0) return { recorded: [], fencedOut: [] };
       // The response prefix may echo the customer's data: encrypted like the payload (context = attempt id).
-      const sealedBodies = records.map((r) => (r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId)));
+      const sealedBodies = records.map((r) =>
+        r.responseBody === '' ? null : cipher.encrypt(Buffer.from(r.responseBody, 'utf8'), r.attemptId),
+      );
       const [breakerThreshold, cooldownMs, maxCooldownMs, autoDisableAfterMs] = recordPolicyParams(policy);
       const params = bind(RECORD_ATTEMPTS, {
         id: records.map((r) => r.deliveryId),
@@ -164,7 +234,10 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
         body_key_id: sealedBodies.map((b) => b?.keyId ?? null),
         operator_detail: records.map((r) => (r.operatorDetail == null ? null : JSON.stringify(r.operatorDetail))),
         now,
-        breaker_threshold: breakerThreshold, cooldown_ms: cooldownMs, max_cooldown_ms: maxCooldownMs, auto_disable_after_ms: autoDisableAfterMs,
+        breaker_threshold: breakerThreshold,
+        cooldown_ms: cooldownMs,
+        max_cooldown_ms: maxCooldownMs,
+        auto_disable_after_ms: autoDisableAfterMs,
       });
       let committedEvents: OperationalEvent[] = [];
       const written = await recordTx(dbForRows(db, options.small, records.length), async (tx, client) => {
@@ -178,7 +251,8 @@ export function createPgDeliveryStore(db: Db, cipher: Cipher, options: DeliveryS
           if (action.type === 'throttle') await client.query(THROTTLE_ENDPOINT, [action.endpointId, action.ms, now]);
           else if (action.type === 'disable') {
             if (await disable(client, action.endpointId, action.reason, now)) events.push(action.event);
-          } else if (action.type === 'health-event') await client.query(INSERT_ENDPOINT_EVENT, [action.endpointId, action.kind, action.reason, now]);
+          } else if (action.type === 'health-event')
+            await client.query(INSERT_ENDPOINT_EVENT, [action.endpointId, action.kind, action.reason, now]);
           else events.push(action.event);
         }
         if (options.operational !== undefined) await options.operational.emit(tx, events, now ?? new Date());
@@ -201,8 +275,14 @@ function toRecordedDelivery(r: RecordRow): RecordedDelivery {
 
 function toHealthChange(r: RecordRow): EndpointHealthChange {
   return {
-    endpointId: r.endpoint_id, appId: r.app_id, breakerState: r.state, breakerChanged: r.breaker_changed === true,
-    consecutiveFailures: r.consecutive_failures, breakerOpenUntil: r.breaker_open_until, failingSince: r.failing_since, shouldDisable: r.should_disable === true,
+    endpointId: r.endpoint_id,
+    appId: r.app_id,
+    breakerState: r.state,
+    breakerChanged: r.breaker_changed === true,
+    consecutiveFailures: r.consecutive_failures,
+    breakerOpenUntil: r.breaker_open_until,
+    failingSince: r.failing_since,
+    shouldDisable: r.should_disable === true,
   };
 }
 
@@ -228,7 +308,11 @@ const RECORD_RUNS = 3;
  */
 function retryRecord(error: unknown): boolean {
   const state = sqlState(error);
-  return error instanceof pg.DatabaseError && state !== undefined && (state === SqlState.foreignKeyViolation || state.startsWith('40'));
+  return (
+    error instanceof pg.DatabaseError &&
+    state !== undefined &&
+    (state === SqlState.foreignKeyViolation || state.startsWith('40'))
+  );
 }
 
 /** {@link runTx} for a record transaction, run again (at most {@link RECORD_RUNS} in all) while {@link retryRecord}. */

@@ -31,12 +31,18 @@ export interface OperationalEventsOptions {
  *   for it) rolls back to a savepoint taken before the first insert, and is told to `onDropped`.
  */
 export function createPgOperationalEvents(
-  appRef: string, messages: MessageStore, clock: Clock, random: Random, options: OperationalEventsOptions = {},
+  appRef: string,
+  messages: MessageStore,
+  clock: Clock,
+  random: Random,
+  options: OperationalEventsOptions = {},
 ): OperationalEvents {
   let cached: string | null = null;
   const resolve = async (tx: Tx): Promise<string | null> => {
     const res = await txClient(tx).query<{ id: string }>(
-      'SELECT id FROM applications WHERE id = $1 OR uid = $1 LIMIT 1', [appRef]);
+      'SELECT id FROM applications WHERE id = $1 OR uid = $1 LIMIT 1',
+      [appRef],
+    );
     cached = res.rows[0]?.id ?? null;
     return cached;
   };
@@ -47,11 +53,21 @@ export function createPgOperationalEvents(
     const payload = Buffer.from(JSON.stringify({ type: event.type, timestamp: at.toISOString(), data: event.data }));
     const id = newId('msg', clock.nowMs(), () => random.next());
     try {
-      await messages.insert(tx, {
-        id, appId: opsApp, eventId: null, eventType: event.type, channels: null, tags: null, payload,
-        retentionHours: null,
-        expected: { appRef: opsApp, eventTypeRevision: null },
-      }, clock.sqlNow());
+      await messages.insert(
+        tx,
+        {
+          id,
+          appId: opsApp,
+          eventId: null,
+          eventType: event.type,
+          channels: null,
+          tags: null,
+          payload,
+          retentionHours: null,
+          expected: { appRef: opsApp, eventTypeRevision: null },
+        },
+        clock.sqlNow(),
+      );
       return true;
     } catch (error) {
       if (error instanceof StaleLookupError) return false;

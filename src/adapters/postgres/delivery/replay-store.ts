@@ -210,13 +210,27 @@ interface BatchRow {
  * Turns a batch row into the result: the next free slot of each endpoint is its last due instant plus one
  * interval. Wakes dispatchers at commit when anything was queued.
  */
-async function finishBatch(db: Db, tx: Tx, row: BatchRow, previousCursor: string | null, intervalMs: number, wake: () => void): Promise<ReplayBatchResult> {
+async function finishBatch(
+  db: Db,
+  tx: Tx,
+  row: BatchRow,
+  previousCursor: string | null,
+  intervalMs: number,
+  wake: () => void,
+): Promise<ReplayBatchResult> {
   if (row.queued > 0) onCommit(tx, wake);
   const slots: Record<string, Date> = {};
-  for (const [endpointId, last] of Object.entries(row.last_due)) slots[endpointId] = new Date(new Date(last).valueOf() + intervalMs);
+  for (const [endpointId, last] of Object.entries(row.last_due))
+    slots[endpointId] = new Date(new Date(last).valueOf() + intervalMs);
   return {
-    cursor: row.cursor ?? previousCursor, scanned: row.scanned, queued: row.queued, alreadyQueued: row.already_queued,
-    expunged: row.expunged, unavailable: row.unavailable, slots, at: row.at,
+    cursor: row.cursor ?? previousCursor,
+    scanned: row.scanned,
+    queued: row.queued,
+    alreadyQueued: row.already_queued,
+    expunged: row.expunged,
+    unavailable: row.unavailable,
+    slots,
+    at: row.at,
   };
 }
 
@@ -224,11 +238,17 @@ async function finishBatch(db: Db, tx: Tx, row: BatchRow, previousCursor: string
 export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
   return {
     async resend(tx, input) {
-      const r = await txClient(tx).query<{ status: string; expunged: boolean; queued: number }>(RESEND, [input.appId, input.messageId, input.endpointId, input.now]);
+      const r = await txClient(tx).query<{ status: string; expunged: boolean; queued: number }>(RESEND, [
+        input.appId,
+        input.messageId,
+        input.endpointId,
+        input.now,
+      ]);
       const res = r.rows[0];
       if (res === undefined) return false;
       // Thrown inside the transaction: anything the statement queued is rolled back with it.
-      if (res.status !== 'active') throw new AppError('conflict', `The endpoint is ${res.status}; enable it before resending`);
+      if (res.status !== 'active')
+        throw new AppError('conflict', `The endpoint is ${res.status}; enable it before resending`);
       if (res.expunged) throw new AppError('conflict', 'The message content was expunged; there is nothing to send');
       onCommit(tx, wake);
       return true;
@@ -237,15 +257,31 @@ export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
     async replayDeliveries(tx, b) {
       const slots = Object.entries(b.slots);
       const res = await txClient(tx).query<BatchRow>(REPLAY_DELIVERIES, [
-        b.appId, b.endpointId, b.states, b.after, b.since, b.until, b.eventTypes, b.channel, b.tag, b.statusCodeClass,
-        b.limit, b.intervalMs, slots.map(([id]) => id), slots.map(([, at]) => at.toISOString()), b.reason, b.now,
+        b.appId,
+        b.endpointId,
+        b.states,
+        b.after,
+        b.since,
+        b.until,
+        b.eventTypes,
+        b.channel,
+        b.tag,
+        b.statusCodeClass,
+        b.limit,
+        b.intervalMs,
+        slots.map(([id]) => id),
+        slots.map(([, at]) => at.toISOString()),
+        b.reason,
+        b.now,
       ]);
       return finishBatch(db, tx, res.rows[0]!, b.after, b.intervalMs, wake);
     },
 
     async countHeld(tx, input) {
       type Row = { paused: number; breaker: number; throttled: number; held_until: Date | null };
-      const r = (await txClient(tx).query<Row>(COUNT_HELD, [input.appId, input.endpointId, input.since, input.until, input.now])).rows[0]!;
+      const r = (
+        await txClient(tx).query<Row>(COUNT_HELD, [input.appId, input.endpointId, input.since, input.until, input.now])
+      ).rows[0]!;
       const byKind = { paused: r.paused, breaker: r.breaker, throttled: r.throttled };
       return { held: r.paused + r.breaker + r.throttled, byKind, heldUntil: r.held_until };
     },
@@ -253,7 +289,16 @@ export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
     async replayMissing(tx, b) {
       const slot = b.slots[b.endpointId];
       const res = await txClient(tx).query<BatchRow>(REPLAY_MISSING, [
-        b.appId, b.endpointId, b.after, b.since, b.until, b.limit, b.intervalMs, slot?.toISOString() ?? null, b.reason, b.now,
+        b.appId,
+        b.endpointId,
+        b.after,
+        b.since,
+        b.until,
+        b.limit,
+        b.intervalMs,
+        slot?.toISOString() ?? null,
+        b.reason,
+        b.now,
       ]);
       return finishBatch(db, tx, res.rows[0]!, b.after, b.intervalMs, wake);
     },

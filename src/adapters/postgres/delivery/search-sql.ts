@@ -67,7 +67,7 @@ function statusClass(q: Params, column: string, cls: number | null): string[] {
 }
 
 const all = (conditions: readonly string[]): string =>
-  (conditions.length === 0 ? 'TRUE' : conditions.map((c) => `(${c})`).join(' AND '));
+  conditions.length === 0 ? 'TRUE' : conditions.map((c) => `(${c})`).join(' AND ');
 
 /** The message columns a scan returns (never the payload), on alias `m`. */
 const MESSAGE_COLUMNS = (m: string) => `${m}.id AS message_id, ${m}.app_id, ${m}.event_id, ${m}.event_type,
@@ -118,8 +118,12 @@ function deliveryMatch(q: Params, f: DeliveryFilters, m: string): string {
  * whole behind a fence, as ../delivery-reads.ts does); merged, at most `scanRows` examined; each with its message by
  * its key. The application is checked on every row (an endpoint named by id may be another application's).
  */
-export function scanEndpointDeliveriesSql(appId: string, endpointId: string, scan: ScanBounds, filters: DeliveryFilters)
-  : Statement {
+export function scanEndpointDeliveriesSql(
+  appId: string,
+  endpointId: string,
+  scan: ScanBounds,
+  filters: DeliveryFilters,
+): Statement {
   const q = new Params();
   const o = dir(scan.order);
   const app = q.p(appId);
@@ -215,8 +219,12 @@ WHERE d.id = ANY (${ids}::bigint[]) AND d.app_id = ${app}`;
  * application is checked on every row (an endpoint named by id may be another application's). Response bodies
  * are not read.
  */
-export function scanAttemptsSql(appId: string, endpointId: string, scan: ScanBounds, filters: AttemptFilters)
-  : Statement {
+export function scanAttemptsSql(
+  appId: string,
+  endpointId: string,
+  scan: ScanBounds,
+  filters: AttemptFilters,
+): Statement {
   const q = new Params();
   const o = dir(scan.order);
   const app = q.p(appId);

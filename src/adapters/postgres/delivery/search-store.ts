@@ -4,7 +4,11 @@ import type { AttemptView, MessageView } from '../../../ports/message-query-stor
 import type { DeliveryHit, ScanBounds, Scanned, SearchStore } from '../../../ports/search-store.ts';
 import type { Db } from '../db.ts';
 import {
-  describeDeliveriesSql, scanAppDeliveriesSql, scanAttemptsSql, scanEndpointDeliveriesSql, scanMessagesSql,
+  describeDeliveriesSql,
+  scanAppDeliveriesSql,
+  scanAttemptsSql,
+  scanEndpointDeliveriesSql,
+  scanMessagesSql,
   type Statement,
 } from './search-sql.ts';
 
@@ -60,8 +64,17 @@ interface AttemptRow extends ScanColumns {
 
 /** A message as a scan reads it: never its payload (`payload` null; the use case reads it when it must). */
 const messageOf = (r: MessageColumns): MessageView => ({
-  id: r.message_id, appId: r.app_id, eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags,
-  payload: null, expunged: r.expunged, contentType: r.content_type, deliverAt: r.deliver_at, createdAt: r.created_at,
+  id: r.message_id,
+  appId: r.app_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  channels: r.channels,
+  tags: r.tags,
+  payload: null,
+  expunged: r.expunged,
+  contentType: r.content_type,
+  deliverAt: r.deliver_at,
+  createdAt: r.created_at,
 });
 
 /**
@@ -69,7 +82,10 @@ const messageOf = (r: MessageColumns): MessageView => ({
  * budget (a row numbered `scanRows`) or at `take` rows before the range's end.
  */
 function scanned<R extends ScanColumns, T>(
-  rows: readonly R[], scan: ScanBounds, keyOf: (row: R) => string, map: (row: R) => T,
+  rows: readonly R[],
+  scan: ScanBounds,
+  keyOf: (row: R) => string,
+  map: (row: R) => T,
 ): Scanned<T> {
   const last = rows[rows.length - 1];
   const stopped = last !== undefined && (rows.length >= scan.take || rows.some((r) => Number(r.n) >= scan.scanRows));
@@ -88,10 +104,15 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
   const run = async <R extends object>(s: Statement) => (await reader.query<R>(s.text, [...s.values])).rows;
 
   const deliveryOf = (r: MessageColumns & DeliveryColumns): DeliveryHit => ({
-    deliveryId: r.delivery_id ?? '', message: messageOf(r), endpointId: r.endpoint_id ?? '',
+    deliveryId: r.delivery_id ?? '',
+    message: messageOf(r),
+    endpointId: r.endpoint_id ?? '',
     state: r.state ?? 'pending',
-    attemptCount: r.attempt_count ?? 0, lastStatusCode: r.last_status_code, lastErrorKind: r.last_error_kind,
-    lastAttemptAt: r.last_attempt_at, nextAttemptAt: r.next_attempt,
+    attemptCount: r.attempt_count ?? 0,
+    lastStatusCode: r.last_status_code,
+    lastErrorKind: r.last_error_kind,
+    lastAttemptAt: r.last_attempt_at,
+    nextAttemptAt: r.next_attempt,
   });
 
   return {
@@ -113,26 +134,53 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
 
     async describeDeliveries(appId, deliveryIds, now) {
       if (deliveryIds.length === 0) return [];
-      type Row = { delivery_id: string; reason: string | null; at: Date | null; held_by: string | null;
-        held_until: Date | null };
+      type Row = {
+        delivery_id: string;
+        reason: string | null;
+        at: Date | null;
+        held_by: string | null;
+        held_until: Date | null;
+      };
       const rows = await run<Row>(describeDeliveriesSql(appId, deliveryIds, now));
       return rows.map((r) => ({
-        deliveryId: r.delivery_id, reason: r.reason, stateChangedAt: r.at, heldBy: r.held_by as HoldKind | null,
+        deliveryId: r.delivery_id,
+        reason: r.reason,
+        stateChangedAt: r.at,
+        heldBy: r.held_by as HoldKind | null,
         heldUntil: r.held_until,
       }));
     },
 
     async scanAttempts(appId, endpointId, scan, filters) {
       const rows = await run<AttemptRow>(scanAttemptsSql(appId, endpointId, scan, filters));
-      return scanned(rows, scan, (r) => r.id, (r): AttemptView => ({
-        id: r.id, messageId: r.message_id, endpointId: r.endpoint_id, attemptNumber: r.attempt_number,
-        trigger: r.trigger, succeeded: r.succeeded, url: r.url, responseStatusCode: r.response_status_code,
-        responseBody: null, errorKind: r.error_kind, errorDetail: r.error_detail, durationMs: r.duration_ms,
-        createdAt: r.created_at, operatorDetail: null,
-        message: {
-          eventId: r.event_id, eventType: r.event_type, channels: r.channels, tags: r.tags, createdAt: r.msg_created_at,
-        },
-      }));
+      return scanned(
+        rows,
+        scan,
+        (r) => r.id,
+        (r): AttemptView => ({
+          id: r.id,
+          messageId: r.message_id,
+          endpointId: r.endpoint_id,
+          attemptNumber: r.attempt_number,
+          trigger: r.trigger,
+          succeeded: r.succeeded,
+          url: r.url,
+          responseStatusCode: r.response_status_code,
+          responseBody: null,
+          errorKind: r.error_kind,
+          errorDetail: r.error_detail,
+          durationMs: r.duration_ms,
+          createdAt: r.created_at,
+          operatorDetail: null,
+          message: {
+            eventId: r.event_id,
+            eventType: r.event_type,
+            channels: r.channels,
+            tags: r.tags,
+            createdAt: r.msg_created_at,
+          },
+        }),
+      );
     },
   };
 }

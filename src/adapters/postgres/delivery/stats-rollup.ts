@@ -38,7 +38,9 @@ const FINEST_MS = LEVEL_MS[0]!;
 if (LEVEL_MS.some((ms) => ms % FINEST_MS !== 0)) throw new Error('every rollup level must be a multiple of the finest');
 
 /** `kept`: bit i set when the row is young enough for level i (`at >= now - keep of level i`). */
-const KEPT_BITS = KEEP_MS.map((_, i) => `((e.at >= t.now - ($6::bigint[])[${i + 1}] * interval '1 millisecond')::int << ${i})`).join(' | ');
+const KEPT_BITS = KEEP_MS.map(
+  (_, i) => `((e.at >= t.now - ($6::bigint[])[${i + 1}] * interval '1 millisecond')::int << ${i})`,
+).join(' | ');
 
 /** The three scopes of a row: the installation, its application, its endpoint (a scope with a NULL id is left out). */
 const SCOPES = `CROSS JOIN LATERAL (VALUES ('', ''), (f.app_id, ''), (f.app_id, f.endpoint_id)) sc(app_id, endpoint_id)
@@ -121,14 +123,21 @@ export function createPgStatsRollup(db: Db): StatsRollup {
   return {
     step(now, maxIds) {
       return db.tx(async (q) => {
-        const state = (await q.query<{ rolled_id: string; pending_id: string | null; pending_writers: string[] | null }>(LOCK_STATE)).rows[0];
+        const state = (
+          await q.query<{ rolled_id: string; pending_id: string | null; pending_writers: string[] | null }>(LOCK_STATE)
+        ).rows[0];
         if (state === undefined) return { ran: false, rolledIds: 0, rolledId: 0, caughtUp: true };
         const rolled = Number(state.rolled_id);
-        const seen = (await q.query<{ max_id: string; writers: string[]; pending_live: number }>(OBSERVE, [state.pending_writers ?? []])).rows[0]!;
+        const seen = (
+          await q.query<{ max_id: string; writers: string[]; pending_live: number }>(OBSERVE, [
+            state.pending_writers ?? [],
+          ])
+        ).rows[0]!;
         const maxId = Number(seen.max_id);
         let safe = rolled;
         if (seen.writers.length === 0) safe = maxId;
-        else if (state.pending_id !== null && seen.pending_live === 0) safe = Math.max(rolled, Number(state.pending_id));
+        else if (state.pending_id !== null && seen.pending_live === 0)
+          safe = Math.max(rolled, Number(state.pending_id));
         const target = Math.min(safe, rolled + maxIds);
         if (target > rolled) await q.query(ROLL_UP, [rolled, target, BOUNDS, now, LEVEL_MS, KEEP_MS, FINEST_MS]);
         const pending = seen.writers.length === 0 ? [null, null] : [maxId, seen.writers];

@@ -1,5 +1,14 @@
 import { addInto, BOUNDS, countOf, percentiles, type Histogram } from '../../../domain/duration-histogram.ts';
-import { ROLLUP_LEVELS, rollupLevelFor, type BacklogReading, type Percentiles, type SeriesPoint, type StatsScope, type StatsStore, type TimeInState } from '../../../ports/stats-store.ts';
+import {
+  ROLLUP_LEVELS,
+  rollupLevelFor,
+  type BacklogReading,
+  type Percentiles,
+  type SeriesPoint,
+  type StatsScope,
+  type StatsStore,
+  type TimeInState,
+} from '../../../ports/stats-store.ts';
 import type { Db } from '../db.ts';
 import { SETTLED } from '../delivery-reads.ts';
 import { dueHoldSql } from '../delivery-holds.ts';
@@ -14,10 +23,15 @@ import { dueHoldSql } from '../delivery-holds.ts';
 type ScopeKind = 'all' | 'app' | 'endpoint';
 const scopeKind = (s: StatsScope): ScopeKind => (s.endpointId !== null ? 'endpoint' : s.appId !== null ? 'app' : 'all');
 /** The timeline predicate of a scope; the scope's id is parameter `$n`. */
-const eventScope = (k: ScopeKind, n: number): string => (k === 'all' ? '' : k === 'app' ? ` AND e.app_id = $${n}` : ` AND e.endpoint_id = $${n}`);
+const eventScope = (k: ScopeKind, n: number): string =>
+  k === 'all' ? '' : k === 'app' ? ` AND e.app_id = $${n}` : ` AND e.endpoint_id = $${n}`;
 /** The rollup predicate of a scope: `$n` the application (app) or endpoint id, `$n+1` the endpoint's application. */
 const rollupScope = (k: ScopeKind, n: number): string =>
-  k === 'all' ? `r.app_id = '' AND r.endpoint_id = ''` : k === 'app' ? `r.app_id = $${n} AND r.endpoint_id = ''` : `r.app_id = $${n + 1} AND r.endpoint_id = $${n}`;
+  k === 'all'
+    ? `r.app_id = '' AND r.endpoint_id = ''`
+    : k === 'app'
+      ? `r.app_id = $${n} AND r.endpoint_id = ''`
+      : `r.app_id = $${n + 1} AND r.endpoint_id = $${n}`;
 
 /** Scope ids as $10 and $11 (unused ones NULL, typed text so that every text names all parameters). */
 const pad = (ids: readonly (string | null)[]): (string | null)[] => [ids[0] ?? null, ids[1] ?? null];
@@ -84,7 +98,11 @@ SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attemp
 FROM stats_rollups r WHERE (${Array.from({ length: MAX_PARTS }, (_, i) => `(r.level_ms = ($3::int[])[${i + 1}] AND r.bucket_at >= ($12::timestamptz[])[${i + 1}] AND r.bucket_at < ($13::timestamptz[])[${i + 1}])`).join('\n   OR ')})
   AND ${rollupScope(k, 10)}`;
 
-const TIME_IN_STATE_SQL = { all: timeInStateSql('all'), app: timeInStateSql('app'), endpoint: timeInStateSql('endpoint') };
+const TIME_IN_STATE_SQL = {
+  all: timeInStateSql('all'),
+  app: timeInStateSql('app'),
+  endpoint: timeInStateSql('endpoint'),
+};
 const WATERMARK = 'SELECT rolled_id FROM stats_rollup_state';
 
 /** $1 now (NULL = database clock), $2 breaker list limit, $3 application id (app scope only). */
@@ -175,8 +193,24 @@ FROM t`;
 /** Reads the backlog gauges' figures in one query (see BACKLOG); each count stops at `cap`. */
 export function createPgBacklogReader(db: Db): (cap: number) => Promise<BacklogReading> {
   return async (cap) => {
-    const r = (await db.query<{ due: number; scheduled: number; held: number; leased: number; breakers_open: number; oldest_due_age_ms: number }>(BACKLOG, [cap])).rows[0]!;
-    return { due: r.due, scheduled: r.scheduled, held: r.held, leased: r.leased, breakersOpen: r.breakers_open, oldestDueAgeMs: Math.max(0, Number(r.oldest_due_age_ms)) };
+    const r = (
+      await db.query<{
+        due: number;
+        scheduled: number;
+        held: number;
+        leased: number;
+        breakers_open: number;
+        oldest_due_age_ms: number;
+      }>(BACKLOG, [cap])
+    ).rows[0]!;
+    return {
+      due: r.due,
+      scheduled: r.scheduled,
+      held: r.held,
+      leased: r.leased,
+      breakersOpen: r.breakers_open,
+      oldestDueAgeMs: Math.max(0, Number(r.oldest_due_age_ms)),
+    };
   };
 }
 
@@ -217,7 +251,12 @@ function percentilesOf(h: Histogram): Percentiles {
 }
 
 /** Every bucket start in (since, until], zero-filled, oldest first. */
-function fillSeries(since: Date, until: Date, bucketMs: number, byBucket: ReadonlyMap<number, { attempts: number; succeeded: number }>): SeriesPoint[] {
+function fillSeries(
+  since: Date,
+  until: Date,
+  bucketMs: number,
+  byBucket: ReadonlyMap<number, { attempts: number; succeeded: number }>,
+): SeriesPoint[] {
   const first = Math.floor((since.getTime() + 1) / bucketMs);
   const last = Math.floor(until.getTime() / bucketMs);
   const out: SeriesPoint[] = [];
@@ -231,7 +270,11 @@ function fillSeries(since: Date, until: Date, bucketMs: number, byBucket: Readon
 }
 
 /** One rollup range of a read: rows of level `levelMs` with bucket starts in [from, to). */
-interface Part { readonly levelMs: number; readonly from: number; readonly to: number }
+interface Part {
+  readonly levelMs: number;
+  readonly from: number;
+  readonly to: number;
+}
 
 /**
  * How a read splits (since, until]: rollup parts covering [f1, g), raw rows before f1 and from g on. f1 is
@@ -240,7 +283,11 @@ interface Part { readonly levelMs: number; readonly from: number; readonly to: n
  * edge is less than the finest level wide (one second) whatever the body level. Without a body level,
  * f1 = g lie after `until` and every row of the window is read raw.
  */
-export function planRead(sinceMs: number, untilMs: number, levelMs: number | null): { parts: Part[]; f1: number; g: number } {
+export function planRead(
+  sinceMs: number,
+  untilMs: number,
+  levelMs: number | null,
+): { parts: Part[]; f1: number; g: number } {
   if (levelMs === null) return { parts: [], f1: untilMs + 1, g: untilMs + 1 };
   const f1 = (Math.floor(sinceMs / levelMs) + 1) * levelMs;
   const f2 = Math.floor(untilMs / levelMs) * levelMs;
@@ -262,9 +309,17 @@ function figures(rows: readonly PartRow[], since: Date, until: Date, bucketMs: n
   const latency: Record<number, number> = {};
   const delivered: Record<number, number> = {};
   const byBucket = new Map<number, { attempts: number; succeeded: number }>();
-  let attempts = 0, succeeded = 0, retries = 0, dead = 0, reclaims = 0;
+  let attempts = 0,
+    succeeded = 0,
+    retries = 0,
+    dead = 0,
+    reclaims = 0;
   for (const r of rows) {
-    attempts += r.attempts; succeeded += r.succeeded; retries += r.retries; dead += r.dead; reclaims += r.reclaims;
+    attempts += r.attempts;
+    succeeded += r.succeeded;
+    retries += r.retries;
+    dead += r.dead;
+    reclaims += r.reclaims;
     if (r.queue_wait !== null) addInto(wait, r.queue_wait);
     if (r.attempt_latency !== null) addInto(latency, r.attempt_latency);
     if (r.time_to_delivered !== null) addInto(delivered, r.time_to_delivered);
@@ -274,8 +329,14 @@ function figures(rows: readonly PartRow[], since: Date, until: Date, bucketMs: n
     byBucket.set(Number(r.bucket), b);
   }
   return {
-    queueWaitMs: percentilesOf(wait), attemptLatencyMs: percentilesOf(latency), timeToDeliveredMs: percentilesOf(delivered),
-    attempts, succeeded, retriesScheduled: retries, deadLetterInflow: dead, reclaims,
+    queueWaitMs: percentilesOf(wait),
+    attemptLatencyMs: percentilesOf(latency),
+    timeToDeliveredMs: percentilesOf(delivered),
+    attempts,
+    succeeded,
+    retriesScheduled: retries,
+    deadLetterInflow: dead,
+    reclaims,
     series: fillSeries(since, until, bucketMs, byBucket),
   };
 }
@@ -285,13 +346,26 @@ export function createPgStatsStore(db: Db): StatsStore {
   return {
     async overview(scope, now, breakerListLimit) {
       const byApp = scope.appId !== null;
-      const row = (await db.query<OverviewRow>(byApp ? OVERVIEW_APP : OVERVIEW_ALL, byApp ? [now, breakerListLimit, scope.appId] : [now, breakerListLimit])).rows[0]!;
+      const row = (
+        await db.query<OverviewRow>(
+          byApp ? OVERVIEW_APP : OVERVIEW_ALL,
+          byApp ? [now, breakerListLimit, scope.appId] : [now, breakerListLimit],
+        )
+      ).rows[0]!;
       const n = (state: string): number => row.states[state] ?? 0;
       return {
-        deliveries: { pending: n('pending'), leased: n('leased'), succeeded: n('succeeded'), dead: n('dead'), skipped: n('skipped'), canceled: n('canceled') },
+        deliveries: {
+          pending: n('pending'),
+          leased: n('leased'),
+          succeeded: n('succeeded'),
+          dead: n('dead'),
+          skipped: n('skipped'),
+          canceled: n('canceled'),
+        },
         backlog: {
           dueNow: row.due_now,
-          oldestDueAgeMs: row.oldest_due_age_ms === null ? null : Math.max(0, Math.round(Number(row.oldest_due_age_ms))),
+          oldestDueAgeMs:
+            row.oldest_due_age_ms === null ? null : Math.max(0, Math.round(Number(row.oldest_due_age_ms))),
           leasedInFlight: row.leased_in_flight,
           scheduledLater: row.scheduled_later ?? 0,
           held: (row.held_paused ?? 0) + row.held_breaker + row.held_throttled,
@@ -307,14 +381,33 @@ export function createPgStatsStore(db: Db): StatsStore {
       const levelMs = rollupLevelFor(until.getTime() - since.getTime(), bucketMs);
       const plan = planRead(since.getTime(), until.getTime(), levelMs);
       const parts = Array.from({ length: MAX_PARTS }, (_, i) => plan.parts[i] ?? { levelMs: 0, from: 0, to: 0 });
-      const partParams = [parts.map((p) => p.levelMs), parts.map((p) => new Date(p.from)), parts.map((p) => new Date(p.to))];
+      const partParams = [
+        parts.map((p) => p.levelMs),
+        parts.map((p) => new Date(p.from)),
+        parts.map((p) => new Date(p.to)),
+      ];
       const ids = k === 'all' ? [] : k === 'app' ? [scope.appId] : [scope.endpointId, scope.appId];
       // One snapshot for the watermark and the rows it splits: a roll-up committing in between would
       // otherwise count its rows twice or not at all.
       const rows = await db.tx(async (q) => {
         await q.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
         const rolledId = (await q.query<{ rolled_id: string }>(WATERMARK)).rows[0]?.rolled_id ?? '0';
-        return (await q.query<PartRow>(TIME_IN_STATE_SQL[k], [since, until, partParams[0], bucketMs, BOUNDS, new Date(plan.f1), new Date(Math.max(plan.f1, plan.g)), new Date(plan.g), rolledId, ...pad(ids), partParams[1], partParams[2]])).rows;
+        return (
+          await q.query<PartRow>(TIME_IN_STATE_SQL[k], [
+            since,
+            until,
+            partParams[0],
+            bucketMs,
+            BOUNDS,
+            new Date(plan.f1),
+            new Date(Math.max(plan.f1, plan.g)),
+            new Date(plan.g),
+            rolledId,
+            ...pad(ids),
+            partParams[1],
+            partParams[2],
+          ])
+        ).rows;
       });
       return figures(rows, since, until, bucketMs);
     },

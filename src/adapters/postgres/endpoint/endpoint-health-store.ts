@@ -122,7 +122,14 @@ interface HealthRow {
   in_flight: number;
   rate_now: number;
   deliveries: Record<string, number>;
-  windows: { window_s: number; attempts: number; succeeded: number; redirects: number; p50: number | null; p99: number | null }[];
+  windows: {
+    window_s: number;
+    attempts: number;
+    succeeded: number;
+    redirects: number;
+    p50: number | null;
+    p99: number | null;
+  }[];
   last_redirect: { at: string; statusCode: number; location: string | null } | null;
   history: { kind: string; reason: string | null; at: string }[];
 }
@@ -131,7 +138,8 @@ interface HealthRow {
 export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointHealthStore {
   return {
     async pause(endpointId, now, actor) {
-      const status = (await db.query<{ status: string | null }>(PAUSE, [endpointId, now, actor])).rows[0]?.status ?? null;
+      const status =
+        (await db.query<{ status: string | null }>(PAUSE, [endpointId, now, actor])).rows[0]?.status ?? null;
       if (status === null) return false;
       if (status === 'disabled') throw new AppError('conflict', 'The endpoint is disabled; enable it before pausing');
       return true;
@@ -143,7 +151,8 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
       return true;
     },
     async probeNow(endpointId, now, actor) {
-      const row = (await db.query<{ was: BreakerState | null; ended: number }>(PROBE_NOW, [endpointId, now, actor])).rows[0];
+      const row = (await db.query<{ was: BreakerState | null; ended: number }>(PROBE_NOW, [endpointId, now, actor]))
+        .rows[0];
       if (row === undefined || row.was === null) return null;
       if (row.ended > 0) wake();
       return row.was;
@@ -169,7 +178,13 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
         status: row.status,
         statusReason: row.status_reason,
         statusChangedAt: row.status_changed_at,
-        breaker: { state: row.breaker_state, consecutiveFailures: row.consecutive_failures, openUntil: row.breaker_open_until, openedInARow: row.breaker_opened_count, changedAt: row.breaker_changed_at },
+        breaker: {
+          state: row.breaker_state,
+          consecutiveFailures: row.consecutive_failures,
+          openUntil: row.breaker_open_until,
+          openedInARow: row.breaker_opened_count,
+          changedAt: row.breaker_changed_at,
+        },
         failingSince: row.failing_since,
         lastSuccessAt: row.last_success_at,
         throttledUntil: row.throttled_until,
@@ -178,9 +193,13 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
         currentRatePerS: row.rate_now,
         deliveries: row.deliveries,
         windows: row.windows.map((w) => ({
-          windowS: w.window_s, attempts: w.attempts, succeeded: w.succeeded, failed: w.attempts - w.succeeded,
+          windowS: w.window_s,
+          attempts: w.attempts,
+          succeeded: w.succeeded,
+          failed: w.attempts - w.succeeded,
           successRatio: w.attempts === 0 ? null : w.succeeded / w.attempts,
-          p50LatencyMs: w.p50 === null ? null : Math.round(w.p50), p99LatencyMs: w.p99 === null ? null : Math.round(w.p99),
+          p50LatencyMs: w.p50 === null ? null : Math.round(w.p50),
+          p99LatencyMs: w.p99 === null ? null : Math.round(w.p99),
           redirects: w.redirects,
         })),
         lastRedirect: row.last_redirect === null ? null : { ...row.last_redirect, at: new Date(row.last_redirect.at) },

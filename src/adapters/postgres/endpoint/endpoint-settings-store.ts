@@ -13,9 +13,16 @@ export interface StoredHeaders {
  * Splits custom headers for storage: the sensitive ones (Authorization…) are encrypted as one JSON object
  * bound to the endpoint id, the form the claim decrypts (delivery-store.ts).
  */
-export function sealHeaders(cipher: Cipher, endpointId: string, headers: Readonly<Record<string, string>>): StoredHeaders {
+export function sealHeaders(
+  cipher: Cipher,
+  endpointId: string,
+  headers: Readonly<Record<string, string>>,
+): StoredHeaders {
   const { plain, sensitive } = splitSensitiveHeaders(headers);
-  const sealed = Object.keys(sensitive).length === 0 ? null : cipher.encrypt(Buffer.from(JSON.stringify(sensitive), 'utf8'), endpointId);
+  const sealed =
+    Object.keys(sensitive).length === 0
+      ? null
+      : cipher.encrypt(Buffer.from(JSON.stringify(sensitive), 'utf8'), endpointId);
   return { plain, sealed };
 }
 
@@ -40,14 +47,22 @@ export function createPgEndpointSettingsStore(db: Db, cipher: Cipher): EndpointS
     },
 
     async readHeaders(appId, endpointId, tx) {
-      const res = await on(db, tx).query<{ headers: Record<string, string> | null; sensitive_headers: Buffer | null; sensitive_headers_key: string | null }>(
+      const res = await on(db, tx).query<{
+        headers: Record<string, string> | null;
+        sensitive_headers: Buffer | null;
+        sensitive_headers_key: string | null;
+      }>(
         'SELECT headers, sensitive_headers, sensitive_headers_key FROM endpoints WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL',
         [appId, endpointId],
       );
       const row = res.rows[0];
       if (row === undefined) return null;
-      const sensitive = row.sensitive_headers === null || row.sensitive_headers_key === null ? {}
-        : JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, endpointId).toString('utf8')) as Record<string, string>;
+      const sensitive =
+        row.sensitive_headers === null || row.sensitive_headers_key === null
+          ? {}
+          : (JSON.parse(
+              cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, endpointId).toString('utf8'),
+            ) as Record<string, string>);
       return { plain: row.headers ?? {}, sensitive };
     },
 
@@ -56,7 +71,14 @@ export function createPgEndpointSettingsStore(db: Db, cipher: Cipher): EndpointS
       const res = await on(db, tx).query(
         `UPDATE endpoints SET headers = $3::jsonb, sensitive_headers = $4, sensitive_headers_key = $5, updated_at = ${nowSql(6)}
          WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL`,
-        [appId, endpointId, JSON.stringify(stored.plain), stored.sealed?.data ?? null, stored.sealed?.keyId ?? null, now],
+        [
+          appId,
+          endpointId,
+          JSON.stringify(stored.plain),
+          stored.sealed?.data ?? null,
+          stored.sealed?.keyId ?? null,
+          now,
+        ],
       );
       return (res.rowCount ?? 0) > 0;
     },

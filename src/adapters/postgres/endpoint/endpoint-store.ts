@@ -8,7 +8,8 @@ import type { Db } from '../db.ts';
 import type { Tx } from '../../../ports/unit-of-work.ts';
 
 /** Every column but the secrets: a secret is read only by {@link createPgEndpointStore} `endpointSecret`. */
-const COLUMNS = 'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, status, status_reason, created_at, updated_at';
+const COLUMNS =
+  'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, status, status_reason, created_at, updated_at';
 const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists in the application' };
 
 /*
@@ -69,7 +70,10 @@ RETURNING b.breaker_state AS was`;
 export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): EndpointStore {
   /** Appends to the endpoint's health history (endpoint_events), as the dispatcher does for its own changes. */
   const logEvent = async (tx: Tx, endpointId: string, kind: string, reason: string | null, now: Date | null) => {
-    await on(db, tx).query(`INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`, [endpointId, kind, reason, now]);
+    await on(db, tx).query(
+      `INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, ${nowSql(4)})`,
+      [endpointId, kind, reason, now],
+    );
   };
 
   return {
@@ -78,11 +82,27 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
       // Credential headers (Authorization…) are stored encrypted, never in the plain headers column.
       const headers = sealHeaders(cipher, ep.id, ep.headers);
       const res = await withConflict(
-        () => on(db, tx).query<EndpointRow>(INSERT_ENDPOINT, [
-          ep.id, ep.appId, ep.uid, ep.url, ep.description, ep.version, ep.filterTypes, ep.channels,
-          JSON.stringify(ep.metadata), JSON.stringify(headers.plain), ep.rateLimit, ep.status, ep.statusReason,
-          sealed.data, sealed.keyId, now, headers.sealed?.data ?? null, headers.sealed?.keyId ?? null,
-        ]),
+        () =>
+          on(db, tx).query<EndpointRow>(INSERT_ENDPOINT, [
+            ep.id,
+            ep.appId,
+            ep.uid,
+            ep.url,
+            ep.description,
+            ep.version,
+            ep.filterTypes,
+            ep.channels,
+            JSON.stringify(ep.metadata),
+            JSON.stringify(headers.plain),
+            ep.rateLimit,
+            ep.status,
+            ep.statusReason,
+            sealed.data,
+            sealed.keyId,
+            now,
+            headers.sealed?.data ?? null,
+            headers.sealed?.keyId ?? null,
+          ]),
         UID_TAKEN,
       );
       return toRecord(res.rows[0]!);
@@ -90,7 +110,10 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
 
     async countEndpointsLocked(tx, appId) {
       await on(db, tx).query('SELECT 1 FROM applications WHERE id = $1 FOR NO KEY UPDATE', [appId]);
-      const res = await on(db, tx).query<{ n: string }>('SELECT count(*) AS n FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL', [appId]);
+      const res = await on(db, tx).query<{ n: string }>(
+        'SELECT count(*) AS n FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL',
+        [appId],
+      );
       return Number(res.rows[0]?.n ?? 0);
     },
 
@@ -117,14 +140,26 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
       if (changes.url !== undefined) {
         const reset = await on(db, tx).query<{ was: string }>(RESET_HEALTH_ON_NEW_URL, [appId, id, changes.url, now]);
         const was = reset.rows[0]?.was;
-        if (was !== undefined && was !== 'closed') await logEvent(tx, id, 'breaker_closed', 'the endpoint URL changed', now);
+        if (was !== undefined && was !== 'closed')
+          await logEvent(tx, id, 'breaker_closed', 'the endpoint URL changed', now);
       }
       const sealedHeaders = given === undefined ? undefined : sealHeaders(cipher, id, given);
       const fields = sealedHeaders === undefined ? rest : { ...rest, headers: sealedHeaders.plain };
-      const set = setClause(fields, {
-        uid: 'uid', url: 'url', description: 'description', version: 'version', filterTypes: 'filter_types', channels: 'channels',
-        metadata: 'metadata::jsonb', headers: 'headers::jsonb', rateLimit: 'rate_limit_per_s',
-      }, 4);
+      const set = setClause(
+        fields,
+        {
+          uid: 'uid',
+          url: 'url',
+          description: 'description',
+          version: 'version',
+          filterTypes: 'filter_types',
+          channels: 'channels',
+          metadata: 'metadata::jsonb',
+          headers: 'headers::jsonb',
+          rateLimit: 'rate_limit_per_s',
+        },
+        4,
+      );
       const sql = [...set.sql, `updated_at = ${nowSql(3)}`];
       const params: unknown[] = [appId, id, now, ...set.params];
       if (sealedHeaders !== undefined) {
@@ -133,13 +168,22 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
       }
       if (status !== undefined) {
         params.push(status.status, status.reason);
-        sql.push(`status = $${params.length - 1}`, `status_reason = $${params.length}`, `status_changed_at = ${nowSql(3)}`);
+        sql.push(
+          `status = $${params.length - 1}`,
+          `status_reason = $${params.length}`,
+          `status_changed_at = ${nowSql(3)}`,
+        );
       }
       const res = await withConflict(
-        () => on(db, tx).query<EndpointRow>(`UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`, params),
+        () =>
+          on(db, tx).query<EndpointRow>(
+            `UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+            params,
+          ),
         UID_TAKEN,
       );
-      if (res.rows[0] !== undefined && status !== undefined) await logEvent(tx, id, status.status === 'active' ? 'enabled' : status.status, status.reason, now);
+      if (res.rows[0] !== undefined && status !== undefined)
+        await logEvent(tx, id, status.status === 'active' ? 'enabled' : status.status, status.reason, now);
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 

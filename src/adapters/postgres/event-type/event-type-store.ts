@@ -18,11 +18,15 @@ interface EventTypeRow {
   revision: string;
 }
 
-const COLUMNS = 'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at, revision';
+const COLUMNS =
+  'name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at, revision';
 /** An event type by name; run on every publish (schema check). $1 name. */
 const FIND_EVENT_TYPE = prepared('tidings_find_event_type', `SELECT ${COLUMNS} FROM event_types WHERE name = $1`);
 /** Event types by name, for many names at once (lookups grouped across requests). $1 names. */
-const FIND_EVENT_TYPES = prepared('tidings_find_event_types', `SELECT ${COLUMNS} FROM event_types WHERE name = ANY ($1::text[])`);
+const FIND_EVENT_TYPES = prepared(
+  'tidings_find_event_types',
+  `SELECT ${COLUMNS} FROM event_types WHERE name = ANY ($1::text[])`,
+);
 const FIND_EVENT_TYPE_FOR_UPDATE = prepared('tidings_find_event_type_for_update', `${FIND_EVENT_TYPE.text} FOR UPDATE`);
 
 /*
@@ -42,8 +46,16 @@ RETURNING ${COLUMNS}, (xmax = 0) AS inserted`;
 
 function toRecord(row: EventTypeRow): EventTypeRecord {
   return {
-    name: row.name, description: row.description, archived: row.archived, deprecated: row.deprecated, schemas: row.schemas,
-    groupName: row.group_name, featureFlags: row.feature_flags, createdAt: row.created_at, updatedAt: row.updated_at, revision: row.revision,
+    name: row.name,
+    description: row.description,
+    archived: row.archived,
+    deprecated: row.deprecated,
+    schemas: row.schemas,
+    groupName: row.group_name,
+    featureFlags: row.feature_flags,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    revision: row.revision,
   };
 }
 
@@ -58,24 +70,40 @@ export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BAT
     return names.map((name) => byName.get(name) ?? null);
   });
   const params = (name: string, f: Parameters<EventTypeStore['createEventType']>[2], now: Date | null) => [
-    name, f.description, f.archived, f.deprecated, f.schemas === null ? null : JSON.stringify(f.schemas), f.groupName, f.featureFlags, now,
+    name,
+    f.description,
+    f.archived,
+    f.deprecated,
+    f.schemas === null ? null : JSON.stringify(f.schemas),
+    f.groupName,
+    f.featureFlags,
+    now,
   ];
   return {
     async createEventType(tx, name, fields, now) {
       // Only an archived row is overwritten (Svix: create unarchives); a live one makes the WHERE false.
-      const res = await on(db, tx).query<EventTypeRow & { inserted: boolean }>(writeEventType('WHERE event_types.archived'), params(name, fields, now));
+      const res = await on(db, tx).query<EventTypeRow & { inserted: boolean }>(
+        writeEventType('WHERE event_types.archived'),
+        params(name, fields, now),
+      );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
     async upsertEventType(tx, name, fields, now) {
-      const res = await on(db, tx).query<EventTypeRow & { inserted: boolean }>(writeEventType(''), params(name, fields, now));
+      const res = await on(db, tx).query<EventTypeRow & { inserted: boolean }>(
+        writeEventType(''),
+        params(name, fields, now),
+      );
       const row = res.rows[0]!;
       return { eventType: toRecord(row), created: row.inserted };
     },
 
     async findEventType(name, options = {}) {
       if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(name);
-      const res = await on(db, options.tx).query<EventTypeRow>(options.forUpdate === true ? FIND_EVENT_TYPE_FOR_UPDATE : FIND_EVENT_TYPE, [name]);
+      const res = await on(db, options.tx).query<EventTypeRow>(
+        options.forUpdate === true ? FIND_EVENT_TYPE_FOR_UPDATE : FIND_EVENT_TYPE,
+        [name],
+      );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
@@ -90,10 +118,18 @@ export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BAT
     },
 
     async updateEventType(tx, name, changes, now) {
-      const set = setClause(changes, {
-        description: 'description', archived: 'archived', deprecated: 'deprecated', schemas: 'schemas::jsonb',
-        groupName: 'group_name', featureFlags: 'feature_flags',
-      }, 3);
+      const set = setClause(
+        changes,
+        {
+          description: 'description',
+          archived: 'archived',
+          deprecated: 'deprecated',
+          schemas: 'schemas::jsonb',
+          groupName: 'group_name',
+          featureFlags: 'feature_flags',
+        },
+        3,
+      );
       // setClause serialises jsonb values; a null schema must stay SQL NULL, not the JSON text "null".
       const values = set.params.map((v, i) => (set.sql[i]?.startsWith('schemas') === true && v === 'null' ? null : v));
       const res = await on(db, tx).query<EventTypeRow>(
@@ -110,7 +146,10 @@ export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BAT
 
     async unknownEventTypes(names, tx) {
       if (names.length === 0) return [];
-      const res = await on(db, tx).query<{ name: string }>('SELECT name FROM event_types WHERE name = ANY ($1::text[]) AND NOT archived', [names]);
+      const res = await on(db, tx).query<{ name: string }>(
+        'SELECT name FROM event_types WHERE name = ANY ($1::text[]) AND NOT archived',
+        [names],
+      );
       const known = new Set(res.rows.map((r) => r.name));
       return names.filter((n) => !known.has(n));
     },

@@ -1,5 +1,10 @@
 import { AppError } from '../../../domain/errors.ts';
-import type { IdempotencyPruning, IdempotencyScope, IdempotencyStore, StoredAnswer } from '../../../ports/idempotency-store.ts';
+import type {
+  IdempotencyPruning,
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredAnswer,
+} from '../../../ports/idempotency-store.ts';
 import { prepared, type Db } from '../db.ts';
 import { nowSql } from '../sql.ts';
 import { sqlState, SqlState } from '../sqlstate.ts';
@@ -12,18 +17,27 @@ import { runTx } from '../tx.ts';
  * $1 owner, $2 route, $3 key, $4 fingerprint, $5 ttl ms. Returns one row when the key is ours; none when it
  * already exists.
  */
-const CLAIM_KEY = prepared('tidings_claim_key', `
+const CLAIM_KEY = prepared(
+  'tidings_claim_key',
+  `
 WITH wait AS (SELECT set_config('lock_timeout', $6, true) AS lock_timeout)
 INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at)
 SELECT $1, $2, $3, $4, clock_timestamp() + $5 * interval '1 millisecond' FROM wait
 ON CONFLICT (owner, route, key) DO NOTHING
-RETURNING 1`);
+RETURNING 1`,
+);
 
-const READ_KEY = prepared('tidings_read_key', `
+const READ_KEY = prepared(
+  'tidings_read_key',
+  `
 SELECT fingerprint, response_status, response_body, expires_at < clock_timestamp() AS expired
-FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`);
+FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3`,
+);
 
-const STORE_ANSWER = prepared('tidings_store_answer', `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`);
+const STORE_ANSWER = prepared(
+  'tidings_store_answer',
+  `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`,
+);
 const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
 
 /** Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing request takes two). */
@@ -38,7 +52,12 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
     async run(scope: IdempotencyScope, work) {
       const keyParams = [scope.owner, scope.route, scope.key];
       return runTx(db, async (tx, client) => {
-        const claimParams = [...keyParams, scope.fingerprint, scope.ttlMs, `${Math.max(1, Math.round(scope.waitMs))}ms`];
+        const claimParams = [
+          ...keyParams,
+          scope.fingerprint,
+          scope.ttlMs,
+          `${Math.max(1, Math.round(scope.waitMs))}ms`,
+        ];
         let claimed: boolean;
         try {
           claimed = (await client.query(CLAIM_KEY, claimParams)).rowCount === 1;
@@ -46,7 +65,12 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
           // when a concurrent request re-claimed it first (the claim waited for it to commit), its answer is
           // read on the next round instead of calling it in flight.
           for (let round = 0; !claimed && round < KEY_READ_ROUNDS; round++) {
-            const existing = await client.query<{ fingerprint: string; response_status: number | null; response_body: unknown; expired: boolean }>(READ_KEY, keyParams);
+            const existing = await client.query<{
+              fingerprint: string;
+              response_status: number | null;
+              response_body: unknown;
+              expired: boolean;
+            }>(READ_KEY, keyParams);
             const row = existing.rows[0];
             if (row === undefined || row.expired) {
               if (row !== undefined) await client.query(DROP_EXPIRED, keyParams);
@@ -54,19 +78,35 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
               continue;
             }
             if (row.fingerprint !== scope.fingerprint) {
-              throw new AppError('idempotency_key_mismatch', [{ loc: ['header', 'idempotency-key'], msg: 'This Idempotency-Key was already used with a different request', type: 'value_error.idempotency_key_mismatch' }]);
+              throw new AppError('idempotency_key_mismatch', [
+                {
+                  loc: ['header', 'idempotency-key'],
+                  msg: 'This Idempotency-Key was already used with a different request',
+                  type: 'value_error.idempotency_key_mismatch',
+                },
+              ]);
             }
-            if (row.response_status === null) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
+            if (row.response_status === null)
+              throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight');
             return { status: row.response_status, body: row.response_body, replayed: true };
           }
         } catch (error) {
           if (sqlState(error) === SqlState.lockNotAvailable) {
             const waited = `TIDINGS_IDEMPOTENCY_WAIT, ${Math.round(scope.waitMs)} ms`;
-            throw new AppError('idempotency_key_in_flight', `A request with this Idempotency-Key is still in flight after the wait (${waited}); retry shortly`, { cause: error, headers: { 'retry-after': '1' } });
+            throw new AppError(
+              'idempotency_key_in_flight',
+              `A request with this Idempotency-Key is still in flight after the wait (${waited}); retry shortly`,
+              { cause: error, headers: { 'retry-after': '1' } },
+            );
           }
           throw error;
         }
-        if (!claimed) throw new AppError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still in flight; retry shortly', { headers: { 'retry-after': '1' } });
+        if (!claimed)
+          throw new AppError(
+            'idempotency_key_in_flight',
+            'A request with this Idempotency-Key is still in flight; retry shortly',
+            { headers: { 'retry-after': '1' } },
+          );
         const answer: StoredAnswer = await work(tx);
         await client.query(STORE_ANSWER, [...keyParams, answer.status, JSON.stringify(answer.body)]);
         return { ...answer, replayed: false };

@@ -51,12 +51,28 @@ export function createPgMessageContentStore(db: Db, cipher: Cipher, wake: () => 
     async insertExample(tx, message, endpointId, now) {
       const client = txClient(tx);
       const sealed = cipher.encrypt(message.payload, message.id);
-      const res = await client.query<{ created_at: Date; due: number }>(INSERT_EXAMPLE, [message.id, message.appId, message.eventType, sealed.data, sealed.keyId, endpointId, now]);
+      const res = await client.query<{ created_at: Date; due: number }>(INSERT_EXAMPLE, [
+        message.id,
+        message.appId,
+        message.eventType,
+        sealed.data,
+        sealed.keyId,
+        endpointId,
+        now,
+      ]);
       const row = res.rows[0]!;
       if (row.due > 0) onCommit(tx, wake);
       return {
-        id: message.id, appId: message.appId, eventId: null, eventType: message.eventType, channels: null, tags: null,
-        payload: message.payload, contentType: null, deliverAt: null, createdAt: row.created_at,
+        id: message.id,
+        appId: message.appId,
+        eventId: null,
+        eventType: message.eventType,
+        channels: null,
+        tags: null,
+        payload: message.payload,
+        contentType: null,
+        deliverAt: null,
+        createdAt: row.created_at,
       };
     },
   };

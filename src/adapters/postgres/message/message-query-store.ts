@@ -1,5 +1,10 @@
 import type { Cipher } from '../../../ports/cipher.ts';
-import type { AttemptListQuery, AttemptView, MessageQueryStore, MessageView } from '../../../ports/message-query-store.ts';
+import type {
+  AttemptListQuery,
+  AttemptView,
+  MessageQueryStore,
+  MessageView,
+} from '../../../ports/message-query-store.ts';
 import { keyset, toPage } from '../paging.ts';
 import { on } from '../sql.ts';
 import type { Db } from '../db.ts';
@@ -42,13 +47,14 @@ interface AttemptRow {
   msg_created_at: Date;
 }
 
-
 /** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
 const messageColumns = (withPayload: boolean) =>
   `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
 
 /** Attempt columns; the response body is read only when wanted (else NULL, and nothing is decrypted). */
-const attemptColumns = (withBody: boolean) => `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
+const attemptColumns = (
+  withBody: boolean,
+) => `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
   ${withBody ? 'a.response_body' : 'NULL::bytea AS response_body'}, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
   m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
 
@@ -70,16 +76,36 @@ class Conditions {
 
 function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
   // A NULL key id with a body present: written before response bodies were encrypted (plain UTF-8).
-  const body = row.response_body === null ? null : row.response_body_key_id === null ? row.response_body : cipher.decrypt(row.response_body_key_id, row.response_body, row.id);
+  const body =
+    row.response_body === null
+      ? null
+      : row.response_body_key_id === null
+        ? row.response_body
+        : cipher.decrypt(row.response_body_key_id, row.response_body, row.id);
   return {
-    id: row.id, messageId: row.message_id, endpointId: row.endpoint_id, attemptNumber: row.attempt_number, trigger: row.trigger,
-    succeeded: row.succeeded, url: row.url, responseStatusCode: row.response_status_code, responseBody: body === null ? null : body.toString('utf8'),
+    id: row.id,
+    messageId: row.message_id,
+    endpointId: row.endpoint_id,
+    attemptNumber: row.attempt_number,
+    trigger: row.trigger,
+    succeeded: row.succeeded,
+    url: row.url,
+    responseStatusCode: row.response_status_code,
+    responseBody: body === null ? null : body.toString('utf8'),
     operatorDetail: row.operator_detail,
-    errorKind: row.error_kind, errorDetail: row.error_detail, durationMs: row.duration_ms, createdAt: row.created_at,
-    message: { eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags, createdAt: row.msg_created_at },
+    errorKind: row.error_kind,
+    errorDetail: row.error_detail,
+    durationMs: row.duration_ms,
+    createdAt: row.created_at,
+    message: {
+      eventId: row.event_id,
+      eventType: row.event_type,
+      channels: row.channels,
+      tags: row.tags,
+      createdAt: row.msg_created_at,
+    },
   };
 }
-
 
 /** Adds the Svix attempt filters of `query` (status, status code class, message fields, time window). */
 function attemptFilters(c: Conditions, query: AttemptListQuery): void {
@@ -92,7 +118,11 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
   }
   if (query.statusCodeClass !== null) {
     if (query.statusCodeClass === 0) c.sql.push('a.response_status_code IS NULL');
-    else c.add((p) => `a.response_status_code >= ${p}::int AND a.response_status_code < ${p}::int + 100`, query.statusCodeClass);
+    else
+      c.add(
+        (p) => `a.response_status_code >= ${p}::int AND a.response_status_code < ${p}::int + 100`,
+        query.statusCodeClass,
+      );
   }
   if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
   if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
@@ -110,9 +140,22 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
  */
 export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = db): MessageQueryStore {
   const messageView = (row: MessageRow): MessageView => ({
-    id: row.id, appId: row.app_id, eventId: row.event_id, eventType: row.event_type, channels: row.channels, tags: row.tags,
-    payload: row.payload === null || row.expunged ? null : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
-    expunged: row.expunged, contentType: row.content_type, deliverAt: row.deliver_at, createdAt: row.created_at,
+    id: row.id,
+    appId: row.app_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    channels: row.channels,
+    tags: row.tags,
+    payload:
+      row.payload === null || row.expunged
+        ? null
+        : row.payload_key_id === null
+          ? row.payload
+          : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+    expunged: row.expunged,
+    contentType: row.content_type,
+    deliverAt: row.deliver_at,
+    createdAt: row.created_at,
   });
 
   return {
@@ -155,8 +198,12 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
       );
       return res.rows.map((row) => ({
         id: row.id,
-        payload: row.payload === null || row.expunged ? null
-          : row.payload_key_id === null ? row.payload : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+        payload:
+          row.payload === null || row.expunged
+            ? null
+            : row.payload_key_id === null
+              ? row.payload
+              : cipher.decrypt(row.payload_key_id, row.payload, row.id),
       }));
     },
 
@@ -171,7 +218,12 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
       );
-      return toPage(res.rows, query, (r) => r.id, (r) => attemptView(cipher, r));
+      return toPage(
+        res.rows,
+        query,
+        (r) => r.id,
+        (r) => attemptView(cipher, r),
+      );
     },
 
     async findAttempt(appId, messageId, attemptId) {

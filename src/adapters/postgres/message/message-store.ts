@@ -2,7 +2,14 @@ import { settingDefault } from '../../../config/config.ts';
 import { AppError, notFound } from '../../../domain/errors.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
 import { keyIdentity, type IdempotencyScope, type StoredAnswer } from '../../../ports/idempotency-store.ts';
-import { StaleLookupError, type KeyedAnswer, type KeyedInsert, type MessageRecord, type MessageStore, type NewMessage } from '../../../ports/message-store.ts';
+import {
+  StaleLookupError,
+  type KeyedAnswer,
+  type KeyedInsert,
+  type MessageRecord,
+  type MessageStore,
+  type NewMessage,
+} from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { dbForRows, type Db, type Queryable, type SmallStatements } from '../db.ts';
 import { bind } from '../named-sql.ts';
@@ -39,7 +46,8 @@ interface PublishedRow {
 /** A result of {@link publishRows} as a stored row, or null (an error). */
 const publishedRow = (result: PublishedRow | Error): PublishedRow | null => (result instanceof Error ? null : result);
 
-const jsonArray = (values: readonly string[] | null): string | null => (values === null ? null : JSON.stringify(values));
+const jsonArray = (values: readonly string[] | null): string | null =>
+  values === null ? null : JSON.stringify(values);
 
 /** What {@link PUBLISH_HANDING} returns for one delivery it leased (the columns of a ClaimRow, src/adapters/postgres/claimed-row.ts, it has). */
 interface HandedRow {
@@ -73,7 +81,13 @@ interface Published<R> {
  *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
  *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
  */
-async function publishRows(client: Queryable, batch: readonly SealedMessage[], notify: CarriedMode, offer: HandoffOffer | null = null, keyed: KeyedBatch | null = null): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
+async function publishRows(
+  client: Queryable,
+  batch: readonly SealedMessage[],
+  notify: CarriedMode,
+  offer: HandoffOffer | null = null,
+  keyed: KeyedBatch | null = null,
+): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -84,33 +98,73 @@ async function publishRows(client: Queryable, batch: readonly SealedMessage[], n
     ends.push(offset);
   }
   const values: Partial<Record<PublishParam, unknown>> = {
-    id: column((m) => m.message.id), app_id: column((m) => m.message.appId), event_id: column((m) => m.message.eventId),
-    event_type: column((m) => m.message.eventType), channels: column((m) => jsonArray(m.message.channels)),
-    tags: column((m) => jsonArray(m.message.tags)), payload_start: starts, payload_end: ends, payload_key_id: column((m) => m.keyId),
-    retention_hours: column((m) => m.message.retentionHours), at: column((m) => m.now),
-    content_type: column((m) => m.message.contentType ?? null), deliver_at: column((m) => m.message.deliverAt ?? null),
+    id: column((m) => m.message.id),
+    app_id: column((m) => m.message.appId),
+    event_id: column((m) => m.message.eventId),
+    event_type: column((m) => m.message.eventType),
+    channels: column((m) => jsonArray(m.message.channels)),
+    tags: column((m) => jsonArray(m.message.tags)),
+    payload_start: starts,
+    payload_end: ends,
+    payload_key_id: column((m) => m.keyId),
+    retention_hours: column((m) => m.message.retentionHours),
+    at: column((m) => m.now),
+    content_type: column((m) => m.message.contentType ?? null),
+    deliver_at: column((m) => m.message.deliverAt ?? null),
     trace_context: column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
-    app_ref: column((m) => m.message.expected?.appRef ?? null), type_revision: column((m) => m.message.expected?.eventTypeRevision ?? null),
-    payloads: batch.length === 1 ? batch[0]!.data : Buffer.concat(batch.map((m) => m.data), offset),
-    notify: notify !== 'none', notify_always: notify === 'always',
+    app_ref: column((m) => m.message.expected?.appRef ?? null),
+    type_revision: column((m) => m.message.expected?.eventTypeRevision ?? null),
+    payloads:
+      batch.length === 1
+        ? batch[0]!.data
+        : Buffer.concat(
+            batch.map((m) => m.data),
+            offset,
+          ),
+    notify: notify !== 'none',
+    notify_always: notify === 'always',
   };
   if (offer !== null) {
-    Object.assign(values, { dispatcher: offer.dispatcherId, lease_ms: offer.leaseMs, slots: offer.slots, room_endpoints: offer.endpointIds, room: offer.room });
+    Object.assign(values, {
+      dispatcher: offer.dispatcherId,
+      lease_ms: offer.leaseMs,
+      slots: offer.slots,
+      room_endpoints: offer.endpointIds,
+      room: offer.room,
+    });
   }
   if (keyed !== null) {
     const scopes = keyed.calls.map((call) => call.scope);
     Object.assign(values, {
-      key_owner: scopes.map((s) => s.owner), key_route: scopes.map((s) => s.route), idem_key: scopes.map((s) => s.key),
-      key_fingerprint: scopes.map((s) => s.fingerprint), key_ttl_ms: scopes.map((s) => s.ttlMs),
-      answer_status: keyed.calls.map((call) => call.answer.status), answer_body: keyed.calls.map((call) => JSON.stringify(call.answer.body)),
+      key_owner: scopes.map((s) => s.owner),
+      key_route: scopes.map((s) => s.route),
+      idem_key: scopes.map((s) => s.key),
+      key_fingerprint: scopes.map((s) => s.fingerprint),
+      key_ttl_ms: scopes.map((s) => s.ttlMs),
+      answer_status: keyed.calls.map((call) => call.answer.status),
+      answer_body: keyed.calls.map((call) => JSON.stringify(call.answer.body)),
       lock_timeout: `${Math.max(1, Math.round(keyed.lockTimeoutMs))}ms`,
     });
   }
-  const statement = keyed === null ? (offer === null ? PUBLISH : PUBLISH_HANDING) : (offer === null ? PUBLISH_KEYED : PUBLISH_KEYED_HANDING);
-  const res = await client.query<PublishedRow & Partial<HandedRow>>(statement, bind(statement, values)).catch((error: unknown) => {
-    if (batch.length === 1 && sqlState(error) === SqlState.foreignKeyViolation && constraintOf(error) === 'messages_app_id_fkey') throw notFound('Application');
-    throw error;
-  });
+  const statement =
+    keyed === null
+      ? offer === null
+        ? PUBLISH
+        : PUBLISH_HANDING
+      : offer === null
+        ? PUBLISH_KEYED
+        : PUBLISH_KEYED_HANDING;
+  const res = await client
+    .query<PublishedRow & Partial<HandedRow>>(statement, bind(statement, values))
+    .catch((error: unknown) => {
+      if (
+        batch.length === 1 &&
+        sqlState(error) === SqlState.foreignKeyViolation &&
+        constraintOf(error) === 'messages_app_id_fkey'
+      )
+        throw notFound('Application');
+      throw error;
+    });
   const byId = new Map<string, PublishedRow>();
   const handedRows: HandedRow[] = [];
   for (const row of res.rows) {
@@ -177,9 +231,16 @@ interface KeyedResult {
 }
 
 const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
-  id: message.id, appId: message.appId, eventId: message.eventId, eventType: message.eventType,
-  channels: message.channels, tags: message.tags, payload: message.payload, contentType: message.contentType ?? null,
-  deliverAt: message.deliverAt ?? null, createdAt,
+  id: message.id,
+  appId: message.appId,
+  eventId: message.eventId,
+  eventType: message.eventType,
+  channels: message.channels,
+  tags: message.tags,
+  payload: message.payload,
+  contentType: message.contentType ?? null,
+  deliverAt: message.deliverAt ?? null,
+  createdAt,
 });
 
 /**
@@ -190,7 +251,13 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
  * `offer`: the hand-off it may lease to; `lockTimeoutMs`: the longest wait for a key or eventId held by a transaction in
  * flight, past which the statement fails with lock_not_available (55P03).
  */
-async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[], notify: CarriedMode, offer: HandoffOffer | null, lockTimeoutMs: number): Promise<Published<KeyedResult | null>> {
+async function publishKeyedGroup(
+  db: Db,
+  calls: readonly KeyedCall[],
+  notify: CarriedMode,
+  offer: HandoffOffer | null,
+  lockTimeoutMs: number,
+): Promise<Published<KeyedResult | null>> {
   // The same key, or the same eventId of an application, twice in one group: the first call may claim it, the others
   // take the ordinary path (a second message with the eventId would fail the whole statement: PUBLISH_KEYED).
   const keys = new Set<string>();
@@ -204,12 +271,22 @@ async function publishKeyedGroup(db: Db, calls: readonly KeyedCall[], notify: Ca
     if (event !== null) eventIds.add(event);
     return true;
   });
-  const published = await publishRows(db, mine.map((call) => call.sealed), notify, offer, { calls: mine, lockTimeoutMs });
+  const published = await publishRows(
+    db,
+    mine.map((call) => call.sealed),
+    notify,
+    offer,
+    { calls: mine, lockTimeoutMs },
+  );
   const done = new Map<KeyedCall, KeyedResult>();
   for (const [i, call] of mine.entries()) {
     const row = published.results[i]!;
     // The answer as the statement stored it: pg reads created_at to the ms by truncation, as to_char's MS writes it.
-    if (!(row instanceof Error)) done.set(call, { row, answer: { status: call.answer.status, body: { ...call.answer.body, timestamp: row.created_at.toISOString() } } });
+    if (!(row instanceof Error))
+      done.set(call, {
+        row,
+        answer: { status: call.answer.status, body: { ...call.answer.body, timestamp: row.created_at.toISOString() } },
+      });
   }
   return { results: calls.map((call) => done.get(call) ?? null), handed: published.handed };
 }
@@ -272,7 +349,12 @@ export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPaylo
  * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
  * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */
-export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, options: MessageStoreOptions = {}): MessageStore {
+export function createPgMessageStore(
+  db: Db,
+  cipher: Cipher,
+  wake: () => void,
+  options: MessageStoreOptions = {},
+): MessageStore {
   const limits = options.limits ?? DEFAULT_BATCH_LIMITS;
   const maxGroupedBytes = options.maxGroupedPayloadBytes ?? DEFAULT_MAX_GROUPED_PAYLOAD_BYTES;
   const carrier = options.carrier;
@@ -280,18 +362,36 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const handoff = options.handoff;
   const dbFor = (rows: number): Db => dbForRows(db, options.small, rows);
   const readLease = handoff === undefined ? null : createClaimedReader(cipher);
-  const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] => handed.map(({ row, sealed }) => {
-    const { message } = sealed;
-    const delivery = readLease!({
-      ...row, id: row.delivery_id, message_id: message.id, app_id: message.appId, attempt_count: 0, manual: false, reclaimed: false,
-      event_type: message.eventType, payload: null, payload_key_id: null, content_type: message.contentType ?? null,
-    }, offer.dispatcherId, message.payload);
-    return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
-  });
+  const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] =>
+    handed.map(({ row, sealed }) => {
+      const { message } = sealed;
+      const delivery = readLease!(
+        {
+          ...row,
+          id: row.delivery_id,
+          message_id: message.id,
+          app_id: message.appId,
+          attempt_count: 0,
+          manual: false,
+          reclaimed: false,
+          event_type: message.eventType,
+          payload: null,
+          payload_key_id: null,
+          content_type: message.contentType ?? null,
+        },
+        offer.dispatcherId,
+        message.payload,
+      );
+      return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
+    });
   // One publish statement of this store (a group, keyed or not, or a lone message) with its part in the process's NOTIFY and,
   // with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results, to read whether
   // the statement notified. The leases it made are adopted once it has ended (committed), or the room given back.
-  const carried = async <T>(count: number, work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>, rowOf: (result: T) => PublishedRow | null): Promise<readonly T[]> => {
+  const carried = async <T>(
+    count: number,
+    work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>,
+    rowOf: (result: T) => PublishedRow | null,
+  ): Promise<readonly T[]> => {
     const part = carrier?.begin();
     const offer = handoff?.offer(count) ?? null;
     let notified = false;
@@ -320,36 +420,53 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
   const wakeAfter = (row: PublishedRow): (() => void) => (row.notified ? woken : wake);
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
-      return await carried(batch.length, (notify, offer) => publishRows(dbFor(batch.length), batch, notify, offer), publishedRow);
+      return await carried(
+        batch.length,
+        (notify, offer) => publishRows(dbFor(batch.length), batch, notify, offer),
+        publishedRow,
+      );
     } catch (error) {
       // The group's part in the NOTIFY has ended: its messages, retried one by one, carry none and call `wake`.
       if (batch.length === 1 || !retryAlone(error)) throw error;
-      return Promise.all(batch.map(async (one) => {
-        try {
-          return (await publishRows(db, [one], 'none')).results[0]!;
-        } catch (alone) {
-          return alone instanceof Error ? alone : new Error(String(alone));
-        }
-      }));
+      return Promise.all(
+        batch.map(async (one) => {
+          try {
+            return (await publishRows(db, [one], 'none')).results[0]!;
+          } catch (alone) {
+            return alone instanceof Error ? alone : new Error(String(alone));
+          }
+        }),
+      );
     }
   });
-  const keyedGroups = options.groupKeyed !== true ? null : statementBatcher<KeyedCall, KeyedResult | null>(limits, async (calls) => {
-    try {
-      return await carried(calls.length, (notify, offer) => publishKeyedGroup(dbFor(calls.length), calls, notify, offer, keyedLockTimeoutMs), (result) => result?.row ?? null);
-    } catch (error) {
-      // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
-      // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
-      // with its key is answered from the key row if the group did commit.
-      if (!(error instanceof pg.DatabaseError)) throw error;
-      if (!expectedGroupRefusal(error)) options.onGroupError?.(error);
-      return calls.map(() => null);
-    }
-  });
+  const keyedGroups =
+    options.groupKeyed !== true
+      ? null
+      : statementBatcher<KeyedCall, KeyedResult | null>(limits, async (calls) => {
+          try {
+            return await carried(
+              calls.length,
+              (notify, offer) => publishKeyedGroup(dbFor(calls.length), calls, notify, offer, keyedLockTimeoutMs),
+              (result) => result?.row ?? null,
+            );
+          } catch (error) {
+            // Refused by the server: rolled back, nothing stored; the ordinary path answers each call. Any other
+            // failure (connection lost, timeout) leaves the outcome unknown: the calls fail, and a client retrying
+            // with its key is answered from the key row if the group did commit.
+            if (!(error instanceof pg.DatabaseError)) throw error;
+            if (!expectedGroupRefusal(error)) options.onGroupError?.(error);
+            return calls.map(() => null);
+          }
+        });
   return {
     async insertKeyed(scope, message, now, answer): Promise<KeyedInsert | null> {
       if (keyedGroups === null || message.payload.byteLength > maxGroupedBytes) return null;
       const sealed = cipher.encrypt(message.payload, message.id);
-      const result = await keyedGroups({ scope, sealed: { message, data: sealed.data, keyId: sealed.keyId, now }, answer });
+      const result = await keyedGroups({
+        scope,
+        sealed: { message, data: sealed.data, keyId: sealed.keyId, now },
+        answer,
+      });
       if (result === null) return null;
       if (result.row.due > 0) wakeAfter(result.row)();
       return { message: recordOf(message, result.row.created_at), deliveries: result.row.total, answer: result.answer };
@@ -360,8 +477,10 @@ export function createPgMessageStore(db: Db, cipher: Cipher, wake: () => void, o
       const input: SealedMessage = { message, data: sealed.data, keyId: sealed.keyId, now };
       const alone = !isAutocommit(tx) || message.payload.byteLength > maxGroupedBytes;
       // Inside a caller's transaction the NOTIFY would wait for a commit that this store does not see: `wake` then.
-      const row = !alone ? await grouped(input)
-        : isAutocommit(tx) ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
+      const row = !alone
+        ? await grouped(input)
+        : isAutocommit(tx)
+          ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
           : (await publishRows(txClient(tx), [input], 'none')).results[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));

@@ -22,17 +22,18 @@ export const PUBLISH_PARAMS = params({
   tags: 'text[]: tags, JSON array text (NULL = none)',
   payload_start: 'int[]: where each payload starts in `payloads` (byte offset)',
   payload_end: 'int[]: where each payload ends in `payloads` (byte offset, exclusive)',
-  payload_key_id: 'text[]: the key id of each payload\'s ciphertext',
+  payload_key_id: "text[]: the key id of each payload's ciphertext",
   retention_hours: 'int[]: payload retention (NULL = the default)',
   at: 'timestamptz[]: now (NULL = the database clock)',
   content_type: 'text[]: content type of a raw message (NULL = JSON payload)',
   deliver_at: 'timestamptz[]: when the first attempt is due (NULL = at once)',
   trace_context: 'text[]: JSON text of the W3C traceparent/tracestate (NULL = none, always when tracing is off)',
-  app_ref: 'text[]: the application\'s id or uid as the request named it, which must still name app_id '
-    + '(NULL = not confirmed)',
-  type_revision: 'bigint[]: the event type revision the payload was checked against, 0 = no such type '
-    + '(NULL = not confirmed)',
-  payloads: 'bytea: every payload\'s ciphertext end to end, sent in binary (a bytea[] would travel as hex text)',
+  app_ref:
+    "text[]: the application's id or uid as the request named it, which must still name app_id " +
+    '(NULL = not confirmed)',
+  type_revision:
+    'bigint[]: the event type revision the payload was checked against, 0 = no such type ' + '(NULL = not confirmed)',
+  payloads: "bytea: every payload's ciphertext end to end, sent in binary (a bytea[] would travel as hex text)",
   notify: 'boolean: whether the statement sends the NOTIFY on tidings_due, delivered at its commit',
   notify_always: 'boolean: with notify, whether even when it made nothing due (a wake-up the process owes)',
   dispatcher: 'text: the dispatcher the offer leases to',
@@ -45,10 +46,11 @@ export const PUBLISH_PARAMS = params({
   idem_key: 'text[]: the Idempotency-Key (a key must not appear twice)',
   key_fingerprint: 'text[]: the request fingerprint',
   key_ttl_ms: 'bigint[]: how long the key is kept, ms',
-  answer_status: 'int[]: the stored answer\'s status',
-  answer_body: 'text[]: the stored answer\'s body, JSON text; its top-level `timestamp` is set to the message\'s '
-    + 'creation (UTC, ms, as Date.toISOString writes it)',
-  lock_timeout: 'text: the statement\'s lock_timeout, e.g. \'50ms\'',
+  answer_status: "int[]: the stored answer's status",
+  answer_body:
+    "text[]: the stored answer's body, JSON text; its top-level `timestamp` is set to the message's " +
+    'creation (UTC, ms, as Date.toISOString writes it)',
+  lock_timeout: "text: the statement's lock_timeout, e.g. '50ms'",
 });
 const p = PUBLISH_PARAMS;
 
@@ -76,12 +78,18 @@ const input = (v: Variant): Piece => sql`input AS (
               ${p.channels}::text[], ${p.tags}::text[], ${p.payload_end}::int[], ${p.payload_key_id}::text[],
               ${p.retention_hours}::int[], ${p.at}::timestamptz[], ${p.content_type}::text[],
               ${p.deliver_at}::timestamptz[], ${p.trace_context}::text[], ${p.payload_start}::int[],
-              ${p.app_ref}::text[], ${p.type_revision}::bigint[]${when(v.keyed, sql`,
+              ${p.app_ref}::text[], ${p.type_revision}::bigint[]${when(
+                v.keyed,
+                sql`,
               ${p.key_owner}::text[], ${p.key_route}::text[], ${p.idem_key}::text[], ${p.key_fingerprint}::text[],
-              ${p.key_ttl_ms}::bigint[], ${p.answer_status}::int[], ${p.answer_body}::text[]`)})
+              ${p.key_ttl_ms}::bigint[], ${p.answer_status}::int[], ${p.answer_body}::text[]`,
+              )})
     AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at,
-          content_type, deliver_at, trace_context, payload_start, app_ref, type_revision${when(v.keyed, sql`,
-          key_owner, key_route, idem_key, key_fingerprint, key_ttl_ms, answer_status, answer_body`)})
+          content_type, deliver_at, trace_context, payload_start, app_ref, type_revision${when(
+            v.keyed,
+            sql`,
+          key_owner, key_route, idem_key, key_fingerprint, key_ttl_ms, answer_status, answer_body`,
+          )})
 )`;
 
 /** Keyed: the statement's own lock_timeout, then the keys it claims, each with its answer. */
@@ -117,11 +125,17 @@ const msg = (v: Variant): Piece => sql`msg AS (
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
          substring(${p.payloads}::bytea FROM payload_start + 1 FOR payload_end - payload_start),
          payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb
-  ${v.keyed ? sql`FROM input
+  ${
+    v.keyed
+      ? sql`FROM input
   JOIN claimed k ON k.owner = input.key_owner AND k.route = input.key_route AND k.key = input.idem_key`
-    : sql`FROM input WHERE confirmed`}
-  ORDER BY app_id, event_id${when(!v.keyed, sql`
-  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`)}
+      : sql`FROM input WHERE confirmed`
+  }
+  ORDER BY app_id, event_id${when(
+    !v.keyed,
+    sql`
+  ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
+  )}
   RETURNING id, app_id, event_type, channels, created_at,
             greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 )`;
@@ -132,14 +146,20 @@ const msg = (v: Variant): Piece => sql`msg AS (
  */
 const fan = (v: Variant): Piece => sql`fan AS (
   SELECT msg.app_id, msg.id AS message_id, e.id AS endpoint_id, e.status, msg.created_at,
-         msg.due_at, tidings_retry_policy(e.retry_policy, t.retry_policy) AS retry_policy${when(v.handing, sql`,
+         msg.due_at, tidings_retry_policy(e.retry_policy, t.retry_policy) AS retry_policy${when(
+           v.handing,
+           sql`,
          -- Leased at once to the offer's dispatcher: due now, to an endpoint of the offer that takes work and
          -- needs no gate of the claim (the endpoint's rule, as the claim reads it: migration 1764000010000).
          tidings_endpoint_accepting(e, msg.created_at) AND tidings_endpoint_ungated(e)
-           AND msg.due_at <= msg.created_at AND r.room IS NOT NULL AS takeable, r.room`)}
+           AND msg.due_at <= msg.created_at AND r.room IS NOT NULL AS takeable, r.room`,
+         )}
   FROM msg JOIN endpoints e ON e.app_id = msg.app_id
-  LEFT JOIN event_types t ON t.name = msg.event_type${when(v.handing, sql`
-  LEFT JOIN unnest(${p.room_endpoints}::text[], ${p.room}::int[]) AS r (id, room) ON r.id = e.id`)}
+  LEFT JOIN event_types t ON t.name = msg.event_type${when(
+    v.handing,
+    sql`
+  LEFT JOIN unnest(${p.room_endpoints}::text[], ${p.room}::int[]) AS r (id, room) ON r.id = e.id`,
+  )}
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
@@ -158,7 +178,9 @@ const handed: Piece = sql`fits AS (
 )`;
 
 /** The deliveries: skipped to a disabled endpoint, due at 'infinity' to a paused one; handing, some leased. */
-const made = (v: Variant): Piece => (v.handing ? sql`made AS (
+const made = (v: Variant): Piece =>
+  v.handing
+    ? sql`made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at,
                           dispatcher_id, lease_expires_at, fencing_token, retry_policy)
   SELECT app_id, message_id, endpoint_id,
@@ -170,7 +192,8 @@ const made = (v: Variant): Piece => (v.handing ? sql`made AS (
          CASE WHEN leased THEN 1 ELSE 0 END, retry_policy
   FROM handed
   RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token, retry_policy
-)` : sql`made AS (
+)`
+    : sql`made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, retry_policy)
   SELECT app_id, message_id, endpoint_id,
          CASE WHEN status = 'disabled' THEN 'skipped' ELSE 'pending' END,
@@ -178,10 +201,12 @@ const made = (v: Variant): Piece => (v.handing ? sql`made AS (
          created_at, created_at, retry_policy
   FROM fan
   RETURNING id, app_id, endpoint_id, message_id, state, next_attempt_at, created_at, fencing_token
-)`);
+)`;
 
 /** The first timeline row of each delivery; a leased one also gets the claimed row of its lease. */
-const logged = (v: Variant): Piece => (v.handing ? sql`logged AS (
+const logged = (v: Variant): Piece =>
+  v.handing
+    ? sql`logged AS (
   -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.
   -- A delivery leased here gets its published row, then the claimed row of its lease (wait 0), in that order.
   INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms,
@@ -195,7 +220,8 @@ const logged = (v: Variant): Piece => (v.handing ? sql`logged AS (
          CASE WHEN step = 2 THEN 0 END
   FROM made CROSS JOIN LATERAL (SELECT 1 AS step UNION ALL SELECT 2 WHERE made.state = 'leased') AS steps
   ORDER BY id, step
-)` : sql`logged AS (
+)`
+    : sql`logged AS (
   -- Stamped here (ADR 0016, decision 10): the row's instant is the delivery's creation, so since_publish_ms is 0.
   INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms)
   SELECT id, state,
@@ -203,7 +229,7 @@ const logged = (v: Variant): Piece => (v.handing ? sql`logged AS (
               WHEN next_attempt_at > created_at AND next_attempt_at <> 'infinity' THEN 'scheduled' ELSE 'published' END,
          created_at, app_id, endpoint_id, 0
   FROM made
-)`);
+)`;
 
 /** Per message, its deliveries and how many are due now; then the NOTIFY, when asked for. */
 const counted: Piece = sql`counts AS (
@@ -231,20 +257,29 @@ SELECT msg.id, msg.created_at, coalesce(counts.total, 0) AS total, coalesce(coun
 FROM msg LEFT JOIN counts ON counts.message_id = msg.id CROSS JOIN (SELECT count(*) AS n FROM woke) AS woke_count
 UNION ALL
 SELECT id, NULL, 0, 0, false, true${when(v.handing, HANDED_NONE)}
-FROM input WHERE NOT confirmed${when(v.handing, sql`
+FROM input WHERE NOT confirmed${when(
+  v.handing,
+  sql`
 -- One row per delivery leased here, with what the dispatcher needs from its endpoint (as the claim returns it).
 UNION ALL
 SELECT d.message_id, NULL, 0, 0, false, false, d.id, d.fencing_token, d.endpoint_id, e.url, e.headers, e.secret,
        e.secret_key_id, e.sensitive_headers, e.sensitive_headers_key,
        CASE WHEN e.previous_secret_until > d.created_at THEN e.previous_secret END, e.previous_secret_key_id,
        d.retry_policy
-FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased'`)}`;
+FROM made d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'leased'`,
+)}`;
 
 /** The whole statement of a variant. */
 const publishBody = (v: Variant): Piece => {
   const ctes: Piece[] = [
-    input(v), ...(v.keyed ? [keyClaims] : []), msg(v), fan(v), ...(v.handing ? [handed] : []),
-    made(v), logged(v), counted,
+    input(v),
+    ...(v.keyed ? [keyClaims] : []),
+    msg(v),
+    fan(v),
+    ...(v.handing ? [handed] : []),
+    made(v),
+    logged(v),
+    counted,
   ];
   return sql`WITH ${joined(ctes, ', ')}${result(v)}`;
 };
@@ -297,11 +332,16 @@ const INDEXES = `messages_app_event_id (ON CONFLICT, and the keyed test of a tak
 applications_uid_key and event_types_pkey (the confirmed lookups; the event type's retry policy);
 endpoints_app (the fan-out); endpoints_pkey (the hand-off's rows); idempotency_keys_pkey (keyed: ON CONFLICT).`;
 
-const variant = (name: string, v: Variant): NamedStatement<PublishParam> => namedStatement(name, {
-  purpose: PURPOSE + (v.handing ? HANDING : '') + (v.keyed ? KEYED : ''),
-  returns: RETURNS + (v.handing ? HANDED_RETURNS : ''),
-  indexes: INDEXES,
-}, publishBody(v));
+const variant = (name: string, v: Variant): NamedStatement<PublishParam> =>
+  namedStatement(
+    name,
+    {
+      purpose: PURPOSE + (v.handing ? HANDING : '') + (v.keyed ? KEYED : ''),
+      returns: RETURNS + (v.handing ? HANDED_RETURNS : ''),
+      indexes: INDEXES,
+    },
+    publishBody(v),
+  );
 
 /** Messages and their fan-out (group commit). */
 export const PUBLISH = variant('tidings_publish', { handing: false, keyed: false });

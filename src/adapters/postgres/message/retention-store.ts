@@ -114,10 +114,27 @@ export function createPgRetentionStore(db: Db): RetentionStore {
 
     async expirePayloads(input) {
       const hours = input.retentionHours ?? input.defaultHours;
-      const row = (await db.query<{ read: number; expunged: number; cursor_at: Date | null; cursor_id: string | null }>(EXPIRE_PAYLOADS, [
-        input.retentionHours ?? -1, hours, input.cursor?.createdAt ?? new Date(0), input.cursor?.id ?? '', input.batch, input.now,
-      ])).rows[0]!;
-      return { read: row.read, expunged: row.expunged, cursor: row.cursor_at === null || row.cursor_id === null ? input.cursor : { createdAt: row.cursor_at, id: row.cursor_id } };
+      const row = (
+        await db.query<{ read: number; expunged: number; cursor_at: Date | null; cursor_id: string | null }>(
+          EXPIRE_PAYLOADS,
+          [
+            input.retentionHours ?? -1,
+            hours,
+            input.cursor?.createdAt ?? new Date(0),
+            input.cursor?.id ?? '',
+            input.batch,
+            input.now,
+          ],
+        )
+      ).rows[0]!;
+      return {
+        read: row.read,
+        expunged: row.expunged,
+        cursor:
+          row.cursor_at === null || row.cursor_id === null
+            ? input.cursor
+            : { createdAt: row.cursor_at, id: row.cursor_id },
+      };
     },
 
     async pruneSucceeded(input) {
@@ -125,13 +142,23 @@ export function createPgRetentionStore(db: Db): RetentionStore {
     },
 
     async newestMessageId(tx, appId) {
-      return (await on(db, tx).query<{ id: string | null }>('SELECT max(id) AS id FROM messages WHERE app_id = $1', [appId])).rows[0]!.id;
+      return (
+        await on(db, tx).query<{ id: string | null }>('SELECT max(id) AS id FROM messages WHERE app_id = $1', [appId])
+      ).rows[0]!.id;
     },
 
     async eraseBatch(tx, input) {
-      const row = (await on(db, tx).query<{ read: number; expunged: number; last_id: string | null }>(ERASE_BATCH, [
-        input.appId, input.afterId, input.batch, input.untilId, input.filter.tag, input.filter.eventIdPrefix, input.now,
-      ])).rows[0]!;
+      const row = (
+        await on(db, tx).query<{ read: number; expunged: number; last_id: string | null }>(ERASE_BATCH, [
+          input.appId,
+          input.afterId,
+          input.batch,
+          input.untilId,
+          input.filter.tag,
+          input.filter.eventIdPrefix,
+          input.now,
+        ])
+      ).rows[0]!;
       return { read: row.read, expunged: row.expunged, lastId: row.last_id };
     },
   };

@@ -7,7 +7,10 @@ import { prepared, type Queryable } from '../db.ts';
  * messages of one claim. $1 message ids. Returns (id, trace_context) of those that have one. Index:
  * messages_pkey. Run only when tracing is on, once per non-empty claim.
  */
-const TRACE_CONTEXTS = prepared('tidings_trace_contexts', 'SELECT id, trace_context FROM messages WHERE id = ANY ($1::text[]) AND trace_context IS NOT NULL');
+const TRACE_CONTEXTS = prepared(
+  'tidings_trace_contexts',
+  'SELECT id, trace_context FROM messages WHERE id = ANY ($1::text[]) AND trace_context IS NOT NULL',
+);
 
 /** A stored carrier, or null when the column holds something else. */
 function carrierOf(value: unknown): TraceCarrier | null {
@@ -24,7 +27,11 @@ function carrierOf(value: unknown): TraceCarrier | null {
  * A failed lookup never fails the claim (its leases are taken): the deliveries go out without a link, and
  * `onError` is told.
  */
-export function withTraceContexts(store: DeliveryStore, db: Queryable, onError: (error: unknown) => void): DeliveryStore {
+export function withTraceContexts(
+  store: DeliveryStore,
+  db: Queryable,
+  onError: (error: unknown) => void,
+): DeliveryStore {
   return {
     ...store,
     async claim(input) {
@@ -40,7 +47,9 @@ export function withTraceContexts(store: DeliveryStore, db: Queryable, onError: 
       }
       if (rows.length === 0) return result;
       const byMessage = new Map(rows.map((r) => [r.id, carrierOf(r.trace_context)]));
-      const deliveries = result.deliveries.map((d): ClaimedDelivery => (byMessage.has(d.messageId) ? { ...d, traceContext: byMessage.get(d.messageId) ?? null } : d));
+      const deliveries = result.deliveries.map((d): ClaimedDelivery =>
+        byMessage.has(d.messageId) ? { ...d, traceContext: byMessage.get(d.messageId) ?? null } : d,
+      );
       return { ...result, deliveries };
     },
   };

@@ -29,7 +29,16 @@ LIMIT 1
 FOR UPDATE SKIP LOCKED`;
 
 function toRecord(row: TaskRow): TaskRecord {
-  return { id: row.id, appId: row.app_id, kind: row.kind, status: row.status, params: row.params, progress: row.progress, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    appId: row.app_id,
+    kind: row.kind,
+    status: row.status,
+    params: row.params,
+    progress: row.progress,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 /** The PostgreSQL {@link TaskStore} (table background_tasks). */
@@ -45,7 +54,10 @@ export function createPgTaskStore(db: Db): TaskStore {
     },
 
     async findTask(id, appId) {
-      const res = await db.query<TaskRow>(`SELECT ${COLUMNS} FROM background_tasks WHERE id = $1 AND ($2::text IS NULL OR app_id = $2)`, [id, appId]);
+      const res = await db.query<TaskRow>(
+        `SELECT ${COLUMNS} FROM background_tasks WHERE id = $1 AND ($2::text IS NULL OR app_id = $2)`,
+        [id, appId],
+      );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
     },
 
