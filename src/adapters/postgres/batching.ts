@@ -16,8 +16,8 @@ export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({
 });
 
 /**
- * Group commit for independent calls (docs/guides/benchmark.md, ADR 0007): calls made while the event loop handles one round
- * of I/O (every request whose bytes arrived together) are folded into one statement, run through
+ * Group commit for independent calls (docs/guides/benchmark.md, ADR 0007): calls made while the event loop handles one
+ * round of I/O (every request whose bytes arrived together) are folded into one statement, run through
  * `runBatch`. When `maxInFlight` statements of this batcher already run, new calls wait and are folded into
  * the statement that starts when one of those ends, so a busy database gets fewer, larger statements rather
  * than a queue of small ones. A lone call waits only for the end of the current event-loop turn

@@ -12,7 +12,9 @@ const TAKEOVER_STALE_MS = 5_000;
 
 /** Options of {@link lockDataDir}. */
 export interface DataDirLockOptions {
-  /** Tries after the first while the folder is held by a live process (default 2, {@link DATA_DIR_LOCK_RETRY_MS} apart). */
+  /**
+   * Tries after the first while the folder is held by a live process (default 2, {@link DATA_DIR_LOCK_RETRY_MS} apart).
+   */
   readonly retries?: number;
   /** Told when the lock was compromised (this process stalled longer than its staleness); the process keeps running. */
   readonly onCompromised?: (error: Error) => void;
@@ -35,9 +37,9 @@ async function pidNamespace(): Promise<string | null> {
  * Locks the embedded engine's data folder for this process (proper-lockfile: an atomic `mkdir` of
  * `tidings.lock`, refreshed while held, stale after {@link DATA_DIR_LOCK_STALE_MS}) and writes the holder's
  * pid, host and pid namespace beside it (`tidings.owner`). A held lock whose owner is a process of this host
- * and pid namespace that no longer exists (a SIGKILL, a crash) is taken over at once, instead of after the staleness: the dead owner is seen
- * by `kill(pid, 0)` failing with ESRCH. Take-overs are serialized by a second, short lock, so two processes
- * starting together cannot both take over. An owner that is alive, of another host, or unknown (it died
+ * and pid namespace that no longer exists (a SIGKILL, a crash) is taken over at once, instead of after the staleness:
+ * the dead owner is seen by `kill(pid, 0)` failing with ESRCH. Take-overs are serialized by a second, short lock, so
+ * two processes starting together cannot both take over. An owner that is alive, of another host, or unknown (it died
  * before writing its pid) is waited for as before: the lock goes stale, then the retries take it.
  * @returns the function that releases the lock (and removes the owner file)
  * @throws the lock error (code `ELOCKED`) when the folder stays held by a live process
@@ -73,7 +75,10 @@ export async function lockDataDir(dir: string, options: DataDirLockOptions = {})
   };
 }
 
-/** Takes the lock over when its owner is a dead process of this host; null when it is not (or another process is taking over). */
+/**
+ * Takes the lock over when its owner is a dead process of this host; null when it is not (or another process is taking
+ * over).
+ */
 async function takeOverFromDead(
   dir: string,
   lockfilePath: string,

@@ -31,7 +31,8 @@ export interface Queryable {
 
 /**
  * The database handle every PostgreSQL adapter uses. The same `pg` driver and the same SQL run on a
- * PostgreSQL server and on the embedded engine (docs/design.md#storage-and-the-embedded-engine, docs/design.md#runtime).
+ * PostgreSQL server and on the embedded engine (docs/design.md#storage-and-the-embedded-engine,
+ * docs/design.md#runtime).
  */
 export interface Db extends Queryable {
   readonly engine: 'server' | 'embedded';
@@ -78,7 +79,9 @@ export interface OpenDbOptions {
   readonly dataDir: string;
   /** Pool size for a server; the embedded engine always uses one connection. */
   readonly poolSize: number;
-  /** Embedded engine: how often to retry a data folder held by another process before giving up (default 2, 6 s apart). */
+  /**
+   * Embedded engine: how often to retry a data folder held by another process before giving up (default 2, 6 s apart).
+   */
   readonly lockRetries?: number;
   /** Called with connection-level errors of idle clients (logged, never thrown). */
   readonly onError?: (error: Error) => void;
@@ -118,7 +121,10 @@ export function dbForRows(db: Db, small: SmallStatements | undefined, rows: numb
   return small !== undefined && rows <= small.maxRows ? small.db : db;
 }
 
-/** Plans made once for any parameter values: the setting of {@link OpenDbOptions.genericPlans} and {@link withGenericPlans}. */
+/**
+ * Plans made once for any parameter values: the setting of {@link OpenDbOptions.genericPlans} and
+ * {@link withGenericPlans}.
+ */
 const GENERIC_PLANS = 'plan_cache_mode = force_generic_plan';
 
 /**
@@ -306,7 +312,10 @@ async function socketFolder(dataDir: string): Promise<string> {
  */
 const STALE_STATEMENT_STATES = new Set(['0A000', '26000']);
 
-/** Whether a failed statement leaves its connection unfit for reuse: a connection-level failure or a stale prepared statement. */
+/**
+ * Whether a failed statement leaves its connection unfit for reuse: a connection-level failure or a stale prepared
+ * statement.
+ */
 function spoilsConnection(error: unknown): boolean {
   return !(error instanceof pg.DatabaseError) || STALE_STATEMENT_STATES.has(error.code ?? '');
 }

@@ -11,7 +11,9 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
  */
 export const FLUSH_FAILED_EXIT_CODE = 74;
 
-/** The parts of Emscripten's NODEFS that a flush needs: a stream (file or directory) holds its host descriptor in `nfd`. */
+/**
+ * The parts of Emscripten's NODEFS that a flush needs: a stream (file or directory) holds its host descriptor in `nfd`.
+ */
 interface NodeFsStream {
   readonly nfd?: number;
   readonly node: unknown;
@@ -23,7 +25,10 @@ interface EmscriptenNodeFs {
 
 /** Options of {@link openDurablePGlite}. */
 export interface DurablePGliteOptions {
-  /** Called after each flush to the disk (tests count them); what it throws is ignored by a commit's flush, and fails the open of a new data folder. */
+  /**
+   * Called after each flush to the disk (tests count them); what it throws is ignored by a commit's flush, and fails
+   * the open of a new data folder.
+   */
   readonly onFlush?: () => void;
   /** Flushes one host descriptor (default `fsyncSync`); tests make it fail. */
   readonly flush?: (fd: number) => void;

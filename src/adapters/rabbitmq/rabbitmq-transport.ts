@@ -50,7 +50,9 @@ export function createRabbitMqTransport(options: RabbitMqTransportOptions): Brok
   let state: BrokerState = 'connecting';
   let pubCh: Channel | undefined;
   let consuming: Consuming | undefined;
-  /** Every consumer channel opened and not yet closed (a cancelled consumer's stays open until the stop, for its acks). */
+  /**
+   * Every consumer channel opened and not yet closed (a cancelled consumer's stays open until the stop, for its acks).
+   */
   const consumerChannels = new Set<Channel>();
   let settingUp: Promise<void> | undefined;
   let retryTimer: NodeJS.Timeout | undefined;

@@ -13,10 +13,10 @@ import { prepared } from '../db.ts';
  * and returns them.
  * - Each endpoint that takes work now (accepting, no breaker cool-down running, as the claim's gate reads it) with due
  *   rows: its first $2 due rows in due order (the head). Of these, the ones not yet published for their due instant
- *   are stamped, up to what its gates allow (a breaker not closed: one probe when nothing is in flight; an in-flight cap
- *   less its live leases; the whole tokens of its bucket; at most $2) less the head rows published and not yet leased.
- *   So the broker holds at most $2 ids of one endpoint, and a backlog of one endpoint waits in PostgreSQL, not in a
- *   queue in front of the others.
+ *   are stamped, up to what its gates allow (a breaker not closed: one probe when nothing is in flight; an in-flight
+ *   cap less its live leases; the whole tokens of its bucket; at most $2) less the head rows published and not yet
+ *   leased. So the broker holds at most $2 ids of one endpoint, and a backlog of one endpoint waits in PostgreSQL, not
+ *   in a queue in front of the others.
  * - Head rows stamped $3 ms ago or more and still due (their message was lost or is stuck): stamped again (`swept`).
  * - Expired leases of active endpoints with a closed breaker, not stamped since they expired, or stamped $3 ms ago or
  *   more (`swept` then), while reclaim_count < $5 (the others are the sweep's: lost too often).

@@ -132,9 +132,9 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
  * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
  * NULL key id means stored in plain text). Indexes: deliveries (message_id, endpoint_id) unique for the
  * destinations, deliveries_endpoint_message and deliveries_endpoint_leased for an endpoint's messages
- * ({@link endpointDeliveriesPage}) and its stats ({@link endpointDeliveries}), deliveries_app_state for dead letters (of one endpoint: the endpoint as a
- * filter). The lists and the counts run on `reader` (a read replica while it is fresh enough,
- * docs/adr/0022-poolers-and-read-replicas.md; default `db`); `findDelivery` runs on `db`.
+ * ({@link endpointDeliveriesPage}) and its stats ({@link endpointDeliveries}), deliveries_app_state for dead letters
+ * (of one endpoint: the endpoint as a filter). The lists and the counts run on `reader` (a read replica while it is
+ * fresh enough, docs/adr/0022-poolers-and-read-replicas.md; default `db`); `findDelivery` runs on `db`.
  */
 export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = db): DeliveryQueryStore {
   const messageView = (row: MessageColumns): MessageView => ({

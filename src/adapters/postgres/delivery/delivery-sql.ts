@@ -62,8 +62,8 @@ SELECT id, state, reason FROM changed`,
 );
 
 /*
- * CLAIM — one call of the function `tidings_claim`, defined in src/adapters/postgres/delivery/claim.sql (its two queries, its
- * parameters, the rows it returns and the indexes it reads are documented there):
+ * CLAIM — one call of the function `tidings_claim`, defined in src/adapters/postgres/delivery/claim.sql (its two
+ * queries, its parameters, the rows it returns and the indexes it reads are documented there):
  * step 1 locks, with try-only advisory locks, the endpoints whose claims must be serialized across
  * dispatchers (an in-flight cap, a rate limit, a breaker not closed); step 2, with a fresh snapshot, leases
  * up to $2 due deliveries spread over endpoints by fair share, within each endpoint's share of the caller's

@@ -42,19 +42,22 @@ WITH target AS (
 )
 SELECT t.status, t.expunged, (SELECT count(*)::int FROM made) AS queued FROM target t`;
 
-/** The SET list of a replay (docs/design.md#delivery-lifecycle): pending, a fresh schedule, nothing left of the previous round's lease or resend. */
+/**
+ * The SET list of a replay (docs/design.md#delivery-lifecycle): pending, a fresh schedule, nothing left of the previous
+ * round's lease or resend.
+ */
 const REPLAY_SET = `state = 'pending', attempt_count = 0, reclaim_count = 0, manual = false, manual_return = NULL,
       dead_reason = NULL, dispatcher_id = NULL, lease_expires_at = NULL`;
 
 /*
  * REPLAY_DELIVERIES — one batch of recover / bulk replay / dead-letter replay. Reads deliveries in id order
  * after the cursor (index deliveries_app_state, the endpoint, when given, as a filter; every replayable state is
- * settled, and the query says so in the index's predicate, SETTLED), filtered by their message (window on messages.created_at at the millisecond precision the
- * API shows; event types, channel, tag) and
+ * settled, and the query says so in the index's predicate, SETTLED), filtered by their message (window on
+ * messages.created_at at the millisecond precision the API shows; event types, channel, tag) and
  * by the last attempt's status class; queues the eligible ones (content not expunged, endpoint live and not
  * disabled) at the pace, each endpoint from its slot; a paused endpoint's wait at 'infinity' like its other
- * pending deliveries (docs/design.md#delivery-lifecycle), until it is resumed. The UPDATE re-checks the state, so a delivery that a
- * resend or a dispatcher changed meanwhile is left alone.
+ * pending deliveries (docs/design.md#delivery-lifecycle), until it is resumed. The UPDATE re-checks the state, so a
+ * delivery that a resend or a dispatcher changed meanwhile is left alone.
  * $1 app id, $2 endpoint id (NULL = all), $3 states, $4 cursor (delivery id, NULL = start), $5 since,
  * $6 until (NULL = unbounded), $7 event types (NULL = all), $8 channel, $9 tag, $10 status code class,
  * $11 limit, $12 interval ms, $13 slot endpoint ids, $14 slot instants, $15 reason, $16 now.
@@ -234,7 +237,10 @@ async function finishBatch(
   };
 }
 
-/** The PostgreSQL {@link ReplayStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a commit that queued work. */
+/**
+ * The PostgreSQL {@link ReplayStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a commit
+ * that queued work.
+ */
 export function createPgReplayStore(db: Db, wake: () => void): ReplayStore {
   return {
     async resend(tx, input) {

@@ -39,10 +39,11 @@ WITH ep AS (
 SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status, (SELECT count(*)::int FROM due) AS due`;
 
 /*
- * PROBE_NOW — the operator or the application (its portal or key) ends an open breaker's cool-down now, so that the next claim sends exactly one
- * probe (the claim's own rule: an open breaker whose cool-down is over allows one delivery when nothing of
- * the endpoint is in flight, and turns half-open). $1 endpoint id, $2 now, $3 who asked (history reason). Returns the breaker state before
- * (NULL = no such endpoint) and whether the cool-down was ended (only an open breaker's is).
+ * PROBE_NOW — the operator or the application (its portal or key) ends an open breaker's cool-down now, so that the
+ * next claim sends exactly one probe (the claim's own rule: an open breaker whose cool-down is over allows one delivery
+ * when nothing of the endpoint is in flight, and turns half-open). $1 endpoint id, $2 now, $3 who asked (history
+ * reason). Returns the breaker state before (NULL = no such endpoint) and whether the cool-down was ended (only an open
+ * breaker's is).
  */
 const PROBE_NOW = `
 WITH before AS (
@@ -60,8 +61,8 @@ WITH before AS (
 SELECT (SELECT breaker_state FROM before) AS was, (SELECT count(*)::int FROM ended) AS ended`;
 
 /*
- * CLOSE_BREAKER — the operator or the application closes the breaker: state closed, the failure streak and the cool-down growth
- * start again from zero (consecutive_failures, breaker_opened_count), so the endpoint's deliveries are
+ * CLOSE_BREAKER — the operator or the application closes the breaker: state closed, the failure streak and the
+ * cool-down growth start again from zero (consecutive_failures, breaker_opened_count), so the endpoint's deliveries are
  * claimed as usual. Idempotent: a closed breaker is left alone and no history row is written. $1 endpoint
  * id, $2 now, $3 who asked (history reason). Returns the breaker state before (NULL = no such endpoint).
  */
@@ -134,7 +135,10 @@ interface HealthRow {
   history: { kind: string; reason: string | null; at: string }[];
 }
 
-/** The PostgreSQL {@link EndpointHealthStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a resume. */
+/**
+ * The PostgreSQL {@link EndpointHealthStore}. `wake` wakes dispatchers (this process's, and others by NOTIFY) after a
+ * resume.
+ */
 export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointHealthStore {
   return {
     async pause(endpointId, now, actor) {

@@ -27,8 +27,8 @@ RETURNING ${COLUMNS}`;
 
 /*
  * SETTLE_PENDING — moves every pending delivery of an endpoint to a final state and appends its timeline
- * row, in one statement (docs/design.md#delivery-lifecycle). Reads index deliveries_endpoint_due. Rows a claim holds locked are
- * waited for, then re-checked: a delivery that the claim leased meanwhile is no longer pending and is left
+ * row, in one statement (docs/design.md#delivery-lifecycle). Reads index deliveries_endpoint_due. Rows a claim holds
+ * locked are waited for, then re-checked: a delivery that the claim leased meanwhile is no longer pending and is left
  * alone. $1 endpoint id, $2 state, $3 reason, $4 now. Returns the count.
  */
 const SETTLE_PENDING = `

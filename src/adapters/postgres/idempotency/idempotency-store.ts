@@ -40,7 +40,10 @@ const STORE_ANSWER = prepared(
 );
 const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
 
-/** Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing request takes two). */
+/**
+ * Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing
+ * request takes two).
+ */
 const KEY_READ_ROUNDS = 3;
 
 /**

@@ -16,8 +16,8 @@ RETURNING id`;
 /*
  * INSERT_EXAMPLE — one message and its single delivery to one endpoint, with the delivery's first timeline
  * row. $1 id, $2 app id, $3 event type, $4 payload (ciphertext), $5 payload key id, $6 endpoint id, $7 now.
- * A paused endpoint's delivery waits at 'infinity' like any other (docs/design.md#delivery-lifecycle). Returns created_at and
- * whether the delivery is due.
+ * A paused endpoint's delivery waits at 'infinity' like any other (docs/design.md#delivery-lifecycle). Returns
+ * created_at and whether the delivery is due.
  */
 const INSERT_EXAMPLE = `
 WITH msg AS (

@@ -49,7 +49,10 @@ const publishedRow = (result: PublishedRow | Error): PublishedRow | null => (res
 const jsonArray = (values: readonly string[] | null): string | null =>
   values === null ? null : JSON.stringify(values);
 
-/** What {@link PUBLISH_HANDING} returns for one delivery it leased (the columns of a ClaimRow, src/adapters/postgres/claimed-row.ts, it has). */
+/**
+ * What {@link PUBLISH_HANDING} returns for one delivery it leased (the columns of a ClaimRow,
+ * src/adapters/postgres/claimed-row.ts, it has).
+ */
 interface HandedRow {
   readonly id: string;
   readonly delivery_id: string;
@@ -218,7 +221,10 @@ interface KeyedCall {
   readonly answer: KeyedAnswer;
 }
 
-/** The calls of a grouped keyed publish, one per message of its statement, and how long it waits for a held key or eventId (ms). */
+/**
+ * The calls of a grouped keyed publish, one per message of its statement, and how long it waits for a held key or
+ * eventId (ms).
+ */
 interface KeyedBatch {
   readonly calls: readonly KeyedCall[];
   readonly lockTimeoutMs: number;
@@ -244,12 +250,12 @@ const recordOf = (message: NewMessage, createdAt: Date): MessageRecord => ({
 });
 
 /**
- * Runs a group of keyed publishes as one statement ({@link PUBLISH_KEYED}), which claims the fresh keys, publishes their
- * messages and stores their answers. A call whose key is not fresh (or held by an earlier call of the group), whose
- * eventId is taken or whose lookups are stale gets null. Rejects when the statement failed (nothing of it was stored, or
- * its outcome is unknown). `notify`: whether the statement sends the NOTIFY, delivered at its commit ({@link CarriedMode});
- * `offer`: the hand-off it may lease to; `lockTimeoutMs`: the longest wait for a key or eventId held by a transaction in
- * flight, past which the statement fails with lock_not_available (55P03).
+ * Runs a group of keyed publishes as one statement ({@link PUBLISH_KEYED}), which claims the fresh keys, publishes
+ * their messages and stores their answers. A call whose key is not fresh (or held by an earlier call of the group),
+ * whose eventId is taken or whose lookups are stale gets null. Rejects when the statement failed (nothing of it was
+ * stored, or its outcome is unknown). `notify`: whether the statement sends the NOTIFY, delivered at its commit
+ * ({@link CarriedMode}); `offer`: the hand-off it may lease to; `lockTimeoutMs`: the longest wait for a key or eventId
+ * held by a transaction in flight, past which the statement fails with lock_not_available (55P03).
  */
 async function publishKeyedGroup(
   db: Db,
@@ -345,8 +351,8 @@ export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPaylo
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries and carried no NOTIFY: it wakes in-process dispatchers
- * and, on a server, owes the others a NOTIFY on `tidings_due` (../wakeups/wakeups.ts). Inserts outside a transaction (an
- * autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
+ * and, on a server, owes the others a NOTIFY on `tidings_due` (../wakeups/wakeups.ts). Inserts outside a transaction
+ * (an autocommit {@link Tx}) from concurrent requests share one statement, within `limits` (group commit,
  * ADR 0007); an insert inside a transaction runs alone on that transaction.
  */
 export function createPgMessageStore(
@@ -384,9 +390,10 @@ export function createPgMessageStore(
       );
       return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
     });
-  // One publish statement of this store (a group, keyed or not, or a lone message) with its part in the process's NOTIFY and,
-  // with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results, to read whether
-  // the statement notified. The leases it made are adopted once it has ended (committed), or the room given back.
+  // One publish statement of this store (a group, keyed or not, or a lone message) with its part in the process's
+  // NOTIFY and, with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results,
+  // to read whether the statement notified. The leases it made are adopted once it has ended (committed), or the room
+  // given back.
   const carried = async <T>(
     count: number,
     work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>,

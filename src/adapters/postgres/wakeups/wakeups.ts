@@ -5,12 +5,12 @@ import type { Db } from '../db.ts';
 import { WAKE_CHANNEL, type CarriedNotify, type NotifyCarrier } from './notify-carrier.ts';
 
 /**
- * Publish wake-ups for dispatchers (docs/design.md#publishing): in-process always; on a PostgreSQL server also a NOTIFY on
- * {@link WAKE_CHANNEL} delivered after the commit that made work due, and a LISTEN that turns other processes' NOTIFYs
- * into local wake-ups. A process has at most one NOTIFY in flight: carried by a publish statement that starts while none
- * is (the {@link NotifyCarrier} side), or a statement of its own when no publish statement starts to carry it (ADR 0006,
- * "The process's NOTIFY rides on a publish statement"). A wake-up is a hint: a lost one costs at most one poll interval,
- * never a message.
+ * Publish wake-ups for dispatchers (docs/design.md#publishing): in-process always; on a PostgreSQL server also a NOTIFY
+ * on {@link WAKE_CHANNEL} delivered after the commit that made work due, and a LISTEN that turns other processes'
+ * NOTIFYs into local wake-ups. A process has at most one NOTIFY in flight: carried by a publish statement that starts
+ * while none is (the {@link NotifyCarrier} side), or a statement of its own when no publish statement starts to carry
+ * it (ADR 0006, "The process's NOTIFY rides on a publish statement"). A wake-up is a hint: a lost one costs at most one
+ * poll interval, never a message.
  */
 export interface Wakeups extends NotifyCarrier {
   /**
