@@ -28,8 +28,8 @@ export function fieldError(loc: readonly (string | number)[], msg: string, type 
 }
 
 /**
- * Isolation (docs/guides/security.md, "Isolation between applications"): operator-only routes (listing or creating applications) answer 403 to an application-scoped
- * key whatever they name.
+ * Isolation (docs/guides/security.md, "Isolation between applications"): operator-only routes (listing or creating
+ * applications) answer 403 to an application-scoped key whatever they name.
  * @throws AppError `forbidden`
  */
 export function requireAdmin(principal: Principal): void {

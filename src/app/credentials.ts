@@ -10,8 +10,8 @@ import type { ApiKeyRecord, ApiKeyStore } from '../ports/api-key-store.ts';
 import type { Clock } from '../ports/clock.ts';
 
 /**
- * Who is calling (docs/design.md#security, docs/adr/0011-credential-capabilities.md): the operator (the admin token, or an
- * operator API key: `operatorKey`), or a credential scoped to one application — an application key, or an
+ * Who is calling (docs/design.md#security, docs/adr/0011-credential-capabilities.md): the operator (the admin token, or
+ * an operator API key: `operatorKey`), or a credential scoped to one application — an application key, or an
  * app-portal token (`portal`) — which sees only that application's objects and does what its capabilities
  * allow. `readOnly` = `ViewBase` only. `capabilities` absent = those its kind and `readOnly` give
  * ({@link capabilitiesOf}).
@@ -45,7 +45,9 @@ export function capabilitiesOf(principal: Principal): ReadonlySet<Capability> {
   return new Set(principal.portal === true ? PORTAL_DEFAULT_CAPABILITIES : APP_KEY_CAPABILITIES);
 }
 
-/** The principal of a stored scoped key (stored capabilities Tidings no longer knows are dropped: they allow nothing). */
+/**
+ * The principal of a stored scoped key (stored capabilities Tidings no longer knows are dropped: they allow nothing).
+ */
 function scopedPrincipal(key: ApiKeyRecord & { readonly appId: string }): Principal {
   const known = new Set<string>(CAPABILITIES);
   return {
@@ -122,9 +124,9 @@ export interface EnsureAdminTokenDeps {
 }
 
 /**
- * First start (README.md, "Quick start"): when no TIDINGS_API_TOKEN is configured, the first start generates an admin token, stores
- * only its SHA-256 hash (API key {@link BOOTSTRAP_ADMIN_KEY_ID}), and returns the token so that the caller
- * prints it once. Later starts (and a process that loses a start-up race) find the key and return null.
+ * First start (README.md, "Quick start"): when no TIDINGS_API_TOKEN is configured, the first start generates an admin
+ * token, stores only its SHA-256 hash (API key {@link BOOTSTRAP_ADMIN_KEY_ID}), and returns the token so that the
+ * caller prints it once. Later starts (and a process that loses a start-up race) find the key and return null.
  * @returns the new token, or null when a token is configured or was generated before
  */
 export async function ensureAdminToken(deps: EnsureAdminTokenDeps): Promise<string | null> {

@@ -30,8 +30,8 @@ export interface DeliveryQueriesDeps {
 }
 
 /**
- * Read side of deliveries (docs/adr/0003-svix-compatibility.md): Svix's destinations of a message and messages of an endpoint, endpoint
- * stats, and Tidings' dead-letter lists. Objects are named by id or by the caller's uid / eventId.
+ * Read side of deliveries (docs/adr/0003-svix-compatibility.md): Svix's destinations of a message and messages of an
+ * endpoint, endpoint stats, and Tidings' dead-letter lists. Objects are named by id or by the caller's uid / eventId.
  */
 export interface DeliveryQueries {
   /** Svix `GET /app/{app}/msg/{msg}/endpoint`. @throws AppError `not_found` (application, message) */

@@ -13,7 +13,10 @@ export interface EndpointHealthDeps {
   readonly clock: Clock;
 }
 
-/** Endpoint health and flow control use cases (docs/adr/0004-endpoint-flow-control.md). Refs are ids or the caller's uids. */
+/**
+ * Endpoint health and flow control use cases (docs/adr/0004-endpoint-flow-control.md). Refs are ids or the caller's
+ * uids.
+ */
 export interface EndpointHealthUseCases {
   /** @throws AppError `not_found`; `conflict` when the endpoint is disabled */
   pause(principal: Principal, appRef: string, endpointRef: string): Promise<void>;

@@ -45,7 +45,9 @@ export const EndpointReason = Object.freeze({
   disabledByApi: 'disabled_by_api',
 } as const);
 
-/** What a caller gives for an endpoint (Svix `EndpointIn`; `filterTypes` = `eventTypes`, `rateLimit` = `throttleRate`). */
+/**
+ * What a caller gives for an endpoint (Svix `EndpointIn`; `filterTypes` = `eventTypes`, `rateLimit` = `throttleRate`).
+ */
 export interface EndpointInput {
   readonly url: string;
   readonly description: string;
@@ -81,8 +83,8 @@ export interface EndpointsDeps {
 export interface Endpoints {
   /**
    * Creates an endpoint with a given or generated `whsec_` secret.
-   * @throws AppError `not_found` (application), `url_not_allowed`, `validation` (secret, headers, uid), `conflict` (uid),
-   *   `endpoint_limit_reached` (the application has TIDINGS_MAX_ENDPOINTS_PER_APP endpoints)
+   * @throws AppError `not_found` (application), `url_not_allowed`, `validation` (secret, headers, uid), `conflict`
+   *   (uid), `endpoint_limit_reached` (the application has TIDINGS_MAX_ENDPOINTS_PER_APP endpoints)
    */
   create(tx: Tx, principal: Principal, appRef: string, input: EndpointInput): Promise<EndpointRecord>;
   list(principal: Principal, appRef: string, page: PageQuery): Promise<Page<EndpointRecord>>;
@@ -99,7 +101,9 @@ export interface Endpoints {
     ref: string,
     input: EndpointInput,
   ): Promise<{ readonly endpoint: EndpointRecord; readonly created: boolean }>;
-  /** PATCH: changes the given fields. Disabling moves pending deliveries to skipped (docs/design.md#delivery-lifecycle). */
+  /**
+   * PATCH: changes the given fields. Disabling moves pending deliveries to skipped (docs/design.md#delivery-lifecycle).
+   */
   patch(tx: Tx, principal: Principal, appRef: string, ref: string, changes: EndpointPatch): Promise<EndpointRecord>;
   /**
    * Soft-deletes the endpoint and cancels its pending deliveries with a timeline row each, in `tx`
@@ -231,7 +235,8 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     };
     const updated = await store.updateEndpoint(tx, current.appId, current.id, update, clock.sqlNow());
     if (updated === null) throw notFound('Endpoint');
-    // docs/design.md#delivery-lifecycle: disable moves pending deliveries to skipped; re-enabling does not resend them (replay-missing does).
+    // docs/design.md#delivery-lifecycle: disable moves pending deliveries to skipped; re-enabling does not resend them
+    // (replay-missing does).
     if (status?.status === 'disabled')
       await store.settlePendingDeliveries(tx, current.id, 'skipped', TimelineReason.endpointDisabled, clock.sqlNow());
     return updated;

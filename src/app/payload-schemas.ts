@@ -15,9 +15,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const VERSION_KEY = /^[1-9][0-9]{0,8}$/;
 
 /**
- * JSON Schema checks of message payloads against their event type (docs/adr/0003-svix-compatibility.md): Svix's `schemas` is a map of
- * version → JSON Schema; a payload is checked against the highest version. Drafts: 2020-12 and 2019-09 when
- * the schema's `$schema` names them, else draft-07 (Svix's own examples). Formats (date-time, email, uri…)
+ * JSON Schema checks of message payloads against their event type (docs/adr/0003-svix-compatibility.md): Svix's
+ * `schemas` is a map of version → JSON Schema; a payload is checked against the highest version. Drafts: 2020-12 and
+ * 2019-09 when the schema's `$schema` names them, else draft-07 (Svix's own examples). Formats (date-time, email, uri…)
  * are checked. Compiled validators are cached per event type name and replaced when the event type changes
  * (`updatedAt`), so the cache holds one entry per event type that has schemas.
  */

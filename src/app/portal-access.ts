@@ -3,7 +3,9 @@ import type { ApiKeys, IssuedKey, PortalTokenOptions } from './api-keys.ts';
 import type { ApplicationInput, Applications } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
-/** What {@link issuePortalAccess} needs: the application lookup (or get-or-create), the token issuer, one transaction. */
+/**
+ * What {@link issuePortalAccess} needs: the application lookup (or get-or-create), the token issuer, one transaction.
+ */
 export interface PortalAccessDeps {
   readonly applications: Pick<Applications, 'resolveForPublish'>;
   readonly apiKeys: Pick<ApiKeys, 'issueAppToken'>;

@@ -23,8 +23,8 @@ import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 import { writeOnce } from './write-once.ts';
 
 /**
- * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value, or a raw
- * message's body (`contentType` set).
+ * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value,
+ * or a raw message's body (`contentType` set).
  */
 export interface PublishInput {
   readonly appId: string;
@@ -41,7 +41,9 @@ export interface PublishInput {
   readonly retentionHours: number | null;
   /** W3C trace context of the publish request, stored with the message (set by `withTraceContext`). */
   readonly traceContext?: TraceCarrier | null;
-  /** The lookups the message was checked against, confirmed by the store when it writes; null or absent = not confirmed. */
+  /**
+   * The lookups the message was checked against, confirmed by the store when it writes; null or absent = not confirmed.
+   */
   readonly expected?: LookupExpectation | null;
 }
 
@@ -225,7 +227,10 @@ export interface PublishRequest {
   readonly principal: Principal;
   /** The application's id (`app_…`) or uid from the path. */
   readonly appRef: string;
-  /** Svix get-or-create (`MessageIn.application`): the application to create when `appRef` names none; null = it must exist. */
+  /**
+   * Svix get-or-create (`MessageIn.application`): the application to create when `appRef` names none; null = it must
+   * exist.
+   */
   readonly create: ApplicationInput | null;
   readonly message: Omit<PublishInput, 'appId'>;
   /** The request's Idempotency-Key scope; null = no key. */

@@ -43,8 +43,8 @@ export interface Queries {
   /** One attempt of one message. @throws AppError `not_found` */
   getAttempt(principal: Principal, appRef: string, messageRef: string, attemptId: string): Promise<AttemptView>;
   /**
-   * The timeline of the delivery of a message to an endpoint (docs/design.md#delivery-lifecycle). The endpoint is named by id or
-   * uid, or by id after it was deleted (its canceled deliveries stay readable).
+   * The timeline of the delivery of a message to an endpoint (docs/design.md#delivery-lifecycle). The endpoint is named
+   * by id or uid, or by id after it was deleted (its canceled deliveries stay readable).
    * @throws AppError `not_found`
    */
   timeline(

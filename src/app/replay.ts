@@ -11,10 +11,10 @@ import { resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
 /**
- * Replays as background tasks (docs/design.md#delivery-lifecycle, docs/adr/0003-svix-compatibility.md): recover (recover.ts), replay-missing, bulk replay and
- * Tidings' dead-letter replay. Starting one stores a `running` task in the request's transaction (so it
- * commits with the Idempotency-Key); the task runner (tasks.ts) then steps it in bounded batches, each batch
- * one transaction that moves deliveries and records the progress together.
+ * Replays as background tasks (docs/design.md#delivery-lifecycle, docs/adr/0003-svix-compatibility.md): recover
+ * (recover.ts), replay-missing, bulk replay and Tidings' dead-letter replay. Starting one stores a `running` task in
+ * the request's transaction (so it commits with the Idempotency-Key); the task runner (tasks.ts) then steps it in
+ * bounded batches, each batch one transaction that moves deliveries and records the progress together.
  */
 
 /** A time window on message creation: [since, until), until null = unbounded. */

@@ -41,8 +41,8 @@ export interface RetentionDeps {
 const HOUR_MS = 3_600_000;
 
 /**
- * One run of the retention job (docs/guides/security.md, docs/design.md#scale): expunges payloads past their retention (per
- * retention class, batch after batch), deletes succeeded deliveries older than the configured age with
+ * One run of the retention job (docs/guides/security.md, docs/design.md#scale): expunges payloads past their retention
+ * (per retention class, batch after batch), deletes succeeded deliveries older than the configured age with
  * their attempts and timeline rows, deletes expired idempotency keys, and advances erasure tasks — each
  * step a loop of bounded single-statement batches, so delivery is never held back. `shouldStop` is
  * checked between batches (graceful stop); what is left is done by the next run.

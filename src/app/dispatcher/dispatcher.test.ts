@@ -751,7 +751,8 @@ test('hand-off: a publish wake-up that arrives while a claim is out keeps a clai
 });
 
 test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
-  // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim again at once.
+  // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim
+  // again at once.
   const { h, handOff } = await answeredOnce({
     concurrency: 2,
     claimBatch: 4,

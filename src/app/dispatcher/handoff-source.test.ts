@@ -5,12 +5,15 @@ import type { ClaimedDelivery } from '../../ports/delivery-store.ts';
 import type { WindowRoom, WorkSink } from '../../ports/work-source.ts';
 import { createHandoffSource, HANDOFF_MAX_ENDPOINTS, type HandoffSource } from './handoff-source.ts';
 
-// The hand-off source against a fake dispatcher: its window is a table of numbers, and what it is handed is written down.
+// The hand-off source against a fake dispatcher: its window is a table of numbers, and what it is handed is written
+// down.
 
 interface FakeWindow {
   free: number;
   share: number;
-  /** What each endpoint holds in flight (the source's own reservations are added by the fake, as the dispatcher does). */
+  /**
+   * What each endpoint holds in flight (the source's own reservations are added by the fake, as the dispatcher does).
+   */
   inFlight: Record<string, number>;
   answering: string[];
   /** Null: the dispatcher takes no work now (stopped, backing off, unhealthy, or its window full). */

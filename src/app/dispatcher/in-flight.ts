@@ -26,7 +26,9 @@ export interface Flight {
   readonly trace: DeliveryTrace;
 }
 
-/** Settings of {@link createInFlightWindow}: counts (`concurrency`, `claimBatch` ≥ 1, `claimAheadCount` ≥ 0, default 0). */
+/**
+ * Settings of {@link createInFlightWindow}: counts (`concurrency`, `claimBatch` ≥ 1, `claimAheadCount` ≥ 0, default 0).
+ */
 export interface InFlightSettings {
   readonly concurrency: number;
   readonly claimBatch: number;
@@ -62,8 +64,8 @@ export interface InFlightWindow {
   /**
    * When the loop should claim after answers freed slots (and {@link InFlightWindow.next} filled what it
    * could): `'now'` when every slot is taken, deliveries are claimed ahead and no more than half of them are
-   * left waiting, so the next claim returns before they run out; else `'soon'`: slots freed by answers are refilled after
-   * {@link REFILL_DELAY_MS} or when a written batch of outcomes wakes the loop, whichever comes first, so
+   * left waiting, so the next claim returns before they run out; else `'soon'`: slots freed by answers are refilled
+   * after {@link REFILL_DELAY_MS} or when a written batch of outcomes wakes the loop, whichever comes first, so
    * that answers arriving one by one do not each start a claim.
    */
   answered(): 'now' | 'soon';
@@ -90,9 +92,9 @@ export interface InFlightWindow {
   /** Open requests. */
   sending(): number;
   /**
-   * What the next claim may take: `min(concurrency + claimAheadCount − open − waiting, 2 × concurrency + claimAheadCount − size)`
-   * (may be ≤ 0); 0 while every slot is taken and more than half of `claimAheadCount` is waiting (a claim then
-   * would be a small one, and the waiting deliveries cover the next answers).
+   * What the next claim may take: `min(concurrency + claimAheadCount − open − waiting, 2 × concurrency +
+   * claimAheadCount − size)` (may be ≤ 0); 0 while every slot is taken and more than half of `claimAheadCount` is
+   * waiting (a claim then would be a small one, and the waiting deliveries cover the next answers).
    */
   free(): number;
   /** Resolves when no attempt is in flight. */

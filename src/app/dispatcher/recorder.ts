@@ -44,7 +44,10 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-/** Makes a batching recorder over `store.recordAttempts` (docs/adr/0002-schema-and-claim.md: one fenced statement per batch). */
+/**
+ * Makes a batching recorder over `store.recordAttempts` (docs/adr/0002-schema-and-claim.md: one fenced statement per
+ * batch).
+ */
 export function createRecorder(store: Pick<DeliveryStore, 'recordAttempts'>, options: RecorderOptions): Recorder {
   let queue: Pending[] = [];
   let writing = false;

@@ -1,7 +1,10 @@
 import { settingDefault } from '../../config/config.ts';
 import type { ClaimWindow } from '../../ports/delivery-store.ts';
 
-/** Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet attempted. */
+/**
+ * Most endpoints whose last verdict (answering / unresponsive) a dispatcher remembers; older ones count as not yet
+ * attempted.
+ */
 const VERDICT_MEMORY = 1024;
 
 /** Settings of {@link createWindowBook}; fractions of `concurrency` (docs/adr/0009-window-share-within-a-claim.md). */
