@@ -44,7 +44,9 @@ export interface HttpDeps {
   readonly authenticate: (tokenHash: Buffer) => Promise<Principal | null>;
   /** Readiness: true when the database answers (`/readyz`). */
   readonly ready: () => Promise<boolean>;
-  /** What `/readyz` reports beside its status, e.g. `{ transport: 'rabbitmq', broker: 'connected' }`; absent = nothing. */
+  /**
+   * What `/readyz` reports beside its status, e.g. `{ transport: 'rabbitmq', broker: 'connected' }`; absent = nothing.
+   */
   readonly readiness?: () => Readonly<Record<string, string>>;
   /** Idempotency keys: a keyed write commits with its key through it (app/write-once.ts). */
   readonly idempotency: IdempotencyStore;
@@ -113,7 +115,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without authentication (health, readiness, metrics, OpenAPI document). */
     public?: boolean;
-    /** Operator only: an application-scoped key gets 403 before anything is read (also src/http/route-capabilities.ts). */
+    /**
+     * Operator only: an application-scoped key gets 403 before anything is read (also src/http/route-capabilities.ts).
+     */
     adminOnly?: boolean;
   }
 }

@@ -13,8 +13,8 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /**
- * Fingerprint of a request (docs/design.md#publishing): SHA-256 over method, path with query, and the raw body bytes, so
- * the same key with anything different is refused with 422 `idempotency_key_mismatch`.
+ * Fingerprint of a request (docs/design.md#publishing): SHA-256 over method, path with query, and the raw body bytes,
+ * so the same key with anything different is refused with 422 `idempotency_key_mismatch`.
  */
 export function fingerprint(request: FastifyRequest): string {
   return createHash('sha256')

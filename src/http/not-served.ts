@@ -1,8 +1,8 @@
 /**
  * The parts of the Svix API that Tidings deliberately does not serve (docs/adr/0003-svix-compatibility.md,
  * docs/guides/coming-from-svix.md, "Not served"). A request to one of them is answered 404 with the code
- * `not_served` and the reason, so that a caller can tell "not served" from "no such object" (`not_found`). Every call of the
- * official svix client (2.5.0) that Tidings has no route for matches one of these families; a test checks
+ * `not_served` and the reason, so that a caller can tell "not served" from "no such object" (`not_found`). Every call
+ * of the official svix client (2.5.0) that Tidings has no route for matches one of these families; a test checks
  * it, and that the guide lists each family with its reason.
  */
 export interface NotServedFamily {

@@ -22,7 +22,10 @@ function skipSpace(text: string, at: number): number {
   return i;
 }
 
-/** The offset just past the string whose opening quote is at `at`: the first quote not escaped by an odd run of backslashes. */
+/**
+ * The offset just past the string whose opening quote is at `at`: the first quote not escaped by an odd run of
+ * backslashes.
+ */
 function stringEnd(text: string, at: number): number {
   let from = at + 1;
   for (;;) {

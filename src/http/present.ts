@@ -15,9 +15,9 @@ import { fitPage, readsBackward } from '../app/page-budget.ts';
 
 /**
  * Records → response bodies in the Svix shapes (camelCase, ISO-8601 instants). Message bodies are built as
- * bytes around the stored payload so that it is returned verbatim (docs/design.md#publishing: no parse-and-reserialize).
- * The shapes that idempotent writes store (applications, endpoints, event types, message heads, started tasks)
- * live in app/answers.ts, since the use cases build them inside the write's transaction.
+ * bytes around the stored payload so that it is returned verbatim (docs/design.md#publishing: no
+ * parse-and-reserialize). The shapes that idempotent writes store (applications, endpoints, event types, message heads,
+ * started tasks) live in app/answers.ts, since the use cases build them inside the write's transaction.
  */
 
 const iso = (d: Date): string => d.toISOString();

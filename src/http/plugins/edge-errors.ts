@@ -243,7 +243,8 @@ export const frameworkErrors = frameworkError;
 /**
  * Makes Fastify's `clientErrorHandler`: a request Node could not parse, or that timed out, is answered with
  * `{code, detail}` JSON and the connection closed (nothing of the request is echoed). A reset or already
- * closed socket gets nothing, nor one whose request was answered already (never a second answer). Lines are written through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
+ * closed socket gets nothing, nor one whose request was answered already (never a second answer). Lines are written
+ * through `sampler` (at most TIDINGS_REFUSAL_LOG_RATE a second).
  */
 export function clientErrorHandler(
   sampler: LineSampler,

@@ -108,9 +108,9 @@ function nulParameter(request: FastifyRequest): string[] | null {
 /**
  * The error handler (docs/reference/errors.md): AppError → its status and `{code, detail}`; validation → 422 with
  * the failing fields (a NUL character the database cannot store included); body too large → 413; wrong
- * content type → 415; a body the client aborted → 400, logged as such (no stack; sampled by `aborts`); a database failure as
- * `databaseError` (the database adapter's mapping to the error catalogue) names it, the unreachable one logged;
- * anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
+ * content type → 415; a body the client aborted → 400, logged as such (no stack; sampled by `aborts`); a database
+ * failure as `databaseError` (the database adapter's mapping to the error catalogue) names it, the unreachable one
+ * logged; anything else is a fault → opaque 500 naming the request id, logged as error. Unknown routes → 404
  * `not_found`; the Svix routes Tidings deliberately does not serve → 404 `not_served` with the reason.
  */
 export function installErrorHandler(

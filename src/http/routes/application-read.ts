@@ -10,7 +10,10 @@ import {
 } from '../schemas/application.ts';
 import { commonErrors, refParam } from '../schemas/common.ts';
 
-/** `GET /api/v1/app` (admin only; ascending by id unless `order=descending`; Svix's `exclude_apps_with_*` filters) and `GET /api/v1/app/{app}` (id or uid). */
+/**
+ * `GET /api/v1/app` (admin only; ascending by id unless `order=descending`; Svix's `exclude_apps_with_*` filters) and
+ * `GET /api/v1/app/{app}` (id or uid).
+ */
 export function registerApplicationRead(app: Api, deps: Pick<HttpDeps, 'applications' | 'config'>): void {
   app.get(
     '/api/v1/app',

@@ -13,7 +13,10 @@ import {
 
 const one = z.object({ appId: refParam, endpointId: refParam });
 
-/** `GET /api/v1/app/{app}/endpoint` (ascending unless `order=descending`), `GET …/endpoint/{ep}`, `GET …/endpoint/{ep}/secret`. */
+/**
+ * `GET /api/v1/app/{app}/endpoint` (ascending unless `order=descending`), `GET …/endpoint/{ep}`, `GET
+ * …/endpoint/{ep}/secret`.
+ */
 export function registerEndpointRead(app: Api, deps: Pick<HttpDeps, 'endpoints' | 'config'>): void {
   app.get(
     '/api/v1/app/:appId/endpoint',

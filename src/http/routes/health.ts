@@ -7,7 +7,8 @@ import { singleFlight } from '../plugins/single-flight.ts';
 /**
  * Health and operations routes, all without authentication: Svix `GET /api/v1/health` (204 while the API
  * process is up), `GET /livez` (process alive), `GET /readyz` (the database answers; 503
- * `service_unavailable` when not), `GET /metrics` (Prometheus text; with TIDINGS_METRICS_TOKEN set, only for that Bearer token).
+ * `service_unavailable` when not), `GET /metrics` (Prometheus text; with TIDINGS_METRICS_TOKEN set, only for that
+ * Bearer token).
  */
 export function registerHealthRoutes(
   app: Api,

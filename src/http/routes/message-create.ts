@@ -15,8 +15,8 @@ const RAW_DEFAULT_CONTENT_TYPE = 'text/plain';
 /**
  * `POST /api/v1/app/{app}/msg` (Svix create message): stores the message and one delivery per subscribed
  * endpoint in one transaction (with the Idempotency-Key when given), then answers 202 with the message. The
- * payload stored and delivered is the exact byte span of `payload` in the request (docs/design.md#publishing), or for a raw
- * message (`transformationsParams.rawPayload`, the svix client's `messageInRaw`) the raw body's UTF-8 bytes
+ * payload stored and delivered is the exact byte span of `payload` in the request (docs/design.md#publishing), or for a
+ * raw message (`transformationsParams.rawPayload`, the svix client's `messageInRaw`) the raw body's UTF-8 bytes
  * with its content type (default text/plain); the answer embeds it when `with_content` (default true; the
  * svix client sends false). `deliverAt` makes the first attempt due then, and is echoed.
  *

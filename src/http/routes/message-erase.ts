@@ -27,8 +27,8 @@ const eraseOut = z
   .meta({ id: 'ExpungeAllContentsOut' });
 
 /**
- * `POST /api/v1/app/{app}/msg/expunge-all-contents` (Svix `message.expungeAllContents`, docs/guides/security.md): starts a
- * background task (kind `application.purge_content`) that expunges the payloads and stored response bodies
+ * `POST /api/v1/app/{app}/msg/expunge-all-contents` (Svix `message.expungeAllContents`, docs/guides/security.md):
+ * starts a background task (kind `application.purge_content`) that expunges the payloads and stored response bodies
  * of the application's messages — all of them, or (Tidings) those with `tag` or an eventId starting with
  * `eventIdPrefix`. The messages, deliveries, attempts and timelines stay. 202 with the task, whose progress
  * (`messagesPurged`) is read at `GET /api/v1/background-task/{task_id}`.

@@ -7,8 +7,8 @@ import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 
 /**
  * `POST /api/v1/app/{app}/msg/{msg}/endpoint/{ep}/resend` (Svix resend): one manual attempt now, with the
- * message's original `webhook-id`; if it fails it is not retried (docs/design.md#delivery-lifecycle). Answers 202 with no body. With an
- * Idempotency-Key, a retried call answers the stored 202 and queues nothing more.
+ * message's original `webhook-id`; if it fails it is not retried (docs/design.md#delivery-lifecycle). Answers 202 with
+ * no body. With an Idempotency-Key, a retried call answers the stored 202 and queues nothing more.
  */
 export function registerResend(
   app: Api,

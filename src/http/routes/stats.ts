@@ -36,8 +36,9 @@ function presentTimeInState(r: TimeInStateResult): z.infer<typeof timeInStateOut
  * `GET /api/v1/stats/overview` (deliveries by state, backlog, dead letters of the last 24 h, open
  * breakers, running tasks) and `GET /api/v1/stats/time-in-state` (percentiles of queue wait, attempt
  * latency and time to delivered, retry rate, dead-letter inflow, reclaims and an attempts series over
- * 5 min / 1 h / 24 h / 7 d, from the rollups of the delivery timeline: docs/adr/0015-time-in-state-rollups.md). Operators see the installation or, with
- * `app_id`, one application; an application credential sees only its own application.
+ * 5 min / 1 h / 24 h / 7 d, from the rollups of the delivery timeline: docs/adr/0015-time-in-state-rollups.md).
+ * Operators see the installation or, with `app_id`, one application; an application credential sees only its own
+ * application.
  */
 export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
   app.get(

@@ -38,8 +38,8 @@ export const attemptListQuery = listQuery(idIterator('atmpt'), 'descending').ext
 });
 
 /**
- * Svix `MessageAttemptOut`, plus Tidings' `attemptNumber` and `errorKind` (docs/design.md#delivery-lifecycle; null on success).
- * `responseStatusCode` is 0 when no HTTP status arrived. `response` is the stored prefix of the response
+ * Svix `MessageAttemptOut`, plus Tidings' `attemptNumber` and `errorKind` (docs/design.md#delivery-lifecycle; null on
+ * success). `responseStatusCode` is 0 when no HTTP status arrived. `response` is the stored prefix of the response
  * body, or the error detail.
  */
 export const attemptOut = z

@@ -70,7 +70,10 @@ export const messageEndpointOut = z
 
 export const messageEndpointList = listResponse(messageEndpointOut).meta({ id: 'ListResponseMessageEndpointOut' });
 
-/** `GET /app/{app}/endpoint/{ep}/msg` query (Svix): newest first; filters status, channel, tag, event_types, before, after. */
+/**
+ * `GET /app/{app}/endpoint/{ep}/msg` query (Svix): newest first; filters status, channel, tag, event_types, before,
+ * after.
+ */
 export const endpointMessageListQuery = listQuery(idIterator('msg'), 'descending').extend({
   status: messageStatusQuery.optional(),
   channel: channelName.optional(),

@@ -4,7 +4,10 @@ import { eventTypeName, instantQuery, WIRE_LIMITS } from './common.ts';
 /** Longest grace period of a secret rotation (Svix: 0 s to 7 days). */
 const GRACE_MAX_SECONDS = 7 * 24 * 3600;
 
-/** Svix `EndpointSecretRotateIn`: `key` null/absent = generate one; `gracePeriodSeconds` absent = TIDINGS_SECRET_ROTATION_GRACE. */
+/**
+ * Svix `EndpointSecretRotateIn`: `key` null/absent = generate one; `gracePeriodSeconds` absent =
+ * TIDINGS_SECRET_ROTATION_GRACE.
+ */
 export const endpointSecretRotateIn = z
   .strictObject({
     key: z

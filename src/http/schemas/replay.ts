@@ -71,7 +71,9 @@ const taskData = z
       'one; null when none has) — null for a task over a whole application',
   );
 
-/** Svix `RecoverOut` / `ReplayOut`: the task that was started (202), plus Tidings' `data` (as the background task's). */
+/**
+ * Svix `RecoverOut` / `ReplayOut`: the task that was started (202), plus Tidings' `data` (as the background task's).
+ */
 export const taskStartedOut = z
   .object({
     id: z.string(),
