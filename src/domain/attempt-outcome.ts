@@ -40,7 +40,9 @@ export type SendResult = (
  * reach tenants). Addresses are IP literals; `connectedAddress` adds `:port` (IPv6 in brackets).
  */
 export interface NetworkDetail {
-  /** Every address the host name resolved to at the endpoint's latest connection (the literal itself for an IP host). */
+  /**
+   * Every address the host name resolved to at the endpoint's latest connection (the literal itself for an IP host).
+   */
   readonly resolvedAddresses?: readonly string[];
   /** The peer of the endpoint's latest connection, null when none was made. */
   readonly connectedAddress?: string | null;
@@ -62,9 +64,9 @@ export interface Classification {
 }
 
 /**
- * Classifies an attempt (docs/design.md#retries-and-endpoint-health): 2xx → delivered (even if the body was cut afterwards); 410 → gone;
- * 3xx → retryable with kind `redirect` (never followed); every other status (408, 429, 5xx, other 4xx) →
- * retryable with kind `http_status`; transport errors → retryable with their own kind.
+ * Classifies an attempt (docs/design.md#retries-and-endpoint-health): 2xx → delivered (even if the body was cut
+ * afterwards); 410 → gone; 3xx → retryable with kind `redirect` (never followed); every other status (408, 429, 5xx,
+ * other 4xx) → retryable with kind `http_status`; transport errors → retryable with their own kind.
  */
 export function classifyAttempt(result: SendResult): Classification {
   if (result.type === 'error') {

@@ -24,7 +24,8 @@ export type SvixCapability = (typeof SVIX_CAPABILITIES)[number];
 export const CAPABILITIES = Object.freeze([...SVIX_CAPABILITIES, 'ManageMessages'] as const);
 
 /**
- * One capability of {@link CAPABILITIES}. What each allows (Svix `AppPortalAccessIn` documentation; ADR 0011 has the route table):
+ * One capability of {@link CAPABILITIES}. What each allows (Svix `AppPortalAccessIn` documentation; ADR 0011 has the
+ * route table):
  * - `ViewBase`: read the application and everything it owns, except endpoint secrets;
  * - `ViewEndpointSecret`: read endpoint secrets;
  * - `ManageEndpointSecret`: read and rotate endpoint secrets;
@@ -45,7 +46,10 @@ export const PORTAL_DEFAULT_CAPABILITIES: readonly Capability[] = SVIX_CAPABILIT
 /** A read-write application key: every capability, `ManageMessages` included. */
 export const APP_KEY_CAPABILITIES: readonly Capability[] = CAPABILITIES;
 
-/** Capabilities that may read an endpoint's signing secret: only those that may write the endpoint or its secret (or were granted it by name). */
+/**
+ * Capabilities that may read an endpoint's signing secret: only those that may write the endpoint or its secret (or
+ * were granted it by name).
+ */
 export const SECRET_READERS: readonly Capability[] = Object.freeze([
   'ViewEndpointSecret',
   'ManageEndpointSecret',
@@ -62,7 +66,10 @@ const WRITING: ReadonlySet<Capability> = new Set([
   'ManageMessages',
 ]);
 
-/** Why a requested capability set is refused: the index of the offending entry (or null for the whole set) and a sentence. */
+/**
+ * Why a requested capability set is refused: the index of the offending entry (or null for the whole set) and a
+ * sentence.
+ */
 export interface CapabilityProblem {
   readonly field: 'capabilities' | 'readOnly';
   readonly index: number | null;

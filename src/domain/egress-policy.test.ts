@@ -8,7 +8,8 @@ import {
   REFUSED_RANGES,
 } from './egress-policy.ts';
 
-// The table of docs/design.md#security: every refused form, and public forms that pass. Addresses are parsed only, never contacted.
+// The table of docs/design.md#security: every refused form, and public forms that pass. Addresses are parsed only,
+// never contacted.
 
 /** [address, a fragment the refusal reason must contain]. Each range: its first, an inner and its last address. */
 const REFUSED: readonly (readonly [string, string])[] = [

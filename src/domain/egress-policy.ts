@@ -18,8 +18,8 @@ export interface RefusedRange {
 const range = (cidr: string, name: string, source: string): RefusedRange => Object.freeze({ cidr, name, source });
 
 /**
- * Every refused range (docs/design.md#security, from the IANA IPv4/IPv6 special-purpose address registries). An address in
- * one of them is refused unless the allow-list contains it. IPv4-mapped (::ffff:0:0/96) and
+ * Every refused range (docs/design.md#security, from the IANA IPv4/IPv6 special-purpose address registries). An address
+ * in one of them is refused unless the allow-list contains it. IPv4-mapped (::ffff:0:0/96) and
  * IPv4-compatible (::/96) IPv6 addresses are not listed: they are unwrapped and their IPv4 is checked.
  */
 export const REFUSED_RANGES: readonly RefusedRange[] = Object.freeze([
@@ -230,7 +230,9 @@ export function checkUrlHost(hostname: string, allowlist: readonly string[]): Ad
   return { allowed: true };
 }
 
-/** C0 controls, space and DEL: the WHATWG parser strips or drops them silently (URL Standard §4.4, basic URL parser). */
+/**
+ * C0 controls, space and DEL: the WHATWG parser strips or drops them silently (URL Standard §4.4, basic URL parser).
+ */
 const URL_WHITESPACE_OR_CONTROL = /[\u0000-\u0020\u007f]/;
 
 /**
@@ -247,8 +249,8 @@ export function checkUrlForm(url: string): string | null {
 }
 
 /**
- * Checks an endpoint URL when it is created or changed (docs/design.md#security: a refused literal address or name → 422
- * `url_not_allowed`). Parsed with the WHATWG URL parser, which already turns every IPv4 spelling (decimal
+ * Checks an endpoint URL when it is created or changed (docs/design.md#security: a refused literal address or name →
+ * 422 `url_not_allowed`). Parsed with the WHATWG URL parser, which already turns every IPv4 spelling (decimal
  * `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`, trailing dot, percent-encoded, full-width
  * digits) into dotted decimal and lower-cases names, so checking `url.hostname` covers them all.
  *

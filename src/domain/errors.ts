@@ -1,9 +1,9 @@
 import { errorSummary } from './error-bounds.ts';
 
 /**
- * The application error catalog (docs/reference/errors.md; src/domain/errors.test.ts keeps the two in step). Every error the API answers carries one of these
- * stable snake_case codes; docs/reference/errors.md lists them and a test keeps the two in step.
- * Attempt outcomes are not errors (see attempt-outcome.ts); faults are anything else.
+ * The application error catalog (docs/reference/errors.md; src/domain/errors.test.ts keeps the two in step). Every
+ * error the API answers carries one of these stable snake_case codes; docs/reference/errors.md lists them and a test
+ * keeps the two in step. Attempt outcomes are not errors (see attempt-outcome.ts); faults are anything else.
  */
 export const ERROR_CATALOG = Object.freeze({
   validation: {

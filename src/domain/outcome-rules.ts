@@ -5,7 +5,8 @@ import type { Classification } from './attempt-outcome.ts';
  * letter) is decided before the record, by `decideNextStep` (retry-schedule.ts); everything the record of that
  * outcome then causes — to the delivery, to its endpoint, and to the operational webhooks — is ruled here:
  *
- *   attempt ──classify──▶ next step ──record statement──▶ rows ──planRecordActions──▶ actions ──adapter──▶ same transaction
+ *   attempt ──classify──▶ next step ──record statement──▶ rows ──planRecordActions──▶ actions ──adapter──▶ same
+ *   transaction
  *
  * Two kinds of rule, both stated in this file and table-tested in outcome-rules.test.ts:
  *
@@ -44,7 +45,10 @@ export interface OutcomePolicy {
   readonly autoDisableAfterMs: number;
 }
 
-/** The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix sends it after the 4th). */
+/**
+ * The consecutive failed attempt of one message after which `message.attempt.failing` is sent (Svix sends it after the
+ * 4th).
+ */
 export const FAILING_EVENT_ATTEMPT = 4;
 
 /** Reason recorded when a 410 Gone disables an endpoint. */

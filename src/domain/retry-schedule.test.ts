@@ -356,7 +356,8 @@ test('the default schedule gives 8 attempts, the last failure is dead with reaso
     DEFAULT_RETRY_POLICY.delaysMs,
     [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
   );
-  // One stream of draws: delay i uses draw i. 5000 · (0.8 + 0.4 · 0.6011…) = 5202.2; 300000 · (0.8 + 0.4 · 0.4483…) = 293794.9 …
+  // One stream of draws: delay i uses draw i. 5000 · (0.8 + 0.4 · 0.6011…) = 5202.2; 300000 · (0.8 + 0.4 · 0.4483…) =
+  // 293794.9 …
   assert.deepEqual(delays, [5202, 293795, 2053775, 7688834, 15658660, 36382933, 32734483]);
   assert.equal(DEFAULT_RETRY_POLICY.jitter, 0.2);
   assert.equal(DEFAULT_RETRY_POLICY.retryAfterMinMs, 1_000);

@@ -86,11 +86,12 @@ export interface DecideInput {
 }
 
 /**
- * Decides the next step after an attempt (docs/design.md#delivery-lifecycle, docs/design.md#retries-and-endpoint-health): delivered → succeeded; 410 → dead (`gone`);
- * a failed manual attempt → dead (`manual_attempt_failed`) when it was not part of a live schedule;
- * the last attempt (`maxAttempts`, else the schedule's entries + 1) → dead (`exhausted`); otherwise retry after
- * the jittered delay of this attempt (the last delay once past the schedule's end), or after the clamped
- * Retry-After when that is longer (a receiver may slow us down, never speed us up).
+ * Decides the next step after an attempt (docs/design.md#delivery-lifecycle,
+ * docs/design.md#retries-and-endpoint-health): delivered → succeeded; 410 → dead (`gone`); a failed manual attempt →
+ * dead (`manual_attempt_failed`) when it was not part of a live schedule; the last attempt (`maxAttempts`, else the
+ * schedule's entries + 1) → dead (`exhausted`); otherwise retry after the jittered delay of this attempt (the last
+ * delay once past the schedule's end), or after the clamped Retry-After when that is longer (a receiver may slow us
+ * down, never speed us up).
  */
 export function decideNextStep(input: DecideInput): NextStep {
   const { classification, policy } = input;

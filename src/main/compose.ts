@@ -203,9 +203,11 @@ export async function startTidings(options: StartOptions): Promise<Running> {
         : db;
       if (ownPool) closers.push({ step: 'dispatcher database pool', close: () => dispatcherDb.close() });
       const small = await smallPool(SMALL_RECORD_POOL_SIZE, 'dispatcher small-statement pool');
-      // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second source.
+      // With the API in this process, publishes hand the dispatcher their deliveries leased (ADR 0018): a second
+      // source.
       const handoff = options.roles.api && config.publishHandoff;
-      // A broker transport (docs/guides/transports.md): the broker is the dispatcher's source, fed by its outbox publisher.
+      // A broker transport (docs/guides/transports.md): the broker is the dispatcher's source, fed by its outbox
+      // publisher.
       broker = createBrokerWiring(config, metrics.registry, dispatcherLogger);
       dispatcherRole = createDispatcherRole({
         config,

@@ -34,7 +34,10 @@ export const USER_AGENT = 'Tidings-Webhooks/0.1 (+https://github.com/tidings)';
 export interface DispatcherRoleDeps {
   readonly config: Config;
   readonly db: Db;
-  /** Where record transactions of few outcomes run, planned once (docs/adr/0016-hot-path-cost.md, decision 24); absent = `db`. */
+  /**
+   * Where record transactions of few outcomes run, planned once (docs/adr/0016-hot-path-cost.md, decision 24); absent =
+   * `db`.
+   */
   readonly small?: SmallStatements;
   readonly cipher: Cipher;
   readonly clock: Clock;
@@ -64,13 +67,21 @@ export interface DispatcherRole {
   readonly dispatcher: Dispatcher;
   readonly sender: Sender;
   readonly dispatcherId: string;
-  /** The publish side of the hand-off source (given with `handoff: true`): what the message store offers to and adopts from. */
+  /**
+   * The publish side of the hand-off source (given with `handoff: true`): what the message store offers to and adopts
+   * from.
+   */
   readonly handoff: Handoff | undefined;
-  /** The outbox publisher of a broker transport (started and stopped with the dispatcher by the caller), else undefined. */
+  /**
+   * The outbox publisher of a broker transport (started and stopped with the dispatcher by the caller), else undefined.
+   */
   readonly outbox: OutboxPublisher | undefined;
 }
 
-/** Wires store, work sources (the claim, woken by the wake-ups; the hand-off), sender and metrics into a dispatcher (not yet started). */
+/**
+ * Wires store, work sources (the claim, woken by the wake-ups; the hand-off), sender and metrics into a dispatcher (not
+ * yet started).
+ */
 export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   const { config, metrics } = deps;
   const dispatcherId =

@@ -14,9 +14,9 @@ export class EncryptionSetupError extends Error {
 }
 
 /**
- * Chooses the cipher (docs/design.md#security, docs/guides/security.md): `TIDINGS_ENCRYPTION_KEYS` when set; on the embedded engine a key
- * ring generated into the data folder on first start (said in the log); with a PostgreSQL server and no
- * keys, refuses to start unless `TIDINGS_INSECURE_PLAINTEXT_STORAGE=true` (development only).
+ * Chooses the cipher (docs/design.md#security, docs/guides/security.md): `TIDINGS_ENCRYPTION_KEYS` when set; on the
+ * embedded engine a key ring generated into the data folder on first start (said in the log); with a PostgreSQL server
+ * and no keys, refuses to start unless `TIDINGS_INSECURE_PLAINTEXT_STORAGE=true` (development only).
  * @throws EncryptionSetupError, KeyRingError (invalid ring)
  */
 export async function resolveCipher(config: Config, logger: Logger): Promise<Cipher> {

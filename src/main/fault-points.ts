@@ -1,19 +1,20 @@
 /*
- * Named fault points (docs/guides/failure-table.md, "Faults inside a process"): decorators at the port seams of the delivery and publish
- * paths that let the fault-injection suite land a fault between two steps inside a process — "the request
- * left, the outcome is not yet recorded", "the transaction committed, the answer is not yet sent". They are
+ * Named fault points (docs/guides/failure-table.md, "Faults inside a process"): decorators at the port seams of the
+ * delivery and publish paths that let the fault-injection suite land a fault between two steps inside a process — "the
+ * request left, the outcome is not yet recorded", "the transaction committed, the answer is not yet sent". They are
  * inert unless the test-only setting TIDINGS_TEST_FAULT_POINTS arms them: with no armed point the ports are
  * returned unwrapped. The protocol itself never knows about them; because they wrap the ports, later changes
  * to the record path keep them meaningful.
  *
  * Points (where each one fires):
- *   after_claim                   DeliveryStore.claim returned at least one delivery, or a publish handed the dispatcher at
+ *   after_claim DeliveryStore.claim returned at least one delivery, or a publish handed the dispatcher at
  *                                 least one lease (Handoff.adopt, ADR 0018): leases taken, nothing sent
- *   after_send                    Sender.send returned a response (the request reached the receiver), before the outcome is recorded
+ *   after_send Sender.send returned a response (the request reached the receiver), before the outcome is recorded
  *   before_record                 before DeliveryStore.recordAttempts (the outcome write)
  *   after_record                  DeliveryStore.recordAttempts committed, before a broker message is acknowledged
  *   before_heartbeat              before DeliveryStore.extendLeases (the lease renewal)
- *   after_commit_before_response  a publish transaction committed (IdempotencyStore.run / transaction returned), before the HTTP answer
+ *   after_commit_before_response a publish transaction committed (IdempotencyStore.run / transaction returned), before
+ *   the HTTP answer
  * Actions: `exit` — log `fault_point.fired`, then `process.kill(process.pid, 'SIGKILL')` (no cleanup, like a
  * crash); `stall` — log, then wait `stallMs` before going on.
  */

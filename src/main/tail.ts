@@ -43,7 +43,9 @@ interface AttemptOut {
 /** Page size of each attempts read (the Svix maximum). */
 const PAGE = 250;
 
-/** One attempt as a line: time, outcome, HTTP status, duration, attempt number, trigger, endpoint, message, attempt id. */
+/**
+ * One attempt as a line: time, outcome, HTTP status, duration, attempt number, trigger, endpoint, message, attempt id.
+ */
 export function formatAttempt(a: AttemptOut): string {
   const outcome = a.status === 0 ? 'success' : a.status === 2 ? 'fail' : `status=${a.status}`;
   return [

@@ -3,9 +3,9 @@ import { serializeError } from './error-serializer.ts';
 import type { TransientFaults } from './transient-faults.ts';
 
 /**
- * Paths redacted from every log line (docs/design.md#security, docs/guides/security.md): credentials, secrets and signatures never reach
- * the logs. Fastify shares this logger, so request headers are covered too. This is the one place
- * redaction is configured; test/e2e/security-hygiene.test.ts scans the logs of a whole flow for leaks. The one
+ * Paths redacted from every log line (docs/design.md#security, docs/guides/security.md): credentials, secrets and
+ * signatures never reach the logs. Fastify shares this logger, so request headers are covered too. This is the one
+ * place redaction is configured; test/e2e/security-hygiene.test.ts scans the logs of a whole flow for leaks. The one
  * line written without it is the attempt line ({@link withoutRedaction}).
  */
 export const REDACT_PATHS: readonly string[] = [
@@ -20,7 +20,8 @@ export const REDACT_PATHS: readonly string[] = [
   'signature',
   'headers["webhook-signature"]',
   '*.headers["webhook-signature"]',
-  // Hygiene (docs/guides/security.md): every other place a credential, secret, key or signature could sit in a logged object.
+  // Hygiene (docs/guides/security.md): every other place a credential, secret, key or signature could sit in a logged
+  // object.
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   '*.authorization',

@@ -78,7 +78,10 @@ export function urlAttributes(url: string): Attributes | null {
   };
 }
 
-/** The `error.type` of a failed attempt: the status code for a 4xx/5xx answer (as the conventions ask), else the error kind. */
+/**
+ * The `error.type` of a failed attempt: the status code for a 4xx/5xx answer (as the conventions ask), else the error
+ * kind.
+ */
 function errorType(result: SendResult, classification: Classification): string | null {
   if (classification.verdict === 'delivered') return null;
   if (result.type === 'response' && result.statusCode >= 400) return String(result.statusCode);

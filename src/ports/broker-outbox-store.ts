@@ -12,7 +12,9 @@ import type { ClaimedDelivery, ClaimWindow } from './delivery-store.ts';
 export type ClaimIdRefusal =
   /** Not due (a future retry, paused, leased and live, settled) or lost too often: its message is done with. */
   | 'not_due'
-  /** Its endpoint takes nothing now (breaker, pause, throttle, cap, rate limit): its stamp was cleared in the same call. */
+  /**
+   * Its endpoint takes nothing now (breaker, pause, throttle, cap, rate limit): its stamp was cleared in the same call.
+   */
   | 'gated'
   /** The caller's window has no room for its endpoint now: the caller may offer it again. */
   | 'window'
@@ -80,6 +82,8 @@ export interface BrokerOutboxStore {
   stampDue(input: StampDueInput): Promise<Stamped>;
   /** Clears the stamp `stampedAt` of the ids whose publish failed: the next `stampDue` takes them again. */
   unstamp(ids: readonly string[], stampedAt: Date): Promise<void>;
-  /** The claim's housekeeping of expired leases (lost too often: dead-lettered); returns how many were dead-lettered. */
+  /**
+   * The claim's housekeeping of expired leases (lost too often: dead-lettered); returns how many were dead-lettered.
+   */
   sweep(maxReclaims: number, now: Date | null): Promise<number>;
 }

@@ -4,8 +4,8 @@ import type { MessageView } from './message-query-store.ts';
 import type { Page, PageQuery } from './paging.ts';
 
 /**
- * Read side of deliveries in the Svix shapes (docs/adr/0003-svix-compatibility.md): the destinations of a message, the messages of an
- * endpoint, endpoint stats, and Tidings' dead-letter lists. Instants come from the database clock.
+ * Read side of deliveries in the Svix shapes (docs/adr/0003-svix-compatibility.md): the destinations of a message, the
+ * messages of an endpoint, endpoint stats, and Tidings' dead-letter lists. Instants come from the database clock.
  * `nextAttemptAt` is null unless the delivery is pending with a finite due time (a paused endpoint's
  * deliveries wait at 'infinity'); `heldBy`/`heldUntil` say when a pending delivery waits behind its endpoint
  * (pause, breaker, Retry-After throttle) rather than its schedule ({@link DeliveryHold}). Holds are judged at
@@ -79,7 +79,10 @@ export interface EndpointMessageView extends DeliveryHold {
   readonly nextAttemptAt: Date | null;
 }
 
-/** Filters of {@link DeliveryQueryStore.listEndpointMessages} (Svix names: channel, tag, status, before, after, event_types). */
+/**
+ * Filters of {@link DeliveryQueryStore.listEndpointMessages} (Svix names: channel, tag, status, before, after,
+ * event_types).
+ */
 export interface EndpointMessageQuery extends PageQuery {
   readonly withPayload: boolean;
   /** Only deliveries in these states (null = all). */
@@ -131,7 +134,10 @@ export interface DeliverySummary extends DeliveryHold {
   readonly deadReason: string | null;
 }
 
-/** One row of a delivery's append-only timeline (docs/design.md#delivery-lifecycle, docs/reference/timeline.md). Ids and tokens are decimal text. */
+/**
+ * One row of a delivery's append-only timeline (docs/design.md#delivery-lifecycle, docs/reference/timeline.md). Ids and
+ * tokens are decimal text.
+ */
 export interface TimelineEntry {
   readonly id: string;
   readonly state: string;

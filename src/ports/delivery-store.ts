@@ -6,22 +6,22 @@ import type { RetryPolicyFields } from '../domain/retry-policy.ts';
 import type { TraceCarrier } from './trace-carrier.ts';
 
 /**
- * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus releaseLease
- * for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, dispatcher id).
- * Instants are passed as `now: Date | null` (null = database clock); durations are in ms.
+ * The store port of the delivery path (docs/design.md#the-protocol): claim → extendLease → recordAttempts, plus
+ * releaseLease for graceful stop. Every write after the claim is guarded by (delivery id, fencing token, dispatcher
+ * id). Instants are passed as `now: Date | null` (null = database clock); durations are in ms.
  * Delivery ids and fencing tokens are bigint values carried as decimal strings.
  */
 export interface DeliveryStore {
   /**
-   * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (docs/design.md#the-protocol, step 1):
-   * pending with next_attempt_at ≤ now, or leased with an expired lease (a reclaim, counted). Deliveries of
+   * Claims up to `limit` due deliveries in one statement with `FOR UPDATE SKIP LOCKED` (docs/design.md#the-protocol,
+   * step 1): pending with next_attempt_at ≤ now, or leased with an expired lease (a reclaim, counted). Deliveries of
    * endpoints that are not active are not claimed. Before claiming (when `sweep` is not false), expired
    * leases already reclaimed `maxReclaims` times are dead-lettered with reason `lease_lost_repeatedly`.
    */
   claim(input: ClaimInput): Promise<ClaimResult>;
   /**
-   * Renews leases in one statement (the heartbeat, docs/design.md#the-protocol, step 2), each guarded by its fencing token
-   * and dispatcher id. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
+   * Renews leases in one statement (the heartbeat, docs/design.md#the-protocol, step 2), each guarded by its fencing
+   * token and dispatcher id. Returns the delivery ids whose renewal matched zero rows: those leases are lost.
    */
   extendLeases(leases: readonly LeaseRef[], leaseMs: number, now: Date | null): Promise<readonly string[]>;
   /**
@@ -30,8 +30,8 @@ export interface DeliveryStore {
    */
   releaseLeases(leases: readonly LeaseRef[], now: Date | null): Promise<readonly string[]>;
   /**
-   * Records attempts and next states in one transaction (docs/design.md#the-protocol, step 3). Rows whose fencing guard no
-   * longer matches write nothing at all (no attempt, no timeline row); the others are unaffected.
+   * Records attempts and next states in one transaction (docs/design.md#the-protocol, step 3). Rows whose fencing guard
+   * no longer matches write nothing at all (no attempt, no timeline row); the others are unaffected.
    */
   recordAttempts(records: readonly AttemptRecord[], now: Date | null): Promise<RecordResult>;
 }
@@ -56,7 +56,9 @@ export interface ClaimInput {
   readonly leaseMs: number;
   readonly maxReclaims: number;
   readonly now: Date | null;
-  /** The caller's in-flight window, so that its shares hold within this claim (ADR 0009). Absent: no bound but `limit`. */
+  /**
+   * The caller's in-flight window, so that its shares hold within this claim (ADR 0009). Absent: no bound but `limit`.
+   */
   readonly window?: ClaimWindow;
 }
 
@@ -110,7 +112,10 @@ export interface ClaimedDelivery extends LeaseRef {
   readonly signingKeys: readonly (Uint8Array | KeyObject)[];
   /** Custom static endpoint headers (lower-case names). */
   readonly headers: Readonly<Record<string, string>>;
-  /** Ids of `signingKeys`, in the same order: a fingerprint of each secret, never the secret (OperatorDetail.signedWith). */
+  /**
+   * Ids of `signingKeys`, in the same order: a fingerprint of each secret, never the secret
+   * (OperatorDetail.signedWith).
+   */
   readonly signingKeyIds?: readonly string[];
   /** W3C trace context stored with the message (its publish span), loaded only when tracing is on; else absent. */
   readonly traceContext?: TraceCarrier | null;
@@ -162,7 +167,9 @@ export interface OperatorDetail {
   readonly decidedBy?: string;
   /** Ids of the secrets that signed the request, current first (see `signingKeyId`). */
   readonly signedWith?: readonly string[];
-  /** The receiver's Retry-After, as received, and whether it set the next attempt's delay (or held the endpoint back). */
+  /**
+   * The receiver's Retry-After, as received, and whether it set the next attempt's delay (or held the endpoint back).
+   */
   readonly retryAfter?: { readonly received: string; readonly delayMs: number | null; readonly applied: boolean };
 }
 

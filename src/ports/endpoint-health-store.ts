@@ -1,6 +1,6 @@
 /**
- * Endpoint health and operator flow control (docs/adr/0004-endpoint-flow-control.md): pause / resume, limits, and the health read model.
- * Instants are Dates (database clock); durations and latencies in ms.
+ * Endpoint health and operator flow control (docs/adr/0004-endpoint-flow-control.md): pause / resume, limits, and the
+ * health read model. Instants are Dates (database clock); durations and latencies in ms.
  */
 /**
  * `actor` (pause, resume, probe, close): who asked, as the history reason names it ("the operator", "a portal

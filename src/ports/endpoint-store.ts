@@ -44,8 +44,8 @@ export interface EndpointStore {
   endpointSecret(appId: string, id: string): Promise<string | null>;
   /**
    * Moves every `pending` delivery of the endpoint to `to` and appends one timeline row each, with
-   * `reason`, in one statement (disable → skipped, delete → canceled: docs/adr/0002-schema-and-claim.md). Leased deliveries are
-   * left to their dispatcher. Returns how many moved.
+   * `reason`, in one statement (disable → skipped, delete → canceled: docs/adr/0002-schema-and-claim.md). Leased
+   * deliveries are left to their dispatcher. Returns how many moved.
    */
   settlePendingDeliveries(
     tx: Tx,

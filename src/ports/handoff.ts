@@ -32,6 +32,9 @@ export interface HandoffOffer {
 export interface Handoff {
   /** Room for a statement of `messages` messages, or null (the dispatcher is not claiming, or its window is full). */
   offer(messages: number): HandoffOffer | null;
-  /** The statement of `offer` ended; `deliveries` are committed and leased to the offer's dispatcher (fencing token 1). Never throws. */
+  /**
+   * The statement of `offer` ended; `deliveries` are committed and leased to the offer's dispatcher (fencing token 1).
+   * Never throws.
+   */
   adopt(offer: HandoffOffer, deliveries: readonly ClaimedDelivery[]): void;
 }

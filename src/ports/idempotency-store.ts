@@ -22,8 +22,8 @@ export interface StoredAnswer {
 }
 
 /**
- * Idempotency keys kept in PostgreSQL with a unique constraint (docs/design.md#publishing): the key row is inserted first in
- * the transaction of the work, so a racing duplicate waits on it and then reads the committed answer.
+ * Idempotency keys kept in PostgreSQL with a unique constraint (docs/design.md#publishing): the key row is inserted
+ * first in the transaction of the work, so a racing duplicate waits on it and then reads the committed answer.
  */
 export interface IdempotencyStore {
   /**
@@ -48,6 +48,8 @@ export interface IdempotencyPruning {
   pruneExpired(input: { readonly batch: number; readonly now: Date | null }): Promise<number>;
 }
 
-/** The identity of a key: owner, route and key joined by NUL (none of them holds one: they are header and path text). */
+/**
+ * The identity of a key: owner, route and key joined by NUL (none of them holds one: they are header and path text).
+ */
 export const keyIdentity = (scope: Pick<IdempotencyScope, 'owner' | 'route' | 'key'>): string =>
   `${scope.owner}\u0000${scope.route}\u0000${scope.key}`;

@@ -2,8 +2,8 @@ import type { OperationalEvent } from '../domain/outcome-rules.ts';
 import type { Tx } from './unit-of-work.ts';
 
 /**
- * Operational webhooks (docs/adr/0004-endpoint-flow-control.md): events about the platform itself — `endpoint.disabled`,
- * `endpoint.breaker_opened`, `endpoint.recovered`, `message.attempt.exhausted`,
+ * Operational webhooks (docs/adr/0004-endpoint-flow-control.md): events about the platform itself —
+ * `endpoint.disabled`, `endpoint.breaker_opened`, `endpoint.recovered`, `message.attempt.exhausted`,
  * `message.attempt.failing` — published as ordinary signed messages into the application the operator
  * names with `TIDINGS_OPERATIONAL_APP`, whose endpoints subscribe to them like to any event type.
  */

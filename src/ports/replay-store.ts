@@ -75,8 +75,8 @@ export interface HeldSummary {
 }
 
 /**
- * Operator actions on deliveries (docs/design.md#delivery-lifecycle): resend (one manual attempt now) and replay (dead, skipped or
- * succeeded → pending with a fresh schedule; idempotent per delivery).
+ * Operator actions on deliveries (docs/design.md#delivery-lifecycle): resend (one manual attempt now) and replay (dead,
+ * skipped or succeeded → pending with a fresh schedule; idempotent per delivery).
  */
 export interface ReplayStore {
   /**
@@ -98,8 +98,8 @@ export interface ReplayStore {
     },
   ): Promise<boolean>;
   /**
-   * Replay (docs/design.md#delivery-lifecycle), one bounded batch in `tx`: the selected deliveries in one of `states` go back to
-   * pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual
+   * Replay (docs/design.md#delivery-lifecycle), one bounded batch in `tx`: the selected deliveries in one of `states`
+   * go back to pending with a fresh schedule (attempt_count 0: the retry schedule starts over; reclaim count, manual
    * flags, lease and dead reason cleared), due at the pace of {@link ReplayBatchBase.intervalMs}, each with a
    * timeline row. Idempotent per delivery: one already pending or leased is not selected (and a row that
    * changed meanwhile is re-checked by the UPDATE). The message keeps its id, so the webhook-id is the

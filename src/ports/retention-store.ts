@@ -1,8 +1,8 @@
 import type { Tx } from './unit-of-work.ts';
 
 /**
- * Retention and erasure (docs/guides/security.md, docs/design.md#scale). Every method is one bounded batch in one short statement
- * (its own transaction), reading hot rows with SKIP LOCKED, so it never holds delivery back; callers loop.
+ * Retention and erasure (docs/guides/security.md, docs/design.md#scale). Every method is one bounded batch in one short
+ * statement (its own transaction), reading hot rows with SKIP LOCKED, so it never holds delivery back; callers loop.
  * `now: Date | null` follows the Clock seam (null = the database clock).
  */
 export interface RetentionStore {
@@ -28,7 +28,7 @@ export interface RetentionStore {
   }): Promise<{ readonly read: number; readonly expunged: number; readonly cursor: PayloadCursor | null }>;
   /**
    * Deletes up to `batch` deliveries that succeeded at least `ageMs` ago, with their attempts and timeline
-   * rows (skipping rows locked by anyone else), and notes on their messages when they reached their final
+   * rows outside dated history partitions, which go with their partition (docs/adr/0030-history-partitions.md) (skipping rows locked by anyone else), and notes on their messages when they reached their final
    * state. Returns how many deliveries were deleted.
    */
   pruneSucceeded(input: { readonly ageMs: number; readonly batch: number; readonly now: Date | null }): Promise<number>;

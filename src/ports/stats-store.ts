@@ -89,7 +89,9 @@ export interface TimeInState {
   readonly deadLetterInflow: number;
   /** Claims of an expired lease (a dispatcher died or stalled). */
   readonly reclaims: number;
-  /** Attempts per bucket of `bucketMs`, buckets aligned to multiples of `bucketMs` since the Unix epoch, oldest first. */
+  /**
+   * Attempts per bucket of `bucketMs`, buckets aligned to multiples of `bucketMs` since the Unix epoch, oldest first.
+   */
   readonly series: readonly SeriesPoint[];
 }
 
@@ -152,7 +154,10 @@ export interface StatsRollup {
   step(now: Date | null, maxIds: number): Promise<RollupStep>;
 }
 
-/** The waiting work, as one backlog query reads it (each count stops at the cap: the cap of TIDINGS_METRICS_BACKLOG_CAP). */
+/**
+ * The waiting work, as one backlog query reads it (each count stops at the cap: the cap of
+ * TIDINGS_METRICS_BACKLOG_CAP).
+ */
 export interface BacklogReading {
   /** Pending deliveries due now. */
   readonly due: number;

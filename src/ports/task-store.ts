@@ -18,7 +18,9 @@ export const TaskKind = Object.freeze({
 } as const);
 export type TaskKind = (typeof TaskKind)[keyof typeof TaskKind];
 
-/** Background-task kind of erasures (Svix `application.purge_content`), run by the retention job (src/app/retention.ts). */
+/**
+ * Background-task kind of erasures (Svix `application.purge_content`), run by the retention job (src/app/retention.ts).
+ */
 export const ERASURE_TASK_KIND = 'application.purge_content';
 
 /** Every replay kind (what the replay runner picks up). */

@@ -20,7 +20,8 @@ export interface UnitOfWork {
   /**
    * Runs `work` without an enclosing transaction: each statement commits on its own, and after-commit hooks
    * run once `work` returns. Only for work whose writes are one statement (publish without an
-   * Idempotency-Key: docs/adr/0006-round-trips-and-wake-ups.md), where BEGIN and COMMIT would be two round trips that add nothing.
+   * Idempotency-Key: docs/adr/0006-round-trips-and-wake-ups.md), where BEGIN and COMMIT would be two round trips that
+   * add nothing.
    */
   autocommit<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
