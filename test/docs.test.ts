@@ -1,4 +1,7 @@
-/** The generated documentation stays in step with the code (src/config/config.ts is the one schema and the one source of defaults). */
+/**
+ * The generated documentation stays in step with the code (src/config/config.ts is the one schema and the one source of
+ * defaults).
+ */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -16,7 +16,10 @@ import { TimelineReason } from '../src/domain/timeline-reasons.ts';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const REASONS: readonly string[] = Object.values(TimelineReason);
 
-/** Words of timeline statements that are not reasons: delivery states, endpoint statuses, breaker states, triggers, SQL words and settings. */
+/**
+ * Words of timeline statements that are not reasons: delivery states, endpoint statuses, breaker states, triggers, SQL
+ * words and settings.
+ */
 const OTHER_WORDS = new Set<string>([
   ...Object.values(DeliveryState),
   'active',

@@ -12,7 +12,10 @@ let hostOrigin = '';
 const a = { app: '', ep: '', msg: '', portal: '', token: '' };
 const b = { app: '', ep: '', msg: '' };
 
-/** The customer's own product, on another origin (localhost vs 127.0.0.1, another port): a page with the portal in an iframe. */
+/**
+ * The customer's own product, on another origin (localhost vs 127.0.0.1, another port): a page with the portal in an
+ * iframe.
+ */
 async function startHost(): Promise<void> {
   host = createServer((req, res) => {
     const src = new URL(req.url ?? '/', 'http://x').searchParams.get('portal') ?? '';

@@ -1,6 +1,6 @@
 /**
- * End to end (docs/design.md#the-protocol): Tidings (API + dispatcher, in process, on the PostgreSQL server) publishes through
- * its public API — driven by the official `svix` client — to a real receiver process on 127.0.0.1 that
+ * End to end (docs/design.md#the-protocol): Tidings (API + dispatcher, in process, on the PostgreSQL server) publishes
+ * through its public API — driven by the official `svix` client — to a real receiver process on 127.0.0.1 that
  * verifies every request with the public `standardwebhooks` package.
  */
 import assert from 'node:assert/strict';

@@ -39,7 +39,10 @@ describe('endpoint health end to end', () => {
     await world?.stop();
   });
 
-  /** Publishes `count` messages one by one (each awaited: a paced trickle) and returns publish → delivered latencies (ms, database clock). */
+  /**
+   * Publishes `count` messages one by one (each awaited: a paced trickle) and returns publish → delivered latencies
+   * (ms, database clock).
+   */
   async function trickle(appId: string, count: number): Promise<number[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++)

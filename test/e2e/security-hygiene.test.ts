@@ -220,7 +220,10 @@ describe('secrets, tokens, signatures and payloads stay out of logs, answers and
     await database?.drop();
   });
 
-  /** What must appear nowhere: secrets (and their key part), tokens, key material, the credential header, the payload marker. */
+  /**
+   * What must appear nowhere: secrets (and their key part), tokens, key material, the credential header, the payload
+   * marker.
+   */
   const forbidden = (): string[] => [
     ...secrets,
     ...secrets.map((s) => s.slice('whsec_'.length)),

@@ -1,7 +1,7 @@
 /**
- * End to end (docs/adr/0003-svix-compatibility.md): secret rotation, recover and replay-missing with an in-process Tidings (API +
- * dispatcher on the PostgreSQL server, driven by the official svix client) and a real receiver process that
- * verifies every request with `standardwebhooks`. Retry schedules are in milliseconds; time after the grace
+ * End to end (docs/adr/0003-svix-compatibility.md): secret rotation, recover and replay-missing with an in-process
+ * Tidings (API + dispatcher on the PostgreSQL server, driven by the official svix client) and a real receiver process
+ * that verifies every request with `standardwebhooks`. Retry schedules are in milliseconds; time after the grace
  * period is reached by moving the row's `previous_secret_until`, never by sleeping.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 3: the API process killed (SIGKILL) after the publish transaction committed and
- * before the answer left (fault point `after_commit_before_response`). The client never got an answer;
- * its retry with the same Idempotency-Key, on a fresh API process, must return the original message.
+ * Failure table (docs/guides/failure-table.md), scenario 3: the API process killed (SIGKILL) after the publish
+ * transaction committed and before the answer left (fault point `after_commit_before_response`). The client never got
+ * an answer; its retry with the same Idempotency-Key, on a fresh API process, must return the original message.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

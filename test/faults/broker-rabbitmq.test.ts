@@ -63,7 +63,8 @@ describe('RabbitMQ transport faults', () => {
   test('killed after the send and before the record: the lease expires, the id is published again, delivered again, counted', async () => {
     const { appId, endpoints } = await world.setupApp(api, 1, 'after-send');
     // A 12 s lease, longer than a dispatcher's start on a busy machine: the dead dispatcher's message reaches the heir
-    // while the lease lives and is acknowledged as not due; the id comes back through the outbox once the lease expired.
+    // while the lease lives and is acknowledged as not due; the id comes back through the outbox once the lease
+    // expired.
     const lease = { TIDINGS_LEASE: '12s' };
     const doomed = await dispatcher('after-send-x', { ...lease, TIDINGS_TEST_FAULT_POINTS: 'after_send:exit' });
     const { id } = await api.publish(appId, { n: 1 });

@@ -21,7 +21,10 @@ const WAIT_MS = 90_000;
  * for a race.
  */
 const LONG_OUTAGE_MS = 2 * CLAIM_BACKOFF_MAX_MS;
-/** Longest wait from the database's return to a dispatcher's next successful claim, in ms: one capped, jittered back-off plus slack. */
+/**
+ * Longest wait from the database's return to a dispatcher's next successful claim, in ms: one capped, jittered back-off
+ * plus slack.
+ */
 const RESUME_BOUND_MS = 1.5 * CLAIM_BACKOFF_MAX_MS + 5_000;
 
 /** Resolves once `p` has logged `count` lines matching `predicate` (event-driven: re-armed on each match). */
@@ -59,7 +62,8 @@ describe('database restart under load', () => {
       const api = new ApiClient(apiProcess.apiUrl ?? '');
       const { appId, endpoints } = await world.setupApp(api, 2, 's4');
       const paths = endpoints.map((e) => e.path);
-      // Answers take 200 ms, so that attempts are in flight (and their outcomes waiting to be recorded) when the database goes.
+      // Answers take 200 ms, so that attempts are in flight (and their outcomes waiting to be recorded) when the
+      // database goes.
       for (const path of paths) await world.receiver.script(path, [], { status: 200, delayMs: 200 });
       const dispatchers: TidingsProcess[] = [
         await world.startDispatcher('s4-d1'),

@@ -1,7 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 5: the database unreachable from a dispatcher at claim time. The dispatcher reaches
- * the private cluster through a TCP proxy that the test cuts (every connection reset, new ones refused);
- * the API reaches it directly, so messages keep being accepted meanwhile.
+ * Failure table (docs/guides/failure-table.md), scenario 5: the database unreachable from a dispatcher at claim time.
+ * The dispatcher reaches the private cluster through a TCP proxy that the test cuts (every connection reset, new ones
+ * refused); the API reaches it directly, so messages keep being accepted meanwhile.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

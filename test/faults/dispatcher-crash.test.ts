@@ -1,9 +1,9 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of the protocol, by the
- * named fault points `after_send` (the request left, its outcome is not recorded) and `after_claim` (leases
- * taken, nothing sent). Real processes: one API, the dispatcher that dies, the one that takes over, and a
- * receiver that verifies and records every request. Scenario 2b kills a `serve` process (API and dispatcher in one)
- * at `after_claim` as its publish hands the new delivery to its own dispatcher leased (ADR 0018).
+ * Failure table (docs/guides/failure-table.md), scenarios 1 and 2: a dispatcher killed (SIGKILL) between two steps of
+ * the protocol, by the named fault points `after_send` (the request left, its outcome is not recorded) and
+ * `after_claim` (leases taken, nothing sent). Real processes: one API, the dispatcher that dies, the one that takes
+ * over, and a receiver that verifies and records every request. Scenario 2b kills a `serve` process (API and dispatcher
+ * in one) at `after_claim` as its publish hands the new delivery to its own dispatcher leased (ADR 0018).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -74,7 +74,10 @@ describe('dispatcher crashes between protocol steps', () => {
     }
   }
 
-  /** The takeover: after the lease, a reclaim by `by`, at least `LEASE_MS` (database clock) after the dead dispatcher's claim. */
+  /**
+   * The takeover: after the lease, a reclaim by `by`, at least `LEASE_MS` (database clock) after the dead dispatcher's
+   * claim.
+   */
   function assertReclaimedAfterLease(
     events: readonly EventRow[],
     deliveryId: string,

@@ -1,8 +1,8 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 6: a dispatcher stalled longer than its lease — frozen with SIGSTOP while its request
- * is in flight (6a), cut off by a stalled database path (TCP proxy) while its request is in flight (6b), or
- * held at the `before_record` fault point with its outcome not yet written (6c). Another dispatcher takes
- * the delivery over; when the stalled one goes on, its heartbeat (6a, 6b; the heartbeat no longer renews an
+ * Failure table (docs/guides/failure-table.md), scenario 6: a dispatcher stalled longer than its lease — frozen with
+ * SIGSTOP while its request is in flight (6a), cut off by a stalled database path (TCP proxy) while its request is in
+ * flight (6b), or held at the `before_record` fault point with its outcome not yet written (6c). Another dispatcher
+ * takes the delivery over; when the stalled one goes on, its heartbeat (6a, 6b; the heartbeat no longer renews an
  * outcome being recorded) and its outcome write must change nothing and be logged as fenced.
  *
  * The receiver answers the stalled dispatcher's request with 500 (a retry) and the takeover's with 200:

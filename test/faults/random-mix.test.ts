@@ -1,6 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 10: a randomised mix of the faults of scenarios 1–8 under a publish load, drawn from a
- * seed that is printed first so a failure can be replayed: `TIDINGS_FAULT_SEED=<seed> npm run test:faults`.
+ * Failure table (docs/guides/failure-table.md), scenario 10: a randomised mix of the faults of scenarios 1–8 under a
+ * publish load, drawn from a seed that is printed first so a failure can be replayed: `TIDINGS_FAULT_SEED=<seed> npm
+ * run test:faults`.
  *
  * The stage: a private cluster; one API process (direct); three dispatchers, each on its own database path
  * through a TCP proxy, kept alive by a supervisor that restarts whichever exits (as an orchestrator

@@ -1,7 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 8: the receiver is down for the whole retry schedule (compressed to milliseconds).
- * The endpoint points at a TCP proxy in front of the receiver; the proxy resets every connection while
- * the receiver is "down". Attempts must follow the schedule within the jitter bound (read from the
+ * Failure table (docs/guides/failure-table.md), scenario 8: the receiver is down for the whole retry schedule
+ * (compressed to milliseconds). The endpoint points at a TCP proxy in front of the receiver; the proxy resets every
+ * connection while the receiver is "down". Attempts must follow the schedule within the jitter bound (read from the
  * timeline rows, database clock), the delivery must end as a visible dead letter, and a replay after
  * recovery must deliver it once with the original webhook-id even when asked twice.
  */

@@ -1,7 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 7: a rolling restart of every dispatcher under load, three runs with SIGTERM (graceful:
- * stop claiming, finish in-flight attempts within the grace period) and three with SIGKILL (leases expire
- * and are reclaimed). The receiver takes 100 ms per answer, so attempts are in flight at every signal.
+ * Failure table (docs/guides/failure-table.md), scenario 7: a rolling restart of every dispatcher under load, three
+ * runs with SIGTERM (graceful: stop claiming, finish in-flight attempts within the grace period) and three with SIGKILL
+ * (leases expire and are reclaimed). The receiver takes 100 ms per answer, so attempts are in flight at every signal.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

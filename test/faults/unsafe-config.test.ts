@@ -1,7 +1,7 @@
 /**
- * Failure table (docs/guides/failure-table.md), scenario 9: a configuration that cannot keep the promise is refused at start-up, before any
- * database is touched, with a non-zero exit and a message naming every problem. The `tidings` command runs
- * as a real process; its database address points at a closed port, so a start-up that went past the
+ * Failure table (docs/guides/failure-table.md), scenario 9: a configuration that cannot keep the promise is refused at
+ * start-up, before any database is touched, with a non-zero exit and a message naming every problem. The `tidings`
+ * command runs as a real process; its database address points at a closed port, so a start-up that went past the
  * configuration check would fail differently (and later).
  */
 import assert from 'node:assert/strict';

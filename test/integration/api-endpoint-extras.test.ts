@@ -1,6 +1,6 @@
 /**
- * The rest of the Svix endpoint and message API through the official svix client (docs/adr/0003-svix-compatibility.md), on both
- * engines: endpoint headers (sensitive ones encrypted), secret rotation (rows and claims; the end-to-end
+ * The rest of the Svix endpoint and message API through the official svix client (docs/adr/0003-svix-compatibility.md),
+ * on both engines: endpoint headers (sensitive ones encrypted), secret rotation (rows and claims; the end-to-end
  * proof with receivers is test/e2e/svix-replay.test.ts), stats, send-example, expunge content, the
  * destinations of a message, the messages of an endpoint, message list filters, and the error bodies.
  */

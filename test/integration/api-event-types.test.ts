@@ -1,7 +1,7 @@
 /**
- * Event types through the official svix client (docs/adr/0003-svix-compatibility.md), on both engines: create, list, get, update (PUT),
- * patch, delete (archive; expunge); JSON Schemas per event type and the 422 for a payload that violates
- * one; archived types refused for new messages; the Svix subscription check under
+ * Event types through the official svix client (docs/adr/0003-svix-compatibility.md), on both engines: create, list,
+ * get, update (PUT), patch, delete (archive; expunge); JSON Schemas per event type and the 422 for a payload that
+ * violates one; archived types refused for new messages; the Svix subscription check under
  * TIDINGS_STRICT_EVENT_TYPES; error bodies of each 4xx.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * The cross-application matrix (docs/guides/security.md). Every route registered in the Fastify app — enumerated from the
- * app itself with an onRoute hook, so a route added later is covered without editing this file — is called
+ * The cross-application matrix (docs/guides/security.md). Every route registered in the Fastify app — enumerated from
+ * the app itself with an onRoute hook, so a route added later is covered without editing this file — is called
  * with a key scoped to application A, naming application B's objects (by id and by uid/eventId, and B's
  * objects under A's own application), and the same call naming objects that do not exist:
  * - a route that names an application answers exactly as for a missing object (same status, same body:
@@ -143,7 +143,9 @@ for (const engine of ENGINES) {
       await database?.drop();
     });
 
-    /** Applications A and B; B gets an endpoint, a message with a delivery, an attempt, a timeline, a key and a task. */
+    /**
+     * Applications A and B; B gets an endpoint, a message with a delivery, an attempt, a timeline, a key and a task.
+     */
     async function seed(): Promise<World> {
       const json = async (method: string, url: string, body: object | null) => {
         const res = await call(method, url, ADMIN, body);

@@ -82,7 +82,8 @@ for (const engine of ENGINES) {
         );
         await api.svix.endpoint.delete('app', ep.id);
       }
-      // What the client sends for `endpoint.delete('app', '..')` and `endpoint.get('app', '..')`: the application's path.
+      // What the client sends for `endpoint.delete('app', '..')` and `endpoint.get('app', '..')`: the application's
+      // path.
       await assert.rejects(api.svix.endpoint.delete('app', '..'), refused(404));
       await assert.rejects(api.svix.endpoint.get('app', '..'), refused(404));
       await assert.rejects(api.svix.endpoint.delete('app', '.'), refused(404));

@@ -1,7 +1,7 @@
 /**
- * Pagination (docs/adr/0003-svix-compatibility.md): 600 items of each list iterated in pages of 250 and of 7, in both orders, nothing
- * missed or doubled, on both engines — applications, endpoints, event types, messages, the destinations of
- * a message, the messages of an endpoint and dead letters. Through the svix client where its options carry
+ * Pagination (docs/adr/0003-svix-compatibility.md): 600 items of each list iterated in pages of 250 and of 7, in both
+ * orders, nothing missed or doubled, on both engines — applications, endpoints, event types, messages, the destinations
+ * of a message, the messages of an endpoint and dead letters. Through the svix client where its options carry
  * `order`, else by the same query parameters over HTTP. Applications, endpoints and event types are made
  * as rows (their create calls are covered by their own suites); messages are published through the API.
  */

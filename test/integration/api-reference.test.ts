@@ -1,6 +1,6 @@
 /**
- * docs/reference/api.md stays in step with the routes (docs/design.md#the-http-api: every route is described by a schema that
- * also produces the OpenAPI document): each operation of the served OpenAPI document is listed in the
+ * docs/reference/api.md stays in step with the routes (docs/design.md#the-http-api: every route is described by a
+ * schema that also produces the OpenAPI document): each operation of the served OpenAPI document is listed in the
  * reference, and the reference lists no route the API does not have. The route set does not depend on
  * the engine, so this runs on the PostgreSQL server only.
  */

@@ -1,7 +1,7 @@
 /**
  * Recover, replay-missing, bulk replay and Tidings' dead letters through the official svix client
- * (docs/adr/0003-svix-compatibility.md), on both engines, without a dispatcher: the tests read what the replay tasks did to the
- * delivery rows (state, fresh schedule, pace, timeline) and the tasks' progress. Delivery to real receivers
+ * (docs/adr/0003-svix-compatibility.md), on both engines, without a dispatcher: the tests read what the replay tasks
+ * did to the delivery rows (state, fresh schedule, pace, timeline) and the tasks' progress. Delivery to real receivers
  * is shown end to end in test/e2e/svix-replay.test.ts.
  */
 import assert from 'node:assert/strict';

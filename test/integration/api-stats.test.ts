@@ -165,7 +165,8 @@ for (const engine of ENGINES) {
       );
       at(1900);
       await store.recordAttempts([record(second[0]!, 80, { next: 'dead', reason: 'exhausted' })], clock.sqlNow());
-      // t=2000: m3 to B, claimed at once (wait 0); the lease expires, t=32001 it is reclaimed; t=32100 it succeeds in 10 ms.
+      // t=2000: m3 to B, claimed at once (wait 0); the lease expires, t=32001 it is reclaimed; t=32100 it succeeds in
+      // 10 ms.
       at(2000);
       await publish(appB);
       assert.equal((await claim()).length, 1);

@@ -72,7 +72,10 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     await t.db.query(`UPDATE deliveries SET state = 'canceled' WHERE state IN ('pending', 'leased')`);
   });
 
-  /** Publishes one message to a new endpoint at `url`, runs one claim and waits for its attempt; returns the attempt's views. */
+  /**
+   * Publishes one message to a new endpoint at `url`, runs one claim and waits for its attempt; returns the attempt's
+   * views.
+   */
   async function attemptAt(
     url: string,
     cipher: Cipher = ring1,

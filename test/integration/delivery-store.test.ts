@@ -1,7 +1,7 @@
 /**
  * The delivery store on real databases (docs/design.md#the-protocol): claim with SKIP LOCKED, leases,
- * reclaim after expiry, fencing, idempotent publish. Concurrent claims and the racing publish need two open transactions
- * and run on the PostgreSQL server only (the embedded engine is one session); the rest run on both.
+ * reclaim after expiry, fencing, idempotent publish. Concurrent claims and the racing publish need two open
+ * transactions and run on the PostgreSQL server only (the embedded engine is one session); the rest run on both.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';

@@ -1,7 +1,7 @@
 /**
- * The embedded engine's data folder (docs/design.md#storage-and-the-embedded-engine): one process at a time — a second opener is refused
- * with a coded error while the first lives, the folder reopens after a clean close, and a socket left by a
- * crashed process does not block the next start; a holder killed with SIGKILL is seen dead by its pid and
+ * The embedded engine's data folder (docs/design.md#storage-and-the-embedded-engine): one process at a time — a second
+ * opener is refused with a coded error while the first lives, the folder reopens after a clean close, and a socket left
+ * by a crashed process does not block the next start; a holder killed with SIGKILL is seen dead by its pid and
  * its folder taken over at once, not after its lock goes stale. What a killed process committed is there at the
  * next start, and every commit was flushed to the disk before it returned (the machine-crash half, which a
  * test cannot cut the power for, is checked as the flush itself).

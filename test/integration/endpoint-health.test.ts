@@ -1,7 +1,7 @@
 /**
- * Endpoint health and flow control (docs/adr/0004-endpoint-flow-control.md) on real databases: the breaker state machine under a manual
- * clock (every transition, cool-down growth, the single probe), fairness across endpoints, auto-disable
- * with operational events; and with four dispatchers on the PostgreSQL server: exact failure counters,
+ * Endpoint health and flow control (docs/adr/0004-endpoint-flow-control.md) on real databases: the breaker state
+ * machine under a manual clock (every transition, cool-down growth, the single probe), fairness across endpoints,
+ * auto-disable with operational events; and with four dispatchers on the PostgreSQL server: exact failure counters,
  * the in-flight cap measured at the receiver, the rate limit, one probe per cool-down.
  */
 import assert from 'node:assert/strict';

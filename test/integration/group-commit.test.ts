@@ -259,7 +259,8 @@ for (const engine of ENGINES) {
         const result = results[i]!;
         assert.equal(row.response_status, 202);
         assert.equal(row.response_body.id, result.message.id, 'the stored answer names the message stored with it');
-        // The statement wrote the timestamp: a replay answers it as the first answer did, and as the message is read back.
+        // The statement wrote the timestamp: a replay answers it as the first answer did, and as the message is read
+        // back.
         const createdAt = created.rows.find((m) => m.id === result.message.id)!.created_at.toISOString();
         assert.deepEqual(result.answer.body, { id: result.message.id, timestamp: createdAt });
         assert.equal(row.response_body.timestamp, createdAt);

@@ -8,8 +8,8 @@ import type { Sender } from '../../src/ports/sender.ts';
 import * as receivers from '../support/hostile-receivers.ts';
 import type { Behaviour, Receiver } from '../support/hostile-receivers.ts';
 
-// The Sender port's abort contract (src/ports/sender.ts, docs/design.md#the-protocol, step 2): an abort before the request
-// is written ends the attempt as `deadline` / `aborted` with nothing written; the per-origin socket cap
+// The Sender port's abort contract (src/ports/sender.ts, docs/design.md#the-protocol, step 2): an abort before the
+// request is written ends the attempt as `deadline` / `aborted` with nothing written; the per-origin socket cap
 // queues attempts, and a queued attempt still ends by its deadline. Receivers on 127.0.0.1 only.
 
 const OPTIONS: HttpSenderOptions = {

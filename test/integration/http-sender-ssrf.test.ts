@@ -17,9 +17,9 @@ import type { LookupFunction } from '../../src/adapters/http-sender/guarded-conn
 import type { Sender } from '../../src/ports/sender.ts';
 import { healthyClosing, redirect, startCanary, startReceiver, type Receiver } from '../support/hostile-receivers.ts';
 
-// The SSRF guard (docs/design.md#security), end to end: the allow-list holds only 127.0.0.1/32 (standing in for "the public internet"; no
-// test reaches a real public address). Canaries on 127.0.0.2 and ::1 listen on the SAME port as the
-// receiver on 127.0.0.1, so any path that checks one address and connects to another (a second lookup,
+// The SSRF guard (docs/design.md#security), end to end: the allow-list holds only 127.0.0.1/32 (standing in for "the
+// public internet"; no test reaches a real public address). Canaries on 127.0.0.2 and ::1 listen on the SAME port as
+// the receiver on 127.0.0.1, so any path that checks one address and connects to another (a second lookup,
 // an unchecked literal form) lands on a canary, which counts the connection. Every spelling below must
 // end as `blocked_address` with zero canary connections.
 
@@ -83,7 +83,10 @@ function assertBlocked(result: SendResult, label: string): void {
   assert.equal(result.type === 'error' && result.errorKind, 'blocked_address', `${label}: ${JSON.stringify(result)}`);
 }
 
-/** A name that resolved to a refused address: `dns` with the words of a failed lookup for the tenant, the reason for the operator. */
+/**
+ * A name that resolved to a refused address: `dns` with the words of a failed lookup for the tenant, the reason for the
+ * operator.
+ */
 function assertRefusedName(result: SendResult, label: string): void {
   const text = `${label}: ${JSON.stringify(result)}`;
   assert.ok(

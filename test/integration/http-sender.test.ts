@@ -149,7 +149,8 @@ function hostileCases(bomb: Buffer): readonly HostileCase[] {
       behaviour: receivers.closeBeforeStatus,
       expected: { type: 'error', errorKind: 'reset' },
     },
-    // A 2xx whose body is then cut still counts as delivered (docs/design.md#retries-and-endpoint-health): a response with bodyError.
+    // A 2xx whose body is then cut still counts as delivered (docs/design.md#retries-and-endpoint-health): a response
+    // with bodyError.
     {
       name: 'reset after the status line',
       behaviour: receivers.resetAfterStatus,

@@ -1,6 +1,6 @@
 /**
- * Key rotation (docs/guides/security.md) on both engines: values under a rotated-out key still decrypt while it is in the
- * ring; `keys rotate` rewrites every encrypted column in bounded, resumable batches, never clobbers a
+ * Key rotation (docs/guides/security.md) on both engines: values under a rotated-out key still decrypt while it is in
+ * the ring; `keys rotate` rewrites every encrypted column in bounded, resumable batches, never clobbers a
  * concurrent write, and leaves no value under the old key; the key registry then retires the old key.
  */
 import assert from 'node:assert/strict';

@@ -83,7 +83,10 @@ async function ownedRows(db: Db, appId: string): Promise<Record<string, number>>
   ).rows[0]!;
 }
 
-/** Publishes two messages to an application with two endpoints, claims and records them (one success, one failure each), and records one fenced-out outcome. */
+/**
+ * Publishes two messages to an application with two endpoints, claims and records them (one success, one failure each),
+ * and records one fenced-out outcome.
+ */
 async function history(db: Db, appId: string): Promise<void> {
   const messages = createPgMessageStore(db, cipher, () => undefined);
   const deliveries = createPgDeliveryStore(db, cipher);
@@ -255,7 +258,10 @@ describe('writers racing the deletion of their application (server)', () => {
     }
   }
 
-  /** An application with one endpoint and one published message (delivered to that endpoint), and a second endpoint without a delivery. */
+  /**
+   * An application with one endpoint and one published message (delivered to that endpoint), and a second endpoint
+   * without a delivery.
+   */
   async function world(): Promise<{ appId: string; messageId: string; spare: string }> {
     const appId = await insertApp(t.db);
     await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });

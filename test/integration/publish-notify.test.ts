@@ -4,10 +4,10 @@
  * carries the NOTIFY on the wake channel, and the store then wakes only its own process; a commit with due work that
  * carried none (a publish that started while another NOTIFY was in flight, one inside a caller's transaction, a
  * replay) owes one, which the next publish statement to start carries, or else a statement of its own sends, after the
- * NOTIFY in flight ends. The real wake-up hub (src/adapters/postgres/wakeups/wakeups.ts) is the carrier; a listener on its own connection
- * stands for another process's dispatcher. Whether a notification came is read against a marker: notifications
- * arrive in commit order, so a NOTIFY sent after the hub is idle arrives after every earlier one. Nothing waits on a
- * timer.
+ * NOTIFY in flight ends. The real wake-up hub (src/adapters/postgres/wakeups/wakeups.ts) is the carrier; a listener on
+ * its own connection stands for another process's dispatcher. Whether a notification came is read against a marker:
+ * notifications arrive in commit order, so a NOTIFY sent after the hub is idle arrives after every earlier one. Nothing
+ * waits on a timer.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';

@@ -43,7 +43,10 @@ function gone(d: ClaimedDelivery): AttemptRecord {
   };
 }
 
-/** The last scheduled attempt of a claimed delivery failed: dead as exhausted, which publishes `message.attempt.exhausted`. */
+/**
+ * The last scheduled attempt of a claimed delivery failed: dead as exhausted, which publishes
+ * `message.attempt.exhausted`.
+ */
 function exhausted(d: ClaimedDelivery): AttemptRecord {
   return { ...gone(d), statusCode: 500, next: { next: 'dead', reason: 'exhausted' }, disableEndpointReason: null };
 }
@@ -71,7 +74,9 @@ for (const engine of ENGINES) {
       return id;
     }
 
-    /** Two tenants with one endpoint each, one message to each, the operational application and a store emitting to it. */
+    /**
+     * Two tenants with one endpoint each, one message to each, the operational application and a store emitting to it.
+     */
     async function world() {
       const uid = `operations-${engine.name}-${uids++}`;
       const opsApp = await operationalApp(uid);

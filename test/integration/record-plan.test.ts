@@ -33,7 +33,10 @@ afterEach(async () => {
   await t.drop();
 });
 
-/** Publishes 1,000 messages to one endpoint, with autovacuum off for `deliveries`; `analyse` then runs ANALYZE (nothing leased yet). */
+/**
+ * Publishes 1,000 messages to one endpoint, with autovacuum off for `deliveries`; `analyse` then runs ANALYZE (nothing
+ * leased yet).
+ */
 async function fill(analyse: boolean): Promise<ReturnType<typeof testCipher>> {
   await t.db.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
   const cipher = testCipher();

@@ -61,7 +61,8 @@ describe('event-type schemas and the event loop', () => {
     assert.ok(oneMs < 1500, `one hostile payload took ${oneMs.toFixed(0)} ms`);
     const started = performance.now();
     const stall = await longestStallMs(async () => {
-      // 40 publishes at once; with JavaScript's RegExp the 30-character one alone stalled 1.8 s, doubling per character.
+      // 40 publishes at once; with JavaScript's RegExp the 30-character one alone stalled 1.8 s, doubling per
+      // character.
       await Promise.all(
         Array.from({ length: 40 }, async (_, i) => {
           const s = `${'a'.repeat(i % 2 === 0 ? 40 : 20_000)}!`;

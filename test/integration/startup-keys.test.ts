@@ -22,7 +22,9 @@ const K1_OTHER_BYTES = `k1:${randomBytes(32).toString('base64')}`;
 const K2 = `k2:${randomBytes(32).toString('base64')}`;
 const TOKEN = 'startup_keys_admin_token_0123456789';
 
-/** Runs the CLI with `env` (and nothing of this process's environment but PATH); resolves with its exit code and output. */
+/**
+ * Runs the CLI with `env` (and nothing of this process's environment but PATH); resolves with its exit code and output.
+ */
 function cli(
   args: readonly string[],
   env: Record<string, string>,

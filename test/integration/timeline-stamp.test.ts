@@ -1,10 +1,10 @@
 /**
- * Timeline rows written by the delivery path carry their stamp without the stamp trigger (docs/adr/0016-hot-path-cost.md,
- * decision 10), on both engines. The publish, claim and record statements write app_id, endpoint_id,
- * since_publish_ms and, on a claimed row, wait_ms themselves; the trigger of migration 1764000008000 runs only
- * for a row that arrives without them, as every other writer's does. The first test disables the trigger and
- * checks every row of a publish → claim → retry → reclaim → success history (with a skipped delivery of a
- * disabled endpoint and a scheduled message) against the instants of a manual clock, so it fails when one of
+ * Timeline rows written by the delivery path carry their stamp without the stamp trigger
+ * (docs/adr/0016-hot-path-cost.md, decision 10), on both engines. The publish, claim and record statements write
+ * app_id, endpoint_id, since_publish_ms and, on a claimed row, wait_ms themselves; the trigger of migration
+ * 1764000008000 runs only for a row that arrives without them, as every other writer's does. The first test disables
+ * the trigger and checks every row of a publish → claim → retry → reclaim → success history (with a skipped delivery of
+ * a disabled endpoint and a scheduled message) against the instants of a manual clock, so it fails when one of
  * the three statements leaves a column to the trigger or computes it differently; the second does the same on
  * the database clock against the trigger's formulas.
  */

@@ -1,9 +1,10 @@
 /**
- * The contract every transport keeps as a dispatcher's work source (src/ports/work-source.ts, docs/guides/transports.md),
- * as a suite a test file runs for one transport: `workSourceContract(transport)`. The PostgreSQL transport (the claim)
- * passes it as the reference; a broker transport passes it with its outbox and its fenced claim by id. The suite
- * drives the sources directly (no HTTP): real PostgreSQL, a manual clock, the records written through the delivery
- * store, and for a broker a round of the outbox (`pump`) whose published ids the suite waits for (`arrived`).
+ * The contract every transport keeps as a dispatcher's work source (src/ports/work-source.ts,
+ * docs/guides/transports.md), as a suite a test file runs for one transport: `workSourceContract(transport)`. The
+ * PostgreSQL transport (the claim) passes it as the reference; a broker transport passes it with its outbox and its
+ * fenced claim by id. The suite drives the sources directly (no HTTP): real PostgreSQL, a manual clock, the records
+ * written through the delivery store, and for a broker a round of the outbox (`pump`) whose published ids the suite
+ * waits for (`arrived`).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -28,11 +29,19 @@ const LEASE_MS = 10_000;
 export interface TransportFixture {
   /** The work source of one dispatcher (a broker: one consumer of its own). */
   source(dispatcherId: string): WorkSource;
-  /** Makes what is due now reachable by the sources: a broker publishes it (one outbox round); returns the ids published. */
+  /**
+   * Makes what is due now reachable by the sources: a broker publishes it (one outbox round); returns the ids
+   * published.
+   */
   pump(): Promise<readonly string[]>;
-  /** Resolves once the sources received, in all, a message for each id published for it so far (by pump or duplicate). */
+  /**
+   * Resolves once the sources received, in all, a message for each id published for it so far (by pump or duplicate).
+   */
   arrived(ids: readonly string[]): Promise<void>;
-  /** Publishes `ids` again behind the outbox's back, as a broker redelivers or a sweep duplicates (a no-op without a broker). */
+  /**
+   * Publishes `ids` again behind the outbox's back, as a broker redelivers or a sweep duplicates (a no-op without a
+   * broker).
+   */
   duplicate(items: readonly { deliveryId: string; endpointId: string }[]): Promise<void>;
   /** Ends the sources made since the last call (their messages not settled go back to the broker). */
   endTest(): Promise<void>;

@@ -31,7 +31,10 @@ export interface BrokerWorld {
     prefix: string,
   ): Promise<{ appId: string; endpoints: { id: string; path: string }[] }>;
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: readonly unknown[]): Promise<R[]>;
-  /** Polls `text` every 100 ms until `predicate` holds over its rows (a committed row is the event), at most `timeoutMs`. */
+  /**
+   * Polls `text` every 100 ms until `predicate` holds over its rows (a committed row is the event), at most
+   * `timeoutMs`.
+   */
   waitForRows<R extends pg.QueryResultRow>(
     text: string,
     params: readonly unknown[],

@@ -124,7 +124,10 @@ export interface Harness {
   /** The publish hand-off, the dispatcher's second source: offer and adopt as a publish statement does. */
   readonly handoff: HandoffSource;
   readonly timers: ManualTimers;
-  /** Claim answers, in order: a list of deliveries, an error to throw, or a promise of either (a claim held open). Empty: an empty claim. */
+  /**
+   * Claim answers, in order: a list of deliveries, an error to throw, or a promise of either (a claim held open).
+   * Empty: an empty claim.
+   */
   readonly claims: (readonly ClaimedDelivery[] | Error | Promise<readonly ClaimedDelivery[]>)[];
   readonly claimCalls: ClaimInput[];
   readonly recordCalls: AttemptRecord[][];

@@ -1,6 +1,6 @@
 /**
- * Load and bookkeeping of the fault-injection suite (test/faults, docs/guides/failure-table.md): a bounded publish load, the
- * ledger of acknowledged messages, and the figures of the pass criterion (every acknowledged message
+ * Load and bookkeeping of the fault-injection suite (test/faults, docs/guides/failure-table.md): a bounded publish
+ * load, the ledger of acknowledged messages, and the figures of the pass criterion (every acknowledged message
  * accepted by the receiver; duplicates counted; signatures valid), printed as one `fault-summary` line.
  */
 import { randomBytes } from 'node:crypto';

@@ -49,7 +49,10 @@ export const FAST_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
  * seconds: such an attempt really was made and failed, and is charged like any other.
  */
 export const RECEIVER_TIMEOUT_KINDS: readonly string[] = Object.freeze(['timeout_headers', 'timeout_body', 'deadline']);
-/** The shortest such attempt, in ms: the 2 s headers, body and attempt timeouts of {@link FAST_SETTINGS}, less timer slack. */
+/**
+ * The shortest such attempt, in ms: the 2 s headers, body and attempt timeouts of {@link FAST_SETTINGS}, less timer
+ * slack.
+ */
 export const RECEIVER_TIMEOUT_MIN_MS = 1_900;
 
 /**
@@ -57,7 +60,9 @@ export const RECEIVER_TIMEOUT_MIN_MS = 1_900;
  * attempt; only a recorded outcome does, fenced by the lease).
  */
 export interface AttemptAccounting {
-  /** Deliveries whose `attempt_count` differs from their attempt rows: charged without a recorded attempt. Must be 0. */
+  /**
+   * Deliveries whose `attempt_count` differs from their attempt rows: charged without a recorded attempt. Must be 0.
+   */
   readonly unrecorded: number;
   /** Deliveries without exactly one succeeded attempt (a stale outcome written beside the newer one, or none). */
   readonly notSucceededOnce: number;
@@ -170,9 +175,14 @@ export interface FaultWorld {
   startApi(name?: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
   /** Starts a `dispatcher` process with TIDINGS_DISPATCHER_ID = `name`. */
   startDispatcher(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
-  /** Starts a `serve` process (the API and a dispatcher, as `npm start` runs them) with TIDINGS_DISPATCHER_ID = `name`. */
+  /**
+   * Starts a `serve` process (the API and a dispatcher, as `npm start` runs them) with TIDINGS_DISPATCHER_ID = `name`.
+   */
   startServe(name: string, extra?: Readonly<Record<string, string>>): Promise<TidingsProcess>;
-  /** Creates an application with `count` endpoints on the receiver (paths `/<prefix>-<i>`), secrets known to the receiver. */
+  /**
+   * Creates an application with `count` endpoints on the receiver (paths `/<prefix>-<i>`), secrets known to the
+   * receiver.
+   */
   setupApp(
     api: ApiClient,
     count: number,

@@ -12,8 +12,8 @@ export {
 } from './loopback-receiver.ts';
 
 /**
- * Behaviours for the receivers of loopback-receiver.ts (docs/design.md#security): answers to a webhook request the way a
- * slow, huge, broken or malicious receiver would, and healthy ones. Every loop is bounded and every timer
+ * Behaviours for the receivers of loopback-receiver.ts (docs/design.md#security): answers to a webhook request the way
+ * a slow, huge, broken or malicious receiver would, and healthy ones. Every loop is bounded and every timer
  * stops when the client goes away.
  */
 

@@ -1,6 +1,6 @@
 /**
- * A private PostgreSQL cluster for fault injection (docs/guides/failure-table.md): initdb into a temporary folder, listening on
- * 127.0.0.1 on a free port, started, stopped (fast or immediate) and restarted by the test. The machine's
+ * A private PostgreSQL cluster for fault injection (docs/guides/failure-table.md): initdb into a temporary folder,
+ * listening on 127.0.0.1 on a free port, started, stopped (fast or immediate) and restarted by the test. The machine's
  * shared PostgreSQL is never touched.
  *
  * initdb and postgres refuse to run as root; when the tests run as root (CI), every server command runs as
@@ -15,7 +15,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { onProcessExit } from './exit-cleanup.ts';
 
-/** How the server is stopped: `fast` (sessions terminated, clean checkpoint) or `immediate` (crash recovery on the next start). */
+/**
+ * How the server is stopped: `fast` (sessions terminated, clean checkpoint) or `immediate` (crash recovery on the next
+ * start).
+ */
 export type StopMode = 'fast' | 'immediate';
 
 /** A running private cluster. */

@@ -50,7 +50,10 @@ interface AnalyzedNode extends PlanNode {
   readonly 'Rows Removed by Index Recheck'?: number;
 }
 
-/** The most rows of `table` one read of it in the plan touched: the rows it returned and those its filters removed, over all its loops. */
+/**
+ * The most rows of `table` one read of it in the plan touched: the rows it returned and those its filters removed, over
+ * all its loops.
+ */
 const rowsTouched = (plan: AnalyzedNode, table: string): number =>
   Math.max(
     0,
@@ -66,9 +69,9 @@ const rowsTouched = (plan: AnalyzedNode, table: string): number =>
 
 /**
  * `base` with each statement that names `table` explained before it runs: `reads` collects how each plan reads
- * the table and the tables `also` ({@link deliveryReads}), `touched` the most rows one read of `table` touched in each read-only statement
- * (EXPLAIN ANALYZE; a statement that writes is explained without running it). Transactions and session
- * statements are not explained.
+ * the table and the tables `also` ({@link deliveryReads}), `touched` the most rows one read of `table` touched in each
+ * read-only statement (EXPLAIN ANALYZE; a statement that writes is explained without running it). Transactions and
+ * session statements are not explained.
  */
 export function explainingDb(
   base: Db,

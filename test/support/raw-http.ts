@@ -8,7 +8,10 @@ export interface RawExchange {
   readonly status: number | null;
   /** The JSON body of the final response, or undefined when it has none or it is not JSON. */
   readonly body: unknown;
-  /** Milliseconds from the first write until the server closed the connection, or null when it had not within the timeout. */
+  /**
+   * Milliseconds from the first write until the server closed the connection, or null when it had not within the
+   * timeout.
+   */
   readonly closedAfterMs: number | null;
 }
 

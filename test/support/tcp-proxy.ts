@@ -1,6 +1,6 @@
 /**
- * A TCP proxy on 127.0.0.1 for fault injection (docs/guides/failure-table.md): it sits between Tidings and a database (or a
- * receiver) and can pass, stall or cut the traffic, for every connection at once.
+ * A TCP proxy on 127.0.0.1 for fault injection (docs/guides/failure-table.md): it sits between Tidings and a database
+ * (or a receiver) and can pass, stall or cut the traffic, for every connection at once.
  *
  * - `pass`: bytes flow both ways.
  * - `stall`: no byte moves in either direction; connections stay open (a frozen network path). New

@@ -38,7 +38,10 @@ export interface TestReceiver {
    * @param path starts with `/`, e.g. `/ep-1`; may carry a query string, which scripts and secrets ignore.
    */
   url(path: string): string;
-  /** Sets the secret(s) that requests to `path` are verified with (rotation: several). Rejects when `standardwebhooks` refuses one. */
+  /**
+   * Sets the secret(s) that requests to `path` are verified with (rotation: several). Rejects when `standardwebhooks`
+   * refuses one.
+   */
   setSecret(path: string, secret: string | readonly string[]): Promise<void>;
   /**
    * Scripts the answers for `path`: each request takes the next step; when they run out, `fallback`
@@ -60,7 +63,10 @@ export interface TestReceiver {
     timeoutMs: number,
     what?: string,
   ): Promise<readonly ReceivedRequest[]>;
-  /** {@link TestReceiver.waitFor} until `count` requests (optionally only those matching `filter`) arrived; resolves with those. */
+  /**
+   * {@link TestReceiver.waitFor} until `count` requests (optionally only those matching `filter`) arrived; resolves
+   * with those.
+   */
   waitForCount(
     count: number,
     timeoutMs: number,

@@ -26,7 +26,9 @@ export interface TidingsProcessOptions {
   readonly env: Readonly<Record<string, string>>;
   /** A name for messages (e.g. `dispatcher-a`). */
   readonly name?: string;
-  /** How long to wait for the role to listen (default 120 s: machines are shared, and a start-up under load is slow). */
+  /**
+   * How long to wait for the role to listen (default 120 s: machines are shared, and a start-up under load is slow).
+   */
   readonly startTimeoutMs?: number;
   /** Print the child's stderr lines to ours (default: only when TIDINGS_FAULT_VERBOSE is set). */
   readonly echoStderr?: boolean;
