@@ -1,8 +1,8 @@
 /**
- * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof] [--probe] [--env K=V]…`: CPU of the
- * API process per publish call, with no dispatcher running, beside a bare Fastify route in the same
- * invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL server
- * of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
+ * `node bench/api-cost.ts [--messages N] [--rounds R] [--payload-bytes B] [--database-url URL] [--cpu-prof] [--probe]
+ * [--env K=V]…`: CPU of the API process per publish call, with no dispatcher running, beside a bare Fastify route in
+ * the same invocation. Tidings' `api` process runs on a fresh database `tidings_bench_apicost` (on the PostgreSQL
+ * server of `--database-url`, default `$BENCH_DATABASE_URL` or postgresql://postgres@127.0.0.1:5432/postgres; dropped
  * at the end). The load generator (this process) makes N publish calls of B bytes (default 10,000 of 1,024;
  * N ≥ 1,000), 50 in flight, on one application with one endpoint, and reads the API process's CPU
  * (/proc/<pid>/stat, utime + stime) over them. The bare route (`bench/api-cost.ts serve-bare`: Fastify, no

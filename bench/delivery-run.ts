@@ -30,7 +30,10 @@ export interface DeliverySpec {
    */
   readonly mode: 'e2e' | 'drain';
   readonly dispatchers: number;
-  /** Server engine: one `serve` process (API and dispatcher) instead of an API beside dispatchers (ClusterOptions.oneProcess). */
+  /**
+   * Server engine: one `serve` process (API and dispatcher) instead of an API beside dispatchers
+   * (ClusterOptions.oneProcess).
+   */
   readonly oneProcess?: boolean;
   /** Settings the scenario needs (TIDINGS_CONCURRENCY …). */
   readonly env: Readonly<Record<string, string>>;
@@ -63,7 +66,10 @@ export interface DeliveryResult {
     readonly callP50Ms: number;
     readonly callP99Ms: number;
   };
-  /** Deliveries per second: from the first publish call (e2e) or from the dispatchers' continue (drain) to the last new delivery. */
+  /**
+   * Deliveries per second: from the first publish call (e2e) or from the dispatchers' continue (drain) to the last new
+   * delivery.
+   */
   readonly deliveriesPerS: number;
   /** The last new delivery's arrival minus the burst's last 2xx, ms (e2e). */
   readonly lastAfterBurstMs: number;

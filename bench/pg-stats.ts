@@ -115,7 +115,10 @@ export function counterDelta(a: DbCounters, b: DbCounters): DbCounters {
   return out as unknown as DbCounters;
 }
 
-/** Process ids of the server backends connected to database `name` (for their CPU time from /proc); `clientsOnly`: client connections only, no autovacuum worker. */
+/**
+ * Process ids of the server backends connected to database `name` (for their CPU time from /proc); `clientsOnly`:
+ * client connections only, no autovacuum worker.
+ */
 export async function backendPids(url: string, name: string, clientsOnly = false): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

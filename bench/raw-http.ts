@@ -21,7 +21,8 @@ export interface RawHttpRun {
 
 /**
  * Runs the raw-HTTP reference in a child process (raw-http-process.ts) and samples its memory every
- * 50 ms; with `receiverPid`, also the receiver's CPU time over the workload. Bounded by `init.timeoutMs` plus 10 s for start and stop.
+ * 50 ms; with `receiverPid`, also the receiver's CPU time over the workload. Bounded by `init.timeoutMs` plus 10 s for
+ * start and stop.
  * @throws Error when the child exits without a result
  */
 export async function runRawHttp(init: RawHttpInit, logFile?: string, receiverPid?: number): Promise<RawHttpRun> {

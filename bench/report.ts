@@ -83,7 +83,8 @@ function ratioText(r: FigureResult): string {
 
 /**
  * The stdout table: one line per figure with median, min–max over the runs, the raw-HTTP ceiling's median,
- * the ratio to it (a percentage for throughput, a multiple for latency and memory) and the target docs/guides/benchmark.md states.
+ * the ratio to it (a percentage for throughput, a multiple for latency and memory) and the target
+ * docs/guides/benchmark.md states.
  */
 export function formatTable(results: readonly FigureResult[]): string {
   const header = ['scen', 'engine', 'figure', 'unit', 'median', 'min–max', 'runs', 'raw ceiling', 'ratio', 'target'];

@@ -86,7 +86,9 @@ LEFT JOIN attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
 WHERE d.message_id = ANY($1::text[])
 GROUP BY d.message_id`;
 
-/** p50 of each stage of the first delivery, ms (server engine; database and load generator share this machine's clock). */
+/**
+ * p50 of each stage of the first delivery, ms (server engine; database and load generator share this machine's clock).
+ */
 interface Stages {
   /** The load generator's send → publish statement start: request, authentication, parsing, lookups. */
   readonly sentToPublish: number;
@@ -149,7 +151,10 @@ async function stages(
   }
 }
 
-/** Raw reference: undici → receiver at the paced rate; latency from handing the request to undici to the receiver's first byte. */
+/**
+ * Raw reference: undici → receiver at the paced rate; latency from handing the request to undici to the receiver's
+ * first byte.
+ */
 async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run: number): Promise<LatencyFigures> {
   await receiver.reset();
   const config = effectiveConfig(ctx, {});
@@ -170,7 +175,10 @@ async function rawPaced(ctx: BenchContext, receiver: Receiver, rate: number, run
   return latencies(sent, await receiver.waitForKeys([...sent.keys()], 30_000, 5_000));
 }
 
-/** One engine: for each rate, a warm-up then a measured paced run; latency from the API's 2xx to the receiver's first byte. */
+/**
+ * One engine: for each rate, a warm-up then a measured paced run; latency from the API's 2xx to the receiver's first
+ * byte.
+ */
 async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engine, run: number): Promise<void> {
   const { sizes } = ctx.options;
   const cluster = await startCluster(ctx.base, { engine, dispatchers: 1, env: {}, tag: `latency-${engine}-${run}` });

@@ -34,7 +34,10 @@ const NARROW_WINDOW = { TIDINGS_CONCURRENCY: String(PEER_IN_FLIGHT), TIDINGS_END
 /** The 100 ms burst is capped (at 500/s, 5,000 messages take 10 s per variant). */
 const SLOW_MESSAGES_MAX = 5_000;
 
-/** `tidings one process`: the API and the dispatcher in one `serve` process, as `npm start` runs them; the other Tidings variants run an API process beside one dispatcher process. */
+/**
+ * `tidings one process`: the API and the dispatcher in one `serve` process, as `npm start` runs them; the other Tidings
+ * variants run an API process beside one dispatcher process.
+ */
 type Variant = 'tidings' | 'tidings keyed' | 'tidings window' | 'tidings one process' | PeerVariant | 'raw';
 /** A peer's figure of one run, which the figures after it in that run are divided by. */
 type PeerFigures = Partial<Record<PeerVariant, number>>;

@@ -137,12 +137,12 @@ function leadingEdgeWindow(ref: Date, spanMs: number): ReadWindow | null {
 
 /**
  * stats-reads: statistics reads against the size of the timeline (server only): the timeline is filled with
- * `timelineRows` rows over each of `timelineSpansMs` (the last hour, the last 5 minutes) and rolled up but for the tail a roll-up every second leaves;
- * then for each window (5 min, 1 h, 24 h, 7 d, and over the hour a 7-day window whose partial first bucket
- * is read raw: {@link leadingEdgeWindow}) the store's time-in-state read (installation, one
- * application, one endpoint) and, for 1 h, the overview are timed (at most STATS_REPEATS times each). Target: time-in-state under 200 ms at
- * 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query against the backlog sizes of claim-backlog (target:
- * the same cost at 1,000 and 1,000,000 waiting deliveries).
+ * `timelineRows` rows over each of `timelineSpansMs` (the last hour, the last 5 minutes) and rolled up but for the tail
+ * a roll-up every second leaves; then for each window (5 min, 1 h, 24 h, 7 d, and over the hour a 7-day window whose
+ * partial first bucket is read raw: {@link leadingEdgeWindow}) the store's time-in-state read (installation, one
+ * application, one endpoint) and, for 1 h, the overview are timed (at most STATS_REPEATS times each). Target:
+ * time-in-state under 200 ms at 1,000,000 rows (docs/adr/0015-time-in-state-rollups.md). Then the backlog gauges' query
+ * against the backlog sizes of claim-backlog (target: the same cost at 1,000 and 1,000,000 waiting deliveries).
  */
 export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
   if (!ctx.options.engines.includes('server')) return;

@@ -187,7 +187,10 @@ export async function scenarioBurst(ctx: BenchContext): Promise<void> {
   });
 }
 
-/** slow-drain: the same burst with the 100 ms receiver: the in-flight window is the limit (drain of the accepted backlog). */
+/**
+ * slow-drain: the same burst with the 100 ms receiver: the in-flight window is the limit (drain of the accepted
+ * backlog).
+ */
 export async function scenarioSlowDrain(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const config = effectiveConfig(ctx, {});
@@ -269,7 +272,10 @@ function portsFor(endpoints: number, atLeast: number): number {
   return Math.max(1, atLeast);
 }
 
-/** wide-window: 1 s receiver, a large in-flight window spread over many endpoints and several receiver ports; memory per in-flight. */
+/**
+ * wide-window: 1 s receiver, a large in-flight window spread over many endpoints and several receiver ports; memory per
+ * in-flight.
+ */
 export async function scenarioWideWindow(ctx: BenchContext): Promise<void> {
   const { sizes, engines, runs } = ctx.options;
   const env = { TIDINGS_CONCURRENCY: String(sizes.slowInFlight) };

@@ -1,7 +1,7 @@
 /**
- * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--keyed] [--analyze-backlog] [--database-url URL]`: PostgreSQL CPU per message of
- * the three hot-path steps — publish (the grouped publish statement), claim and record (a success) — run
- * through the real stores on a fresh database `tidings_bench_sqlcost`, one step at a time, so that each
+ * `node bench/sql-cost.ts [--messages N] [--rounds R] [--batch B] [--keyed] [--analyze-backlog] [--database-url URL]`:
+ * PostgreSQL CPU per message of the three hot-path steps — publish (the grouped publish statement), claim and record (a
+ * success) — run through the real stores on a fresh database `tidings_bench_sqlcost`, one step at a time, so that each
  * step's cost is the CPU its backends used (/proc/<pid>/stat, utime + stime) over the messages it handled.
  * The server is the only other process at work while a step runs, so the figures hardly depend on the
  * machine's load, unlike the end-to-end scenarios; compare forms of a statement with it
@@ -43,7 +43,9 @@ const ROUNDS = Math.max(1, Number(values.rounds ?? 5));
 const SERVER =
   values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'tidings_bench_sqlcost';
-/** Publish calls in flight (grouped into shared statements as in the API) and the claim/record batch size (default 50). */
+/**
+ * Publish calls in flight (grouped into shared statements as in the API) and the claim/record batch size (default 50).
+ */
 const IN_FLIGHT = Math.max(1, Number(values.batch ?? 50));
 const PAYLOAD = Buffer.from(JSON.stringify({ type: 'bench', data: 'x'.repeat(1000) }).slice(0, 1024));
 

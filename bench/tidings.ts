@@ -69,7 +69,10 @@ export interface StopReport {
 export interface FinalState {
   /** Deliveries per state; `pending` or `leased` ones were not delivered within the bench's bounded wait. */
   readonly states: Readonly<Record<string, number>>;
-  /** Of the acknowledged message ids, how many were checked and how many are stored (docs/design.md#the-guarantee: all of them). */
+  /**
+   * Of the acknowledged message ids, how many were checked and how many are stored (docs/design.md#the-guarantee: all
+   * of them).
+   */
   readonly ackedChecked: number;
   readonly ackedStored: number;
   readonly error?: string;

@@ -94,7 +94,10 @@ export interface PacedLatency {
   readonly sentAtToArrival: readonly number[];
   /** From before each publish call to its answer (the publish call alone), ms. */
   readonly sentAtToAck: readonly number[];
-  /** Machine CPU from the first measured publish to the last first attempt, ms per message ({@link machineCpuMsPerMessage}); null when /proc is not there. */
+  /**
+   * Machine CPU from the first measured publish to the last first attempt, ms per message
+   * ({@link machineCpuMsPerMessage}); null when /proc is not there.
+   */
   readonly machineCpuMsPerMessage: number | null;
 }
 

@@ -155,7 +155,9 @@ export function AttemptTable({
   );
 }
 
-/** Pause / resume, enable / disable and delete (with a dialog naming the endpoint and what happens to its deliveries). */
+/**
+ * Pause / resume, enable / disable and delete (with a dialog naming the endpoint and what happens to its deliveries).
+ */
 function EndpointControls({
   scope,
   ep,

@@ -7,7 +7,10 @@ import { Action, ErrorBox, Pre, useLoad } from './ui.tsx';
 const epPath = (scope: Scope, id: string): string => `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(id)}`;
 const value = (e: Event): string => (e.target as HTMLInputElement).value;
 
-/** Edit URL, description, event-type filter and channels (PATCH); its state is this endpoint's (the caller keys it by id). */
+/**
+ * Edit URL, description, event-type filter and channels (PATCH); its state is this endpoint's (the caller keys it by
+ * id).
+ */
 export function EditEndpoint({ scope, ep, onSaved }: { scope: Scope; ep: Endpoint; onSaved: () => void }) {
   const [url, setUrl] = useState(ep.url);
   const [description, setDescription] = useState(ep.description);
