@@ -65,6 +65,7 @@ import { registerMessageDestinations } from './routes/message-destinations.ts';
 import { registerMessageExpunge } from './routes/message-expunge.ts';
 import { registerSettings } from './routes/settings.ts';
 import { registerStats } from './routes/stats.ts';
+import { registerTransport } from './routes/transport.ts';
 
 export type { HttpDeps } from './deps.ts';
 
@@ -241,6 +242,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerBackgroundTask(api, deps);
     registerSettings(api, deps);
     registerStats(api, deps);
+    registerTransport(api, deps);
   });
   installWebUi(fastify, deps.config);
   // Replay tasks run in the API process: stepped while the server is up, stopped (after the step in

@@ -108,6 +108,7 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   // Statistics: an application credential sees its own application's.
   'GET /api/v1/stats/overview': VIEW,
   'GET /api/v1/stats/time-in-state': VIEW,
+  'GET /api/v1/stats/transport': 'operator',
   'GET /api/v1/settings': 'operator',
   'GET /api/v1/portal/branding': VIEW,
 });

@@ -7544,6 +7544,96 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/stats/transport': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Transport and its health (Tidings) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['TransportOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8284,6 +8374,48 @@ export interface components {
       logoUrl: string | null;
       /** @description #rrggbb */
       accentColor: string;
+    };
+    TransportOutInput: {
+      /**
+       * @description TIDINGS_TRANSPORT: postgres (the claim over the delivery rows), rabbitmq or nats
+       * @enum {string}
+       */
+      transport: 'postgres' | 'rabbitmq' | 'nats';
+      /**
+       * @description postgres: connected while this process is ready (its database answers), else disconnected. A
+       * broker: this process's broker connection (disconnected = reconnecting with back-off; stopped = shut
+       * down); null when this process holds none (an API process without a dispatcher: each dispatcher reports
+       * its own on /readyz)
+       */
+      state: ('connecting' | 'connected' | 'disconnected' | 'stopped') | null;
+      /**
+       * @description Messages in the broker; null for postgres, without this process's connection, or while it is
+       * down
+       */
+      depth: {
+        /** @description Published and not yet handed to a consumer, over every shard */
+        waiting: number;
+        /** @description Dead-lettered by the broker and not yet read, when known */
+        deadLetters: number | null;
+      } | null;
+      /**
+       * @description Since this process started, from its metrics (docs/reference/metrics.md); null for postgres
+       * or without this process's broker connection
+       */
+      counts: {
+        /** @description Delivery ids the broker confirmed (the sweep included) */
+        published: number;
+        /** @description Delivery ids published again by the sweep (their message was lost) */
+        swept: number;
+        /** @description Delivery ids the broker did not confirm (published again by a later round) */
+        publishFailed: number;
+        /** @description Messages received that the broker had delivered before */
+        redelivered: number;
+        /** @description Messages the broker dead-lettered */
+        deadLettered: number;
+        /** @description Times the topology was declared again because a queue had gone */
+        topologyRestored: number;
+      } | null;
     };
     ListResponseApiKeyOutInput: {
       data: components['schemas']['ApiKeyOutInput'][];
@@ -9027,6 +9159,48 @@ export interface components {
       logoUrl: string | null;
       /** @description #rrggbb */
       accentColor: string;
+    };
+    TransportOut: {
+      /**
+       * @description TIDINGS_TRANSPORT: postgres (the claim over the delivery rows), rabbitmq or nats
+       * @enum {string}
+       */
+      transport: 'postgres' | 'rabbitmq' | 'nats';
+      /**
+       * @description postgres: connected while this process is ready (its database answers), else disconnected. A
+       * broker: this process's broker connection (disconnected = reconnecting with back-off; stopped = shut
+       * down); null when this process holds none (an API process without a dispatcher: each dispatcher reports
+       * its own on /readyz)
+       */
+      state: ('connecting' | 'connected' | 'disconnected' | 'stopped') | null;
+      /**
+       * @description Messages in the broker; null for postgres, without this process's connection, or while it is
+       * down
+       */
+      depth: {
+        /** @description Published and not yet handed to a consumer, over every shard */
+        waiting: number;
+        /** @description Dead-lettered by the broker and not yet read, when known */
+        deadLetters: number | null;
+      } | null;
+      /**
+       * @description Since this process started, from its metrics (docs/reference/metrics.md); null for postgres
+       * or without this process's broker connection
+       */
+      counts: {
+        /** @description Delivery ids the broker confirmed (the sweep included) */
+        published: number;
+        /** @description Delivery ids published again by the sweep (their message was lost) */
+        swept: number;
+        /** @description Delivery ids the broker did not confirm (published again by a later round) */
+        publishFailed: number;
+        /** @description Messages received that the broker had delivered before */
+        redelivered: number;
+        /** @description Messages the broker dead-lettered */
+        deadLettered: number;
+        /** @description Times the topology was declared again because a queue had gone */
+        topologyRestored: number;
+      } | null;
     };
     ListResponseApiKeyOut: {
       data: components['schemas']['ApiKeyOut'][];
