@@ -40,7 +40,8 @@ export function parseKeyRing(text: string): RingKey[] {
     const key = Buffer.from(entry.slice(colon + 1), 'base64');
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || id === PLAINTEXT_KEY_ID)
       problems.push(
-        `entry ${keys.length + problems.length + 1}: key id must be 1–64 of [A-Za-z0-9_-] and not "${PLAINTEXT_KEY_ID}"`,
+        `entry ${keys.length + problems.length + 1}: key id must be 1–64 of [A-Za-z0-9_-] and not ` +
+          `"${PLAINTEXT_KEY_ID}"`,
       );
     else if (key.length !== 32) problems.push(`key "${id}": must be 32 bytes of base64 (got ${key.length})`);
     else if (keys.some((k) => k.id === id)) problems.push(`key "${id}": listed twice`);

@@ -113,7 +113,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     if (this.#bodyBytes > this.#limits.maxResponseBytes && this.#abort !== null) {
       const tooLarge = new AttemptStoppedError(
         'TIDINGS_RESPONSE_TOO_LARGE',
-        `response body exceeds ${this.#limits.maxResponseBytes} bytes; the rest was discarded and the connection closed`,
+        `response body exceeds ${this.#limits.maxResponseBytes} bytes; the rest was discarded and the ` +
+          'connection closed',
       );
       this.#finish(tooLarge, tooLarge.message);
       this.#abort(tooLarge);

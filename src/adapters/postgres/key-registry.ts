@@ -40,7 +40,8 @@ export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
     throw new KeyCheckError(
       'encryption_key_mismatch',
       mismatched,
-      `TIDINGS_ENCRYPTION_KEYS: key ${mismatched.map((k) => `"${k}"`).join(', ')} is not the key that encrypted the stored data (same id, other bytes); restore the original key`,
+      `TIDINGS_ENCRYPTION_KEYS: key ${mismatched.map((k) => `"${k}"`).join(', ')} is not the key that ` +
+        'encrypted the stored data (same id, other bytes); restore the original key',
     );
   }
   if (missing.length > 0) {
@@ -48,7 +49,9 @@ export async function checkKeyRegistry(db: Db, cipher: Cipher): Promise<void> {
     throw new KeyCheckError(
       'encryption_key_missing',
       missing,
-      `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave the ring only after \`tidings keys rotate\` has retired it)`,
+      `TIDINGS_ENCRYPTION_KEYS: ${off}stored data is encrypted under key ` +
+        `${missing.map((k) => `"${k}"`).join(', ')}, which is not in the key ring; add it back (a key may leave ` +
+        `the ring only after \`tidings keys rotate\` has retired it)`,
     );
   }
   // Registered only once every known key checked out, so a refused start leaves the registry unchanged.

@@ -60,7 +60,9 @@ function flushTree(root: string, flush: (fd: number) => void): void {
 function flushFailed(path: string, error: unknown): never {
   writeSync(
     2,
-    `tidings: the embedded database could not flush ${path} to the disk (${error instanceof Error ? error.message : String(error)}); stopping. The next start recovers from the write-ahead log.\n`,
+    `tidings: the embedded database could not flush ${path} to the disk ` +
+      `(${error instanceof Error ? error.message : String(error)}); stopping. The next start recovers from the ` +
+      `write-ahead log.\n`,
   );
   process.exit(FLUSH_FAILED_EXIT_CODE);
 }

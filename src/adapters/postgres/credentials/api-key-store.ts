@@ -90,7 +90,8 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
     async list(query) {
       const k = keyset(query, 'id', 3);
       const res = await db.query<Row>(
-        `SELECT ${COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR app_id = $1) AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        `SELECT ${COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR app_id = $1) AND ${k.where} ORDER BY ` +
+          `${k.orderBy} LIMIT $2`,
         [query.appId, k.fetch, ...k.params],
       );
       return toPage(res.rows, query, (r) => r.id, toView);

@@ -37,7 +37,9 @@ const ENDPOINT_COLUMNS = [
 const MSG_MS = `date_trunc('milliseconds', m.created_at)`;
 
 /** The due time of a delivery as the API shows it: only a pending one with a finite due time has one. */
-const NEXT_ATTEMPT = `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS next_attempt`;
+const NEXT_ATTEMPT =
+  `CASE WHEN d.state = 'pending' AND d.next_attempt_at <> 'infinity'::timestamptz THEN d.next_attempt_at END AS ` +
+  'next_attempt';
 
 /** The columns of a delivery's hold by its endpoint (alias `e`), judged at parameter `$n` (../delivery-holds.ts). */
 const hold = (n: number): string => holdColumnsSql(nowSql(n));
@@ -234,7 +236,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
       if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
       const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
       const res = await reader.query<{ state: DeliveryState; n: number }>(
-        `SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d ${join} WHERE d.app_id = $2${c.text} GROUP BY d.state`,
+        `SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d ${join} WHERE d.app_id = ` +
+          `$2${c.text} GROUP BY d.state`,
         c.params,
       );
       const counts: Record<DeliveryState, number> = {
@@ -268,7 +271,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`;
       const res = await reader.query<DeadLetterRow>(
         appId === null
-          ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}`
+          ? `SELECT x.* FROM applications a CROSS JOIN LATERAL (${read}) x ORDER BY ` +
+              `${k.orderBy.replace('d.id', 'x.id')} LIMIT $${limitParam}`
           : read,
         [...c.params, k.fetch, ...k.params],
       );

@@ -337,7 +337,8 @@ FROM health`,
  */
 export const INSERT_ENDPOINT_EVENT = prepared(
   'tidings_insert_endpoint_event',
-  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, clock_timestamp()))',
+  'INSERT INTO endpoint_events (endpoint_id, kind, reason, at) VALUES ($1, $2, $3, coalesce($4::timestamptz, ' +
+    'clock_timestamp()))',
 );
 
 /*

@@ -95,7 +95,7 @@ LEFT JOIN hist hl ON hl.bucket = c.bucket AND hl.m = 'l'
 LEFT JOIN hist hd ON hd.bucket = c.bucket AND hd.m = 'd'
 UNION ALL
 SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attempts, r.succeeded, r.retries, r.dead, r.reclaims, r.queue_wait, r.attempt_latency, r.time_to_delivered
-FROM stats_rollups r WHERE (${Array.from({ length: MAX_PARTS }, (_, i) => `(r.level_ms = ($3::int[])[${i + 1}] AND r.bucket_at >= ($12::timestamptz[])[${i + 1}] AND r.bucket_at < ($13::timestamptz[])[${i + 1}])`).join('\n   OR ')})
+FROM stats_rollups r WHERE (${Array.from({ length: MAX_PARTS }, (_, i) => `(r.level_ms = ($3::int[])[${i + 1}] AND r.bucket_at >= ($12::timestamptz[])[${i + 1}] AND r.bucket_at < ` + `($13::timestamptz[])[${i + 1}])`).join('\n   OR ')})
   AND ${rollupScope(k, 10)}`;
 
 const TIME_IN_STATE_SQL = {

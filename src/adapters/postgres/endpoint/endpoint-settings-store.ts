@@ -52,7 +52,8 @@ export function createPgEndpointSettingsStore(db: Db, cipher: Cipher): EndpointS
         sensitive_headers: Buffer | null;
         sensitive_headers_key: string | null;
       }>(
-        'SELECT headers, sensitive_headers, sensitive_headers_key FROM endpoints WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL',
+        'SELECT headers, sensitive_headers, sensitive_headers_key FROM endpoints WHERE app_id = $1 AND id = $2 ' +
+          'AND deleted_at IS NULL',
         [appId, endpointId],
       );
       const row = res.rows[0];

@@ -9,7 +9,8 @@ import type { Tx } from '../../../ports/unit-of-work.ts';
 
 /** Every column but the secrets: a secret is read only by {@link createPgEndpointStore} `endpointSecret`. */
 const COLUMNS =
-  'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, status, status_reason, created_at, updated_at';
+  'id, app_id, uid, url, description, version, filter_types, channels, metadata, headers, rate_limit_per_s, ' +
+  'status, status_reason, created_at, updated_at';
 const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists in the application' };
 
 /*
@@ -129,7 +130,8 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
     async listEndpoints(appId, page) {
       const k = keyset(page, 'id', 3);
       const res = await reader.query<EndpointRow>(
-        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
+        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND ${k.where} ORDER BY ` +
+          `${k.orderBy} LIMIT $2`,
         [appId, k.fetch, ...k.params],
       );
       return toPage(res.rows, page, (r) => r.id, toRecord);
@@ -177,7 +179,8 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
       const res = await withConflict(
         () =>
           on(db, tx).query<EndpointRow>(
-            `UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+            `UPDATE endpoints SET ${sql.join(', ')} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL ` +
+              `RETURNING ${COLUMNS}`,
             params,
           ),
         UID_TAKEN,
@@ -189,7 +192,8 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
 
     async softDeleteEndpoint(tx, appId, id, now) {
       const res = await on(db, tx).query(
-        `UPDATE endpoints SET deleted_at = ${nowSql(3)}, updated_at = ${nowSql(3)} WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL`,
+        `UPDATE endpoints SET deleted_at = ${nowSql(3)}, updated_at = ${nowSql(3)} WHERE app_id = $1 AND id = ` +
+          '$2 AND deleted_at IS NULL',
         [appId, id, now],
       );
       if ((res.rowCount ?? 0) === 0) return false;

@@ -133,7 +133,8 @@ export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BAT
       // setClause serialises jsonb values; a null schema must stay SQL NULL, not the JSON text "null".
       const values = set.params.map((v, i) => (set.sql[i]?.startsWith('schemas') === true && v === 'null' ? null : v));
       const res = await on(db, tx).query<EventTypeRow>(
-        `UPDATE event_types SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE name = $1 RETURNING ${COLUMNS}`,
+        `UPDATE event_types SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE name = $1 ` +
+          `RETURNING ${COLUMNS}`,
         [name, now, ...values],
       );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);

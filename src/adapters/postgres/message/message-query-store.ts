@@ -49,7 +49,9 @@ interface AttemptRow {
 
 /** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
 const messageColumns = (withPayload: boolean) =>
-  `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, created_at`;
+  `id, app_id, event_id, event_type, channels, tags, ${withPayload ? 'payload' : 'NULL::bytea AS payload'}, ` +
+  'payload_key_id, (payload_expunged_at IS NOT NULL OR payload IS NULL) AS expunged, content_type, deliver_at, ' +
+  'created_at';
 
 /** Attempt columns; the response body is read only when wanted (else NULL, and nothing is decrypted). */
 const attemptColumns = (
@@ -161,7 +163,8 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
   return {
     async findMessage(appId, ref, options) {
       const res = await on(db, options.tx).query<MessageRow>(
-        `SELECT ${messageColumns(options.withPayload)} FROM messages WHERE app_id = $1 AND (id = $2 OR event_id = $2) ORDER BY (id = $2) DESC LIMIT 1`,
+        `SELECT ${messageColumns(options.withPayload)} FROM messages WHERE app_id = $1 AND (id = $2 OR ` +
+          'event_id = $2) ORDER BY (id = $2) DESC LIMIT 1',
         [appId, ref],
       );
       return res.rows[0] === undefined ? null : messageView(res.rows[0]);
@@ -228,7 +231,8 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
 
     async findAttempt(appId, messageId, attemptId) {
       const res = await db.query<AttemptRow>(
-        `SELECT ${attemptColumns(true)} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id = $1 AND a.message_id = $2 AND a.id = $3`,
+        `SELECT ${attemptColumns(true)} FROM attempts a JOIN messages m ON m.id = a.message_id WHERE a.app_id ` +
+          '= $1 AND a.message_id = $2 AND a.id = $3',
         [appId, messageId, attemptId],
       );
       return res.rows[0] === undefined ? null : attemptView(cipher, res.rows[0]);
