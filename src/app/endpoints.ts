@@ -185,7 +185,8 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     if (live >= deps.maxEndpointsPerApp) {
       throw new AppError(
         'endpoint_limit_reached',
-        `The application has ${live} endpoints; at most ${deps.maxEndpointsPerApp} (TIDINGS_MAX_ENDPOINTS_PER_APP). Delete one first.`,
+        `The application has ${live} endpoints; at most ${deps.maxEndpointsPerApp} ` +
+          '(TIDINGS_MAX_ENDPOINTS_PER_APP). Delete one first.',
       );
     }
     const secret =

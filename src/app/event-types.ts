@@ -116,7 +116,8 @@ export function withSubscriptionCheck(
     if (unknown.length > 0)
       throw fieldError(
         ['body', 'eventTypes'],
-        `These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: ${unknown.join(', ')}`,
+        'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: ' +
+          `${unknown.join(', ')}`,
       );
   };
   return {

@@ -44,34 +44,38 @@ test('absences are kept only when asked; a fresh read that finds nothing drops t
   assert.deepEqual(dropping.reads, ['y', 'y', 'y'], 'nothing kept after the record went away');
 });
 
-test('at most maxEntries keys are kept, the least recently used go first; 0 keeps nothing; a failed read keeps nothing', async () => {
-  const rows = new Map([
-    ['a', { v: 1 }],
-    ['b', { v: 2 }],
-    ['c', { v: 3 }],
-  ]);
-  const r = reader(rows);
-  const cache = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: false });
-  await cache.get('a', false, r.read('a'));
-  await cache.get('b', false, r.read('b'));
-  await cache.get('a', false, r.read('a'));
-  await cache.get('c', false, r.read('c'));
-  await cache.get('a', false, r.read('a'));
-  await cache.get('b', false, r.read('b'));
-  assert.deepEqual(r.reads, ['a', 'b', 'c', 'b'], 'b was the least recently used when c came');
+test(
+  'at most maxEntries keys are kept, the least recently used go first; 0 keeps nothing; a failed read keeps ' +
+    'nothing',
+  async () => {
+    const rows = new Map([
+      ['a', { v: 1 }],
+      ['b', { v: 2 }],
+      ['c', { v: 3 }],
+    ]);
+    const r = reader(rows);
+    const cache = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: false });
+    await cache.get('a', false, r.read('a'));
+    await cache.get('b', false, r.read('b'));
+    await cache.get('a', false, r.read('a'));
+    await cache.get('c', false, r.read('c'));
+    await cache.get('a', false, r.read('a'));
+    await cache.get('b', false, r.read('b'));
+    assert.deepEqual(r.reads, ['a', 'b', 'c', 'b'], 'b was the least recently used when c came');
 
-  const none = reader(rows);
-  const off = createLookupCache<{ readonly v: number }>({ maxEntries: 0, keepAbsent: true });
-  await off.get('a', false, none.read('a'));
-  await off.get('a', false, none.read('a'));
-  assert.deepEqual(none.reads, ['a', 'a']);
+    const none = reader(rows);
+    const off = createLookupCache<{ readonly v: number }>({ maxEntries: 0, keepAbsent: true });
+    await off.get('a', false, none.read('a'));
+    await off.get('a', false, none.read('a'));
+    assert.deepEqual(none.reads, ['a', 'a']);
 
-  const failing = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: true });
-  await assert.rejects(
-    failing.get('a', false, async () => {
-      throw new Error('connection lost');
-    }),
-    /connection lost/,
-  );
-  assert.deepEqual(await failing.get('a', false, async () => ({ v: 9 })), { v: 9 });
-});
+    const failing = createLookupCache<{ readonly v: number }>({ maxEntries: 2, keepAbsent: true });
+    await assert.rejects(
+      failing.get('a', false, async () => {
+        throw new Error('connection lost');
+      }),
+      /connection lost/,
+    );
+    assert.deepEqual(await failing.get('a', false, async () => ({ v: 9 })), { v: 9 });
+  },
+);

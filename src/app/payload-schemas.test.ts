@@ -149,18 +149,22 @@ test('an event type schema whose own example fails it is refused at the example,
   ]);
 });
 
-test('a uniqueItems that would compare items two by two is refused naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar items or a bounded maxItems pass', () => {
-  const s = createPayloadSchemas({ maxSchemaBytes: 16_384, maxSchemaPatterns: 64, maxSchemaUniqueItems: 10 });
-  const refused = s.check({
-    1: { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'object' } } } },
-  });
-  assert.deepEqual(refused[0]?.loc, ['body', 'schemas', '1', 'properties', 'a', 'uniqueItems']);
-  assert.match(refused[0]?.msg ?? '', /maxItems of at most 10 .*TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/);
-  assert.equal(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 11 } }).length, 1);
-  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 10 } }), []);
-  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, items: { type: ['string', 'null'] } } }), []);
-  assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: false } }), []);
-});
+test(
+  'a uniqueItems that would compare items two by two is refused naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar ' +
+    'items or a bounded maxItems pass',
+  () => {
+    const s = createPayloadSchemas({ maxSchemaBytes: 16_384, maxSchemaPatterns: 64, maxSchemaUniqueItems: 10 });
+    const refused = s.check({
+      1: { type: 'object', properties: { a: { type: 'array', uniqueItems: true, items: { type: 'object' } } } },
+    });
+    assert.deepEqual(refused[0]?.loc, ['body', 'schemas', '1', 'properties', 'a', 'uniqueItems']);
+    assert.match(refused[0]?.msg ?? '', /maxItems of at most 10 .*TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/);
+    assert.equal(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 11 } }).length, 1);
+    assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, maxItems: 10 } }), []);
+    assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: true, items: { type: ['string', 'null'] } } }), []);
+    assert.deepEqual(s.check({ 1: { type: 'array', uniqueItems: false } }), []);
+  },
+);
 
 test('the uniqueItems guard reads schema positions only: the key in examples, const, enum or default is data', () => {
   const s = createPayloadSchemas({ maxSchemaBytes: 16_384, maxSchemaPatterns: 64, maxSchemaUniqueItems: 10 });

@@ -63,7 +63,8 @@ const linearRegExp: RegExpEngine = Object.assign(
       re = RE2JS.compile(RE2JS.translateRegExp(pattern));
     } catch (error) {
       throw new UnsupportedPatternError(
-        `pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no look-around, no back-references): ${(error as Error).message}`,
+        `pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (linear-time RE2 syntax: no ` +
+          `look-around, no back-references): ${(error as Error).message}`,
       );
     }
     // ajv keys compiled patterns by `toString()`: each must name its own pattern, or all would share the first.
@@ -317,7 +318,9 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
         if (patterns > limits.maxSchemaPatterns) {
           issues.push({
             loc: ['body', 'schemas', version],
-            msg: `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} (TIDINGS_MAX_SCHEMA_PATTERNS)`,
+            msg:
+              `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} ` +
+              '(TIDINGS_MAX_SCHEMA_PATTERNS)',
             type: 'value_error.jsonschema.too_many_patterns',
           });
           continue;
@@ -327,7 +330,8 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
           issues.push({
             loc: ['body', 'schemas', version, ...pairwise],
             msg:
-              'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, booleans or ' +
+              'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, ' +
+              'booleans or ' +
               'null (time quadratic in their number): give items such a type, or a maxItems of at most ' +
               `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
             type: 'value_error.jsonschema.unique_items',

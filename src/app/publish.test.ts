@@ -259,21 +259,25 @@ describe('publishing a message', () => {
     assert.deepEqual(keyedCreate.calls, ['idempotency.run k-1', 'resolve', 'insert in keyed transaction']);
   });
 
-  test('a publish relies on cached lookups and has the store confirm them; a stale one is read again and published once, unconfirmed', async () => {
-    const w = world({ eventTypes: [eventType({ revision: '7' })], staleInserts: 1 });
-    await publishMessage(w.deps, request({ scope: null }));
-    assert.deepEqual(w.calls, ['autocommit', 'resolve', 'insert in autocommit', 'resolve', 'insert in autocommit']);
-    assert.deepEqual(w.cachedLookups, [true, false]);
-    assert.deepEqual(w.expected, [{ appRef: 'shop', eventTypeRevision: '7' }, null]);
-    assert.equal(w.stored.length, 1);
-    const unknownType = world({});
-    await publishMessage(unknownType.deps, request({ scope: null }));
-    assert.deepEqual(
-      unknownType.expected,
-      [{ appRef: 'shop', eventTypeRevision: '0' }],
-      'an event type that is not registered must stay so',
-    );
-  });
+  test(
+    'a publish relies on cached lookups and has the store confirm them; a stale one is read again and published ' +
+      'once, unconfirmed',
+    async () => {
+      const w = world({ eventTypes: [eventType({ revision: '7' })], staleInserts: 1 });
+      await publishMessage(w.deps, request({ scope: null }));
+      assert.deepEqual(w.calls, ['autocommit', 'resolve', 'insert in autocommit', 'resolve', 'insert in autocommit']);
+      assert.deepEqual(w.cachedLookups, [true, false]);
+      assert.deepEqual(w.expected, [{ appRef: 'shop', eventTypeRevision: '7' }, null]);
+      assert.equal(w.stored.length, 1);
+      const unknownType = world({});
+      await publishMessage(unknownType.deps, request({ scope: null }));
+      assert.deepEqual(
+        unknownType.expected,
+        [{ appRef: 'shop', eventTypeRevision: '0' }],
+        'an event type that is not registered must stay so',
+      );
+    },
+  );
 
   test('after a grouped attempt, and with get-or-create, the application is not confirmed from the cache', async () => {
     const keyed = world({ group: 'refuses' });
@@ -296,16 +300,20 @@ describe('publishing a message', () => {
     assert.equal(w.stored.length, 0);
   });
 
-  test("a payload that violates its event type's schema is refused with the violations, on both paths, storing nothing", async () => {
-    const schema = { 1: { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] } };
-    const w = world({ group: 'refuses', eventTypes: [eventType({ schemas: schema })] });
-    const error = await refusal(publishMessage(w.deps, request({ payload: '{"total":"three"}' })));
-    assert.equal(error.code, 'validation');
-    assert.ok(w.calls.includes('idempotency.run k-1'), 'the ordinary path answered the refusal');
-    assert.equal(w.stored.length, 0);
-    await publishMessage(w.deps, request({ payload: '{"total":3}' }));
-    assert.equal(w.stored.length, 1);
-  });
+  test(
+    "a payload that violates its event type's schema is refused with the violations, on both paths, storing " +
+      'nothing',
+    async () => {
+      const schema = { 1: { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] } };
+      const w = world({ group: 'refuses', eventTypes: [eventType({ schemas: schema })] });
+      const error = await refusal(publishMessage(w.deps, request({ payload: '{"total":"three"}' })));
+      assert.equal(error.code, 'validation');
+      assert.ok(w.calls.includes('idempotency.run k-1'), 'the ordinary path answered the refusal');
+      assert.equal(w.stored.length, 0);
+      await publishMessage(w.deps, request({ payload: '{"total":3}' }));
+      assert.equal(w.stored.length, 1);
+    },
+  );
 
   test('a raw body of an event type with a schema is refused: it cannot be checked', async () => {
     const w = world({ group: 'stores', eventTypes: [eventType({ schemas: { 1: { type: 'object' } } })] });
@@ -348,68 +356,76 @@ describe('publishing a message', () => {
     );
   });
 
-  test('the answer of a grouped keyed publish, once the store sets its timestamp, is the stored answer of the stored message, key order included', () => {
-    const message = {
-      id: 'msg_1',
-      appId: 'app_1',
-      eventId: 'e-1',
-      eventType: 'order.paid',
-      channels: ['eu'],
-      tags: null,
-      payload: Buffer.from('{}'),
-      contentType: null,
-      deliverAt: new Date(START_MS + 5),
-    };
-    const createdAt = new Date(START_MS + 7);
-    const keyed = keyedPublishAnswer(message);
-    assert.equal(keyed.body['timestamp'], null, 'left to the store');
-    const completed = { status: keyed.status, body: { ...keyed.body, timestamp: createdAt.toISOString() } };
-    const stored = publishedAnswer({ ...message, createdAt });
-    assert.equal(completed.status, stored.status);
-    assert.equal(JSON.stringify(completed.body), JSON.stringify(stored.body));
-  });
-  test('the application lookup and the event-type checks run side by side; a refused lookup is answered before a refused check', async () => {
-    const order: string[] = [];
-    const publisher = createPublisher({
-      messages: {
-        insert: async (_tx, m, now) => ({
-          message: { ...m, contentType: null, deliverAt: null, createdAt: now ?? new Date(START_MS) },
-          deliveries: 1,
-        }),
-        insertKeyed: async () => null,
-      },
-      clock: manualClock(),
-      random: { next: () => 0.5 },
-      checks: {
-        eventTypes: {
-          findEventType: async () => {
-            order.push('event type read');
-            return null;
-          },
+  test(
+    'the answer of a grouped keyed publish, once the store sets its timestamp, is the stored answer of the ' +
+      'stored message, key order included',
+    () => {
+      const message = {
+        id: 'msg_1',
+        appId: 'app_1',
+        eventId: 'e-1',
+        eventType: 'order.paid',
+        channels: ['eu'],
+        tags: null,
+        payload: Buffer.from('{}'),
+        contentType: null,
+        deliverAt: new Date(START_MS + 5),
+      };
+      const createdAt = new Date(START_MS + 7);
+      const keyed = keyedPublishAnswer(message);
+      assert.equal(keyed.body['timestamp'], null, 'left to the store');
+      const completed = { status: keyed.status, body: { ...keyed.body, timestamp: createdAt.toISOString() } };
+      const stored = publishedAnswer({ ...message, createdAt });
+      assert.equal(completed.status, stored.status);
+      assert.equal(JSON.stringify(completed.body), JSON.stringify(stored.body));
+    },
+  );
+  test(
+    'the application lookup and the event-type checks run side by side; a refused lookup is answered before a ' +
+      'refused check',
+    async () => {
+      const order: string[] = [];
+      const publisher = createPublisher({
+        messages: {
+          insert: async (_tx, m, now) => ({
+            message: { ...m, contentType: null, deliverAt: null, createdAt: now ?? new Date(START_MS) },
+            deliveries: 1,
+          }),
+          insertKeyed: async () => null,
         },
-        schemas: createPayloadSchemas(),
-      },
-    });
-    const unitOfWork: UnitOfWork = { transaction: (work) => work({} as Tx), autocommit: (work) => work({} as Tx) };
-    const idempotency: Pick<IdempotencyStore, 'run'> = { run: async () => assert.fail('no key') };
-    const resolveForPublish = async (): Promise<ApplicationRecord> => {
-      order.push('lookup started');
-      await new Promise((resolve) => setImmediate(resolve));
-      order.push('lookup answered');
-      return APP;
-    };
-    await publishMessage(
-      { publisher, unitOfWork, idempotency, applications: { resolveForPublish } },
-      request({ scope: null }),
-    );
-    assert.deepEqual(order, ['lookup started', 'event type read', 'lookup answered']);
+        clock: manualClock(),
+        random: { next: () => 0.5 },
+        checks: {
+          eventTypes: {
+            findEventType: async () => {
+              order.push('event type read');
+              return null;
+            },
+          },
+          schemas: createPayloadSchemas(),
+        },
+      });
+      const unitOfWork: UnitOfWork = { transaction: (work) => work({} as Tx), autocommit: (work) => work({} as Tx) };
+      const idempotency: Pick<IdempotencyStore, 'run'> = { run: async () => assert.fail('no key') };
+      const resolveForPublish = async (): Promise<ApplicationRecord> => {
+        order.push('lookup started');
+        await new Promise((resolve) => setImmediate(resolve));
+        order.push('lookup answered');
+        return APP;
+      };
+      await publishMessage(
+        { publisher, unitOfWork, idempotency, applications: { resolveForPublish } },
+        request({ scope: null }),
+      );
+      assert.deepEqual(order, ['lookup started', 'event type read', 'lookup answered']);
 
-    const both = world({
-      eventTypes: [eventType({ archived: true })],
-      resolve: () => {
-        throw new AppError('not_found', 'Application not found');
-      },
-    });
-    assert.equal((await refusal(publishMessage(both.deps, request({ scope: null })))).code, 'not_found');
-  });
+      const both = world({
+        eventTypes: [eventType({ archived: true })],
+        resolve: () => {
+          throw new AppError('not_found', 'Application not found');
+        },
+      });
+      assert.equal((await refusal(publishMessage(both.deps, request({ scope: null })))).code, 'not_found');
+    },
+  );
 });

@@ -56,51 +56,55 @@ const outcomes: readonly SendResult[] = [
   { type: 'error', errorKind: 'timeout_headers', detail: 'detail-secret', durationMs: 5 },
 ];
 
-test('the attempt line holds only ids, numbers and flags: no key the logger redacts, no nested object, nothing of the request or response', async () => {
-  for (const result of outcomes) {
-    let sent: OutboundRequest | undefined;
-    const outcome = await runAttempt(
-      {
-        sender: {
-          send: async (request) => {
-            sent = request;
-            return result;
+test(
+  'the attempt line holds only ids, numbers and flags: no key the logger redacts, no nested object, nothing of ' +
+    'the request or response',
+  async () => {
+    for (const result of outcomes) {
+      let sent: OutboundRequest | undefined;
+      const outcome = await runAttempt(
+        {
+          sender: {
+            send: async (request) => {
+              sent = request;
+              return result;
+            },
+            close: async () => undefined,
           },
-          close: async () => undefined,
+          clock: { nowMs: () => 1_767_225_600_000, sqlNow: () => null },
+          random: seededRandom(1),
+          settings: { retryPolicy: DEFAULT_RETRY_POLICY },
         },
-        clock: { nowMs: () => 1_767_225_600_000, sqlNow: () => null },
-        random: seededRandom(1),
-        settings: { retryPolicy: DEFAULT_RETRY_POLICY },
-      },
-      delivery(),
-      new AbortController().signal,
-    );
-    for (const recorded of [true, false]) {
-      const line = attemptLine(delivery(), outcome, recorded, 8);
-      for (const [key, value] of Object.entries(line)) {
-        assert.ok(!REDACTED_NAMES.has(key), `${key} is a redacted name`);
-        assert.ok(
-          value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value),
-          `${key} holds a ${typeof value}`,
-        );
+        delivery(),
+        new AbortController().signal,
+      );
+      for (const recorded of [true, false]) {
+        const line = attemptLine(delivery(), outcome, recorded, 8);
+        for (const [key, value] of Object.entries(line)) {
+          assert.ok(!REDACTED_NAMES.has(key), `${key} is a redacted name`);
+          assert.ok(
+            value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value),
+            `${key} holds a ${typeof value}`,
+          );
+        }
+        const text = JSON.stringify(line);
+        const signature = sent?.headers['webhook-signature'] ?? 'no signature';
+        for (const leak of [
+          SECRET,
+          HEADER_VALUE,
+          'url-password',
+          'query-secret',
+          'payload-secret',
+          'body-secret',
+          'location-secret',
+          'detail-secret',
+          signature,
+        ]) {
+          assert.ok(!text.includes(leak), `the line carries ${leak}`);
+        }
+        assert.equal(line.deliveryId, '42');
+        assert.equal(line.recorded, recorded);
       }
-      const text = JSON.stringify(line);
-      const signature = sent?.headers['webhook-signature'] ?? 'no signature';
-      for (const leak of [
-        SECRET,
-        HEADER_VALUE,
-        'url-password',
-        'query-secret',
-        'payload-secret',
-        'body-secret',
-        'location-secret',
-        'detail-secret',
-        signature,
-      ]) {
-        assert.ok(!text.includes(leak), `the line carries ${leak}`);
-      }
-      assert.equal(line.deliveryId, '42');
-      assert.equal(line.recorded, recorded);
     }
-  }
-});
+  },
+);

@@ -35,46 +35,54 @@ function delivery(more: Partial<ClaimedDelivery> = {}): ClaimedDelivery {
 const only = (headers: Readonly<Record<string, string>>, prefix: string): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith(`${prefix}-`)));
 
-test('TIDINGS_SIGNATURE_HEADERS picks the signature header set: both (default) carries webhook-* and svix-* with the same values, each alone only its own; svix and standardwebhooks verify every set', () => {
-  const nowMs = Date.now();
-  const both = prepareRequest(delivery(), nowMs);
-  const names = (h: Readonly<Record<string, string>>) =>
-    Object.keys(h)
-      .filter((n) => /^(webhook|svix)-/.test(n))
-      .sort();
-  assert.deepEqual(names(both.headers), [
-    'svix-id',
-    'svix-signature',
-    'svix-timestamp',
-    'webhook-id',
-    'webhook-signature',
-    'webhook-timestamp',
-  ]);
-  for (const name of ['id', 'timestamp', 'signature'])
-    assert.equal(both.headers[`svix-${name}`], both.headers[`webhook-${name}`]);
-  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'webhook').headers), [
-    'webhook-id',
-    'webhook-signature',
-    'webhook-timestamp',
-  ]);
-  assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'svix').headers), [
-    'svix-id',
-    'svix-signature',
-    'svix-timestamp',
-  ]);
-  for (const set of ['both', 'webhook', 'svix'] as const) {
-    const { headers, body } = prepareRequest(delivery(), nowMs, set);
-    if (set !== 'svix') {
-      new StandardWebhook(SECRET).verify(Buffer.from(body), only(headers, 'webhook'), { jsonParse: false });
-      new SvixWebhook(SECRET).verify(Buffer.from(body), only(headers, 'webhook'));
+test(
+  'TIDINGS_SIGNATURE_HEADERS picks the signature header set: both (default) carries webhook-* and svix-* with ' +
+    'the same values, each alone only its own; svix and standardwebhooks verify every set',
+  () => {
+    const nowMs = Date.now();
+    const both = prepareRequest(delivery(), nowMs);
+    const names = (h: Readonly<Record<string, string>>) =>
+      Object.keys(h)
+        .filter((n) => /^(webhook|svix)-/.test(n))
+        .sort();
+    assert.deepEqual(names(both.headers), [
+      'svix-id',
+      'svix-signature',
+      'svix-timestamp',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    for (const name of ['id', 'timestamp', 'signature'])
+      assert.equal(both.headers[`svix-${name}`], both.headers[`webhook-${name}`]);
+    assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'webhook').headers), [
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    assert.deepEqual(names(prepareRequest(delivery(), nowMs, 'svix').headers), [
+      'svix-id',
+      'svix-signature',
+      'svix-timestamp',
+    ]);
+    for (const set of ['both', 'webhook', 'svix'] as const) {
+      const { headers, body } = prepareRequest(delivery(), nowMs, set);
+      if (set !== 'svix') {
+        new StandardWebhook(SECRET).verify(Buffer.from(body), only(headers, 'webhook'), { jsonParse: false });
+        new SvixWebhook(SECRET).verify(Buffer.from(body), only(headers, 'webhook'));
+      }
+      if (set !== 'webhook') new SvixWebhook(SECRET).verify(Buffer.from(body), only(headers, 'svix'));
     }
-    if (set !== 'webhook') new SvixWebhook(SECRET).verify(Buffer.from(body), only(headers, 'svix'));
-  }
-});
+  },
+);
 
-test('a raw message is sent with its own content type, a JSON payload as application/json; the body is the stored bytes', () => {
-  const raw = prepareRequest(delivery({ payload: Buffer.from('plain'), contentType: 'text/plain' }), Date.now());
-  assert.equal(raw.headers['content-type'], 'text/plain');
-  assert.equal(Buffer.from(raw.body).toString('utf8'), 'plain');
-  assert.equal(prepareRequest(delivery(), Date.now()).headers['content-type'], 'application/json');
-});
+test(
+  'a raw message is sent with its own content type, a JSON payload as application/json; the body is the stored ' +
+    'bytes',
+  () => {
+    const raw = prepareRequest(delivery({ payload: Buffer.from('plain'), contentType: 'text/plain' }), Date.now());
+    assert.equal(raw.headers['content-type'], 'text/plain');
+    assert.equal(Buffer.from(raw.body).toString('utf8'), 'plain');
+    assert.equal(prepareRequest(delivery(), Date.now()).headers['content-type'], 'application/json');
+  },
+);

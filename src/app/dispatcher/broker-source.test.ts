@@ -110,35 +110,39 @@ test('ids are offered round-robin over endpoints, each within its room: a black 
   assert.deepEqual(z.claims, [['hole-0', 'ok-1', 'hole-1']], 'one of each endpoint in turn');
 });
 
-test('ids not due or gated are acknowledged; ids without room are kept and offered again; leased ones end with their flight', async () => {
-  const w = world({ 'a-1': 'not_due', 'a-2': 'gated', 'a-3': 'window', 'a-4': 'busy' });
-  const m = ['a-1', 'a-2', 'a-3', 'a-4', 'a-5', 'a-6'].map((id) => message(id, 'ep_a'));
-  w.arrive(...m);
-  assert.equal(w.woken(), 6, 'each arrival wakes the dispatcher');
-  const taken = await w.take(10);
-  assert.deepEqual(
-    taken.deliveries.map((d) => d.deliveryId),
-    ['a-5', 'a-6'],
-  );
-  assert.deepEqual(
-    m.map((x) => x.settledAs),
-    ['ack', 'ack', null, null, null, null],
-  );
-  await w.take(10);
-  assert.deepEqual(w.claims[1], ['a-3', 'a-4'], 'offered again');
-  w.source.settled!(taken.deliveries[0]!, true);
-  w.source.released!(taken.deliveries[1]!);
-  assert.deepEqual(
-    m.map((x) => x.settledAs),
-    ['ack', 'ack', null, null, 'ack', 'ack'],
-  );
-  w.disconnect();
-  assert.deepEqual(
-    m.map((x) => x.settledAs),
-    ['ack', 'ack', 'nack', 'nack', 'ack', 'ack'],
-    'the stop gives back what waits',
-  );
-});
+test(
+  'ids not due or gated are acknowledged; ids without room are kept and offered again; leased ones end with ' +
+    'their flight',
+  async () => {
+    const w = world({ 'a-1': 'not_due', 'a-2': 'gated', 'a-3': 'window', 'a-4': 'busy' });
+    const m = ['a-1', 'a-2', 'a-3', 'a-4', 'a-5', 'a-6'].map((id) => message(id, 'ep_a'));
+    w.arrive(...m);
+    assert.equal(w.woken(), 6, 'each arrival wakes the dispatcher');
+    const taken = await w.take(10);
+    assert.deepEqual(
+      taken.deliveries.map((d) => d.deliveryId),
+      ['a-5', 'a-6'],
+    );
+    assert.deepEqual(
+      m.map((x) => x.settledAs),
+      ['ack', 'ack', null, null, null, null],
+    );
+    await w.take(10);
+    assert.deepEqual(w.claims[1], ['a-3', 'a-4'], 'offered again');
+    w.source.settled!(taken.deliveries[0]!, true);
+    w.source.released!(taken.deliveries[1]!);
+    assert.deepEqual(
+      m.map((x) => x.settledAs),
+      ['ack', 'ack', null, null, 'ack', 'ack'],
+    );
+    w.disconnect();
+    assert.deepEqual(
+      m.map((x) => x.settledAs),
+      ['ack', 'ack', 'nack', 'nack', 'ack', 'ack'],
+      'the stop gives back what waits',
+    );
+  },
+);
 
 test('a duplicate message of a leased id is acknowledged at once, the leased one after its record', async () => {
   const w = world();
@@ -152,30 +156,34 @@ test('a duplicate message of a leased id is acknowledged at once, the leased one
   assert.equal(first.settledAs, 'ack');
 });
 
-test('a failed batch claims each id alone next: the failing one is nacked (toward the delivery limit), the others leased', async () => {
-  const w = world({ 'p-1': 'fail' });
-  const m = [message('a-1', 'ep_a'), message('p-1', 'ep_p'), message('b-1', 'ep_b')];
-  w.arrive(...m);
-  await assert.rejects(w.take(10), /claim failed/);
-  assert.deepEqual(
-    m.map((x) => x.settledAs),
-    [null, null, null],
-    'nothing nacked for a failed batch',
-  );
-  const taken = await w.take(10);
-  assert.deepEqual(
-    taken.deliveries.map((d) => d.deliveryId),
-    ['a-1'],
-    'alone, in turn: the poison one stops the take',
-  );
-  assert.equal(m[1]!.settledAs, 'nack');
-  const rest = await w.take(10);
-  assert.deepEqual(
-    rest.deliveries.map((d) => d.deliveryId),
-    ['b-1'],
-  );
-  const redelivered = message('p-1', 'ep_p', 3);
-  w.arrive(redelivered);
-  await assert.rejects(w.take(10), /claim failed/);
-  assert.equal(redelivered.settledAs, 'nack', 'a message delivered often already is claimed alone at once');
-});
+test(
+  'a failed batch claims each id alone next: the failing one is nacked (toward the delivery limit), the others ' +
+    'leased',
+  async () => {
+    const w = world({ 'p-1': 'fail' });
+    const m = [message('a-1', 'ep_a'), message('p-1', 'ep_p'), message('b-1', 'ep_b')];
+    w.arrive(...m);
+    await assert.rejects(w.take(10), /claim failed/);
+    assert.deepEqual(
+      m.map((x) => x.settledAs),
+      [null, null, null],
+      'nothing nacked for a failed batch',
+    );
+    const taken = await w.take(10);
+    assert.deepEqual(
+      taken.deliveries.map((d) => d.deliveryId),
+      ['a-1'],
+      'alone, in turn: the poison one stops the take',
+    );
+    assert.equal(m[1]!.settledAs, 'nack');
+    const rest = await w.take(10);
+    assert.deepEqual(
+      rest.deliveries.map((d) => d.deliveryId),
+      ['b-1'],
+    );
+    const redelivered = message('p-1', 'ep_p', 3);
+    w.arrive(redelivered);
+    await assert.rejects(w.take(10), /claim failed/);
+    assert.equal(redelivered.settledAs, 'nack', 'a message delivered often already is claimed alone at once');
+  },
+);

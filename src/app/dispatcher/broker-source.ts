@@ -169,7 +169,8 @@ export function createBrokerSource(options: BrokerSourceOptions): WorkSource {
     observer.deadLettered?.(letter);
     logger.warn(
       { deliveryId: letter.deliveryId, endpointId: letter.endpointId, reason: letter.reason },
-      'broker dead-lettered a delivery id: its claim kept failing; the delivery stays pending and the sweep publishes it again',
+      'broker dead-lettered a delivery id: its claim kept failing; the delivery stays pending and the sweep ' +
+        'publishes it again',
     );
   };
 

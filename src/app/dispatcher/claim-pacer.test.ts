@@ -106,150 +106,162 @@ test('the refill timer: one armed at most; a sooner refill brings it forward, a 
   assert.equal(timers.armed(), 0, 'stop disarms it');
 });
 
-test('a take is owed by the start, a wake-up, a hand-back or a failure, and paid only by a take that found nothing uncut with nothing owed meanwhile', async () => {
-  const cases: { steps: (p: ClaimPacer) => void; owed: boolean; why: string }[] = [
-    { steps: () => undefined, owed: true, why: 'at the start' },
-    { steps: (p) => p.taken(p.taking(), true), owed: false, why: 'a take that found nothing, uncut' },
-    { steps: (p) => p.taken(p.taking(), false), owed: true, why: 'a take that found work or was cut' },
-    {
-      steps: (p) => {
-        const t = p.taking();
-        p.woken();
-        p.taken(t, true);
+test(
+  'a take is owed by the start, a wake-up, a hand-back or a failure, and paid only by a take that found nothing ' +
+    'uncut with nothing owed meanwhile',
+  async () => {
+    const cases: { steps: (p: ClaimPacer) => void; owed: boolean; why: string }[] = [
+      { steps: () => undefined, owed: true, why: 'at the start' },
+      { steps: (p) => p.taken(p.taking(), true), owed: false, why: 'a take that found nothing, uncut' },
+      { steps: (p) => p.taken(p.taking(), false), owed: true, why: 'a take that found work or was cut' },
+      {
+        steps: (p) => {
+          const t = p.taking();
+          p.woken();
+          p.taken(t, true);
+        },
+        owed: true,
+        why: 'a wake-up during the take keeps it owed',
       },
-      owed: true,
-      why: 'a wake-up during the take keeps it owed',
-    },
-    {
-      steps: (p) => {
-        const t = p.taking();
-        p.owe();
-        p.taken(t, true);
+      {
+        steps: (p) => {
+          const t = p.taking();
+          p.owe();
+          p.taken(t, true);
+        },
+        owed: true,
+        why: 'a hand-back during the take keeps it owed',
       },
-      owed: true,
-      why: 'a hand-back during the take keeps it owed',
-    },
-    {
-      steps: (p) => {
-        p.taken(p.taking(), true);
-        p.woken();
+      {
+        steps: (p) => {
+          p.taken(p.taking(), true);
+          p.woken();
+        },
+        owed: true,
+        why: 'a wake-up after it',
       },
-      owed: true,
-      why: 'a wake-up after it',
-    },
-    {
-      steps: (p) => {
-        p.taken(p.taking(), true);
-        p.failed();
+      {
+        steps: (p) => {
+          p.taken(p.taking(), true);
+          p.failed();
+        },
+        owed: true,
+        why: 'a failed take',
       },
-      owed: true,
-      why: 'a failed take',
-    },
-    {
-      steps: (p) => {
-        p.taken(p.taking(), true);
-        p.owe();
-        p.taken(p.taking(), true);
+      {
+        steps: (p) => {
+          p.taken(p.taking(), true);
+          p.owe();
+          p.taken(p.taking(), true);
+        },
+        owed: false,
+        why: 'owed, then paid by the next empty take',
       },
-      owed: false,
-      why: 'owed, then paid by the next empty take',
-    },
-  ];
-  for (const c of cases) {
-    const { p, timers } = pacer();
-    c.steps(p);
-    assert.equal(await isOwed(p, timers), c.owed, c.why);
-  }
-});
+    ];
+    for (const c of cases) {
+      const { p, timers } = pacer();
+      c.steps(p);
+      assert.equal(await isOwed(p, timers), c.owed, c.why);
+    }
+  },
+);
 
-test('the back-off after failed takes doubles from the base to the cap, jittered by the random source; a success starts it over', () => {
-  const cases: { random: number; failures: number; delayMs: number }[] = [
-    { random: 0.5, failures: 1, delayMs: CLAIM_BACKOFF_BASE_MS * 2 },
-    { random: 0.5, failures: 2, delayMs: CLAIM_BACKOFF_BASE_MS * 4 },
-    { random: 0.5, failures: 6, delayMs: CLAIM_BACKOFF_MAX_MS },
-    { random: 0.5, failures: 40, delayMs: CLAIM_BACKOFF_MAX_MS },
-    { random: 0, failures: 1, delayMs: CLAIM_BACKOFF_BASE_MS },
-    { random: 0.999, failures: 6, delayMs: Math.round(CLAIM_BACKOFF_MAX_MS * 1.499) },
-  ];
-  for (const c of cases) {
-    const { p } = pacer(c.random);
-    let delayMs = 0;
-    for (let i = 0; i < c.failures; i += 1) delayMs = p.failed();
-    assert.equal(delayMs, c.delayMs, `random ${c.random}, ${c.failures} failures`);
-  }
-  const { p } = pacer();
-  p.failed();
-  p.failed();
-  p.succeeded();
-  assert.equal(p.failed(), CLAIM_BACKOFF_BASE_MS * 2, 'after a success the next failure backs off from the start');
-});
+test(
+  'the back-off after failed takes doubles from the base to the cap, jittered by the random source; a success ' +
+    'starts it over',
+  () => {
+    const cases: { random: number; failures: number; delayMs: number }[] = [
+      { random: 0.5, failures: 1, delayMs: CLAIM_BACKOFF_BASE_MS * 2 },
+      { random: 0.5, failures: 2, delayMs: CLAIM_BACKOFF_BASE_MS * 4 },
+      { random: 0.5, failures: 6, delayMs: CLAIM_BACKOFF_MAX_MS },
+      { random: 0.5, failures: 40, delayMs: CLAIM_BACKOFF_MAX_MS },
+      { random: 0, failures: 1, delayMs: CLAIM_BACKOFF_BASE_MS },
+      { random: 0.999, failures: 6, delayMs: Math.round(CLAIM_BACKOFF_MAX_MS * 1.499) },
+    ];
+    for (const c of cases) {
+      const { p } = pacer(c.random);
+      let delayMs = 0;
+      for (let i = 0; i < c.failures; i += 1) delayMs = p.failed();
+      assert.equal(delayMs, c.delayMs, `random ${c.random}, ${c.failures} failures`);
+    }
+    const { p } = pacer();
+    p.failed();
+    p.failed();
+    p.succeeded();
+    assert.equal(p.failed(), CLAIM_BACKOFF_BASE_MS * 2, 'after a success the next failure backs off from the start');
+  },
+);
 
-test('waits: a wake-up ends the poll, or the next one if none is waiting; clearWoken forgets it; a back-off ends only at its time or an interrupt', async () => {
-  const cases: {
-    name: string;
-    before: (p: ClaimPacer) => void;
-    during: (p: ClaimPacer) => void;
-    backOff: boolean;
-    lastsMs: number;
-  }[] = [
-    { name: 'poll, nothing', before: () => undefined, during: () => undefined, backOff: false, lastsMs: 10_000 },
-    {
-      name: 'poll, a wake-up during it',
-      before: () => undefined,
-      during: (p) => p.woken(),
-      backOff: false,
-      lastsMs: 0,
-    },
-    {
-      name: 'poll, a wake-up before it',
-      before: (p) => p.woken(),
-      during: () => undefined,
-      backOff: false,
-      lastsMs: 0,
-    },
-    {
-      name: 'poll, a wake-up before it, then cleared',
-      before: (p) => {
-        p.woken();
-        p.clearWoken();
+test(
+  'waits: a wake-up ends the poll, or the next one if none is waiting; clearWoken forgets it; a back-off ends ' +
+    'only at its time or an interrupt',
+  async () => {
+    const cases: {
+      name: string;
+      before: (p: ClaimPacer) => void;
+      during: (p: ClaimPacer) => void;
+      backOff: boolean;
+      lastsMs: number;
+    }[] = [
+      { name: 'poll, nothing', before: () => undefined, during: () => undefined, backOff: false, lastsMs: 10_000 },
+      {
+        name: 'poll, a wake-up during it',
+        before: () => undefined,
+        during: (p) => p.woken(),
+        backOff: false,
+        lastsMs: 0,
       },
-      during: () => undefined,
-      backOff: false,
-      lastsMs: 10_000,
-    },
-    { name: 'poll, an interrupt', before: () => undefined, during: (p) => p.interrupt(), backOff: false, lastsMs: 0 },
-    {
-      name: 'back-off, a wake-up before it',
-      before: (p) => p.woken(),
-      during: () => undefined,
-      backOff: true,
-      lastsMs: 10_000,
-    },
-    {
-      name: 'back-off, a wake-up and freed slots during it',
-      before: () => undefined,
-      during: (p) => {
-        p.woken();
-        p.freed('now');
+      {
+        name: 'poll, a wake-up before it',
+        before: (p) => p.woken(),
+        during: () => undefined,
+        backOff: false,
+        lastsMs: 0,
       },
-      backOff: true,
-      lastsMs: 10_000,
-    },
-    {
-      name: 'back-off, an interrupt',
-      before: () => undefined,
-      during: (p) => p.interrupt(),
-      backOff: true,
-      lastsMs: 0,
-    },
-  ];
-  for (const c of cases) {
-    const { p, timers } = pacer();
-    c.before(p);
-    const waiting = c.backOff ? p.backOff(10_000) : p.wait(10_000);
-    assert.equal(p.backingOff(), c.backOff, c.name);
-    c.during(p);
-    await endsAfter(waiting, timers, c.lastsMs, c.name);
-    assert.equal(p.backingOff(), false, `${c.name}: no back-off once it ended`);
-  }
-});
+      {
+        name: 'poll, a wake-up before it, then cleared',
+        before: (p) => {
+          p.woken();
+          p.clearWoken();
+        },
+        during: () => undefined,
+        backOff: false,
+        lastsMs: 10_000,
+      },
+      { name: 'poll, an interrupt', before: () => undefined, during: (p) => p.interrupt(), backOff: false, lastsMs: 0 },
+      {
+        name: 'back-off, a wake-up before it',
+        before: (p) => p.woken(),
+        during: () => undefined,
+        backOff: true,
+        lastsMs: 10_000,
+      },
+      {
+        name: 'back-off, a wake-up and freed slots during it',
+        before: () => undefined,
+        during: (p) => {
+          p.woken();
+          p.freed('now');
+        },
+        backOff: true,
+        lastsMs: 10_000,
+      },
+      {
+        name: 'back-off, an interrupt',
+        before: () => undefined,
+        during: (p) => p.interrupt(),
+        backOff: true,
+        lastsMs: 0,
+      },
+    ];
+    for (const c of cases) {
+      const { p, timers } = pacer();
+      c.before(p);
+      const waiting = c.backOff ? p.backOff(10_000) : p.wait(10_000);
+      assert.equal(p.backingOff(), c.backOff, c.name);
+      c.during(p);
+      await endsAfter(waiting, timers, c.lastsMs, c.name);
+      assert.equal(p.backingOff(), false, `${c.name}: no back-off once it ended`);
+    }
+  },
+);

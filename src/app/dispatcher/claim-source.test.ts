@@ -48,26 +48,30 @@ test("a take is one claim with the request's bounds, lease and time", async () =
   });
 });
 
-test('the sweep runs at the first claim and then at most once per interval; a failed claim does not count as one; a clock moved back sweeps', async () => {
-  // Each step: move the clock by `advanceMs`, then claim (failing or not); `sweep` is what that claim was asked.
-  const steps: { advanceMs?: number; setMs?: number; fail?: boolean; sweep: boolean; why: string }[] = [
-    { sweep: true, why: 'the first claim sweeps' },
-    { advanceMs: 999, sweep: false, why: 'within the interval' },
-    { advanceMs: 1, sweep: true, why: 'an interval after the last sweep' },
-    { advanceMs: 1000, fail: true, sweep: true, why: 'a failed claim asked to sweep' },
-    { sweep: true, why: 'and the next claim sweeps again, the failed one not counted' },
-    { advanceMs: 10, sweep: false, why: 'within the interval again' },
-    { setMs: 0, sweep: true, why: 'a clock moved back' },
-  ];
-  const { claim, clock, calls, state } = source(1000);
-  for (const step of steps) {
-    if (step.advanceMs !== undefined) clock.advance(step.advanceMs);
-    if (step.setMs !== undefined) clock.set(step.setMs);
-    state.fail = step.fail === true;
-    await claim.take!(request).catch(() => undefined);
-    assert.equal(calls.at(-1)?.sweep, step.sweep, step.why);
-  }
-});
+test(
+  'the sweep runs at the first claim and then at most once per interval; a failed claim does not count as one; a ' +
+    'clock moved back sweeps',
+  async () => {
+    // Each step: move the clock by `advanceMs`, then claim (failing or not); `sweep` is what that claim was asked.
+    const steps: { advanceMs?: number; setMs?: number; fail?: boolean; sweep: boolean; why: string }[] = [
+      { sweep: true, why: 'the first claim sweeps' },
+      { advanceMs: 999, sweep: false, why: 'within the interval' },
+      { advanceMs: 1, sweep: true, why: 'an interval after the last sweep' },
+      { advanceMs: 1000, fail: true, sweep: true, why: 'a failed claim asked to sweep' },
+      { sweep: true, why: 'and the next claim sweeps again, the failed one not counted' },
+      { advanceMs: 10, sweep: false, why: 'within the interval again' },
+      { setMs: 0, sweep: true, why: 'a clock moved back' },
+    ];
+    const { claim, clock, calls, state } = source(1000);
+    for (const step of steps) {
+      if (step.advanceMs !== undefined) clock.advance(step.advanceMs);
+      if (step.setMs !== undefined) clock.set(step.setMs);
+      state.fail = step.fail === true;
+      await claim.take!(request).catch(() => undefined);
+      assert.equal(calls.at(-1)?.sweep, step.sweep, step.why);
+    }
+  },
+);
 
 test('connected, its wake-ups are the publish wake-ups; disconnected, none', () => {
   let listener: (() => void) | undefined;

@@ -23,36 +23,40 @@ test('claims fill free slots only: a full window claims nothing, a freed slot is
   assert.equal(h.claimCalls[1]?.limit, 1, 'the next claim asks for the one free slot');
 });
 
-test('an answered request frees its slot while its outcome is written; a dispatcher holds at most twice its window in leases', async () => {
-  const h = harness({ concurrency: 2, endpointWindowShare: 1, windowReserve: 0 });
-  const gate = deferred();
-  h.recordGate = gate.promise;
-  h.claims.push([claimed('1'), claimed('2')], [claimed('3'), claimed('4')]);
-  assert.equal(await h.dispatcher.tick(), 2);
-  h.requests.get('1')?.result.resolve(answer(200));
-  h.requests.get('2')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.recordCalls.length, 1, 'the outcomes went to the recorder, whose write is held');
-  assert.equal(await h.dispatcher.tick(), 2, 'the two answered requests left their slots to the next claim');
-  assert.equal(h.claimCalls[1]?.limit, 2);
-  assert.deepEqual(h.claimCalls[1]?.window?.held, new Map(), 'the endpoint share counts open requests only');
-  h.requests.get('3')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.dispatcher.inFlight(), 4, 'four leases held: one request open, three outcomes waiting');
-  assert.equal(await h.dispatcher.tick(), 0, 'twice the window in leases already: nothing more is claimed');
-  assert.equal(h.claimCalls.length, 2);
-  gate.resolve();
-  h.recordGate = undefined;
-  h.requests.get('4')?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => r.deliveryId)
-      .sort(),
-    ['1', '2', '3', '4'],
-  );
-});
+test(
+  'an answered request frees its slot while its outcome is written; a dispatcher holds at most twice its window ' +
+    'in leases',
+  async () => {
+    const h = harness({ concurrency: 2, endpointWindowShare: 1, windowReserve: 0 });
+    const gate = deferred();
+    h.recordGate = gate.promise;
+    h.claims.push([claimed('1'), claimed('2')], [claimed('3'), claimed('4')]);
+    assert.equal(await h.dispatcher.tick(), 2);
+    h.requests.get('1')?.result.resolve(answer(200));
+    h.requests.get('2')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.recordCalls.length, 1, 'the outcomes went to the recorder, whose write is held');
+    assert.equal(await h.dispatcher.tick(), 2, 'the two answered requests left their slots to the next claim');
+    assert.equal(h.claimCalls[1]?.limit, 2);
+    assert.deepEqual(h.claimCalls[1]?.window?.held, new Map(), 'the endpoint share counts open requests only');
+    h.requests.get('3')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.dispatcher.inFlight(), 4, 'four leases held: one request open, three outcomes waiting');
+    assert.equal(await h.dispatcher.tick(), 0, 'twice the window in leases already: nothing more is claimed');
+    assert.equal(h.claimCalls.length, 2);
+    gate.resolve();
+    h.recordGate = undefined;
+    h.requests.get('4')?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => r.deliveryId)
+        .sort(),
+      ['1', '2', '3', '4'],
+    );
+  },
+);
 
 test('an outcome is recorded with its fencing token and dispatcher id, and logged as delivery.attempted', async () => {
   const h = harness();
@@ -95,23 +99,27 @@ test('a lost lease is not recorded as success: the heartbeat aborts the attempt 
   assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
 });
 
-test('answers arriving during a claim back-off do not end it: the freed slots wait for the back-off like everything else', async () => {
-  const h = harness();
-  h.claims.push([claimed('1'), claimed('2')], new Error('connection refused'));
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.claimCalls.length, 2, 'the first claim took work, the second failed');
-  const [line] = h.lines.filter((l) => l.msg === 'claim failed; backing off');
-  const backoffMs = Number(line?.obj.retryInMs);
-  h.requests.get('1')?.result.resolve(answer(200));
-  h.requests.get('2')?.result.resolve(answer(200));
-  await settle();
-  await h.timers.advance(backoffMs - 1);
-  assert.equal(h.claimCalls.length, 2, 'no claim before the back-off is over, whatever the freed slots');
-  await h.timers.advance(1);
-  assert.equal(h.claimCalls.length, 3);
-  await h.dispatcher.stop();
-});
+test(
+  'answers arriving during a claim back-off do not end it: the freed slots wait for the back-off like everything ' +
+    'else',
+  async () => {
+    const h = harness();
+    h.claims.push([claimed('1'), claimed('2')], new Error('connection refused'));
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.claimCalls.length, 2, 'the first claim took work, the second failed');
+    const [line] = h.lines.filter((l) => l.msg === 'claim failed; backing off');
+    const backoffMs = Number(line?.obj.retryInMs);
+    h.requests.get('1')?.result.resolve(answer(200));
+    h.requests.get('2')?.result.resolve(answer(200));
+    await settle();
+    await h.timers.advance(backoffMs - 1);
+    assert.equal(h.claimCalls.length, 2, 'no claim before the back-off is over, whatever the freed slots');
+    await h.timers.advance(1);
+    assert.equal(h.claimCalls.length, 3);
+    await h.dispatcher.stop();
+  },
+);
 
 test('publish wake-ups during a claim back-off do not end it, nor does one that came during the failed claim', async () => {
   const h = harness();
@@ -270,31 +278,35 @@ test('graceful stop past the grace period aborts the attempts left and releases 
   );
 });
 
-test('graceful stop past the grace period ends even while outcomes cannot be written: they are given up and their leases released', async () => {
-  const h = harness({ shutdownGraceMs: 5000 });
-  h.claims.push([claimed('1', 'ep_a', '3')]);
-  h.dispatcher.start();
-  await settle();
-  h.recordError = new Error('connection terminated');
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  assert.ok(h.recordCalls.length >= 1, 'the outcome went to the recorder, whose write failed');
-  let stopped = false;
-  const stopping = h.dispatcher.stop().then(() => {
-    stopped = true;
-  });
-  await settle();
-  await h.timers.advance(5000);
-  await settle();
-  assert.equal(stopped, true, 'the stop ends once the grace period is over, the outage going on');
-  await stopping;
-  assert.deepEqual(
-    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
-    [['1', '3']],
-    'the lease of the unwritten outcome is released (fenced)',
-  );
-  assert.equal(h.dispatcher.state(), 'stopped');
-});
+test(
+  'graceful stop past the grace period ends even while outcomes cannot be written: they are given up and their ' +
+    'leases released',
+  async () => {
+    const h = harness({ shutdownGraceMs: 5000 });
+    h.claims.push([claimed('1', 'ep_a', '3')]);
+    h.dispatcher.start();
+    await settle();
+    h.recordError = new Error('connection terminated');
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    assert.ok(h.recordCalls.length >= 1, 'the outcome went to the recorder, whose write failed');
+    let stopped = false;
+    const stopping = h.dispatcher.stop().then(() => {
+      stopped = true;
+    });
+    await settle();
+    await h.timers.advance(5000);
+    await settle();
+    assert.equal(stopped, true, 'the stop ends once the grace period is over, the outage going on');
+    await stopping;
+    assert.deepEqual(
+      h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+      [['1', '3']],
+      'the lease of the unwritten outcome is released (fenced)',
+    );
+    assert.equal(h.dispatcher.state(), 'stopped');
+  },
+);
 
 test('the per-endpoint share: an endpoint at its share is left out of the next claim, which is told what it holds', async () => {
   const h = harness({ concurrency: 4 });
@@ -316,37 +328,41 @@ test('the per-endpoint share: an endpoint at its share is left out of the next c
 
 // Claiming ahead (in-flight.ts; docs/adr/0016-hot-path-cost.md, decision 16).
 
-test('a delivery claimed ahead waits for a slot and opens its request the moment an answer frees one, without a claim', async () => {
-  const h = harness({ concurrency: 2, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a'), claimed('4', 'ep_a')]);
-  assert.equal(await h.dispatcher.tick(), 4);
-  assert.equal(h.claimCalls[0]?.limit, 4, 'the claim asks for the window and what is claimed ahead');
-  await settle();
-  assert.deepEqual([...h.requests.keys()].sort(), ['1', '2'], 'two requests open: the window');
-  assert.equal(h.dispatcher.inFlight(), 4, 'two more leases wait for a slot');
-  assert.equal(await h.dispatcher.tick(), 0, 'every slot taken and everything claimed ahead still waiting: no claim');
-  assert.equal(h.claimCalls.length, 1);
-  const gate = deferred();
-  h.recordGate = gate.promise;
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  assert.ok(h.requests.has('3'), 'the answer opened the next waiting request, its outcome not yet written');
-  assert.equal(h.claimCalls.length, 1, 'without a claim in between');
-  gate.resolve();
-  h.recordGate = undefined;
-  for (const id of ['2', '3', '4']) {
-    h.requests.get(id)?.result.resolve(answer(200));
+test(
+  'a delivery claimed ahead waits for a slot and opens its request the moment an answer frees one, without a ' +
+    'claim',
+  async () => {
+    const h = harness({ concurrency: 2, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a'), claimed('4', 'ep_a')]);
+    assert.equal(await h.dispatcher.tick(), 4);
+    assert.equal(h.claimCalls[0]?.limit, 4, 'the claim asks for the window and what is claimed ahead');
     await settle();
-  }
-  await h.dispatcher.drained();
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => r.deliveryId)
-      .sort(),
-    ['1', '2', '3', '4'],
-  );
-});
+    assert.deepEqual([...h.requests.keys()].sort(), ['1', '2'], 'two requests open: the window');
+    assert.equal(h.dispatcher.inFlight(), 4, 'two more leases wait for a slot');
+    assert.equal(await h.dispatcher.tick(), 0, 'every slot taken and everything claimed ahead still waiting: no claim');
+    assert.equal(h.claimCalls.length, 1);
+    const gate = deferred();
+    h.recordGate = gate.promise;
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    assert.ok(h.requests.has('3'), 'the answer opened the next waiting request, its outcome not yet written');
+    assert.equal(h.claimCalls.length, 1, 'without a claim in between');
+    gate.resolve();
+    h.recordGate = undefined;
+    for (const id of ['2', '3', '4']) {
+      h.requests.get(id)?.result.resolve(answer(200));
+      await settle();
+    }
+    await h.dispatcher.drained();
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => r.deliveryId)
+        .sort(),
+      ['1', '2', '3', '4'],
+    );
+  },
+);
 
 test("a waiting delivery opens its request only within its endpoint's share of the open requests", async () => {
   const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 0.5, windowReserve: 0 });
@@ -567,7 +583,8 @@ test('an answer that makes its endpoint answering lets its waiting deliveries op
   await settle();
   assert.ok(
     h.requests.has('e2') && h.requests.has('e3'),
-    "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's outcome is written",
+    "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's " +
+      'outcome is written',
   );
   gate.resolve();
   h.recordGate = undefined;
@@ -575,78 +592,86 @@ test('an answer that makes its endpoint answering lets its waiting deliveries op
   await h.dispatcher.drained();
 });
 
-test('a claim that reclaims a delivery still waiting here under an expired lease replaces it: only the newer token is sent', async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
-  assert.equal(await h.dispatcher.tick(), 2);
-  h.claims.push([claimed('2', 'ep_a', '8')]);
-  assert.equal(await h.dispatcher.tick(), 1, 'token 7 expired in the database (say) and this claim took it again');
-  assert.equal(h.dispatcher.inFlight(), 2, 'request 1 and token 8: token 7 left the window');
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  h.requests.get('2')?.result.resolve(answer(200));
-  await h.dispatcher.stop();
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => [r.deliveryId, r.fencingToken])
-      .sort(),
-    [
-      ['1', '1'],
-      ['2', '8'],
-    ],
-  );
-  assert.deepEqual(h.releaseCalls, []);
-  assert.equal(h.dispatcher.inFlight(), 0);
-});
+test(
+  'a claim that reclaims a delivery still waiting here under an expired lease replaces it: only the newer token ' +
+    'is sent',
+  async () => {
+    const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+    assert.equal(await h.dispatcher.tick(), 2);
+    h.claims.push([claimed('2', 'ep_a', '8')]);
+    assert.equal(await h.dispatcher.tick(), 1, 'token 7 expired in the database (say) and this claim took it again');
+    assert.equal(h.dispatcher.inFlight(), 2, 'request 1 and token 8: token 7 left the window');
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    h.requests.get('2')?.result.resolve(answer(200));
+    await h.dispatcher.stop();
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => [r.deliveryId, r.fencingToken])
+        .sort(),
+      [
+        ['1', '1'],
+        ['2', '8'],
+      ],
+    );
+    assert.deepEqual(h.releaseCalls, []);
+    assert.equal(h.dispatcher.inFlight(), 0);
+  },
+);
 
-test('hand-off: a running dispatcher offers room only for answering endpoints, within their share, and the claims count what is offered', async () => {
-  const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 0.5, windowReserve: 0 });
-  assert.equal(h.handoff.offer(5), null, 'a stopped dispatcher offers nothing');
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_b')]);
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.handoff.offer(5), null, 'no endpoint has answered yet');
-  h.requests.get('1')?.result.resolve(answer(200));
-  h.requests
-    .get('2')
-    ?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
-  await settle();
-  const first = h.handoff.offer(4);
-  assert.ok(first !== null);
-  assert.deepEqual(
-    { ids: first.endpointIds, room: first.room, slots: first.slots },
-    { ids: ['ep_a'], room: [4], slots: 4 },
-    "only ep_a answered; room = the statement's messages",
-  );
-  const second = h.handoff.offer(4);
-  assert.deepEqual(
-    { room: second?.room, slots: second?.slots },
-    { room: [1], slots: 1 },
-    'the share (5) less what the first offer holds for ep_a',
-  );
-  // The claim's window and limit count the offered room as held.
-  h.claims.push([]);
-  await h.dispatcher.tick();
-  const claim = h.claimCalls.at(-1)!;
-  assert.equal(claim.limit, 10 - 4 - 1, 'free slots less the offered ones');
-  assert.equal(claim.window?.held.get('ep_a'), 5);
-  // The first statement leased two; its room comes back and the two run.
-  h.handoff.adopt(first, [claimed('10', 'ep_a'), claimed('11', 'ep_a')]);
-  h.handoff.adopt(second!, []);
-  assert.ok(h.requests.has('10') && h.requests.has('11'), 'adopted deliveries are sent at once');
-  assert.deepEqual(h.handoff.offer(9)?.room, [3], 'share 5 less the two running');
-  h.requests.get('10')?.result.resolve(answer(200));
-  h.requests.get('11')?.result.resolve(answer(200));
-  await h.dispatcher.stop();
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => r.deliveryId)
-      .sort(),
-    ['1', '10', '11', '2'],
-  );
-});
+test(
+  'hand-off: a running dispatcher offers room only for answering endpoints, within their share, and the claims ' +
+    'count what is offered',
+  async () => {
+    const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 0.5, windowReserve: 0 });
+    assert.equal(h.handoff.offer(5), null, 'a stopped dispatcher offers nothing');
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_b')]);
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.handoff.offer(5), null, 'no endpoint has answered yet');
+    h.requests.get('1')?.result.resolve(answer(200));
+    h.requests
+      .get('2')
+      ?.result.resolve({ type: 'error', errorKind: 'timeout_headers', detail: 'no answer', durationMs: 5 });
+    await settle();
+    const first = h.handoff.offer(4);
+    assert.ok(first !== null);
+    assert.deepEqual(
+      { ids: first.endpointIds, room: first.room, slots: first.slots },
+      { ids: ['ep_a'], room: [4], slots: 4 },
+      "only ep_a answered; room = the statement's messages",
+    );
+    const second = h.handoff.offer(4);
+    assert.deepEqual(
+      { room: second?.room, slots: second?.slots },
+      { room: [1], slots: 1 },
+      'the share (5) less what the first offer holds for ep_a',
+    );
+    // The claim's window and limit count the offered room as held.
+    h.claims.push([]);
+    await h.dispatcher.tick();
+    const claim = h.claimCalls.at(-1)!;
+    assert.equal(claim.limit, 10 - 4 - 1, 'free slots less the offered ones');
+    assert.equal(claim.window?.held.get('ep_a'), 5);
+    // The first statement leased two; its room comes back and the two run.
+    h.handoff.adopt(first, [claimed('10', 'ep_a'), claimed('11', 'ep_a')]);
+    h.handoff.adopt(second!, []);
+    assert.ok(h.requests.has('10') && h.requests.has('11'), 'adopted deliveries are sent at once');
+    assert.deepEqual(h.handoff.offer(9)?.room, [3], 'share 5 less the two running');
+    h.requests.get('10')?.result.resolve(answer(200));
+    h.requests.get('11')?.result.resolve(answer(200));
+    await h.dispatcher.stop();
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => r.deliveryId)
+        .sort(),
+      ['1', '10', '11', '2'],
+    );
+  },
+);
 
 test('hand-off: leases adopted after the stop began are released, not sent', async () => {
   const h = harness({ concurrency: 10, claimBatch: 10, endpointWindowShare: 1, windowReserve: 0 });
@@ -693,88 +718,100 @@ async function answeredOnce(
   return { h, handOff };
 }
 
-test('hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is owed; an owed claim comes at once', async () => {
-  const { h, handOff } = await answeredOnce({
-    concurrency: 4,
-    claimBatch: 4,
-    endpointWindowShare: 1,
-    windowReserve: 0,
-  });
-  handOff('2', '3');
-  const quiet = h.claimCalls.length;
-  h.requests.get('2')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.claimCalls.length, quiet, 'no claim at the answer of a handed-off delivery');
-  await h.timers.advance(HANDOFF_REFILL_DELAY_MS - 1);
-  assert.equal(h.claimCalls.length, quiet, 'nor before the delay');
-  await h.timers.advance(1);
-  assert.equal(h.claimCalls.length, quiet + 1, 'one claim after it (a retry may have come due meanwhile)');
-
-  // A claim that fills its limit may have left work: the next freed slot is claimed into at once, handed off or not.
-  h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_b')]);
-  await h.timers.advance(1000); // the poll's claim, no wake-up
-  assert.equal(h.claimCalls.at(-1)?.limit, 3);
-  assert.equal(h.claimCalls.at(-1)?.window?.held.get('ep_a'), 1);
-  const full = h.claimCalls.length;
-  h.requests.get('3')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.claimCalls.length, full + 1, 'owed after a full claim: claimed at once');
-
-  for (const id of ['4', '5', '6']) h.requests.get(id)?.result.resolve(answer(200));
-  await settle();
-  await h.timers.advance(REFILL_DELAY_MS);
-  await h.dispatcher.stop();
-});
-
-test('hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim found nothing', async () => {
-  const { h, handOff } = await answeredOnce({
-    concurrency: 2,
-    claimBatch: 2,
-    endpointWindowShare: 1,
-    windowReserve: 0,
-  });
-  // A claim is out when a publish wakes the loop and hands off two deliveries, which fill the window.
-  const during = deferred<ClaimedDelivery[]>();
-  h.claims.push(during.promise);
-  await h.timers.advance(1000);
-  h.wake?.();
-  handOff('2', '3');
-  during.resolve([]);
-  await settle();
-  // The loop's claim after the wake-up found no free slot and did not run: the claim stays owed.
-  const owed = h.claimCalls.length;
-  h.requests.get('2')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.claimCalls.length, owed + 1, 'the freed slot is claimed into at once');
-  h.requests.get('3')?.result.resolve(answer(200));
-  await h.dispatcher.stop();
-});
-
-test('hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts each endpoint at its part of the batch)', async () => {
-  // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim
-  // again at once.
-  const { h, handOff } = await answeredOnce({
-    concurrency: 2,
-    claimBatch: 4,
-    claimAheadCount: 4,
-    endpointWindowShare: 1,
-    windowReserve: 0,
-  });
-  handOff('2', '3');
-  // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
-  h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);
-  await h.timers.advance(1000);
-  assert.equal(h.claimCalls.at(-1)?.limit, 4);
-  assert.deepEqual(h.claimCalls.at(-1)?.excludeEndpoints, []);
-  const before = h.claimCalls.length;
-  h.requests.get('2')?.result.resolve(answer(200));
-  await settle();
-  assert.ok(h.claimCalls.length > before, "the handed-off delivery's slot is claimed into at once");
-  // Answer every request, including those that waiting deliveries open as slots free, until none is in flight.
-  for (let round = 0; round < 20 && h.dispatcher.inFlight() > 0; round += 1) {
-    for (const [, r] of h.requests) r.result.resolve(answer(200));
+test(
+  'hand-off: a slot freed by a handed-off delivery is refilled after HANDOFF_REFILL_DELAY_MS while no claim is ' +
+    'owed; an owed claim comes at once',
+  async () => {
+    const { h, handOff } = await answeredOnce({
+      concurrency: 4,
+      claimBatch: 4,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
+    handOff('2', '3');
+    const quiet = h.claimCalls.length;
+    h.requests.get('2')?.result.resolve(answer(200));
     await settle();
-  }
-  assert.equal(h.dispatcher.inFlight(), 0);
-  await h.dispatcher.stop();
-});
+    assert.equal(h.claimCalls.length, quiet, 'no claim at the answer of a handed-off delivery');
+    await h.timers.advance(HANDOFF_REFILL_DELAY_MS - 1);
+    assert.equal(h.claimCalls.length, quiet, 'nor before the delay');
+    await h.timers.advance(1);
+    assert.equal(h.claimCalls.length, quiet + 1, 'one claim after it (a retry may have come due meanwhile)');
+
+    // A claim that fills its limit may have left work: the next freed slot is claimed into at once, handed off or not.
+    h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_b')]);
+    await h.timers.advance(1000); // the poll's claim, no wake-up
+    assert.equal(h.claimCalls.at(-1)?.limit, 3);
+    assert.equal(h.claimCalls.at(-1)?.window?.held.get('ep_a'), 1);
+    const full = h.claimCalls.length;
+    h.requests.get('3')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.claimCalls.length, full + 1, 'owed after a full claim: claimed at once');
+
+    for (const id of ['4', '5', '6']) h.requests.get(id)?.result.resolve(answer(200));
+    await settle();
+    await h.timers.advance(REFILL_DELAY_MS);
+    await h.dispatcher.stop();
+  },
+);
+
+test(
+  'hand-off: a publish wake-up that arrives while a claim is out keeps a claim owed, though that claim found ' +
+    'nothing',
+  async () => {
+    const { h, handOff } = await answeredOnce({
+      concurrency: 2,
+      claimBatch: 2,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
+    // A claim is out when a publish wakes the loop and hands off two deliveries, which fill the window.
+    const during = deferred<ClaimedDelivery[]>();
+    h.claims.push(during.promise);
+    await h.timers.advance(1000);
+    h.wake?.();
+    handOff('2', '3');
+    during.resolve([]);
+    await settle();
+    // The loop's claim after the wake-up found no free slot and did not run: the claim stays owed.
+    const owed = h.claimCalls.length;
+    h.requests.get('2')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.claimCalls.length, owed + 1, 'the freed slot is claimed into at once');
+    h.requests.get('3')?.result.resolve(answer(200));
+    await h.dispatcher.stop();
+  },
+);
+
+test(
+  'hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts ' +
+    'each endpoint at its part of the batch)',
+  async () => {
+    // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim
+    // again at once.
+    const { h, handOff } = await answeredOnce({
+      concurrency: 2,
+      claimBatch: 4,
+      claimAheadCount: 4,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
+    handOff('2', '3');
+    // The poll's claim returns 3 of 4, nothing excluded: ep_b may have more due rows than its part of the batch.
+    h.claims.push([claimed('4', 'ep_b'), claimed('5', 'ep_b'), claimed('6', 'ep_c')]);
+    await h.timers.advance(1000);
+    assert.equal(h.claimCalls.at(-1)?.limit, 4);
+    assert.deepEqual(h.claimCalls.at(-1)?.excludeEndpoints, []);
+    const before = h.claimCalls.length;
+    h.requests.get('2')?.result.resolve(answer(200));
+    await settle();
+    assert.ok(h.claimCalls.length > before, "the handed-off delivery's slot is claimed into at once");
+    // Answer every request, including those that waiting deliveries open as slots free, until none is in flight.
+    for (let round = 0; round < 20 && h.dispatcher.inFlight() > 0; round += 1) {
+      for (const [, r] of h.requests) r.result.resolve(answer(200));
+      await settle();
+    }
+    assert.equal(h.dispatcher.inFlight(), 0);
+    await h.dispatcher.stop();
+  },
+);

@@ -98,55 +98,63 @@ function runner(settings: Partial<DispatcherSettings> = {}) {
   return { run, launch, timers, window, requests, records, heard, settled };
 }
 
-test('a flight tells the pacer when its slot frees, saying whether its source pushed it, and its source when its record settled', async () => {
-  const cases: {
-    pushed: boolean;
-    end: 'recorded' | 'fenced' | 'lease lost';
-    freed: boolean[];
-    settled: [string, boolean][];
-  }[] = [
-    { pushed: false, end: 'recorded', freed: [false, false], settled: [['1', true]] },
-    { pushed: true, end: 'recorded', freed: [true, true], settled: [['1', true]] },
-    { pushed: true, end: 'fenced', freed: [true, true], settled: [['1', false]] },
-    { pushed: false, end: 'lease lost', freed: [false, false], settled: [] },
-  ];
-  for (const c of cases) {
-    const r = runner();
-    r.launch(claimed('1'), c.pushed);
-    if (c.end === 'lease lost') {
-      r.heard.lost.push('1');
-      assert.deepEqual(await r.run.renewLeases(), ['1']);
-    } else r.requests.get('1')?.resolve(answer(200));
-    await settle();
-    r.records.get('1')?.resolve(c.end === 'recorded');
-    await settle();
-    assert.deepEqual(
-      r.heard.freed.map(([, pushed]) => pushed),
-      c.freed,
-      `${c.end}, pushed ${c.pushed}: answered, then finished`,
-    );
-    assert.deepEqual(r.settled, c.settled, `${c.end}, pushed ${c.pushed}`);
-    assert.equal(r.window.size(), 0);
-  }
-});
+test(
+  'a flight tells the pacer when its slot frees, saying whether its source pushed it, and its source when its ' +
+    'record settled',
+  async () => {
+    const cases: {
+      pushed: boolean;
+      end: 'recorded' | 'fenced' | 'lease lost';
+      freed: boolean[];
+      settled: [string, boolean][];
+    }[] = [
+      { pushed: false, end: 'recorded', freed: [false, false], settled: [['1', true]] },
+      { pushed: true, end: 'recorded', freed: [true, true], settled: [['1', true]] },
+      { pushed: true, end: 'fenced', freed: [true, true], settled: [['1', false]] },
+      { pushed: false, end: 'lease lost', freed: [false, false], settled: [] },
+    ];
+    for (const c of cases) {
+      const r = runner();
+      r.launch(claimed('1'), c.pushed);
+      if (c.end === 'lease lost') {
+        r.heard.lost.push('1');
+        assert.deepEqual(await r.run.renewLeases(), ['1']);
+      } else r.requests.get('1')?.resolve(answer(200));
+      await settle();
+      r.records.get('1')?.resolve(c.end === 'recorded');
+      await settle();
+      assert.deepEqual(
+        r.heard.freed.map(([, pushed]) => pushed),
+        c.freed,
+        `${c.end}, pushed ${c.pushed}: answered, then finished`,
+      );
+      assert.deepEqual(r.settled, c.settled, `${c.end}, pushed ${c.pushed}`);
+      assert.equal(r.window.size(), 0);
+    }
+  },
+);
 
-test('a waiting delivery whose lease ran too short is handed back: a take is owed, its lease released with its token, and the pacer told', async () => {
-  const r = runner({ concurrency: 1, claimAheadCount: 1, attemptDeadlineMs: 15_000 });
-  r.launch(claimed('1', 'ep_a'));
-  r.launch(claimed('2', 'ep_a', '7'));
-  await r.timers.advance(14_001);
-  r.requests.get('1')?.resolve(answer(200));
-  await settle();
-  assert.equal(r.requests.has('2'), false);
-  assert.equal(r.heard.owed, 1);
-  assert.deepEqual(
-    r.heard.released.flat().map((l) => [l.deliveryId, l.fencingToken]),
-    [['2', '7']],
-  );
-  r.records.get('1')?.resolve(true);
-  await settle();
-  assert.equal(r.window.size(), 0);
-});
+test(
+  'a waiting delivery whose lease ran too short is handed back: a take is owed, its lease released with its ' +
+    'token, and the pacer told',
+  async () => {
+    const r = runner({ concurrency: 1, claimAheadCount: 1, attemptDeadlineMs: 15_000 });
+    r.launch(claimed('1', 'ep_a'));
+    r.launch(claimed('2', 'ep_a', '7'));
+    await r.timers.advance(14_001);
+    r.requests.get('1')?.resolve(answer(200));
+    await settle();
+    assert.equal(r.requests.has('2'), false);
+    assert.equal(r.heard.owed, 1);
+    assert.deepEqual(
+      r.heard.released.flat().map((l) => [l.deliveryId, l.fencingToken]),
+      [['2', '7']],
+    );
+    r.records.get('1')?.resolve(true);
+    await settle();
+    assert.equal(r.window.size(), 0);
+  },
+);
 
 test('the drain: within the grace period nothing is released; past it the rest is aborted and released', async () => {
   const cases: { answerWithinGrace: boolean; released: string[] }[] = [

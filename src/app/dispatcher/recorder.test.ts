@@ -126,7 +126,8 @@ test(
 );
 
 test(
-  'after giveUpOnFailure, writes the store takes still go through; the first failed write rejects its batch and the queue at once',
+  'after giveUpOnFailure, writes the store takes still go through; the first failed write rejects its batch ' +
+    'and the queue at once',
   { timeout: 10_000 },
   async () => {
     let fail = false;

@@ -46,28 +46,36 @@ test('a reserve of 0 keeps nothing back; a window of 1 has no reserve', () => {
   assert.equal(createWindowBook({ concurrency: 1, claimBatch: 4 }).bounds([], 1).window.budget, 1);
 });
 
-test('claiming ahead: a claim counts over the window and what is claimed ahead; opening a request keeps the share and the reserve of the window', () => {
-  const book = createWindowBook({ concurrency: 4, claimBatch: 100, claimAheadCount: 2 });
-  const b = book.bounds([], 6);
-  assert.deepEqual(
-    { share: b.window.share, budget: b.window.budget },
-    { share: 3, budget: 5 },
-    'over 6: share 3, one kept for answering endpoints',
-  );
-  const open = new Map([
-    ['hole-1', 2],
-    ['hole-2', 1],
-  ]);
-  assert.equal(book.mayStart('hole-1', open), false, 'hole-1 is at its share of 2 open requests');
-  assert.equal(
-    book.mayStart('hole-2', open),
-    false,
-    'three open for endpoints not known to answer: the last slot is the reserve',
-  );
-  assert.equal(book.mayStart('new', open), true, 'an endpoint with nothing open and no verdict gets its first attempt');
-  book.note('ok', true);
-  book.note('bad', false);
-  assert.equal(book.mayStart('ok', open), true, 'an answering endpoint may take the reserve');
-  assert.equal(book.mayStart('bad', open), false, 'an unresponsive endpoint may not, even with nothing open');
-  assert.equal(book.mayStart('bad', new Map()), true, 'with the window empty it may');
-});
+test(
+  'claiming ahead: a claim counts over the window and what is claimed ahead; opening a request keeps the share ' +
+    'and the reserve of the window',
+  () => {
+    const book = createWindowBook({ concurrency: 4, claimBatch: 100, claimAheadCount: 2 });
+    const b = book.bounds([], 6);
+    assert.deepEqual(
+      { share: b.window.share, budget: b.window.budget },
+      { share: 3, budget: 5 },
+      'over 6: share 3, one kept for answering endpoints',
+    );
+    const open = new Map([
+      ['hole-1', 2],
+      ['hole-2', 1],
+    ]);
+    assert.equal(book.mayStart('hole-1', open), false, 'hole-1 is at its share of 2 open requests');
+    assert.equal(
+      book.mayStart('hole-2', open),
+      false,
+      'three open for endpoints not known to answer: the last slot is the reserve',
+    );
+    assert.equal(
+      book.mayStart('new', open),
+      true,
+      'an endpoint with nothing open and no verdict gets its first attempt',
+    );
+    book.note('ok', true);
+    book.note('bad', false);
+    assert.equal(book.mayStart('ok', open), true, 'an answering endpoint may take the reserve');
+    assert.equal(book.mayStart('bad', open), false, 'an unresponsive endpoint may not, even with nothing open');
+    assert.equal(book.mayStart('bad', new Map()), true, 'with the window empty it may');
+  },
+);

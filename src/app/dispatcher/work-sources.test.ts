@@ -40,26 +40,30 @@ function brokerLike(): {
   return { source, held, asked, settled, released, arrive: () => sink?.wake() };
 }
 
-test('a third source is taken from after the claim, within what the claim left of the limit, and its records settle back to it', async () => {
-  const broker = brokerLike();
-  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 }, [broker.source]);
-  h.claims.push([claimed('1', 'ep_a')]);
-  broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'), claimed('b4', 'ep_b'));
-  assert.equal(await h.dispatcher.tick(), 4);
-  assert.equal(broker.asked[0]?.limit, 3, 'the claim took one of four');
-  assert.deepEqual([...h.requests.keys()].sort(), ['1', 'b1', 'b2', 'b3']);
-  for (const id of ['1', 'b1', 'b2', 'b3']) h.requests.get(id)?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-  assert.deepEqual(
-    broker.settled.sort(),
-    [
-      ['b1', true],
-      ['b2', true],
-      ['b3', true],
-    ],
-    "the claim's own delivery settles nothing there",
-  );
-});
+test(
+  'a third source is taken from after the claim, within what the claim left of the limit, and its records settle ' +
+    'back to it',
+  async () => {
+    const broker = brokerLike();
+    const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 }, [broker.source]);
+    h.claims.push([claimed('1', 'ep_a')]);
+    broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'), claimed('b4', 'ep_b'));
+    assert.equal(await h.dispatcher.tick(), 4);
+    assert.equal(broker.asked[0]?.limit, 3, 'the claim took one of four');
+    assert.deepEqual([...h.requests.keys()].sort(), ['1', 'b1', 'b2', 'b3']);
+    for (const id of ['1', 'b1', 'b2', 'b3']) h.requests.get(id)?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+    assert.deepEqual(
+      broker.settled.sort(),
+      [
+        ['b1', true],
+        ['b2', true],
+        ['b3', true],
+      ],
+      "the claim's own delivery settles nothing there",
+    );
+  },
+);
 
 test("a third source's wake-up ends the loop's wait, as a publish wake-up does", async () => {
   const broker = brokerLike();
@@ -118,22 +122,28 @@ test('a pushing source is offered no room while the claims fail and back off, an
   await h.dispatcher.stop();
 });
 
-test('a source is told of each of its deliveries given up without a record, once: lease lost, or released at the stop', async () => {
-  const broker = brokerLike();
-  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0, shutdownGraceMs: 1 }, [broker.source]);
-  broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'));
-  await h.dispatcher.tick();
-  h.lost = ['b1'];
-  await h.dispatcher.heartbeat();
-  h.requests.get('b1')?.result.resolve(answer(200));
-  h.requests.get('b2')?.result.resolve(answer(200));
-  await settle();
-  assert.deepEqual(broker.released, ['b1'], 'the lost lease, and not the recorded one');
-  assert.deepEqual(broker.settled, [['b2', true]]);
-  const stopped = h.dispatcher.stop();
-  await settle();
-  await h.timers.advance(1);
-  await stopped;
-  assert.deepEqual(broker.released.sort(), ['b1', 'b3'], 'the one in flight at the stop, released');
-  assert.deepEqual(broker.settled, [['b2', true]], 'nothing settled twice or after being released');
-});
+test(
+  'a source is told of each of its deliveries given up without a record, once: lease lost, or released at the ' +
+    'stop',
+  async () => {
+    const broker = brokerLike();
+    const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0, shutdownGraceMs: 1 }, [
+      broker.source,
+    ]);
+    broker.held.push(claimed('b1', 'ep_b'), claimed('b2', 'ep_b'), claimed('b3', 'ep_b'));
+    await h.dispatcher.tick();
+    h.lost = ['b1'];
+    await h.dispatcher.heartbeat();
+    h.requests.get('b1')?.result.resolve(answer(200));
+    h.requests.get('b2')?.result.resolve(answer(200));
+    await settle();
+    assert.deepEqual(broker.released, ['b1'], 'the lost lease, and not the recorded one');
+    assert.deepEqual(broker.settled, [['b2', true]]);
+    const stopped = h.dispatcher.stop();
+    await settle();
+    await h.timers.advance(1);
+    await stopped;
+    assert.deepEqual(broker.released.sort(), ['b1', 'b3'], 'the one in flight at the stop, released');
+    assert.deepEqual(broker.settled, [['b2', true]], 'nothing settled twice or after being released');
+  },
+);
