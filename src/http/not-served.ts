@@ -48,7 +48,8 @@ export const NOT_SERVED: readonly NotServedFamily[] = Object.freeze([
     name: 'message precheck',
     path: new RegExp(`^/api/v1/app/${SEG}/msg/precheck(/|$)`),
     reason:
-      'publishing is cheap and a message with no subscribed endpoint makes no delivery, so there is nothing to check first.',
+      'publishing is cheap and a message with no subscribed endpoint makes no delivery, so there is nothing to ' +
+      'check first.',
   },
   {
     name: 'bulk expunge',
@@ -64,7 +65,8 @@ export const NOT_SERVED: readonly NotServedFamily[] = Object.freeze([
     name: 'operational-webhook endpoints',
     path: /^\/api\/v1\/operational-webhook(\/|$)/,
     reason:
-      'operational webhooks go to an application of yours (TIDINGS_OPERATIONAL_APP), managed with the ordinary endpoint API.',
+      'operational webhooks go to an application of yours (TIDINGS_OPERATIONAL_APP), managed with the ordinary ' +
+      'endpoint API.',
   },
   {
     name: 'connectors',

@@ -4,11 +4,15 @@ import { AppError } from '../domain/errors.ts';
 import { parseTree } from 'jsonc-parser';
 import { payloadBytes } from './payload-span.ts';
 
-test('payloadBytes returns the exact bytes of the payload value: whitespace, key order, number forms, escapes, non-ASCII', () => {
-  const payload = '{ "b" : 1e2,\n "a":[ 12345678901234567890 , -0.0 ], "s":"\\u00e9é\\"}" }';
-  assert.equal(payloadBytes(`{"eventType":"x","payload":${payload},"eventId":"e"}`).toString('utf8'), payload);
-  assert.deepEqual(payloadBytes(`{"payload":${payload}}`), Buffer.from(payload, 'utf8'));
-});
+test(
+  'payloadBytes returns the exact bytes of the payload value: whitespace, key order, number forms, escapes, ' +
+    'non-ASCII',
+  () => {
+    const payload = '{ "b" : 1e2,\n "a":[ 12345678901234567890 , -0.0 ], "s":"\\u00e9é\\"}" }';
+    assert.equal(payloadBytes(`{"eventType":"x","payload":${payload},"eventId":"e"}`).toString('utf8'), payload);
+    assert.deepEqual(payloadBytes(`{"payload":${payload}}`), Buffer.from(payload, 'utf8'));
+  },
+);
 
 test('payloadBytes handles any JSON value and nested "payload" keys do not count', () => {
   assert.equal(payloadBytes('{"payload":"text"}').toString(), '"text"');

@@ -149,7 +149,8 @@ export function checkRequestShape(request: FastifyRequest): void {
   if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked') {
     throw new AppError(
       'unsupported_transfer_encoding',
-      'Only "Transfer-Encoding: chunked" is accepted (no other transfer coding, alone or with chunked); send Content-Length, or chunked alone',
+      'Only "Transfer-Encoding: chunked" is accepted (no other transfer coding, alone or with chunked); send ' +
+        'Content-Length, or chunked alone',
       { headers: { connection: 'close' } },
     );
   }
@@ -159,7 +160,8 @@ export function checkRequestShape(request: FastifyRequest): void {
   if (problem === 'credential') {
     throw new AppError(
       'credentials_in_query',
-      'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this one as leaked',
+      'A credential was sent in the query string; send it as "Authorization: Bearer <token>" and treat this ' +
+        'one as leaked',
       { headers: { connection: 'close' } },
     );
   }
@@ -195,7 +197,8 @@ function frameworkError(error: FastifyError, request: FastifyRequest, reply: Fas
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? [
             'uri_too_long',
-            `A path segment of the request target is longer than the router accepts (${maxParamLength ?? '?'} characters)`,
+            `A path segment of the request target is longer than the router accepts (${maxParamLength ?? '?'} ` +
+              'characters)',
           ]
         : ['bad_request', 'The request could not be routed'];
   // The request target is not echoed: it may hold anything, a credential included.
@@ -212,7 +215,8 @@ function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
   if (err.code === 'HPE_HEADER_OVERFLOW')
     return [
       'headers_too_large',
-      `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes, Node's --max-http-header-size)`,
+      `The request line and headers are larger than the server accepts (${maxHeaderSize} bytes, Node's ` +
+        '--max-http-header-size)',
     ];
   if (err.code === 'HPE_URI_TOO_LONG') return ['uri_too_long', 'The request target is too long'];
   return ['bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`];
@@ -265,7 +269,8 @@ export function clientErrorHandler(
     }
     const body = JSON.stringify({ code, detail });
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; ` +
+        `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   };
 }

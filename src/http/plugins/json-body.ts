@@ -82,7 +82,8 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
         const msg =
           ambiguous.reason === 'duplicate'
             ? `the key "${ambiguous.key}" appears more than once in this object (which one counts would be a guess)`
-            : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as its prototype`;
+            : `the key "${ambiguous.key}" is refused: JavaScript code that copies this object would take it as ` +
+              'its prototype';
         const type = `value_error.${ambiguous.reason === 'duplicate' ? 'duplicate_key' : 'prototype_key'}`;
         done(new AppError('validation', [{ loc: ['body', ...ambiguous.path, ambiguous.key], msg, type }]), undefined);
         return;

@@ -136,7 +136,8 @@ export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointH
         summary: "Probe now: end the breaker's cool-down (Tidings)",
         description:
           "Ends an open breaker's cool-down now, so that exactly one delivery goes next as its probe: success closes " +
-          'the breaker, failure opens it for a new (longer) cool-down. A half-open breaker already has its probe in flight and is ' +
+          'the breaker, failure opens it for a new (longer) cool-down. A half-open breaker already has its ' +
+          'probe in flight and is ' +
           'left as it is. Appends `breaker_probe_requested` to the health history. 409 when the breaker is closed.',
         params,
         response: { 200: healthOut, 409: errorBody, ...commonErrors },
@@ -156,8 +157,10 @@ export function registerEndpointHealth(app: Api, deps: Pick<HttpDeps, 'endpointH
         summary: 'Close the breaker (Tidings)',
         description:
           "Closes the endpoint's circuit breaker: its held deliveries are claimed as usual again, and the failure " +
-          'streak and cool-down growth start from zero. Appends `breaker_closed` to the health history, its reason naming who ' +
-          'closed it ("closed by the operator", "… a portal token of the application", "… an API key of the application"); ' +
+          'streak and cool-down growth start from zero. Appends `breaker_closed` to the health history, its ' +
+          'reason naming who ' +
+          'closed it ("closed by the operator", "… a portal token of the application", "… an API key of the ' +
+          'application"); ' +
           'a closed breaker is left as it is.',
         params,
         response: { 200: healthOut, ...commonErrors },

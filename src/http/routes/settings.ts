@@ -11,7 +11,8 @@ const settingOut = z
       .string()
       .nullable()
       .describe(
-        'Effective value as text (secrets masked; in URLs the password and secret query parameters such as password, sslpassword, token, key masked); null = unset',
+        'Effective value as text (secrets masked; in URLs the password and secret query parameters such as ' +
+          'password, sslpassword, token, key masked); null = unset',
       ),
     defaultValue: z
       .string()

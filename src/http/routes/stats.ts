@@ -64,7 +64,10 @@ export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
         tags: ['Stats'],
         summary: 'Time-in-state over a window (Tidings)',
         description:
-          'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact figures (exact up to 15 ms).',
+          'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled ' +
+          'up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series ' +
+          'are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact ' +
+          'figures (exact up to 15 ms).',
         querystring: timeInStateQuery,
         response: { 200: timeInStateOut, ...commonErrors },
       },

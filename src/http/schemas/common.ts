@@ -38,7 +38,8 @@ export function isDotSegment(segment: string): boolean {
 const pathSafe = <T extends z.ZodString>(schema: T) =>
   schema.refine((s) => !isDotSegment(s), {
     message:
-      'must not be "." or "..": a URL path cannot carry it (clients remove dot segments), so the object could not be named in a path',
+      'must not be "." or "..": a URL path cannot carry it (clients remove dot segments), so the object could ' +
+      'not be named in a path',
     abort: true,
   });
 
@@ -91,7 +92,9 @@ export function sameAsOlderName(pairs: readonly (readonly [current: string, olde
       const a = body[current];
       const b = body[older];
       if (a === undefined || b === undefined || aliasValue(a) === aliasValue(b)) continue;
-      const message = `${older} is the older name of ${current}, and the two differ: give one of them (or both with the same value)`;
+      const message =
+        `${older} is the older name of ${current}, and the two differ: give one of them (or both with the same ` +
+        'value)';
       ctx.addIssue({ code: 'custom', path: [older], message });
     }
   };

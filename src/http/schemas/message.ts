@@ -143,7 +143,8 @@ export const messageListQuery = listQuery(idIterator('msg'), 'descending').exten
   with_content: flagQuery
     .default(false)
     .describe(
-      'Include the payloads (default false: content is in a list only when asked; a single message shows it by default)',
+      'Include the payloads (default false: content is in a list only when asked; a single message shows it by ' +
+        'default)',
     ),
   event_types: listParam(eventTypeName).optional(),
   channel: channelName.optional(),

@@ -63,11 +63,15 @@ const taskStatus = z.enum(['running', 'finished', 'failed']);
 const taskData = z
   .record(z.string(), z.unknown())
   .describe(
-    'Progress of a replay task: messagesSent (queued to be sent again), scanned, alreadyQueued, expunged, unavailable ' +
-      '(endpoint deleted or disabled), error (why it failed); for a task of one endpoint, held (its pending deliveries in the ' +
-      'window that wait behind the endpoint rather than their schedule: a recover selects dead letters only, so it neither ' +
+    'Progress of a replay task: messagesSent (queued to be sent again), scanned, alreadyQueued, expunged, ' +
+      'unavailable ' +
+      '(endpoint deleted or disabled), error (why it failed); for a task of one endpoint, held (its pending ' +
+      'deliveries in the ' +
+      'window that wait behind the endpoint rather than their schedule: a recover selects dead letters only, ' +
+      'so it neither ' +
       'sends these again nor counts them as queued; counted when the task starts and again when it finishes), heldBy ' +
-      '({paused, breaker, throttled}: held by what holds them) and heldUntil (ISO-8601, the latest end of those holds that has ' +
+      '({paused, breaker, throttled}: held by what holds them) and heldUntil (ISO-8601, the latest end of ' +
+      'those holds that has ' +
       'one; null when none has) — null for a task over a whole application',
   );
 

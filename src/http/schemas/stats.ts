@@ -67,7 +67,10 @@ export const overviewOut = z.object({
 const percentiles = z
   .object({ p50: z.number().nullable(), p90: z.number().nullable(), p99: z.number().nullable(), count })
   .describe(
-    'p50/p90/p99 in ms (null without samples) and the exact number of samples. The percentiles are estimated from a fixed log-scale histogram (whole milliseconds up to 15 ms, then buckets 2^(1/8) ≈ 9 % wide): each is within 4.6 % (half a bucket) of the exact linear-interpolation percentile of the same samples, and exact up to 15 ms (docs/adr/0015-time-in-state-rollups.md)',
+    'p50/p90/p99 in ms (null without samples) and the exact number of samples. The percentiles are estimated ' +
+      'from a fixed log-scale histogram (whole milliseconds up to 15 ms, then buckets 2^(1/8) ≈ 9 % wide): each ' +
+      'is within 4.6 % (half a bucket) of the exact linear-interpolation percentile of the same samples, and ' +
+      'exact up to 15 ms (docs/adr/0015-time-in-state-rollups.md)',
   );
 
 /**
