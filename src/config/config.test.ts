@@ -230,11 +230,15 @@ test('BUG a too-short lease is not reported when an unrelated setting is also in
   );
 });
 
-test('a renamed variable is refused with its new name, not silently ignored (TIDINGS_WORKER_ID → TIDINGS_DISPATCHER_ID)', () => {
-  assert.throws(
-    () => loadConfig({ TIDINGS_WORKER_ID: 'd1' }),
-    (e: unknown) =>
-      e instanceof ConfigError && e.problems.includes('TIDINGS_WORKER_ID was renamed TIDINGS_DISPATCHER_ID'),
-  );
-  assert.equal(loadConfig({ TIDINGS_DISPATCHER_ID: 'd1' }).dispatcherId, 'd1');
-});
+test(
+  'a renamed variable is refused with its new name, not silently ignored (TIDINGS_WORKER_ID → ' +
+    'TIDINGS_DISPATCHER_ID)',
+  () => {
+    assert.throws(
+      () => loadConfig({ TIDINGS_WORKER_ID: 'd1' }),
+      (e: unknown) =>
+        e instanceof ConfigError && e.problems.includes('TIDINGS_WORKER_ID was renamed TIDINGS_DISPATCHER_ID'),
+    );
+    assert.equal(loadConfig({ TIDINGS_DISPATCHER_ID: 'd1' }).dispatcherId, 'd1');
+  },
+);

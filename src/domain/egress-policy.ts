@@ -179,7 +179,9 @@ export function isAddressAllowed(ip: string, allowlist: readonly string[]): Addr
     if (inner.allowed) return inner;
     return {
       allowed: false,
-      reason: `${inner.reason}; an IPv6 allow-list entry opens a NAT64 or 6to4 address only when an IPv4 entry opens the IPv4 inside it`,
+      reason:
+        `${inner.reason}; an IPv6 allow-list entry opens a NAT64 or 6to4 address only when an IPv4 entry opens ` +
+        'the IPv4 inside it',
     };
   }
   return judgeAddress(v6, allowed, '');
@@ -194,7 +196,9 @@ function judgeAddress(address: Address, allowed: readonly [Address, number][], v
     const inside = embedded === null ? '' : `, embedding ${embedded.toString()}`;
     return {
       allowed: false,
-      reason: `${address.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} (${refused.source})${inside}`,
+      reason:
+        `${address.toString()}${via} is in a refused range: ${refused.name} ${refused.cidr} ` +
+        `(${refused.source})${inside}`,
     };
   }
   if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) {
@@ -241,10 +245,16 @@ const URL_WHITESPACE_OR_CONTROL = /[\u0000-\u0020\u007f]/;
  */
 export function checkUrlForm(url: string): string | null {
   if (URL_WHITESPACE_OR_CONTROL.test(url))
-    return 'the URL contains whitespace or a control character (tab, CR and LF would be dropped silently); percent-encode them';
+    return (
+      'the URL contains whitespace or a control character (tab, CR and LF would be dropped silently); ' +
+      'percent-encode them'
+    );
   if (url.includes('\\')) return 'the URL contains a backslash, which would be read as "/"; percent-encode it (%5C)';
   if (/^https?:/i.test(url) && !/^https?:\/\/[^/?#]/i.test(url))
-    return 'after "http:" or "https:" the URL must have "//" and a host (e.g. http:///path would contact the host "path")';
+    return (
+      'after "http:" or "https:" the URL must have "//" and a host (e.g. http:///path would contact the host ' +
+      '"path")'
+    );
   return null;
 }
 

@@ -3,11 +3,15 @@ import { test } from 'node:test';
 import { AppError } from './errors.ts';
 import { boundedIssues, boundedText, ERROR_BOUNDS, errorSummary } from './error-bounds.ts';
 
-test('a text over the bound keeps its first characters and says how many were left out, never splitting a surrogate pair', () => {
-  assert.equal(boundedText('short'), 'short');
-  assert.equal(boundedText('abcdef', 4), 'abcd… (2 more characters)');
-  assert.equal(boundedText('abc\u{1F600}d', 4), 'abc… (3 more characters)');
-});
+test(
+  'a text over the bound keeps its first characters and says how many were left out, never splitting a surrogate ' +
+    'pair',
+  () => {
+    assert.equal(boundedText('short'), 'short');
+    assert.equal(boundedText('abcdef', 4), 'abcd… (2 more characters)');
+    assert.equal(boundedText('abc\u{1F600}d', 4), 'abc… (3 more characters)');
+  },
+);
 
 test('an answer lists the first issues, each text bounded, then one issue saying how many more there are', () => {
   const many = Array.from({ length: 1000 }, (_, i) => ({

@@ -37,7 +37,9 @@ export function boundedIssues(issues: readonly ValidationIssue[]): readonly Vali
   const shown = issues.slice(0, ERROR_BOUNDS.issuesMax).map(boundedIssue);
   const left = issues.length - shown.length;
   if (left <= 0) return shown;
-  const msg = `${left} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`;
+  const msg =
+    `${left} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these ` +
+    'and send again';
   return [...shown, { loc: ['body'], msg, type: 'value_error.more_issues' }];
 }
 

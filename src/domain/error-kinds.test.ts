@@ -16,18 +16,22 @@ function documentedKinds(): { kind: string; cause: string; retried: string }[] {
   return rows;
 }
 
-test('docs/reference/error-kinds.md lists every error kind of ERROR_KINDS, in order, each with a cause and a retry rule', () => {
-  const documented = documentedKinds();
-  assert.deepEqual(
-    documented.map((r) => r.kind),
-    [...ERROR_KINDS],
-    'kinds (missing, extra or reordered)',
-  );
-  for (const row of documented) {
-    assert.match(row.cause, /^[A-Z].*\.$/, `${row.kind}: the cause is a sentence`);
-    assert.match(row.retried, /^(Yes|No)\b/, `${row.kind}: "Retried" starts with Yes or No`);
-  }
-});
+test(
+  'docs/reference/error-kinds.md lists every error kind of ERROR_KINDS, in order, each with a cause and a retry ' +
+    'rule',
+  () => {
+    const documented = documentedKinds();
+    assert.deepEqual(
+      documented.map((r) => r.kind),
+      [...ERROR_KINDS],
+      'kinds (missing, extra or reordered)',
+    );
+    for (const row of documented) {
+      assert.match(row.cause, /^[A-Z].*\.$/, `${row.kind}: the cause is a sentence`);
+      assert.match(row.retried, /^(Yes|No)\b/, `${row.kind}: "Retried" starts with Yes or No`);
+    }
+  },
+);
 
 test('the "Retried" column agrees with classifyAttempt for every transport error kind', () => {
   for (const row of documentedKinds()) {

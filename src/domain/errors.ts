@@ -33,7 +33,9 @@ export const ERROR_CATALOG = Object.freeze({
   search_unbounded: {
     status: 422,
     description:
-      'A search of the delivery log that no index bounds: no window (after), a window wider than TIDINGS_SEARCH_MAX_WINDOW, or an attempt search without endpoint_id; detail names the field to add or narrow.',
+      'A search of the delivery log that no index bounds: no window (after), a window wider than ' +
+      'TIDINGS_SEARCH_MAX_WINDOW, or an attempt search without endpoint_id; detail names the field to add or ' +
+      'narrow.',
   },
   payload_too_large: { status: 413, description: 'The request body exceeds TIDINGS_MAX_BODY_BYTES.' },
   unsupported_media_type: { status: 415, description: 'Only application/json bodies are accepted.' },
@@ -49,7 +51,8 @@ export const ERROR_CATALOG = Object.freeze({
   request_timeout: {
     status: 408,
     description:
-      'The request did not arrive within TIDINGS_API_HEADERS_TIMEOUT / TIDINGS_API_REQUEST_TIMEOUT, or its body arrived slower than TIDINGS_API_MIN_BODY_RATE.',
+      'The request did not arrive within TIDINGS_API_HEADERS_TIMEOUT / TIDINGS_API_REQUEST_TIMEOUT, or its ' +
+      'body arrived slower than TIDINGS_API_MIN_BODY_RATE.',
   },
   uri_too_long: { status: 414, description: 'The request target or one of its path segments is too long.' },
   headers_too_large: { status: 431, description: "The request headers exceed the server's header size limit." },
@@ -77,7 +80,8 @@ export const ERROR_CATALOG = Object.freeze({
   concurrency_limited: {
     status: 429,
     description:
-      'Too many requests of this credential, or from this client address, in progress at once; detail names the limit, see Retry-After.',
+      'Too many requests of this credential, or from this client address, in progress at once; detail names ' +
+      'the limit, see Retry-After.',
   },
   service_unavailable: { status: 503, description: 'The database cannot be reached; nothing was accepted.' },
   internal_error: {

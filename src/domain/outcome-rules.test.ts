@@ -189,77 +189,81 @@ for (const c of planCases) {
   });
 }
 
-test('outcome rules: the events carry the ids, the reasons and the last attempt as the operational webhooks publish them', () => {
-  const actions = planRecordActions(
-    [attempt({ attemptNumber: 4, disableEndpointReason: GONE_DISABLE_REASON })],
-    [written()],
-    [
-      health({
-        shouldDisable: true,
-        failingSince: at,
-        breakerState: 'open',
-        breakerChanged: true,
-        consecutiveFailures: 10,
-        breakerOpenUntil: new Date(at.getTime() + 30_000),
-      }),
-    ],
-  );
-  assert.deepEqual(actions, [
-    {
-      type: 'disable',
-      endpointId: 'ep_1',
-      reason: GONE_DISABLE_REASON,
-      event: {
-        type: 'endpoint.disabled',
-        appId: 'app_1',
-        data: { appId: 'app_1', endpointId: 'ep_1', trigger: 'gone', reason: GONE_DISABLE_REASON },
-      },
-    },
-    {
-      type: 'disable',
-      endpointId: 'ep_1',
-      reason: 'every attempt failed since 2026-01-01T00:00:00.000Z',
-      event: {
-        type: 'endpoint.disabled',
-        appId: 'app_1',
-        data: {
+test(
+  'outcome rules: the events carry the ids, the reasons and the last attempt as the operational webhooks publish ' +
+    'them',
+  () => {
+    const actions = planRecordActions(
+      [attempt({ attemptNumber: 4, disableEndpointReason: GONE_DISABLE_REASON })],
+      [written()],
+      [
+        health({
+          shouldDisable: true,
+          failingSince: at,
+          breakerState: 'open',
+          breakerChanged: true,
+          consecutiveFailures: 10,
+          breakerOpenUntil: new Date(at.getTime() + 30_000),
+        }),
+      ],
+    );
+    assert.deepEqual(actions, [
+      {
+        type: 'disable',
+        endpointId: 'ep_1',
+        reason: GONE_DISABLE_REASON,
+        event: {
+          type: 'endpoint.disabled',
           appId: 'app_1',
-          endpointId: 'ep_1',
-          trigger: 'automatic',
-          failSince: '2026-01-01T00:00:00.000Z',
-          reason: 'every attempt failed since 2026-01-01T00:00:00.000Z',
+          data: { appId: 'app_1', endpointId: 'ep_1', trigger: 'gone', reason: GONE_DISABLE_REASON },
         },
       },
-    },
-    {
-      type: 'health-event',
-      endpointId: 'ep_1',
-      kind: 'breaker_opened',
-      reason: '10 consecutive failures; open until 2026-01-01T00:00:30.000Z',
-    },
-    {
-      type: 'publish',
-      event: {
-        type: 'endpoint.breaker_opened',
-        appId: 'app_1',
-        data: { appId: 'app_1', endpointId: 'ep_1', consecutiveFailures: 10, openUntil: '2026-01-01T00:00:30.000Z' },
-      },
-    },
-    {
-      type: 'publish',
-      event: {
-        type: 'message.attempt.failing',
-        appId: 'app_1',
-        data: {
+      {
+        type: 'disable',
+        endpointId: 'ep_1',
+        reason: 'every attempt failed since 2026-01-01T00:00:00.000Z',
+        event: {
+          type: 'endpoint.disabled',
           appId: 'app_1',
-          msgId: 'msg_1',
-          endpointId: 'ep_1',
-          lastAttempt: { id: 'atmpt_1', responseStatusCode: 500, errorKind: 'http_status' },
+          data: {
+            appId: 'app_1',
+            endpointId: 'ep_1',
+            trigger: 'automatic',
+            failSince: '2026-01-01T00:00:00.000Z',
+            reason: 'every attempt failed since 2026-01-01T00:00:00.000Z',
+          },
         },
       },
-    },
-  ]);
-});
+      {
+        type: 'health-event',
+        endpointId: 'ep_1',
+        kind: 'breaker_opened',
+        reason: '10 consecutive failures; open until 2026-01-01T00:00:30.000Z',
+      },
+      {
+        type: 'publish',
+        event: {
+          type: 'endpoint.breaker_opened',
+          appId: 'app_1',
+          data: { appId: 'app_1', endpointId: 'ep_1', consecutiveFailures: 10, openUntil: '2026-01-01T00:00:30.000Z' },
+        },
+      },
+      {
+        type: 'publish',
+        event: {
+          type: 'message.attempt.failing',
+          appId: 'app_1',
+          data: {
+            appId: 'app_1',
+            msgId: 'msg_1',
+            endpointId: 'ep_1',
+            lastAttempt: { id: 'atmpt_1', responseStatusCode: 500, errorKind: 'http_status' },
+          },
+        },
+      },
+    ]);
+  },
+);
 
 const classified = (verdict: Classification['verdict'], statusCode: number | null): Classification => ({
   verdict,

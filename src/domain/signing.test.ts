@@ -429,28 +429,32 @@ function expectedForOurRequest(c: VectorCase, sameAsDelivered: boolean): { stand
   return { standardwebhooks: standard, svix: standard === 'error_after_signature_check' ? 'valid' : standard };
 }
 
-test('a request signed by signatureHeaders passes the standardwebhooks and svix verifiers wherever a correct request must', () => {
-  for (const c of v1Cases) {
-    const body = bodyOf(c);
-    const ours: Record<string, string> = { ...signatureHeaders([senderKey(c)], c.msg_id, c.timestamp, body) };
-    const sameAsDelivered = JSON.stringify(ours) === JSON.stringify(lowerCaseNames(c.headers));
-    const expected = expectedForOurRequest(c, sameAsDelivered);
-    const actual = {
-      standardwebhooks: verifyOutcome(standardwebhooks(c.secret), body, ours, c.verify_at),
-      svix: verifyOutcome(svix(c.secret), body, ours, c.verify_at),
-    };
-    assert.deepEqual(actual, expected, c.id);
-    if (c.kind === 'positive') {
-      // A correct request's signature always matches (a body that is not JSON may still upset JSON parsing).
-      assert.ok(
-        ['valid', 'error_after_signature_check'].includes(actual.standardwebhooks),
-        `${c.id}: standardwebhooks accepts our signature`,
-      );
-      assert.equal(actual.svix, 'valid', `${c.id}: svix accepts our request`);
+test(
+  'a request signed by signatureHeaders passes the standardwebhooks and svix verifiers wherever a correct ' +
+    'request must',
+  () => {
+    for (const c of v1Cases) {
+      const body = bodyOf(c);
+      const ours: Record<string, string> = { ...signatureHeaders([senderKey(c)], c.msg_id, c.timestamp, body) };
+      const sameAsDelivered = JSON.stringify(ours) === JSON.stringify(lowerCaseNames(c.headers));
+      const expected = expectedForOurRequest(c, sameAsDelivered);
+      const actual = {
+        standardwebhooks: verifyOutcome(standardwebhooks(c.secret), body, ours, c.verify_at),
+        svix: verifyOutcome(svix(c.secret), body, ours, c.verify_at),
+      };
+      assert.deepEqual(actual, expected, c.id);
+      if (c.kind === 'positive') {
+        // A correct request's signature always matches (a body that is not JSON may still upset JSON parsing).
+        assert.ok(
+          ['valid', 'error_after_signature_check'].includes(actual.standardwebhooks),
+          `${c.id}: standardwebhooks accepts our signature`,
+        );
+        assert.equal(actual.svix, 'valid', `${c.id}: svix accepts our request`);
+      }
+      markChecked(c.id, 'verifiers');
     }
-    markChecked(c.id, 'verifiers');
-  }
-});
+  },
+);
 
 test('verifiers reject our request when its timestamp is more than 300 s from the receiver clock', () => {
   const c = VECTORS.cases.find((x) => x.id === 'spec-payload-minified');
@@ -473,15 +477,19 @@ test('verifiers reject our request when its timestamp is more than 300 s from th
   }
 });
 
-test('the vector headers themselves give the recorded standardwebhooks 1.1.1 outcome (checks this harness: bodies, clock mock)', () => {
-  for (const c of v1Cases) {
-    assert.equal(
-      verifyOutcome(standardwebhooks(c.secret), bodyOf(c), { ...c.headers }, c.verify_at),
-      c.expected_result.standardwebhooks,
-      c.id,
-    );
-  }
-});
+test(
+  'the vector headers themselves give the recorded standardwebhooks 1.1.1 outcome (checks this harness: bodies, ' +
+    'clock mock)',
+  () => {
+    for (const c of v1Cases) {
+      assert.equal(
+        verifyOutcome(standardwebhooks(c.secret), bodyOf(c), { ...c.headers }, c.verify_at),
+        c.expected_result.standardwebhooks,
+        c.id,
+      );
+    }
+  },
+);
 
 test('a tampered body, id or timestamp gives a different signature that verifiers reject', () => {
   const c = VECTORS.cases.find((x) => x.id === 'spec-payload-minified');
@@ -518,20 +526,24 @@ test('a tampered body, id or timestamp gives a different signature that verifier
   assert.notEqual(signV1(key, 'msg_1', 23, Buffer.from('4{}')), signV1(key, 'msg_1', 234, Buffer.from('{}')));
 });
 
-test('with several keys (secret rotation) the header carries one entry per key in order, and each verifier accepts with either secret', () => {
-  const c = VECTORS.cases.find((x) => x.id === 'rotation-two-valid-signatures-verifier-new');
-  assert.ok(c?.signed_with !== undefined);
-  const body = bodyOf(c);
-  const headers = signatureHeaders(headerKeys(c), c.msg_id, c.timestamp, body);
-  assert.deepEqual(
-    headers['webhook-signature'].split(' '),
-    c.signed_with.map((s) => signV1(decodeSecret(s), c.msg_id, c.timestamp, body)),
-  );
-  for (const secret of c.signed_with) {
-    assert.equal(verifyOutcome(standardwebhooks(secret), body, { ...headers }, c.verify_at), 'valid');
-    assert.equal(verifyOutcome(svix(secret), body, { ...headers }, c.verify_at), 'valid');
-  }
-});
+test(
+  'with several keys (secret rotation) the header carries one entry per key in order, and each verifier accepts ' +
+    'with either secret',
+  () => {
+    const c = VECTORS.cases.find((x) => x.id === 'rotation-two-valid-signatures-verifier-new');
+    assert.ok(c?.signed_with !== undefined);
+    const body = bodyOf(c);
+    const headers = signatureHeaders(headerKeys(c), c.msg_id, c.timestamp, body);
+    assert.deepEqual(
+      headers['webhook-signature'].split(' '),
+      c.signed_with.map((s) => signV1(decodeSecret(s), c.msg_id, c.timestamp, body)),
+    );
+    for (const secret of c.signed_with) {
+      assert.equal(verifyOutcome(standardwebhooks(secret), body, { ...headers }, c.verify_at), 'valid');
+      assert.equal(verifyOutcome(svix(secret), body, { ...headers }, c.verify_at), 'valid');
+    }
+  },
+);
 
 test('every case of the vector file is checked against our code or listed as not applicable', () => {
   const all = [...VECTORS.cases.map((c) => c.id), ...VECTORS.v1a_cases.map((c) => c.id)];

@@ -107,7 +107,8 @@ export async function main(
         createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }),
       );
       console.log(
-        `payloads expunged: ${report.payloadsExpunged}, deliveries pruned: ${report.deliveriesPruned}, idempotency keys pruned: ${report.idempotencyKeysPruned}, erasure batches: ${report.erasureBatches}`,
+        `payloads expunged: ${report.payloadsExpunged}, deliveries pruned: ${report.deliveriesPruned}, ` +
+          `idempotency keys pruned: ${report.idempotencyKeysPruned}, erasure batches: ${report.erasureBatches}`,
       );
       return 0;
     }
@@ -137,7 +138,8 @@ export async function main(
     }
     if (command !== 'serve' && (env.DATABASE_URL ?? '') === '') {
       console.error(
-        `tidings ${command}: the embedded engine runs in one process — use \`tidings serve\`, or set DATABASE_URL to run the API and dispatchers as separate processes`,
+        `tidings ${command}: the embedded engine runs in one process — use \`tidings serve\`, or set ` +
+          'DATABASE_URL to run the API and dispatchers as separate processes',
       );
       return 2;
     }

@@ -183,7 +183,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
     if (fdLimit !== null && budget.total > fdLimit)
       logger.warn(
         { fdBudget: budget, fdLimit },
-        'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)',
+        'the file-descriptor budget exceeds the open-files limit: lower TIDINGS_API_MAX_CONNECTIONS or ' +
+          'TIDINGS_CONCURRENCY, or raise the limit (ulimit -n)',
       );
 
     let dispatcherRole: DispatcherRole | undefined;

@@ -45,6 +45,7 @@ export async function resolveCipher(config: Config, logger: Logger): Promise<Cip
     return plaintextCipher();
   }
   throw new EncryptionSetupError(
-    'DATABASE_URL is set but TIDINGS_ENCRYPTION_KEYS is not: set a key ring (id:base64 of 32 bytes, e.g. `tidings keys generate`) or, for development only, TIDINGS_INSECURE_PLAINTEXT_STORAGE=true',
+    'DATABASE_URL is set but TIDINGS_ENCRYPTION_KEYS is not: set a key ring (id:base64 of 32 bytes, e.g. ' +
+      '`tidings keys generate`) or, for development only, TIDINGS_INSECURE_PLAINTEXT_STORAGE=true',
   );
 }

@@ -44,7 +44,8 @@ export async function runKeysRotate(
       ...(options.shouldStop === undefined ? {} : { shouldStop: options.shouldStop }),
       onProgress: (p) =>
         out(
-          `  ${p.column}: ${p.totalRewritten} rewritten (batch of ${p.read}: ${p.rewritten} rewritten, ${p.changedMeanwhile} changed meanwhile; up to ${p.lastId})`,
+          `  ${p.column}: ${p.totalRewritten} rewritten (batch of ${p.read}: ${p.rewritten} rewritten, ` +
+            `${p.changedMeanwhile} changed meanwhile; up to ${p.lastId})`,
         ),
     });
     for (const [column, n] of Object.entries(report.rewritten))
@@ -52,14 +53,17 @@ export async function runKeysRotate(
     const left = Object.values(report.remaining).reduce((a, b) => a + b, 0);
     if (left > 0) {
       out(
-        `${left} values are still under another key (stopped early, or written meanwhile by a process still running with the old key ring): restart every process with the new ring, then run \`tidings keys rotate\` again`,
+        `${left} values are still under another key (stopped early, or written meanwhile by a process still ` +
+          `running with the old key ring): restart every process with the new ring, then run \`tidings keys ` +
+          `rotate\` again`,
       );
       return { report, exitCode: 3 };
     }
     out(
       report.retired.length === 0
         ? 'done: every value is under the current key'
-        : `done: every value is under the current key; retired ${report.retired.map((k) => `"${k}"`).join(', ')} (it may now be removed from TIDINGS_ENCRYPTION_KEYS)`,
+        : `done: every value is under the current key; retired ${report.retired.map((k) => `"${k}"`).join(', ')} ` +
+            '(it may now be removed from TIDINGS_ENCRYPTION_KEYS)',
     );
     logger.info(
       { currentKeyId: report.currentKeyId, rewritten: report.rewritten, retired: report.retired },

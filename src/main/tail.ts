@@ -75,7 +75,10 @@ export async function runTail(o: TailOptions): Promise<void> {
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { code?: string; detail?: unknown };
       throw new Error(
-        `GET ${path}: ${res.status} ${body.code ?? ''} ${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail ?? '')}`.trim(),
+        (
+          `GET ${path}: ${res.status} ${body.code ?? ''} ` +
+          `${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail ?? '')}`
+        ).trim(),
       );
     }
     return (await res.json()) as T;

@@ -46,7 +46,9 @@ export function registerBacklogGauges(registry: Registry, options: BacklogGaugeO
   };
   const deliveries = new Gauge({
     name: 'tidings_backlog_deliveries',
-    help: 'Waiting deliveries by kind: due (pending, due now), scheduled (pending, due later), held (paused endpoint), leased (live lease). Each count stops at tidings_backlog_count_cap.',
+    help:
+      'Waiting deliveries by kind: due (pending, due now), scheduled (pending, due later), held (paused ' +
+      'endpoint), leased (live lease). Each count stops at tidings_backlog_count_cap.',
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {

@@ -41,12 +41,16 @@ export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSou
   const swept = new Counter({
     name: 'tidings_broker_swept_total',
     registers,
-    help: 'Delivery ids published again by the sweep: published TIDINGS_BROKER_SWEEP_AFTER ago or more and still due (their message was lost).',
+    help:
+      'Delivery ids published again by the sweep: published TIDINGS_BROKER_SWEEP_AFTER ago or more and still due ' +
+      '(their message was lost).',
   });
   const failed = new Counter({
     name: 'tidings_broker_publish_failed_total',
     registers,
-    help: 'Delivery ids the broker did not confirm (down, refused, unroutable, timed out): published again by a later round.',
+    help:
+      'Delivery ids the broker did not confirm (down, refused, unroutable, timed out): published again by a ' +
+      'later round.',
   });
   const received = new Counter({
     name: 'tidings_broker_received_total',
@@ -58,18 +62,24 @@ export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSou
     name: 'tidings_broker_acknowledged_total',
     labelNames: ['how'] as const,
     registers,
-    help: 'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), not_due, gated, duplicate.',
+    help:
+      'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), not_due, ' +
+      'gated, duplicate.',
   });
   const nacked = new Counter({
     name: 'tidings_broker_nacked_total',
     registers,
-    help: 'Broker messages given back because the claim of their id failed alone: they count toward TIDINGS_BROKER_DELIVERY_LIMIT.',
+    help:
+      'Broker messages given back because the claim of their id failed alone: they count toward ' +
+      'TIDINGS_BROKER_DELIVERY_LIMIT.',
   });
   const dead = new Counter({
     name: 'tidings_broker_dead_lettered_total',
     labelNames: ['reason'] as const,
     registers,
-    help: 'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept failing); the delivery stays pending.',
+    help:
+      'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept ' +
+      'failing); the delivery stays pending.',
   });
   const changes = new Counter({
     name: 'tidings_broker_state_changes_total',
@@ -98,7 +108,9 @@ export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSou
     name: 'tidings_broker_depth',
     labelNames: ['queue'] as const,
     registers,
-    help: 'Messages waiting in the broker (queue="deliveries": published and not yet handed to a consumer, over every shard; queue="dead_letters"); NaN while it cannot be asked.',
+    help:
+      'Messages waiting in the broker (queue="deliveries": published and not yet handed to a consumer, over ' +
+      'every shard; queue="dead_letters"); NaN while it cannot be asked.',
     async collect() {
       const depth = await source.depth().catch(() => null);
       this.set({ queue: 'deliveries' }, depth?.waiting ?? Number.NaN);

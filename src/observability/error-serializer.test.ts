@@ -24,33 +24,37 @@ function poolError(): Error {
   return error;
 }
 
-test('an error is logged by what went wrong, never by what it holds: the pg client of a pool error is left out (regression: 16 KB lines with the cancel key and every prepared statement)', () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _e, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  createLogger({ level: 'info', destination: sink }).warn({ err: poolError() }, 'idle database connection failed');
-  assert.equal(lines.length, 1);
-  const line = lines[0]!;
-  assert.ok(line.length < 2048, `${line.length} characters`);
-  for (const leak of ['cancel-key-1234567', 'secretKey', 'parsedStatements', 'tidings_stmt_', '"client"', '"pw"'])
-    assert.ok(!line.includes(leak), `the line carries ${leak}`);
-  const err = (JSON.parse(line) as { err: Record<string, unknown> }).err;
-  assert.deepEqual(
-    { type: err.type, code: err.code, severity: err.severity, routine: err.routine, message: err.message },
-    {
-      type: 'Error',
-      code: '57P01',
-      severity: 'FATAL',
-      routine: 'ProcessInterrupts',
-      message: 'terminating connection due to administrator command',
-    },
-  );
-  assert.equal(typeof err.stack, 'string');
-});
+test(
+  'an error is logged by what went wrong, never by what it holds: the pg client of a pool error is left out ' +
+    '(regression: 16 KB lines with the cancel key and every prepared statement)',
+  () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    createLogger({ level: 'info', destination: sink }).warn({ err: poolError() }, 'idle database connection failed');
+    assert.equal(lines.length, 1);
+    const line = lines[0]!;
+    assert.ok(line.length < 2048, `${line.length} characters`);
+    for (const leak of ['cancel-key-1234567', 'secretKey', 'parsedStatements', 'tidings_stmt_', '"client"', '"pw"'])
+      assert.ok(!line.includes(leak), `the line carries ${leak}`);
+    const err = (JSON.parse(line) as { err: Record<string, unknown> }).err;
+    assert.deepEqual(
+      { type: err.type, code: err.code, severity: err.severity, routine: err.routine, message: err.message },
+      {
+        type: 'Error',
+        code: '57P01',
+        severity: 'FATAL',
+        routine: 'ProcessInterrupts',
+        message: 'terminating connection due to administrator command',
+      },
+    );
+    assert.equal(typeof err.stack, 'string');
+  },
+);
 
 test('cause chains and AggregateError members are followed a few levels down, each by the same fields', () => {
   const refused = (port: number) =>

@@ -63,15 +63,19 @@ test('a missing, malformed or all-zero traceparent gives no link', () => {
   assert.equal(spanContextOf({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01' }), null);
 });
 
-test('tracing is off unless an OTLP endpoint or a trace exporter is configured, and OTEL_SDK_DISABLED or none turn it off', () => {
-  const off = { otelSdkDisabled: false, tracesExporter: [], otlpEndpoint: undefined, otlpTracesEndpoint: undefined };
-  assert.equal(tracingEnabled(off), false);
-  assert.equal(tracingEnabled({ ...off, otlpEndpoint: 'http://127.0.0.1:4318' }), true);
-  assert.equal(tracingEnabled({ ...off, otlpTracesEndpoint: 'http://127.0.0.1:4318/v1/traces' }), true);
-  assert.equal(tracingEnabled({ ...off, tracesExporter: ['otlp'] }), true);
-  assert.equal(tracingEnabled({ ...off, tracesExporter: ['none'], otlpEndpoint: 'http://127.0.0.1:4318' }), false);
-  assert.equal(tracingEnabled({ ...off, otelSdkDisabled: true, otlpEndpoint: 'http://127.0.0.1:4318' }), false);
-});
+test(
+  'tracing is off unless an OTLP endpoint or a trace exporter is configured, and OTEL_SDK_DISABLED or none turn ' +
+    'it off',
+  () => {
+    const off = { otelSdkDisabled: false, tracesExporter: [], otlpEndpoint: undefined, otlpTracesEndpoint: undefined };
+    assert.equal(tracingEnabled(off), false);
+    assert.equal(tracingEnabled({ ...off, otlpEndpoint: 'http://127.0.0.1:4318' }), true);
+    assert.equal(tracingEnabled({ ...off, otlpTracesEndpoint: 'http://127.0.0.1:4318/v1/traces' }), true);
+    assert.equal(tracingEnabled({ ...off, tracesExporter: ['otlp'] }), true);
+    assert.equal(tracingEnabled({ ...off, tracesExporter: ['none'], otlpEndpoint: 'http://127.0.0.1:4318' }), false);
+    assert.equal(tracingEnabled({ ...off, otelSdkDisabled: true, otlpEndpoint: 'http://127.0.0.1:4318' }), false);
+  },
+);
 
 /** A fake OpenTelemetry tracer whose spans write down their name, options, attributes and events. */
 function fakeTracer(): {
@@ -140,48 +144,56 @@ const claimed: ClaimedDelivery = {
   traceContext: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
 };
 
-test('a delivery span is a new trace linked to the publish span, with reclaim, lease-loss and fencing-out events and a client child span per attempt', () => {
-  const { tracer, spans } = fakeTracer();
-  const trace = createOtelTracer(tracer).startDelivery(claimed);
-  trace.attemptStarted();
-  trace.attemptEnded(
-    {
-      type: 'response',
-      statusCode: 503,
-      location: null,
-      retryAfter: null,
-      bodyPrefix: '',
-      bodyError: null,
-      durationMs: 3,
-    },
-    { verdict: 'retryable', errorKind: 'http_status', statusCode: 503 },
-  );
-  trace.leaseLost();
-  trace.recorded({ next: 'retry', delayMs: 5000 }, false);
-  trace.end();
-  const [delivery, attempt] = spans;
-  assert.equal(delivery?.name, DELIVERY_SPAN);
-  assert.equal(delivery?.options.root, true);
-  assert.deepEqual(
-    delivery?.options.links?.map((l) => [l.context.traceId, l.context.spanId]),
-    [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331']],
-  );
-  assert.deepEqual(delivery?.events, [DELIVERY_EVENTS.reclaimed, DELIVERY_EVENTS.leaseLost, DELIVERY_EVENTS.fencedOut]);
-  assert.equal(delivery?.attributes['tidings.recorded'], false);
-  assert.equal(attempt?.name, 'POST');
-  assert.deepEqual(
-    {
-      method: attempt?.attributes['http.request.method'],
-      url: attempt?.attributes['url.full'],
-      status: attempt?.attributes['http.response.status_code'],
-      error: attempt?.attributes['error.type'],
-    },
-    { method: 'POST', url: 'http://127.0.0.1:9/hook', status: 503, error: '503' },
-  );
-  assert.ok(spans.every((s) => s.ended));
-  const values = JSON.stringify(spans.map((s) => s.attributes));
-  for (const secret of ['secret', 'Bearer', 'u:p']) assert.ok(!values.includes(secret), `attributes carry ${secret}`);
-});
+test(
+  'a delivery span is a new trace linked to the publish span, with reclaim, lease-loss and fencing-out events ' +
+    'and a client child span per attempt',
+  () => {
+    const { tracer, spans } = fakeTracer();
+    const trace = createOtelTracer(tracer).startDelivery(claimed);
+    trace.attemptStarted();
+    trace.attemptEnded(
+      {
+        type: 'response',
+        statusCode: 503,
+        location: null,
+        retryAfter: null,
+        bodyPrefix: '',
+        bodyError: null,
+        durationMs: 3,
+      },
+      { verdict: 'retryable', errorKind: 'http_status', statusCode: 503 },
+    );
+    trace.leaseLost();
+    trace.recorded({ next: 'retry', delayMs: 5000 }, false);
+    trace.end();
+    const [delivery, attempt] = spans;
+    assert.equal(delivery?.name, DELIVERY_SPAN);
+    assert.equal(delivery?.options.root, true);
+    assert.deepEqual(
+      delivery?.options.links?.map((l) => [l.context.traceId, l.context.spanId]),
+      [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331']],
+    );
+    assert.deepEqual(delivery?.events, [
+      DELIVERY_EVENTS.reclaimed,
+      DELIVERY_EVENTS.leaseLost,
+      DELIVERY_EVENTS.fencedOut,
+    ]);
+    assert.equal(delivery?.attributes['tidings.recorded'], false);
+    assert.equal(attempt?.name, 'POST');
+    assert.deepEqual(
+      {
+        method: attempt?.attributes['http.request.method'],
+        url: attempt?.attributes['url.full'],
+        status: attempt?.attributes['http.response.status_code'],
+        error: attempt?.attributes['error.type'],
+      },
+      { method: 'POST', url: 'http://127.0.0.1:9/hook', status: 503, error: '503' },
+    );
+    assert.ok(spans.every((s) => s.ended));
+    const values = JSON.stringify(spans.map((s) => s.attributes));
+    for (const secret of ['secret', 'Bearer', 'u:p']) assert.ok(!values.includes(secret), `attributes carry ${secret}`);
+  },
+);
 
 test('docs/reference/traces.md names every span, event and tidings.* attribute the adapter writes', async () => {
   const { readFile } = await import('node:fs/promises');

@@ -31,32 +31,36 @@ function harness() {
   };
 }
 
-test('a database restart is logged at warn once per change of state with a count, not at error once a second per caller (regression)', () => {
-  const h = harness();
-  const rollup = h.logger.child({ job: 'stats' });
-  // 30 s of a restart: the roll-up job's error each second, the dispatcher's and a request's warnings.
-  for (let s = 0; s < 30; s += 1) {
-    rollup.error({ err: s < 10 ? restart() : refused() }, 'stats roll-up failed');
-    h.logger.warn({ err: refused(), retryInMs: 1000 }, 'claim failed; backing off');
-    h.advance(1000);
-  }
-  h.logger.child({ reqId: 'r1' }).warn({ err: refused() }, 'database unavailable');
-  assert.deepEqual(
-    h.lines.map((l) => [l.level, l.event, l.failures, l.during]),
-    [[40, 'database.unavailable', 1, 'stats roll-up failed']],
-  );
-  assert.equal(h.lines[0]!.job, 'stats', 'the first fault keeps its bindings');
-  assert.equal((h.lines[0]!.err as { code?: string }).code, '57P01');
-  assert.equal(h.transient.failures(), 61);
+test(
+  'a database restart is logged at warn once per change of state with a count, not at error once a second per ' +
+    'caller (regression)',
+  () => {
+    const h = harness();
+    const rollup = h.logger.child({ job: 'stats' });
+    // 30 s of a restart: the roll-up job's error each second, the dispatcher's and a request's warnings.
+    for (let s = 0; s < 30; s += 1) {
+      rollup.error({ err: s < 10 ? restart() : refused() }, 'stats roll-up failed');
+      h.logger.warn({ err: refused(), retryInMs: 1000 }, 'claim failed; backing off');
+      h.advance(1000);
+    }
+    h.logger.child({ reqId: 'r1' }).warn({ err: refused() }, 'database unavailable');
+    assert.deepEqual(
+      h.lines.map((l) => [l.level, l.event, l.failures, l.during]),
+      [[40, 'database.unavailable', 1, 'stats roll-up failed']],
+    );
+    assert.equal(h.lines[0]!.job, 'stats', 'the first fault keeps its bindings');
+    assert.equal((h.lines[0]!.err as { code?: string }).code, '57P01');
+    assert.equal(h.transient.failures(), 61);
 
-  h.transient.recovered();
-  assert.deepEqual(
-    h.lines.slice(1).map((l) => [l.level, l.event, l.failures, l.unavailableMs]),
-    [[40, 'database.available', 61, 30_000]],
-  );
-  h.transient.recovered();
-  assert.equal(h.lines.length, 2, 'a connection without a spell writes nothing');
-});
+    h.transient.recovered();
+    assert.deepEqual(
+      h.lines.slice(1).map((l) => [l.level, l.event, l.failures, l.unavailableMs]),
+      [[40, 'database.available', 61, 30_000]],
+    );
+    h.transient.recovered();
+    assert.equal(h.lines.length, 2, 'a connection without a spell writes nothing');
+  },
+);
 
 test('a spell that lasts writes one line per REPEAT_MS with the count; other warn and error lines pass unchanged', () => {
   const h = harness();
