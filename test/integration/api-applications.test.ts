@@ -221,21 +221,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(await errorOf(unknownApp), { status: 404, code: 'not_found', detail: 'Application not found' });
     });
 
-    test('an application-scoped key sees only its application: others are 404 like missing ones, listing and creating are 403', async () => {
-      const mine = await api.svix.application.create({ name: 'mine', uid: 'scoped-mine' });
-      const theirs = await api.svix.application.create({ name: 'theirs', uid: 'scoped-theirs' });
-      const token = await api.appKey(mine.id);
-      assert.equal((await api.request('GET', `/api/v1/app/${mine.id}`, { token })).status, 200);
-      for (const ref of [theirs.id, 'scoped-theirs', 'app_00000000000000000000000000']) {
-        const res = await api.request('GET', `/api/v1/app/${ref}`, { token });
-        assert.deepEqual(await errorOf(res), { status: 404, code: 'not_found', detail: 'Application not found' });
-      }
-      assert.equal((await api.request('GET', '/api/v1/app', { token })).status, 403);
-      assert.equal(
-        (await api.request('POST', '/api/v1/app', { token, body: JSON.stringify({ name: 'x' }) })).status,
-        403,
-      );
-    });
+    test(
+      'an application-scoped key sees only its application: others are 404 like missing ones, listing and ' +
+        'creating are 403',
+      async () => {
+        const mine = await api.svix.application.create({ name: 'mine', uid: 'scoped-mine' });
+        const theirs = await api.svix.application.create({ name: 'theirs', uid: 'scoped-theirs' });
+        const token = await api.appKey(mine.id);
+        assert.equal((await api.request('GET', `/api/v1/app/${mine.id}`, { token })).status, 200);
+        for (const ref of [theirs.id, 'scoped-theirs', 'app_00000000000000000000000000']) {
+          const res = await api.request('GET', `/api/v1/app/${ref}`, { token });
+          assert.deepEqual(await errorOf(res), { status: 404, code: 'not_found', detail: 'Application not found' });
+        }
+        assert.equal((await api.request('GET', '/api/v1/app', { token })).status, 403);
+        assert.equal(
+          (await api.request('POST', '/api/v1/app', { token, body: JSON.stringify({ name: 'x' }) })).status,
+          403,
+        );
+      },
+    );
 
     test('every answer carries a request id; a caller-chosen one is echoed', async () => {
       const res = await api.request('GET', '/api/v1/app?limit=1', { headers: { 'x-request-id': 'trace-123' } });

@@ -127,175 +127,198 @@ for (const engine of ENGINES) {
       assert.deepEqual(stale, [], `requirements of routes that do not exist: ${stale.join(', ')}`);
     });
 
-    test('every route × every capability set: a token uses exactly the routes its capabilities allow; view-only writes nothing and reads no secret', async () => {
-      const target = await svix.application.create({ name: 'capability matrix', uid: `matrix-${engine.name}` });
-      const sets: { label: string; token: string; held: readonly Capability[] }[] = [];
-      for (const c of SVIX_CAPABILITIES) {
-        const caps = c === 'ViewBase' ? ['ViewBase'] : ['ViewBase', c];
-        const { token } = await svix.authentication.appPortalAccess(target.id, { capabilities: caps as never });
-        sets.push({ label: `portal [${caps.join(', ')}]`, token, held: caps as Capability[] });
-      }
-      sets.push({
-        label: 'portal readOnly',
-        token: (await svix.authentication.appPortalAccess(target.id, { readOnly: true })).token,
-        held: ['ViewBase'],
-      });
-      sets.push({
-        label: 'portal (no capabilities named)',
-        token: (await svix.authentication.appPortalAccess(target.id, {})).token,
-        held: [...SVIX_CAPABILITIES],
-      });
-      sets.push({
-        label: 'application key',
-        token: await apiKey({ name: 'm', appId: target.id }),
-        held: [...SVIX_CAPABILITIES, 'ManageMessages'],
-      });
-      sets.push({
-        label: 'read-only application key',
-        token: await apiKey({ name: 'm', appId: target.id, readOnly: true }),
-        held: ['ViewBase'],
-      });
-
-      const fill = (u: string): string =>
-        u.replace(/:(\w+)/g, (_m, name: string) =>
-          name === 'appId' ? target.id : name === 'eventTypeName' ? 'no.such.type' : `no-such-${name}`,
-        );
-      const problems: string[] = [];
-      let calls = 0;
-      for (const set of sets) {
-        const held = new Set(set.held);
-        assert.deepEqual([...(await me(set.token)).capabilities].sort(), [...held].sort(), `${set.label}: /auth/me`);
-        for (const r of routes) {
-          if (r.public || r.method === 'OPTIONS' || r.url === '/api/v1/auth/logout') continue;
-          const requirement = ROUTE_REQUIREMENTS[`${r.method === 'HEAD' ? 'GET' : r.method} ${r.url}`];
-          const allowed =
-            requirement !== undefined &&
-            requirement !== 'operator' &&
-            (requirement.length === 0 || requirement.some((c) => held.has(c)));
-          const reading = r.method === 'GET' || r.method === 'HEAD';
-          // Independent of the table: a token holding ViewBase alone writes nothing; a secret is read only by a
-          // token that may write the endpoint or its secret, or was granted it by name.
-          if (set.held.length === 1 && !reading && allowed && r.url !== '/api/v1/auth/me')
-            problems.push(`${set.label}: the table lets a view-only token use ${r.method} ${r.url}`);
-          if (
-            r.url.endsWith('/secret') &&
-            allowed !==
-              ['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint'].some((c) => held.has(c as Capability))
-          )
-            problems.push(`${set.label}: secret readable = ${allowed}`);
-          const res = await call(r.method, fill(r.url), set.token, reading || r.method === 'DELETE' ? undefined : {});
-          calls++;
-          const refused = res.status === 403 && (r.method === 'HEAD' || res.json?.code === wireCode('forbidden'));
-          if (refused === allowed)
-            problems.push(
-              `${set.label}: ${r.method} ${r.url} answered ${res.status} ${JSON.stringify(res.json)}; expected ${allowed ? 'to be let through' : '403 forbidden'}`,
-            );
+    test(
+      'every route × every capability set: a token uses exactly the routes its capabilities allow; view-only ' +
+        'writes nothing and reads no secret',
+      async () => {
+        const target = await svix.application.create({ name: 'capability matrix', uid: `matrix-${engine.name}` });
+        const sets: { label: string; token: string; held: readonly Capability[] }[] = [];
+        for (const c of SVIX_CAPABILITIES) {
+          const caps = c === 'ViewBase' ? ['ViewBase'] : ['ViewBase', c];
+          const { token } = await svix.authentication.appPortalAccess(target.id, { capabilities: caps as never });
+          sets.push({ label: `portal [${caps.join(', ')}]`, token, held: caps as Capability[] });
         }
-      }
-      assert.deepEqual(problems, [], problems.join('\n'));
-      assert.ok(calls >= sets.length * 60, `only ${calls} calls`);
-    });
+        sets.push({
+          label: 'portal readOnly',
+          token: (await svix.authentication.appPortalAccess(target.id, { readOnly: true })).token,
+          held: ['ViewBase'],
+        });
+        sets.push({
+          label: 'portal (no capabilities named)',
+          token: (await svix.authentication.appPortalAccess(target.id, {})).token,
+          held: [...SVIX_CAPABILITIES],
+        });
+        sets.push({
+          label: 'application key',
+          token: await apiKey({ name: 'm', appId: target.id }),
+          held: [...SVIX_CAPABILITIES, 'ManageMessages'],
+        });
+        sets.push({
+          label: 'read-only application key',
+          token: await apiKey({ name: 'm', appId: target.id, readOnly: true }),
+          held: ['ViewBase'],
+        });
 
-    test('a view-only portal token cannot read or rotate the signing secret, publish, or change or delete endpoints; it still reads them', async () => {
-      const target = await svix.application.create({ name: 'view only' });
-      const ep = await svix.endpoint.create(target.id, { url: 'http://127.0.0.1:9/view-only' });
-      const { token } = await svix.authentication.appPortalAccess(target.id, { capabilities: ['ViewBase' as never] });
-      const viewer = new Svix(token, { serverUrl: url });
-      assert.equal((await viewer.endpoint.get(target.id, ep.id)).id, ep.id);
-      await assert.rejects(viewer.endpoint.getSecret(target.id, ep.id), code403);
-      await assert.rejects(viewer.endpoint.rotateSecret(target.id, ep.id, {}), code403);
-      await assert.rejects(viewer.message.create(target.id, { eventType: 'x.y', payload: {} }), code403);
-      await assert.rejects(viewer.endpoint.patch(target.id, ep.id, { description: 'changed' }), code403);
-      await assert.rejects(viewer.endpoint.delete(target.id, ep.id), code403);
-      assert.equal((await svix.endpoint.get(target.id, ep.id)).description, '', 'the endpoint is unchanged');
-    });
+        const fill = (u: string): string =>
+          u.replace(/:(\w+)/g, (_m, name: string) =>
+            name === 'appId' ? target.id : name === 'eventTypeName' ? 'no.such.type' : `no-such-${name}`,
+          );
+        const problems: string[] = [];
+        let calls = 0;
+        for (const set of sets) {
+          const held = new Set(set.held);
+          assert.deepEqual([...(await me(set.token)).capabilities].sort(), [...held].sort(), `${set.label}: /auth/me`);
+          for (const r of routes) {
+            if (r.public || r.method === 'OPTIONS' || r.url === '/api/v1/auth/logout') continue;
+            const requirement = ROUTE_REQUIREMENTS[`${r.method === 'HEAD' ? 'GET' : r.method} ${r.url}`];
+            const allowed =
+              requirement !== undefined &&
+              requirement !== 'operator' &&
+              (requirement.length === 0 || requirement.some((c) => held.has(c)));
+            const reading = r.method === 'GET' || r.method === 'HEAD';
+            // Independent of the table: a token holding ViewBase alone writes nothing; a secret is read only by a
+            // token that may write the endpoint or its secret, or was granted it by name.
+            if (set.held.length === 1 && !reading && allowed && r.url !== '/api/v1/auth/me')
+              problems.push(`${set.label}: the table lets a view-only token use ${r.method} ${r.url}`);
+            if (
+              r.url.endsWith('/secret') &&
+              allowed !==
+                ['ViewEndpointSecret', 'ManageEndpointSecret', 'ManageEndpoint'].some((c) => held.has(c as Capability))
+            )
+              problems.push(`${set.label}: secret readable = ${allowed}`);
+            const res = await call(r.method, fill(r.url), set.token, reading || r.method === 'DELETE' ? undefined : {});
+            calls++;
+            const refused = res.status === 403 && (r.method === 'HEAD' || res.json?.code === wireCode('forbidden'));
+            if (refused === allowed)
+              problems.push(
+                `${set.label}: ${r.method} ${r.url} answered ${res.status} ${JSON.stringify(res.json)}; expected ` +
+                  `${allowed ? 'to be let through' : '403 forbidden'}`,
+              );
+          }
+        }
+        assert.deepEqual(problems, [], problems.join('\n'));
+        assert.ok(calls >= sets.length * 60, `only ${calls} calls`);
+      },
+    );
 
-    test("read-only credentials cannot read an endpoint's signing secret; ViewEndpointSecret reads but cannot rotate; ManageEndpointSecret and write keys read and rotate", async () => {
-      const target = await svix.application.create({ name: 'secrets' });
-      const ep = await svix.endpoint.create(target.id, { url: 'http://127.0.0.1:9/secrets' });
-      const portal = async (body: object) =>
-        new Svix((await svix.authentication.appPortalAccess(target.id, body)).token, { serverUrl: url });
-      const readOnlyKey = new Svix(await apiKey({ name: 'ro', appId: target.id, readOnly: true }), { serverUrl: url });
-      const writeKey = new Svix(await apiKey({ name: 'rw', appId: target.id }), { serverUrl: url });
-      await assert.rejects(readOnlyKey.endpoint.getSecret(target.id, ep.id), code403, 'read-only application key');
-      await assert.rejects(
-        (await portal({ readOnly: true })).endpoint.getSecret(target.id, ep.id),
-        code403,
-        'readOnly portal token',
-      );
-      const viewSecret = await portal({ capabilities: ['ViewBase', 'ViewEndpointSecret'] });
-      assert.match((await viewSecret.endpoint.getSecret(target.id, ep.id)).key, /^whsec_/);
-      await assert.rejects(viewSecret.endpoint.rotateSecret(target.id, ep.id, {}), code403);
-      const manageSecret = await portal({ capabilities: ['ViewBase', 'ManageEndpointSecret'] });
-      await manageSecret.endpoint.rotateSecret(target.id, ep.id, {});
-      await assert.rejects(
-        manageSecret.endpoint.patch(target.id, ep.id, { description: 'x' }),
-        code403,
-        'ManageEndpointSecret does not manage the endpoint',
-      );
-      assert.match((await writeKey.endpoint.getSecret(target.id, ep.id)).key, /^whsec_/);
-    });
+    test(
+      'a view-only portal token cannot read or rotate the signing secret, publish, or change or delete ' +
+        'endpoints; it still reads them',
+      async () => {
+        const target = await svix.application.create({ name: 'view only' });
+        const ep = await svix.endpoint.create(target.id, { url: 'http://127.0.0.1:9/view-only' });
+        const { token } = await svix.authentication.appPortalAccess(target.id, { capabilities: ['ViewBase' as never] });
+        const viewer = new Svix(token, { serverUrl: url });
+        assert.equal((await viewer.endpoint.get(target.id, ep.id)).id, ep.id);
+        await assert.rejects(viewer.endpoint.getSecret(target.id, ep.id), code403);
+        await assert.rejects(viewer.endpoint.rotateSecret(target.id, ep.id, {}), code403);
+        await assert.rejects(viewer.message.create(target.id, { eventType: 'x.y', payload: {} }), code403);
+        await assert.rejects(viewer.endpoint.patch(target.id, ep.id, { description: 'changed' }), code403);
+        await assert.rejects(viewer.endpoint.delete(target.id, ep.id), code403);
+        assert.equal((await svix.endpoint.get(target.id, ep.id)).description, '', 'the endpoint is unchanged');
+      },
+    );
 
-    test('appPortalAccess refuses an unknown capability, capabilities without ViewBase, and readOnly with a writing capability (422 naming the field)', async () => {
-      const target = await svix.application.create({ name: 'refusals' });
-      for (const [body, loc] of [
-        [{ capabilities: ['ViewBase', 'DeleteEverything'] }, ['body', 'capabilities', 1]],
-        [{ capabilities: ['ViewEndpointSecret'] }, ['body', 'capabilities']],
-        [{ readOnly: true, capabilities: ['ViewBase', 'ManageEndpoint'] }, ['body', 'readOnly']],
-        [{ featureFlags: ['not a flag!'] }, ['body', 'featureFlags', 0]],
-      ] as const) {
+    test(
+      "read-only credentials cannot read an endpoint's signing secret; ViewEndpointSecret reads but cannot " +
+        'rotate; ManageEndpointSecret and write keys read and rotate',
+      async () => {
+        const target = await svix.application.create({ name: 'secrets' });
+        const ep = await svix.endpoint.create(target.id, { url: 'http://127.0.0.1:9/secrets' });
+        const portal = async (body: object) =>
+          new Svix((await svix.authentication.appPortalAccess(target.id, body)).token, { serverUrl: url });
+        const readOnlyKey = new Svix(await apiKey({ name: 'ro', appId: target.id, readOnly: true }), {
+          serverUrl: url,
+        });
+        const writeKey = new Svix(await apiKey({ name: 'rw', appId: target.id }), { serverUrl: url });
+        await assert.rejects(readOnlyKey.endpoint.getSecret(target.id, ep.id), code403, 'read-only application key');
         await assert.rejects(
-          svix.authentication.appPortalAccess(target.id, body as never),
-          code422,
-          JSON.stringify(body),
+          (await portal({ readOnly: true })).endpoint.getSecret(target.id, ep.id),
+          code403,
+          'readOnly portal token',
         );
-        const res = await call('POST', `/api/v1/auth/app-portal-access/${target.id}`, ADMIN, body);
-        assert.equal(res.json.code, 'validation');
-        assert.deepEqual((res.json.detail as { loc: unknown[] }[])[0]!.loc, loc, JSON.stringify(res.json));
-      }
-      const count = await database.db.query<{ n: string }>('SELECT count(*) AS n FROM api_keys WHERE app_id = $1', [
-        target.id,
-      ]);
-      assert.equal(Number(count.rows[0]!.n), 0, 'no token was issued');
-    });
+        const viewSecret = await portal({ capabilities: ['ViewBase', 'ViewEndpointSecret'] });
+        assert.match((await viewSecret.endpoint.getSecret(target.id, ep.id)).key, /^whsec_/);
+        await assert.rejects(viewSecret.endpoint.rotateSecret(target.id, ep.id, {}), code403);
+        const manageSecret = await portal({ capabilities: ['ViewBase', 'ManageEndpointSecret'] });
+        await manageSecret.endpoint.rotateSecret(target.id, ep.id, {});
+        await assert.rejects(
+          manageSecret.endpoint.patch(target.id, ep.id, { description: 'x' }),
+          code403,
+          'ManageEndpointSecret does not manage the endpoint',
+        );
+        assert.match((await writeKey.endpoint.getSecret(target.id, ep.id)).key, /^whsec_/);
+      },
+    );
 
-    test('capabilities, sessionId and featureFlags are stored with the portal token and returned by GET /api/v1/auth/me', async () => {
-      const target = await svix.application.create({ name: 'stored' });
-      const access = await svix.authentication.appPortalAccess(target.id, {
-        capabilities: ['ManageEndpoint', 'ViewBase'] as never,
-        sessionId: 'session-7',
-        featureFlags: ['beta.ui', 'new-table'],
-      });
-      const row = (
-        await database.db.query<{
-          capabilities: string[];
-          session_id: string;
-          feature_flags: string[];
-          portal: boolean;
-        }>('SELECT capabilities, session_id, feature_flags, portal FROM api_keys WHERE token_hash = $1', [
-          hashToken(access.token),
-        ])
-      ).rows[0]!;
-      assert.deepEqual(row, {
-        capabilities: ['ViewBase', 'ManageEndpoint'],
-        session_id: 'session-7',
-        feature_flags: ['beta.ui', 'new-table'],
-        portal: true,
-      });
-      const answer = await me(access.token);
-      assert.deepEqual(
-        { ...answer, expiresAt: typeof answer.expiresAt },
-        {
-          kind: 'app_portal',
-          appId: target.id,
-          capabilities: ['ViewBase', 'ManageEndpoint'],
-          readOnly: false,
+    test(
+      'appPortalAccess refuses an unknown capability, capabilities without ViewBase, and readOnly with a writing ' +
+        'capability (422 naming the field)',
+      async () => {
+        const target = await svix.application.create({ name: 'refusals' });
+        for (const [body, loc] of [
+          [{ capabilities: ['ViewBase', 'DeleteEverything'] }, ['body', 'capabilities', 1]],
+          [{ capabilities: ['ViewEndpointSecret'] }, ['body', 'capabilities']],
+          [{ readOnly: true, capabilities: ['ViewBase', 'ManageEndpoint'] }, ['body', 'readOnly']],
+          [{ featureFlags: ['not a flag!'] }, ['body', 'featureFlags', 0]],
+        ] as const) {
+          await assert.rejects(
+            svix.authentication.appPortalAccess(target.id, body as never),
+            code422,
+            JSON.stringify(body),
+          );
+          const res = await call('POST', `/api/v1/auth/app-portal-access/${target.id}`, ADMIN, body);
+          assert.equal(res.json.code, 'validation');
+          assert.deepEqual((res.json.detail as { loc: unknown[] }[])[0]!.loc, loc, JSON.stringify(res.json));
+        }
+        const count = await database.db.query<{ n: string }>('SELECT count(*) AS n FROM api_keys WHERE app_id = $1', [
+          target.id,
+        ]);
+        assert.equal(Number(count.rows[0]!.n), 0, 'no token was issued');
+      },
+    );
+
+    test(
+      'capabilities, sessionId and featureFlags are stored with the portal token and returned by GET ' +
+        '/api/v1/auth/me',
+      async () => {
+        const target = await svix.application.create({ name: 'stored' });
+        const access = await svix.authentication.appPortalAccess(target.id, {
+          capabilities: ['ManageEndpoint', 'ViewBase'] as never,
           sessionId: 'session-7',
           featureFlags: ['beta.ui', 'new-table'],
-          expiresAt: 'string',
-        },
-      );
-    });
+        });
+        const row = (
+          await database.db.query<{
+            capabilities: string[];
+            session_id: string;
+            feature_flags: string[];
+            portal: boolean;
+          }>('SELECT capabilities, session_id, feature_flags, portal FROM api_keys WHERE token_hash = $1', [
+            hashToken(access.token),
+          ])
+        ).rows[0]!;
+        assert.deepEqual(row, {
+          capabilities: ['ViewBase', 'ManageEndpoint'],
+          session_id: 'session-7',
+          feature_flags: ['beta.ui', 'new-table'],
+          portal: true,
+        });
+        const answer = await me(access.token);
+        assert.deepEqual(
+          { ...answer, expiresAt: typeof answer.expiresAt },
+          {
+            kind: 'app_portal',
+            appId: target.id,
+            capabilities: ['ViewBase', 'ManageEndpoint'],
+            readOnly: false,
+            sessionId: 'session-7',
+            featureFlags: ['beta.ui', 'new-table'],
+            expiresAt: 'string',
+          },
+        );
+      },
+    );
 
     test('GET /api/v1/auth/me tells the admin token, an operator key, an application key and a read-only key apart', async () => {
       const target = await svix.application.create({ name: 'me' });
@@ -334,120 +357,132 @@ for (const engine of ENGINES) {
       );
     });
 
-    test("a customer credential cannot rename its application's uid, change or drop throttleRate, change metadata or name, or delete it (403 naming the field); the operator's get-or-create publish still lands in it", async () => {
-      const target = await svix.application.create({
-        name: 'Customer',
-        uid: `customer-${engine.name}`,
-        throttleRate: 7,
-        metadata: { plan: 'gold' },
-      });
-      const portal = new Svix((await svix.authentication.appPortalAccess(target.id, {})).token, { serverUrl: url });
-      const appKey = new Svix(await apiKey({ name: 'backend', appId: target.id }), { serverUrl: url });
-      const fieldForbidden = (field: string) => (e: unknown) => {
-        const body = e as { code?: number; body?: { code?: string; detail?: string } };
-        return (
-          body.code === 403 &&
-          body.body?.code === 'field_forbidden' &&
-          (body.body.detail ?? '').includes(`application's ${field}`)
-        );
-      };
-      for (const client of [portal, appKey]) {
-        await assert.rejects(client.application.patch(target.id, { uid: 'renamed' }), fieldForbidden('uid'));
-        await assert.rejects(
-          client.application.patch(target.id, { throttleRate: null }),
-          fieldForbidden('throttleRate'),
-        );
-        await assert.rejects(
-          client.application.upsert(target.id, { name: 'Customer', uid: target.uid!, metadata: { plan: 'gold' } }),
-          fieldForbidden('throttleRate'),
-          'a PUT without throttleRate would drop it',
-        );
-        await assert.rejects(
-          client.application.patch(target.id, { metadata: { plan: 'platinum' } }),
-          fieldForbidden('metadata'),
-        );
-        await assert.rejects(client.application.patch(target.id, { name: 'Renamed' }), fieldForbidden('name'));
-        await assert.rejects(client.application.delete(target.id), code403);
-        const echoed = await client.application.upsert(target.id, {
+    test(
+      "a customer credential cannot rename its application's uid, change or drop throttleRate, change metadata " +
+        "or name, or delete it (403 naming the field); the operator's get-or-create publish still lands in it",
+      async () => {
+        const target = await svix.application.create({
           name: 'Customer',
-          uid: target.uid!,
+          uid: `customer-${engine.name}`,
           throttleRate: 7,
           metadata: { plan: 'gold' },
         });
-        assert.equal(echoed.id, target.id, 'a PUT that changes nothing is answered');
-      }
-      const after = await svix.application.get(target.id);
-      assert.deepEqual(
-        [after.uid, after.name, after.throttleRate, after.metadata],
-        [target.uid, 'Customer', 7, { plan: 'gold' }],
-      );
-      const published = await svix.message.create(target.uid!, {
-        eventType: 'x.y',
-        payload: {},
-        application: { name: 'Customer', uid: target.uid! },
-      });
-      assert.equal(
-        (await svix.message.get(target.id, published.id)).id,
-        published.id,
-        'the get-or-create publish reached the same application',
-      );
-      await svix.application.patch(target.id, { throttleRate: 9 });
-      assert.equal((await svix.application.get(target.id)).throttleRate, 9, 'the operator still changes it');
-    });
-
-    test("the app-portal link is built from configuration or the connection's own address, never from a forged Host header", async () => {
-      const target = await svix.application.create({ name: 'links' });
-      const forged = await new Promise<string>((resolve, reject) => {
-        const req = httpRequest(
-          `${url}/api/v1/auth/app-portal-access/${target.id}`,
-          {
-            method: 'POST',
-            headers: { host: 'attacker.example', authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-          },
-          (res) => {
-            let text = '';
-            res
-              .setEncoding('utf8')
-              .on('data', (c: string) => (text += c))
-              .on('end', () => resolve(text));
-          },
+        const portal = new Svix((await svix.authentication.appPortalAccess(target.id, {})).token, { serverUrl: url });
+        const appKey = new Svix(await apiKey({ name: 'backend', appId: target.id }), { serverUrl: url });
+        const fieldForbidden = (field: string) => (e: unknown) => {
+          const body = e as { code?: number; body?: { code?: string; detail?: string } };
+          return (
+            body.code === 403 &&
+            body.body?.code === 'field_forbidden' &&
+            (body.body.detail ?? '').includes(`application's ${field}`)
+          );
+        };
+        for (const client of [portal, appKey]) {
+          await assert.rejects(client.application.patch(target.id, { uid: 'renamed' }), fieldForbidden('uid'));
+          await assert.rejects(
+            client.application.patch(target.id, { throttleRate: null }),
+            fieldForbidden('throttleRate'),
+          );
+          await assert.rejects(
+            client.application.upsert(target.id, { name: 'Customer', uid: target.uid!, metadata: { plan: 'gold' } }),
+            fieldForbidden('throttleRate'),
+            'a PUT without throttleRate would drop it',
+          );
+          await assert.rejects(
+            client.application.patch(target.id, { metadata: { plan: 'platinum' } }),
+            fieldForbidden('metadata'),
+          );
+          await assert.rejects(client.application.patch(target.id, { name: 'Renamed' }), fieldForbidden('name'));
+          await assert.rejects(client.application.delete(target.id), code403);
+          const echoed = await client.application.upsert(target.id, {
+            name: 'Customer',
+            uid: target.uid!,
+            throttleRate: 7,
+            metadata: { plan: 'gold' },
+          });
+          assert.equal(echoed.id, target.id, 'a PUT that changes nothing is answered');
+        }
+        const after = await svix.application.get(target.id);
+        assert.deepEqual(
+          [after.uid, after.name, after.throttleRate, after.metadata],
+          [target.uid, 'Customer', 7, { plan: 'gold' }],
         );
-        req.on('error', reject);
-        req.end('{}');
-      });
-      const link = (JSON.parse(forged) as { url: string }).url;
-      assert.ok(link.startsWith(`${url}/app-portal#key=`), link);
-      const configured = buildApp(
-        createHttpDeps({
-          config: loadConfig({
-            TIDINGS_API_TOKEN: ADMIN,
-            TIDINGS_LOG_LEVEL: 'silent',
-            TIDINGS_PUBLIC_URL: 'https://hooks.example.com/',
-          }),
-          db: database.db,
-          cipher: testCipher(),
-          clock: systemClock,
-          random: cryptoRandom,
-          logger: createLogger({ level: 'silent' }),
-          metrics: createMetrics({ defaultMetrics: false }),
-          ready: async () => true,
-          wake: () => undefined,
-        }),
-      );
-      try {
-        const res = await configured.inject({
-          method: 'POST',
-          url: `/api/v1/auth/app-portal-access/${target.id}`,
-          headers: { host: 'attacker.example', authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-          payload: '{}',
+        const published = await svix.message.create(target.uid!, {
+          eventType: 'x.y',
+          payload: {},
+          application: { name: 'Customer', uid: target.uid! },
         });
-        assert.match(
-          (JSON.parse(res.body) as { url: string }).url,
-          /^https:\/\/hooks\.example\.com\/app-portal#key=tidings_/,
+        assert.equal(
+          (await svix.message.get(target.id, published.id)).id,
+          published.id,
+          'the get-or-create publish reached the same application',
         );
-      } finally {
-        await configured.close();
-      }
-    });
+        await svix.application.patch(target.id, { throttleRate: 9 });
+        assert.equal((await svix.application.get(target.id)).throttleRate, 9, 'the operator still changes it');
+      },
+    );
+
+    test(
+      "the app-portal link is built from configuration or the connection's own address, never from a forged Host " +
+        'header',
+      async () => {
+        const target = await svix.application.create({ name: 'links' });
+        const forged = await new Promise<string>((resolve, reject) => {
+          const req = httpRequest(
+            `${url}/api/v1/auth/app-portal-access/${target.id}`,
+            {
+              method: 'POST',
+              headers: {
+                host: 'attacker.example',
+                authorization: `Bearer ${ADMIN}`,
+                'content-type': 'application/json',
+              },
+            },
+            (res) => {
+              let text = '';
+              res
+                .setEncoding('utf8')
+                .on('data', (c: string) => (text += c))
+                .on('end', () => resolve(text));
+            },
+          );
+          req.on('error', reject);
+          req.end('{}');
+        });
+        const link = (JSON.parse(forged) as { url: string }).url;
+        assert.ok(link.startsWith(`${url}/app-portal#key=`), link);
+        const configured = buildApp(
+          createHttpDeps({
+            config: loadConfig({
+              TIDINGS_API_TOKEN: ADMIN,
+              TIDINGS_LOG_LEVEL: 'silent',
+              TIDINGS_PUBLIC_URL: 'https://hooks.example.com/',
+            }),
+            db: database.db,
+            cipher: testCipher(),
+            clock: systemClock,
+            random: cryptoRandom,
+            logger: createLogger({ level: 'silent' }),
+            metrics: createMetrics({ defaultMetrics: false }),
+            ready: async () => true,
+            wake: () => undefined,
+          }),
+        );
+        try {
+          const res = await configured.inject({
+            method: 'POST',
+            url: `/api/v1/auth/app-portal-access/${target.id}`,
+            headers: { host: 'attacker.example', authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+            payload: '{}',
+          });
+          assert.match(
+            (JSON.parse(res.body) as { url: string }).url,
+            /^https:\/\/hooks\.example\.com\/app-portal#key=tidings_/,
+          );
+        } finally {
+          await configured.close();
+        }
+      },
+    );
   });
 }

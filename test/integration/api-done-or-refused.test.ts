@@ -52,85 +52,95 @@ for (const engine of ENGINES) {
         }>('SELECT payload, payload_key_id, content_type, deliver_at, created_at FROM messages WHERE id = $1', [id])
       ).rows[0]!;
 
-    test('a raw message keeps its body: messageInRaw stores the raw body encrypted with its content type, and the API returns it', async () => {
-      for (const idempotencyKey of [undefined, randomUUID()]) {
-        const msg = await api.svix.message.create(
-          appId,
-          messageInRaw('note.raw', 'plain text body'),
-          idempotencyKey === undefined ? {} : { idempotencyKey },
+    test(
+      'a raw message keeps its body: messageInRaw stores the raw body encrypted with its content type, and the ' +
+        'API returns it',
+      async () => {
+        for (const idempotencyKey of [undefined, randomUUID()]) {
+          const msg = await api.svix.message.create(
+            appId,
+            messageInRaw('note.raw', 'plain text body'),
+            idempotencyKey === undefined ? {} : { idempotencyKey },
+          );
+          const row = await stored(msg.id);
+          assert.ok(!row.payload.includes(Buffer.from('plain text body')), 'encrypted at rest');
+          assert.equal(api.cipher.decrypt(row.payload_key_id, row.payload, msg.id).toString('utf8'), 'plain text body');
+          assert.equal(row.content_type, 'text/plain');
+          assert.equal((await api.svix.message.get(appId, msg.id, { withContent: true })).payload, 'plain text body');
+        }
+        const typed = await api.svix.message.create(appId, messageInRaw('note.raw', 'a,b\n1,2\n', 'text/csv'), {
+          withContent: true,
+        });
+        assert.equal(typed.payload, 'a,b\n1,2\n');
+        assert.equal((await stored(typed.id)).content_type, 'text/csv');
+        await assert.rejects(api.svix.message.create(appId, messageInRaw('note.raw', 'x', 'not a media type')), (e) =>
+          locsOf(e).includes('body.transformationsParams.headers.content-type'),
         );
-        const row = await stored(msg.id);
-        assert.ok(!row.payload.includes(Buffer.from('plain text body')), 'encrypted at rest');
-        assert.equal(api.cipher.decrypt(row.payload_key_id, row.payload, msg.id).toString('utf8'), 'plain text body');
-        assert.equal(row.content_type, 'text/plain');
-        assert.equal((await api.svix.message.get(appId, msg.id, { withContent: true })).payload, 'plain text body');
-      }
-      const typed = await api.svix.message.create(appId, messageInRaw('note.raw', 'a,b\n1,2\n', 'text/csv'), {
-        withContent: true,
-      });
-      assert.equal(typed.payload, 'a,b\n1,2\n');
-      assert.equal((await stored(typed.id)).content_type, 'text/csv');
-      await assert.rejects(api.svix.message.create(appId, messageInRaw('note.raw', 'x', 'not a media type')), (e) =>
-        locsOf(e).includes('body.transformationsParams.headers.content-type'),
-      );
-      await assert.rejects(
-        api.svix.message.create(appId, { ...messageInRaw('note.raw', 'x'), payload: { also: 'json' } }),
-        (e) => locsOf(e).includes('body.payload'),
-      );
-    });
+        await assert.rejects(
+          api.svix.message.create(appId, { ...messageInRaw('note.raw', 'x'), payload: { also: 'json' } }),
+          (e) => locsOf(e).includes('body.payload'),
+        );
+      },
+    );
 
-    test('deliverAt is honoured and echoed: the first attempt is due then, the timeline says scheduled; in the past it is due at once; malformed or beyond the horizon is 422', async () => {
-      await api.svix.endpoint.create(appId, { url: 'https://hooks.example/deliver-at' });
-      for (const idempotencyKey of [undefined, randomUUID()]) {
-        const deliverAt = new Date(Date.now() + 3_600_000);
-        const msg = await api.svix.message.create(
-          appId,
-          { eventType: 'note.later', payload: {}, deliverAt },
-          idempotencyKey === undefined ? {} : { idempotencyKey },
-        );
-        assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString());
-        const rows = (
-          await api.database.db.query<{ next_attempt_at: Date; state: string; reason: string }>(
-            `SELECT d.next_attempt_at, d.state, e.reason FROM deliveries d JOIN delivery_events e ON e.delivery_id = d.id WHERE d.message_id = $1`,
-            [msg.id],
-          )
-        ).rows;
-        assert.deepEqual(rows, [{ next_attempt_at: deliverAt, state: 'pending', reason: 'scheduled' }]);
-        assert.equal((await api.svix.message.get(appId, msg.id)).deliverAt?.toISOString(), deliverAt.toISOString());
-      }
-      const past = await api.svix.message.create(appId, {
-        eventType: 'note.past',
-        payload: {},
-        deliverAt: new Date(Date.now() - 60_000),
-      });
-      const due = (
-        await api.database.db.query<{ next_attempt_at: Date; reason: string }>(
-          `SELECT d.next_attempt_at, e.reason FROM deliveries d JOIN delivery_events e ON e.delivery_id = d.id WHERE d.message_id = $1`,
-          [past.id],
-        )
-      ).rows[0]!;
-      assert.deepEqual(due, { next_attempt_at: (await stored(past.id)).created_at, reason: 'published' });
-      await assert.rejects(
-        api.svix.message.create(appId, {
-          eventType: 'note.far',
+    test(
+      'deliverAt is honoured and echoed: the first attempt is due then, the timeline says scheduled; in the past ' +
+        'it is due at once; malformed or beyond the horizon is 422',
+      async () => {
+        await api.svix.endpoint.create(appId, { url: 'https://hooks.example/deliver-at' });
+        for (const idempotencyKey of [undefined, randomUUID()]) {
+          const deliverAt = new Date(Date.now() + 3_600_000);
+          const msg = await api.svix.message.create(
+            appId,
+            { eventType: 'note.later', payload: {}, deliverAt },
+            idempotencyKey === undefined ? {} : { idempotencyKey },
+          );
+          assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString());
+          const rows = (
+            await api.database.db.query<{ next_attempt_at: Date; state: string; reason: string }>(
+              'SELECT d.next_attempt_at, d.state, e.reason FROM deliveries d JOIN delivery_events e ON ' +
+                'e.delivery_id = d.id WHERE d.message_id = $1',
+              [msg.id],
+            )
+          ).rows;
+          assert.deepEqual(rows, [{ next_attempt_at: deliverAt, state: 'pending', reason: 'scheduled' }]);
+          assert.equal((await api.svix.message.get(appId, msg.id)).deliverAt?.toISOString(), deliverAt.toISOString());
+        }
+        const past = await api.svix.message.create(appId, {
+          eventType: 'note.past',
           payload: {},
-          deliverAt: new Date(Date.now() + 25 * 3_600_000),
-        }),
-        (e) => locsOf(e).includes('body.deliverAt'),
-      );
-      for (const bad of ['tomorrow', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00', 42]) {
-        const err = await errorOf(
-          await api.request('POST', `/api/v1/app/${appId}/msg`, {
-            body: JSON.stringify({ eventType: 'note.bad', payload: {}, deliverAt: bad }),
+          deliverAt: new Date(Date.now() - 60_000),
+        });
+        const due = (
+          await api.database.db.query<{ next_attempt_at: Date; reason: string }>(
+            'SELECT d.next_attempt_at, e.reason FROM deliveries d JOIN delivery_events e ON e.delivery_id = d.id ' +
+              'WHERE d.message_id = $1',
+            [past.id],
+          )
+        ).rows[0]!;
+        assert.deepEqual(due, { next_attempt_at: (await stored(past.id)).created_at, reason: 'published' });
+        await assert.rejects(
+          api.svix.message.create(appId, {
+            eventType: 'note.far',
+            payload: {},
+            deliverAt: new Date(Date.now() + 25 * 3_600_000),
           }),
+          (e) => locsOf(e).includes('body.deliverAt'),
         );
-        assert.equal(err.status, 422, String(bad));
-        assert.deepEqual(
-          (err.detail as { loc: string[] }[]).map((d) => d.loc.join('.')),
-          ['body.deliverAt'],
-        );
-      }
-    });
+        for (const bad of ['tomorrow', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00', 42]) {
+          const err = await errorOf(
+            await api.request('POST', `/api/v1/app/${appId}/msg`, {
+              body: JSON.stringify({ eventType: 'note.bad', payload: {}, deliverAt: bad }),
+            }),
+          );
+          assert.equal(err.status, 422, String(bad));
+          assert.deepEqual(
+            (err.detail as { loc: string[] }[]).map((d) => d.loc.join('.')),
+            ['body.deliverAt'],
+          );
+        }
+      },
+    );
 
     test('a scheduled message held by a paused endpoint keeps its deliverAt when the endpoint is resumed', async () => {
       const app = await api.svix.application.create({ name: 'paused-schedule' });
@@ -246,43 +256,55 @@ for (const engine of ENGINES) {
       });
     });
 
-    test('a route Tidings does not serve answers 404 not_served with its reason, told apart from a missing object (not_found)', async () => {
-      const notServed = (await api.svix.destination.list(appId).catch((e: unknown) => e)) as ApiException<{
-        code: string;
-        detail: string;
-      }>;
-      assert.equal(notServed.code, 404);
-      assert.equal(notServed.body.code, 'not_served');
-      assert.match(notServed.body.detail, /destinations/);
-      const missing = (await api.svix.endpoint.get(appId, 'ep_no-such').catch((e: unknown) => e)) as ApiException<{
-        code: string;
-      }>;
-      assert.deepEqual([missing.code, missing.body.code], [404, 'not_found']);
-      for (const call of [
-        () => api.svix.message.poller.poll(appId, 'sink_x'),
-        () => api.svix.autoconfigSubscription.create(appId),
-      ]) {
-        const refused = (await call().catch((e: unknown) => e)) as ApiException<{ code: string }>;
-        assert.deepEqual([refused.code, refused.body.code], [404, 'not_served']);
-      }
-    });
+    test(
+      'a route Tidings does not serve answers 404 not_served with its reason, told apart from a missing object ' +
+        '(not_found)',
+      async () => {
+        const notServed = (await api.svix.destination.list(appId).catch((e: unknown) => e)) as ApiException<{
+          code: string;
+          detail: string;
+        }>;
+        assert.equal(notServed.code, 404);
+        assert.equal(notServed.body.code, 'not_served');
+        assert.match(notServed.body.detail, /destinations/);
+        const missing = (await api.svix.endpoint.get(appId, 'ep_no-such').catch((e: unknown) => e)) as ApiException<{
+          code: string;
+        }>;
+        assert.deepEqual([missing.code, missing.body.code], [404, 'not_found']);
+        for (const call of [
+          () => api.svix.message.poller.poll(appId, 'sink_x'),
+          () => api.svix.autoconfigSubscription.create(appId),
+        ]) {
+          const refused = (await call().catch((e: unknown) => e)) as ApiException<{ code: string }>;
+          assert.deepEqual([refused.code, refused.body.code], [404, 'not_served']);
+        }
+      },
+    );
 
-    test('every call of the svix client that Tidings has no route for answers not_served, and docs/guides/coming-from-svix.md lists each family with its reason', async () => {
-      const unanswered: string[] = [];
-      for (const { method, path } of clientRoutes()) {
-        const concrete = path.replace(/\{[a-z_]+\}/g, 'x_unknown');
-        const res = await api.request(method, concrete, method === 'GET' || method === 'DELETE' ? {} : { body: '{}' });
-        const body = res.status === 404 ? ((await res.json()) as { code: string; detail: string }) : null;
-        if (body?.code === 'not_found' && body.detail.startsWith('No route')) unanswered.push(`${method} ${path}`);
-      }
-      assert.deepEqual(unanswered, [], 'client calls answered "No route" instead of not_served');
-      const guide = readFileSync(new URL('../../docs/guides/coming-from-svix.md', import.meta.url), 'utf8');
-      for (const family of NOT_SERVED)
-        assert.ok(
-          guide.includes(`- **${family.name}**: ${family.reason}`),
-          `docs/guides/coming-from-svix.md lists ${family.name} with its reason`,
-        );
-    });
+    test(
+      'every call of the svix client that Tidings has no route for answers not_served, and ' +
+        'docs/guides/coming-from-svix.md lists each family with its reason',
+      async () => {
+        const unanswered: string[] = [];
+        for (const { method, path } of clientRoutes()) {
+          const concrete = path.replace(/\{[a-z_]+\}/g, 'x_unknown');
+          const res = await api.request(
+            method,
+            concrete,
+            method === 'GET' || method === 'DELETE' ? {} : { body: '{}' },
+          );
+          const body = res.status === 404 ? ((await res.json()) as { code: string; detail: string }) : null;
+          if (body?.code === 'not_found' && body.detail.startsWith('No route')) unanswered.push(`${method} ${path}`);
+        }
+        assert.deepEqual(unanswered, [], 'client calls answered "No route" instead of not_served');
+        const guide = readFileSync(new URL('../../docs/guides/coming-from-svix.md', import.meta.url), 'utf8');
+        for (const family of NOT_SERVED)
+          assert.ok(
+            guide.includes(`- **${family.name}**: ${family.reason}`),
+            `docs/guides/coming-from-svix.md lists ${family.name} with its reason`,
+          );
+      },
+    );
 
     test('a 403 carries Svix\'s code ("insufficient access") in the HttpErrorOut shape the svix client parses', async () => {
       const token = await api.appKey(appId);

@@ -43,167 +43,178 @@ for (const engine of ENGINES) {
         state,
       ]);
 
-    test('headers: get (sensitive ones named, never shown), set, patch; credentials stored encrypted and sent with every request', async () => {
-      const ep = await api.svix.endpoint.create(appId, {
-        url: URL_A,
-        uid: 'hdr',
-        headers: { 'X-Custom': 'one', Authorization: 'Bearer s3cret' },
-      });
-      assert.deepEqual(await api.svix.endpoint.getHeaders(appId, 'hdr'), {
-        headers: { 'x-custom': 'one' },
-        sensitive: ['authorization'],
-      });
-      const raw = await (await api.request('GET', `/api/v1/app/${appId}/endpoint/${ep.id}`)).text();
-      assert.ok(!raw.includes('s3cret'), 'the endpoint never shows a sensitive header');
-      const row = async () =>
-        (
-          await api.database.db.query<{
-            headers: Record<string, string>;
-            sensitive_headers: Buffer | null;
-            sensitive_headers_key: string | null;
-          }>('SELECT headers, sensitive_headers, sensitive_headers_key FROM endpoints WHERE id = $1', [ep.id])
-        ).rows[0]!;
-      const stored = await row();
-      assert.deepEqual(stored.headers, { 'x-custom': 'one' });
-      assert.ok(
-        stored.sensitive_headers !== null && !stored.sensitive_headers.includes(Buffer.from('s3cret')),
-        'ciphertext, not the value',
-      );
-      assert.deepEqual(
-        JSON.parse(api.cipher.decrypt(stored.sensitive_headers_key!, stored.sensitive_headers, ep.id).toString('utf8')),
-        { authorization: 'Bearer s3cret' },
-      );
+    test(
+      'headers: get (sensitive ones named, never shown), set, patch; credentials stored encrypted and sent with ' +
+        'every request',
+      async () => {
+        const ep = await api.svix.endpoint.create(appId, {
+          url: URL_A,
+          uid: 'hdr',
+          headers: { 'X-Custom': 'one', Authorization: 'Bearer s3cret' },
+        });
+        assert.deepEqual(await api.svix.endpoint.getHeaders(appId, 'hdr'), {
+          headers: { 'x-custom': 'one' },
+          sensitive: ['authorization'],
+        });
+        const raw = await (await api.request('GET', `/api/v1/app/${appId}/endpoint/${ep.id}`)).text();
+        assert.ok(!raw.includes('s3cret'), 'the endpoint never shows a sensitive header');
+        const row = async () =>
+          (
+            await api.database.db.query<{
+              headers: Record<string, string>;
+              sensitive_headers: Buffer | null;
+              sensitive_headers_key: string | null;
+            }>('SELECT headers, sensitive_headers, sensitive_headers_key FROM endpoints WHERE id = $1', [ep.id])
+          ).rows[0]!;
+        const stored = await row();
+        assert.deepEqual(stored.headers, { 'x-custom': 'one' });
+        assert.ok(
+          stored.sensitive_headers !== null && !stored.sensitive_headers.includes(Buffer.from('s3cret')),
+          'ciphertext, not the value',
+        );
+        assert.deepEqual(
+          JSON.parse(
+            api.cipher.decrypt(stored.sensitive_headers_key!, stored.sensitive_headers, ep.id).toString('utf8'),
+          ),
+          { authorization: 'Bearer s3cret' },
+        );
 
-      await api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'X-A': '1', 'X-Auth-Token': 'tok' } });
-      assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
-        headers: { 'x-a': '1' },
-        sensitive: ['x-auth-token'],
-      });
-      await api.svix.endpoint.patchHeaders(appId, ep.id, {
-        headers: { 'X-B': '2', Authorization: 'Bearer t2' },
-        deleteHeaders: ['x-a'],
-      });
-      assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
-        headers: { 'x-b': '2' },
-        sensitive: ['authorization', 'x-auth-token'],
-      });
-      // Svix's older patch form: a null value removes the header.
-      assert.equal(
-        (
-          await api.request('PATCH', `/api/v1/app/${appId}/endpoint/${ep.id}/headers`, {
-            body: '{"headers":{"x-auth-token":null}}',
-          })
-        ).status,
-        204,
-      );
-      assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
-        headers: { 'x-b': '2' },
-        sensitive: ['authorization'],
-      });
+        await api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'X-A': '1', 'X-Auth-Token': 'tok' } });
+        assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
+          headers: { 'x-a': '1' },
+          sensitive: ['x-auth-token'],
+        });
+        await api.svix.endpoint.patchHeaders(appId, ep.id, {
+          headers: { 'X-B': '2', Authorization: 'Bearer t2' },
+          deleteHeaders: ['x-a'],
+        });
+        assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
+          headers: { 'x-b': '2' },
+          sensitive: ['authorization', 'x-auth-token'],
+        });
+        // Svix's older patch form: a null value removes the header.
+        assert.equal(
+          (
+            await api.request('PATCH', `/api/v1/app/${appId}/endpoint/${ep.id}/headers`, {
+              body: '{"headers":{"x-auth-token":null}}',
+            })
+          ).status,
+          204,
+        );
+        assert.deepEqual(await api.svix.endpoint.getHeaders(appId, ep.id), {
+          headers: { 'x-b': '2' },
+          sensitive: ['authorization'],
+        });
 
-      // The dispatcher's claim sends plain and sensitive headers alike.
-      const msg = await api.svix.message.create(appId, { eventType: 'hdr.test', payload: {} });
-      const claim = await api.deliveries.claim({
-        dispatcherId: 'hdr-dispatcher',
-        limit: 100,
-        leaseMs: 60_000,
-        maxReclaims: 5,
-        now: null,
-      });
-      const mine = claim.deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
-      assert.deepEqual(mine?.headers, { 'x-b': '2', authorization: 'Bearer t2' });
-      await api.database.db.query(
-        `UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`,
-        [msg.id],
-      );
-
-      const reserved = await refusal(api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'Webhook-Id': 'x' } }));
-      assert.equal(reserved.status, 422);
-      assert.deepEqual((reserved.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'headers', 'Webhook-Id']);
-      const badName = await refusal(api.svix.endpoint.patchHeaders(appId, ep.id, { headers: { 'bad name': 'x' } }));
-      assert.equal(badName.status, 422);
-      assert.deepEqual(
-        await api.svix.endpoint.getHeaders(appId, ep.id),
-        { headers: { 'x-b': '2' }, sensitive: ['authorization'] },
-        'refused writes changed nothing',
-      );
-      assert.deepEqual(await refusal(api.svix.endpoint.getHeaders(appId, 'no-such-ep')), NOT_FOUND('Endpoint'));
-      assert.deepEqual(
-        await refusal(api.svix.endpoint.setHeaders(appId, 'no-such-ep', { headers: {} })),
-        NOT_FOUND('Endpoint'),
-      );
-    });
-
-    test('rotate secret: a new secret, the old one kept for the grace period, both used to sign; a given key and grace', async () => {
-      const ep = await api.svix.endpoint.create(appId, { url: URL_A, uid: 'rot' });
-      const first = (await api.svix.endpoint.getSecret(appId, 'rot')).key;
-      await api.svix.endpoint.rotateSecret(appId, 'rot');
-      const second = (await api.svix.endpoint.getSecret(appId, 'rot')).key;
-      assert.notEqual(second, first);
-      assert.match(second, /^whsec_[A-Za-z0-9+/]{32}$/);
-      const row = async () =>
-        (
-          await api.database.db.query<{ previous_secret: Buffer; previous_secret_key_id: string; grace_s: number }>(
-            `SELECT previous_secret, previous_secret_key_id, extract(epoch FROM previous_secret_until - clock_timestamp())::float8 AS grace_s FROM endpoints WHERE id = $1`,
-            [ep.id],
-          )
-        ).rows[0]!;
-      let r = await row();
-      assert.equal(api.cipher.decrypt(r.previous_secret_key_id, r.previous_secret, ep.id).toString('utf8'), first);
-      assert.ok(
-        r.grace_s > 24 * 3600 - 60 && r.grace_s <= 24 * 3600,
-        `default grace is 24 h (TIDINGS_SECRET_ROTATION_GRACE), was ${r.grace_s} s`,
-      );
-
-      // The claim signs with both while the grace period runs.
-      const msg = await api.svix.message.create(appId, { eventType: 'rot.test', payload: {} });
-      const claimed = (
-        await api.deliveries.claim({
-          dispatcherId: 'rot-dispatcher',
+        // The dispatcher's claim sends plain and sensitive headers alike.
+        const msg = await api.svix.message.create(appId, { eventType: 'hdr.test', payload: {} });
+        const claim = await api.deliveries.claim({
+          dispatcherId: 'hdr-dispatcher',
           limit: 100,
           leaseMs: 60_000,
           maxReclaims: 5,
           now: null,
-        })
-      ).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
-      assert.equal(claimed?.signingKeys.length, 2);
-      await api.database.db.query(
-        `UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`,
-        [msg.id],
-      );
+        });
+        const mine = claim.deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
+        assert.deepEqual(mine?.headers, { 'x-b': '2', authorization: 'Bearer t2' });
+        await api.database.db.query(
+          `UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`,
+          [msg.id],
+        );
 
-      const given = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-      await api.svix.endpoint.rotateSecret(
-        appId,
-        ep.id,
-        { key: given, gracePeriodSeconds: 60 },
-        { idempotencyKey: 'rotate-once' },
-      );
-      // The same Idempotency-Key again: the stored answer, no second rotation.
-      await api.svix.endpoint.rotateSecret(
-        appId,
-        ep.id,
-        { key: given, gracePeriodSeconds: 60 },
-        { idempotencyKey: 'rotate-once' },
-      );
-      assert.equal((await api.svix.endpoint.getSecret(appId, ep.id)).key, given);
-      r = await row();
-      assert.equal(
-        api.cipher.decrypt(r.previous_secret_key_id, r.previous_secret, ep.id).toString('utf8'),
-        second,
-        'rotated once: the previous secret is the second, not the given one',
-      );
-      assert.ok(r.grace_s > 0 && r.grace_s <= 60);
+        const reserved = await refusal(api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'Webhook-Id': 'x' } }));
+        assert.equal(reserved.status, 422);
+        assert.deepEqual((reserved.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'headers', 'Webhook-Id']);
+        const badName = await refusal(api.svix.endpoint.patchHeaders(appId, ep.id, { headers: { 'bad name': 'x' } }));
+        assert.equal(badName.status, 422);
+        assert.deepEqual(
+          await api.svix.endpoint.getHeaders(appId, ep.id),
+          { headers: { 'x-b': '2' }, sensitive: ['authorization'] },
+          'refused writes changed nothing',
+        );
+        assert.deepEqual(await refusal(api.svix.endpoint.getHeaders(appId, 'no-such-ep')), NOT_FOUND('Endpoint'));
+        assert.deepEqual(
+          await refusal(api.svix.endpoint.setHeaders(appId, 'no-such-ep', { headers: {} })),
+          NOT_FOUND('Endpoint'),
+        );
+      },
+    );
 
-      const bad = await refusal(api.svix.endpoint.rotateSecret(appId, ep.id, { key: 'whsec_short' }));
-      assert.equal(bad.status, 422);
-      assert.deepEqual((bad.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'key']);
-      const long = await refusal(api.svix.endpoint.rotateSecret(appId, ep.id, { gracePeriodSeconds: 8 * 24 * 3600 }));
-      assert.equal(long.status, 422);
-      assert.deepEqual((long.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'gracePeriodSeconds']);
-      assert.equal((await api.svix.endpoint.getSecret(appId, ep.id)).key, given, 'refused rotations changed nothing');
-      assert.deepEqual(await refusal(api.svix.endpoint.rotateSecret(appId, 'no-such-ep')), NOT_FOUND('Endpoint'));
-    });
+    test(
+      'rotate secret: a new secret, the old one kept for the grace period, both used to sign; a given key and ' +
+        'grace',
+      async () => {
+        const ep = await api.svix.endpoint.create(appId, { url: URL_A, uid: 'rot' });
+        const first = (await api.svix.endpoint.getSecret(appId, 'rot')).key;
+        await api.svix.endpoint.rotateSecret(appId, 'rot');
+        const second = (await api.svix.endpoint.getSecret(appId, 'rot')).key;
+        assert.notEqual(second, first);
+        assert.match(second, /^whsec_[A-Za-z0-9+/]{32}$/);
+        const row = async () =>
+          (
+            await api.database.db.query<{ previous_secret: Buffer; previous_secret_key_id: string; grace_s: number }>(
+              'SELECT previous_secret, previous_secret_key_id, extract(epoch FROM previous_secret_until - ' +
+                'clock_timestamp())::float8 AS grace_s FROM endpoints WHERE id = $1',
+              [ep.id],
+            )
+          ).rows[0]!;
+        let r = await row();
+        assert.equal(api.cipher.decrypt(r.previous_secret_key_id, r.previous_secret, ep.id).toString('utf8'), first);
+        assert.ok(
+          r.grace_s > 24 * 3600 - 60 && r.grace_s <= 24 * 3600,
+          `default grace is 24 h (TIDINGS_SECRET_ROTATION_GRACE), was ${r.grace_s} s`,
+        );
+
+        // The claim signs with both while the grace period runs.
+        const msg = await api.svix.message.create(appId, { eventType: 'rot.test', payload: {} });
+        const claimed = (
+          await api.deliveries.claim({
+            dispatcherId: 'rot-dispatcher',
+            limit: 100,
+            leaseMs: 60_000,
+            maxReclaims: 5,
+            now: null,
+          })
+        ).deliveries.find((d) => d.messageId === msg.id && d.endpointId === ep.id);
+        assert.equal(claimed?.signingKeys.length, 2);
+        await api.database.db.query(
+          `UPDATE deliveries SET state = 'succeeded', dispatcher_id = NULL WHERE message_id = $1`,
+          [msg.id],
+        );
+
+        const given = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+        await api.svix.endpoint.rotateSecret(
+          appId,
+          ep.id,
+          { key: given, gracePeriodSeconds: 60 },
+          { idempotencyKey: 'rotate-once' },
+        );
+        // The same Idempotency-Key again: the stored answer, no second rotation.
+        await api.svix.endpoint.rotateSecret(
+          appId,
+          ep.id,
+          { key: given, gracePeriodSeconds: 60 },
+          { idempotencyKey: 'rotate-once' },
+        );
+        assert.equal((await api.svix.endpoint.getSecret(appId, ep.id)).key, given);
+        r = await row();
+        assert.equal(
+          api.cipher.decrypt(r.previous_secret_key_id, r.previous_secret, ep.id).toString('utf8'),
+          second,
+          'rotated once: the previous secret is the second, not the given one',
+        );
+        assert.ok(r.grace_s > 0 && r.grace_s <= 60);
+
+        const bad = await refusal(api.svix.endpoint.rotateSecret(appId, ep.id, { key: 'whsec_short' }));
+        assert.equal(bad.status, 422);
+        assert.deepEqual((bad.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'key']);
+        const long = await refusal(api.svix.endpoint.rotateSecret(appId, ep.id, { gracePeriodSeconds: 8 * 24 * 3600 }));
+        assert.equal(long.status, 422);
+        assert.deepEqual((long.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'gracePeriodSeconds']);
+        assert.equal((await api.svix.endpoint.getSecret(appId, ep.id)).key, given, 'refused rotations changed nothing');
+        assert.deepEqual(await refusal(api.svix.endpoint.rotateSecret(appId, 'no-such-ep')), NOT_FOUND('Endpoint'));
+      },
+    );
 
     test('stats count deliveries by status, within a window', async () => {
       const app = await api.svix.application.create({ name: 'stats' });
@@ -334,7 +345,8 @@ for (const engine of ENGINES) {
           expunged: boolean;
           deliveries: number;
         }>(
-          `SELECT payload, payload_key_id, payload_expunged_at IS NOT NULL AS expunged, (SELECT count(*)::int FROM deliveries WHERE message_id = m.id) AS deliveries FROM messages m WHERE id = $1`,
+          'SELECT payload, payload_key_id, payload_expunged_at IS NOT NULL AS expunged, (SELECT count(*)::int ' +
+            'FROM deliveries WHERE message_id = m.id) AS deliveries FROM messages m WHERE id = $1',
           [msg.id],
         )
       ).rows[0]!;

@@ -148,80 +148,86 @@ for (const engine of ENGINES) {
       assert.equal((await api.request('GET', '/api/v1/event-type/ok.name')).status, 404, 'nothing was stored');
     });
 
-    test('a payload violating the latest schema version is refused with 422 naming its first violation; nothing is stored', async () => {
-      const app = await api.svix.application.create({ name: 'schemas' });
-      await api.svix.eventType.upsert('order.placed', { description: 'x', schemas: { 1: INVOICE_SCHEMA } });
-      const count = async () =>
-        Number(
-          (
-            await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE event_type = $1', [
-              'order.placed',
-            ])
-          ).rows[0]!.n,
-        );
+    test(
+      'a payload violating the latest schema version is refused with 422 naming its first violation; nothing is ' +
+        'stored',
+      async () => {
+        const app = await api.svix.application.create({ name: 'schemas' });
+        await api.svix.eventType.upsert('order.placed', { description: 'x', schemas: { 1: INVOICE_SCHEMA } });
+        const count = async () =>
+          Number(
+            (
+              await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages WHERE event_type = $1', [
+                'order.placed',
+              ])
+            ).rows[0]!.n,
+          );
 
-      const ok = await api.svix.message.create(app.id, {
-        eventType: 'order.placed',
-        payload: { invoice: 7, amount: 1.5, paidAt: '2026-01-02T03:04:05Z' },
-      });
-      assert.match(ok.id, /^msg_/);
-
-      const bad = await refusal(
-        api.svix.message.create(app.id, {
+        const ok = await api.svix.message.create(app.id, {
           eventType: 'order.placed',
-          payload: { invoice: 'seven', amount: -1, paidAt: 'yesterday' },
-        }),
-      );
-      assert.equal(bad.status, 422);
-      assert.equal(bad.body.code, 'validation');
-      const locs = (bad.body.detail as { loc: (string | number)[]; type: string }[]).map((d) => d.loc.join('.'));
-      assert.equal(locs.length, 1, 'the check stops at the first violation (its work and its answer are bounded)');
-      assert.ok(['body.payload.amount', 'body.payload.invoice', 'body.payload.paidAt'].includes(locs[0]!), locs[0]);
-      const missing = await refusal(
-        api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1 } }),
-      );
-      assert.deepEqual(missing.body.detail, [
-        {
-          loc: ['body', 'payload', 'amount'],
-          msg: "must have required property 'amount'",
-          type: 'value_error.jsonschema.required',
-        },
-      ]);
-      const notObject = await refusal(api.svix.message.create(app.id, { eventType: 'order.placed', payload: [1, 2] }));
-      assert.deepEqual((notObject.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'payload']);
-      assert.equal(await count(), 1, 'refused messages were not stored');
+          payload: { invoice: 7, amount: 1.5, paidAt: '2026-01-02T03:04:05Z' },
+        });
+        assert.match(ok.id, /^msg_/);
 
-      // A new version is the one checked.
-      await api.svix.eventType.patch('order.placed', {
-        schemas: { 1: INVOICE_SCHEMA, 2: { type: 'object', required: ['orderId'] } },
-      });
-      assert.equal(
-        (
-          await refusal(
-            api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1, amount: 1 } }),
-          )
-        ).status,
-        422,
-      );
-      await api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-1' } });
+        const bad = await refusal(
+          api.svix.message.create(app.id, {
+            eventType: 'order.placed',
+            payload: { invoice: 'seven', amount: -1, paidAt: 'yesterday' },
+          }),
+        );
+        assert.equal(bad.status, 422);
+        assert.equal(bad.body.code, 'validation');
+        const locs = (bad.body.detail as { loc: (string | number)[]; type: string }[]).map((d) => d.loc.join('.'));
+        assert.equal(locs.length, 1, 'the check stops at the first violation (its work and its answer are bounded)');
+        assert.ok(['body.payload.amount', 'body.payload.invoice', 'body.payload.paidAt'].includes(locs[0]!), locs[0]);
+        const missing = await refusal(
+          api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1 } }),
+        );
+        assert.deepEqual(missing.body.detail, [
+          {
+            loc: ['body', 'payload', 'amount'],
+            msg: "must have required property 'amount'",
+            type: 'value_error.jsonschema.required',
+          },
+        ]);
+        const notObject = await refusal(
+          api.svix.message.create(app.id, { eventType: 'order.placed', payload: [1, 2] }),
+        );
+        assert.deepEqual((notObject.body.detail as { loc: unknown[] }[])[0]?.loc, ['body', 'payload']);
+        assert.equal(await count(), 1, 'refused messages were not stored');
 
-      // No schema, or no registered event type: any JSON object (as Svix).
-      await api.svix.message.create(app.id, { eventType: 'never.registered', payload: { any: 'thing' } });
+        // A new version is the one checked.
+        await api.svix.eventType.patch('order.placed', {
+          schemas: { 1: INVOICE_SCHEMA, 2: { type: 'object', required: ['orderId'] } },
+        });
+        assert.equal(
+          (
+            await refusal(
+              api.svix.message.create(app.id, { eventType: 'order.placed', payload: { invoice: 1, amount: 1 } }),
+            )
+          ).status,
+          422,
+        );
+        await api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-1' } });
 
-      // An archived event type takes no new messages.
-      await api.svix.eventType.delete('order.placed');
-      const archived = await refusal(
-        api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-2' } }),
-      );
-      assert.deepEqual(archived, {
-        status: 422,
-        body: {
-          code: 'validation',
-          detail: [{ loc: ['body', 'eventType'], msg: 'event type "order.placed" is archived', type: 'value_error' }],
-        },
-      });
-      assert.equal(await count(), 2);
-    });
+        // No schema, or no registered event type: any JSON object (as Svix).
+        await api.svix.message.create(app.id, { eventType: 'never.registered', payload: { any: 'thing' } });
+
+        // An archived event type takes no new messages.
+        await api.svix.eventType.delete('order.placed');
+        const archived = await refusal(
+          api.svix.message.create(app.id, { eventType: 'order.placed', payload: { orderId: 'o-2' } }),
+        );
+        assert.deepEqual(archived, {
+          status: 422,
+          body: {
+            code: 'validation',
+            detail: [{ loc: ['body', 'eventType'], msg: 'event type "order.placed" is archived', type: 'value_error' }],
+          },
+        });
+        assert.equal(await count(), 2);
+      },
+    );
 
     test('a key scoped to an application may read the catalog but not change it (403)', async () => {
       const app = await api.svix.application.create({ name: 'scoped' });
@@ -284,7 +290,9 @@ for (const engine of ENGINES) {
           detail: [
             {
               loc: ['body', 'eventTypes'],
-              msg: 'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses them: nope.type, old.type',
+              msg:
+                'These event types do not exist (or are archived), and TIDINGS_STRICT_EVENT_TYPES=true refuses ' +
+                'them: nope.type, old.type',
               type: 'value_error',
             },
           ],

@@ -104,70 +104,79 @@ describe('header values a user gives', () => {
     return raw !== undefined && Buffer.from(raw, 'latin1').equals(Buffer.from(value, 'utf8'));
   };
 
-  test('a raw message whose content type undici would refuse (a line break, a Unicode space, a control character, non-ASCII, outer whitespace) is refused with 422 at publish, not accepted with 202 and then failed at every attempt', async () => {
-    const loc = ['body', 'transformationsParams', 'headers', 'content-type'];
-    for (const contentType of UNSENDABLE) {
-      await assert.rejects(
-        api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType)),
-        refused(loc),
-        JSON.stringify(contentType),
+  test(
+    'a raw message whose content type undici would refuse (a line break, a Unicode space, a control character, ' +
+      'non-ASCII, outer whitespace) is refused with 422 at publish, not accepted with 202 and then failed at every ' +
+      'attempt',
+    async () => {
+      const loc = ['body', 'transformationsParams', 'headers', 'content-type'];
+      for (const contentType of UNSENDABLE) {
+        await assert.rejects(
+          api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType)),
+          refused(loc),
+          JSON.stringify(contentType),
+        );
+        assert.equal(
+          await arrivesUnchanged('content-type', contentType),
+          false,
+          `${JSON.stringify(contentType)}: the sender cannot send it unchanged either`,
+        );
+      }
+      for (const contentType of SENDABLE) {
+        await api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType));
+        assert.equal(await arrivesUnchanged('content-type', contentType), true, JSON.stringify(contentType));
+      }
+      const stored = await api.database.db.query<{ content_type: string }>(
+        'SELECT content_type FROM messages WHERE app_id = $1 ORDER BY id',
+        [appId],
       );
-      assert.equal(
-        await arrivesUnchanged('content-type', contentType),
-        false,
-        `${JSON.stringify(contentType)}: the sender cannot send it unchanged either`,
+      assert.deepEqual(
+        stored.rows.map((r) => r.content_type),
+        SENDABLE,
+        'only the sendable ones were stored',
       );
-    }
-    for (const contentType of SENDABLE) {
-      await api.svix.message.create(appId, messageInRaw('raw.one', 'body', contentType));
-      assert.equal(await arrivesUnchanged('content-type', contentType), true, JSON.stringify(contentType));
-    }
-    const stored = await api.database.db.query<{ content_type: string }>(
-      'SELECT content_type FROM messages WHERE app_id = $1 ORDER BY id',
-      [appId],
-    );
-    assert.deepEqual(
-      stored.rows.map((r) => r.content_type),
-      SENDABLE,
-      'only the sendable ones were stored',
-    );
-  });
+    },
+  );
 
-  test('an endpoint header value or name that cannot be sent unchanged is refused with 422 naming it, on create, set, patch and deleteHeaders', async () => {
-    const ep = await api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h' });
-    for (const value of UNSENDABLE) {
-      const headers = { 'x-custom': value };
-      await assert.rejects(
-        api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h', headers }),
-        refused(['body', 'headers', 'x-custom']),
-        JSON.stringify(value),
-      );
-      await assert.rejects(
-        api.svix.endpoint.setHeaders(appId, ep.id, { headers }),
-        refused(['body', 'headers', 'x-custom']),
-        JSON.stringify(value),
-      );
-      await assert.rejects(
-        api.svix.endpoint.patchHeaders(appId, ep.id, { headers }),
-        refused(['body', 'headers', 'x-custom']),
-        JSON.stringify(value),
-      );
-      assert.equal(
-        await arrivesUnchanged('x-custom', value),
-        false,
-        `${JSON.stringify(value)}: not sendable unchanged`,
-      );
-    }
-    for (const name of ['x custom', 'x\u00e9', 'x:y', '']) {
-      await assert.rejects(
-        api.svix.endpoint.patchHeaders(appId, ep.id, { headers: {}, deleteHeaders: [name] }),
-        refused(['body', 'deleteHeaders', 0]),
-        JSON.stringify(name),
-      );
-    }
-    const sendable = 'visible ASCII, inner space and\ttab: ~!';
-    await api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'x-custom': sendable } });
-    assert.deepEqual((await api.svix.endpoint.getHeaders(appId, ep.id)).headers, { 'x-custom': sendable });
-    assert.equal(await arrivesUnchanged('x-custom', sendable), true);
-  });
+  test(
+    'an endpoint header value or name that cannot be sent unchanged is refused with 422 naming it, on create, ' +
+      'set, patch and deleteHeaders',
+    async () => {
+      const ep = await api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h' });
+      for (const value of UNSENDABLE) {
+        const headers = { 'x-custom': value };
+        await assert.rejects(
+          api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/h', headers }),
+          refused(['body', 'headers', 'x-custom']),
+          JSON.stringify(value),
+        );
+        await assert.rejects(
+          api.svix.endpoint.setHeaders(appId, ep.id, { headers }),
+          refused(['body', 'headers', 'x-custom']),
+          JSON.stringify(value),
+        );
+        await assert.rejects(
+          api.svix.endpoint.patchHeaders(appId, ep.id, { headers }),
+          refused(['body', 'headers', 'x-custom']),
+          JSON.stringify(value),
+        );
+        assert.equal(
+          await arrivesUnchanged('x-custom', value),
+          false,
+          `${JSON.stringify(value)}: not sendable unchanged`,
+        );
+      }
+      for (const name of ['x custom', 'x\u00e9', 'x:y', '']) {
+        await assert.rejects(
+          api.svix.endpoint.patchHeaders(appId, ep.id, { headers: {}, deleteHeaders: [name] }),
+          refused(['body', 'deleteHeaders', 0]),
+          JSON.stringify(name),
+        );
+      }
+      const sendable = 'visible ASCII, inner space and\ttab: ~!';
+      await api.svix.endpoint.setHeaders(appId, ep.id, { headers: { 'x-custom': sendable } });
+      assert.deepEqual((await api.svix.endpoint.getHeaders(appId, ep.id)).headers, { 'x-custom': sendable });
+      assert.equal(await arrivesUnchanged('x-custom', sendable), true);
+    },
+  );
 });

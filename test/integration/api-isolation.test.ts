@@ -183,14 +183,16 @@ for (const engine of ENGINES) {
       );
       const taskId = `qtask_${fakeUlid()}`;
       await database.db.query(
-        `INSERT INTO background_tasks (id, app_id, kind, status, params) VALUES ($1, $2, 'endpoint.recover', 'finished', $3)`,
+        `INSERT INTO background_tasks (id, app_id, kind, status, params) VALUES ($1, $2, 'endpoint.recover', ` +
+          `'finished', $3)`,
         [taskId, b.id, JSON.stringify({ note: `B-TASK-${m}` })],
       );
       const key = async (appId: string): Promise<{ id: string; token: string }> => {
         const token = generateToken();
         const id = `key_${fakeUlid()}`;
         await database.db.query(
-          `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'matrix', 'app', $2, $3, $4)`,
+          `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'matrix', ` +
+            `'app', $2, $3, $4)`,
           [id, appId, hashToken(token), token.slice(0, 12)],
         );
         return { id, token };
@@ -242,7 +244,8 @@ for (const engine of ENGINES) {
       const values = table[name];
       if (values === undefined)
         throw new Error(
-          `path parameter :${name} is new: teach the matrix which of B's objects it names (test/integration/api-isolation.test.ts, param())`,
+          `path parameter :${name} is new: teach the matrix which of B's objects it names ` +
+            '(test/integration/api-isolation.test.ts, param())',
         );
       return values[['bId', 'bUid', 'missingId', 'missingUid'].indexOf(form)]!;
     }
@@ -254,94 +257,108 @@ for (const engine of ENGINES) {
     const leaks = (body: string, request: string): string[] =>
       world.markers.filter((mark) => body.includes(mark) && !request.includes(mark));
 
-    test("every route: a key scoped to A naming B's objects gets exactly the missing-object answer (or 403), and no answer carries B's data", async () => {
-      const checked: string[] = [];
-      const problems: string[] = [];
-      // Reads first; PUT — which may create, in A, an object with the uid it names — last, deepest path first.
-      const order = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'PUT'];
-      const sorted = [...routes].sort(
-        (x, y) => order.indexOf(x.method) - order.indexOf(y.method) || y.url.length - x.url.length,
-      );
-      for (const route of sorted) {
-        const name = `${route.method} ${route.url}`;
-        if (route.public || SELF_ROUTES.has(name) || route.method === 'OPTIONS') continue;
-        const withBody = !['GET', 'HEAD', 'DELETE'].includes(route.method);
-        const body = BODIES[name];
-        if (withBody && body === undefined) {
-          problems.push(`${name}: no request body known: add a valid one to BODIES`);
-          continue;
-        }
-        const params = [...route.url.matchAll(/:(\w+)/g)].map((x) => x[1]!);
-        const namesApp = params.includes('appId');
-        const variants: {
-          label: string;
-          probe: (n: string) => string;
-          control: (n: string) => string;
-          mustRefuse: boolean;
-        }[] = [
-          { label: 'B by id', probe: (n) => param(n, 'bId'), control: (n) => param(n, 'missingId'), mustRefuse: true },
-          {
-            label: 'B by uid',
-            probe: (n) => param(n, 'bUid'),
-            control: (n) => param(n, 'missingUid'),
-            mustRefuse: true,
-          },
-        ];
-        if (namesApp && params.length > 1) {
-          variants.push(
-            {
-              label: "A's app, B's objects by id",
-              probe: (n) => (n === 'appId' ? world.a.id : param(n, 'bId')),
-              control: (n) => (n === 'appId' ? world.a.id : param(n, 'missingId')),
-              mustRefuse: false,
-            },
-            {
-              label: "A's app, B's objects by uid",
-              probe: (n) => (n === 'appId' ? world.a.uid : param(n, 'bUid')),
-              control: (n) => (n === 'appId' ? world.a.uid : param(n, 'missingUid')),
-              mustRefuse: false,
-            },
-          );
-        }
-        if (params.length === 0) variants.splice(1);
-        for (const v of variants) {
-          let probeUrl: string;
-          let controlUrl: string;
-          try {
-            probeUrl = fill(route.url, v.probe);
-            controlUrl = fill(route.url, v.control);
-          } catch (error) {
-            problems.push(`${name}: ${(error as Error).message}`);
-            break;
+    test(
+      "every route: a key scoped to A naming B's objects gets exactly the missing-object answer (or 403), and no " +
+        "answer carries B's data",
+      async () => {
+        const checked: string[] = [];
+        const problems: string[] = [];
+        // Reads first; PUT — which may create, in A, an object with the uid it names — last, deepest path first.
+        const order = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'PUT'];
+        const sorted = [...routes].sort(
+          (x, y) => order.indexOf(x.method) - order.indexOf(y.method) || y.url.length - x.url.length,
+        );
+        for (const route of sorted) {
+          const name = `${route.method} ${route.url}`;
+          if (route.public || SELF_ROUTES.has(name) || route.method === 'OPTIONS') continue;
+          const withBody = !['GET', 'HEAD', 'DELETE'].includes(route.method);
+          const body = BODIES[name];
+          if (withBody && body === undefined) {
+            problems.push(`${name}: no request body known: add a valid one to BODIES`);
+            continue;
           }
-          const sent = withBody ? body : null;
-          const probe = await call(route.method, probeUrl, world.tokenA, sent);
-          const control = await call(route.method, controlUrl, world.tokenA, sent);
-          const where = `${name} [${v.label}] ${probeUrl}`;
-          const requestText = `${probeUrl} ${JSON.stringify(sent)}`;
-          const leaked = leaks(probe.body, requestText);
-          if (leaked.length > 0)
-            problems.push(
-              `${where}: the answer carries B's data ${JSON.stringify(leaked)}: ${probe.body.slice(0, 300)}`,
+          const params = [...route.url.matchAll(/:(\w+)/g)].map((x) => x[1]!);
+          const namesApp = params.includes('appId');
+          const variants: {
+            label: string;
+            probe: (n: string) => string;
+            control: (n: string) => string;
+            mustRefuse: boolean;
+          }[] = [
+            {
+              label: 'B by id',
+              probe: (n) => param(n, 'bId'),
+              control: (n) => param(n, 'missingId'),
+              mustRefuse: true,
+            },
+            {
+              label: 'B by uid',
+              probe: (n) => param(n, 'bUid'),
+              control: (n) => param(n, 'missingUid'),
+              mustRefuse: true,
+            },
+          ];
+          if (namesApp && params.length > 1) {
+            variants.push(
+              {
+                label: "A's app, B's objects by id",
+                probe: (n) => (n === 'appId' ? world.a.id : param(n, 'bId')),
+                control: (n) => (n === 'appId' ? world.a.id : param(n, 'missingId')),
+                mustRefuse: false,
+              },
+              {
+                label: "A's app, B's objects by uid",
+                probe: (n) => (n === 'appId' ? world.a.uid : param(n, 'bUid')),
+                control: (n) => (n === 'appId' ? world.a.uid : param(n, 'missingUid')),
+                mustRefuse: false,
+              },
             );
-          if (probe.status !== control.status)
-            problems.push(
-              `${where}: ${probe.status} for B's objects but ${control.status} for missing ones (an existence oracle)`,
-            );
-          else if (probe.status >= 400 && probe.body !== control.body)
-            problems.push(`${where}: answer differs from the missing-object answer: ${probe.body} vs ${control.body}`);
-          // Outside any application only a read of what every application shares (event types) may succeed.
-          const sharedRead = !namesApp && params.length === 0 && (route.method === 'GET' || route.method === 'HEAD');
-          if (v.mustRefuse && !sharedRead && probe.status !== 404 && probe.status !== 403)
-            problems.push(`${where}: answered ${probe.status}, expected 404 or 403: ${probe.body.slice(0, 300)}`);
-          if (!namesApp && route.method !== 'GET' && route.method !== 'HEAD' && probe.status !== 403)
-            problems.push(`${where}: answered ${probe.status}: a write outside A's application must be refused (403)`);
-          checked.push(`${where} → ${probe.status}`);
+          }
+          if (params.length === 0) variants.splice(1);
+          for (const v of variants) {
+            let probeUrl: string;
+            let controlUrl: string;
+            try {
+              probeUrl = fill(route.url, v.probe);
+              controlUrl = fill(route.url, v.control);
+            } catch (error) {
+              problems.push(`${name}: ${(error as Error).message}`);
+              break;
+            }
+            const sent = withBody ? body : null;
+            const probe = await call(route.method, probeUrl, world.tokenA, sent);
+            const control = await call(route.method, controlUrl, world.tokenA, sent);
+            const where = `${name} [${v.label}] ${probeUrl}`;
+            const requestText = `${probeUrl} ${JSON.stringify(sent)}`;
+            const leaked = leaks(probe.body, requestText);
+            if (leaked.length > 0)
+              problems.push(
+                `${where}: the answer carries B's data ${JSON.stringify(leaked)}: ${probe.body.slice(0, 300)}`,
+              );
+            if (probe.status !== control.status)
+              problems.push(
+                `${where}: ${probe.status} for B's objects but ${control.status} for missing ones (an ` +
+                  'existence oracle)',
+              );
+            else if (probe.status >= 400 && probe.body !== control.body)
+              problems.push(
+                `${where}: answer differs from the missing-object answer: ${probe.body} vs ${control.body}`,
+              );
+            // Outside any application only a read of what every application shares (event types) may succeed.
+            const sharedRead = !namesApp && params.length === 0 && (route.method === 'GET' || route.method === 'HEAD');
+            if (v.mustRefuse && !sharedRead && probe.status !== 404 && probe.status !== 403)
+              problems.push(`${where}: answered ${probe.status}, expected 404 or 403: ${probe.body.slice(0, 300)}`);
+            if (!namesApp && route.method !== 'GET' && route.method !== 'HEAD' && probe.status !== 403)
+              problems.push(
+                `${where}: answered ${probe.status}: a write outside A's application must be refused (403)`,
+              );
+            checked.push(`${where} → ${probe.status}`);
+          }
         }
-      }
-      assert.deepEqual(problems, [], problems.join('\n'));
-      assert.ok(checked.length >= 40, `only ${checked.length} route variants checked`);
-    });
+        assert.deepEqual(problems, [], problems.join('\n'));
+        assert.ok(checked.length >= 40, `only ${checked.length} route variants checked`);
+      },
+    );
 
     test('routes a scoped key may never use answer 403 whatever they name, even with a body that would not validate', async () => {
       const operatorOnly = routes.filter(
@@ -369,46 +386,51 @@ for (const engine of ENGINES) {
       }
     });
 
-    test("B is unchanged, B's own key reaches every object the matrix named, and a throwaway A key can log out only itself", async () => {
-      const b = world.b;
-      for (const url of [
-        `/api/v1/app/${b.appId}`,
-        `/api/v1/app/${b.appUid}/endpoint/${b.endpointUid}`,
-        `/api/v1/app/${b.appId}/endpoint/${b.endpointId}/secret`,
-        `/api/v1/app/${b.appId}/msg/${b.eventId}`,
-        `/api/v1/app/${b.appId}/msg/${b.msgId}/attempt/${b.attemptId}`,
-        `/api/v1/app/${b.appId}/msg/${b.msgId}/endpoint/${b.endpointId}/timeline`,
-        `/api/v1/app/${b.appId}/attempt/endpoint/${b.endpointId}`,
-      ]) {
-        const res = await call('GET', url, world.tokenB, null);
-        assert.equal(res.status, 200, `${url}: ${res.body}`);
-      }
-      const appB = JSON.parse((await call('GET', `/api/v1/app/${b.appId}`, ADMIN, null)).body) as { name: string };
-      assert.ok(appB.name.startsWith('B-NAME-'), 'B was not renamed');
-      const msg = (await call('GET', `/api/v1/app/${b.appId}/msg/${b.msgId}`, world.tokenB, null)).body;
-      assert.ok(msg.includes('B-PAYLOAD-'), "B's payload is intact");
-      const ep = JSON.parse(
-        (await call('GET', `/api/v1/app/${b.appId}/endpoint/${b.endpointId}`, world.tokenB, null)).body,
-      ) as { description: string };
-      assert.ok(ep.description.startsWith('B-DESC-'));
-      assert.equal(
-        (await call('GET', `/api/v1/app/${world.a.id}`, world.tokenA, null)).status,
-        200,
-        "A's key still works",
-      );
+    test(
+      "B is unchanged, B's own key reaches every object the matrix named, and a throwaway A key can log out only " +
+        'itself',
+      async () => {
+        const b = world.b;
+        for (const url of [
+          `/api/v1/app/${b.appId}`,
+          `/api/v1/app/${b.appUid}/endpoint/${b.endpointUid}`,
+          `/api/v1/app/${b.appId}/endpoint/${b.endpointId}/secret`,
+          `/api/v1/app/${b.appId}/msg/${b.eventId}`,
+          `/api/v1/app/${b.appId}/msg/${b.msgId}/attempt/${b.attemptId}`,
+          `/api/v1/app/${b.appId}/msg/${b.msgId}/endpoint/${b.endpointId}/timeline`,
+          `/api/v1/app/${b.appId}/attempt/endpoint/${b.endpointId}`,
+        ]) {
+          const res = await call('GET', url, world.tokenB, null);
+          assert.equal(res.status, 200, `${url}: ${res.body}`);
+        }
+        const appB = JSON.parse((await call('GET', `/api/v1/app/${b.appId}`, ADMIN, null)).body) as { name: string };
+        assert.ok(appB.name.startsWith('B-NAME-'), 'B was not renamed');
+        const msg = (await call('GET', `/api/v1/app/${b.appId}/msg/${b.msgId}`, world.tokenB, null)).body;
+        assert.ok(msg.includes('B-PAYLOAD-'), "B's payload is intact");
+        const ep = JSON.parse(
+          (await call('GET', `/api/v1/app/${b.appId}/endpoint/${b.endpointId}`, world.tokenB, null)).body,
+        ) as { description: string };
+        assert.ok(ep.description.startsWith('B-DESC-'));
+        assert.equal(
+          (await call('GET', `/api/v1/app/${world.a.id}`, world.tokenA, null)).status,
+          200,
+          "A's key still works",
+        );
 
-      const throwaway = generateToken();
-      await database.db.query(
-        `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'throwaway', 'app', $2, $3, 'x')`,
-        [`key_${fakeUlid()}`, world.a.id, hashToken(throwaway)],
-      );
-      assert.equal((await call('POST', '/api/v1/auth/logout', throwaway, null)).status, 204);
-      assert.equal((await call('GET', `/api/v1/app/${world.a.id}`, throwaway, null)).status, 401);
-      assert.equal(
-        (await call('GET', `/api/v1/app/${b.appId}`, world.tokenB, null)).status,
-        200,
-        'logging out one key leaves others alone',
-      );
-    });
+        const throwaway = generateToken();
+        await database.db.query(
+          `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix) VALUES ($1, 'throwaway', ` +
+            `'app', $2, $3, 'x')`,
+          [`key_${fakeUlid()}`, world.a.id, hashToken(throwaway)],
+        );
+        assert.equal((await call('POST', '/api/v1/auth/logout', throwaway, null)).status, 204);
+        assert.equal((await call('GET', `/api/v1/app/${world.a.id}`, throwaway, null)).status, 401);
+        assert.equal(
+          (await call('GET', `/api/v1/app/${b.appId}`, world.tokenB, null)).status,
+          200,
+          'logging out one key leaves others alone',
+        );
+      },
+    );
   });
 }

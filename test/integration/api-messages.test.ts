@@ -14,7 +14,8 @@ import { errorOf, startApi, type ApiHarness } from './api-harness.ts';
 
 /** A payload with odd whitespace, key order, an escaped and a non-ASCII string, and an integer beyond 2^53. */
 const ODD_PAYLOAD =
-  '{ "zeta" :1,\n\t"alpha": [1 ,2.50, -0e3 ],  "big": 12345678901234567890, "s": "caf\\u00e9 ☕", "nested": {"b":true,"a":null} }';
+  '{ "zeta" :1,\n\t"alpha": [1 ,2.50, -0e3 ],  "big": 12345678901234567890, "s": "caf\\u00e9 ☕", "nested": ' +
+  '{"b":true,"a":null} }';
 
 for (const engine of ENGINES) {
   describe(`messages and attempts API through the svix client (${engine.name})`, () => {
@@ -151,110 +152,126 @@ for (const engine of ENGINES) {
       assert.ok(before.every((id) => !after.includes(id)));
     });
 
-    test('validation: payload required and unique, event type required, retention fields exclusive — 422 with loc, nothing stored', async () => {
-      const count = async () =>
-        Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
-      const before = await count();
-      const cases: [string, (string | number)[]][] = [
-        ['{"eventType":"a.b"}', ['body', 'payload']],
-        ['{"eventType":"a.b","payload":{"x":1},"payload":{"x":2}}', ['body', 'payload']],
-        ['{"payload":{}}', ['body', 'eventType']],
-        ['{"eventType":"bad type!","payload":{}}', ['body', 'eventType']],
-        [
-          '{"eventType":"a.b","payload":{},"payloadRetentionHours":1,"payloadRetentionPeriod":1}',
-          ['body', 'payloadRetentionHours'],
-        ],
-        ['{"eventType":"a.b","payload":{},"channels":["ok","not ok"]}', ['body', 'channels', 1]],
-      ];
-      for (const [body, loc] of cases) {
-        const err = await errorOf(
-          await api.request('POST', `/api/v1/app/${appId}/msg`, { body, headers: { 'idempotency-key': randomUUID() } }),
+    test(
+      'validation: payload required and unique, event type required, retention fields exclusive — 422 with loc, ' +
+        'nothing stored',
+      async () => {
+        const count = async () =>
+          Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+        const before = await count();
+        const cases: [string, (string | number)[]][] = [
+          ['{"eventType":"a.b"}', ['body', 'payload']],
+          ['{"eventType":"a.b","payload":{"x":1},"payload":{"x":2}}', ['body', 'payload']],
+          ['{"payload":{}}', ['body', 'eventType']],
+          ['{"eventType":"bad type!","payload":{}}', ['body', 'eventType']],
+          [
+            '{"eventType":"a.b","payload":{},"payloadRetentionHours":1,"payloadRetentionPeriod":1}',
+            ['body', 'payloadRetentionHours'],
+          ],
+          ['{"eventType":"a.b","payload":{},"channels":["ok","not ok"]}', ['body', 'channels', 1]],
+        ];
+        for (const [body, loc] of cases) {
+          const err = await errorOf(
+            await api.request('POST', `/api/v1/app/${appId}/msg`, {
+              body,
+              headers: { 'idempotency-key': randomUUID() },
+            }),
+          );
+          assert.equal(err.status, 422, body);
+          assert.equal(err.code, 'validation', body);
+          assert.ok(
+            (err.detail as { loc: unknown[] }[]).some((d) => JSON.stringify(d.loc) === JSON.stringify(loc)),
+            `${body}: ${JSON.stringify(err.detail)}`,
+          );
+        }
+        assert.equal(
+          (await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","payload":{' })).status,
+          400,
         );
-        assert.equal(err.status, 422, body);
-        assert.equal(err.code, 'validation', body);
-        assert.ok(
-          (err.detail as { loc: unknown[] }[]).some((d) => JSON.stringify(d.loc) === JSON.stringify(loc)),
-          `${body}: ${JSON.stringify(err.detail)}`,
-        );
-      }
-      assert.equal(
-        (await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","payload":{' })).status,
-        400,
-      );
-      assert.equal(await count(), before);
-    });
+        assert.equal(await count(), before);
+      },
+    );
 
-    test('a field outside MessageIn, or a transformationsParams key Tidings does not carry out, is refused with 422 naming it and stores nothing; retention and application creation are honoured', async () => {
-      const count = async () =>
-        Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
-      const before = await count();
-      for (const [extra, loc] of [
-        [{ somethingNew: true }, ['body', 'somethingNew']],
-        [{ transformationsParams: { rawPayload: 'r', x: 1 } }, ['body', 'transformationsParams', 'x']],
-        [
-          { transformationsParams: { rawPayload: 'r', headers: { 'x-custom': 'v' } } },
-          ['body', 'transformationsParams', 'headers', 'x-custom'],
-        ],
-      ] as const) {
-        const err = await errorOf(
-          await api.request('POST', '/api/v1/app/auto-created/msg', {
-            body: JSON.stringify({ eventType: 'a.b', payload: {}, application: { name: 'Auto' }, ...extra }),
+    test(
+      'a field outside MessageIn, or a transformationsParams key Tidings does not carry out, is refused with 422 ' +
+        'naming it and stores nothing; retention and application creation are honoured',
+      async () => {
+        const count = async () =>
+          Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+        const before = await count();
+        for (const [extra, loc] of [
+          [{ somethingNew: true }, ['body', 'somethingNew']],
+          [{ transformationsParams: { rawPayload: 'r', x: 1 } }, ['body', 'transformationsParams', 'x']],
+          [
+            { transformationsParams: { rawPayload: 'r', headers: { 'x-custom': 'v' } } },
+            ['body', 'transformationsParams', 'headers', 'x-custom'],
+          ],
+        ] as const) {
+          const err = await errorOf(
+            await api.request('POST', '/api/v1/app/auto-created/msg', {
+              body: JSON.stringify({ eventType: 'a.b', payload: {}, application: { name: 'Auto' }, ...extra }),
+            }),
+          );
+          assert.equal(err.status, 422, JSON.stringify(extra));
+          assert.equal(err.code, 'validation');
+          assert.deepEqual(
+            (err.detail as { loc: unknown[] }[]).map((d) => d.loc),
+            [loc],
+          );
+        }
+        assert.equal(await count(), before, 'nothing stored');
+        const res = await api.request('POST', '/api/v1/app/auto-created/msg', {
+          body: JSON.stringify({
+            eventType: 'a.b',
+            payload: {},
+            deliverAt: null,
+            transformationsParams: null,
+            payloadRetentionPeriod: 2,
+            application: { name: 'Auto' },
           }),
+        });
+        assert.equal(res.status, 202);
+        const { id } = (await res.json()) as { id: string };
+        const app = await api.svix.application.get('auto-created');
+        assert.equal(app.name, 'Auto');
+        const row = await api.database.db.query<{ retention_hours: number; app_id: string }>(
+          'SELECT retention_hours, app_id FROM messages WHERE id = $1',
+          [id],
         );
-        assert.equal(err.status, 422, JSON.stringify(extra));
-        assert.equal(err.code, 'validation');
-        assert.deepEqual(
-          (err.detail as { loc: unknown[] }[]).map((d) => d.loc),
-          [loc],
+        assert.deepEqual(row.rows[0], { retention_hours: 48, app_id: app.id });
+        assert.equal(
+          (await api.request('POST', '/api/v1/app/not-created/msg', { body: '{"eventType":"a.b","payload":{}}' }))
+            .status,
+          404,
         );
-      }
-      assert.equal(await count(), before, 'nothing stored');
-      const res = await api.request('POST', '/api/v1/app/auto-created/msg', {
-        body: JSON.stringify({
-          eventType: 'a.b',
-          payload: {},
-          deliverAt: null,
-          transformationsParams: null,
-          payloadRetentionPeriod: 2,
-          application: { name: 'Auto' },
-        }),
-      });
-      assert.equal(res.status, 202);
-      const { id } = (await res.json()) as { id: string };
-      const app = await api.svix.application.get('auto-created');
-      assert.equal(app.name, 'Auto');
-      const row = await api.database.db.query<{ retention_hours: number; app_id: string }>(
-        'SELECT retention_hours, app_id FROM messages WHERE id = $1',
-        [id],
-      );
-      assert.deepEqual(row.rows[0], { retention_hours: 48, app_id: app.id });
-      assert.equal(
-        (await api.request('POST', '/api/v1/app/not-created/msg', { body: '{"eventType":"a.b","payload":{}}' })).status,
-        404,
-      );
-    });
+      },
+    );
 
-    test('a NUL character in a text field is 422 validation, with or without an Idempotency-Key, and stores nothing (regression: it was a 500)', async () => {
-      const count = async () =>
-        Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
-      const before = await count();
-      for (const headers of [{}, { 'idempotency-key': randomUUID() }]) {
-        const err = await errorOf(
-          await api.request('POST', `/api/v1/app/${appId}/msg`, {
-            body: '{"eventType":"a.b","eventId":"nul\\u0000id","payload":{}}',
-            headers,
-          }),
+    test(
+      'a NUL character in a text field is 422 validation, with or without an Idempotency-Key, and stores nothing ' +
+        '(regression: it was a 500)',
+      async () => {
+        const count = async () =>
+          Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM messages')).rows[0]!.n);
+        const before = await count();
+        for (const headers of [{}, { 'idempotency-key': randomUUID() }]) {
+          const err = await errorOf(
+            await api.request('POST', `/api/v1/app/${appId}/msg`, {
+              body: '{"eventType":"a.b","eventId":"nul\\u0000id","payload":{}}',
+              headers,
+            }),
+          );
+          assert.equal(err.status, 422);
+          assert.equal(err.code, 'validation');
+        }
+        assert.equal(await count(), before);
+        assert.equal(
+          (await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","payload":{}}' })).status,
+          202,
+          'the next request is served',
         );
-        assert.equal(err.status, 422);
-        assert.equal(err.code, 'validation');
-      }
-      assert.equal(await count(), before);
-      assert.equal(
-        (await api.request('POST', `/api/v1/app/${appId}/msg`, { body: '{"eventType":"a.b","payload":{}}' })).status,
-        202,
-        'the next request is served',
-      );
-    });
+      },
+    );
 
     test('a reused eventId is 409 and stores nothing', async () => {
       await api.svix.message.create(appId, { eventType: 'a.b', eventId: 'once', payload: {} });
@@ -315,32 +332,36 @@ for (const engine of ENGINES) {
       assert.deepEqual(m2, m1);
     });
 
-    test('twenty concurrent identical publishes with one Idempotency-Key make one message, and every answer carries its id', async () => {
-      const key = `race-${randomUUID()}`;
-      const body = '{"eventType":"race.run","payload":{"n":20}}';
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          api.request('POST', `/api/v1/app/${appId}/msg`, { body, headers: { 'idempotency-key': key } }),
-        ),
-      );
-      const bodies = await Promise.all(
-        answers.map(async (r) => ({ status: r.status, body: (await r.json()) as { id: string } })),
-      );
-      assert.deepEqual(
-        new Set(bodies.map((b) => b.status)),
-        new Set([202]),
-        JSON.stringify(bodies.filter((b) => b.status !== 202)),
-      );
-      const ids = new Set(bodies.map((b) => b.body.id));
-      assert.equal(ids.size, 1);
-      const rows = await api.database.db.query<{ id: string }>('SELECT id FROM messages WHERE event_type = $1', [
-        'race.run',
-      ]);
-      assert.deepEqual(
-        rows.rows.map((r) => r.id),
-        [...ids],
-      );
-    });
+    test(
+      'twenty concurrent identical publishes with one Idempotency-Key make one message, and every answer carries ' +
+        'its id',
+      async () => {
+        const key = `race-${randomUUID()}`;
+        const body = '{"eventType":"race.run","payload":{"n":20}}';
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            api.request('POST', `/api/v1/app/${appId}/msg`, { body, headers: { 'idempotency-key': key } }),
+          ),
+        );
+        const bodies = await Promise.all(
+          answers.map(async (r) => ({ status: r.status, body: (await r.json()) as { id: string } })),
+        );
+        assert.deepEqual(
+          new Set(bodies.map((b) => b.status)),
+          new Set([202]),
+          JSON.stringify(bodies.filter((b) => b.status !== 202)),
+        );
+        const ids = new Set(bodies.map((b) => b.body.id));
+        assert.equal(ids.size, 1);
+        const rows = await api.database.db.query<{ id: string }>('SELECT id FROM messages WHERE event_type = $1', [
+          'race.run',
+        ]);
+        assert.deepEqual(
+          rows.rows.map((r) => r.id),
+          [...ids],
+        );
+      },
+    );
 
     test('attempts: list by message and by endpoint with filters, get one, and the delivery timeline', async () => {
       const app = await api.svix.application.create({ name: 'attempts', uid: 'att-app' });

@@ -45,68 +45,75 @@ describe('bounded schema checks and error answers', () => {
   const publish = async (eventType: string, payload: unknown): Promise<Answer> =>
     answerOf(await api.request('POST', `/api/v1/app/${appId}/msg`, { body: JSON.stringify({ eventType, payload }) }));
 
-  test('a uniqueItems that would compare 20,000 objects two by two is refused when the event type is written, naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar items, or a maxItems within the cap, are accepted', async () => {
-    for (const [name, schema, loc] of [
-      [
-        'unique.untyped',
-        { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } },
-        ['properties', 'list', 'uniqueItems'],
-      ],
-      ['unique.objects', { type: 'array', uniqueItems: true, items: { type: 'object' } }, ['uniqueItems']],
-      [
-        'unique.mixed',
-        { $defs: { l: { type: 'array', uniqueItems: true, items: { type: ['string', 'array'] } } }, $ref: '#/$defs/l' },
-        ['$defs', 'l', 'uniqueItems'],
-      ],
-      [
-        'unique.too.many',
-        { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems + 1 },
-        ['uniqueItems'],
-      ],
-    ] as const) {
-      const res = await answerOf(
-        await api.request('POST', '/api/v1/event-type', {
-          body: JSON.stringify({ name, description: 'd', schemas: { 1: schema } }),
-        }),
+  test(
+    'a uniqueItems that would compare 20,000 objects two by two is refused when the event type is written, ' +
+      'naming TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS; scalar items, or a maxItems within the cap, are accepted',
+    async () => {
+      for (const [name, schema, loc] of [
+        [
+          'unique.untyped',
+          { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } },
+          ['properties', 'list', 'uniqueItems'],
+        ],
+        ['unique.objects', { type: 'array', uniqueItems: true, items: { type: 'object' } }, ['uniqueItems']],
+        [
+          'unique.mixed',
+          {
+            $defs: { l: { type: 'array', uniqueItems: true, items: { type: ['string', 'array'] } } },
+            $ref: '#/$defs/l',
+          },
+          ['$defs', 'l', 'uniqueItems'],
+        ],
+        [
+          'unique.too.many',
+          { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems + 1 },
+          ['uniqueItems'],
+        ],
+      ] as const) {
+        const res = await answerOf(
+          await api.request('POST', '/api/v1/event-type', {
+            body: JSON.stringify({ name, description: 'd', schemas: { 1: schema } }),
+          }),
+        );
+        assert.equal(res.status, 422, name);
+        assert.deepEqual(res.issues[0]?.loc, ['body', 'schemas', '1', ...loc], name);
+        assert.match(res.issues[0]?.msg ?? '', /TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/, name);
+      }
+      await api.svix.eventType.create({
+        name: 'unique.scalars',
+        description: 'd',
+        schemas: {
+          1: {
+            type: 'object',
+            properties: { ids: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } } },
+          },
+        },
+      });
+      await api.svix.eventType.create({
+        name: 'unique.bounded',
+        description: 'd',
+        schemas: {
+          1: {
+            type: 'object',
+            properties: { list: { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems } },
+          },
+        },
+      });
+      const objects = Array.from({ length: 20_000 }, (_, i) => ({ n: i }));
+      const refused = await publish('unique.bounded', { list: objects });
+      assert.equal(refused.status, 422, 'refused');
+      assert.equal(
+        refused.issues[0]?.type,
+        'value_error.jsonschema.maxItems',
+        'by maxItems, before any pair is compared',
       );
-      assert.equal(res.status, 422, name);
-      assert.deepEqual(res.issues[0]?.loc, ['body', 'schemas', '1', ...loc], name);
-      assert.match(res.issues[0]?.msg ?? '', /TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS/, name);
-    }
-    await api.svix.eventType.create({
-      name: 'unique.scalars',
-      description: 'd',
-      schemas: {
-        1: {
-          type: 'object',
-          properties: { ids: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } } },
-        },
-      },
-    });
-    await api.svix.eventType.create({
-      name: 'unique.bounded',
-      description: 'd',
-      schemas: {
-        1: {
-          type: 'object',
-          properties: { list: { type: 'array', uniqueItems: true, maxItems: api.config.maxSchemaUniqueItems } },
-        },
-      },
-    });
-    const objects = Array.from({ length: 20_000 }, (_, i) => ({ n: i }));
-    const refused = await publish('unique.bounded', { list: objects });
-    assert.equal(refused.status, 422, 'refused');
-    assert.equal(
-      refused.issues[0]?.type,
-      'value_error.jsonschema.maxItems',
-      'by maxItems, before any pair is compared',
-    );
-    assert.equal(
-      (await publish('unique.scalars', { ids: Array.from({ length: 50_000 }, (_, i) => `id-${i}`) })).status,
-      202,
-      'scalar items are hashed',
-    );
-  });
+      assert.equal(
+        (await publish('unique.scalars', { ids: Array.from({ length: 50_000 }, (_, i) => `id-${i}`) })).status,
+        202,
+        'scalar items are hashed',
+      );
+    },
+  );
 
   test('a payload with 20,000 violations gets a 422 naming the first, not a list of every violation', async () => {
     await api.svix.eventType.create({
@@ -122,28 +129,34 @@ describe('bounded schema checks and error answers', () => {
     assert.ok(res.bytes < ANSWER_BOUND, `${res.bytes} bytes`);
   });
 
-  test('a body with thousands of unknown fields, or one of 100,000 characters, gets a 422 of at most ERROR_BOUNDS.issuesMax fields with every text bounded', async () => {
-    const many = Object.fromEntries([['name', 'x'], ...Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])]);
-    const res = await answerOf(await api.request('POST', '/api/v1/app', { body: JSON.stringify(many) }));
-    assert.equal(res.status, 422);
-    assert.equal(res.issues.length, ERROR_BOUNDS.issuesMax + 1, 'the first fields, then one saying how many more');
-    assert.deepEqual(res.issues.at(-1), {
-      loc: ['body'],
-      msg: `${5_000 - ERROR_BOUNDS.issuesMax} more failing fields are not listed (an answer lists at most ${ERROR_BOUNDS.issuesMax}); fix these and send again`,
-      type: 'value_error.more_issues',
-    });
-    assert.ok(res.bytes < ANSWER_BOUND, `${res.bytes} bytes`);
+  test(
+    'a body with thousands of unknown fields, or one of 100,000 characters, gets a 422 of at most ' +
+      'ERROR_BOUNDS.issuesMax fields with every text bounded',
+    async () => {
+      const many = Object.fromEntries([['name', 'x'], ...Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])]);
+      const res = await answerOf(await api.request('POST', '/api/v1/app', { body: JSON.stringify(many) }));
+      assert.equal(res.status, 422);
+      assert.equal(res.issues.length, ERROR_BOUNDS.issuesMax + 1, 'the first fields, then one saying how many more');
+      assert.deepEqual(res.issues.at(-1), {
+        loc: ['body'],
+        msg:
+          `${5_000 - ERROR_BOUNDS.issuesMax} more failing fields are not listed (an answer lists at most ` +
+          `${ERROR_BOUNDS.issuesMax}); fix these and send again`,
+        type: 'value_error.more_issues',
+      });
+      assert.ok(res.bytes < ANSWER_BOUND, `${res.bytes} bytes`);
 
-    const long = `k${'x'.repeat(100_000)}`;
-    const one = await answerOf(
-      await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', [long]: 1 }) }),
-    );
-    assert.equal(one.status, 422);
-    const segment = String(one.issues[0]?.loc[1]);
-    assert.ok(
-      segment.startsWith('kxxx') && segment.length < ERROR_BOUNDS.textMaxChars + 64,
-      `loc segment of ${segment.length} characters`,
-    );
-    assert.ok(one.bytes < ANSWER_BOUND, `${one.bytes} bytes`);
-  });
+      const long = `k${'x'.repeat(100_000)}`;
+      const one = await answerOf(
+        await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', [long]: 1 }) }),
+      );
+      assert.equal(one.status, 422);
+      const segment = String(one.issues[0]?.loc[1]);
+      assert.ok(
+        segment.startsWith('kxxx') && segment.length < ERROR_BOUNDS.textMaxChars + 64,
+        `loc segment of ${segment.length} characters`,
+      );
+      assert.ok(one.bytes < ANSWER_BOUND, `${one.bytes} bytes`);
+    },
+  );
 });

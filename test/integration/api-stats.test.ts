@@ -282,14 +282,18 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('a window that is not 5m, 1h, 24h or 7d, or an endpoint without its application, is refused naming the field', async () => {
-      const bad = await errorOf(await h.request('GET', '/api/v1/stats/time-in-state?window=2h'));
-      assert.equal(bad.status, 422);
-      assert.match(JSON.stringify(bad.detail), /window/);
-      const noApp = await errorOf(await h.request('GET', `/api/v1/stats/time-in-state?endpoint_id=${e1}`));
-      assert.equal(noApp.status, 422);
-      assert.match(JSON.stringify(noApp.detail), /app_id/);
-    });
+    test(
+      'a window that is not 5m, 1h, 24h or 7d, or an endpoint without its application, is refused naming the ' +
+        'field',
+      async () => {
+        const bad = await errorOf(await h.request('GET', '/api/v1/stats/time-in-state?window=2h'));
+        assert.equal(bad.status, 422);
+        assert.match(JSON.stringify(bad.detail), /window/);
+        const noApp = await errorOf(await h.request('GET', `/api/v1/stats/time-in-state?endpoint_id=${e1}`));
+        assert.equal(noApp.status, 422);
+        assert.match(JSON.stringify(noApp.detail), /app_id/);
+      },
+    );
 
     test('overview: deliveries by state, backlog, dead letters of the last 24 h, open breakers', async () => {
       // t=32150: m4 to A (e1, e2): both claimed (e2 as the half-open probe); e1's fails, retry due in 60 s.

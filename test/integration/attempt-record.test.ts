@@ -123,84 +123,97 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     return { appId, endpointId: ep.id, secret: ep.secret, view };
   }
 
-  test('a name that resolves to a refused address reads like a name that does not resolve: same kind, words and duration for the tenant; only the operator sees what the name resolved to and the setting that decides (regression: a tenant could tell which internal names exist)', async () => {
-    const refusedName = await attemptAt('http://vm.internal:8080/hook');
-    const unknownName = await attemptAt('http://nowhere.internal:8080/hook');
-    const tenantView = (view: AttemptView) => {
-      const out = attemptOut(view, { withContent: true, withMsg: false });
-      return {
-        errorKind: out.errorKind,
-        response: out.response,
-        responseStatusCode: out.responseStatusCode,
-        responseDurationMs: out.responseDurationMs,
+  test(
+    'a name that resolves to a refused address reads like a name that does not resolve: same kind, words and ' +
+      'duration for the tenant; only the operator sees what the name resolved to and the setting that decides ' +
+      '(regression: a tenant could tell which internal names exist)',
+    async () => {
+      const refusedName = await attemptAt('http://vm.internal:8080/hook');
+      const unknownName = await attemptAt('http://nowhere.internal:8080/hook');
+      const tenantView = (view: AttemptView) => {
+        const out = attemptOut(view, { withContent: true, withMsg: false });
+        return {
+          errorKind: out.errorKind,
+          response: out.response,
+          responseStatusCode: out.responseStatusCode,
+          responseDurationMs: out.responseDurationMs,
+        };
       };
-    };
-    assert.deepEqual(
-      tenantView(refusedName.view),
-      tenantView(unknownName.view),
-      'the tenant cannot tell the two apart',
-    );
-    assert.deepEqual(tenantView(refusedName.view), {
-      errorKind: 'dns',
-      response: UNRESOLVED_NAME_DETAIL,
-      responseStatusCode: 0,
-      responseDurationMs: 0,
-    });
-    const tenant = JSON.stringify(attemptOut(refusedName.view, { withContent: true, withMsg: false }));
-    assert.doesNotMatch(
-      tenant,
-      /10\.0\.0\.5|203\.0\.113|internal resolved|ENOTFOUND/,
-      "the tenant learns nothing of the operator's network",
-    );
-    const stored = (
-      await t.db.query<{ error_detail: string }>('SELECT error_detail FROM attempts WHERE id = $1', [
-        refusedName.view.id,
-      ])
-    ).rows[0]!;
-    assert.equal(stored.error_detail, UNRESOLVED_NAME_DETAIL);
-    const operator = attemptOut(refusedName.view, {
-      withContent: true,
-      withMsg: false,
-      operator: true,
-    }).operatorDetail!;
-    assert.deepEqual(operator.resolvedAddresses, ['10.0.0.5', '203.0.113.9']);
-    assert.equal(operator.connectedAddress, null, 'nothing was connected to');
-    assert.equal(operator.decidedBy, 'TIDINGS_EGRESS_ALLOWLIST');
-    assert.match(String(operator.reason), /vm\.internal resolved to 10\.0\.0\.5/);
-    const lookup = attemptOut(unknownName.view, { withContent: true, withMsg: false, operator: true }).operatorDetail!;
-    assert.match(String(lookup.reason), /lookup of nowhere\.internal failed: ENOTFOUND/);
-    assert.equal(lookup.resolvedAddresses, undefined);
-    const lines = logger.lines
-      .filter((l) => l.msg === 'attempt refused or cut by a limit')
-      .map((l) => JSON.stringify(l.obj));
-    assert.ok(
-      lines.some((l) => /10\.0\.0\.5/.test(l)),
-      "the operator's log has what the name resolved to",
-    );
-    assert.ok(
-      lines.some((l) => /nowhere\.internal failed: ENOTFOUND/.test(l)),
-      'and the failed lookup',
-    );
-  });
+      assert.deepEqual(
+        tenantView(refusedName.view),
+        tenantView(unknownName.view),
+        'the tenant cannot tell the two apart',
+      );
+      assert.deepEqual(tenantView(refusedName.view), {
+        errorKind: 'dns',
+        response: UNRESOLVED_NAME_DETAIL,
+        responseStatusCode: 0,
+        responseDurationMs: 0,
+      });
+      const tenant = JSON.stringify(attemptOut(refusedName.view, { withContent: true, withMsg: false }));
+      assert.doesNotMatch(
+        tenant,
+        /10\.0\.0\.5|203\.0\.113|internal resolved|ENOTFOUND/,
+        "the tenant learns nothing of the operator's network",
+      );
+      const stored = (
+        await t.db.query<{ error_detail: string }>('SELECT error_detail FROM attempts WHERE id = $1', [
+          refusedName.view.id,
+        ])
+      ).rows[0]!;
+      assert.equal(stored.error_detail, UNRESOLVED_NAME_DETAIL);
+      const operator = attemptOut(refusedName.view, {
+        withContent: true,
+        withMsg: false,
+        operator: true,
+      }).operatorDetail!;
+      assert.deepEqual(operator.resolvedAddresses, ['10.0.0.5', '203.0.113.9']);
+      assert.equal(operator.connectedAddress, null, 'nothing was connected to');
+      assert.equal(operator.decidedBy, 'TIDINGS_EGRESS_ALLOWLIST');
+      assert.match(String(operator.reason), /vm\.internal resolved to 10\.0\.0\.5/);
+      const lookup = attemptOut(unknownName.view, {
+        withContent: true,
+        withMsg: false,
+        operator: true,
+      }).operatorDetail!;
+      assert.match(String(lookup.reason), /lookup of nowhere\.internal failed: ENOTFOUND/);
+      assert.equal(lookup.resolvedAddresses, undefined);
+      const lines = logger.lines
+        .filter((l) => l.msg === 'attempt refused or cut by a limit')
+        .map((l) => JSON.stringify(l.obj));
+      assert.ok(
+        lines.some((l) => /10\.0\.0\.5/.test(l)),
+        "the operator's log has what the name resolved to",
+      );
+      assert.ok(
+        lines.some((l) => /nowhere\.internal failed: ENOTFOUND/.test(l)),
+        'and the failed lookup',
+      );
+    },
+  );
 
-  test("the operator's record names the signing key id, every resolved address and the one connected to, and the Retry-After received and applied", async () => {
-    await receiver.script('/busy', [], { status: 503, headers: { 'retry-after': '7' } });
-    const { view, secret } = await attemptAt(receiver.url('/busy'));
-    const detail = view.operatorDetail as Record<string, unknown>;
-    assert.deepEqual(detail.signedWith, [signingKeyId(decodeSecret(secret))]);
-    assert.doesNotMatch(
-      JSON.stringify(detail),
-      new RegExp(secret.slice(6, 20).replace(/[+/]/g, '.')),
-      'no secret, only its id',
-    );
-    assert.deepEqual(detail.resolvedAddresses, ['127.0.0.1']);
-    assert.equal(detail.connectedAddress, `127.0.0.1:${receiver.port}`);
-    assert.deepEqual(
-      detail.retryAfter,
-      { received: '7', delayMs: 7000, applied: true },
-      'longer than the 5 s ± 20 % of the schedule: applied',
-    );
-  });
+  test(
+    "the operator's record names the signing key id, every resolved address and the one connected to, and the " +
+      'Retry-After received and applied',
+    async () => {
+      await receiver.script('/busy', [], { status: 503, headers: { 'retry-after': '7' } });
+      const { view, secret } = await attemptAt(receiver.url('/busy'));
+      const detail = view.operatorDetail as Record<string, unknown>;
+      assert.deepEqual(detail.signedWith, [signingKeyId(decodeSecret(secret))]);
+      assert.doesNotMatch(
+        JSON.stringify(detail),
+        new RegExp(secret.slice(6, 20).replace(/[+/]/g, '.')),
+        'no secret, only its id',
+      );
+      assert.deepEqual(detail.resolvedAddresses, ['127.0.0.1']);
+      assert.equal(detail.connectedAddress, `127.0.0.1:${receiver.port}`);
+      assert.deepEqual(
+        detail.retryAfter,
+        { received: '7', delayMs: 7000, applied: true },
+        'longer than the 5 s ± 20 % of the schedule: applied',
+      );
+    },
+  );
 
   test('a response cut at the byte limit names TIDINGS_MAX_RESPONSE_BYTES for the operator', async () => {
     await receiver.script('/big', [], { status: 200, bodyBytes: 100_000 });
@@ -295,7 +308,8 @@ describe('the attempt record (PostgreSQL server, loopback receiver)', () => {
     assert.deepEqual(result.fencedOut, [d.deliveryId]);
     const fenced = (
       await t.db.query(
-        'SELECT id, dispatcher_id, fencing_token::text AS token, response_status_code AS status FROM fenced_attempts WHERE delivery_id = $1',
+        'SELECT id, dispatcher_id, fencing_token::text AS token, response_status_code AS status FROM ' +
+          'fenced_attempts WHERE delivery_id = $1',
         [d.deliveryId],
       )
     ).rows;

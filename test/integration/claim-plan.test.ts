@@ -70,31 +70,35 @@ test("one endpoint's backlog, analysed: the claim finds due work without reading
   }
 });
 
-test('many expired leases, analysed while none was leased: the reclaim step reads them in expiry order and stops at its limit', async () => {
-  await fill(20);
-  await t.db.query('ANALYZE');
-  // Every delivery leased by a dispatcher that is gone: the leases expired a minute ago.
-  await t.db.query(`UPDATE deliveries SET state = 'leased', dispatcher_id = 'gone', fencing_token = 1,
+test(
+  'many expired leases, analysed while none was leased: the reclaim step reads them in expiry order and stops at ' +
+    'its limit',
+  async () => {
+    await fill(20);
+    await t.db.query('ANALYZE');
+    // Every delivery leased by a dispatcher that is gone: the leases expired a minute ago.
+    await t.db.query(`UPDATE deliveries SET state = 'leased', dispatcher_id = 'gone', fencing_token = 1,
                     lease_expires_at = now() - interval '1 minute' + id * interval '1 ms'`);
-  const plans = await explainedPlans(t.url!, CLAIM, 6, 'WITH t AS');
-  assert.equal(plans.length, 6);
-  for (const plan of plans) {
-    const expired = cte(plan, 'expired');
-    const reads = deliveryReads(expired);
-    assert.deepEqual(
-      reads,
-      ['Index Scan deliveries_lease_expiry'],
-      `CTE expired reads deliveries in expiry order: ${reads.join(', ')}`,
+    const plans = await explainedPlans(t.url!, CLAIM, 6, 'WITH t AS');
+    assert.equal(plans.length, 6);
+    for (const plan of plans) {
+      const expired = cte(plan, 'expired');
+      const reads = deliveryReads(expired);
+      assert.deepEqual(
+        reads,
+        ['Index Scan deliveries_lease_expiry'],
+        `CTE expired reads deliveries in expiry order: ${reads.join(', ')}`,
+      );
+      const sorts = nodes(expired).filter((n) => n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort');
+      assert.deepEqual(
+        sorts.map((n) => n['Node Type']),
+        [],
+        'CTE expired sorts nothing: the index gives the order',
+      );
+    }
+    const reclaimed = await t.db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM deliveries WHERE dispatcher_id = 'W'`,
     );
-    const sorts = nodes(expired).filter((n) => n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort');
-    assert.deepEqual(
-      sorts.map((n) => n['Node Type']),
-      [],
-      'CTE expired sorts nothing: the index gives the order',
-    );
-  }
-  const reclaimed = await t.db.query<{ n: string }>(
-    `SELECT count(*)::text AS n FROM deliveries WHERE dispatcher_id = 'W'`,
-  );
-  assert.equal(reclaimed.rows[0]!.n, '60', 'six claims reclaimed ten expired leases each');
-});
+    assert.equal(reclaimed.rows[0]!.n, '60', 'six claims reclaimed ten expired leases each');
+  },
+);

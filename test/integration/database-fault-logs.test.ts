@@ -61,7 +61,8 @@ describe('database fault logs (server)', () => {
     try {
       const dbName = new URL(database.url!).pathname.slice(1);
       const killed = await admin.query<{ n: number }>(
-        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> ' +
+          'pg_backend_pid()',
         [dbName],
       );
       assert.ok(killed.rows[0]!.n >= 1);

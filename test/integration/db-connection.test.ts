@@ -25,37 +25,48 @@ const FATAL_ADMIN_SHUTDOWN = message(
   Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0', 'latin1'),
 );
 
-test('a FATAL in the same read as the ReadyForQuery that completes a new pool connection fails that statement, not the process', async () => {
-  const sockets: Socket[] = [];
-  const server: Server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => undefined);
-    // The first read is the StartupMessage (no SSLRequest: the URL asks for none).
-    socket.once('data', () => {
-      socket.end(Buffer.concat([AUTHENTICATION_OK, READY_FOR_QUERY, FATAL_ADMIN_SHUTDOWN]));
+test(
+  'a FATAL in the same read as the ReadyForQuery that completes a new pool connection fails that statement, not ' +
+    'the process',
+  async () => {
+    const sockets: Socket[] = [];
+    const server: Server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      // The first read is the StartupMessage (no SSLRequest: the URL asks for none).
+      socket.once('data', () => {
+        socket.end(Buffer.concat([AUTHENTICATION_OK, READY_FOR_QUERY, FATAL_ADMIN_SHUTDOWN]));
+      });
     });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  const uncaught: unknown[] = [];
-  const onUncaught = (error: unknown): void => {
-    uncaught.push(error);
-  };
-  process.on('uncaughtException', onUncaught);
-  const db = await openDb({ databaseUrl: `postgresql://postgres@127.0.0.1:${port}/tidings`, dataDir: '', poolSize: 1 });
-  try {
-    await assert.rejects(db.query('SELECT 1'), 'the statement on the ended connection fails');
-    await assert.rejects(db.query('SELECT 1'), 'and so does the next one, on a new connection that ends the same way');
-    assert.deepEqual(
-      uncaught.map((e) => (e instanceof Error ? e.message : String(e))),
-      [],
-      'no error event went unheard',
-    );
-  } finally {
-    process.off('uncaughtException', onUncaught);
-    await db.close();
-    for (const socket of sockets) socket.destroy();
-    server.close();
-  }
-});
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => {
+      uncaught.push(error);
+    };
+    process.on('uncaughtException', onUncaught);
+    const db = await openDb({
+      databaseUrl: `postgresql://postgres@127.0.0.1:${port}/tidings`,
+      dataDir: '',
+      poolSize: 1,
+    });
+    try {
+      await assert.rejects(db.query('SELECT 1'), 'the statement on the ended connection fails');
+      await assert.rejects(
+        db.query('SELECT 1'),
+        'and so does the next one, on a new connection that ends the same way',
+      );
+      assert.deepEqual(
+        uncaught.map((e) => (e instanceof Error ? e.message : String(e))),
+        [],
+        'no error event went unheard',
+      );
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await db.close();
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  },
+);

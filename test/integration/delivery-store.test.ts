@@ -59,60 +59,64 @@ for (const engine of ENGINES) {
       }
     }
 
-    test('a dispatcher that claims and vanishes holds the delivery until its lease expires; another then reclaims it, counted', async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publishMany(appId, 1);
-      const store = createPgDeliveryStore(t.db, cipher);
-      const a = await store.claim({
-        dispatcherId: 'A',
-        limit: 10,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(a.deliveries.length, 1);
-      clock.advance(LEASE_MS - 1);
-      const during = await store.claim({
-        dispatcherId: 'B',
-        limit: 10,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(during.deliveries.length, 0, 'nothing is claimable while the lease lives');
-      clock.advance(2);
-      const b = await store.claim({
-        dispatcherId: 'B',
-        limit: 10,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(b.deliveries.length, 1);
-      assert.equal(b.reclaimed, 1);
-      assert.equal(b.deliveries[0]!.deliveryId, a.deliveries[0]!.deliveryId);
-      assert.equal(BigInt(b.deliveries[0]!.fencingToken), BigInt(a.deliveries[0]!.fencingToken) + 1n);
-      assert.equal(b.deliveries[0]!.attemptNumber, 1, 'a claim never charges an attempt');
-      const res = await store.recordAttempts([succeededRecord(b.deliveries[0]!)], clock.sqlNow());
-      assert.deepEqual(res.recorded, [b.deliveries[0]!.deliveryId]);
-      const row = (
-        await t.db.query('SELECT state, reclaim_count, attempt_count FROM deliveries WHERE id = $1', [
-          b.deliveries[0]!.deliveryId,
-        ])
-      ).rows[0];
-      assert.deepEqual(row, { state: 'succeeded', reclaim_count: 0, attempt_count: 1 });
-      const events = (
-        await t.db.query(
-          'SELECT state, reason, dispatcher_id FROM delivery_events WHERE delivery_id = $1 ORDER BY id',
-          [b.deliveries[0]!.deliveryId],
-        )
-      ).rows;
-      assert.deepEqual(
-        events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`),
-        ['pending:published:', 'leased:claimed:A', 'leased:reclaimed:B', 'succeeded::B'],
-      );
-    });
+    test(
+      'a dispatcher that claims and vanishes holds the delivery until its lease expires; another then reclaims ' +
+        'it, counted',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publishMany(appId, 1);
+        const store = createPgDeliveryStore(t.db, cipher);
+        const a = await store.claim({
+          dispatcherId: 'A',
+          limit: 10,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(a.deliveries.length, 1);
+        clock.advance(LEASE_MS - 1);
+        const during = await store.claim({
+          dispatcherId: 'B',
+          limit: 10,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(during.deliveries.length, 0, 'nothing is claimable while the lease lives');
+        clock.advance(2);
+        const b = await store.claim({
+          dispatcherId: 'B',
+          limit: 10,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(b.deliveries.length, 1);
+        assert.equal(b.reclaimed, 1);
+        assert.equal(b.deliveries[0]!.deliveryId, a.deliveries[0]!.deliveryId);
+        assert.equal(BigInt(b.deliveries[0]!.fencingToken), BigInt(a.deliveries[0]!.fencingToken) + 1n);
+        assert.equal(b.deliveries[0]!.attemptNumber, 1, 'a claim never charges an attempt');
+        const res = await store.recordAttempts([succeededRecord(b.deliveries[0]!)], clock.sqlNow());
+        assert.deepEqual(res.recorded, [b.deliveries[0]!.deliveryId]);
+        const row = (
+          await t.db.query('SELECT state, reclaim_count, attempt_count FROM deliveries WHERE id = $1', [
+            b.deliveries[0]!.deliveryId,
+          ])
+        ).rows[0];
+        assert.deepEqual(row, { state: 'succeeded', reclaim_count: 0, attempt_count: 1 });
+        const events = (
+          await t.db.query(
+            'SELECT state, reason, dispatcher_id FROM delivery_events WHERE delivery_id = $1 ORDER BY id',
+            [b.deliveries[0]!.deliveryId],
+          )
+        ).rows;
+        assert.deepEqual(
+          events.map((e) => `${e.state}:${e.reason ?? ''}:${e.dispatcher_id ?? ''}`),
+          ['pending:published:', 'leased:claimed:A', 'leased:reclaimed:B', 'succeeded::B'],
+        );
+      },
+    );
 
     test('a stale dispatcher whose token was superseded records nothing and the newer outcome stands', async () => {
       const appId = await insertApp(t.db);
@@ -182,7 +186,8 @@ for (const engine of ENGINES) {
       );
       const staleEvents = (
         await t.db.query(
-          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = $1 AND dispatcher_id = 'A' AND state <> 'leased'`,
+          `SELECT count(*)::int AS n FROM delivery_events WHERE delivery_id = $1 AND dispatcher_id = 'A' AND ` +
+            `state <> 'leased'`,
           [taken.deliveryId],
         )
       ).rows[0]!;
@@ -195,60 +200,67 @@ for (const engine of ENGINES) {
       );
     });
 
-    test("a stale outcome recorded in the same statement as the newer lease's outcome of the same delivery writes no attempt or timeline row (regression: a database restart recorded two attempts against one charge)", async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publishMany(appId, 2);
-      const store = createPgDeliveryStore(t.db, cipher);
-      const firsts = (
-        await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })
-      ).deliveries;
-      clock.advance(LEASE_MS + 1);
-      // The same dispatcher reclaims its own expired leases while the first outcomes still wait to be written.
-      const seconds = (
-        await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })
-      ).deliveries;
-      assert.equal(firsts.length, 2);
-      const pairs = firsts.map((first) => ({ first, second: seconds.find((d) => d.deliveryId === first.deliveryId)! }));
-      // One delivery with the stale outcome before the newer one in the batch, the other after it: whichever
-      // order the statement meets them in, only the newer lease's outcome may be written.
-      const [p1, p2] = pairs as [(typeof pairs)[0], (typeof pairs)[0]];
-      await store.recordAttempts(
-        [
-          { ...succeededRecord(p1.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
-          { ...succeededRecord(p1.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz2', statusCode: 202 },
-          { ...succeededRecord(p2.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz3', statusCode: 202 },
-          { ...succeededRecord(p2.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz4', statusCode: 201 },
-        ],
-        clock.sqlNow(),
-      );
-      for (const { first, second } of pairs) {
-        const row = (
-          await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [
-            first.deliveryId,
-          ])
-        ).rows[0];
-        assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
-        const attempts = (
-          await t.db.query(
-            'SELECT response_status_code, fencing_token::text AS token FROM attempts WHERE delivery_id = $1',
-            [first.deliveryId],
-          )
-        ).rows;
-        assert.deepEqual(
-          attempts,
-          [{ response_status_code: 202, token: String(second.fencingToken) }],
-          "one attempt row, the newer lease's",
+    test(
+      "a stale outcome recorded in the same statement as the newer lease's outcome of the same delivery writes " +
+        'no attempt or timeline row (regression: a database restart recorded two attempts against one charge)',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publishMany(appId, 2);
+        const store = createPgDeliveryStore(t.db, cipher);
+        const firsts = (
+          await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })
+        ).deliveries;
+        clock.advance(LEASE_MS + 1);
+        // The same dispatcher reclaims its own expired leases while the first outcomes still wait to be written.
+        const seconds = (
+          await store.claim({ dispatcherId: 'A', limit: 2, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() })
+        ).deliveries;
+        assert.equal(firsts.length, 2);
+        const pairs = firsts.map((first) => ({
+          first,
+          second: seconds.find((d) => d.deliveryId === first.deliveryId)!,
+        }));
+        // One delivery with the stale outcome before the newer one in the batch, the other after it: whichever
+        // order the statement meets them in, only the newer lease's outcome may be written.
+        const [p1, p2] = pairs as [(typeof pairs)[0], (typeof pairs)[0]];
+        await store.recordAttempts(
+          [
+            { ...succeededRecord(p1.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz1', statusCode: 201 },
+            { ...succeededRecord(p1.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz2', statusCode: 202 },
+            { ...succeededRecord(p2.second), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz3', statusCode: 202 },
+            { ...succeededRecord(p2.first), attemptId: 'atmpt_2zzzzzzzzzzzzzzzzzzzzzzzz4', statusCode: 201 },
+          ],
+          clock.sqlNow(),
         );
-        const outcomes = (
-          await t.db.query(
-            `SELECT fencing_token::text AS token FROM delivery_events WHERE delivery_id = $1 AND state = 'succeeded'`,
-            [first.deliveryId],
-          )
-        ).rows;
-        assert.deepEqual(outcomes, [{ token: String(second.fencingToken) }], 'one timeline row for the outcome');
-      }
-    });
+        for (const { first, second } of pairs) {
+          const row = (
+            await t.db.query('SELECT state, last_status_code, attempt_count FROM deliveries WHERE id = $1', [
+              first.deliveryId,
+            ])
+          ).rows[0];
+          assert.deepEqual(row, { state: 'succeeded', last_status_code: 202, attempt_count: 1 });
+          const attempts = (
+            await t.db.query(
+              'SELECT response_status_code, fencing_token::text AS token FROM attempts WHERE delivery_id = $1',
+              [first.deliveryId],
+            )
+          ).rows;
+          assert.deepEqual(
+            attempts,
+            [{ response_status_code: 202, token: String(second.fencingToken) }],
+            "one attempt row, the newer lease's",
+          );
+          const outcomes = (
+            await t.db.query(
+              `SELECT fencing_token::text AS token FROM delivery_events WHERE delivery_id = $1 AND state = 'succeeded'`,
+              [first.deliveryId],
+            )
+          ).rows;
+          assert.deepEqual(outcomes, [{ token: String(second.fencingToken) }], 'one timeline row for the outcome');
+        }
+      },
+    );
 
     test('an expired lease reclaimed maxReclaims times without an outcome is dead-lettered as lease_lost_repeatedly', async () => {
       const appId = await insertApp(t.db);
@@ -272,55 +284,59 @@ for (const engine of ENGINES) {
       assert.deepEqual(row, { state: 'dead', dead_reason: 'lease_lost_repeatedly' });
     });
 
-    test('a failed attempt whose endpoint was deleted meanwhile is canceled, and an expired lease on a deleted endpoint is never reclaimed', async () => {
-      const appId = await insertApp(t.db);
-      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publishMany(appId, 2);
-      const store = createPgDeliveryStore(t.db, cipher);
-      const claimed = await store.claim({
-        dispatcherId: 'W',
-        limit: 10,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(claimed.deliveries.length, 2);
-      await t.db.query('UPDATE endpoints SET deleted_at = clock_timestamp() WHERE id = $1', [ep.id]);
-      const [inFlight, abandoned] = claimed.deliveries;
-      await store.recordAttempts(
-        [
-          {
-            ...succeededRecord(inFlight!),
-            succeeded: false,
-            statusCode: 500,
-            errorKind: 'http_status',
-            next: { next: 'retry', delayMs: 1000 },
-          },
-        ],
-        clock.sqlNow(),
-      );
-      clock.advance(LEASE_MS + 1);
-      const again = await store.claim({
-        dispatcherId: 'V',
-        limit: 10,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(again.deliveries.length, 0, 'nothing of a deleted endpoint is claimed');
-      const rows = (await t.db.query('SELECT id, state FROM deliveries WHERE endpoint_id = $1 ORDER BY id', [ep.id]))
-        .rows;
-      assert.deepEqual(
-        rows.map((r) => r.state),
-        ['canceled', 'canceled'],
-      );
-      const reasons = (
-        await t.db.query(`SELECT reason FROM delivery_events WHERE delivery_id = $1 ORDER BY id DESC LIMIT 1`, [
-          abandoned!.deliveryId,
-        ])
-      ).rows[0]!;
-      assert.equal(reasons.reason, 'endpoint_deleted');
-    });
+    test(
+      'a failed attempt whose endpoint was deleted meanwhile is canceled, and an expired lease on a deleted ' +
+        'endpoint is never reclaimed',
+      async () => {
+        const appId = await insertApp(t.db);
+        const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publishMany(appId, 2);
+        const store = createPgDeliveryStore(t.db, cipher);
+        const claimed = await store.claim({
+          dispatcherId: 'W',
+          limit: 10,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(claimed.deliveries.length, 2);
+        await t.db.query('UPDATE endpoints SET deleted_at = clock_timestamp() WHERE id = $1', [ep.id]);
+        const [inFlight, abandoned] = claimed.deliveries;
+        await store.recordAttempts(
+          [
+            {
+              ...succeededRecord(inFlight!),
+              succeeded: false,
+              statusCode: 500,
+              errorKind: 'http_status',
+              next: { next: 'retry', delayMs: 1000 },
+            },
+          ],
+          clock.sqlNow(),
+        );
+        clock.advance(LEASE_MS + 1);
+        const again = await store.claim({
+          dispatcherId: 'V',
+          limit: 10,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(again.deliveries.length, 0, 'nothing of a deleted endpoint is claimed');
+        const rows = (await t.db.query('SELECT id, state FROM deliveries WHERE endpoint_id = $1 ORDER BY id', [ep.id]))
+          .rows;
+        assert.deepEqual(
+          rows.map((r) => r.state),
+          ['canceled', 'canceled'],
+        );
+        const reasons = (
+          await t.db.query(`SELECT reason FROM delivery_events WHERE delivery_id = $1 ORDER BY id DESC LIMIT 1`, [
+            abandoned!.deliveryId,
+          ])
+        ).rows[0]!;
+        assert.equal(reasons.reason, 'endpoint_deleted');
+      },
+    );
 
     test('publish fans out by event type and channel, and a reused eventId is a conflict', async () => {
       const appId = await insertApp(t.db);
@@ -444,188 +460,205 @@ for (const engine of ENGINES) {
     });
 
     if (engine.name === 'server') {
-      test('(server only: two open transactions) eight due deliveries, batch five: A holds its claim open, B gets the other three, disjoint', async () => {
-        const appId = await insertApp(t.db);
-        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-        await publishMany(appId, 8);
-        const store = createPgDeliveryStore(t.db, cipher);
-        const a = await t.db.tx(async (client) => {
-          const heldA = await client.query<{ id: string }>(CLAIM, [
-            'A',
-            5,
-            LEASE_MS,
-            clock.sqlNow(),
-            5,
-            [],
-            5,
-            [],
-            [],
-            [],
-            [],
-            5,
-          ]);
-          // A's transaction is still open here: its five rows stay locked while B claims.
-          const b = await store.claim({
-            dispatcherId: 'B',
-            limit: 5,
-            leaseMs: LEASE_MS,
-            maxReclaims: 5,
-            now: clock.sqlNow(),
+      test(
+        '(server only: two open transactions) eight due deliveries, batch five: A holds its claim open, B gets ' +
+          'the other three, disjoint',
+        async () => {
+          const appId = await insertApp(t.db);
+          await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+          await publishMany(appId, 8);
+          const store = createPgDeliveryStore(t.db, cipher);
+          const a = await t.db.tx(async (client) => {
+            const heldA = await client.query<{ id: string }>(CLAIM, [
+              'A',
+              5,
+              LEASE_MS,
+              clock.sqlNow(),
+              5,
+              [],
+              5,
+              [],
+              [],
+              [],
+              [],
+              5,
+            ]);
+            // A's transaction is still open here: its five rows stay locked while B claims.
+            const b = await store.claim({
+              dispatcherId: 'B',
+              limit: 5,
+              leaseMs: LEASE_MS,
+              maxReclaims: 5,
+              now: clock.sqlNow(),
+            });
+            return { a: heldA.rows.map((r) => r.id), b: b.deliveries.map((d) => d.deliveryId) };
           });
-          return { a: heldA.rows.map((r) => r.id), b: b.deliveries.map((d) => d.deliveryId) };
-        });
-        assert.equal(a.a.length, 5);
-        assert.equal(a.b.length, 3);
-        assert.equal(new Set([...a.a, ...a.b]).size, 8, 'the two claims are disjoint');
-      });
+          assert.equal(a.a.length, 5);
+          assert.equal(a.b.length, 3);
+          assert.equal(new Set([...a.a, ...a.b]).size, 8, 'the two claims are disjoint');
+        },
+      );
 
-      test('(server only: concurrent transactions) a duplicate that waits longer than the idempotency wait while the first still runs gets idempotency_key_in_flight', async () => {
-        const appId = await insertApp(t.db);
-        const idem = createPgIdempotencyStore(t.db);
-        const gate = deferred<void>();
-        const holding = deferred<void>();
-        const scope = (waitMs: number) => ({
-          owner: 'admin',
-          route: 'POST /msg',
-          key: `slow-${appId}`,
-          fingerprint: 'same',
-          ttlMs: 60_000,
-          waitMs,
-        });
-        const first = idem.run(scope(10_000), async () => {
-          holding.resolve();
-          await gate.promise;
-          return { status: 202, body: { id: 'msg_first' } };
-        });
-        await holding.promise;
-        await assert.rejects(
-          idem.run(scope(150), async () => ({ status: 202, body: { id: 'msg_second' } })),
-          (e: unknown) => e instanceof AppError && e.code === 'idempotency_key_in_flight',
-        );
-        gate.resolve();
-        assert.deepEqual((await first).body, { id: 'msg_first' });
-        const replay = await idem.run(scope(150), async () => ({ status: 202, body: { id: 'never' } }));
-        assert.deepEqual(
-          { replayed: replay.replayed, body: replay.body },
-          { replayed: true, body: { id: 'msg_first' } },
-        );
-      });
+      test(
+        '(server only: concurrent transactions) a duplicate that waits longer than the idempotency wait while ' +
+          'the first still runs gets idempotency_key_in_flight',
+        async () => {
+          const appId = await insertApp(t.db);
+          const idem = createPgIdempotencyStore(t.db);
+          const gate = deferred<void>();
+          const holding = deferred<void>();
+          const scope = (waitMs: number) => ({
+            owner: 'admin',
+            route: 'POST /msg',
+            key: `slow-${appId}`,
+            fingerprint: 'same',
+            ttlMs: 60_000,
+            waitMs,
+          });
+          const first = idem.run(scope(10_000), async () => {
+            holding.resolve();
+            await gate.promise;
+            return { status: 202, body: { id: 'msg_first' } };
+          });
+          await holding.promise;
+          await assert.rejects(
+            idem.run(scope(150), async () => ({ status: 202, body: { id: 'msg_second' } })),
+            (e: unknown) => e instanceof AppError && e.code === 'idempotency_key_in_flight',
+          );
+          gate.resolve();
+          assert.deepEqual((await first).body, { id: 'msg_first' });
+          const replay = await idem.run(scope(150), async () => ({ status: 202, body: { id: 'never' } }));
+          assert.deepEqual(
+            { replayed: replay.replayed, body: replay.body },
+            { replayed: true, body: { id: 'msg_first' } },
+          );
+        },
+      );
 
-      test('(server only: concurrent transactions) twenty concurrent publishes with one Idempotency-Key make one message; every answer carries its id', async () => {
-        const appId = await insertApp(t.db);
-        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-        const idem = createPgIdempotencyStore(t.db);
-        const publisher = createPublisher({
-          messages: createPgMessageStore(t.db, cipher, () => undefined),
-          clock,
-          random: cryptoRandom,
-        });
-        const answers = await Promise.all(
-          Array.from({ length: 20 }, () =>
-            idem.run(
-              {
-                owner: 'admin',
-                route: 'POST /msg',
-                key: `race-${appId}`,
-                fingerprint: 'same',
-                ttlMs: 60_000,
-                waitMs: 10_000,
-              },
-              async (tx) => {
-                const { message } = await publisher.publish(tx, {
-                  appId,
-                  eventType: 'x',
-                  eventId: null,
-                  channels: null,
-                  tags: null,
-                  payload: Buffer.from('{}'),
-                  retentionHours: null,
-                });
-                return { status: 201, body: { id: message.id } };
-              },
+      test(
+        '(server only: concurrent transactions) twenty concurrent publishes with one Idempotency-Key make one ' +
+          'message; every answer carries its id',
+        async () => {
+          const appId = await insertApp(t.db);
+          await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+          const idem = createPgIdempotencyStore(t.db);
+          const publisher = createPublisher({
+            messages: createPgMessageStore(t.db, cipher, () => undefined),
+            clock,
+            random: cryptoRandom,
+          });
+          const answers = await Promise.all(
+            Array.from({ length: 20 }, () =>
+              idem.run(
+                {
+                  owner: 'admin',
+                  route: 'POST /msg',
+                  key: `race-${appId}`,
+                  fingerprint: 'same',
+                  ttlMs: 60_000,
+                  waitMs: 10_000,
+                },
+                async (tx) => {
+                  const { message } = await publisher.publish(tx, {
+                    appId,
+                    eventType: 'x',
+                    eventId: null,
+                    channels: null,
+                    tags: null,
+                    payload: Buffer.from('{}'),
+                    retentionHours: null,
+                  });
+                  return { status: 201, body: { id: message.id } };
+                },
+              ),
             ),
-          ),
-        );
-        const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
-        assert.equal(ids.size, 1);
-        assert.equal(answers.filter((a) => !a.replayed).length, 1);
-        assert.equal(
-          (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
-          1,
-        );
-        assert.equal(
-          (await t.db.query('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1', [appId])).rows[0]!.n,
-          1,
-        );
-      });
+          );
+          const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
+          assert.equal(ids.size, 1);
+          assert.equal(answers.filter((a) => !a.replayed).length, 1);
+          assert.equal(
+            (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
+            1,
+          );
+          assert.equal(
+            (await t.db.query('SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1', [appId])).rows[0]!.n,
+            1,
+          );
+        },
+      );
 
-      test('(server only) twenty concurrent requests with an expired Idempotency-Key make one new message; the others replay it (regression: some were answered "in flight" after it committed)', async () => {
-        const appId = await insertApp(t.db);
-        const idem = createPgIdempotencyStore(t.db);
-        const publisher = createPublisher({
-          messages: createPgMessageStore(t.db, cipher, () => undefined),
-          clock,
-          random: cryptoRandom,
-        });
-        const scope = (ttlMs: number) => ({
-          owner: 'admin',
-          route: 'POST /msg',
-          key: `expired-${appId}`,
-          fingerprint: 'same',
-          ttlMs,
-          waitMs: 10_000,
-        });
-        // The request that re-claims the expired key holds its work until the others wait behind its claim.
-        let gate: Promise<void> = Promise.resolve();
-        const work = async (tx: Parameters<Parameters<typeof idem.run>[1]>[0]) => {
-          await gate;
-          const { message } = await publisher.publish(tx, {
-            appId,
-            eventType: 'x',
-            eventId: null,
-            channels: null,
-            tags: null,
-            payload: Buffer.from('{}'),
-            retentionHours: null,
+      test(
+        '(server only) twenty concurrent requests with an expired Idempotency-Key make one new message; the ' +
+          'others replay it (regression: some were answered "in flight" after it committed)',
+        async () => {
+          const appId = await insertApp(t.db);
+          const idem = createPgIdempotencyStore(t.db);
+          const publisher = createPublisher({
+            messages: createPgMessageStore(t.db, cipher, () => undefined),
+            clock,
+            random: cryptoRandom,
           });
-          return { status: 202, body: { id: message.id } };
-        };
-        const first = await idem.run(scope(1), work);
-        await t.db.query(
-          `UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 second' WHERE key = $1`,
-          [`expired-${appId}`],
-        );
-        const held = deferred<void>();
-        gate = held.promise;
-        const running = Promise.all(Array.from({ length: 20 }, () => idem.run(scope(60_000), work)));
-        // Every other pooled connection (the pool has 10) is now blocked on the key row the first one holds;
-        // watched from a connection of its own (the pool's are all taken).
-        const watcher = new pg.Client({ connectionString: t.url! });
-        await watcher.connect();
-        try {
-          const waitingDeadline = Date.now() + 10_000;
-          for (;;) {
-            const waiting = await watcher.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-            );
-            if (waiting.rows[0]!.n >= 8) break;
-            assert.ok(Date.now() < waitingDeadline, 'the other requests never blocked on the re-claimed key');
-            await new Promise((resolve) => setImmediate(resolve));
+          const scope = (ttlMs: number) => ({
+            owner: 'admin',
+            route: 'POST /msg',
+            key: `expired-${appId}`,
+            fingerprint: 'same',
+            ttlMs,
+            waitMs: 10_000,
+          });
+          // The request that re-claims the expired key holds its work until the others wait behind its claim.
+          let gate: Promise<void> = Promise.resolve();
+          const work = async (tx: Parameters<Parameters<typeof idem.run>[1]>[0]) => {
+            await gate;
+            const { message } = await publisher.publish(tx, {
+              appId,
+              eventType: 'x',
+              eventId: null,
+              channels: null,
+              tags: null,
+              payload: Buffer.from('{}'),
+              retentionHours: null,
+            });
+            return { status: 202, body: { id: message.id } };
+          };
+          const first = await idem.run(scope(1), work);
+          await t.db.query(
+            `UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 second' WHERE key = $1`,
+            [`expired-${appId}`],
+          );
+          const held = deferred<void>();
+          gate = held.promise;
+          const running = Promise.all(Array.from({ length: 20 }, () => idem.run(scope(60_000), work)));
+          // Every other pooled connection (the pool has 10) is now blocked on the key row the first one holds;
+          // watched from a connection of its own (the pool's are all taken).
+          const watcher = new pg.Client({ connectionString: t.url! });
+          await watcher.connect();
+          try {
+            const waitingDeadline = Date.now() + 10_000;
+            for (;;) {
+              const waiting = await watcher.query<{ n: number }>(
+                'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND ' +
+                  `wait_event_type = 'Lock'`,
+              );
+              if (waiting.rows[0]!.n >= 8) break;
+              assert.ok(Date.now() < waitingDeadline, 'the other requests never blocked on the re-claimed key');
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          } finally {
+            held.resolve();
+            await watcher.end();
           }
-        } finally {
-          held.resolve();
-          await watcher.end();
-        }
-        const answers = await running;
-        const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
-        assert.equal(ids.size, 1);
-        assert.ok(!ids.has((first.body as { id: string }).id), 'the expired answer is not replayed');
-        assert.equal(answers.filter((a) => !a.replayed).length, 1);
-        assert.equal(
-          (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
-          2,
-        );
-      });
+          const answers = await running;
+          const ids = new Set(answers.map((a) => (a.body as { id: string }).id));
+          assert.equal(ids.size, 1);
+          assert.ok(!ids.has((first.body as { id: string }).id), 'the expired answer is not replayed');
+          assert.equal(answers.filter((a) => !a.replayed).length, 1);
+          assert.equal(
+            (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
+            2,
+          );
+        },
+      );
     }
   });
 }

@@ -111,36 +111,42 @@ for (const engine of ENGINES) {
       });
     }
 
-    test('a dispatcher that vanishes after its claim is replaced once the lease expires: the other reclaims, delivers, and counts the reclaim', async () => {
-      await publish('/vanish', 1);
-      const store = createPgDeliveryStore(t.db, cipher);
-      const gone = await store.claim({
-        dispatcherId: 'gone',
-        limit: 8,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(gone.deliveries.length, 1);
-      let reclaimed = 0;
-      const b = dispatcher('B', {
-        claimed: (_n, r) => {
-          reclaimed += r;
-        },
-      });
-      assert.equal(await b.tick(), 0, 'nothing is claimable while the lease lives');
-      clock.advance(LEASE_MS + 1);
-      assert.equal(await b.tick(), 1);
-      await b.drained();
-      assert.equal(reclaimed, 1);
-      const seen = await receiver.waitForCount(1, 10_000);
-      assert.equal(seen[0]!.webhookId, gone.deliveries[0]!.messageId);
-      assert.equal(seen[0]!.signatureMatches, true);
-      const row = (
-        await t.db.query('SELECT state, attempt_count FROM deliveries WHERE id = $1', [gone.deliveries[0]!.deliveryId])
-      ).rows[0];
-      assert.deepEqual(row, { state: 'succeeded', attempt_count: 1 });
-    });
+    test(
+      'a dispatcher that vanishes after its claim is replaced once the lease expires: the other reclaims, ' +
+        'delivers, and counts the reclaim',
+      async () => {
+        await publish('/vanish', 1);
+        const store = createPgDeliveryStore(t.db, cipher);
+        const gone = await store.claim({
+          dispatcherId: 'gone',
+          limit: 8,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(gone.deliveries.length, 1);
+        let reclaimed = 0;
+        const b = dispatcher('B', {
+          claimed: (_n, r) => {
+            reclaimed += r;
+          },
+        });
+        assert.equal(await b.tick(), 0, 'nothing is claimable while the lease lives');
+        clock.advance(LEASE_MS + 1);
+        assert.equal(await b.tick(), 1);
+        await b.drained();
+        assert.equal(reclaimed, 1);
+        const seen = await receiver.waitForCount(1, 10_000);
+        assert.equal(seen[0]!.webhookId, gone.deliveries[0]!.messageId);
+        assert.equal(seen[0]!.signatureMatches, true);
+        const row = (
+          await t.db.query('SELECT state, attempt_count FROM deliveries WHERE id = $1', [
+            gone.deliveries[0]!.deliveryId,
+          ])
+        ).rows[0];
+        assert.deepEqual(row, { state: 'succeeded', attempt_count: 1 });
+      },
+    );
 
     test('a dispatcher whose lease was taken over learns it at the heartbeat, aborts, and writes nothing', async () => {
       await publish('/stall', 1);
@@ -194,30 +200,35 @@ for (const engine of ENGINES) {
       assert.equal((await receiver.requests()).length, 1, 'the aborted request never reached the receiver');
     });
 
-    test('graceful stop releases the leases of attempts that do not finish within the grace period, without charging an attempt', async () => {
-      const { appId } = await publish('/slow', 2);
-      await receiver.script('/slow', [], { stall: true });
-      const a = dispatcher('A');
-      assert.equal(await a.tick(), 2);
-      await receiver.waitForCount(2, 10_000);
-      await a.stop();
-      const rows = (
-        await t.db.query(`SELECT state, attempt_count, dispatcher_id FROM deliveries WHERE app_id = $1 ORDER BY id`, [
-          appId,
-        ])
-      ).rows;
-      assert.deepEqual(rows, [
-        { state: 'pending', attempt_count: 0, dispatcher_id: null },
-        { state: 'pending', attempt_count: 0, dispatcher_id: null },
-      ]);
-      const reasons = (
-        await t.db.query(
-          `SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'released'`,
-          [appId],
-        )
-      ).rows[0]!;
-      assert.equal(reasons.n, 2);
-    });
+    test(
+      'graceful stop releases the leases of attempts that do not finish within the grace period, without ' +
+        'charging an attempt',
+      async () => {
+        const { appId } = await publish('/slow', 2);
+        await receiver.script('/slow', [], { stall: true });
+        const a = dispatcher('A');
+        assert.equal(await a.tick(), 2);
+        await receiver.waitForCount(2, 10_000);
+        await a.stop();
+        const rows = (
+          await t.db.query(`SELECT state, attempt_count, dispatcher_id FROM deliveries WHERE app_id = $1 ORDER BY id`, [
+            appId,
+          ])
+        ).rows;
+        assert.deepEqual(rows, [
+          { state: 'pending', attempt_count: 0, dispatcher_id: null },
+          { state: 'pending', attempt_count: 0, dispatcher_id: null },
+        ]);
+        const reasons = (
+          await t.db.query(
+            'SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE ' +
+              `d.app_id = $1 AND e.reason = 'released'`,
+            [appId],
+          )
+        ).rows[0]!;
+        assert.equal(reasons.n, 2);
+      },
+    );
 
     test('claims fill free slots only: with concurrency 3, a backlog of 5 is claimed 3 then 2 as slots free up', async () => {
       await publish('/slots', 5);

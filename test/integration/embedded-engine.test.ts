@@ -51,48 +51,58 @@ test('a socket file left by a crashed process does not block the next start', as
   }
 });
 
-test('a holder killed with SIGKILL is seen dead by its pid: its data folder is taken over at once, without waiting for the lock to go stale', async () => {
-  const dir = join(dataDir, 'killed');
-  const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
-  const script = `const { openDb } = await import(${JSON.stringify(dbModule)}); await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)}, poolSize: 1, lockRetries: 0 }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('ready')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+test(
+  'a holder killed with SIGKILL is seen dead by its pid: its data folder is taken over at once, without waiting ' +
+    'for the lock to go stale',
+  async () => {
+    const dir = join(dataDir, 'killed');
+    const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
+    const script =
+      `const { openDb } = await import(${JSON.stringify(dbModule)}); await openDb({ databaseUrl: undefined, ` +
+      `dataDir: ${JSON.stringify(dir)}, poolSize: 1, lockRetries: 0 }); process.stdout.write('ready\\n'); ` +
+      'setInterval(() => {}, 1000);';
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    await assert.rejects(
-      openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 }),
-      (e: unknown) => e instanceof DataDirInUseError,
-      'a live holder in another process is refused',
-    );
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-    // No retries: only a take-over at once can succeed (the lock was refreshed moments ago, far from stale).
-    const startedAt = Date.now();
-    const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
-    const tookMs = Date.now() - startedAt;
     try {
-      assert.deepEqual((await db.query('SELECT 3 AS ok')).rows, [{ ok: 3 }]);
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('ready')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+      });
+      await assert.rejects(
+        openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 }),
+        (e: unknown) => e instanceof DataDirInUseError,
+        'a live holder in another process is refused',
+      );
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      // No retries: only a take-over at once can succeed (the lock was refreshed moments ago, far from stale).
+      const startedAt = Date.now();
+      const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
+      const tookMs = Date.now() - startedAt;
+      try {
+        assert.deepEqual((await db.query('SELECT 3 AS ok')).rows, [{ ok: 3 }]);
+      } finally {
+        await db.close();
+      }
+      assert.ok(tookMs < 10_000, `open after the kill took ${tookMs} ms (the lock's staleness is 10 s)`);
     } finally {
-      await db.close();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    assert.ok(tookMs < 10_000, `open after the kill took ${tookMs} ms (the lock's staleness is 10 s)`);
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-});
+  },
+);
 
-test('a commit survives the death of its process (SIGKILL): both commits are read back at the next start; the engine runs with fsync on', async () => {
-  const dir = join(dataDir, 'committed');
-  const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
-  const script = `const { openDb } = await import(${JSON.stringify(dbModule)});
+test(
+  'a commit survives the death of its process (SIGKILL): both commits are read back at the next start; the ' +
+    'engine runs with fsync on',
+  async () => {
+    const dir = join(dataDir, 'committed');
+    const dbModule = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/db.ts')).href;
+    const script = `const { openDb } = await import(${JSON.stringify(dbModule)});
 const db = await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)}, poolSize: 1, lockRetries: 0 });
 await db.query('CREATE TABLE kept (id int PRIMARY KEY)');
 await db.query('INSERT INTO kept VALUES (1)');
@@ -100,79 +110,87 @@ await db.tx(async (q) => { await q.query('INSERT INTO kept VALUES (2)'); });
 const settings = (await db.query("SELECT current_setting('fsync') AS fsync, current_setting('wal_sync_method') AS method")).rows[0];
 process.stdout.write('committed ' + JSON.stringify(settings) + '\\n');
 setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-      });
-      child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-    assert.deepEqual(
-      JSON.parse(line.replace(/^committed /, '')),
-      { fsync: 'on', method: 'fsync' },
-      'openDb opens the embedded engine with its commits flushed',
-    );
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-    const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
     try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+        });
+        child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+      });
       assert.deepEqual(
-        (await db.query('SELECT id FROM kept ORDER BY id')).rows,
-        [{ id: 1 }, { id: 2 }],
-        'both commits are there after the kill',
+        JSON.parse(line.replace(/^committed /, '')),
+        { fsync: 'on', method: 'fsync' },
+        'openDb opens the embedded engine with its commits flushed',
       );
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const db = await openDb({ databaseUrl: undefined, dataDir: dir, poolSize: 1, lockRetries: 0 });
+      try {
+        assert.deepEqual(
+          (await db.query('SELECT id FROM kept ORDER BY id')).rows,
+          [{ id: 1 }, { id: 2 }],
+          'both commits are there after the kill',
+        );
+      } finally {
+        await db.close();
+      }
     } finally {
-      await db.close();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-});
+  },
+);
 
-test("a new data folder is flushed whole, and a commit is flushed to the disk before it returns (fsync on, through the file system's own fsync); a read flushes nothing", async () => {
-  let flushes = 0;
-  await mkdir(join(dataDir, 'flushed'), { recursive: true });
-  const lite = await openDurablePGlite(join(dataDir, 'flushed', 'pgdata'), {
-    onFlush: () => {
-      flushes += 1;
-    },
-  });
-  try {
-    const files = (await readdir(join(dataDir, 'flushed', 'pgdata'), { recursive: true })).length;
-    assert.ok(
-      flushes >= files,
-      `a new data folder is flushed whole: ${flushes} flushes for ${files} files and folders`,
-    );
-    assert.deepEqual((await lite.query('SHOW fsync')).rows, [{ fsync: 'on' }]);
-    assert.deepEqual((await lite.query('SHOW wal_sync_method')).rows, [{ wal_sync_method: 'fsync' }]);
-    await lite.exec('CREATE TABLE flushed (id int PRIMARY KEY)');
-    let before = flushes;
-    await lite.query('INSERT INTO flushed VALUES (1)');
-    assert.ok(flushes > before, `an autocommit insert flushed ${flushes - before} times`);
-    before = flushes;
-    await lite.transaction(async (tx) => {
-      await tx.query('INSERT INTO flushed VALUES (2)');
-      await tx.query('INSERT INTO flushed VALUES (3)');
+test(
+  'a new data folder is flushed whole, and a commit is flushed to the disk before it returns (fsync on, through ' +
+    "the file system's own fsync); a read flushes nothing",
+  async () => {
+    let flushes = 0;
+    await mkdir(join(dataDir, 'flushed'), { recursive: true });
+    const lite = await openDurablePGlite(join(dataDir, 'flushed', 'pgdata'), {
+      onFlush: () => {
+        flushes += 1;
+      },
     });
-    assert.ok(flushes > before, 'a transaction flushes at its commit');
-    before = flushes;
-    assert.deepEqual((await lite.query('SELECT count(*)::int AS n FROM flushed')).rows, [{ n: 3 }]);
-    assert.equal(flushes, before, 'a read flushes nothing');
-  } finally {
-    await lite.close();
-  }
-});
+    try {
+      const files = (await readdir(join(dataDir, 'flushed', 'pgdata'), { recursive: true })).length;
+      assert.ok(
+        flushes >= files,
+        `a new data folder is flushed whole: ${flushes} flushes for ${files} files and folders`,
+      );
+      assert.deepEqual((await lite.query('SHOW fsync')).rows, [{ fsync: 'on' }]);
+      assert.deepEqual((await lite.query('SHOW wal_sync_method')).rows, [{ wal_sync_method: 'fsync' }]);
+      await lite.exec('CREATE TABLE flushed (id int PRIMARY KEY)');
+      let before = flushes;
+      await lite.query('INSERT INTO flushed VALUES (1)');
+      assert.ok(flushes > before, `an autocommit insert flushed ${flushes - before} times`);
+      before = flushes;
+      await lite.transaction(async (tx) => {
+        await tx.query('INSERT INTO flushed VALUES (2)');
+        await tx.query('INSERT INTO flushed VALUES (3)');
+      });
+      assert.ok(flushes > before, 'a transaction flushes at its commit');
+      before = flushes;
+      assert.deepEqual((await lite.query('SELECT count(*)::int AS n FROM flushed')).rows, [{ n: 3 }]);
+      assert.equal(flushes, before, 'a read flushes nothing');
+    } finally {
+      await lite.close();
+    }
+  },
+);
 
-test('a flush that fails ends the process with FLUSH_FAILED_EXIT_CODE and one line on stderr, before the commit returns', async () => {
-  const dir = join(dataDir, 'failing');
-  await mkdir(dir, { recursive: true });
-  const durable = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/pglite-durable.ts')).href;
-  const script = `import { fsyncSync } from 'node:fs';
+test(
+  'a flush that fails ends the process with FLUSH_FAILED_EXIT_CODE and one line on stderr, before the commit ' +
+    'returns',
+  async () => {
+    const dir = join(dataDir, 'failing');
+    await mkdir(dir, { recursive: true });
+    const durable = pathToFileURL(join(import.meta.dirname, '../../src/adapters/postgres/pglite-durable.ts')).href;
+    const script = `import { fsyncSync } from 'node:fs';
 const { openDurablePGlite } = await import(${JSON.stringify(durable)});
 let failing = false;
 const lite = await openDurablePGlite(${JSON.stringify(join(dir, 'pgdata'))}, { flush: (fd) => { if (failing) throw new Error('injected I/O error'); fsyncSync(fd); } });
@@ -180,19 +198,20 @@ await lite.exec('CREATE TABLE lost (id int)');
 failing = true;
 await lite.query('INSERT INTO lost VALUES (1)');
 process.stdout.write('the commit returned\\n');`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  assert.equal(code, FLUSH_FAILED_EXIT_CODE, `exit code (stderr: ${err.slice(-500)})`);
-  assert.equal(out, '', 'the commit never returned');
-  assert.match(err, /could not flush \/.*pgdata\/.* to the disk \(injected I\/O error\)/);
-});
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(timer);
+    assert.equal(code, FLUSH_FAILED_EXIT_CODE, `exit code (stderr: ${err.slice(-500)})`);
+    assert.equal(out, '', 'the commit never returned');
+    assert.match(err, /could not flush \/.*pgdata\/.* to the disk \(injected I\/O error\)/);
+  },
+);

@@ -75,7 +75,8 @@ async function publish(t: TestDatabase, clock: Clock, appId: string, count: numb
 async function endpointRow(t: TestDatabase, id: string): Promise<Record<string, unknown>> {
   return (
     await t.db.query(
-      'SELECT status, breaker_state, consecutive_failures, breaker_opened_count, breaker_open_until FROM endpoints WHERE id = $1',
+      'SELECT status, breaker_state, consecutive_failures, breaker_opened_count, breaker_open_until FROM ' +
+        'endpoints WHERE id = $1',
       [id],
     )
   ).rows[0]!;
@@ -104,93 +105,101 @@ for (const engine of ENGINES) {
     const claim = (store: DeliveryStore, limit = 10, dispatcherId = 'W') =>
       store.claim({ dispatcherId, limit, leaseMs: LEASE_MS, maxReclaims: 5, now: clock.sqlNow() });
 
-    test('breaker: closed → open after the threshold; deferred without attempts; one probe after the cool-down; a failed probe re-opens with a doubled cool-down; a successful one closes it', async () => {
-      const appId = await insertApp(t.db);
-      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publish(t, clock, appId, 6);
-      const store = createPgDeliveryStore(t.db, cipher, { policy });
-      const first = await claim(store, 3);
-      assert.equal(first.deliveries.length, 3);
-      await store.recordAttempts(
-        first.deliveries.map((d) => outcome(d, false)),
-        clock.sqlNow(),
-      );
-      const opened = await endpointRow(t, ep.id);
-      assert.equal(opened.breaker_state, 'open');
-      assert.equal(opened.consecutive_failures, 3);
-      assert.equal((opened.breaker_open_until as Date).getTime(), clock.nowMs() + 1000);
+    test(
+      'breaker: closed → open after the threshold; deferred without attempts; one probe after the cool-down; a ' +
+        'failed probe re-opens with a doubled cool-down; a successful one closes it',
+      async () => {
+        const appId = await insertApp(t.db);
+        const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publish(t, clock, appId, 6);
+        const store = createPgDeliveryStore(t.db, cipher, { policy });
+        const first = await claim(store, 3);
+        assert.equal(first.deliveries.length, 3);
+        await store.recordAttempts(
+          first.deliveries.map((d) => outcome(d, false)),
+          clock.sqlNow(),
+        );
+        const opened = await endpointRow(t, ep.id);
+        assert.equal(opened.breaker_state, 'open');
+        assert.equal(opened.consecutive_failures, 3);
+        assert.equal((opened.breaker_open_until as Date).getTime(), clock.nowMs() + 1000);
 
-      assert.equal((await claim(store)).deliveries.length, 0, 'an open breaker defers every delivery');
-      const charged = (
-        await t.db.query(`SELECT sum(attempt_count)::int AS n FROM deliveries WHERE endpoint_id = $1`, [ep.id])
-      ).rows[0]!;
-      assert.equal(charged.n, 3, 'deferred deliveries are not charged attempts');
+        assert.equal((await claim(store)).deliveries.length, 0, 'an open breaker defers every delivery');
+        const charged = (
+          await t.db.query(`SELECT sum(attempt_count)::int AS n FROM deliveries WHERE endpoint_id = $1`, [ep.id])
+        ).rows[0]!;
+        assert.equal(charged.n, 3, 'deferred deliveries are not charged attempts');
 
-      clock.advance(999);
-      assert.equal((await claim(store)).deliveries.length, 0);
-      clock.advance(1);
-      const probe = await claim(store, 10);
-      assert.equal(probe.deliveries.length, 1, 'exactly one probe after the cool-down');
-      assert.equal((await endpointRow(t, ep.id)).breaker_state, 'half_open');
-      assert.equal((await claim(store, 10)).deliveries.length, 0, 'no second probe while the first is in flight');
+        clock.advance(999);
+        assert.equal((await claim(store)).deliveries.length, 0);
+        clock.advance(1);
+        const probe = await claim(store, 10);
+        assert.equal(probe.deliveries.length, 1, 'exactly one probe after the cool-down');
+        assert.equal((await endpointRow(t, ep.id)).breaker_state, 'half_open');
+        assert.equal((await claim(store, 10)).deliveries.length, 0, 'no second probe while the first is in flight');
 
-      await store.recordAttempts([outcome(probe.deliveries[0]!, false)], clock.sqlNow());
-      const reopened = await endpointRow(t, ep.id);
-      assert.equal(reopened.breaker_state, 'open');
-      assert.equal((reopened.breaker_open_until as Date).getTime(), clock.nowMs() + 2000, 'the cool-down doubles');
-      clock.advance(1999);
-      assert.equal((await claim(store)).deliveries.length, 0);
-      clock.advance(1);
-      const probe2 = await claim(store, 10);
-      assert.equal(probe2.deliveries.length, 1);
-      await store.recordAttempts([outcome(probe2.deliveries[0]!, true)], clock.sqlNow());
-      const closed = await endpointRow(t, ep.id);
-      assert.deepEqual(
-        { state: closed.breaker_state, failures: closed.consecutive_failures, opened: closed.breaker_opened_count },
-        { state: 'closed', failures: 0, opened: 0 },
-      );
-      assert.equal((await claim(store, 10)).deliveries.length, 5, 'the schedule resumes once the breaker closes');
-      const kinds = (
-        await t.db.query('SELECT kind FROM endpoint_events WHERE endpoint_id = $1 ORDER BY id', [ep.id])
-      ).rows.map((r) => r.kind);
-      assert.deepEqual(kinds, [
-        'breaker_opened',
-        'breaker_half_open',
-        'breaker_opened',
-        'breaker_half_open',
-        'breaker_closed',
-      ]);
-    });
+        await store.recordAttempts([outcome(probe.deliveries[0]!, false)], clock.sqlNow());
+        const reopened = await endpointRow(t, ep.id);
+        assert.equal(reopened.breaker_state, 'open');
+        assert.equal((reopened.breaker_open_until as Date).getTime(), clock.nowMs() + 2000, 'the cool-down doubles');
+        clock.advance(1999);
+        assert.equal((await claim(store)).deliveries.length, 0);
+        clock.advance(1);
+        const probe2 = await claim(store, 10);
+        assert.equal(probe2.deliveries.length, 1);
+        await store.recordAttempts([outcome(probe2.deliveries[0]!, true)], clock.sqlNow());
+        const closed = await endpointRow(t, ep.id);
+        assert.deepEqual(
+          { state: closed.breaker_state, failures: closed.consecutive_failures, opened: closed.breaker_opened_count },
+          { state: 'closed', failures: 0, opened: 0 },
+        );
+        assert.equal((await claim(store, 10)).deliveries.length, 5, 'the schedule resumes once the breaker closes');
+        const kinds = (
+          await t.db.query('SELECT kind FROM endpoint_events WHERE endpoint_id = $1 ORDER BY id', [ep.id])
+        ).rows.map((r) => r.kind);
+        assert.deepEqual(kinds, [
+          'breaker_opened',
+          'breaker_half_open',
+          'breaker_opened',
+          'breaker_half_open',
+          'breaker_closed',
+        ]);
+      },
+    );
 
-    test('a 429 with Retry-After holds that endpoint back for the stated time while other endpoints keep being claimed', async () => {
-      const appId = await insertApp(t.db);
-      const stormy = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/storm' });
-      await publish(t, clock, appId, 4);
-      const calmApp = await insertApp(t.db);
-      const calm = await insertEndpoint(t.db, cipher, { appId: calmApp, url: 'http://127.0.0.1:9/calm' });
-      const store = createPgDeliveryStore(t.db, cipher, { policy: { ...policy, breakerThreshold: 1000 } });
-      const first = await claim(store, 1);
-      assert.equal(first.deliveries[0]!.endpointId, stormy.id);
-      await store.recordAttempts(
-        [{ ...outcome(first.deliveries[0]!, false, 1000), statusCode: 429, throttleEndpointMs: 60_000 }],
-        clock.sqlNow(),
-      );
-      await publish(t, clock, calmApp, 2);
-      clock.advance(1000);
-      const during = await claim(store, 10);
-      assert.deepEqual(
-        new Set(during.deliveries.map((d) => d.endpointId)),
-        new Set([calm.id]),
-        'only the calm endpoint is served while the other is throttled',
-      );
-      clock.advance(59_000);
-      const afterThrottle = await claim(store, 10);
-      assert.equal(
-        afterThrottle.deliveries.filter((d) => d.endpointId === stormy.id).length,
-        4,
-        'the throttled endpoint resumes when the Retry-After time is over',
-      );
-    });
+    test(
+      'a 429 with Retry-After holds that endpoint back for the stated time while other endpoints keep being ' +
+        'claimed',
+      async () => {
+        const appId = await insertApp(t.db);
+        const stormy = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/storm' });
+        await publish(t, clock, appId, 4);
+        const calmApp = await insertApp(t.db);
+        const calm = await insertEndpoint(t.db, cipher, { appId: calmApp, url: 'http://127.0.0.1:9/calm' });
+        const store = createPgDeliveryStore(t.db, cipher, { policy: { ...policy, breakerThreshold: 1000 } });
+        const first = await claim(store, 1);
+        assert.equal(first.deliveries[0]!.endpointId, stormy.id);
+        await store.recordAttempts(
+          [{ ...outcome(first.deliveries[0]!, false, 1000), statusCode: 429, throttleEndpointMs: 60_000 }],
+          clock.sqlNow(),
+        );
+        await publish(t, clock, calmApp, 2);
+        clock.advance(1000);
+        const during = await claim(store, 10);
+        assert.deepEqual(
+          new Set(during.deliveries.map((d) => d.endpointId)),
+          new Set([calm.id]),
+          'only the calm endpoint is served while the other is throttled',
+        );
+        clock.advance(59_000);
+        const afterThrottle = await claim(store, 10);
+        assert.equal(
+          afterThrottle.deliveries.filter((d) => d.endpointId === stormy.id).length,
+          4,
+          'the throttled endpoint resumes when the Retry-After time is over',
+        );
+      },
+    );
 
     test('breaker cool-down growth stops at the maximum', async () => {
       const appId = await insertApp(t.db);
@@ -242,39 +251,46 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('an endpoint failing for longer than the auto-disable period is disabled with a reason, its waiting deliveries skipped, and an operational event published', async () => {
-      const opsApp = await insertApp(t.db, 'operations');
-      await insertEndpoint(t.db, cipher, { appId: opsApp, url: 'http://127.0.0.1:9/ops' });
-      const appId = await insertApp(t.db);
-      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publish(t, clock, appId, 3);
-      const operational = createPgOperationalEvents(
-        opsApp,
-        createPgMessageStore(t.db, cipher, () => undefined),
-        clock,
-        cryptoRandom,
-      );
-      const store = createPgDeliveryStore(t.db, cipher, { policy: { ...policy, breakerThreshold: 1000 }, operational });
-      const a = await claim(store, 1);
-      await store.recordAttempts([outcome(a.deliveries[0]!, false, 100)], clock.sqlNow());
-      clock.advance(60_000);
-      const b = await claim(store, 1);
-      await store.recordAttempts([outcome(b.deliveries[0]!, false, 100)], clock.sqlNow());
-      const row = (await t.db.query('SELECT status, status_reason FROM endpoints WHERE id = $1', [ep.id])).rows[0]!;
-      assert.equal(row.status, 'disabled');
-      assert.match(String(row.status_reason), /every attempt failed since/);
-      const states = (
-        await t.db.query(
-          `SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 GROUP BY 1 ORDER BY 1`,
-          [ep.id],
-        )
-      ).rows;
-      assert.deepEqual(states, [{ state: 'skipped', n: 3 }]);
-      const ops = (
-        await t.db.query(`SELECT event_type FROM messages WHERE app_id = $1 ORDER BY id`, [opsApp])
-      ).rows.map((r) => r.event_type);
-      assert.ok(ops.includes('endpoint.disabled'), `operational events: ${ops.join(', ')}`);
-    });
+    test(
+      'an endpoint failing for longer than the auto-disable period is disabled with a reason, its waiting ' +
+        'deliveries skipped, and an operational event published',
+      async () => {
+        const opsApp = await insertApp(t.db, 'operations');
+        await insertEndpoint(t.db, cipher, { appId: opsApp, url: 'http://127.0.0.1:9/ops' });
+        const appId = await insertApp(t.db);
+        const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publish(t, clock, appId, 3);
+        const operational = createPgOperationalEvents(
+          opsApp,
+          createPgMessageStore(t.db, cipher, () => undefined),
+          clock,
+          cryptoRandom,
+        );
+        const store = createPgDeliveryStore(t.db, cipher, {
+          policy: { ...policy, breakerThreshold: 1000 },
+          operational,
+        });
+        const a = await claim(store, 1);
+        await store.recordAttempts([outcome(a.deliveries[0]!, false, 100)], clock.sqlNow());
+        clock.advance(60_000);
+        const b = await claim(store, 1);
+        await store.recordAttempts([outcome(b.deliveries[0]!, false, 100)], clock.sqlNow());
+        const row = (await t.db.query('SELECT status, status_reason FROM endpoints WHERE id = $1', [ep.id])).rows[0]!;
+        assert.equal(row.status, 'disabled');
+        assert.match(String(row.status_reason), /every attempt failed since/);
+        const states = (
+          await t.db.query(
+            `SELECT state, count(*)::int AS n FROM deliveries WHERE endpoint_id = $1 GROUP BY 1 ORDER BY 1`,
+            [ep.id],
+          )
+        ).rows;
+        assert.deepEqual(states, [{ state: 'skipped', n: 3 }]);
+        const ops = (
+          await t.db.query(`SELECT event_type FROM messages WHERE app_id = $1 ORDER BY id`, [opsApp])
+        ).rows.map((r) => r.event_type);
+        assert.ok(ops.includes('endpoint.disabled'), `operational events: ${ops.join(', ')}`);
+      },
+    );
   });
 }
 

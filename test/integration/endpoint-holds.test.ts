@@ -158,7 +158,8 @@ for (const engine of ENGINES) {
     );
 
     test(
-      "a paused endpoint's and a throttled endpoint's deliveries are held by `paused` (no end) and `throttled` (until " +
+      "a paused endpoint's and a throttled endpoint's deliveries are held by `paused` (no end) and `throttled` " +
+        '(until ' +
         'the Retry-After)',
       async () => {
         const app = await api.svix.application.create({ name: 'paused' });
@@ -197,29 +198,33 @@ for (const engine of ENGINES) {
       assert.equal(halfOpen.breaker.state, 'half_open', 'a half-open breaker already has its probe: nothing changes');
     });
 
-    test('close breaker lets every held delivery be claimed; probe on a closed breaker is 409; both need ManageEndpoint', async () => {
-      const { appId, endpointId } = await openBreaker(3);
-      // Keys rather than portal tokens: a portal token's expiry is read against the real clock, not this one
-      // (test/integration/api-capabilities.test.ts runs every capability set over every route).
-      const key = async (body: object) => (await json<{ token: string }>('POST', '/api/v1/api-key', body)).token;
-      const viewer = await key({ name: 'viewer', appId, readOnly: true });
-      for (const action of ['probe', 'close']) {
-        const refused = await errorOf(await breaker(appId, endpointId, action as 'probe' | 'close', viewer));
-        assert.equal(refused.status, 403, `a read-only key may not ${action} the breaker`);
-      }
-      const closing = await breaker(appId, endpointId, 'close', await key({ name: 'manager', appId }));
-      assert.equal(closing.status, 200);
-      const closed = (await closing.json()) as Health;
-      assert.deepEqual([closed.breaker.state, closed.breaker.consecutiveFailures], ['closed', 0]);
-      assert.deepEqual(
-        [closed.history[0]?.kind, closed.history[0]?.reason],
-        ['breaker_closed', 'closed by an API key of the application'],
-        'the history names who closed it',
-      );
-      assert.equal((await claim()).deliveries.length, 3, 'every held delivery goes');
-      const again = await errorOf(await breaker(appId, endpointId, 'probe'));
-      assert.deepEqual([again.status, again.code], [409, 'conflict']);
-    });
+    test(
+      'close breaker lets every held delivery be claimed; probe on a closed breaker is 409; both need ' +
+        'ManageEndpoint',
+      async () => {
+        const { appId, endpointId } = await openBreaker(3);
+        // Keys rather than portal tokens: a portal token's expiry is read against the real clock, not this one
+        // (test/integration/api-capabilities.test.ts runs every capability set over every route).
+        const key = async (body: object) => (await json<{ token: string }>('POST', '/api/v1/api-key', body)).token;
+        const viewer = await key({ name: 'viewer', appId, readOnly: true });
+        for (const action of ['probe', 'close']) {
+          const refused = await errorOf(await breaker(appId, endpointId, action as 'probe' | 'close', viewer));
+          assert.equal(refused.status, 403, `a read-only key may not ${action} the breaker`);
+        }
+        const closing = await breaker(appId, endpointId, 'close', await key({ name: 'manager', appId }));
+        assert.equal(closing.status, 200);
+        const closed = (await closing.json()) as Health;
+        assert.deepEqual([closed.breaker.state, closed.breaker.consecutiveFailures], ['closed', 0]);
+        assert.deepEqual(
+          [closed.history[0]?.kind, closed.history[0]?.reason],
+          ['breaker_closed', 'closed by an API key of the application'],
+          'the history names who closed it',
+        );
+        assert.equal((await claim()).deliveries.length, 3, 'every held delivery goes');
+        const again = await errorOf(await breaker(appId, endpointId, 'probe'));
+        assert.deepEqual([again.status, again.code], [409, 'conflict']);
+      },
+    );
 
     test('a new URL resets the breaker (with a history row); the same URL does not', async () => {
       const { appId, endpointId } = await openBreaker(1);

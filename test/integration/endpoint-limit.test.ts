@@ -18,27 +18,31 @@ describe('endpoints per application', () => {
   });
   after(async () => api?.close());
 
-  test('one endpoint past TIDINGS_MAX_ENDPOINTS_PER_APP is refused 409 endpoint_limit_reached naming the limit; deleting one makes room', async () => {
-    const app = await api.svix.application.create({ name: 'capped' });
-    const ids: string[] = [];
-    for (let i = 0; i < CAP; i++)
-      ids.push((await api.svix.endpoint.create(app.id, { url: `http://127.0.0.1:9/${i}` })).id);
-    const error = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/over' }).then(
-      () => assert.fail('created past the cap'),
-      (e: unknown) => e,
-    );
-    assert.ok(error instanceof ApiException);
-    assert.equal(error.code, 409);
-    assert.equal((error.body as { code: string }).code, 'endpoint_limit_reached');
-    assert.match((error.body as { detail: string }).detail, /at most 3 \(TIDINGS_MAX_ENDPOINTS_PER_APP\)/);
-    // The upsert path (PUT with a new uid) is the same creation.
-    const put = await api.request('PUT', `/api/v1/app/${app.id}/endpoint/new-by-put`, {
-      body: JSON.stringify({ url: 'http://127.0.0.1:9/put' }),
-    });
-    assert.equal(put.status, 409);
-    await api.svix.endpoint.delete(app.id, ids[0]!);
-    assert.match((await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/again' })).id, /^ep_/);
-  });
+  test(
+    'one endpoint past TIDINGS_MAX_ENDPOINTS_PER_APP is refused 409 endpoint_limit_reached naming the limit; ' +
+      'deleting one makes room',
+    async () => {
+      const app = await api.svix.application.create({ name: 'capped' });
+      const ids: string[] = [];
+      for (let i = 0; i < CAP; i++)
+        ids.push((await api.svix.endpoint.create(app.id, { url: `http://127.0.0.1:9/${i}` })).id);
+      const error = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/over' }).then(
+        () => assert.fail('created past the cap'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof ApiException);
+      assert.equal(error.code, 409);
+      assert.equal((error.body as { code: string }).code, 'endpoint_limit_reached');
+      assert.match((error.body as { detail: string }).detail, /at most 3 \(TIDINGS_MAX_ENDPOINTS_PER_APP\)/);
+      // The upsert path (PUT with a new uid) is the same creation.
+      const put = await api.request('PUT', `/api/v1/app/${app.id}/endpoint/new-by-put`, {
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/put' }),
+      });
+      assert.equal(put.status, 409);
+      await api.svix.endpoint.delete(app.id, ids[0]!);
+      assert.match((await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/again' })).id, /^ep_/);
+    },
+  );
 
   test('twenty concurrent creations in one application leave exactly TIDINGS_MAX_ENDPOINTS_PER_APP endpoints', async () => {
     const app = await api.svix.application.create({ name: 'race' });

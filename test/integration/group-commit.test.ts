@@ -73,67 +73,71 @@ for (const engine of ENGINES) {
       await t.drop();
     });
 
-    test('50 concurrent publishes share one statement; each gets its own row, deliveries, timeline and after-commit wake', async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
-      const { db, calls } = counting(t.db);
-      let wakes = 0;
-      const store = createPgMessageStore(
-        db,
-        cipher,
-        () => {
-          wakes += 1;
-        },
-        { groupKeyed: true, limits: { maxBatch: 256, maxInFlight: 2 } },
-      );
-      // Payloads of 50 different lengths: the statement takes them as one bytea and cuts it at given offsets.
-      const messages = Array.from({ length: 50 }, (_, i) =>
-        message(appId, {
-          channels: i % 2 === 0 ? ['even'] : null,
-          tags: [`t${i}`],
-          payload: Buffer.from(`{"n":${i},"pad":"${'x'.repeat(i * 7)}"}`),
-        }),
-      );
-      const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
-      assert.equal(calls('tidings_publish'), 1, 'one statement for the whole group');
-      assert.deepEqual(
-        results.map((r) => r.message.id),
-        messages.map((m) => m.id),
-      );
-      assert.ok(
-        results.every((r) => r.deliveries === 1),
-        'each message fans out to the one subscribed endpoint',
-      );
-      assert.ok(results.every((r) => r.message.createdAt instanceof Date));
-      assert.equal(wakes, 50, 'each call runs its own after-commit hook');
-      const stored = await t.db.query<{
-        id: string;
-        channels: string[] | null;
-        tags: string[];
-        payload: Buffer;
-        payload_key_id: string;
-        deliveries: number;
-        events: number;
-      }>(
-        `SELECT m.id, m.channels, m.tags, m.payload, m.payload_key_id, count(DISTINCT d.id)::int AS deliveries, count(e.*)::int AS events
+    test(
+      '50 concurrent publishes share one statement; each gets its own row, deliveries, timeline and after-commit ' +
+        'wake',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b', filterTypes: ['other.type'] });
+        const { db, calls } = counting(t.db);
+        let wakes = 0;
+        const store = createPgMessageStore(
+          db,
+          cipher,
+          () => {
+            wakes += 1;
+          },
+          { groupKeyed: true, limits: { maxBatch: 256, maxInFlight: 2 } },
+        );
+        // Payloads of 50 different lengths: the statement takes them as one bytea and cuts it at given offsets.
+        const messages = Array.from({ length: 50 }, (_, i) =>
+          message(appId, {
+            channels: i % 2 === 0 ? ['even'] : null,
+            tags: [`t${i}`],
+            payload: Buffer.from(`{"n":${i},"pad":"${'x'.repeat(i * 7)}"}`),
+          }),
+        );
+        const results = await Promise.all(messages.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
+        assert.equal(calls('tidings_publish'), 1, 'one statement for the whole group');
+        assert.deepEqual(
+          results.map((r) => r.message.id),
+          messages.map((m) => m.id),
+        );
+        assert.ok(
+          results.every((r) => r.deliveries === 1),
+          'each message fans out to the one subscribed endpoint',
+        );
+        assert.ok(results.every((r) => r.message.createdAt instanceof Date));
+        assert.equal(wakes, 50, 'each call runs its own after-commit hook');
+        const stored = await t.db.query<{
+          id: string;
+          channels: string[] | null;
+          tags: string[];
+          payload: Buffer;
+          payload_key_id: string;
+          deliveries: number;
+          events: number;
+        }>(
+          `SELECT m.id, m.channels, m.tags, m.payload, m.payload_key_id, count(DISTINCT d.id)::int AS deliveries, count(e.*)::int AS events
          FROM messages m JOIN deliveries d ON d.message_id = m.id JOIN delivery_events e ON e.delivery_id = d.id
          WHERE m.app_id = $1 GROUP BY m.id ORDER BY m.id`,
-        [appId],
-      );
-      assert.equal(stored.rowCount, 50);
-      for (const [i, row] of stored.rows.entries()) {
-        assert.equal(
-          cipher.decrypt(row.payload_key_id, row.payload, row.id).toString('utf8'),
-          Buffer.from(messages[i]!.payload).toString('utf8'),
-          `message ${i}: its own payload`,
+          [appId],
         );
-        assert.deepEqual(row.channels, i % 2 === 0 ? ['even'] : null);
-        assert.deepEqual(row.tags, [`t${i}`]);
-        assert.equal(row.deliveries, 1);
-        assert.equal(row.events, 1, 'one "published" timeline row per delivery');
-      }
-    });
+        assert.equal(stored.rowCount, 50);
+        for (const [i, row] of stored.rows.entries()) {
+          assert.equal(
+            cipher.decrypt(row.payload_key_id, row.payload, row.id).toString('utf8'),
+            Buffer.from(messages[i]!.payload).toString('utf8'),
+            `message ${i}: its own payload`,
+          );
+          assert.deepEqual(row.channels, i % 2 === 0 ? ['even'] : null);
+          assert.deepEqual(row.tags, [`t${i}`]);
+          assert.equal(row.deliveries, 1);
+          assert.equal(row.events, 1, 'one "published" timeline row per delivery');
+        }
+      },
+    );
 
     test('a taken eventId fails its own call with 409; the rest of the group is stored', async () => {
       const appId = await insertApp(t.db);
@@ -163,42 +167,58 @@ for (const engine of ENGINES) {
       assert.equal(count.rows[0]!.n, 4);
     });
 
-    test('a message the database refuses (its application is gone) fails alone: the group is retried message by message', async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
-      const group = [message(appId), message('app_doesnotexist0000000000000'), message(appId)];
-      const settled = await Promise.allSettled(group.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))));
-      assert.deepEqual(
-        settled.map((s) => s.status),
-        ['fulfilled', 'rejected', 'fulfilled'],
-      );
-      assert.equal(calls('tidings_publish'), 4, 'the refused group, then each message alone');
-      const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE id = ANY ($1)', [
-        group.map((m) => m.id),
-      ]);
-      assert.equal(count.rows[0]!.n, 2);
-    });
+    test(
+      'a message the database refuses (its application is gone) fails alone: the group is retried message by ' +
+        'message',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        const { db, calls } = counting(t.db);
+        const store = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
+        const group = [message(appId), message('app_doesnotexist0000000000000'), message(appId)];
+        const settled = await Promise.allSettled(
+          group.map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))),
+        );
+        assert.deepEqual(
+          settled.map((s) => s.status),
+          ['fulfilled', 'rejected', 'fulfilled'],
+        );
+        assert.equal(calls('tidings_publish'), 4, 'the refused group, then each message alone');
+        const count = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE id = ANY ($1)', [
+          group.map((m) => m.id),
+        ]);
+        assert.equal(count.rows[0]!.n, 2);
+      },
+    );
 
-    test('a message whose payload is above the grouping limit is published by a statement of its own; a keyed one takes the ordinary path', async () => {
-      const appId = await insertApp(t.db);
-      const { db, calls } = counting(t.db);
-      const store = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true, maxGroupedPayloadBytes: 16 });
-      const small = [message(appId, { payload: Buffer.from('{}') }), message(appId, { payload: Buffer.from('{}') })];
-      const big = [
-        message(appId, { payload: Buffer.from(`{"pad":"${'x'.repeat(32)}"}`) }),
-        message(appId, { payload: Buffer.from(`{"pad":"${'y'.repeat(32)}"}`) }),
-      ];
-      const results = await Promise.all(
-        [...small, ...big].map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))),
-      );
-      assert.equal(results.length, 4);
-      assert.equal(calls('tidings_publish'), 3, 'one group for the small ones, one statement per large one');
-      assert.equal(await keyed(store, `group-big-${engine.name}`, message(appId, { payload: big[0]!.payload })), null);
-      const key = await t.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [`group-big-${engine.name}`]);
-      assert.equal(key.rowCount, 0);
-    });
+    test(
+      'a message whose payload is above the grouping limit is published by a statement of its own; a keyed one ' +
+        'takes the ordinary path',
+      async () => {
+        const appId = await insertApp(t.db);
+        const { db, calls } = counting(t.db);
+        const store = createPgMessageStore(db, cipher, () => undefined, {
+          groupKeyed: true,
+          maxGroupedPayloadBytes: 16,
+        });
+        const small = [message(appId, { payload: Buffer.from('{}') }), message(appId, { payload: Buffer.from('{}') })];
+        const big = [
+          message(appId, { payload: Buffer.from(`{"pad":"${'x'.repeat(32)}"}`) }),
+          message(appId, { payload: Buffer.from(`{"pad":"${'y'.repeat(32)}"}`) }),
+        ];
+        const results = await Promise.all(
+          [...small, ...big].map((m) => runAutocommit(db, (tx) => store.insert(tx, m, null))),
+        );
+        assert.equal(results.length, 4);
+        assert.equal(calls('tidings_publish'), 3, 'one group for the small ones, one statement per large one');
+        assert.equal(
+          await keyed(store, `group-big-${engine.name}`, message(appId, { payload: big[0]!.payload })),
+          null,
+        );
+        const key = await t.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [`group-big-${engine.name}`]);
+        assert.equal(key.rowCount, 0);
+      },
+    );
 
     test('a publish inside a transaction runs on that transaction and is undone with it', async () => {
       const appId = await insertApp(t.db);
@@ -215,13 +235,17 @@ for (const engine of ENGINES) {
       assert.equal(count.rowCount, 0);
     });
 
-    test('a statement the database refuses leaves the connection usable: the same prepared statement runs next (regression: it broke the embedded engine)', async () => {
-      const divide = { name: 'tidings_test_divide', text: 'SELECT 10 / $1::int AS x' };
-      await assert.rejects(t.db.query(divide, [0]), /division by zero/);
-      assert.deepEqual((await t.db.query(divide, [2])).rows, [{ x: 5 }]);
-      await assert.rejects(t.db.query(divide, [0]), /division by zero/);
-      assert.deepEqual((await t.db.query(divide, [5])).rows, [{ x: 2 }]);
-    });
+    test(
+      'a statement the database refuses leaves the connection usable: the same prepared statement runs next ' +
+        '(regression: it broke the embedded engine)',
+      async () => {
+        const divide = { name: 'tidings_test_divide', text: 'SELECT 10 / $1::int AS x' };
+        await assert.rejects(t.db.query(divide, [0]), /division by zero/);
+        assert.deepEqual((await t.db.query(divide, [2])).rows, [{ x: 5 }]);
+        await assert.rejects(t.db.query(divide, [0]), /division by zero/);
+        assert.deepEqual((await t.db.query(divide, [5])).rows, [{ x: 2 }]);
+      },
+    );
 
     test('concurrent keyed publishes with fresh keys commit in one transaction, each key with its stored answer', async () => {
       const appId = await insertApp(t.db);
@@ -245,7 +269,8 @@ for (const engine of ENGINES) {
         response_body: { id: string; timestamp: string };
         tx: string;
       }>(
-        'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ($1) ORDER BY key',
+        'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ' +
+          '($1) ORDER BY key',
         [keys],
       );
       assert.equal(rows.rowCount, 30);
@@ -277,162 +302,186 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('a key that exists, a key given twice, a taken eventId and an eventId given twice leave the group with nothing stored; the rest commit', async () => {
-      const appId = await insertApp(t.db);
-      const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
-      const k = (name: string) => `group-mixed-${engine.name}-${name}`;
-      assert.notEqual(await keyed(store, k('existing'), message(appId)), null);
-      await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken-keyed' }), null));
-      const group = [
-        { key: k('fresh'), m: message(appId) },
-        { key: k('existing'), m: message(appId) },
-        { key: k('twice'), m: message(appId) },
-        { key: k('twice'), m: message(appId) },
-        { key: k('taken-event'), m: message(appId, { eventId: 'evt-taken-keyed' }) },
-        { key: k('event-first'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
-        { key: k('event-second'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
-      ];
-      const results = await Promise.all(group.map((g) => keyed(store, g.key, g.m)));
-      assert.deepEqual(
-        results.map((r) => r !== null),
-        [true, false, true, false, false, true, false],
-      );
-      const keys = await t.db.query<{ key: string }>(
-        'SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key',
-        [`group-mixed-${engine.name}-%`],
-      );
-      assert.deepEqual(
-        keys.rows.map((r) => r.key),
-        [k('event-first'), k('existing'), k('fresh'), k('twice')],
-        'the calls whose eventId is taken claimed no key',
-      );
-      const stored = await t.db.query<{ id: string }>('SELECT id FROM messages WHERE id = ANY ($1)', [
-        group.map((g) => g.m.id),
-      ]);
-      assert.deepEqual(stored.rows.map((r) => r.id).sort(), [group[0]!.m.id, group[2]!.m.id, group[5]!.m.id].sort());
-    });
-
-    if (engine.name === 'server') {
-      test('two groups publishing the same eventIds in opposite orders never deadlock: each eventId is stored once, the other call gets 409', async () => {
-        const appId = await insertApp(t.db);
-        const { db, calls } = counting(t.db);
-        const a = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
-        const b = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
-        const rounds = 10;
-        for (let round = 0; round < rounds; round++) {
-          const ids = Array.from({ length: 20 }, (_, i) => `dl-${round}-${i}`);
-          const payload = Buffer.from(JSON.stringify({ pad: 'x'.repeat(20_000) }));
-          const settled = await Promise.allSettled([
-            ...ids.map((eventId) =>
-              runAutocommit(db, (tx) => a.insert(tx, message(appId, { eventId, payload }), null)),
-            ),
-            ...[...ids]
-              .reverse()
-              .map((eventId) => runAutocommit(db, (tx) => b.insert(tx, message(appId, { eventId, payload }), null))),
-          ]);
-          for (const s of settled)
-            if (s.status === 'rejected')
-              assert.ok(s.reason instanceof AppError && s.reason.code === 'conflict', String(s.reason));
-          assert.equal(
-            settled.filter((s) => s.status === 'fulfilled').length,
-            20,
-            'each eventId stored by exactly one call',
-          );
-        }
-        assert.equal(
-          calls('tidings_publish'),
-          2 * rounds,
-          'one statement per group: no group was refused (a deadlock victim would be retried message by message)',
-        );
-        const count = await t.db.query<{ n: number }>(
-          'SELECT count(DISTINCT event_id)::int AS n FROM messages WHERE app_id = $1',
-          [appId],
-        );
-        assert.equal(count.rows[0]!.n, 20 * rounds);
-      });
-
-      test('a prepared statement made stale by a schema change fails once; the connection is then replaced and the statement runs (a live migration must not break publishing)', async () => {
-        await t.db.query('CREATE TABLE stale_shape (a int)');
-        await t.db.query('INSERT INTO stale_shape VALUES (1)');
-        const read = { name: 'tidings_test_stale', text: 'SELECT * FROM stale_shape' };
-        assert.deepEqual((await t.db.query(read)).rows, [{ a: 1 }]);
-        await t.db.query('ALTER TABLE stale_shape ALTER COLUMN a TYPE text');
-        await assert.rejects(t.db.query(read), /cached plan must not change result type/);
-        assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
-        assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
-      });
-
-      test('an eventId that a transaction in flight takes while a keyed group waits for it refuses the group: no key is stored without its message', async () => {
-        const appId = await insertApp(t.db);
-        // The group waits as long as the holder needs (not 50 ms), so that the holder commits while it waits.
-        const store = createPgMessageStore(t.db, cipher, () => undefined, {
-          groupKeyed: true,
-          keyedLockTimeoutMs: 60_000,
-        });
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        let taken!: () => void;
-        const held = new Promise<void>((resolve) => {
-          taken = resolve;
-        });
-        const holding = runTx(t.db, async (tx) => {
-          await store.insert(tx, message(appId, { eventId: 'evt-in-flight' }), null);
-          taken();
-          await released;
-        });
-        await held;
-        const [late, bystander] = [message(appId, { eventId: 'evt-in-flight' }), message(appId)];
-        const group = Promise.all([
-          keyed(store, 'group-late-event', late),
-          keyed(store, 'group-late-bystander', bystander),
-        ]);
-        // The group's statement is waiting for the holder's row (its snapshot did not see it), then the holder commits.
-        const waiting =
-          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
-        for (let polls = 0; (await t.db.query(waiting)).rowCount === 0; polls++) {
-          if (polls >= 10_000) {
-            release();
-            assert.fail('the group never waited for the holder');
-          }
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        release();
-        await holding;
-        assert.deepEqual(await group, [null, null], 'both calls take the ordinary path');
-        const keys = await t.db.query('SELECT key FROM idempotency_keys WHERE key IN ($1, $2)', [
-          'group-late-event',
-          'group-late-bystander',
-        ]);
-        assert.equal(keys.rowCount, 0, 'no key was stored with the answer of a message that was not');
-        const stored = await t.db.query('SELECT 1 FROM messages WHERE id = ANY ($1)', [[late.id, bystander.id]]);
-        assert.equal(stored.rowCount, 0);
-      });
-
-      test('a key held by an in-flight request makes its group give up within the lock timeout: nothing of the group is stored', async () => {
+    test(
+      'a key that exists, a key given twice, a taken eventId and an eventId given twice leave the group with ' +
+        'nothing stored; the rest commit',
+      async () => {
         const appId = await insertApp(t.db);
         const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
-        const holder = new pg.Client({ connectionString: t.url! });
-        await holder.connect();
-        try {
-          await holder.query('BEGIN');
-          await holder.query(
-            `INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at) VALUES ('admin', 'POST /api/v1/app/:appId/msg', 'group-held', 'fp', now() + interval '1 hour')`,
+        const k = (name: string) => `group-mixed-${engine.name}-${name}`;
+        assert.notEqual(await keyed(store, k('existing'), message(appId)), null);
+        await runAutocommit(t.db, (tx) => store.insert(tx, message(appId, { eventId: 'evt-taken-keyed' }), null));
+        const group = [
+          { key: k('fresh'), m: message(appId) },
+          { key: k('existing'), m: message(appId) },
+          { key: k('twice'), m: message(appId) },
+          { key: k('twice'), m: message(appId) },
+          { key: k('taken-event'), m: message(appId, { eventId: 'evt-taken-keyed' }) },
+          { key: k('event-first'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
+          { key: k('event-second'), m: message(appId, { eventId: 'evt-twice-keyed' }) },
+        ];
+        const results = await Promise.all(group.map((g) => keyed(store, g.key, g.m)));
+        assert.deepEqual(
+          results.map((r) => r !== null),
+          [true, false, true, false, false, true, false],
+        );
+        const keys = await t.db.query<{ key: string }>(
+          'SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key',
+          [`group-mixed-${engine.name}-%`],
+        );
+        assert.deepEqual(
+          keys.rows.map((r) => r.key),
+          [k('event-first'), k('existing'), k('fresh'), k('twice')],
+          'the calls whose eventId is taken claimed no key',
+        );
+        const stored = await t.db.query<{ id: string }>('SELECT id FROM messages WHERE id = ANY ($1)', [
+          group.map((g) => g.m.id),
+        ]);
+        assert.deepEqual(stored.rows.map((r) => r.id).sort(), [group[0]!.m.id, group[2]!.m.id, group[5]!.m.id].sort());
+      },
+    );
+
+    if (engine.name === 'server') {
+      test(
+        'two groups publishing the same eventIds in opposite orders never deadlock: each eventId is stored once, ' +
+          'the other call gets 409',
+        async () => {
+          const appId = await insertApp(t.db);
+          const { db, calls } = counting(t.db);
+          const a = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
+          const b = createPgMessageStore(db, cipher, () => undefined, { groupKeyed: true });
+          const rounds = 10;
+          for (let round = 0; round < rounds; round++) {
+            const ids = Array.from({ length: 20 }, (_, i) => `dl-${round}-${i}`);
+            const payload = Buffer.from(JSON.stringify({ pad: 'x'.repeat(20_000) }));
+            const settled = await Promise.allSettled([
+              ...ids.map((eventId) =>
+                runAutocommit(db, (tx) => a.insert(tx, message(appId, { eventId, payload }), null)),
+              ),
+              ...[...ids]
+                .reverse()
+                .map((eventId) => runAutocommit(db, (tx) => b.insert(tx, message(appId, { eventId, payload }), null))),
+            ]);
+            for (const s of settled)
+              if (s.status === 'rejected')
+                assert.ok(s.reason instanceof AppError && s.reason.code === 'conflict', String(s.reason));
+            assert.equal(
+              settled.filter((s) => s.status === 'fulfilled').length,
+              20,
+              'each eventId stored by exactly one call',
+            );
+          }
+          assert.equal(
+            calls('tidings_publish'),
+            2 * rounds,
+            'one statement per group: no group was refused (a deadlock victim would be retried message by message)',
           );
-          const [held, other] = [message(appId), message(appId)];
-          const results = await Promise.all([keyed(store, 'group-held', held), keyed(store, 'group-bystander', other)]);
-          assert.deepEqual(results, [null, null]);
-          const stored = await t.db.query(
-            'SELECT 1 FROM messages WHERE id = ANY ($1) UNION ALL SELECT 1 FROM idempotency_keys WHERE key = $2',
-            [[held.id, other.id], 'group-bystander'],
+          const count = await t.db.query<{ n: number }>(
+            'SELECT count(DISTINCT event_id)::int AS n FROM messages WHERE app_id = $1',
+            [appId],
           );
+          assert.equal(count.rows[0]!.n, 20 * rounds);
+        },
+      );
+
+      test(
+        'a prepared statement made stale by a schema change fails once; the connection is then replaced and the ' +
+          'statement runs (a live migration must not break publishing)',
+        async () => {
+          await t.db.query('CREATE TABLE stale_shape (a int)');
+          await t.db.query('INSERT INTO stale_shape VALUES (1)');
+          const read = { name: 'tidings_test_stale', text: 'SELECT * FROM stale_shape' };
+          assert.deepEqual((await t.db.query(read)).rows, [{ a: 1 }]);
+          await t.db.query('ALTER TABLE stale_shape ALTER COLUMN a TYPE text');
+          await assert.rejects(t.db.query(read), /cached plan must not change result type/);
+          assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
+          assert.deepEqual((await t.db.query(read)).rows, [{ a: '1' }]);
+        },
+      );
+
+      test(
+        'an eventId that a transaction in flight takes while a keyed group waits for it refuses the group: no ' +
+          'key is stored without its message',
+        async () => {
+          const appId = await insertApp(t.db);
+          // The group waits as long as the holder needs (not 50 ms), so that the holder commits while it waits.
+          const store = createPgMessageStore(t.db, cipher, () => undefined, {
+            groupKeyed: true,
+            keyedLockTimeoutMs: 60_000,
+          });
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => {
+            release = resolve;
+          });
+          let taken!: () => void;
+          const held = new Promise<void>((resolve) => {
+            taken = resolve;
+          });
+          const holding = runTx(t.db, async (tx) => {
+            await store.insert(tx, message(appId, { eventId: 'evt-in-flight' }), null);
+            taken();
+            await released;
+          });
+          await held;
+          const [late, bystander] = [message(appId, { eventId: 'evt-in-flight' }), message(appId)];
+          const group = Promise.all([
+            keyed(store, 'group-late-event', late),
+            keyed(store, 'group-late-bystander', bystander),
+          ]);
+          // The group's statement is waiting for the holder's row (its snapshot did not see it), then the holder commits.
+          const waiting =
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+          for (let polls = 0; (await t.db.query(waiting)).rowCount === 0; polls++) {
+            if (polls >= 10_000) {
+              release();
+              assert.fail('the group never waited for the holder');
+            }
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          release();
+          await holding;
+          assert.deepEqual(await group, [null, null], 'both calls take the ordinary path');
+          const keys = await t.db.query('SELECT key FROM idempotency_keys WHERE key IN ($1, $2)', [
+            'group-late-event',
+            'group-late-bystander',
+          ]);
+          assert.equal(keys.rowCount, 0, 'no key was stored with the answer of a message that was not');
+          const stored = await t.db.query('SELECT 1 FROM messages WHERE id = ANY ($1)', [[late.id, bystander.id]]);
           assert.equal(stored.rowCount, 0);
-        } finally {
-          await holder.query('ROLLBACK');
-          await holder.end();
-        }
-      });
+        },
+      );
+
+      test(
+        'a key held by an in-flight request makes its group give up within the lock timeout: nothing of the ' +
+          'group is stored',
+        async () => {
+          const appId = await insertApp(t.db);
+          const store = createPgMessageStore(t.db, cipher, () => undefined, { groupKeyed: true });
+          const holder = new pg.Client({ connectionString: t.url! });
+          await holder.connect();
+          try {
+            await holder.query('BEGIN');
+            await holder.query(
+              `INSERT INTO idempotency_keys (owner, route, key, fingerprint, expires_at) VALUES ('admin', 'POST ` +
+                `/api/v1/app/:appId/msg', 'group-held', 'fp', now() + interval '1 hour')`,
+            );
+            const [held, other] = [message(appId), message(appId)];
+            const results = await Promise.all([
+              keyed(store, 'group-held', held),
+              keyed(store, 'group-bystander', other),
+            ]);
+            assert.deepEqual(results, [null, null]);
+            const stored = await t.db.query(
+              'SELECT 1 FROM messages WHERE id = ANY ($1) UNION ALL SELECT 1 FROM idempotency_keys WHERE key = $2',
+              [[held.id, other.id], 'group-bystander'],
+            );
+            assert.equal(stored.rowCount, 0);
+          } finally {
+            await holder.query('ROLLBACK');
+            await holder.end();
+          }
+        },
+      );
     }
 
     test('application and event-type lookups made together share one statement and answer each ref', async () => {

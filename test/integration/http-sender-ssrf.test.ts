@@ -176,25 +176,29 @@ test('every literal spelling of a canary address is refused before a connection 
   assertCanariesUntouched();
 });
 
-test('a name is refused when the injected resolver answers with any refused address; the tenant reads it as a name that does not resolve', async () => {
-  const cases: readonly (readonly string[])[] = [
-    ['127.0.0.2'],
-    ['127.0.0.1', '127.0.0.2'],
-    ['127.0.0.2', '127.0.0.1'],
-    ['::1'],
-    ['127.0.0.1', '::1'],
-    ['::ffff:127.0.0.2'],
-    ['2130706434'],
-    ['0x7f.0.0.2'],
-  ];
-  for (const answer of cases) {
-    const resolver = scriptedResolver(answer);
-    const result = await send(sender({ lookup: resolver.lookup }), `http://internal.test:${target.port}/`);
-    assertRefusedName(result, answer.join(','));
-    assert.equal(resolver.calls(), 1, 'exactly one lookup per connection');
-  }
-  assertCanariesUntouched();
-});
+test(
+  'a name is refused when the injected resolver answers with any refused address; the tenant reads it as a name ' +
+    'that does not resolve',
+  async () => {
+    const cases: readonly (readonly string[])[] = [
+      ['127.0.0.2'],
+      ['127.0.0.1', '127.0.0.2'],
+      ['127.0.0.2', '127.0.0.1'],
+      ['::1'],
+      ['127.0.0.1', '::1'],
+      ['::ffff:127.0.0.2'],
+      ['2130706434'],
+      ['0x7f.0.0.2'],
+    ];
+    for (const answer of cases) {
+      const resolver = scriptedResolver(answer);
+      const result = await send(sender({ lookup: resolver.lookup }), `http://internal.test:${target.port}/`);
+      assertRefusedName(result, answer.join(','));
+      assert.equal(resolver.calls(), 1, 'exactly one lookup per connection');
+    }
+    assertCanariesUntouched();
+  },
+);
 
 test('a resolver failure or an empty answer is a dns error, not a connection anywhere', async () => {
   const failing: LookupFunction = (hostname, _options, callback) => {
@@ -216,21 +220,25 @@ test('a resolver failure or an empty answer is a dns error, not a connection any
   assertCanariesUntouched();
 });
 
-test('DNS rebinding (127.0.0.1, then 127.0.0.2) cannot switch the address: one lookup per connection, the second answer is refused', async () => {
-  const resolver = scriptedResolver(['127.0.0.1'], ['127.0.0.2']);
-  const s = sender({ lookup: resolver.lookup });
-  const before = target.requests().length;
-  const url = `http://rebind.test:${target.port}/hook`;
-  const first = await send(s, url);
-  assert.equal(first.type === 'response' && first.statusCode, 200, JSON.stringify(first));
-  // The receiver closes every connection, so the second attempt needs a new connection and a new lookup.
-  const second = await send(s, url);
-  assertRefusedName(second, 'second answer 127.0.0.2');
-  assert.equal(resolver.calls(), 2, 'one lookup per connection, none between the check and the connect');
-  assert.deepEqual(resolver.names, ['rebind.test', 'rebind.test']);
-  assert.equal(target.requests().length - before, 1, 'only the checked address got a request');
-  assertCanariesUntouched();
-});
+test(
+  'DNS rebinding (127.0.0.1, then 127.0.0.2) cannot switch the address: one lookup per connection, the second ' +
+    'answer is refused',
+  async () => {
+    const resolver = scriptedResolver(['127.0.0.1'], ['127.0.0.2']);
+    const s = sender({ lookup: resolver.lookup });
+    const before = target.requests().length;
+    const url = `http://rebind.test:${target.port}/hook`;
+    const first = await send(s, url);
+    assert.equal(first.type === 'response' && first.statusCode, 200, JSON.stringify(first));
+    // The receiver closes every connection, so the second attempt needs a new connection and a new lookup.
+    const second = await send(s, url);
+    assertRefusedName(second, 'second answer 127.0.0.2');
+    assert.equal(resolver.calls(), 2, 'one lookup per connection, none between the check and the connect');
+    assert.deepEqual(resolver.names, ['rebind.test', 'rebind.test']);
+    assert.equal(target.requests().length - before, 1, 'only the checked address got a request');
+    assertCanariesUntouched();
+  },
+);
 
 test('a redirect from the allowed receiver to a canary is a response with its Location, never followed', async () => {
   const redirector = await startReceiver(redirect(canary4.url));

@@ -199,76 +199,85 @@ function assertExpected(name: string, result: SendResult, expected: Expected): v
   assert.deepEqual(actual, expected, `${name}: ${JSON.stringify(result).slice(0, 300)}`);
 }
 
-test('hostile receivers: each attempt ends within deadline + 1 s, classified, in bounded memory, while a healthy receiver keeps being served', async (t: TestContext) => {
-  const gc = collector();
-  const bomb = await receivers.gzipBomb(10 * 1024 * 1024);
-  const cases = hostileCases(bomb);
-  const hostile = await Promise.all(cases.map((c) => receiver(c.behaviour)));
-  // 10 ms of "work" per request keeps the healthy client at a realistic pace (a hot loop of thousands of
-  // requests would move RSS by itself and hide what the hostile set costs).
-  const healthy = await receiver(receivers.healthyAfter(10));
+test(
+  'hostile receivers: each attempt ends within deadline + 1 s, classified, in bounded memory, while a healthy ' +
+    'receiver keeps being served',
+  async (t: TestContext) => {
+    const gc = collector();
+    const bomb = await receivers.gzipBomb(10 * 1024 * 1024);
+    const cases = hostileCases(bomb);
+    const hostile = await Promise.all(cases.map((c) => receiver(c.behaviour)));
+    // 10 ms of "work" per request keeps the healthy client at a realistic pace (a hot loop of thousands of
+    // requests would move RSS by itself and hide what the hostile set costs).
+    const healthy = await receiver(receivers.healthyAfter(10));
 
-  // The healthy receiver's solo run, for comparison.
-  const solo: number[] = [];
-  for (let i = 0; i < 20; i += 1) solo.push((await timedSend(sender, healthy.url)).wallMs);
+    // The healthy receiver's solo run, for comparison.
+    const solo: number[] = [];
+    for (let i = 0; i < 20; i += 1) solo.push((await timedSend(sender, healthy.url)).wallMs);
 
-  gc();
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore; // sampled after every healthy response, i.e. all through the hostile set
+    gc();
+    const rssBefore = process.memoryUsage().rss;
+    let rssPeak = rssBefore; // sampled after every healthy response, i.e. all through the hostile set
 
-  let hostileDone = false;
-  const hostileRun = Promise.all(cases.map((c, i) => timedSend(sender, `${hostile[i]?.url ?? ''}hostile`))).finally(
-    () => {
-      hostileDone = true;
-    },
-  );
-  const alongside: { result: SendResult; wallMs: number }[] = [];
-  for (let i = 0; i < 10_000 && !hostileDone; i += 1) {
-    alongside.push(await timedSend(sender, healthy.url));
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-  }
-  const outcomes = await hostileRun;
-
-  gc();
-  const rssAfter = process.memoryUsage().rss;
-  const growthMb = (rssAfter - rssBefore) / 1024 / 1024;
-  const peakGrowthMb = (rssPeak - rssBefore) / 1024 / 1024;
-  t.diagnostic(
-    `RSS before ${(rssBefore / 1024 / 1024).toFixed(1)} MB, after ${(rssAfter / 1024 / 1024).toFixed(1)} MB (both after a full GC): growth ${growthMb.toFixed(1)} MB; highest sample during the set +${peakGrowthMb.toFixed(1)} MB`,
-  );
-
-  cases.forEach((c, i) => {
-    const outcome = outcomes[i];
-    assert.ok(outcome !== undefined);
-    t.diagnostic(
-      `${c.name}: ${outcome.result.type === 'error' ? outcome.result.errorKind : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`} in ${Math.round(outcome.wallMs)} ms (recorded ${outcome.result.durationMs} ms)`,
+    let hostileDone = false;
+    const hostileRun = Promise.all(cases.map((c, i) => timedSend(sender, `${hostile[i]?.url ?? ''}hostile`))).finally(
+      () => {
+        hostileDone = true;
+      },
     );
-    assertExpected(c.name, outcome.result, c.expected);
-    assert.ok(outcome.wallMs <= BOUND_MS, `${c.name} took ${Math.round(outcome.wallMs)} ms (wall)`);
-    assert.ok(outcome.result.durationMs <= BOUND_MS, `${c.name} recorded ${outcome.result.durationMs} ms`);
-    const r = hostile[i];
-    assert.ok(r !== undefined);
-    c.check?.(outcome.result, r);
-  });
+    const alongside: { result: SendResult; wallMs: number }[] = [];
+    for (let i = 0; i < 10_000 && !hostileDone; i += 1) {
+      alongside.push(await timedSend(sender, healthy.url));
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+    }
+    const outcomes = await hostileRun;
 
-  assert.ok(rssAfter - rssBefore < RSS_LIMIT_BYTES, `RSS grew by ${growthMb.toFixed(1)} MB`);
-  assert.ok(
-    rssPeak - rssBefore < RSS_LIMIT_BYTES,
-    `RSS peaked ${peakGrowthMb.toFixed(1)} MB above its start during the set`,
-  );
+    gc();
+    const rssAfter = process.memoryUsage().rss;
+    const growthMb = (rssAfter - rssBefore) / 1024 / 1024;
+    const peakGrowthMb = (rssPeak - rssBefore) / 1024 / 1024;
+    t.diagnostic(
+      `RSS before ${(rssBefore / 1024 / 1024).toFixed(1)} MB, after ${(rssAfter / 1024 / 1024).toFixed(1)} MB ` +
+        `(both after a full GC): growth ${growthMb.toFixed(1)} MB; highest sample during the set ` +
+        `+${peakGrowthMb.toFixed(1)} MB`,
+    );
 
-  // The healthy receiver was served all along, each request well within a generous bound of its solo run.
-  const soloMax = Math.max(...solo);
-  const worst = Math.max(...alongside.map((a) => a.wallMs));
-  t.diagnostic(
-    `healthy receiver: solo max ${soloMax.toFixed(1)} ms; ${alongside.length} requests alongside the hostile set, worst ${worst.toFixed(1)} ms`,
-  );
-  assert.ok(alongside.length >= 5, `only ${alongside.length} healthy requests completed during the hostile set`);
-  for (const { result } of alongside)
-    assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
-  assert.ok(worst <= soloMax + 1000, `a healthy request took ${worst.toFixed(1)} ms alongside the hostile set`);
-  assert.equal(healthy.requests().length, solo.length + alongside.length);
-});
+    cases.forEach((c, i) => {
+      const outcome = outcomes[i];
+      assert.ok(outcome !== undefined);
+      t.diagnostic(
+        `${c.name}: ` +
+          `${outcome.result.type === 'error' ? outcome.result.errorKind : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`} ` +
+          `in ${Math.round(outcome.wallMs)} ms (recorded ${outcome.result.durationMs} ms)`,
+      );
+      assertExpected(c.name, outcome.result, c.expected);
+      assert.ok(outcome.wallMs <= BOUND_MS, `${c.name} took ${Math.round(outcome.wallMs)} ms (wall)`);
+      assert.ok(outcome.result.durationMs <= BOUND_MS, `${c.name} recorded ${outcome.result.durationMs} ms`);
+      const r = hostile[i];
+      assert.ok(r !== undefined);
+      c.check?.(outcome.result, r);
+    });
+
+    assert.ok(rssAfter - rssBefore < RSS_LIMIT_BYTES, `RSS grew by ${growthMb.toFixed(1)} MB`);
+    assert.ok(
+      rssPeak - rssBefore < RSS_LIMIT_BYTES,
+      `RSS peaked ${peakGrowthMb.toFixed(1)} MB above its start during the set`,
+    );
+
+    // The healthy receiver was served all along, each request well within a generous bound of its solo run.
+    const soloMax = Math.max(...solo);
+    const worst = Math.max(...alongside.map((a) => a.wallMs));
+    t.diagnostic(
+      `healthy receiver: solo max ${soloMax.toFixed(1)} ms; ${alongside.length} requests alongside the hostile ` +
+        `set, worst ${worst.toFixed(1)} ms`,
+    );
+    assert.ok(alongside.length >= 5, `only ${alongside.length} healthy requests completed during the hostile set`);
+    for (const { result } of alongside)
+      assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
+    assert.ok(worst <= soloMax + 1000, `a healthy request took ${worst.toFixed(1)} ms alongside the hostile set`);
+    assert.equal(healthy.requests().length, solo.length + alongside.length);
+  },
+);
 
 test('a closed port is connect_refused', async () => {
   const r = await receivers.startReceiver(receivers.healthy);
@@ -296,33 +305,37 @@ test('https to a receiver that speaks plain HTTP is a tls error', async () => {
   assert.equal(result.type === 'error' && result.errorKind, 'tls', JSON.stringify(result));
 });
 
-test('the request carries the caller headers, our user-agent and the exact body; URL credentials and fragment are not sent', async () => {
-  const r = await receiver(receivers.healthy);
-  const url = r.url.replace('http://', 'http://user:secret@') + 'hooks/in?x=1#frag';
-  const result = await sender.send({
-    url,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': 'msg_1',
-      'user-agent': 'spoofed',
-      'x-custom': 'yes',
-      'transfer-encoding': 'chunked',
-    },
-    body: BODY,
-  });
-  assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
-  const seen = r.requests()[0];
-  assert.ok(seen !== undefined);
-  const head = seen.head.toLowerCase();
-  assert.match(seen.head, /^POST \/hooks\/in\?x=1 HTTP\/1\.1\r\n/);
-  assert.match(head, /\r\nuser-agent: tidings\/test(\r\n|$)/);
-  assert.match(head, /\r\nwebhook-id: msg_1(\r\n|$)/);
-  assert.match(head, /\r\nx-custom: yes(\r\n|$)/);
-  assert.match(head, new RegExp(`\\r\\ncontent-length: ${BODY.length}(\\r\\n|$)`));
-  for (const absent of ['spoofed', 'authorization', 'transfer-encoding', 'accept-encoding', 'frag'])
-    assert.ok(!head.includes(absent), `${absent} was sent`);
-  assert.deepEqual(seen.body, BODY);
-});
+test(
+  'the request carries the caller headers, our user-agent and the exact body; URL credentials and fragment are ' +
+    'not sent',
+  async () => {
+    const r = await receiver(receivers.healthy);
+    const url = r.url.replace('http://', 'http://user:secret@') + 'hooks/in?x=1#frag';
+    const result = await sender.send({
+      url,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'msg_1',
+        'user-agent': 'spoofed',
+        'x-custom': 'yes',
+        'transfer-encoding': 'chunked',
+      },
+      body: BODY,
+    });
+    assert.equal(result.type === 'response' && result.statusCode, 200, JSON.stringify(result));
+    const seen = r.requests()[0];
+    assert.ok(seen !== undefined);
+    const head = seen.head.toLowerCase();
+    assert.match(seen.head, /^POST \/hooks\/in\?x=1 HTTP\/1\.1\r\n/);
+    assert.match(head, /\r\nuser-agent: tidings\/test(\r\n|$)/);
+    assert.match(head, /\r\nwebhook-id: msg_1(\r\n|$)/);
+    assert.match(head, /\r\nx-custom: yes(\r\n|$)/);
+    assert.match(head, new RegExp(`\\r\\ncontent-length: ${BODY.length}(\\r\\n|$)`));
+    for (const absent of ['spoofed', 'authorization', 'transfer-encoding', 'accept-encoding', 'frag'])
+      assert.ok(!head.includes(absent), `${absent} was sent`);
+    assert.deepEqual(seen.body, BODY);
+  },
+);
 
 test('send never throws: a bad URL, a refused scheme and an invalid header value are results', async () => {
   const badUrl = await sender.send({ url: 'not a url', headers: {}, body: BODY });

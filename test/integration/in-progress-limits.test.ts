@@ -37,8 +37,10 @@ async function slowBody(
   let text = '';
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   const head =
-    `POST ${path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nConnection: close\r\n` +
-    `${forwardedFor === undefined ? '' : `X-Forwarded-For: ${forwardedFor}\r\n`}Expect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    `POST ${path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${token}\r\nContent-Type: ` +
+    `application/json\r\nConnection: close\r\n` +
+    `${forwardedFor === undefined ? '' : `X-Forwarded-For: ${forwardedFor}\r\n`}Expect: ` +
+    `100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
   const answered = new Promise<'continue' | 'final'>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('latin1');
@@ -80,61 +82,70 @@ describe('requests in progress per credential', () => {
   });
   after(async () => api?.close());
 
-  test('a credential holding TIDINGS_API_CREDENTIAL_CONCURRENCY slow bodies gets 429 concurrency_limited for one more, while another credential is served; its slots come back when its requests end', async () => {
-    const app = await api.svix.application.create({ name: 'noisy tenant' });
-    const quiet = await api.svix.application.create({ name: 'quiet tenant' });
-    const noisy = await api.appKey(app.id);
-    const other = await api.appKey(quiet.id);
-    const publish = JSON.stringify({ eventType: 'slow.body', payload: { pad: 'x'.repeat(64) } });
-    const slow = [
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
-    ];
-    try {
-      const refused = await rawExchange(
-        api.url,
-        `GET /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${noisy}\r\n\r\n`,
-      );
-      assert.equal(refused.status, 429, refused.text);
-      assert.deepEqual(refused.body, {
-        code: 'concurrency_limited',
-        detail:
-          'Too many requests of this credential in progress at once (TIDINGS_API_CREDENTIAL_CONCURRENCY=3); retry in 1 s',
-      });
-      assert.match(refused.text, /retry-after: 1\r\n/i);
-      assert.notEqual(refused.closedAfterMs, null, 'the refused connection is closed');
+  test(
+    'a credential holding TIDINGS_API_CREDENTIAL_CONCURRENCY slow bodies gets 429 concurrency_limited for one ' +
+      'more, while another credential is served; its slots come back when its requests end',
+    async () => {
+      const app = await api.svix.application.create({ name: 'noisy tenant' });
+      const quiet = await api.svix.application.create({ name: 'quiet tenant' });
+      const noisy = await api.appKey(app.id);
+      const other = await api.appKey(quiet.id);
+      const publish = JSON.stringify({ eventType: 'slow.body', payload: { pad: 'x'.repeat(64) } });
+      const slow = [
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, noisy, publish)),
+      ];
+      try {
+        const refused = await rawExchange(
+          api.url,
+          `GET /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${noisy}\r\n\r\n`,
+        );
+        assert.equal(refused.status, 429, refused.text);
+        assert.deepEqual(refused.body, {
+          code: 'concurrency_limited',
+          detail:
+            'Too many requests of this credential in progress at once (TIDINGS_API_CREDENTIAL_CONCURRENCY=3); ' +
+            'retry in 1 s',
+        });
+        assert.match(refused.text, /retry-after: 1\r\n/i);
+        assert.notEqual(refused.closedAfterMs, null, 'the refused connection is closed');
 
-      const started = performance.now();
-      const res = await api.request('POST', `/api/v1/app/${quiet.id}/msg`, {
-        token: other,
-        body: JSON.stringify({ eventType: 'quiet', payload: {} }),
-      });
-      assert.equal(res.status, 202, 'another credential publishes beside the noisy one');
-      assert.ok(performance.now() - started < 5000);
-    } finally {
-      assert.deepEqual(
-        await Promise.all(slow.map((s) => s.finish())),
-        [202, 202, 202],
-        'the slow bodies, once finished, are published',
+        const started = performance.now();
+        const res = await api.request('POST', `/api/v1/app/${quiet.id}/msg`, {
+          token: other,
+          body: JSON.stringify({ eventType: 'quiet', payload: {} }),
+        });
+        assert.equal(res.status, 202, 'another credential publishes beside the noisy one');
+        assert.ok(performance.now() - started < 5000);
+      } finally {
+        assert.deepEqual(
+          await Promise.all(slow.map((s) => s.finish())),
+          [202, 202, 202],
+          'the slow bodies, once finished, are published',
+        );
+      }
+      assert.equal(
+        (await api.request('GET', `/api/v1/app/${app.id}`, { token: noisy })).status,
+        200,
+        'the slots are free again',
       );
-    }
-    assert.equal(
-      (await api.request('GET', `/api/v1/app/${app.id}`, { token: noisy })).status,
-      200,
-      'the slots are free again',
-    );
-  });
+    },
+  );
 
-  test('a view-only portal token cannot hold a connection with a slow body on POST /auth/logout: the body is refused at once', async () => {
-    const app = await api.svix.application.create({ name: 'portal' });
-    const portal = await api.svix.authentication.appPortalAccess(app.id, { readOnly: true });
-    const r = await slowBody(api, '/api/v1/auth/logout', portal.token, '{"pad":"xxxxxxxxxxxxxxxx"}');
-    if ('socket' in r) r.socket.destroy();
-    assert.ok('refused' in r, 'no 100 Continue: the body is never asked for');
-    assert.equal(r.refused, 400);
-    assert.match(r.text, /"code":"body_not_allowed"/);
-  });
+  test(
+    'a view-only portal token cannot hold a connection with a slow body on POST /auth/logout: the body is ' +
+      'refused at once',
+    async () => {
+      const app = await api.svix.application.create({ name: 'portal' });
+      const portal = await api.svix.authentication.appPortalAccess(app.id, { readOnly: true });
+      const r = await slowBody(api, '/api/v1/auth/logout', portal.token, '{"pad":"xxxxxxxxxxxxxxxx"}');
+      if ('socket' in r) r.socket.destroy();
+      assert.ok('refused' in r, 'no 100 Continue: the body is never asked for');
+      assert.equal(r.refused, 400);
+      assert.match(r.text, /"code":"body_not_allowed"/);
+    },
+  );
 });
 
 describe('requests in progress per client address', () => {
@@ -149,42 +160,47 @@ describe('requests in progress per client address', () => {
   });
   after(async () => api?.close());
 
-  test('one address holding TIDINGS_API_ADDRESS_CONCURRENCY slow bodies with as many credentials gets 429 for one more, whatever its credential; another address behind the same proxy is served', async () => {
-    const app = await api.svix.application.create({ name: 'many keys' });
-    const keys = [
-      await api.appKey(app.id),
-      await api.appKey(app.id),
-      await api.appKey(app.id),
-      await api.appKey(app.id),
-    ];
-    const body = JSON.stringify({ eventType: 'slow.body', payload: {} });
-    const slow = [
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[0]!, body, '203.0.113.9')),
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[1]!, body, '203.0.113.9')),
-      held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[2]!, body, '203.0.113.9')),
-    ];
-    try {
-      const refused = await api.request('GET', `/api/v1/app/${app.id}`, {
-        token: keys[3]!,
-        headers: { 'x-forwarded-for': '203.0.113.9' },
-      });
-      assert.equal(refused.status, 429);
-      assert.deepEqual(await refused.json(), {
-        code: 'concurrency_limited',
-        detail:
-          'Too many requests from this client address in progress at once (TIDINGS_API_ADDRESS_CONCURRENCY=3); retry in 1 s',
-      });
-      assert.equal(
-        (
-          await api.request('GET', `/api/v1/app/${app.id}`, {
-            token: keys[3]!,
-            headers: { 'x-forwarded-for': '203.0.113.10' },
-          })
-        ).status,
-        200,
-      );
-    } finally {
-      await Promise.all(slow.map((s) => s.finish()));
-    }
-  });
+  test(
+    'one address holding TIDINGS_API_ADDRESS_CONCURRENCY slow bodies with as many credentials gets 429 for one ' +
+      'more, whatever its credential; another address behind the same proxy is served',
+    async () => {
+      const app = await api.svix.application.create({ name: 'many keys' });
+      const keys = [
+        await api.appKey(app.id),
+        await api.appKey(app.id),
+        await api.appKey(app.id),
+        await api.appKey(app.id),
+      ];
+      const body = JSON.stringify({ eventType: 'slow.body', payload: {} });
+      const slow = [
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[0]!, body, '203.0.113.9')),
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[1]!, body, '203.0.113.9')),
+        held(await slowBody(api, `/api/v1/app/${app.id}/msg`, keys[2]!, body, '203.0.113.9')),
+      ];
+      try {
+        const refused = await api.request('GET', `/api/v1/app/${app.id}`, {
+          token: keys[3]!,
+          headers: { 'x-forwarded-for': '203.0.113.9' },
+        });
+        assert.equal(refused.status, 429);
+        assert.deepEqual(await refused.json(), {
+          code: 'concurrency_limited',
+          detail:
+            'Too many requests from this client address in progress at once (TIDINGS_API_ADDRESS_CONCURRENCY=3); ' +
+            'retry in 1 s',
+        });
+        assert.equal(
+          (
+            await api.request('GET', `/api/v1/app/${app.id}`, {
+              token: keys[3]!,
+              headers: { 'x-forwarded-for': '203.0.113.10' },
+            })
+          ).status,
+          200,
+        );
+      } finally {
+        await Promise.all(slow.map((s) => s.finish()));
+      }
+    },
+  );
 });

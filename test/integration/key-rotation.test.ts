@@ -78,7 +78,8 @@ async function keyUsage(db: Db): Promise<Record<string, Record<string, number>>>
   for (const c of columns) {
     const rows = (
       await db.query<{ k: string; n: number }>(
-        `SELECT "${c.column_name}" AS k, count(*)::int AS n FROM "${c.table_name}" WHERE "${c.column_name}" IS NOT NULL GROUP BY 1`,
+        `SELECT "${c.column_name}" AS k, count(*)::int AS n FROM "${c.table_name}" WHERE "${c.column_name}" IS ` +
+          'NOT NULL GROUP BY 1',
       )
     ).rows;
     usage[`${c.table_name}.${c.column_name}`] = Object.fromEntries(rows.map((r) => [r.k, r.n]));
@@ -129,145 +130,158 @@ for (const engine of ENGINES) {
     });
     after(async () => database?.drop());
 
-    test('values under a rotated-out key still decrypt while it is in the ring; rotate rewrites every encrypted column in batches and retires the old key', async () => {
-      await checkKeyRegistry(db, ring1);
-      const seeded = await seed(db, ring1, appId, 7, 11);
-      // Ring k2,k1: new writes use k2, k1 still decrypts (through the stores the API and dispatcher use).
-      await checkKeyRegistry(db, ring21);
-      const store = { ...createPgEndpointStore(db, ring21), ...createPgMessageQueryStore(db, ring21) };
-      assert.equal(await store.endpointSecret(appId, seeded.endpoints[0]!.id), seeded.endpoints[0]!.secret);
-      const msg = await store.findMessage(appId, seeded.messages[0]!.id, { withPayload: true });
-      assert.equal(Buffer.from(msg!.payload!).toString(), seeded.messages[0]!.payload);
+    test(
+      'values under a rotated-out key still decrypt while it is in the ring; rotate rewrites every encrypted ' +
+        'column in batches and retires the old key',
+      async () => {
+        await checkKeyRegistry(db, ring1);
+        const seeded = await seed(db, ring1, appId, 7, 11);
+        // Ring k2,k1: new writes use k2, k1 still decrypts (through the stores the API and dispatcher use).
+        await checkKeyRegistry(db, ring21);
+        const store = { ...createPgEndpointStore(db, ring21), ...createPgMessageQueryStore(db, ring21) };
+        assert.equal(await store.endpointSecret(appId, seeded.endpoints[0]!.id), seeded.endpoints[0]!.secret);
+        const msg = await store.findMessage(appId, seeded.messages[0]!.id, { withPayload: true });
+        assert.equal(Buffer.from(msg!.payload!).toString(), seeded.messages[0]!.payload);
 
-      const progress: RotationProgress[] = [];
-      const report = await rotateKeys(db, ring21, { batchSize: 3, onProgress: (p) => progress.push(p) });
-      assert.deepEqual(report.rewritten, {
-        'endpoints.secret': 7,
-        'endpoints.previous_secret': 7,
-        'endpoints.sensitive_headers': 7,
-        'messages.payload': 11,
-        'attempts.response_body': 0,
-      });
-      assert.ok(
-        progress.every((p) => p.read <= 3),
-        'batches are bounded by the batch size',
-      );
-      assert.equal(progress.filter((p) => p.column === 'messages.payload').length, 4, '11 payloads in batches of 3');
-      assert.deepEqual(Object.values(report.remaining), [0, 0, 0, 0, 0]);
-      assert.deepEqual(report.retired, ['k1']);
-
-      const usage = await keyUsage(db);
-      for (const [column, keys] of Object.entries(usage)) {
-        assert.deepEqual(
-          Object.keys(keys).filter((k) => k !== 'k2'),
-          [],
-          `${column} still has values under ${JSON.stringify(keys)}`,
+        const progress: RotationProgress[] = [];
+        const report = await rotateKeys(db, ring21, { batchSize: 3, onProgress: (p) => progress.push(p) });
+        assert.deepEqual(report.rewritten, {
+          'endpoints.secret': 7,
+          'endpoints.previous_secret': 7,
+          'endpoints.sensitive_headers': 7,
+          'messages.payload': 11,
+          'attempts.response_body': 0,
+        });
+        assert.ok(
+          progress.every((p) => p.read <= 3),
+          'batches are bounded by the batch size',
         );
-      }
-      assert.equal(
-        usage['endpoints.secret_key_id']?.k2,
-        7 +
-          (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM endpoints WHERE app_id <> $1', [appId]))
-            .rows[0]!.n,
-      );
-      // Only k2 is needed now: values decrypt with a ring of k2 alone, and start-up accepts that ring.
-      await readBack(db, ring2, seeded);
-      await checkKeyRegistry(db, ring2);
-      // A rerun finds nothing to do.
-      const again = await rotateKeys(db, ring21, { batchSize: 3 });
-      assert.deepEqual(Object.values(again.rewritten), [0, 0, 0, 0, 0]);
-    });
+        assert.equal(progress.filter((p) => p.column === 'messages.payload').length, 4, '11 payloads in batches of 3');
+        assert.deepEqual(Object.values(report.remaining), [0, 0, 0, 0, 0]);
+        assert.deepEqual(report.retired, ['k1']);
 
-    test('a value written between the read and the write of a batch is not clobbered; one written under the old key is left for a rerun', async () => {
-      const k3 = { id: 'k3', key: Buffer.alloc(32, 3) };
-      const ring32 = keyRingCipher([k3, K2]);
-      await checkKeyRegistry(db, ring32);
-      const seeded = await seed(db, ring2, appId, 4, 0);
-      const [fresh, stale] = [seeded.endpoints[1]!, seeded.endpoints[2]!];
-      const freshSecret = encodeSecret(randomBytes(24));
-      const staleSecret = encodeSecret(randomBytes(24));
-      let injected = false;
-      const report = await rotateKeys(db, ring32, {
-        batchSize: 100,
-        beforeWrite: async (column, ids) => {
-          if (injected || column.data !== 'secret' || !ids.includes(fresh.id)) return;
-          injected = true;
-          // A process with the new ring writes under k3; one not yet restarted (old ring) writes under k2.
-          const a = ring32.encrypt(Buffer.from(freshSecret), fresh.id);
-          const b = ring2.encrypt(Buffer.from(staleSecret), stale.id);
-          await db.query('UPDATE endpoints SET secret = $2, secret_key_id = $3 WHERE id = $1', [
-            fresh.id,
-            a.data,
-            a.keyId,
-          ]);
-          await db.query('UPDATE endpoints SET secret = $2, secret_key_id = $3 WHERE id = $1', [
-            stale.id,
-            b.data,
-            b.keyId,
-          ]);
-        },
-      });
-      assert.ok(injected);
-      assert.ok(report.changedMeanwhile >= 2, 'both concurrently written rows were left alone');
-      assert.equal(report.remaining['endpoints.secret'], 1, 'the value written under the old key is reported');
-      assert.deepEqual(report.retired, [], 'k2 is not retired while a value uses it');
-      const store = createPgEndpointStore(db, ring32);
-      assert.equal(await store.endpointSecret(appId, fresh.id), freshSecret, 'the concurrent write stands');
-      assert.equal(await store.endpointSecret(appId, stale.id), staleSecret);
-      const rerun = await rotateKeys(db, ring32, { batchSize: 100 });
-      assert.equal(rerun.rewritten['endpoints.secret'], 1);
-      assert.deepEqual(rerun.retired, ['k2']);
-      assert.equal(await createPgEndpointStore(db, keyRingCipher([k3])).endpointSecret(appId, stale.id), staleSecret);
-      // k2 is retired and may leave the ring; k3 may not.
-      await checkKeyRegistry(db, keyRingCipher([k3]));
-      await assert.rejects(
-        checkKeyRegistry(db, keyRingCipher([{ id: 'k4', key: Buffer.alloc(32, 4) }])),
-        (e: unknown) => e instanceof KeyCheckError && e.code === 'encryption_key_missing' && e.keyIds.includes('k3'),
-      );
-      await db.query(`DELETE FROM encryption_keys WHERE id = 'k4'`);
-      // Same id, other bytes: refused as a mismatch.
-      await assert.rejects(
-        checkKeyRegistry(db, keyRingCipher([{ id: 'k3', key: Buffer.alloc(32, 5) }])),
-        (e: unknown) => e instanceof KeyCheckError && e.code === 'encryption_key_mismatch',
-      );
-    });
+        const usage = await keyUsage(db);
+        for (const [column, keys] of Object.entries(usage)) {
+          assert.deepEqual(
+            Object.keys(keys).filter((k) => k !== 'k2'),
+            [],
+            `${column} still has values under ${JSON.stringify(keys)}`,
+          );
+        }
+        assert.equal(
+          usage['endpoints.secret_key_id']?.k2,
+          7 +
+            (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM endpoints WHERE app_id <> $1', [appId]))
+              .rows[0]!.n,
+        );
+        // Only k2 is needed now: values decrypt with a ring of k2 alone, and start-up accepts that ring.
+        await readBack(db, ring2, seeded);
+        await checkKeyRegistry(db, ring2);
+        // A rerun finds nothing to do.
+        const again = await rotateKeys(db, ring21, { batchSize: 3 });
+        assert.deepEqual(Object.values(again.rewritten), [0, 0, 0, 0, 0]);
+      },
+    );
 
-    test('a run stopped after one batch resumes where it stopped; a value under a key missing from the ring stops the run before its batch is written', async () => {
-      const k5 = { id: 'k5', key: Buffer.alloc(32, 5 + 100) };
-      const k3 = { id: 'k3', key: Buffer.alloc(32, 3) };
-      const ring53 = keyRingCipher([k5, k3]);
-      await checkKeyRegistry(db, ring53);
-      let batches = 0;
-      const first = await rotateKeys(db, ring53, {
-        batchSize: 2,
-        shouldStop: () => batches >= 1,
-        onProgress: () => batches++,
-      });
-      assert.equal(batches, 1);
-      assert.equal(
-        Object.values(first.rewritten).reduce((a, b) => a + b, 0),
-        2,
-      );
-      assert.deepEqual(first.retired, [], 'a stopped run retires nothing');
-      const second = await rotateKeys(db, ring53, { batchSize: 2 });
-      assert.ok(Object.values(second.rewritten).reduce((a, b) => a + b, 0) > 0);
-      assert.deepEqual(Object.values(second.remaining), [0, 0, 0, 0, 0]);
+    test(
+      'a value written between the read and the write of a batch is not clobbered; one written under the old key ' +
+        'is left for a rerun',
+      async () => {
+        const k3 = { id: 'k3', key: Buffer.alloc(32, 3) };
+        const ring32 = keyRingCipher([k3, K2]);
+        await checkKeyRegistry(db, ring32);
+        const seeded = await seed(db, ring2, appId, 4, 0);
+        const [fresh, stale] = [seeded.endpoints[1]!, seeded.endpoints[2]!];
+        const freshSecret = encodeSecret(randomBytes(24));
+        const staleSecret = encodeSecret(randomBytes(24));
+        let injected = false;
+        const report = await rotateKeys(db, ring32, {
+          batchSize: 100,
+          beforeWrite: async (column, ids) => {
+            if (injected || column.data !== 'secret' || !ids.includes(fresh.id)) return;
+            injected = true;
+            // A process with the new ring writes under k3; one not yet restarted (old ring) writes under k2.
+            const a = ring32.encrypt(Buffer.from(freshSecret), fresh.id);
+            const b = ring2.encrypt(Buffer.from(staleSecret), stale.id);
+            await db.query('UPDATE endpoints SET secret = $2, secret_key_id = $3 WHERE id = $1', [
+              fresh.id,
+              a.data,
+              a.keyId,
+            ]);
+            await db.query('UPDATE endpoints SET secret = $2, secret_key_id = $3 WHERE id = $1', [
+              stale.id,
+              b.data,
+              b.keyId,
+            ]);
+          },
+        });
+        assert.ok(injected);
+        assert.ok(report.changedMeanwhile >= 2, 'both concurrently written rows were left alone');
+        assert.equal(report.remaining['endpoints.secret'], 1, 'the value written under the old key is reported');
+        assert.deepEqual(report.retired, [], 'k2 is not retired while a value uses it');
+        const store = createPgEndpointStore(db, ring32);
+        assert.equal(await store.endpointSecret(appId, fresh.id), freshSecret, 'the concurrent write stands');
+        assert.equal(await store.endpointSecret(appId, stale.id), staleSecret);
+        const rerun = await rotateKeys(db, ring32, { batchSize: 100 });
+        assert.equal(rerun.rewritten['endpoints.secret'], 1);
+        assert.deepEqual(rerun.retired, ['k2']);
+        assert.equal(await createPgEndpointStore(db, keyRingCipher([k3])).endpointSecret(appId, stale.id), staleSecret);
+        // k2 is retired and may leave the ring; k3 may not.
+        await checkKeyRegistry(db, keyRingCipher([k3]));
+        await assert.rejects(
+          checkKeyRegistry(db, keyRingCipher([{ id: 'k4', key: Buffer.alloc(32, 4) }])),
+          (e: unknown) => e instanceof KeyCheckError && e.code === 'encryption_key_missing' && e.keyIds.includes('k3'),
+        );
+        await db.query(`DELETE FROM encryption_keys WHERE id = 'k4'`);
+        // Same id, other bytes: refused as a mismatch.
+        await assert.rejects(
+          checkKeyRegistry(db, keyRingCipher([{ id: 'k3', key: Buffer.alloc(32, 5) }])),
+          (e: unknown) => e instanceof KeyCheckError && e.code === 'encryption_key_mismatch',
+        );
+      },
+    );
 
-      const orphan = id('msg');
-      const sealed = keyRingCipher([K0]).encrypt(Buffer.from('{"lost":true}'), orphan);
-      await db.query(
-        `INSERT INTO messages (id, app_id, event_type, payload, payload_key_id) VALUES ($1, $2, 'rotation.test', $3, $4)`,
-        [orphan, appId, sealed.data, sealed.keyId],
-      );
-      const k6 = keyRingCipher([{ id: 'k6', key: Buffer.alloc(32, 6) }, k5]);
-      await assert.rejects(
-        rotateKeys(db, k6, { batchSize: 50 }),
-        (e: unknown) => (e as { code?: string }).code === 'unknown_key' && (e as Error).message.includes(orphan),
-      );
-      const row = (
-        await db.query<{ payload_key_id: string }>('SELECT payload_key_id FROM messages WHERE id = $1', [orphan])
-      ).rows[0]!;
-      assert.equal(row.payload_key_id, 'k0');
-    });
+    test(
+      'a run stopped after one batch resumes where it stopped; a value under a key missing from the ring stops ' +
+        'the run before its batch is written',
+      async () => {
+        const k5 = { id: 'k5', key: Buffer.alloc(32, 5 + 100) };
+        const k3 = { id: 'k3', key: Buffer.alloc(32, 3) };
+        const ring53 = keyRingCipher([k5, k3]);
+        await checkKeyRegistry(db, ring53);
+        let batches = 0;
+        const first = await rotateKeys(db, ring53, {
+          batchSize: 2,
+          shouldStop: () => batches >= 1,
+          onProgress: () => batches++,
+        });
+        assert.equal(batches, 1);
+        assert.equal(
+          Object.values(first.rewritten).reduce((a, b) => a + b, 0),
+          2,
+        );
+        assert.deepEqual(first.retired, [], 'a stopped run retires nothing');
+        const second = await rotateKeys(db, ring53, { batchSize: 2 });
+        assert.ok(Object.values(second.rewritten).reduce((a, b) => a + b, 0) > 0);
+        assert.deepEqual(Object.values(second.remaining), [0, 0, 0, 0, 0]);
+
+        const orphan = id('msg');
+        const sealed = keyRingCipher([K0]).encrypt(Buffer.from('{"lost":true}'), orphan);
+        await db.query(
+          'INSERT INTO messages (id, app_id, event_type, payload, payload_key_id) VALUES ($1, $2, ' +
+            `'rotation.test', $3, $4)`,
+          [orphan, appId, sealed.data, sealed.keyId],
+        );
+        const k6 = keyRingCipher([{ id: 'k6', key: Buffer.alloc(32, 6) }, k5]);
+        await assert.rejects(
+          rotateKeys(db, k6, { batchSize: 50 }),
+          (e: unknown) => (e as { code?: string }).code === 'unknown_key' && (e as Error).message.includes(orphan),
+        );
+        const row = (
+          await db.query<{ payload_key_id: string }>('SELECT payload_key_id FROM messages WHERE id = $1', [orphan])
+        ).rows[0]!;
+        assert.equal(row.payload_key_id, 'k0');
+      },
+    );
   });
 }

@@ -129,70 +129,74 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
     return m?.value ?? Number.NaN;
   };
 
-  test('backlog gauges equal the counts in the database through a burst, claims and retries; concurrent scrapes share one query', async () => {
-    const appId = await insertApp(t.db);
-    const eps = [
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' }),
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b' }),
-    ];
-    await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/p', status: 'paused' });
-    const registry = new Registry();
-    const read = createPgBacklogReader(t.db);
-    let queries = 0;
-    let now = 0;
-    const gauges = registerBacklogGauges(registry, {
-      read: async (cap) => {
-        queries += 1;
-        return read(cap);
-      },
-      cap: 10_000,
-      cacheMs: 5000,
-      nowMs: () => now,
-    });
-    const truth = async () =>
-      (
-        await t.db.query<{ due: number; scheduled: number; held: number; leased: number }>(`
+  test(
+    'backlog gauges equal the counts in the database through a burst, claims and retries; concurrent scrapes ' +
+      'share one query',
+    async () => {
+      const appId = await insertApp(t.db);
+      const eps = [
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' }),
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b' }),
+      ];
+      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/p', status: 'paused' });
+      const registry = new Registry();
+      const read = createPgBacklogReader(t.db);
+      let queries = 0;
+      let now = 0;
+      const gauges = registerBacklogGauges(registry, {
+        read: async (cap) => {
+          queries += 1;
+          return read(cap);
+        },
+        cap: 10_000,
+        cacheMs: 5000,
+        nowMs: () => now,
+      });
+      const truth = async () =>
+        (
+          await t.db.query<{ due: number; scheduled: number; held: number; leased: number }>(`
       SELECT count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= now())::int AS due,
              count(*) FILTER (WHERE state = 'pending' AND next_attempt_at > now() AND next_attempt_at < 'infinity')::int AS scheduled,
              count(*) FILTER (WHERE state = 'pending' AND next_attempt_at = 'infinity')::int AS held,
              count(*) FILTER (WHERE state = 'leased' AND lease_expires_at > now())::int AS leased FROM deliveries`)
-      ).rows[0]!;
-    const check = async (what: string) => {
+        ).rows[0]!;
+      const check = async (what: string) => {
+        now += 5000;
+        await gauges.refresh();
+        const want = await truth();
+        for (const kind of ['due', 'scheduled', 'held', 'leased'] as const)
+          assert.equal(await gauge(registry, 'tidings_backlog_deliveries', kind), want[kind], `${what}: ${kind}`);
+      };
+      await publish(appId, 40); // 80 due, 40 held
+      await check('after the burst');
+      const store = createPgDeliveryStore(t.db, cipher);
+      const claimed = (await store.claim({ dispatcherId: 'W', limit: 30, leaseMs: 60_000, maxReclaims: 5, now: null }))
+        .deliveries;
+      await check('after a claim');
+      // Five failures on each endpoint: under the breaker's threshold of 10 consecutive ones, whatever order the
+      // claim returned the deliveries in.
+      const failing = eps.flatMap((ep) => claimed.filter((d) => d.endpointId === ep.id).slice(0, 5));
+      assert.equal(failing.length, 10);
+      await store.recordAttempts(
+        failing.map((d) => outcome(d, false)),
+        null,
+      );
+      await check('after ten retries');
+      assert.ok((await gauge(registry, 'tidings_backlog_oldest_due_age_seconds')) > 0);
+      assert.equal(await gauge(registry, 'tidings_breakers_open'), 0);
+      await t.db.query(`UPDATE endpoints SET breaker_state = 'open' WHERE id = $1`, [eps[0]!.id]);
       now += 5000;
       await gauges.refresh();
-      const want = await truth();
-      for (const kind of ['due', 'scheduled', 'held', 'leased'] as const)
-        assert.equal(await gauge(registry, 'tidings_backlog_deliveries', kind), want[kind], `${what}: ${kind}`);
-    };
-    await publish(appId, 40); // 80 due, 40 held
-    await check('after the burst');
-    const store = createPgDeliveryStore(t.db, cipher);
-    const claimed = (await store.claim({ dispatcherId: 'W', limit: 30, leaseMs: 60_000, maxReclaims: 5, now: null }))
-      .deliveries;
-    await check('after a claim');
-    // Five failures on each endpoint: under the breaker's threshold of 10 consecutive ones, whatever order the
-    // claim returned the deliveries in.
-    const failing = eps.flatMap((ep) => claimed.filter((d) => d.endpointId === ep.id).slice(0, 5));
-    assert.equal(failing.length, 10);
-    await store.recordAttempts(
-      failing.map((d) => outcome(d, false)),
-      null,
-    );
-    await check('after ten retries');
-    assert.ok((await gauge(registry, 'tidings_backlog_oldest_due_age_seconds')) > 0);
-    assert.equal(await gauge(registry, 'tidings_breakers_open'), 0);
-    await t.db.query(`UPDATE endpoints SET breaker_state = 'open' WHERE id = $1`, [eps[0]!.id]);
-    now += 5000;
-    await gauges.refresh();
-    assert.equal(await gauge(registry, 'tidings_breakers_open'), 1);
+      assert.equal(await gauge(registry, 'tidings_breakers_open'), 1);
 
-    now += 5000;
-    const before = queries;
-    await Promise.all([registry.metrics(), registry.metrics(), registry.metrics(), registry.metrics()]);
-    assert.equal(queries - before, 1, 'four concurrent scrapes, one query');
-    await registry.metrics();
-    assert.equal(queries - before, 1, 'a scrape within the cache time runs no query');
-  });
+      now += 5000;
+      const before = queries;
+      await Promise.all([registry.metrics(), registry.metrics(), registry.metrics(), registry.metrics()]);
+      assert.equal(queries - before, 1, 'four concurrent scrapes, one query');
+      await registry.metrics();
+      assert.equal(queries - before, 1, 'a scrape within the cache time runs no query');
+    },
+  );
 
   test('the backlog counts stop at the cap', async () => {
     const read = createPgBacklogReader(t.db);

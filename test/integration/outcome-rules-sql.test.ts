@@ -123,7 +123,9 @@ for (const engine of ENGINES) {
                 [id],
               )
             ).rows[0]!;
-            const what = `${n.next} with the endpoint ${ep.deleted ? 'deleted' : ep.status}${manualReturn === null ? '' : ', a resend'}`;
+            const what =
+              `${n.next} with the endpoint ` +
+              `${ep.deleted ? 'deleted' : ep.status}${manualReturn === null ? '' : ', a resend'}`;
             assert.deepEqual(
               { state: row.state, held: row.held, reason: row.reason },
               { state: expected.state, held: expected.held, reason: expected.reason },
@@ -156,7 +158,8 @@ for (const engine of ENGINES) {
         for (const batch of batches) {
           const endpoint = (await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id;
           await t.db.query(
-            'UPDATE endpoints SET breaker_state = $2, consecutive_failures = $3, breaker_opened_count = $4 WHERE id = $1',
+            'UPDATE endpoints SET breaker_state = $2, consecutive_failures = $3, breaker_opened_count = $4 ' +
+              'WHERE id = $1',
             [endpoint, b.state, b.consecutiveFailures, b.openedInARow],
           );
           const records: AttemptRecord[] = [];
@@ -174,7 +177,9 @@ for (const engine of ENGINES) {
               [endpoint, expected.opensForMs !== null, NOW],
             )
           ).rows[0]!;
-          const what = `${b.state} (${b.consecutiveFailures} failures, ${b.openedInARow} openings) after ${batch.ok} ok and ${batch.failed} failed`;
+          const what =
+            `${b.state} (${b.consecutiveFailures} failures, ${b.openedInARow} openings) after ${batch.ok} ok and ` +
+            `${batch.failed} failed`;
           assert.deepEqual(
             {
               state: row.state,

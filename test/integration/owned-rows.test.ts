@@ -109,7 +109,8 @@ async function history(db: Db, appId: string): Promise<void> {
     null,
   );
   await db.query(
-    `INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'disabled', 'test', clock_timestamp() FROM endpoints WHERE app_id = $1`,
+    `INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'disabled', 'test', ` +
+      'clock_timestamp() FROM endpoints WHERE app_id = $1',
     [appId],
   );
 }
@@ -158,7 +159,8 @@ for (const engine of ENGINES) {
       // By delivery id too: a timeline row or attempt is found by its delivery whatever its own app_id says.
       const left = (
         await t.db.query<{ n: number }>(
-          `SELECT (SELECT count(*) FROM delivery_events WHERE delivery_id = ANY ($1::bigint[])) + (SELECT count(*) FROM attempts WHERE delivery_id = ANY ($1::bigint[])) AS n`,
+          'SELECT (SELECT count(*) FROM delivery_events WHERE delivery_id = ANY ($1::bigint[])) + (SELECT ' +
+            'count(*) FROM attempts WHERE delivery_id = ANY ($1::bigint[])) AS n',
           [deliveryIds],
         )
       ).rows[0]!;
@@ -248,7 +250,8 @@ describe('writers racing the deletion of their application (server)', () => {
     for (;;) {
       const n = (
         await t.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND ' +
+            `wait_event_type = 'Lock'`,
         )
       ).rows[0]!.n;
       if (n > 0) return true;

@@ -133,93 +133,105 @@ for (const engine of ENGINES) {
       (await t.db.query<{ status: string }>('SELECT status FROM endpoints WHERE id = $1', [endpointId])).rows[0]!
         .status;
 
-    test('deleting the operational application fails no record batch; one created again under its uid gets the next events (regression: every batch with an event failed until a restart)', async () => {
-      const w = await world();
-      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
-      // An event while the operational application exists: its id is now cached.
-      await w.publish(first.appId);
-      const [warm] = await claimAll(w.store, 10);
-      await w.store.recordAttempts([exhausted(warm!)], clock.sqlNow());
-      assert.deepEqual(await w.events(w.opsApp), ['message.attempt.exhausted']);
+    test(
+      'deleting the operational application fails no record batch; one created again under its uid gets the next ' +
+        'events (regression: every batch with an event failed until a restart)',
+      async () => {
+        const w = await world();
+        const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
+        // An event while the operational application exists: its id is now cached.
+        await w.publish(first.appId);
+        const [warm] = await claimAll(w.store, 10);
+        await w.store.recordAttempts([exhausted(warm!)], clock.sqlNow());
+        assert.deepEqual(await w.events(w.opsApp), ['message.attempt.exhausted']);
 
-      await t.db.query('DELETE FROM applications WHERE id = $1', [w.opsApp]);
-      await w.publish(first.appId);
-      await w.publish(second.appId);
-      const claimed = await claimAll(w.store, 10);
-      assert.equal(claimed.length, 2);
-      const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await w.store.recordAttempts(
-        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
-        clock.sqlNow(),
-      );
-      assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
-      assert.equal(
-        await stateOf(byApp(second.appId).deliveryId),
-        'succeeded',
-        "the other tenant's delivery is not sent again",
-      );
-      assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
+        await t.db.query('DELETE FROM applications WHERE id = $1', [w.opsApp]);
+        await w.publish(first.appId);
+        await w.publish(second.appId);
+        const claimed = await claimAll(w.store, 10);
+        assert.equal(claimed.length, 2);
+        const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
+        const result = await w.store.recordAttempts(
+          [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+          clock.sqlNow(),
+        );
+        assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
+        assert.equal(
+          await stateOf(byApp(second.appId).deliveryId),
+          'succeeded',
+          "the other tenant's delivery is not sent again",
+        );
+        assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
 
-      const again = await operationalApp(w.uid);
-      await w.publish(second.appId);
-      const [last] = await claimAll(w.store, 10);
-      await w.store.recordAttempts([exhausted(last!)], clock.sqlNow());
-      assert.deepEqual(
-        await w.events(again),
-        ['message.attempt.exhausted'],
-        'the application created again gets the event',
-      );
-      assert.deepEqual(
-        w.dropped,
-        [],
-        'a deleted operational application is no failure: its events are not stored, nothing is dropped',
-      );
-    });
+        const again = await operationalApp(w.uid);
+        await w.publish(second.appId);
+        const [last] = await claimAll(w.store, 10);
+        await w.store.recordAttempts([exhausted(last!)], clock.sqlNow());
+        assert.deepEqual(
+          await w.events(again),
+          ['message.attempt.exhausted'],
+          'the application created again gets the event',
+        );
+        assert.deepEqual(
+          w.dropped,
+          [],
+          'a deleted operational application is no failure: its events are not stored, nothing is dropped',
+        );
+      },
+    );
 
-    test('an operational event whose statement fails rolls back alone: the record commits and the events are told dropped', async () => {
-      const w = await world();
-      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
-      // A message store whose insert the database refuses, as any statement of the events might be.
-      const refused: MessageStore = {
-        insert: async (tx) => {
-          await txClient(tx).query('SELECT 1 / 0');
-          throw new Error('not reached');
-        },
-        insertKeyed: async () => null,
-      };
-      const store = w.storeOf(refused);
-      await w.publish(first.appId);
-      await w.publish(second.appId);
-      const claimed = await claimAll(store, 10);
-      const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await store.recordAttempts(
-        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
-        clock.sqlNow(),
-      );
-      assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
-      assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
-      assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
-      assert.deepEqual(w.dropped, ['endpoint.disabled']);
-    });
+    test(
+      'an operational event whose statement fails rolls back alone: the record commits and the events are told ' +
+        'dropped',
+      async () => {
+        const w = await world();
+        const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
+        // A message store whose insert the database refuses, as any statement of the events might be.
+        const refused: MessageStore = {
+          insert: async (tx) => {
+            await txClient(tx).query('SELECT 1 / 0');
+            throw new Error('not reached');
+          },
+          insertKeyed: async () => null,
+        };
+        const store = w.storeOf(refused);
+        await w.publish(first.appId);
+        await w.publish(second.appId);
+        const claimed = await claimAll(store, 10);
+        const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
+        const result = await store.recordAttempts(
+          [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+          clock.sqlNow(),
+        );
+        assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
+        assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
+        assert.equal(await statusOf(first.endpointId), 'disabled', 'the 410 endpoint is disabled');
+        assert.deepEqual(w.dropped, ['endpoint.disabled']);
+      },
+    );
 
-    test('an application deleted before the record of its leased delivery fails nothing of the batch: that outcome is fenced out', async () => {
-      const w = await world();
-      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
-      await w.publish(first.appId);
-      await w.publish(second.appId);
-      const claimed = await claimAll(w.store, 10);
-      const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      await t.db.query('DELETE FROM applications WHERE id = $1', [first.appId]);
-      const result = await w.store.recordAttempts(
-        [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
-        clock.sqlNow(),
-      );
-      assert.deepEqual(result, {
-        recorded: [byApp(second.appId).deliveryId],
-        fencedOut: [byApp(first.appId).deliveryId],
-      });
-      assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
-    });
+    test(
+      'an application deleted before the record of its leased delivery fails nothing of the batch: that outcome ' +
+        'is fenced out',
+      async () => {
+        const w = await world();
+        const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
+        await w.publish(first.appId);
+        await w.publish(second.appId);
+        const claimed = await claimAll(w.store, 10);
+        const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
+        await t.db.query('DELETE FROM applications WHERE id = $1', [first.appId]);
+        const result = await w.store.recordAttempts(
+          [gone(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+          clock.sqlNow(),
+        );
+        assert.deepEqual(result, {
+          recorded: [byApp(second.appId).deliveryId],
+          fencedOut: [byApp(first.appId).deliveryId],
+        });
+        assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
+      },
+    );
 
     if (engine.name !== 'server') return;
 
@@ -248,40 +260,48 @@ for (const engine of ENGINES) {
       }
     }
 
-    test('(server only) the operational application deleted by a transaction that commits while the record waits for it fails nothing of the record', async () => {
-      const w = await world();
-      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
-      await w.publish(first.appId);
-      await w.publish(second.appId);
-      const claimed = await claimAll(w.store, 10);
-      const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [w.opsApp]]], () =>
-        w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow()),
-      );
-      assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
-      assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
-      assert.equal(await statusOf(first.endpointId), 'disabled');
-      assert.deepEqual(w.dropped, ['endpoint.disabled'], 'the event the deletion refused is told dropped');
-    });
+    test(
+      '(server only) the operational application deleted by a transaction that commits while the record waits ' +
+        'for it fails nothing of the record',
+      async () => {
+        const w = await world();
+        const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
+        await w.publish(first.appId);
+        await w.publish(second.appId);
+        const claimed = await claimAll(w.store, 10);
+        const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
+        const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [w.opsApp]]], () =>
+          w.store.recordAttempts([gone(byApp(first.appId)), succeededRecord(byApp(second.appId))], clock.sqlNow()),
+        );
+        assert.equal(result.recorded.length, 2, 'both outcomes are recorded');
+        assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
+        assert.equal(await statusOf(first.endpointId), 'disabled');
+        assert.deepEqual(w.dropped, ['endpoint.disabled'], 'the event the deletion refused is told dropped');
+      },
+    );
 
-    test('(server only) an application deleted while its delivery is leased fails nothing of the batch it is recorded in', async () => {
-      const w = await world();
-      const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
-      await w.publish(first.appId);
-      await w.publish(second.appId);
-      const claimed = await claimAll(w.store, 10);
-      const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
-      const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [first.appId]]], () =>
-        w.store.recordAttempts(
-          [succeededRecord(byApp(first.appId)), succeededRecord(byApp(second.appId))],
-          clock.sqlNow(),
-        ),
-      );
-      assert.deepEqual(result, {
-        recorded: [byApp(second.appId).deliveryId],
-        fencedOut: [byApp(first.appId).deliveryId],
-      });
-      assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
-    });
+    test(
+      '(server only) an application deleted while its delivery is leased fails nothing of the batch it is ' +
+        'recorded in',
+      async () => {
+        const w = await world();
+        const [first, second] = w.tenants as [(typeof w.tenants)[0], (typeof w.tenants)[0]];
+        await w.publish(first.appId);
+        await w.publish(second.appId);
+        const claimed = await claimAll(w.store, 10);
+        const byApp = (appId: string) => claimed.find((d) => d.appId === appId)!;
+        const result = await whileHeld([['DELETE FROM applications WHERE id = $1', [first.appId]]], () =>
+          w.store.recordAttempts(
+            [succeededRecord(byApp(first.appId)), succeededRecord(byApp(second.appId))],
+            clock.sqlNow(),
+          ),
+        );
+        assert.deepEqual(result, {
+          recorded: [byApp(second.appId).deliveryId],
+          fencedOut: [byApp(first.appId).deliveryId],
+        });
+        assert.equal(await stateOf(byApp(second.appId).deliveryId), 'succeeded');
+      },
+    );
   });
 }

@@ -63,7 +63,8 @@ async function fill(analyse: boolean): Promise<ReturnType<typeof testCipher>> {
   if (analyse) await t.db.query('ANALYZE deliveries');
   const analysed = (
     await t.db.query<{ n: string }>(
-      `SELECT count(*)::text AS n FROM pg_stat_user_tables WHERE relname = 'deliveries' AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)`,
+      `SELECT count(*)::text AS n FROM pg_stat_user_tables WHERE relname = 'deliveries' AND (last_analyze IS ` +
+        'NOT NULL OR last_autoanalyze IS NOT NULL)',
     )
   ).rows[0]!.n;
   assert.equal(analysed, analyse ? '1' : '0', analyse ? 'the table was analysed' : 'the table has no statistics yet');
@@ -157,35 +158,43 @@ test("the record statement probes each outcome's delivery by primary key while t
   );
 });
 
-test('the record statement and the heartbeat update the deliveries they name, found by primary key, while the statistics say nothing is leased', async () => {
-  // Analysed before the claim, as on a database in service whose last ANALYZE saw few leases; then 300 are
-  // leased (a large window) and 10 of them recorded, the size of a record batch on the delivery path.
-  const { record: plan, extend } = await recordPlan(await fill(true), 300, 10);
-  const reads = deliveryReads(cte(plan, 'upd'));
-  assert.ok(
-    reads.length > 0 && reads.every((r) => / deliveries_pkey$/.test(r)),
-    `the update finds its rows by primary key: ${reads.join(', ')}`,
-  );
-  assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey']);
-  // The heartbeat renews 300 of the table's 1,000 rows: the planner may scan the table for so large a part,
-  // but it must not take the rows from a partial index of leases that the statistics think is empty.
-  const beat = deliveryReads(extend);
-  assert.ok(
-    beat.length > 0 && !beat.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)),
-    `the heartbeat does not read a partial index of leases: ${beat.join(', ')}`,
-  );
-});
-
-test('planned once for any values (a record of few outcomes on the small-statement pool, decision 24), the record statement still finds its rows by primary key', async () => {
-  for (const analyse of [false, true]) {
-    await t.drop();
-    t = await freshServerDatabase();
-    const { record: plan } = await recordPlan(await fill(analyse), 300, 4, 'generic');
-    assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey'], `analysed: ${analyse}`);
-    const upd = deliveryReads(cte(plan, 'upd'));
+test(
+  'the record statement and the heartbeat update the deliveries they name, found by primary key, while the ' +
+    'statistics say nothing is leased',
+  async () => {
+    // Analysed before the claim, as on a database in service whose last ANALYZE saw few leases; then 300 are
+    // leased (a large window) and 10 of them recorded, the size of a record batch on the delivery path.
+    const { record: plan, extend } = await recordPlan(await fill(true), 300, 10);
+    const reads = deliveryReads(cte(plan, 'upd'));
     assert.ok(
-      upd.length > 0 && upd.every((r) => / deliveries_pkey$/.test(r)),
-      `analysed: ${analyse}; the update finds its rows by primary key: ${upd.join(', ')}`,
+      reads.length > 0 && reads.every((r) => / deliveries_pkey$/.test(r)),
+      `the update finds its rows by primary key: ${reads.join(', ')}`,
     );
-  }
-});
+    assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey']);
+    // The heartbeat renews 300 of the table's 1,000 rows: the planner may scan the table for so large a part,
+    // but it must not take the rows from a partial index of leases that the statistics think is empty.
+    const beat = deliveryReads(extend);
+    assert.ok(
+      beat.length > 0 && !beat.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)),
+      `the heartbeat does not read a partial index of leases: ${beat.join(', ')}`,
+    );
+  },
+);
+
+test(
+  'planned once for any values (a record of few outcomes on the small-statement pool, decision 24), the record ' +
+    'statement still finds its rows by primary key',
+  async () => {
+    for (const analyse of [false, true]) {
+      await t.drop();
+      t = await freshServerDatabase();
+      const { record: plan } = await recordPlan(await fill(analyse), 300, 4, 'generic');
+      assert.deepEqual(deliveryReads(cte(plan, 'cur')), ['Index Scan deliveries_pkey'], `analysed: ${analyse}`);
+      const upd = deliveryReads(cte(plan, 'upd'));
+      assert.ok(
+        upd.length > 0 && upd.every((r) => / deliveries_pkey$/.test(r)),
+        `analysed: ${analyse}; the update finds its rows by primary key: ${upd.join(', ')}`,
+      );
+    }
+  },
+);

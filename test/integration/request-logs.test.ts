@@ -16,61 +16,71 @@ describe('request logs', () => {
   });
   after(async () => world?.stop());
 
-  test('an aborted client upload is logged as an aborted request, not as "database unavailable", and without a stack trace', async () => {
-    const from = world.logs.lines.length;
-    const socket = await openSocket(Number(new URL(world.tidings.apiUrl!).port));
-    socket.on('error', () => undefined);
-    socket.write(
-      `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${world.token}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"name":"half`,
-    );
-    // Once the head has been read (the request is authenticated and its body awaited), the client goes away.
-    await new Promise((resolve) => setImmediate(resolve));
-    setTimeout(() => socket.destroy(), 50);
-    const line = await world.logs.waitFor(
-      (l) => world.logs.lines.indexOf(l) >= from && /aborted/.test(String(l.msg)),
-      10_000,
-      'the aborted-request line',
-    );
-    assert.equal(line.level, 30, 'info, not a warning');
-    const later = world.logs.lines.slice(from);
-    assert.deepEqual(
-      later.filter((l) => l.msg === 'database unavailable'),
-      [],
-    );
-    assert.deepEqual(
-      later.filter((l) => typeof (l.err as { stack?: unknown } | undefined)?.stack === 'string').map((l) => l.msg),
-      [],
-      'no stack trace',
-    );
-  });
+  test(
+    'an aborted client upload is logged as an aborted request, not as "database unavailable", and without a ' +
+      'stack trace',
+    async () => {
+      const from = world.logs.lines.length;
+      const socket = await openSocket(Number(new URL(world.tidings.apiUrl!).port));
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${world.token}\r\nContent-Type: ` +
+          `application/json\r\nContent-Length: 5000\r\n\r\n{"name":"half`,
+      );
+      // Once the head has been read (the request is authenticated and its body awaited), the client goes away.
+      await new Promise((resolve) => setImmediate(resolve));
+      setTimeout(() => socket.destroy(), 50);
+      const line = await world.logs.waitFor(
+        (l) => world.logs.lines.indexOf(l) >= from && /aborted/.test(String(l.msg)),
+        10_000,
+        'the aborted-request line',
+      );
+      assert.equal(line.level, 30, 'info, not a warning');
+      const later = world.logs.lines.slice(from);
+      assert.deepEqual(
+        later.filter((l) => l.msg === 'database unavailable'),
+        [],
+      );
+      assert.deepEqual(
+        later.filter((l) => typeof (l.err as { stack?: unknown } | undefined)?.stack === 'string').map((l) => l.msg),
+        [],
+        'no stack trace',
+      );
+    },
+  );
 
-  test('client aborts are sampled like refusals: a burst writes at most the rate, and a summary counts the rest (regression: one line each)', async () => {
-    const from = world.logs.lines.length;
-    const port = Number(new URL(world.tidings.apiUrl!).port);
-    const aborts = 12;
-    const startedAt = Date.now();
-    await Promise.all(
-      Array.from({ length: aborts }, async () => {
-        const socket = await openSocket(port);
-        socket.on('error', () => undefined);
-        socket.write(
-          `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${world.token}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"name":"half`,
-        );
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        socket.destroy();
-      }),
-    );
-    const since = (l: Record<string, unknown>): boolean => world.logs.lines.indexOf(l) >= from;
-    const written = () => world.logs.lines.filter((l) => since(l) && l.aborted === true).length;
-    const suppressed = () =>
-      world.logs.lines
-        .filter((l) => since(l) && l.kind === 'client abort')
-        .reduce((n, l) => n + Number(l.suppressed), 0);
-    await world.logs.waitFor(() => written() + suppressed() >= aborts, 10_000, 'every abort written or counted');
-    const windows = Math.ceil((Date.now() - startedAt) / 1000) + 1;
-    assert.ok(written() <= windows, `${written()} abort lines in ${windows} one-second windows at 1 line/s`);
-    assert.ok(suppressed() > 0, 'the rest are counted in a summary line');
-  });
+  test(
+    'client aborts are sampled like refusals: a burst writes at most the rate, and a summary counts the rest ' +
+      '(regression: one line each)',
+    async () => {
+      const from = world.logs.lines.length;
+      const port = Number(new URL(world.tidings.apiUrl!).port);
+      const aborts = 12;
+      const startedAt = Date.now();
+      await Promise.all(
+        Array.from({ length: aborts }, async () => {
+          const socket = await openSocket(port);
+          socket.on('error', () => undefined);
+          socket.write(
+            `POST /api/v1/app HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${world.token}\r\nContent-Type: ` +
+              `application/json\r\nContent-Length: 5000\r\n\r\n{"name":"half`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          socket.destroy();
+        }),
+      );
+      const since = (l: Record<string, unknown>): boolean => world.logs.lines.indexOf(l) >= from;
+      const written = () => world.logs.lines.filter((l) => since(l) && l.aborted === true).length;
+      const suppressed = () =>
+        world.logs.lines
+          .filter((l) => since(l) && l.kind === 'client abort')
+          .reduce((n, l) => n + Number(l.suppressed), 0);
+      await world.logs.waitFor(() => written() + suppressed() >= aborts, 10_000, 'every abort written or counted');
+      const windows = Math.ceil((Date.now() - startedAt) / 1000) + 1;
+      assert.ok(written() <= windows, `${written()} abort lines in ${windows} one-second windows at 1 line/s`);
+      assert.ok(suppressed() > 0, 'the rest are counted in a summary line');
+    },
+  );
 
   test('a token in the query string is refused and never reaches the log', async () => {
     const leaked = 'tidings_querystring_secret_0123456789';

@@ -82,37 +82,43 @@ for (const engine of ENGINES) {
       const expected = await readFile(SNAPSHOT, 'utf8');
       assert.ok(
         actual === expected,
-        `the ${engine.name} schema differs from test/fixtures/schema.txt (+ this database, - the snapshot); if the change is intended, run \`npm run schema\` and commit the file:\n${lineDiff(expected, actual)}`,
+        `the ${engine.name} schema differs from test/fixtures/schema.txt (+ this database, - the snapshot); if ` +
+          `the change is intended, run \`npm run schema\` and commit the file:\n${lineDiff(expected, actual)}`,
       );
     });
 
     const callRoutine = async (): Promise<number> =>
       (await t.db.query<{ v: number }>('SELECT tidings_test_routine() AS v')).rows[0]!.v;
 
-    test('a freshly migrated database has the claim of delivery/claim.sql, with no gate parameter, and its checksum recorded', async () => {
-      const [claim] = ROUTINES;
-      assert.ok(claim !== undefined && claim.name === 'tidings_claim');
-      const file = await readFile(claim.path, 'utf8');
-      const body = /\$claim\$([\s\S]*)\$claim\$/.exec(file)?.[1];
-      const fns = (
-        await t.db.query<{ args: string; src: string }>(
-          `SELECT pg_get_function_identity_arguments(oid) AS args, prosrc AS src FROM pg_proc WHERE proname = 'tidings_claim'`,
-        )
-      ).rows;
-      const current = fns.find((f) => f.src === body);
-      assert.ok(current !== undefined, 'a tidings_claim function has the body of delivery/claim.sql');
-      assert.equal(current.args.split(',').length, 12);
-      assert.doesNotMatch(current.args, /p_gated/);
-      const recorded = (
-        await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_claim'`)
-      ).rows;
-      assert.deepEqual(recorded, [{ checksum: sha256(file) }]);
-      assert.deepEqual(
-        await migrate(t.db, silentLogger),
-        { baselined: false, migrations: [], routines: [] },
-        'a second start applies nothing',
-      );
-    });
+    test(
+      'a freshly migrated database has the claim of delivery/claim.sql, with no gate parameter, and its checksum ' +
+        'recorded',
+      async () => {
+        const [claim] = ROUTINES;
+        assert.ok(claim !== undefined && claim.name === 'tidings_claim');
+        const file = await readFile(claim.path, 'utf8');
+        const body = /\$claim\$([\s\S]*)\$claim\$/.exec(file)?.[1];
+        const fns = (
+          await t.db.query<{ args: string; src: string }>(
+            'SELECT pg_get_function_identity_arguments(oid) AS args, prosrc AS src FROM pg_proc WHERE proname = ' +
+              `'tidings_claim'`,
+          )
+        ).rows;
+        const current = fns.find((f) => f.src === body);
+        assert.ok(current !== undefined, 'a tidings_claim function has the body of delivery/claim.sql');
+        assert.equal(current.args.split(',').length, 12);
+        assert.doesNotMatch(current.args, /p_gated/);
+        const recorded = (
+          await t.db.query<{ checksum: string }>(`SELECT checksum FROM tidings_routines WHERE name = 'tidings_claim'`)
+        ).rows;
+        assert.deepEqual(recorded, [{ checksum: sha256(file) }]);
+        assert.deepEqual(
+          await migrate(t.db, silentLogger),
+          { baselined: false, migrations: [], routines: [] },
+          'a second start applies nothing',
+        );
+      },
+    );
 
     test('a new routine is applied; unchanged, it is not run again; its file changed, it is applied again', async () => {
       await writeFile(routine.path, routineSql(1));
@@ -147,14 +153,20 @@ for (const engine of ENGINES) {
       assert.deepEqual(recorded, [{ checksum: sha256(routineSql(2)) }]);
     });
 
-    test('a routine that fails leaves its function and its checksum as they were, and is applied at the next start once fixed', async () => {
-      await writeFile(routine.path, `${routineSql(3)}SELECT no_such_column FROM tidings_routines;\n`);
-      await assert.rejects(migrate(t.db, silentLogger, { routines: [routine] }), /routine tidings_test_routine/);
-      assert.equal(await callRoutine(), 2, 'the failed file changed nothing');
-      await writeFile(routine.path, routineSql(3));
-      assert.deepEqual((await migrate(t.db, silentLogger, { routines: [routine] })).routines, ['tidings_test_routine']);
-      assert.equal(await callRoutine(), 3);
-    });
+    test(
+      'a routine that fails leaves its function and its checksum as they were, and is applied at the next start ' +
+        'once fixed',
+      async () => {
+        await writeFile(routine.path, `${routineSql(3)}SELECT no_such_column FROM tidings_routines;\n`);
+        await assert.rejects(migrate(t.db, silentLogger, { routines: [routine] }), /routine tidings_test_routine/);
+        assert.equal(await callRoutine(), 2, 'the failed file changed nothing');
+        await writeFile(routine.path, routineSql(3));
+        assert.deepEqual((await migrate(t.db, silentLogger, { routines: [routine] })).routines, [
+          'tidings_test_routine',
+        ]);
+        assert.equal(await callRoutine(), 3);
+      },
+    );
 
     if (engine.name === 'server') {
       test('routines are applied under the migration lock: a start waits while another process holds it', async () => {

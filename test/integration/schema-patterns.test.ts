@@ -40,53 +40,57 @@ describe('event-type schemas and the event loop', () => {
   });
   after(async () => api?.close());
 
-  test('a catastrophic-backtracking pattern costs linear time: ^(a+)+$ on payloads up to 20,000 characters is answered in bounded time and never stalls the event loop', async () => {
-    await api.svix.eventType.create({
-      name: 'redos.probe',
-      description: 'hostile',
-      schemas: { 1: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } },
-    });
-    const app = await api.svix.application.create({ name: 'redos' });
-    // One alone first: with JavaScript's RegExp 30 characters took 1.8 s, doubling per character (40: ~30 min).
-    const one = performance.now();
-    assert.equal(
-      (
-        await refusal(
-          api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s: `${'a'.repeat(40)}!` } }),
-        )
-      ).code,
-      422,
-    );
-    const oneMs = performance.now() - one;
-    assert.ok(oneMs < 1500, `one hostile payload took ${oneMs.toFixed(0)} ms`);
-    const started = performance.now();
-    const stall = await longestStallMs(async () => {
-      // 40 publishes at once; with JavaScript's RegExp the 30-character one alone stalled 1.8 s, doubling per
-      // character.
-      await Promise.all(
-        Array.from({ length: 40 }, async (_, i) => {
-          const s = `${'a'.repeat(i % 2 === 0 ? 40 : 20_000)}!`;
-          const r = await refusal(api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s } }));
-          assert.equal(r.code, 422);
-          assert.deepEqual(r.body.detail[0]?.loc, ['body', 'payload', 's']);
+  test(
+    'a catastrophic-backtracking pattern costs linear time: ^(a+)+$ on payloads up to 20,000 characters is ' +
+      'answered in bounded time and never stalls the event loop',
+    async () => {
+      await api.svix.eventType.create({
+        name: 'redos.probe',
+        description: 'hostile',
+        schemas: { 1: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } },
+      });
+      const app = await api.svix.application.create({ name: 'redos' });
+      // One alone first: with JavaScript's RegExp 30 characters took 1.8 s, doubling per character (40: ~30 min).
+      const one = performance.now();
+      assert.equal(
+        (
+          await refusal(
+            api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s: `${'a'.repeat(40)}!` } }),
+          )
+        ).code,
+        422,
+      );
+      const oneMs = performance.now() - one;
+      assert.ok(oneMs < 1500, `one hostile payload took ${oneMs.toFixed(0)} ms`);
+      const started = performance.now();
+      const stall = await longestStallMs(async () => {
+        // 40 publishes at once; with JavaScript's RegExp the 30-character one alone stalled 1.8 s, doubling per
+        // character.
+        await Promise.all(
+          Array.from({ length: 40 }, async (_, i) => {
+            const s = `${'a'.repeat(i % 2 === 0 ? 40 : 20_000)}!`;
+            const r = await refusal(api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s } }));
+            assert.equal(r.code, 422);
+            assert.deepEqual(r.body.detail[0]?.loc, ['body', 'payload', 's']);
+          }),
+        );
+      });
+      const elapsed = performance.now() - started;
+      console.log(
+        JSON.stringify({
+          figure: 'redos',
+          firstMs: Math.round(oneMs),
+          publishes: 40,
+          elapsedMs: Math.round(elapsed),
+          longestStallMs: Math.round(stall),
         }),
       );
-    });
-    const elapsed = performance.now() - started;
-    console.log(
-      JSON.stringify({
-        figure: 'redos',
-        firstMs: Math.round(oneMs),
-        publishes: 40,
-        elapsedMs: Math.round(elapsed),
-        longestStallMs: Math.round(stall),
-      }),
-    );
-    // Backtracking would stall for minutes; linear matching leaves the shared machine's scheduling noise.
-    assert.ok(stall < 750, `the event loop stalled ${stall.toFixed(0)} ms`);
-    const ok = await api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s: 'a'.repeat(1000) } });
-    assert.match(ok.id, /^msg_/, 'a matching payload is accepted');
-  });
+      // Backtracking would stall for minutes; linear matching leaves the shared machine's scheduling noise.
+      assert.ok(stall < 750, `the event loop stalled ${stall.toFixed(0)} ms`);
+      const ok = await api.svix.message.create(app.id, { eventType: 'redos.probe', payload: { s: 'a'.repeat(1000) } });
+      assert.match(ok.id, /^msg_/, 'a matching payload is accepted');
+    },
+  );
 
   test('a schema of 8,000 patterns is refused with 422 naming TIDINGS_MAX_SCHEMA_PATTERNS, without compiling it', async () => {
     const properties = Object.fromEntries(
@@ -108,19 +112,23 @@ describe('event-type schemas and the event loop', () => {
     assert.ok(stall < 750, `the event loop stalled ${stall.toFixed(0)} ms (compiling it stalled 7.8 s)`);
   });
 
-  test('a schema with more patterns than TIDINGS_MAX_SCHEMA_PATTERNS but under the size cap is refused naming the pattern cap', async () => {
-    const properties = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { pattern: `^${i}$` }]));
-    const r = await refusal(
-      api.svix.eventType.create({
-        name: 'over.patterns',
-        description: 'x',
-        schemas: { 1: { type: 'object', properties } },
-      }),
-    );
-    assert.equal(r.code, 422);
-    assert.match(r.body.detail[0]!.msg, /100 patterns; at most 64 \(TIDINGS_MAX_SCHEMA_PATTERNS\)/);
-    assert.equal(r.body.detail[0]!.type, 'value_error.jsonschema.too_many_patterns');
-  });
+  test(
+    'a schema with more patterns than TIDINGS_MAX_SCHEMA_PATTERNS but under the size cap is refused naming the ' +
+      'pattern cap',
+    async () => {
+      const properties = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { pattern: `^${i}$` }]));
+      const r = await refusal(
+        api.svix.eventType.create({
+          name: 'over.patterns',
+          description: 'x',
+          schemas: { 1: { type: 'object', properties } },
+        }),
+      );
+      assert.equal(r.code, 422);
+      assert.match(r.body.detail[0]!.msg, /100 patterns; at most 64 \(TIDINGS_MAX_SCHEMA_PATTERNS\)/);
+      assert.equal(r.body.detail[0]!.type, 'value_error.jsonschema.too_many_patterns');
+    },
+  );
 
   test('a schema at the caps compiles once, when written, and checks a publish in bounded time', async () => {
     const properties = Object.fromEntries(
@@ -142,18 +150,22 @@ describe('event-type schemas and the event loop', () => {
     assert.ok(stall < 1000, `the event loop stalled ${stall.toFixed(0)} ms`);
   });
 
-  test('a pattern the linear-time engine cannot run (look-ahead, back-reference) is refused when the schema is written', async () => {
-    for (const pattern of ['^(?=a)a$', '^(a)\\1$']) {
-      const r = await refusal(
-        api.svix.eventType.create({
-          name: `lookaround.${pattern.length}`,
-          description: 'x',
-          schemas: { 1: { type: 'string', pattern } },
-        }),
-      );
-      assert.equal(r.code, 422, pattern);
-      assert.equal(r.body.detail[0]!.type, 'value_error.jsonschema.pattern', pattern);
-      assert.match(r.body.detail[0]!.msg, /RE2/);
-    }
-  });
+  test(
+    'a pattern the linear-time engine cannot run (look-ahead, back-reference) is refused when the schema is ' +
+      'written',
+    async () => {
+      for (const pattern of ['^(?=a)a$', '^(a)\\1$']) {
+        const r = await refusal(
+          api.svix.eventType.create({
+            name: `lookaround.${pattern.length}`,
+            description: 'x',
+            schemas: { 1: { type: 'string', pattern } },
+          }),
+        );
+        assert.equal(r.code, 422, pattern);
+        assert.equal(r.body.detail[0]!.type, 'value_error.jsonschema.pattern', pattern);
+        assert.match(r.body.detail[0]!.msg, /RE2/);
+      }
+    },
+  );
 });

@@ -285,37 +285,41 @@ test('dead letters and replays by state read settled deliveries through deliveri
   assertNoScan(reads, 'dead letters and replays');
 });
 
-test('dead letters of every application are read one application at a time through deliveries_app_state, never by a scan', async () => {
-  const { db, reads, touched } = explainingDb(t.db, 'deliveries');
-  const store = createPgDeliveryQueryStore(db, cipher);
-  const query = {
-    endpointId: null,
-    eventTypes: null,
-    before: null,
-    after: null,
-    limit: 50,
-    iterator: null,
-    order: 'descending' as const,
-  };
-  const dead = await store.listDeadLetters(null, query);
-  const newest = await t.db.query<{ id: string; app_id: string }>(
-    `SELECT d.id::text AS id, d.app_id FROM deliveries d WHERE d.state = 'dead' ORDER BY d.id DESC LIMIT 50`,
-  );
-  assert.deepEqual(
-    dead.data.map((d) => [d.cursor, d.appId]),
-    newest.rows.map((r) => [r.id, r.app_id]),
-    'the newest dead letters of every application, newest first',
-  );
-  assert.ok(dead.data.some((d) => d.appId === small));
-  assertNoScan(reads, 'dead letters of every application');
-  assert.deepEqual(reads, [['Index Scan deliveries_app_state']]);
-  const apps = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM applications')).rows[0]!.n;
-  // A read of the whole table's newest rows (its primary key, backwards) touched 24,483 of them here.
-  assert.ok(
-    touched[0]! <= apps * (query.limit + 1),
-    `at most limit + 1 rows of each application: ${touched[0]} touched`,
-  );
-});
+test(
+  'dead letters of every application are read one application at a time through deliveries_app_state, never by a ' +
+    'scan',
+  async () => {
+    const { db, reads, touched } = explainingDb(t.db, 'deliveries');
+    const store = createPgDeliveryQueryStore(db, cipher);
+    const query = {
+      endpointId: null,
+      eventTypes: null,
+      before: null,
+      after: null,
+      limit: 50,
+      iterator: null,
+      order: 'descending' as const,
+    };
+    const dead = await store.listDeadLetters(null, query);
+    const newest = await t.db.query<{ id: string; app_id: string }>(
+      `SELECT d.id::text AS id, d.app_id FROM deliveries d WHERE d.state = 'dead' ORDER BY d.id DESC LIMIT 50`,
+    );
+    assert.deepEqual(
+      dead.data.map((d) => [d.cursor, d.appId]),
+      newest.rows.map((r) => [r.id, r.app_id]),
+      'the newest dead letters of every application, newest first',
+    );
+    assert.ok(dead.data.some((d) => d.appId === small));
+    assertNoScan(reads, 'dead letters of every application');
+    assert.deepEqual(reads, [['Index Scan deliveries_app_state']]);
+    const apps = (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM applications')).rows[0]!.n;
+    // A read of the whole table's newest rows (its primary key, backwards) touched 24,483 of them here.
+    assert.ok(
+      touched[0]! <= apps * (query.limit + 1),
+      `at most limit + 1 rows of each application: ${touched[0]} touched`,
+    );
+  },
+);
 
 test('deleting an endpoint deletes its deliveries in every state, each part through an index', async () => {
   assert.ok(t.url !== undefined);

@@ -127,20 +127,24 @@ describe('start-up with a lost key file (embedded)', () => {
   });
   after(async () => rm(dataDir, { recursive: true, force: true }));
 
-  test('the embedded engine generates its key on first start; when the key file is lost, start-up refuses instead of using a new key', async () => {
-    const env = {
-      TIDINGS_DATA_DIR: dataDir,
-      TIDINGS_API_TOKEN: TOKEN,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      TIDINGS_LOG_LEVEL: 'silent',
-    };
-    const first = await startTidings({ roles: { api: true, dispatcher: false }, env });
-    await first.stop();
-    await unlink(join(dataDir, KEY_FILE));
-    await assert.rejects(
-      startTidings({ roles: { api: true, dispatcher: false }, env }),
-      coded('encryption_key_mismatch'),
-    );
-  });
+  test(
+    'the embedded engine generates its key on first start; when the key file is lost, start-up refuses instead ' +
+      'of using a new key',
+    async () => {
+      const env = {
+        TIDINGS_DATA_DIR: dataDir,
+        TIDINGS_API_TOKEN: TOKEN,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        TIDINGS_LOG_LEVEL: 'silent',
+      };
+      const first = await startTidings({ roles: { api: true, dispatcher: false }, env });
+      await first.stop();
+      await unlink(join(dataDir, KEY_FILE));
+      await assert.rejects(
+        startTidings({ roles: { api: true, dispatcher: false }, env }),
+        coded('encryption_key_mismatch'),
+      );
+    },
+  );
 });

@@ -85,7 +85,8 @@ test('a timeline row committed after a higher id is still counted once: the wate
 test('a row is rolled up at every level that keeps it and at no level too short to keep it', async () => {
   await t.db.query('TRUNCATE stats_rollups');
   await t.db.query(
-    'UPDATE stats_rollup_state SET rolled_id = (SELECT max(id) FROM delivery_events), pending_id = NULL, pending_writers = NULL',
+    'UPDATE stats_rollup_state SET rolled_id = (SELECT max(id) FROM delivery_events), pending_id = NULL, ' +
+      'pending_writers = NULL',
   );
   const rollup = createPgStatsRollup(t.db);
   // Ages 1 min, 30 min, 3 h and 2 d before NOW: kept by the 1 s level (10 min) only for the first, by the

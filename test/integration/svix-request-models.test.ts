@@ -176,24 +176,32 @@ const NOT_SERVED_MODELS: Readonly<Record<string, string>> = {
 /** Sink configurations (of destinations and stream sinks): models named *ConfigIn / *ConfigPatch. */
 const isSinkConfig = (model: string): boolean => /Config(In|Patch)$/.test(model);
 
-test('every field of every request model of the svix client has a decision: carried out, refused, or harmless to ignore', () => {
-  const families = new Set(NOT_SERVED.map((f) => f.name));
-  for (const [model, fields] of clientModels()) {
-    if (AUTHENTICATION.has(model)) continue;
-    if (isSinkConfig(model)) continue; // destinations and stream sinks: not served, whole
-    if (model in NOT_SERVED_MODELS) {
-      assert.ok(
-        families.has(NOT_SERVED_MODELS[model]!),
-        `${model}: "${NOT_SERVED_MODELS[model]}" is a not-served family`,
+test(
+  'every field of every request model of the svix client has a decision: carried out, refused, or harmless to ' +
+    'ignore',
+  () => {
+    const families = new Set(NOT_SERVED.map((f) => f.name));
+    for (const [model, fields] of clientModels()) {
+      if (AUTHENTICATION.has(model)) continue;
+      if (isSinkConfig(model)) continue; // destinations and stream sinks: not served, whole
+      if (model in NOT_SERVED_MODELS) {
+        assert.ok(
+          families.has(NOT_SERVED_MODELS[model]!),
+          `${model}: "${NOT_SERVED_MODELS[model]}" is a not-served family`,
+        );
+        continue;
+      }
+      const decided = SERVED[model];
+      assert.ok(decided !== undefined, `${model} (fields ${fields.join(', ')}) has no decision`);
+      assert.deepEqual(
+        Object.keys(decided).sort(),
+        [...fields].sort(),
+        `${model}: every field decided, no stale field`,
       );
-      continue;
     }
-    const decided = SERVED[model];
-    assert.ok(decided !== undefined, `${model} (fields ${fields.join(', ')}) has no decision`);
-    assert.deepEqual(Object.keys(decided).sort(), [...fields].sort(), `${model}: every field decided, no stale field`);
-  }
-  for (const model of Object.keys(SERVED)) assert.ok(clientModels().has(model), `${model} is a model of the client`);
-});
+    for (const model of Object.keys(SERVED)) assert.ok(clientModels().has(model), `${model} is a model of the client`);
+  },
+);
 
 describe('each field of a served model changes the outcome (through the svix client, PostgreSQL server)', () => {
   let api: ApiHarness;
@@ -377,7 +385,8 @@ describe('each field of a served model changes the outcome (through the svix cli
     assert.equal((await api.svix.endpoint.getSecret(app.id, ep.id)).key, key);
     const grace = (
       await api.database.db.query<{ s: number }>(
-        'SELECT extract(epoch FROM previous_secret_until - clock_timestamp())::float8 AS s FROM endpoints WHERE id = $1',
+        'SELECT extract(epoch FROM previous_secret_until - clock_timestamp())::float8 AS s FROM endpoints ' +
+          'WHERE id = $1',
         [ep.id],
       )
     ).rows[0]!.s;
@@ -415,7 +424,8 @@ describe('each field of a served model changes the outcome (through the svix cli
     const c = await publish('r.a', ['c1'], ['t1']);
     const settle = async (state: 'dead' | 'succeeded', status = 500) =>
       api.database.db.query(
-        `UPDATE deliveries SET state = $2, attempt_count = 4, last_status_code = $3, dead_reason = CASE WHEN $2 = 'dead' THEN 'exhausted' END WHERE message_id = ANY ($1::text[])`,
+        'UPDATE deliveries SET state = $2, attempt_count = 4, last_status_code = $3, dead_reason = CASE WHEN ' +
+          `$2 = 'dead' THEN 'exhausted' END WHERE message_id = ANY ($1::text[])`,
         [[a, b, c], state, status],
       );
     const sent = async (started: Promise<{ id: string }>): Promise<number> => {
@@ -493,7 +503,8 @@ describe('each field of a served model changes the outcome (through the svix cli
     const counts = async () =>
       (
         await api.database.db.query<{ n: string }>(
-          `SELECT (SELECT count(*) FROM applications) + (SELECT count(*) FROM endpoints) + (SELECT count(*) FROM messages) + (SELECT count(*) FROM background_tasks) + (SELECT count(*) FROM event_types) AS n`,
+          'SELECT (SELECT count(*) FROM applications) + (SELECT count(*) FROM endpoints) + (SELECT count(*) ' +
+            'FROM messages) + (SELECT count(*) FROM background_tasks) + (SELECT count(*) FROM event_types) AS n',
         )
       ).rows[0]!.n;
     const before = await counts();

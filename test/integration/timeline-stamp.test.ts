@@ -259,23 +259,27 @@ for (const engine of ENGINES) {
       );
       const delivery = (
         await t.db.query<{ id: string }>(
-          `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at) VALUES ($1, $2, $3, 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z') RETURNING id::text`,
+          'INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at) VALUES ' +
+            `($1, $2, $3, 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z') RETURNING id::text`,
           [appId, msg, ep],
         )
       ).rows[0]!.id;
       // As the other writers (replay, resend, disable) write theirs: no stamp columns.
       await t.db.query(
-        `INSERT INTO delivery_events (delivery_id, state, reason, at) VALUES ($1, 'pending', 'replayed', '2026-01-01T00:00:02.5Z')`,
+        `INSERT INTO delivery_events (delivery_id, state, reason, at) VALUES ($1, 'pending', 'replayed', ` +
+          `'2026-01-01T00:00:02.5Z')`,
         [delivery],
       );
       // A stamped row whose since_publish_ms is not the trigger's figure: kept, so the trigger did not run.
       await t.db.query(
-        `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms) VALUES ($1, 'pending', 'replayed', '2026-01-01T00:00:03Z', $2, $3, 7)`,
+        'INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms) ' +
+          `VALUES ($1, 'pending', 'replayed', '2026-01-01T00:00:03Z', $2, $3, 7)`,
         [delivery, appId, ep],
       );
       const rows = (
         await t.db.query<Omit<StampRow, 'endpoint' | 'state' | 'reason'>>(
-          'SELECT app_id, endpoint_id, since_publish_ms::text, wait_ms::text FROM delivery_events WHERE delivery_id = $1 ORDER BY id',
+          'SELECT app_id, endpoint_id, since_publish_ms::text, wait_ms::text FROM delivery_events WHERE ' +
+            'delivery_id = $1 ORDER BY id',
           [delivery],
         )
       ).rows;

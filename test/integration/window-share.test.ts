@@ -132,7 +132,8 @@ for (const engine of ENGINES) {
       });
       assert.equal(second.deliveries.length, 1, 'holding 1 of its 2, it gets 1 more');
       await t.db.query(
-        `UPDATE deliveries SET lease_expires_at = now() - interval '1 second' WHERE endpoint_id = $1 AND state = 'leased'`,
+        `UPDATE deliveries SET lease_expires_at = now() - interval '1 second' WHERE endpoint_id = $1 AND state ` +
+          `= 'leased'`,
         [a.id],
       );
       const third = await claim(10, { share: 2, held: none, answering: [a.id], unresponsive: [], budget: 10 });
@@ -143,35 +144,40 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('endpoints not known to answer share the budget; one holding nothing still gets one delivery unless it is known unresponsive', async () => {
-      const [a, b, c, d] = [
-        await endpointAt(t, 'http://127.0.0.1:9/a'),
-        await endpointAt(t, 'http://127.0.0.1:9/b'),
-        await endpointAt(t, 'http://127.0.0.1:9/c'),
-        await endpointAt(t, 'http://127.0.0.1:9/d'),
-      ];
-      for (const e of [a, b, c, d]) await publish(t, e.appId, 5);
-      const per = (got: { deliveries: readonly { endpointId: string }[] }, id: string): number =>
-        got.deliveries.filter((x) => x.endpointId === id).length;
-      const spent = await claim(8, { share: 4, held: new Map(), answering: [d.id], unresponsive: [c.id], budget: 0 });
-      assert.deepEqual(
-        [a, b, c, d].map((e) => per(spent, e.id)),
-        [1, 1, 0, 2],
-        'budget spent: unproven a and b get their first delivery, unresponsive c nothing, answering d its fair part of the claim (8 / 4)',
-      );
-      const three = await claim(8, {
-        share: 4,
-        held: new Map(),
-        answering: [],
-        unresponsive: [a.id, b.id, c.id, d.id],
-        budget: 3,
-      });
-      assert.equal(
-        three.deliveries.length,
-        3,
-        'four unresponsive endpoints with a backlog take the budget of 3 together, no more',
-      );
-    });
+    test(
+      'endpoints not known to answer share the budget; one holding nothing still gets one delivery unless it is ' +
+        'known unresponsive',
+      async () => {
+        const [a, b, c, d] = [
+          await endpointAt(t, 'http://127.0.0.1:9/a'),
+          await endpointAt(t, 'http://127.0.0.1:9/b'),
+          await endpointAt(t, 'http://127.0.0.1:9/c'),
+          await endpointAt(t, 'http://127.0.0.1:9/d'),
+        ];
+        for (const e of [a, b, c, d]) await publish(t, e.appId, 5);
+        const per = (got: { deliveries: readonly { endpointId: string }[] }, id: string): number =>
+          got.deliveries.filter((x) => x.endpointId === id).length;
+        const spent = await claim(8, { share: 4, held: new Map(), answering: [d.id], unresponsive: [c.id], budget: 0 });
+        assert.deepEqual(
+          [a, b, c, d].map((e) => per(spent, e.id)),
+          [1, 1, 0, 2],
+          'budget spent: unproven a and b get their first delivery, unresponsive c nothing, answering d its fair ' +
+            'part of the claim (8 / 4)',
+        );
+        const three = await claim(8, {
+          share: 4,
+          held: new Map(),
+          answering: [],
+          unresponsive: [a.id, b.id, c.id, d.id],
+          budget: 3,
+        });
+        assert.equal(
+          three.deliveries.length,
+          3,
+          'four unresponsive endpoints with a backlog take the budget of 3 together, no more',
+        );
+      },
+    );
   });
 }
 
@@ -252,92 +258,112 @@ describe('the dispatcher window under load (PostgreSQL server, loopback receiver
       )
     ).rows[0]!.n;
 
-  test('window 4: a black-holed endpoint with a backlog holds 2 slots, and a healthy endpoint published after it is served at once', async () => {
-    const hole = await endpointAt(t, holes.url('/hole-1'));
-    const healthy = await endpointAt(t, other.url('/ok'));
-    await publish(t, hole.appId, 20);
-    start(4, 6000, 4);
-    await holes.waitForCount(2, 10_000, (r) => r.path === '/hole-1');
-    const ids = await publish(t, healthy.appId, 5);
-    await waitForSucceeded(t, ids, 5000);
-    assert.equal(await leased(hole.id), 2, 'the black hole holds exactly its share of 2');
-    assert.equal(
-      (await holes.requests()).filter((r) => r.path === '/hole-1').length,
-      2,
-      'no third request reached the black hole',
-    );
-    const latencies = await firstAttemptLatencies(t, ids);
-    // Starved, each would wait for a 6 s timeout of the black hole; the bound leaves room for a busy machine.
-    assert.ok(
-      latencies.at(-1)! < 2500,
-      `healthy publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
-    );
-  });
+  test(
+    'window 4: a black-holed endpoint with a backlog holds 2 slots, and a healthy endpoint published after it is ' +
+      'served at once',
+    async () => {
+      const hole = await endpointAt(t, holes.url('/hole-1'));
+      const healthy = await endpointAt(t, other.url('/ok'));
+      await publish(t, hole.appId, 20);
+      start(4, 6000, 4);
+      await holes.waitForCount(2, 10_000, (r) => r.path === '/hole-1');
+      const ids = await publish(t, healthy.appId, 5);
+      await waitForSucceeded(t, ids, 5000);
+      assert.equal(await leased(hole.id), 2, 'the black hole holds exactly its share of 2');
+      assert.equal(
+        (await holes.requests()).filter((r) => r.path === '/hole-1').length,
+        2,
+        'no third request reached the black hole',
+      );
+      const latencies = await firstAttemptLatencies(t, ids);
+      // Starved, each would wait for a 6 s timeout of the black hole; the bound leaves room for a busy machine.
+      assert.ok(
+        latencies.at(-1)! < 2500,
+        `healthy publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
+      );
+    },
+  );
 
-  test('window 1,024 claiming 100 ahead (the default): the black hole has 512 requests open, never more, and 50 deliveries waiting for a slot', async () => {
-    const hole = await endpointAt(t, holes.url('/hole-1'));
-    const healthy = await endpointAt(t, other.url('/ok'));
-    await publish(t, hole.appId, 700);
-    start(1024, 30_000, 1024, 100);
-    await holes.waitForCount(512, 30_000, (r) => r.path === '/hole-1');
-    const ids = await publish(t, healthy.appId, 20);
-    await waitForSucceeded(t, ids, 10_000);
-    // A claim's share is over the window and what is claimed ahead: floor(1,124 × 0.5) = 562 leases.
-    assert.equal(await leased(hole.id), 562, 'the black hole holds 512 open requests and 50 waiting deliveries');
-    assert.equal(
-      (await holes.requests()).filter((r) => r.path === '/hole-1').length,
-      512,
-      'a waiting delivery does not open past the share of open requests',
-    );
-  });
+  test(
+    'window 1,024 claiming 100 ahead (the default): the black hole has 512 requests open, never more, and 50 ' +
+      'deliveries waiting for a slot',
+    async () => {
+      const hole = await endpointAt(t, holes.url('/hole-1'));
+      const healthy = await endpointAt(t, other.url('/ok'));
+      await publish(t, hole.appId, 700);
+      start(1024, 30_000, 1024, 100);
+      await holes.waitForCount(512, 30_000, (r) => r.path === '/hole-1');
+      const ids = await publish(t, healthy.appId, 20);
+      await waitForSucceeded(t, ids, 10_000);
+      // A claim's share is over the window and what is claimed ahead: floor(1,124 × 0.5) = 562 leases.
+      assert.equal(await leased(hole.id), 562, 'the black hole holds 512 open requests and 50 waiting deliveries');
+      assert.equal(
+        (await holes.requests()).filter((r) => r.path === '/hole-1').length,
+        512,
+        'a waiting delivery does not open past the share of open requests',
+      );
+    },
+  );
 
-  test('window 1,024: a black-holed endpoint with a backlog of 700 never holds more than its share of 512, across claims of 100', async () => {
-    const hole = await endpointAt(t, holes.url('/hole-1'));
-    const healthy = await endpointAt(t, other.url('/ok'));
-    await publish(t, hole.appId, 700);
-    start(1024, 30_000, 1024);
-    await holes.waitForCount(512, 30_000, (r) => r.path === '/hole-1');
-    // Later claims run (they deliver these), and would hand the black hole more if its share leaked.
-    const ids = await publish(t, healthy.appId, 20);
-    await waitForSucceeded(t, ids, 10_000);
-    assert.equal(await leased(hole.id), 512);
-    assert.equal((await holes.requests()).filter((r) => r.path === '/hole-1').length, 512);
-  });
+  test(
+    'window 1,024: a black-holed endpoint with a backlog of 700 never holds more than its share of 512, across ' +
+      'claims of 100',
+    async () => {
+      const hole = await endpointAt(t, holes.url('/hole-1'));
+      const healthy = await endpointAt(t, other.url('/ok'));
+      await publish(t, hole.appId, 700);
+      start(1024, 30_000, 1024);
+      await holes.waitForCount(512, 30_000, (r) => r.path === '/hole-1');
+      // Later claims run (they deliver these), and would hand the black hole more if its share leaked.
+      const ids = await publish(t, healthy.appId, 20);
+      await waitForSucceeded(t, ids, 10_000);
+      assert.equal(await leased(hole.id), 512);
+      assert.equal((await holes.requests()).filter((r) => r.path === '/hole-1').length, 512);
+    },
+  );
 
-  test('a healthy endpoint on the same origin as a black hole keeps its latency (each endpoint has its own connection pool)', async () => {
-    const hole = await endpointAt(t, holes.url('/hole-1'));
-    const healthy = await endpointAt(t, holes.url('/ok'));
-    await publish(t, hole.appId, 20);
-    start(8, 6000, 4); // the black hole's share (4) is every connection one pool may open
-    await holes.waitForCount(4, 10_000, (r) => r.path === '/hole-1');
-    const ids = await publish(t, healthy.appId, 10);
-    await waitForSucceeded(t, ids, 8000);
-    const latencies = await firstAttemptLatencies(t, ids);
-    assert.ok(
-      latencies.at(-1)! < 2500,
-      `healthy (same origin) publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
-    );
-  });
+  test(
+    'a healthy endpoint on the same origin as a black hole keeps its latency (each endpoint has its own ' +
+      'connection pool)',
+    async () => {
+      const hole = await endpointAt(t, holes.url('/hole-1'));
+      const healthy = await endpointAt(t, holes.url('/ok'));
+      await publish(t, hole.appId, 20);
+      start(8, 6000, 4); // the black hole's share (4) is every connection one pool may open
+      await holes.waitForCount(4, 10_000, (r) => r.path === '/hole-1');
+      const ids = await publish(t, healthy.appId, 10);
+      await waitForSucceeded(t, ids, 8000);
+      const latencies = await firstAttemptLatencies(t, ids);
+      assert.ok(
+        latencies.at(-1)! < 2500,
+        `healthy (same origin) publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
+      );
+    },
+  );
 
-  test('two black-holed endpoints with backlogs leave the reserve of the window to a healthy endpoint published after them', async () => {
-    const hole1 = await endpointAt(t, holes.url('/hole-1'));
-    const hole2 = await endpointAt(t, holes.url('/hole-2'));
-    const healthy = await endpointAt(t, other.url('/ok'));
-    await publish(t, hole1.appId, 10);
-    await publish(t, hole2.appId, 10);
-    start(4, 6000, 4);
-    await holes.waitForCount(3, 10_000, (r) => r.path.startsWith('/hole-'));
-    const ids = await publish(t, healthy.appId, 5);
-    await waitForSucceeded(t, ids, 5000);
-    assert.equal(
-      (await leased(hole1.id)) + (await leased(hole2.id)),
-      3,
-      'the two black holes hold 3 of 4 slots: one is kept for answering endpoints',
-    );
-    const latencies = await firstAttemptLatencies(t, ids);
-    assert.ok(
-      latencies.at(-1)! < 2500,
-      `healthy publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
-    );
-  });
+  test(
+    'two black-holed endpoints with backlogs leave the reserve of the window to a healthy endpoint published ' +
+      'after them',
+    async () => {
+      const hole1 = await endpointAt(t, holes.url('/hole-1'));
+      const hole2 = await endpointAt(t, holes.url('/hole-2'));
+      const healthy = await endpointAt(t, other.url('/ok'));
+      await publish(t, hole1.appId, 10);
+      await publish(t, hole2.appId, 10);
+      start(4, 6000, 4);
+      await holes.waitForCount(3, 10_000, (r) => r.path.startsWith('/hole-'));
+      const ids = await publish(t, healthy.appId, 5);
+      await waitForSucceeded(t, ids, 5000);
+      assert.equal(
+        (await leased(hole1.id)) + (await leased(hole2.id)),
+        3,
+        'the two black holes hold 3 of 4 slots: one is kept for answering endpoints',
+      );
+      const latencies = await firstAttemptLatencies(t, ids);
+      assert.ok(
+        latencies.at(-1)! < 2500,
+        `healthy publish → delivery ${latencies.map((x) => x.toFixed(0)).join(', ')} ms`,
+      );
+    },
+  );
 });
