@@ -127,35 +127,39 @@ test('no comment or doc cites a design section, a style guide or an issue number
   assert.deepEqual(found, []);
 });
 
-test('every repository path cited in docs and comments exists, and every cited anchor of a Markdown file is one of its headings', async () => {
-  const missing: string[] = [];
-  const anchors = new Map<string, Set<string>>();
-  const check = async (from: string, target: string, anchor: string | undefined): Promise<void> => {
-    const clean = target.replace(/[.,:;)`'"]+$/, '');
-    if (clean.includes('*') || clean.includes('${') || clean.includes('<')) return;
-    if (!existsSync(new URL(clean, root))) {
-      missing.push(`${from}: ${clean} does not exist`);
-      return;
-    }
-    if (anchor !== undefined && clean.endsWith('.md')) {
-      if (!anchors.has(clean)) anchors.set(clean, await anchorsOf(clean));
-      if (!anchors.get(clean)!.has(anchor)) missing.push(`${from}: ${clean}#${anchor} is no heading of ${clean}`);
-    }
-  };
-  for (const path of trackedTextFiles()) {
-    const text = await readFile(new URL(path, root), 'utf8');
-    // Paths from the repository root: docs/…, and adr/… as written inside docs/.
-    for (const m of text.matchAll(/(?<![\w./-])((?:docs|adr)\/[\w./-]*[\w/])(?:#([\w-]+))?/g)) {
-      const target = m[1]!.startsWith('adr/') ? `docs/${m[1]}` : m[1]!;
-      await check(path, target, m[2]);
-    }
-    // Relative Markdown links, resolved from the file that holds them.
-    if (path.endsWith('.md')) {
-      for (const m of text.matchAll(/\]\(([^)#\s:]+)(?:#([\w-]+))?\)/g)) {
-        const target = relative(fileURLToPath(root), join(dirname(fileURLToPath(new URL(path, root))), m[1]!));
-        await check(path, target.endsWith('/') || target === '' ? target : target, m[2]);
+test(
+  'every repository path cited in docs and comments exists, and every cited anchor of a Markdown file is one of ' +
+    'its headings',
+  async () => {
+    const missing: string[] = [];
+    const anchors = new Map<string, Set<string>>();
+    const check = async (from: string, target: string, anchor: string | undefined): Promise<void> => {
+      const clean = target.replace(/[.,:;)`'"]+$/, '');
+      if (clean.includes('*') || clean.includes('${') || clean.includes('<')) return;
+      if (!existsSync(new URL(clean, root))) {
+        missing.push(`${from}: ${clean} does not exist`);
+        return;
+      }
+      if (anchor !== undefined && clean.endsWith('.md')) {
+        if (!anchors.has(clean)) anchors.set(clean, await anchorsOf(clean));
+        if (!anchors.get(clean)!.has(anchor)) missing.push(`${from}: ${clean}#${anchor} is no heading of ${clean}`);
+      }
+    };
+    for (const path of trackedTextFiles()) {
+      const text = await readFile(new URL(path, root), 'utf8');
+      // Paths from the repository root: docs/…, and adr/… as written inside docs/.
+      for (const m of text.matchAll(/(?<![\w./-])((?:docs|adr)\/[\w./-]*[\w/])(?:#([\w-]+))?/g)) {
+        const target = m[1]!.startsWith('adr/') ? `docs/${m[1]}` : m[1]!;
+        await check(path, target, m[2]);
+      }
+      // Relative Markdown links, resolved from the file that holds them.
+      if (path.endsWith('.md')) {
+        for (const m of text.matchAll(/\]\(([^)#\s:]+)(?:#([\w-]+))?\)/g)) {
+          const target = relative(fileURLToPath(root), join(dirname(fileURLToPath(new URL(path, root))), m[1]!));
+          await check(path, target.endsWith('/') || target === '' ? target : target, m[2]);
+        }
       }
     }
-  }
-  assert.deepEqual(missing, []);
-});
+    assert.deepEqual(missing, []);
+  },
+);

@@ -95,19 +95,26 @@ test('every literal written by a timeline statement is a catalogued reason or a 
   );
 });
 
-test('every catalogued reason is written somewhere: as a literal of a timeline statement, through TimelineReason, or as a dead-letter reason', async () => {
-  const literals = new Set<string>();
-  for (const s of await timelineStatements()) for (const m of s.text.matchAll(/'([a-z][a-z_]*)'/g)) literals.add(m[1]!);
-  const code = (
-    await Promise.all(
-      (
-        await files('src', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('timeline-reasons.ts'))
-      ).map((p) => readFile(join(root, p), 'utf8')),
-    )
-  ).join('\n');
-  const dead: readonly string[] = Object.values(DeadReason);
-  const unused = Object.entries(TimelineReason)
-    .filter(([key, value]) => !literals.has(value) && !code.includes(`TimelineReason.${key}`) && !dead.includes(value))
-    .map(([, value]) => value);
-  assert.deepEqual(unused, [], 'a catalogued reason nothing writes: remove it from the catalogue and the page');
-});
+test(
+  'every catalogued reason is written somewhere: as a literal of a timeline statement, through TimelineReason, ' +
+    'or as a dead-letter reason',
+  async () => {
+    const literals = new Set<string>();
+    for (const s of await timelineStatements())
+      for (const m of s.text.matchAll(/'([a-z][a-z_]*)'/g)) literals.add(m[1]!);
+    const code = (
+      await Promise.all(
+        (
+          await files('src', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('timeline-reasons.ts'))
+        ).map((p) => readFile(join(root, p), 'utf8')),
+      )
+    ).join('\n');
+    const dead: readonly string[] = Object.values(DeadReason);
+    const unused = Object.entries(TimelineReason)
+      .filter(
+        ([key, value]) => !literals.has(value) && !code.includes(`TimelineReason.${key}`) && !dead.includes(value),
+      )
+      .map(([, value]) => value);
+    assert.deepEqual(unused, [], 'a catalogued reason nothing writes: remove it from the catalogue and the page');
+  },
+);

@@ -81,56 +81,64 @@ async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0, undefined, { timeout: 10_000 });
 }
 
-test('the overview charts have a time axis (UTC) and draw failures beside successes; the endpoint page charts failed attempts', async () => {
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token);
-    const chart = page.locator('figure.series', { hasText: 'Attempts per second' });
-    await chart.locator('rect.fill-bad').first().waitFor({ timeout: 15_000 });
-    assert.ok((await chart.locator('rect.fill-ok').count()) > 0, 'successes are drawn');
-    assert.deepEqual(await chart.locator('.legend li').allTextContents(), ['succeeded', 'failed']);
-    const ticks = await chart.locator('.x-axis span').allTextContents();
-    assert.equal(ticks.length, 3, ticks.join(' '));
-    for (const t of ticks) assert.match(t, /^\d\d:\d\d$/);
-    assert.notEqual(ticks[0], ticks[2], 'the axis runs from the first bucket to the last');
-    assert.match((await chart.locator('figcaption').textContent()) ?? '', /failed .*times in UTC/);
-    assert.match((await chart.locator('.y-axis span').first().textContent()) ?? '', /\/s$/);
-    await page.screenshot({ path: `${ARTIFACTS}overview-charts.png`, fullPage: true });
-    await page.evaluate((r) => {
-      location.hash = r;
-    }, `/apps/${ids.app}/endpoints/${ids.down}`);
-    const failed = page.locator('figure.bars', { hasText: 'Failed attempts' });
-    await failed.waitFor();
-    assert.match((await failed.locator('.bar-value').first().textContent()) ?? '', /^6 of 6$/);
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'the overview charts have a time axis (UTC) and draw failures beside successes; the endpoint page charts ' +
+    'failed attempts',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token);
+      const chart = page.locator('figure.series', { hasText: 'Attempts per second' });
+      await chart.locator('rect.fill-bad').first().waitFor({ timeout: 15_000 });
+      assert.ok((await chart.locator('rect.fill-ok').count()) > 0, 'successes are drawn');
+      assert.deepEqual(await chart.locator('.legend li').allTextContents(), ['succeeded', 'failed']);
+      const ticks = await chart.locator('.x-axis span').allTextContents();
+      assert.equal(ticks.length, 3, ticks.join(' '));
+      for (const t of ticks) assert.match(t, /^\d\d:\d\d$/);
+      assert.notEqual(ticks[0], ticks[2], 'the axis runs from the first bucket to the last');
+      assert.match((await chart.locator('figcaption').textContent()) ?? '', /failed .*times in UTC/);
+      assert.match((await chart.locator('.y-axis span').first().textContent()) ?? '', /\/s$/);
+      await page.screenshot({ path: `${ARTIFACTS}overview-charts.png`, fullPage: true });
+      await page.evaluate((r) => {
+        location.hash = r;
+      }, `/apps/${ids.app}/endpoints/${ids.down}`);
+      const failed = page.locator('figure.bars', { hasText: 'Failed attempts' });
+      await failed.waitFor();
+      assert.match((await failed.locator('.bar-value').first().textContent()) ?? '', /^6 of 6$/);
+    } finally {
+      await context.close();
+    }
+  },
+);
 
-test("an event type's schema is shown as structure: fields (nested ones too) with type and whether required, and its example pretty-printed", async () => {
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token, '/event-types/invoice.paid');
-    const fields = page.getByRole('table', { name: 'Fields of invoice.paid version 1' });
-    await fields.waitFor();
-    const rows = await fields
-      .locator('tbody tr')
-      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
-    // In the stored order (PostgreSQL's jsonb: shorter keys first), nested fields under their object.
-    assert.deepEqual(rows, [
-      ['invoice', 'integer', 'required', 'Invoice number'],
-      ['customer', 'object', 'optional', '—'],
-      ['customer.id', 'string', 'required', '—'],
-      ['customer.email', 'string (email)', 'optional', '—'],
-    ]);
-    const example = (await page.getByLabel('Example 1 of invoice.paid version 1').textContent()) ?? '';
-    assert.deepEqual(JSON.parse(example), { invoice: 1, customer: { id: 'c1' } });
-    assert.match(example, /^\{\n {2}"/, 'pretty-printed');
-    assert.match(example, /\n {4}"id": "c1"\n/, 'nested values indented');
-  } finally {
-    await context.close();
-  }
-});
+test(
+  "an event type's schema is shown as structure: fields (nested ones too) with type and whether required, and " +
+    'its example pretty-printed',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token, '/event-types/invoice.paid');
+      const fields = page.getByRole('table', { name: 'Fields of invoice.paid version 1' });
+      await fields.waitFor();
+      const rows = await fields
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
+      // In the stored order (PostgreSQL's jsonb: shorter keys first), nested fields under their object.
+      assert.deepEqual(rows, [
+        ['invoice', 'integer', 'required', 'Invoice number'],
+        ['customer', 'object', 'optional', '—'],
+        ['customer.id', 'string', 'required', '—'],
+        ['customer.email', 'string (email)', 'optional', '—'],
+      ]);
+      const example = (await page.getByLabel('Example 1 of invoice.paid version 1').textContent()) ?? '';
+      assert.deepEqual(JSON.parse(example), { invoice: 1, customer: { id: 'c1' } });
+      assert.match(example, /^\{\n {2}"/, 'pretty-printed');
+      assert.match(example, /\n {4}"id": "c1"\n/, 'nested values indented');
+    } finally {
+      await context.close();
+    }
+  },
+);
 
 /** Pages with tables: a name for the screenshot, the route. */
 const tablePages = (): [string, string][] => [
@@ -148,54 +156,58 @@ const tablePages = (): [string, string][] => [
   ['event-type', '/event-types/invoice.paid'],
 ];
 
-test('at phone width every table cell shows the name of its column (data-label, drawn before the value), in both themes', async () => {
-  for (const theme of ['light', 'dark'] as const) {
-    const { context, page } = await world.page({ width: 390, height: 844, colorScheme: theme });
-    try {
-      await signIn(page, world.url, world.token);
-      const problems: string[] = [];
-      for (const [name, route] of tablePages()) {
-        await page.evaluate((r) => {
-          location.hash = r;
-        }, route);
-        await settled(page);
-        await page
-          .locator('main table')
-          .first()
-          .waitFor({ timeout: 10_000 })
-          .catch(() => assert.fail(`${route}: no table`));
-        problems.push(
-          ...(await page.evaluate(
-            (r) =>
-              Array.from(document.querySelectorAll('main table')).flatMap((table) => {
-                const heads = Array.from(table.querySelectorAll('thead th'), (th) => th.textContent ?? '');
-                return Array.from(table.querySelectorAll('tbody tr')).flatMap((tr) =>
-                  Array.from(tr.querySelectorAll('td')).flatMap((td, i) => {
-                    const label = td.getAttribute('data-label');
-                    if (label === null)
-                      return td.querySelector('input, button') === null
-                        ? [`${r}: a cell of "${heads[i]}" has no label`]
-                        : [];
-                    const drawn = getComputedStyle(td, '::before').content;
-                    return label === heads[i] && drawn === JSON.stringify(label)
-                      ? []
-                      : [`${r}: "${label}" under "${heads[i]}", drawn ${drawn}`];
-                  }),
-                );
-              }),
-            route,
-          )),
-        );
-        await page.screenshot({ path: `${ARTIFACTS}phone-${theme}-${name}.png`, fullPage: true });
-        const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-        if (wide > 0) problems.push(`${route}: the page is ${wide} px wider than the phone`);
+test(
+  'at phone width every table cell shows the name of its column (data-label, drawn before the value), in both ' +
+    'themes',
+  async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      const { context, page } = await world.page({ width: 390, height: 844, colorScheme: theme });
+      try {
+        await signIn(page, world.url, world.token);
+        const problems: string[] = [];
+        for (const [name, route] of tablePages()) {
+          await page.evaluate((r) => {
+            location.hash = r;
+          }, route);
+          await settled(page);
+          await page
+            .locator('main table')
+            .first()
+            .waitFor({ timeout: 10_000 })
+            .catch(() => assert.fail(`${route}: no table`));
+          problems.push(
+            ...(await page.evaluate(
+              (r) =>
+                Array.from(document.querySelectorAll('main table')).flatMap((table) => {
+                  const heads = Array.from(table.querySelectorAll('thead th'), (th) => th.textContent ?? '');
+                  return Array.from(table.querySelectorAll('tbody tr')).flatMap((tr) =>
+                    Array.from(tr.querySelectorAll('td')).flatMap((td, i) => {
+                      const label = td.getAttribute('data-label');
+                      if (label === null)
+                        return td.querySelector('input, button') === null
+                          ? [`${r}: a cell of "${heads[i]}" has no label`]
+                          : [];
+                      const drawn = getComputedStyle(td, '::before').content;
+                      return label === heads[i] && drawn === JSON.stringify(label)
+                        ? []
+                        : [`${r}: "${label}" under "${heads[i]}", drawn ${drawn}`];
+                    }),
+                  );
+                }),
+              route,
+            )),
+          );
+          await page.screenshot({ path: `${ARTIFACTS}phone-${theme}-${name}.png`, fullPage: true });
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          if (wide > 0) problems.push(`${route}: the page is ${wide} px wider than the phone`);
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
       }
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
     }
-  }
-});
+  },
+);
 
 /** Names of settings whose words (between underscores) the page breaks across lines. */
 const brokenNames = (page: Page): Promise<string[]> =>
@@ -218,30 +230,34 @@ const brokenNames = (page: Page): Promise<string[]> =>
     }),
   );
 
-test('the settings page shows a changed duration and its default in the same units, and never breaks a name mid-word (desktop and phone)', async () => {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    const { context, page } = await world.page({ width, height });
-    try {
-      await signIn(page, world.url, world.token, '/settings');
-      const setting = (env: string) =>
-        page
-          .locator('main tbody tr')
-          .filter({ has: page.locator('td[data-label="Variable"]', { hasText: new RegExp(`^${env}$`) }) });
-      const row = setting('TIDINGS_POLL_INTERVAL');
-      await row.waitFor();
-      assert.equal(await row.locator('td[data-label="Value"] code').textContent(), '50 ms');
-      assert.equal(await row.locator('td[data-label="Default"] code').textContent(), '1 s');
-      const lease = setting('TIDINGS_LEASE');
-      assert.equal(
-        await lease.locator('td[data-label="Value"] code').textContent(),
-        await lease.locator('td[data-label="Default"] code').textContent(),
-      );
-      assert.deepEqual(await brokenNames(page), [], `names broken mid-word at ${width} px`);
-    } finally {
-      await context.close();
+test(
+  'the settings page shows a changed duration and its default in the same units, and never breaks a name ' +
+    'mid-word (desktop and phone)',
+  async () => {
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
+      const { context, page } = await world.page({ width, height });
+      try {
+        await signIn(page, world.url, world.token, '/settings');
+        const setting = (env: string) =>
+          page
+            .locator('main tbody tr')
+            .filter({ has: page.locator('td[data-label="Variable"]', { hasText: new RegExp(`^${env}$`) }) });
+        const row = setting('TIDINGS_POLL_INTERVAL');
+        await row.waitFor();
+        assert.equal(await row.locator('td[data-label="Value"] code').textContent(), '50 ms');
+        assert.equal(await row.locator('td[data-label="Default"] code').textContent(), '1 s');
+        const lease = setting('TIDINGS_LEASE');
+        assert.equal(
+          await lease.locator('td[data-label="Value"] code').textContent(),
+          await lease.locator('td[data-label="Default"] code').textContent(),
+        );
+        assert.deepEqual(await brokenNames(page), [], `names broken mid-word at ${width} px`);
+      } finally {
+        await context.close();
+      }
     }
-  }
-});
+  },
+);

@@ -33,39 +33,43 @@ async function waitForState(app: string, msg: string, ep: string, state: string)
   assert.fail(`delivery never became ${state}`);
 }
 
-test('a failing receiver makes a dead letter; after it recovers, bulk replay from the dead-letter page delivers it, with the task progress shown', async () => {
-  receiver.answer = { status: 500, body: 'down for maintenance', contentType: 'text/plain' };
-  const app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Failing Co' })).body.id;
-  const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/down` }))
-    .body.id;
-  const msg = (
-    await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, {
-      eventType: 'invoice.failed',
-      payload: { n: 1 },
-    })
-  ).body.id;
-  await waitForState(app, msg, ep, 'dead');
-  receiver.answer = { status: 204, body: '', contentType: 'text/plain' };
+test(
+  'a failing receiver makes a dead letter; after it recovers, bulk replay from the dead-letter page delivers it, ' +
+    'with the task progress shown',
+  async () => {
+    receiver.answer = { status: 500, body: 'down for maintenance', contentType: 'text/plain' };
+    const app = (await world.api<{ id: string }>('POST', '/api/v1/app', { name: 'Failing Co' })).body.id;
+    const ep = (await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: `${receiver.url}/down` }))
+      .body.id;
+    const msg = (
+      await world.api<{ id: string }>('POST', `/api/v1/app/${app}/msg`, {
+        eventType: 'invoice.failed',
+        payload: { n: 1 },
+      })
+    ).body.id;
+    await waitForState(app, msg, ep, 'dead');
+    receiver.answer = { status: 204, body: '', contentType: 'text/plain' };
 
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token, `/apps/${app}/dead-letters`);
-    const row = page.locator('tbody tr', { hasText: 'invoice.failed' });
-    await row.waitFor();
-    assert.match((await row.textContent()) ?? '', /exhausted/);
-    await page.getByRole('checkbox', { name: `Select ${msg} to ${ep}` }).check();
-    await page.getByRole('button', { name: 'Replay selected (1)' }).click();
-    const progress = page.locator('[role=status]', { hasText: 'Replay task' });
-    await progress.getByText('finished').waitFor({ timeout: 20_000 });
-    assert.match((await progress.locator('.task-progress').textContent()) ?? '', /messages sent: 1/);
-    await waitForState(app, msg, ep, 'succeeded');
-    // The page's own polling empties the list once the delivery left the dead state.
-    await page.getByText('No dead letters.').waitFor({ timeout: 10_000 });
-    await page.screenshot({ path: `${ARTIFACTS}dead-letters-replayed.png`, fullPage: true });
-    await page.goto(`${world.url}/console#/apps/${app}/messages/${msg}/endpoints/${ep}`);
-    await page.locator('.timeline .badge', { hasText: 'succeeded' }).waitFor({ timeout: 10_000 });
-    assert.equal(receiver.requests.filter((r) => r.path === '/down').length, 3);
-  } finally {
-    await context.close();
-  }
-});
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token, `/apps/${app}/dead-letters`);
+      const row = page.locator('tbody tr', { hasText: 'invoice.failed' });
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /exhausted/);
+      await page.getByRole('checkbox', { name: `Select ${msg} to ${ep}` }).check();
+      await page.getByRole('button', { name: 'Replay selected (1)' }).click();
+      const progress = page.locator('[role=status]', { hasText: 'Replay task' });
+      await progress.getByText('finished').waitFor({ timeout: 20_000 });
+      assert.match((await progress.locator('.task-progress').textContent()) ?? '', /messages sent: 1/);
+      await waitForState(app, msg, ep, 'succeeded');
+      // The page's own polling empties the list once the delivery left the dead state.
+      await page.getByText('No dead letters.').waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: `${ARTIFACTS}dead-letters-replayed.png`, fullPage: true });
+      await page.goto(`${world.url}/console#/apps/${app}/messages/${msg}/endpoints/${ep}`);
+      await page.locator('.timeline .badge', { hasText: 'succeeded' }).waitFor({ timeout: 10_000 });
+      assert.equal(receiver.requests.filter((r) => r.path === '/down').length, 3);
+    } finally {
+      await context.close();
+    }
+  },
+);

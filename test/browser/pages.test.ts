@@ -122,52 +122,60 @@ async function shoot(page: import('playwright-core').Page, name: string): Promis
 }
 
 for (const theme of ['light', 'dark'] as const) {
-  test(`every console page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe violation (screenshots saved)`, async () => {
-    for (const [width, height, tag] of [
-      [1280, 800, ''],
-      [390, 844, '-phone'],
-    ] as const) {
-      const { context, page } = await world.page({ colorScheme: theme, width, height });
-      try {
-        await signIn(page, world.url, world.token);
-        const problems: string[] = [];
-        for (const [name, route] of consolePages()) {
-          await page.goto(`${world.url}/console#${route}`);
-          await settled(page);
-          await shoot(page, `console-${theme}${tag}-${name}`);
-          for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
+  test(
+    `every console page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe ` +
+      'violation (screenshots saved)',
+    async () => {
+      for (const [width, height, tag] of [
+        [1280, 800, ''],
+        [390, 844, '-phone'],
+      ] as const) {
+        const { context, page } = await world.page({ colorScheme: theme, width, height });
+        try {
+          await signIn(page, world.url, world.token);
+          const problems: string[] = [];
+          for (const [name, route] of consolePages()) {
+            await page.goto(`${world.url}/console#${route}`);
+            await settled(page);
+            await shoot(page, `console-${theme}${tag}-${name}`);
+            for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
+          }
+          assert.deepEqual(problems, []);
+        } finally {
+          await context.close();
         }
-        assert.deepEqual(problems, []);
-      } finally {
-        await context.close();
       }
-    }
-  });
+    },
+  );
 
-  test(`every portal page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe violation`, async () => {
-    for (const [width, height, tag] of [
-      [1280, 800, ''],
-      [390, 844, '-phone'],
-    ] as const) {
-      const { context, page } = await world.page({ colorScheme: theme, width, height });
-      try {
-        await page.goto(ids.portal);
-        await page.locator('nav[aria-label="Main"]').waitFor();
-        const problems: string[] = [];
-        for (const [name, route] of portalPages()) {
-          await page.evaluate((r) => {
-            location.hash = r;
-          }, route);
-          await settled(page);
-          await shoot(page, `portal-${theme}${tag}-${name}`);
-          for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
+  test(
+    `every portal page, in the ${theme} theme, at desktop and phone width, has no serious or critical axe ` +
+      'violation',
+    async () => {
+      for (const [width, height, tag] of [
+        [1280, 800, ''],
+        [390, 844, '-phone'],
+      ] as const) {
+        const { context, page } = await world.page({ colorScheme: theme, width, height });
+        try {
+          await page.goto(ids.portal);
+          await page.locator('nav[aria-label="Main"]').waitFor();
+          const problems: string[] = [];
+          for (const [name, route] of portalPages()) {
+            await page.evaluate((r) => {
+              location.hash = r;
+            }, route);
+            await settled(page);
+            await shoot(page, `portal-${theme}${tag}-${name}`);
+            for (const v of await seriousViolations(page)) problems.push(`${name}${tag}: ${v}`);
+          }
+          assert.deepEqual(problems, []);
+        } finally {
+          await context.close();
         }
-        assert.deepEqual(problems, []);
-      } finally {
-        await context.close();
       }
-    }
-  });
+    },
+  );
 }
 
 test('the console sign-in page and the missing-token portal page have no serious axe violation', async () => {

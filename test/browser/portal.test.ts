@@ -21,7 +21,9 @@ async function startHost(): Promise<void> {
     const src = new URL(req.url ?? '/', 'http://x').searchParams.get('portal') ?? '';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(
-      `<!doctype html><html lang="en"><head><title>Customer product</title></head><body><h1>Our product</h1><iframe title="Webhooks" src="${src.replaceAll('"', '&quot;')}" width="1200" height="700"></iframe></body></html>`,
+      `<!doctype html><html lang="en"><head><title>Customer product</title></head><body><h1>Our ` +
+        `product</h1><iframe title="Webhooks" src="${src.replaceAll('"', '&quot;')}" width="1200" ` +
+        `height="700"></iframe></body></html>`,
     );
   });
   await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));

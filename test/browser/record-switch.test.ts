@@ -137,59 +137,67 @@ async function assertEndpointForms(page: Page, id: string, writable: boolean): P
   );
 }
 
-test('the console endpoint page: moving between two endpoints by address, back and forward, every form holds the endpoint shown, and Save writes only its own values', async () => {
-  const { context, page } = await world.page();
-  try {
-    const a = `/apps/${x.app}/endpoints/${x.a}`;
-    const b = `/apps/${x.app}/endpoints/${x.b}`;
-    await signIn(page, world.url, world.token, a);
-    await assertEndpointForms(page, x.a, true);
-    await page.getByRole('button', { name: 'Reveal secret' }).click();
-    await page.locator('pre[aria-label="Signing secret"]').waitFor();
-    await go(page, b);
-    await assertEndpointForms(page, x.b, true);
-    await page.goBack();
-    await assertEndpointForms(page, x.a, true);
-    await page.goForward();
-    await assertEndpointForms(page, x.b, true);
-    const before = await world.api('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
-    await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByRole('button', { name: 'Save limits' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
-    await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
-    const saved = await world.api<{
-      url: string;
-      description: string;
-      filterTypes: string[] | null;
-      channels: string[] | null;
-    }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
-    const { updatedAt: _u1, ...was } = before.body as Record<string, unknown>;
-    const { updatedAt: _u2, ...now } = saved.body as Record<string, unknown>;
-    assert.deepEqual(now, was, "saving B's page wrote none of A's values onto B");
-    const limits = await world.api<{ limits: unknown }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}/health`);
-    assert.deepEqual(limits.body.limits, { maxInFlight: null, rateLimit: null, rateBurst: null });
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'the console endpoint page: moving between two endpoints by address, back and forward, every form holds the ' +
+    'endpoint shown, and Save writes only its own values',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      const a = `/apps/${x.app}/endpoints/${x.a}`;
+      const b = `/apps/${x.app}/endpoints/${x.b}`;
+      await signIn(page, world.url, world.token, a);
+      await assertEndpointForms(page, x.a, true);
+      await page.getByRole('button', { name: 'Reveal secret' }).click();
+      await page.locator('pre[aria-label="Signing secret"]').waitFor();
+      await go(page, b);
+      await assertEndpointForms(page, x.b, true);
+      await page.goBack();
+      await assertEndpointForms(page, x.a, true);
+      await page.goForward();
+      await assertEndpointForms(page, x.b, true);
+      const before = await world.api('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('button', { name: 'Save limits' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
+      await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+      const saved = await world.api<{
+        url: string;
+        description: string;
+        filterTypes: string[] | null;
+        channels: string[] | null;
+      }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}`);
+      const { updatedAt: _u1, ...was } = before.body as Record<string, unknown>;
+      const { updatedAt: _u2, ...now } = saved.body as Record<string, unknown>;
+      assert.deepEqual(now, was, "saving B's page wrote none of A's values onto B");
+      const limits = await world.api<{ limits: unknown }>('GET', `/api/v1/app/${x.app}/endpoint/${x.b}/health`);
+      assert.deepEqual(limits.body.limits, { maxInFlight: null, rateLimit: null, rateBurst: null });
+    } finally {
+      await context.close();
+    }
+  },
+);
 
-test('the portal endpoint page: moving between two endpoints by address, back and forward, every form holds the endpoint shown', async () => {
-  const { context, page } = await world.page();
-  try {
-    await page.goto(portal);
-    await page.locator('nav[aria-label="Main"]').waitFor();
-    await go(page, `/endpoints/${x.a}`);
-    await assertEndpointForms(page, x.a, true);
-    await go(page, `/endpoints/${x.b}`);
-    await assertEndpointForms(page, x.b, true);
-    await page.goBack();
-    await assertEndpointForms(page, x.a, true);
-    await page.goForward();
-    await assertEndpointForms(page, x.b, true);
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'the portal endpoint page: moving between two endpoints by address, back and forward, every form holds the ' +
+    'endpoint shown',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await page.goto(portal);
+      await page.locator('nav[aria-label="Main"]').waitFor();
+      await go(page, `/endpoints/${x.a}`);
+      await assertEndpointForms(page, x.a, true);
+      await go(page, `/endpoints/${x.b}`);
+      await assertEndpointForms(page, x.b, true);
+      await page.goBack();
+      await assertEndpointForms(page, x.a, true);
+      await page.goForward();
+      await assertEndpointForms(page, x.b, true);
+    } finally {
+      await context.close();
+    }
+  },
+);
 
 /** The event type editor against the type `name` as the API has it. */
 async function assertTypeEditor(page: Page, name: string): Promise<void> {
@@ -208,26 +216,30 @@ async function assertTypeEditor(page: Page, name: string): Promise<void> {
   assert.deepEqual(schemas.trim() === '' ? null : JSON.parse(schemas), t.schemas, `schemas of ${name}`);
 }
 
-test('the event type editor: moving between two event types by address, back and forward, the editor holds the type shown (never the previous description)', async () => {
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token, '/event-types/alpha.done');
-    await assertTypeEditor(page, 'alpha.done');
-    await go(page, '/event-types/beta.done');
-    await assertTypeEditor(page, 'beta.done');
-    await page.goBack();
-    await assertTypeEditor(page, 'alpha.done');
-    await page.goForward();
-    await assertTypeEditor(page, 'beta.done');
-    await page.getByRole('button', { name: 'Check and save' }).click();
-    await page.getByText('Saved: the schemas compile').waitFor();
-    const beta = await world.api<{ description: string; schemas: unknown }>('GET', '/api/v1/event-type/beta.done');
-    assert.equal(beta.body.description, '', "saving beta wrote none of alpha's description");
-    assert.equal(beta.body.schemas, null);
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'the event type editor: moving between two event types by address, back and forward, the editor holds the type ' +
+    'shown (never the previous description)',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token, '/event-types/alpha.done');
+      await assertTypeEditor(page, 'alpha.done');
+      await go(page, '/event-types/beta.done');
+      await assertTypeEditor(page, 'beta.done');
+      await page.goBack();
+      await assertTypeEditor(page, 'alpha.done');
+      await page.goForward();
+      await assertTypeEditor(page, 'beta.done');
+      await page.getByRole('button', { name: 'Check and save' }).click();
+      await page.getByText('Saved: the schemas compile').waitFor();
+      const beta = await world.api<{ description: string; schemas: unknown }>('GET', '/api/v1/event-type/beta.done');
+      assert.equal(beta.body.description, '', "saving beta wrote none of alpha's description");
+      assert.equal(beta.body.schemas, null);
+    } finally {
+      await context.close();
+    }
+  },
+);
 
 /** The application settings form against the application `id` as the API has it. */
 async function assertAppForm(page: Page, id: string): Promise<void> {
@@ -247,25 +259,29 @@ async function assertAppForm(page: Page, id: string): Promise<void> {
   );
 }
 
-test('the application settings page: moving between two applications by address, back and forward, the form holds the application shown, and Save writes only its own values', async () => {
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token, `/apps/${x.app}/settings`);
-    await assertAppForm(page, x.app);
-    await go(page, `/apps/${y.app}/settings`);
-    await assertAppForm(page, y.app);
-    await page.goBack();
-    await assertAppForm(page, x.app);
-    await page.goForward();
-    await assertAppForm(page, y.app);
-    await page.getByRole('button', { name: 'Save application' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
-    const saved = await world.api<{ name: string; uid: string | null; rateLimit: number | null }>(
-      'GET',
-      `/api/v1/app/${y.app}`,
-    );
-    assert.deepEqual([saved.body.name, saved.body.uid, saved.body.rateLimit], ['Yonder Ltd', null, null]);
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'the application settings page: moving between two applications by address, back and forward, the form holds ' +
+    'the application shown, and Save writes only its own values',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token, `/apps/${x.app}/settings`);
+      await assertAppForm(page, x.app);
+      await go(page, `/apps/${y.app}/settings`);
+      await assertAppForm(page, y.app);
+      await page.goBack();
+      await assertAppForm(page, x.app);
+      await page.goForward();
+      await assertAppForm(page, y.app);
+      await page.getByRole('button', { name: 'Save application' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
+      const saved = await world.api<{ name: string; uid: string | null; rateLimit: number | null }>(
+        'GET',
+        `/api/v1/app/${y.app}`,
+      );
+      assert.deepEqual([saved.body.name, saved.body.uid, saved.body.rateLimit], ['Yonder Ltd', null, null]);
+    } finally {
+      await context.close();
+    }
+  },
+);

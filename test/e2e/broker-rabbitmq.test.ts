@@ -42,7 +42,8 @@ describe('delivery through RabbitMQ', () => {
     const pairs = new Set(got.map((r) => `${r.webhookId} ${r.path}`));
     assert.equal(pairs.size, 10, 'each message once per endpoint');
     await world.waitForRows<{ n: number }>(
-      `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded' AND broker_published_at IS NOT NULL`,
+      `SELECT count(*)::int AS n FROM deliveries WHERE app_id = $1 AND state = 'succeeded' AND ` +
+        'broker_published_at IS NOT NULL',
       [appId],
       (rows) => rows[0]?.n === 10,
       10_000,

@@ -176,7 +176,8 @@ describe('end to end on the PostgreSQL server', () => {
     // Read right after the answer: a second resend would already have written its timeline row.
     const rows = (
       await database.db.query(
-        `SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE d.message_id = $1 AND v.reason = 'resend_requested'`,
+        'SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE ' +
+          `d.message_id = $1 AND v.reason = 'resend_requested'`,
         [msg.id],
       )
     ).rows;

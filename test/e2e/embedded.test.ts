@@ -36,50 +36,58 @@ describe('embedded engine end to end', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  test('first start generates a token and a key; messages are delivered; a restart keeps everything and prints no new token', async () => {
-    const logs = new LogTap();
-    let tidings: Running = await startTidings({
-      roles: { api: true, dispatcher: true },
-      env: env(),
-      logDestination: logs,
-    });
-    const token = tidings.generatedAdminToken;
-    assert.ok(token !== null && token.length >= 32, 'a token is generated on first start');
-    const keyFile = join(dataDir, 'encryption-keys');
-    assert.equal(((await stat(keyFile)).mode & 0o777).toString(8), '600');
-    const svix = new Svix(token, { serverUrl: tidings.apiUrl! });
-    const app = await svix.application.create({ name: 'local', uid: 'local' });
-    const secret = encodeSecret(randomBytes(32));
-    await receiver.setSecret('/local', secret);
-    await svix.endpoint.create(app.id, { url: receiver.url('/local'), secret });
-    const ids = [];
-    for (let i = 0; i < 20; i++)
-      ids.push(
-        (
-          await svix.message.create(app.id, {
-            eventType: 'local.test',
-            payload: { i, marker: 'EMBEDDED-PLAINTEXT-MARKER' },
-          })
-        ).id,
-      );
-    const seen = await receiver.waitForCount(20, 60_000, (r) => r.path === '/local');
-    assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(ids));
-    assert.ok(seen.every((r) => r.signatureValid === true));
-    await logs.waitForCount((l) => l.event === 'delivery.attempted', 20, 30_000);
-    await tidings.stop();
-
-    const key = await readFile(keyFile, 'utf8');
-    tidings = await startTidings({ roles: { api: true, dispatcher: true }, env: env(), logDestination: new LogTap() });
-    try {
-      assert.equal(tidings.generatedAdminToken, null, 'the token is printed only once');
-      const again = new Svix(token, { serverUrl: tidings.apiUrl! });
-      const listed = await again.message.list('local', { limit: 50 });
-      assert.equal(listed.data.length, 20, 'messages survive a restart');
-      assert.equal(await readFile(keyFile, 'utf8'), key, 'the key is kept');
-      const msg = await again.message.create('local', { eventType: 'local.test', payload: { after: 'restart' } });
-      await receiver.waitForCount(1, 30_000, (r) => r.webhookId === msg.id);
-    } finally {
+  test(
+    'first start generates a token and a key; messages are delivered; a restart keeps everything and prints no ' +
+      'new token',
+    async () => {
+      const logs = new LogTap();
+      let tidings: Running = await startTidings({
+        roles: { api: true, dispatcher: true },
+        env: env(),
+        logDestination: logs,
+      });
+      const token = tidings.generatedAdminToken;
+      assert.ok(token !== null && token.length >= 32, 'a token is generated on first start');
+      const keyFile = join(dataDir, 'encryption-keys');
+      assert.equal(((await stat(keyFile)).mode & 0o777).toString(8), '600');
+      const svix = new Svix(token, { serverUrl: tidings.apiUrl! });
+      const app = await svix.application.create({ name: 'local', uid: 'local' });
+      const secret = encodeSecret(randomBytes(32));
+      await receiver.setSecret('/local', secret);
+      await svix.endpoint.create(app.id, { url: receiver.url('/local'), secret });
+      const ids = [];
+      for (let i = 0; i < 20; i++)
+        ids.push(
+          (
+            await svix.message.create(app.id, {
+              eventType: 'local.test',
+              payload: { i, marker: 'EMBEDDED-PLAINTEXT-MARKER' },
+            })
+          ).id,
+        );
+      const seen = await receiver.waitForCount(20, 60_000, (r) => r.path === '/local');
+      assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(ids));
+      assert.ok(seen.every((r) => r.signatureValid === true));
+      await logs.waitForCount((l) => l.event === 'delivery.attempted', 20, 30_000);
       await tidings.stop();
-    }
-  });
+
+      const key = await readFile(keyFile, 'utf8');
+      tidings = await startTidings({
+        roles: { api: true, dispatcher: true },
+        env: env(),
+        logDestination: new LogTap(),
+      });
+      try {
+        assert.equal(tidings.generatedAdminToken, null, 'the token is printed only once');
+        const again = new Svix(token, { serverUrl: tidings.apiUrl! });
+        const listed = await again.message.list('local', { limit: 50 });
+        assert.equal(listed.data.length, 20, 'messages survive a restart');
+        assert.equal(await readFile(keyFile, 'utf8'), key, 'the key is kept');
+        const msg = await again.message.create('local', { eventType: 'local.test', payload: { after: 'restart' } });
+        await receiver.waitForCount(1, 30_000, (r) => r.webhookId === msg.id);
+      } finally {
+        await tidings.stop();
+      }
+    },
+  );
 });

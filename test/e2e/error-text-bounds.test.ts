@@ -71,59 +71,63 @@ describe('error texts in traces and logs', () => {
       body: JSON.stringify(body),
     });
 
-  test('a 422 for 20,000 schema violations, 5,000 unknown fields or a 100,000-character key (in the body or the payload) gives spans whose status message stays within ERROR_BOUNDS.textMaxChars, and bounded log lines', async () => {
-    const app = (await (await call('POST', '/api/v1/app', { name: 'bounds' })).json()) as { id: string };
-    assert.equal(
-      (
-        await call('POST', '/api/v1/event-type', {
-          name: 'all.strings',
-          description: 'd',
-          schemas: { 1: { type: 'object', additionalProperties: { type: 'string' } } },
-        })
-      ).status,
-      201,
-    );
-    const from = apiProcess.lines.length;
-    const refusals = [
-      await call('POST', `/api/v1/app/${app.id}/msg`, {
-        eventType: 'all.strings',
-        payload: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])),
-      }),
-      await call(
-        'POST',
-        '/api/v1/app',
-        Object.fromEntries([['name', 'x'], ...Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])]),
-      ),
-      await call('POST', '/api/v1/app', { name: 'x', [`k${'x'.repeat(100_000)}`]: 1 }),
-      await call('POST', `/api/v1/app/${app.id}/msg`, {
-        eventType: 'all.strings',
-        payload: { [`k${'y'.repeat(100_000)}`]: 1 },
-      }),
-    ];
-    for (const res of refusals) {
-      assert.equal(res.status, 422);
-      assert.ok(Buffer.byteLength(await res.text()) < (ERROR_BOUNDS.issuesMax + 1) * (TEXT_BOUND * 3 + 200));
-    }
-    const spans = await otlp.waitFor(
-      (all) => all.filter((s) => s.attributes['http.response.status_code'] === 422).length >= 4,
-      WAIT_MS,
-      'four refused request spans',
-    );
-    assert.ok(spans.filter((s) => s.status === 2).length >= 4, 'the refusals are error spans');
-    const messages = statusMessages(otlp.bodies());
-    assert.ok(messages.length >= 4, `status messages: ${messages.length}`);
-    for (const message of messages)
-      assert.ok(
-        message.length <= TEXT_BOUND,
-        `a status message of ${message.length} characters: ${message.slice(0, 200)}`,
+  test(
+    'a 422 for 20,000 schema violations, 5,000 unknown fields or a 100,000-character key (in the body or the ' +
+      'payload) gives spans whose status message stays within ERROR_BOUNDS.textMaxChars, and bounded log lines',
+    async () => {
+      const app = (await (await call('POST', '/api/v1/app', { name: 'bounds' })).json()) as { id: string };
+      assert.equal(
+        (
+          await call('POST', '/api/v1/event-type', {
+            name: 'all.strings',
+            description: 'd',
+            schemas: { 1: { type: 'object', additionalProperties: { type: 'string' } } },
+          })
+        ).status,
+        201,
       );
-    for (const span of spans)
-      for (const value of Object.values(span.attributes))
+      const from = apiProcess.lines.length;
+      const refusals = [
+        await call('POST', `/api/v1/app/${app.id}/msg`, {
+          eventType: 'all.strings',
+          payload: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])),
+        }),
+        await call(
+          'POST',
+          '/api/v1/app',
+          Object.fromEntries([['name', 'x'], ...Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])]),
+        ),
+        await call('POST', '/api/v1/app', { name: 'x', [`k${'x'.repeat(100_000)}`]: 1 }),
+        await call('POST', `/api/v1/app/${app.id}/msg`, {
+          eventType: 'all.strings',
+          payload: { [`k${'y'.repeat(100_000)}`]: 1 },
+        }),
+      ];
+      for (const res of refusals) {
+        assert.equal(res.status, 422);
+        assert.ok(Buffer.byteLength(await res.text()) < (ERROR_BOUNDS.issuesMax + 1) * (TEXT_BOUND * 3 + 200));
+      }
+      const spans = await otlp.waitFor(
+        (all) => all.filter((s) => s.attributes['http.response.status_code'] === 422).length >= 4,
+        WAIT_MS,
+        'four refused request spans',
+      );
+      assert.ok(spans.filter((s) => s.status === 2).length >= 4, 'the refusals are error spans');
+      const messages = statusMessages(otlp.bodies());
+      assert.ok(messages.length >= 4, `status messages: ${messages.length}`);
+      for (const message of messages)
         assert.ok(
-          JSON.stringify(value).length <= 2 * TEXT_BOUND,
-          `attribute of ${JSON.stringify(value).length} characters`,
+          message.length <= TEXT_BOUND,
+          `a status message of ${message.length} characters: ${message.slice(0, 200)}`,
         );
-    for (const line of apiProcess.lines.slice(from))
-      assert.ok(JSON.stringify(line).length < 16 * 1024, `a log line of ${JSON.stringify(line).length} characters`);
-  });
+      for (const span of spans)
+        for (const value of Object.values(span.attributes))
+          assert.ok(
+            JSON.stringify(value).length <= 2 * TEXT_BOUND,
+            `attribute of ${JSON.stringify(value).length} characters`,
+          );
+      for (const line of apiProcess.lines.slice(from))
+        assert.ok(JSON.stringify(line).length < 16 * 1024, `a log line of ${JSON.stringify(line).length} characters`);
+    },
+  );
 });

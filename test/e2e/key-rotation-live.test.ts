@@ -126,7 +126,8 @@ describe('keys rotate while Tidings delivers', () => {
     );
     const delivered = done.filter((r) => r.answer.status === 200);
     t.diagnostic(
-      `${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`,
+      `${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} ` +
+        `requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`,
     );
     assert.ok(
       delivered.every((r) => r.signatureValid === true),
@@ -136,7 +137,9 @@ describe('keys rotate while Tidings delivers', () => {
       assert.equal(r.bodySha256, published.get(r.webhookId!), `payload of ${r.webhookId} is not the bytes published`);
     const leftOnK1 = (
       await database.db.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS n`,
+        `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints ` +
+          `WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS ` +
+          'n',
       )
     ).rows[0]!.n;
     assert.equal(leftOnK1, 0, 'no value is left under k1');

@@ -93,63 +93,72 @@ describe('raw and scheduled messages on the PostgreSQL server (real time)', () =
     return secret;
   };
 
-  test('a raw message (messageInRaw) reaches the receiver byte for byte with its content type, signed over those bytes under webhook-* and svix-* (svix and standardwebhooks verify both); a JSON payload is unchanged', async () => {
-    const svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
-    const app = await svix.application.create({ name: 'raw' });
-    const secret = await endpoint(svix, app.id, '/raw');
-    const plain = await svix.message.create(app.id, messageInRaw('note.raw', RAW_BODY));
-    const xml = await svix.message.create(
-      app.id,
-      messageInRaw('note.raw', '<a b="1"/>', 'application/xml; charset=utf-8'),
-    );
-    const json = await svix.message.create(app.id, { eventType: 'note.json', payload: { z: 1, a: [true, null] } });
-    const seen = await receiver.waitForCount(3, 30_000, (r) => r.path === '/raw');
-    const byId = new Map(seen.map((r) => [r.webhookId, r]));
-    const rawSeen = byId.get(plain.id)!;
-    assert.equal(rawSeen.bodySha256, sha256(RAW_BODY), 'the raw body, byte for byte');
-    assert.equal(rawSeen.headers['content-type'], 'text/plain');
-    assert.equal(byId.get(xml.id)!.body, '<a b="1"/>');
-    assert.equal(byId.get(xml.id)!.headers['content-type'], 'application/xml; charset=utf-8');
-    assert.equal(byId.get(json.id)!.body, '{"z":1,"a":[true,null]}');
-    assert.equal(byId.get(json.id)!.headers['content-type'], 'application/json');
-    for (const request of seen) {
-      assert.equal(request.signatureValid, true, request.verifyError ?? '');
-      verifyBothWays(secret, request);
-    }
-    // The API returns the raw body (as a JSON string) where it returns payloads.
-    assert.equal((await svix.message.get(app.id, plain.id, { withContent: true })).payload, RAW_BODY);
-  });
+  test(
+    'a raw message (messageInRaw) reaches the receiver byte for byte with its content type, signed over those ' +
+      'bytes under webhook-* and svix-* (svix and standardwebhooks verify both); a JSON payload is unchanged',
+    async () => {
+      const svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+      const app = await svix.application.create({ name: 'raw' });
+      const secret = await endpoint(svix, app.id, '/raw');
+      const plain = await svix.message.create(app.id, messageInRaw('note.raw', RAW_BODY));
+      const xml = await svix.message.create(
+        app.id,
+        messageInRaw('note.raw', '<a b="1"/>', 'application/xml; charset=utf-8'),
+      );
+      const json = await svix.message.create(app.id, { eventType: 'note.json', payload: { z: 1, a: [true, null] } });
+      const seen = await receiver.waitForCount(3, 30_000, (r) => r.path === '/raw');
+      const byId = new Map(seen.map((r) => [r.webhookId, r]));
+      const rawSeen = byId.get(plain.id)!;
+      assert.equal(rawSeen.bodySha256, sha256(RAW_BODY), 'the raw body, byte for byte');
+      assert.equal(rawSeen.headers['content-type'], 'text/plain');
+      assert.equal(byId.get(xml.id)!.body, '<a b="1"/>');
+      assert.equal(byId.get(xml.id)!.headers['content-type'], 'application/xml; charset=utf-8');
+      assert.equal(byId.get(json.id)!.body, '{"z":1,"a":[true,null]}');
+      assert.equal(byId.get(json.id)!.headers['content-type'], 'application/json');
+      for (const request of seen) {
+        assert.equal(request.signatureValid, true, request.verifyError ?? '');
+        verifyBothWays(secret, request);
+      }
+      // The API returns the raw body (as a JSON string) where it returns payloads.
+      assert.equal((await svix.message.get(app.id, plain.id, { withContent: true })).payload, RAW_BODY);
+    },
+  );
 
-  test('a message with deliverAt one second ahead is echoed, not attempted before it, attempted after it, and a restart in between keeps it', async () => {
-    let svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
-    const app = await svix.application.create({ name: 'scheduled' });
-    await endpoint(svix, app.id, '/later');
-    const deliverAt = new Date(Date.now() + 1000);
-    const msg = await svix.message.create(app.id, { eventType: 'note.later', payload: { later: true }, deliverAt });
-    assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString(), 'echoed');
-    // Restart at once: the schedule is in the database, not in the process that accepted the message.
-    await tidings.stop();
-    tidings = await start();
-    svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
-    const [request] = await receiver.waitForCount(1, 30_000, (r) => r.path === '/later');
-    assert.equal(request!.webhookId, msg.id);
-    assert.ok(
-      request!.receivedAtMs >= deliverAt.getTime(),
-      `attempted ${deliverAt.getTime() - request!.receivedAtMs} ms before deliverAt`,
-    );
-    const timeline = (
-      await tidings.db.query<{ reason: string; at: Date }>(
-        `SELECT e.reason, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.message_id = $1 ORDER BY e.id`,
-        [msg.id],
-      )
-    ).rows;
-    assert.equal(timeline[0]!.reason, 'scheduled');
-    assert.ok(
-      timeline[1]!.reason === 'claimed' && timeline[1]!.at.getTime() >= deliverAt.getTime(),
-      'claimed no earlier than deliverAt (database clock)',
-    );
-    assert.equal((await svix.message.get(app.id, msg.id)).deliverAt?.toISOString(), deliverAt.toISOString());
-  });
+  test(
+    'a message with deliverAt one second ahead is echoed, not attempted before it, attempted after it, and a ' +
+      'restart in between keeps it',
+    async () => {
+      let svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+      const app = await svix.application.create({ name: 'scheduled' });
+      await endpoint(svix, app.id, '/later');
+      const deliverAt = new Date(Date.now() + 1000);
+      const msg = await svix.message.create(app.id, { eventType: 'note.later', payload: { later: true }, deliverAt });
+      assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString(), 'echoed');
+      // Restart at once: the schedule is in the database, not in the process that accepted the message.
+      await tidings.stop();
+      tidings = await start();
+      svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+      const [request] = await receiver.waitForCount(1, 30_000, (r) => r.path === '/later');
+      assert.equal(request!.webhookId, msg.id);
+      assert.ok(
+        request!.receivedAtMs >= deliverAt.getTime(),
+        `attempted ${deliverAt.getTime() - request!.receivedAtMs} ms before deliverAt`,
+      );
+      const timeline = (
+        await tidings.db.query<{ reason: string; at: Date }>(
+          'SELECT e.reason, e.at FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE ' +
+            'd.message_id = $1 ORDER BY e.id',
+          [msg.id],
+        )
+      ).rows;
+      assert.equal(timeline[0]!.reason, 'scheduled');
+      assert.ok(
+        timeline[1]!.reason === 'claimed' && timeline[1]!.at.getTime() >= deliverAt.getTime(),
+        'claimed no earlier than deliverAt (database clock)',
+      );
+      assert.equal((await svix.message.get(app.id, msg.id)).deliverAt?.toISOString(), deliverAt.toISOString());
+    },
+  );
 });
 
 describe('scheduled messages on the embedded engine (manual clock)', () => {
@@ -217,38 +226,42 @@ describe('scheduled messages on the embedded engine (manual clock)', () => {
       },
     });
 
-  test('a message with deliverAt one hour ahead is not attempted before it, is attempted after it, and a restart in between keeps it', async () => {
-    tidings = await startApi();
-    const svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
-    const app = await svix.application.create({ name: 'hour' });
-    const secret = encodeSecret(randomBytes(32));
-    await receiver.setSecret('/hour', secret);
-    await svix.endpoint.create(app.id, { url: receiver.url('/hour'), secret });
-    const deliverAt = new Date(clock.nowMs() + HOUR_MS);
-    const msg = await svix.message.create(app.id, { eventType: 'note.hour', payload: { n: 1 }, deliverAt });
-    assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString());
+  test(
+    'a message with deliverAt one hour ahead is not attempted before it, is attempted after it, and a restart in ' +
+      'between keeps it',
+    async () => {
+      tidings = await startApi();
+      const svix = new Svix(TOKEN, { serverUrl: tidings.apiUrl! });
+      const app = await svix.application.create({ name: 'hour' });
+      const secret = encodeSecret(randomBytes(32));
+      await receiver.setSecret('/hour', secret);
+      await svix.endpoint.create(app.id, { url: receiver.url('/hour'), secret });
+      const deliverAt = new Date(clock.nowMs() + HOUR_MS);
+      const msg = await svix.message.create(app.id, { eventType: 'note.hour', payload: { n: 1 }, deliverAt });
+      assert.equal(msg.deliverAt?.toISOString(), deliverAt.toISOString());
 
-    dispatcher = dispatcherOn(tidings);
-    assert.equal(await dispatcher.tick(), 0, 'not due at publish time');
-    clock.advance(HOUR_MS - 1000);
-    assert.equal(await dispatcher.tick(), 0, 'not due one second before deliverAt');
+      dispatcher = dispatcherOn(tidings);
+      assert.equal(await dispatcher.tick(), 0, 'not due at publish time');
+      clock.advance(HOUR_MS - 1000);
+      assert.equal(await dispatcher.tick(), 0, 'not due one second before deliverAt');
 
-    await dispatcher.stop();
-    await tidings.stop();
-    tidings = await startApi();
-    dispatcher = dispatcherOn(tidings);
-    assert.equal(await dispatcher.tick(), 0, 'still not due after the restart');
-    clock.advance(1000);
-    assert.equal(await dispatcher.tick(), 1, 'due at deliverAt');
-    await dispatcher.drained();
-    const [request] = await receiver.waitForCount(1, 10_000, (r) => r.path === '/hour');
-    assert.equal(request!.webhookId, msg.id);
-    assert.equal(request!.signatureMatches, true);
-    assert.equal(
-      Number(request!.headers['webhook-timestamp']) * 1000,
-      deliverAt.getTime(),
-      "sent at the manual clock's deliverAt",
-    );
-    assert.equal((await receiver.requests()).filter((r) => r.path === '/hour').length, 1, 'one attempt');
-  });
+      await dispatcher.stop();
+      await tidings.stop();
+      tidings = await startApi();
+      dispatcher = dispatcherOn(tidings);
+      assert.equal(await dispatcher.tick(), 0, 'still not due after the restart');
+      clock.advance(1000);
+      assert.equal(await dispatcher.tick(), 1, 'due at deliverAt');
+      await dispatcher.drained();
+      const [request] = await receiver.waitForCount(1, 10_000, (r) => r.path === '/hour');
+      assert.equal(request!.webhookId, msg.id);
+      assert.equal(request!.signatureMatches, true);
+      assert.equal(
+        Number(request!.headers['webhook-timestamp']) * 1000,
+        deliverAt.getTime(),
+        "sent at the manual clock's deliverAt",
+      );
+      assert.equal((await receiver.requests()).filter((r) => r.path === '/hour').length, 1, 'one attempt');
+    },
+  );
 });

@@ -284,36 +284,41 @@ describe('secrets, tokens, signatures and payloads stay out of logs, answers and
     }
   });
 
-  test('no column of any table holds a secret, token, credential header or payload in plain text, and nothing is left under the old key', async () => {
-    const db = database.db;
-    const problems: string[] = [];
-    for (const value of forbidden()) {
-      const hits = await plaintextHits(db, value);
-      if (hits.length > 0) problems.push(`${value.slice(0, 14)}… in ${hits.join(', ')}`);
-    }
-    assert.deepEqual(problems, []);
-    assert.deepEqual(await plaintextHits(db, 'whsec_'), [], 'no whsec_ text anywhere');
-    const underK1 = await db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1')
+  test(
+    'no column of any table holds a secret, token, credential header or payload in plain text, and nothing is ' +
+      'left under the old key',
+    async () => {
+      const db = database.db;
+      const problems: string[] = [];
+      for (const value of forbidden()) {
+        const hits = await plaintextHits(db, value);
+        if (hits.length > 0) problems.push(`${value.slice(0, 14)}… in ${hits.join(', ')}`);
+      }
+      assert.deepEqual(problems, []);
+      assert.deepEqual(await plaintextHits(db, 'whsec_'), [], 'no whsec_ text anywhere');
+      const underK1 = await db.query<{ n: number }>(
+        `SELECT (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1')
             + (SELECT count(*) FROM messages WHERE payload_key_id = 'k1') AS n`,
-    );
-    assert.equal(Number(underK1.rows[0]!.n), 0);
-    const sensitive = (
-      await db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM endpoints WHERE sensitive_headers IS NOT NULL AND previous_secret IS NOT NULL',
-      )
-    ).rows[0]!.n;
-    assert.equal(sensitive, 1, 'the credential header and the previous secret are stored (encrypted)');
-    assert.deepEqual(
-      (
-        await db.query<{ id: string; retired: boolean }>(
-          'SELECT id, retired_at IS NOT NULL AS retired FROM encryption_keys ORDER BY id',
+      );
+      assert.equal(Number(underK1.rows[0]!.n), 0);
+      const sensitive = (
+        await db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM endpoints WHERE sensitive_headers IS NOT NULL AND previous_secret IS ' +
+            'NOT NULL',
         )
-      ).rows,
-      [
-        { id: 'k1', retired: true },
-        { id: 'k2', retired: false },
-      ],
-    );
-  });
+      ).rows[0]!.n;
+      assert.equal(sensitive, 1, 'the credential header and the previous secret are stored (encrypted)');
+      assert.deepEqual(
+        (
+          await db.query<{ id: string; retired: boolean }>(
+            'SELECT id, retired_at IS NOT NULL AS retired FROM encryption_keys ORDER BY id',
+          )
+        ).rows,
+        [
+          { id: 'k1', retired: true },
+          { id: 'k2', retired: false },
+        ],
+      );
+    },
+  );
 });

@@ -213,120 +213,132 @@ describe('traces across the API and a dispatcher process', () => {
     await database?.drop();
   });
 
-  test('one message fanned out to two endpoints gives one publish span and, linked to it, two delivery spans each with its attempt span', async () => {
-    const appId = await setupApp('fan-out', ['/a', '/b']);
-    const dispatcher = await startDispatcher('trace-d1');
-    const messageId = await publish(appId);
-    await waitForDeliveries(messageId, 2);
-    const spans = await otlp.waitFor(
-      (all) =>
-        deliverySpansOf(all, messageId).length === 2 &&
-        all.some((s) => s.name === PUBLISH_SPAN && s.service === 'tidings-api'),
-      WAIT_MS,
-      'publish and delivery spans',
-    );
-    await dispatcher.stop();
+  test(
+    'one message fanned out to two endpoints gives one publish span and, linked to it, two delivery spans each ' +
+      'with its attempt span',
+    async () => {
+      const appId = await setupApp('fan-out', ['/a', '/b']);
+      const dispatcher = await startDispatcher('trace-d1');
+      const messageId = await publish(appId);
+      await waitForDeliveries(messageId, 2);
+      const spans = await otlp.waitFor(
+        (all) =>
+          deliverySpansOf(all, messageId).length === 2 &&
+          all.some((s) => s.name === PUBLISH_SPAN && s.service === 'tidings-api'),
+        WAIT_MS,
+        'publish and delivery spans',
+      );
+      await dispatcher.stop();
 
-    const publishSpans = spans.filter((s) => s.name === PUBLISH_SPAN);
-    assert.equal(publishSpans.length, 1, 'one publish request, one publish span');
-    const publishSpan = publishSpans[0]!;
-    assert.equal(publishSpan.service, 'tidings-api');
-    assert.equal(publishSpan.kind, 2, 'a server span');
-    assert.equal(publishSpan.attributes['http.response.status_code'], 202);
-    assert.equal(publishSpan.attributes['url.path'], `/api/v1/app/${appId}/msg`);
+      const publishSpans = spans.filter((s) => s.name === PUBLISH_SPAN);
+      assert.equal(publishSpans.length, 1, 'one publish request, one publish span');
+      const publishSpan = publishSpans[0]!;
+      assert.equal(publishSpan.service, 'tidings-api');
+      assert.equal(publishSpan.kind, 2, 'a server span');
+      assert.equal(publishSpan.attributes['http.response.status_code'], 202);
+      assert.equal(publishSpan.attributes['url.path'], `/api/v1/app/${appId}/msg`);
 
-    const deliveries = deliverySpansOf(spans, messageId);
-    assert.equal(
-      new Set(deliveries.map((d) => d.attributes['tidings.endpoint.id'])).size,
-      2,
-      'one delivery span per endpoint',
-    );
-    for (const delivery of deliveries) {
-      assert.equal(delivery.service, 'tidings-dispatcher');
-      assert.notEqual(delivery.traceId, publishSpan.traceId, 'a delivery is a trace of its own');
-      assert.equal(delivery.parentSpanId, '', 'a root span');
-      assert.equal(delivery.links.length, 1, 'linked to the publish span');
+      const deliveries = deliverySpansOf(spans, messageId);
       assert.equal(
-        publishSpanLinkedFrom(spans, delivery)?.spanId,
-        publishSpan.spanId,
-        'the link leads to the publish span',
+        new Set(deliveries.map((d) => d.attributes['tidings.endpoint.id'])).size,
+        2,
+        'one delivery span per endpoint',
       );
-      assert.equal(delivery.attributes['tidings.delivery.next'], 'succeeded');
-      assert.equal(delivery.attributes['tidings.recorded'], true);
-      const attempts = spans.filter((s) => s.parentSpanId === delivery.spanId);
-      assert.equal(attempts.length, 1, 'one attempt span, a child of the delivery span');
-      const attempt = attempts[0]!;
-      assert.equal(attempt.traceId, delivery.traceId);
-      assert.equal(attempt.name, 'POST');
-      assert.equal(attempt.kind, 3, 'a client span');
-      assert.equal(attempt.attributes['http.request.method'], 'POST');
-      assert.equal(attempt.attributes['http.response.status_code'], 200);
-      assert.equal(attempt.attributes['server.address'], '127.0.0.1');
-      assert.match(
-        String(attempt.attributes['url.full']),
-        new RegExp(`^${receiver.url}/(a|b)$`),
-        'url.full without the query',
+      for (const delivery of deliveries) {
+        assert.equal(delivery.service, 'tidings-dispatcher');
+        assert.notEqual(delivery.traceId, publishSpan.traceId, 'a delivery is a trace of its own');
+        assert.equal(delivery.parentSpanId, '', 'a root span');
+        assert.equal(delivery.links.length, 1, 'linked to the publish span');
+        assert.equal(
+          publishSpanLinkedFrom(spans, delivery)?.spanId,
+          publishSpan.spanId,
+          'the link leads to the publish span',
+        );
+        assert.equal(delivery.attributes['tidings.delivery.next'], 'succeeded');
+        assert.equal(delivery.attributes['tidings.recorded'], true);
+        const attempts = spans.filter((s) => s.parentSpanId === delivery.spanId);
+        assert.equal(attempts.length, 1, 'one attempt span, a child of the delivery span');
+        const attempt = attempts[0]!;
+        assert.equal(attempt.traceId, delivery.traceId);
+        assert.equal(attempt.name, 'POST');
+        assert.equal(attempt.kind, 3, 'a client span');
+        assert.equal(attempt.attributes['http.request.method'], 'POST');
+        assert.equal(attempt.attributes['http.response.status_code'], 200);
+        assert.equal(attempt.attributes['server.address'], '127.0.0.1');
+        assert.match(
+          String(attempt.attributes['url.full']),
+          new RegExp(`^${receiver.url}/(a|b)$`),
+          'url.full without the query',
+        );
+        assert.equal(attempt.attributes['error.type'], undefined);
+      }
+    },
+  );
+
+  test(
+    "a reclaim after a killed dispatcher shows as an event on the reclaiming dispatcher's delivery span, still " +
+      'linked to the publish span',
+    async () => {
+      const appId = await setupApp('reclaim', ['/hold']);
+      // The held attempt must still be in flight when the test kills its dispatcher: a deadline with room for a
+      // busy machine (the lease must exceed it by 1 s), which is also how long the takeover waits.
+      const first = await startDispatcher('trace-a', {
+        TIDINGS_LEASE: '6s',
+        TIDINGS_ATTEMPT_DEADLINE: '5s',
+        TIDINGS_HEADERS_TIMEOUT: '5s',
+        TIDINGS_BODY_TIMEOUT: '5s',
+      });
+      const messageId = await publish(appId);
+      await receiver.held;
+      await first.kill();
+      await startDispatcher('trace-b');
+      await waitForDeliveries(messageId, 1);
+      const spans = await otlp.waitFor(
+        (all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b'),
+        WAIT_MS,
+        "the reclaiming dispatcher's delivery span",
       );
-      assert.equal(attempt.attributes['error.type'], undefined);
-    }
-  });
 
-  test("a reclaim after a killed dispatcher shows as an event on the reclaiming dispatcher's delivery span, still linked to the publish span", async () => {
-    const appId = await setupApp('reclaim', ['/hold']);
-    // The held attempt must still be in flight when the test kills its dispatcher: a deadline with room for a
-    // busy machine (the lease must exceed it by 1 s), which is also how long the takeover waits.
-    const first = await startDispatcher('trace-a', {
-      TIDINGS_LEASE: '6s',
-      TIDINGS_ATTEMPT_DEADLINE: '5s',
-      TIDINGS_HEADERS_TIMEOUT: '5s',
-      TIDINGS_BODY_TIMEOUT: '5s',
-    });
-    const messageId = await publish(appId);
-    await receiver.held;
-    await first.kill();
-    await startDispatcher('trace-b');
-    await waitForDeliveries(messageId, 1);
-    const spans = await otlp.waitFor(
-      (all) => deliverySpansOf(all, messageId).some((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b'),
-      WAIT_MS,
-      "the reclaiming dispatcher's delivery span",
-    );
+      const mine = deliverySpansOf(spans, messageId).filter((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b');
+      assert.equal(mine.length, 1);
+      const span = mine[0]!;
+      assert.equal(span.attributes['tidings.reclaimed'], true);
+      const reclaimed = span.events.filter((e) => e.name === 'tidings.reclaimed');
+      assert.equal(reclaimed.length, 1, `events: ${JSON.stringify(span.events)}`);
+      assert.equal(span.attributes['tidings.delivery.next'], 'succeeded');
+      const publishSpan = publishSpanLinkedFrom(spans, span);
+      assert.ok(publishSpan !== undefined, 'the reclaimed delivery is linked to its publish span');
+      assert.equal(publishSpan.attributes['url.path'], `/api/v1/app/${appId}/msg`);
+      assert.equal(
+        spans.filter((s) => s.parentSpanId === span.spanId && s.name === 'POST').length,
+        1,
+        "the reclaiming dispatcher's attempt span",
+      );
+    },
+  );
 
-    const mine = deliverySpansOf(spans, messageId).filter((s) => s.attributes['tidings.dispatcher.id'] === 'trace-b');
-    assert.equal(mine.length, 1);
-    const span = mine[0]!;
-    assert.equal(span.attributes['tidings.reclaimed'], true);
-    const reclaimed = span.events.filter((e) => e.name === 'tidings.reclaimed');
-    assert.equal(reclaimed.length, 1, `events: ${JSON.stringify(span.events)}`);
-    assert.equal(span.attributes['tidings.delivery.next'], 'succeeded');
-    const publishSpan = publishSpanLinkedFrom(spans, span);
-    assert.ok(publishSpan !== undefined, 'the reclaimed delivery is linked to its publish span');
-    assert.equal(publishSpan.attributes['url.path'], `/api/v1/app/${appId}/msg`);
-    assert.equal(
-      spans.filter((s) => s.parentSpanId === span.spanId && s.name === 'POST').length,
-      1,
-      "the reclaiming dispatcher's attempt span",
-    );
-  });
-
-  test('no exported value carries an endpoint secret, the API token, a signature, the payload or a credential of an endpoint URL', async () => {
-    const spans = otlp.spans();
-    assert.ok(spans.length > 0);
-    assert.ok(receiver.signatures.length >= 3, 'signatures were sent');
-    const forbidden = [
-      ...secrets,
-      API_TOKEN,
-      QUERY_SECRET,
-      ...payloadMarkers,
-      ...receiver.signatures.flatMap((header) => header.split(' ').map((part) => part.replace(/^v1,/, ''))),
-    ];
-    const values = everyValue(spans);
-    for (const needle of forbidden) {
-      const hit = values.find((v) => v.includes(needle));
-      assert.equal(hit, undefined, `an exported value carries ${needle.slice(0, 12)}…: ${hit}`);
-    }
-    // The raw export bodies too: nothing outside the attributes carries them either.
-    for (const body of otlp.bodies())
-      for (const needle of forbidden) assert.ok(!body.includes(needle), `an export carries ${needle.slice(0, 12)}…`);
-  });
+  test(
+    'no exported value carries an endpoint secret, the API token, a signature, the payload or a credential of an ' +
+      'endpoint URL',
+    async () => {
+      const spans = otlp.spans();
+      assert.ok(spans.length > 0);
+      assert.ok(receiver.signatures.length >= 3, 'signatures were sent');
+      const forbidden = [
+        ...secrets,
+        API_TOKEN,
+        QUERY_SECRET,
+        ...payloadMarkers,
+        ...receiver.signatures.flatMap((header) => header.split(' ').map((part) => part.replace(/^v1,/, ''))),
+      ];
+      const values = everyValue(spans);
+      for (const needle of forbidden) {
+        const hit = values.find((v) => v.includes(needle));
+        assert.equal(hit, undefined, `an exported value carries ${needle.slice(0, 12)}…: ${hit}`);
+      }
+      // The raw export bodies too: nothing outside the attributes carries them either.
+      for (const body of otlp.bodies())
+        for (const needle of forbidden) assert.ok(!body.includes(needle), `an export carries ${needle.slice(0, 12)}…`);
+    },
+  );
 });

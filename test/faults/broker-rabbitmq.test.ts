@@ -60,91 +60,103 @@ describe('RabbitMQ transport faults', () => {
       `${count} deliveries succeeded`,
     );
 
-  test('killed after the send and before the record: the lease expires, the id is published again, delivered again, counted', async () => {
-    const { appId, endpoints } = await world.setupApp(api, 1, 'after-send');
-    // A 12 s lease, longer than a dispatcher's start on a busy machine: the dead dispatcher's message reaches the heir
-    // while the lease lives and is acknowledged as not due; the id comes back through the outbox once the lease
-    // expired.
-    const lease = { TIDINGS_LEASE: '12s' };
-    const doomed = await dispatcher('after-send-x', { ...lease, TIDINGS_TEST_FAULT_POINTS: 'after_send:exit' });
-    const { id } = await api.publish(appId, { n: 1 });
-    await doomed.waitForExit(20_000);
-    const heir = await dispatcher('after-send-y', lease);
-    const got = await world.receiver.waitForCount(2, 30_000, (r) => r.path === endpoints[0]!.path);
-    assert.ok(
-      (await labelled(heir, /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m)) >= 1,
-      'the redelivered message found the lease alive: the outbox published the id again when it expired',
-    );
-    assert.deepEqual(
-      got.map((r) => r.webhookId),
-      [id, id],
-      'sent again after the lease expired',
-    );
-    await allSucceeded(appId, 1);
-    const events = await world.query<{ reason: string; dispatcher_id: string }>(
-      `SELECT e.reason, e.dispatcher_id FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id
+  test(
+    'killed after the send and before the record: the lease expires, the id is published again, delivered again, ' +
+      'counted',
+    async () => {
+      const { appId, endpoints } = await world.setupApp(api, 1, 'after-send');
+      // A 12 s lease, longer than a dispatcher's start on a busy machine: the dead dispatcher's message reaches the heir
+      // while the lease lives and is acknowledged as not due; the id comes back through the outbox once the lease
+      // expired.
+      const lease = { TIDINGS_LEASE: '12s' };
+      const doomed = await dispatcher('after-send-x', { ...lease, TIDINGS_TEST_FAULT_POINTS: 'after_send:exit' });
+      const { id } = await api.publish(appId, { n: 1 });
+      await doomed.waitForExit(20_000);
+      const heir = await dispatcher('after-send-y', lease);
+      const got = await world.receiver.waitForCount(2, 30_000, (r) => r.path === endpoints[0]!.path);
+      assert.ok(
+        (await labelled(heir, /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m)) >= 1,
+        'the redelivered message found the lease alive: the outbox published the id again when it expired',
+      );
+      assert.deepEqual(
+        got.map((r) => r.webhookId),
+        [id, id],
+        'sent again after the lease expired',
+      );
+      await allSucceeded(appId, 1);
+      const events = await world.query<{ reason: string; dispatcher_id: string }>(
+        `SELECT e.reason, e.dispatcher_id FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id
        WHERE d.app_id = $1 AND e.state = 'leased' ORDER BY e.id`,
-      [appId],
-    );
-    assert.deepEqual(
-      events.map((e) => `${e.reason} ${e.dispatcher_id}`),
-      ['claimed after-send-x', 'reclaimed after-send-y'],
-    );
-    assert.equal(await world.metric(heir, 'tidings_deliveries_reclaimed_total'), 1, 'counted');
-  });
+        [appId],
+      );
+      assert.deepEqual(
+        events.map((e) => `${e.reason} ${e.dispatcher_id}`),
+        ['claimed after-send-x', 'reclaimed after-send-y'],
+      );
+      assert.equal(await world.metric(heir, 'tidings_deliveries_reclaimed_total'), 1, 'counted');
+    },
+  );
 
-  test('killed after the record and before the ack: the broker redelivers, the fenced claim takes nothing, no second send', async () => {
-    const { appId, endpoints } = await world.setupApp(api, 1, 'after-record');
-    const doomed = await dispatcher('after-record-x', { TIDINGS_TEST_FAULT_POINTS: 'after_record:exit' });
-    await api.publish(appId, { n: 1 });
-    await doomed.waitForExit(20_000);
-    assert.deepEqual(
-      (await deliveryOf(appId)).map((d) => d.state),
-      ['succeeded'],
-      'the record committed',
-    );
-    const heir = await dispatcher('after-record-y');
-    // The dead connection's message comes back, redelivered, and is acknowledged as not due.
-    const notDue = /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m;
-    const until = Date.now() + 20_000;
-    while ((await labelled(heir, notDue)) < 1) {
-      assert.ok(Date.now() < until, 'the redelivered message was not acknowledged');
-      await heir.waitForLog(() => false, 100).catch(() => undefined);
-    }
-    assert.ok((await labelled(heir, /^tidings_broker_received_total\{redelivered="true"\} (\d+)/m)) >= 1);
-    const got = await world.receiver.requests();
-    assert.equal(got.filter((r) => r.path === endpoints[0]!.path).length, 1, 'one request only');
-    assert.equal((await deliveryOf(appId))[0]?.attempt_count, 1);
-  });
-
-  test('the broker connection cut under load: the dispatchers reconnect, every message is delivered, one log line per change', async () => {
-    const tcp = await proxy();
-    const url = { TIDINGS_RABBITMQ_URL: proxiedUrl(tcp.port) };
-    const a = await dispatcher('cut-a', url);
-    const b = await dispatcher('cut-b', url);
-    await Promise.all([a.waitForLog('broker connected', 20_000), b.waitForLog('broker connected', 20_000)]);
-    const { appId, endpoints } = await world.setupApp(api, 2, 'cut');
-    for (const e of endpoints) await world.receiver.script(e.path, [], { delayMs: 20 });
-    const publishes: Promise<unknown>[] = [];
-    for (let i = 0; i < 40; i++) {
-      publishes.push(api.publish(appId, { n: i }));
-      if (i === 15) {
-        await world.receiver.waitForCount(4, 20_000, (r) => r.path.startsWith('/cut-'));
-        tcp.setMode('cut');
+  test(
+    'killed after the record and before the ack: the broker redelivers, the fenced claim takes nothing, no ' +
+      'second send',
+    async () => {
+      const { appId, endpoints } = await world.setupApp(api, 1, 'after-record');
+      const doomed = await dispatcher('after-record-x', { TIDINGS_TEST_FAULT_POINTS: 'after_record:exit' });
+      await api.publish(appId, { n: 1 });
+      await doomed.waitForExit(20_000);
+      assert.deepEqual(
+        (await deliveryOf(appId)).map((d) => d.state),
+        ['succeeded'],
+        'the record committed',
+      );
+      const heir = await dispatcher('after-record-y');
+      // The dead connection's message comes back, redelivered, and is acknowledged as not due.
+      const notDue = /^tidings_broker_acknowledged_total\{how="not_due"\} (\d+)/m;
+      const until = Date.now() + 20_000;
+      while ((await labelled(heir, notDue)) < 1) {
+        assert.ok(Date.now() < until, 'the redelivered message was not acknowledged');
+        await heir.waitForLog(() => false, 100).catch(() => undefined);
       }
-    }
-    await Promise.all(publishes);
-    await Promise.all([a.waitForLog(lostLine, 20_000), b.waitForLog(lostLine, 20_000)]);
-    tcp.setMode('pass');
-    await allSucceeded(appId, 80, 60_000);
-    for (const p of [a, b]) {
-      assert.equal(p.logs(lostLine).length, 1, `${p.name}: one line for the loss, not one per attempt`);
-      assert.ok(p.logs('broker connected').length >= 2, `${p.name}: connected again`);
-    }
-    const got = await world.receiver.requests();
-    const pairs = new Set(got.filter((r) => r.path.startsWith('/cut-')).map((r) => `${r.webhookId} ${r.path}`));
-    assert.equal(pairs.size, 80, 'every message to every endpoint');
-  });
+      assert.ok((await labelled(heir, /^tidings_broker_received_total\{redelivered="true"\} (\d+)/m)) >= 1);
+      const got = await world.receiver.requests();
+      assert.equal(got.filter((r) => r.path === endpoints[0]!.path).length, 1, 'one request only');
+      assert.equal((await deliveryOf(appId))[0]?.attempt_count, 1);
+    },
+  );
+
+  test(
+    'the broker connection cut under load: the dispatchers reconnect, every message is delivered, one log line ' +
+      'per change',
+    async () => {
+      const tcp = await proxy();
+      const url = { TIDINGS_RABBITMQ_URL: proxiedUrl(tcp.port) };
+      const a = await dispatcher('cut-a', url);
+      const b = await dispatcher('cut-b', url);
+      await Promise.all([a.waitForLog('broker connected', 20_000), b.waitForLog('broker connected', 20_000)]);
+      const { appId, endpoints } = await world.setupApp(api, 2, 'cut');
+      for (const e of endpoints) await world.receiver.script(e.path, [], { delayMs: 20 });
+      const publishes: Promise<unknown>[] = [];
+      for (let i = 0; i < 40; i++) {
+        publishes.push(api.publish(appId, { n: i }));
+        if (i === 15) {
+          await world.receiver.waitForCount(4, 20_000, (r) => r.path.startsWith('/cut-'));
+          tcp.setMode('cut');
+        }
+      }
+      await Promise.all(publishes);
+      await Promise.all([a.waitForLog(lostLine, 20_000), b.waitForLog(lostLine, 20_000)]);
+      tcp.setMode('pass');
+      await allSucceeded(appId, 80, 60_000);
+      for (const p of [a, b]) {
+        assert.equal(p.logs(lostLine).length, 1, `${p.name}: one line for the loss, not one per attempt`);
+        assert.ok(p.logs('broker connected').length >= 2, `${p.name}: connected again`);
+      }
+      const got = await world.receiver.requests();
+      const pairs = new Set(got.filter((r) => r.path.startsWith('/cut-')).map((r) => `${r.webhookId} ${r.path}`));
+      assert.equal(pairs.size, 80, 'every message to every endpoint');
+    },
+  );
 
   test('the broker unreachable while messages are published: they wait in PostgreSQL, then flow, with no log storm', async () => {
     const tcp = await proxy();
@@ -160,7 +172,8 @@ describe('RabbitMQ transport faults', () => {
     // A few publish intervals and reconnect attempts pass (the reconnect back-off is 100–500 ms).
     await a.waitForLog(() => false, 1_500).catch(() => undefined);
     const waiting = await world.query<{ n: number; stamped: number }>(
-      `SELECT count(*)::int AS n, count(broker_published_at)::int AS stamped FROM deliveries WHERE app_id = $1 AND state = 'pending'`,
+      'SELECT count(*)::int AS n, count(broker_published_at)::int AS stamped FROM deliveries WHERE app_id = $1 ' +
+        `AND state = 'pending'`,
       [appId],
     );
     assert.deepEqual(waiting[0], { n: 10, stamped: 0 }, 'every delivery waits in PostgreSQL, unpublished');
@@ -173,47 +186,55 @@ describe('RabbitMQ transport faults', () => {
     assert.ok(warnings.length <= 3, `no storm of warnings: ${warnings.map((l) => String(l.msg)).join(' | ')}`);
   });
 
-  test('a graceful stop under load: the stopping dispatcher finishes or releases, gives back the rest; all delivered, none swept', async () => {
-    // A window of 2: most of the messages a receives wait in it for room, and must go back to the broker at its stop.
-    const a = await dispatcher('graceful-a', { TIDINGS_CONCURRENCY: '2' });
-    const b = await dispatcher('graceful-b');
-    const { appId, endpoints } = await world.setupApp(api, 2, 'graceful');
-    for (const e of endpoints) await world.receiver.script(e.path, [], { delayMs: 100 });
-    for (let i = 0; i < 20; i++) await api.publish(appId, { n: i });
-    await world.receiver.waitForCount(6, 20_000, (r) => r.path.startsWith('/graceful-'));
-    const exit = await a.stop();
-    assert.equal(exit.code, 0, 'a clean exit');
-    assert.ok(a.logs((l) => l.msg === 'broker stopped').length === 1, 'the broker connection closed last');
-    await allSucceeded(appId, 40, 30_000);
-    // Nothing was left for the sweep: every message a held was recorded, released (due at once, published again) or
-    // given back to the broker.
-    assert.equal(await world.metric(b, 'tidings_broker_swept_total'), 0);
-    const got = await world.receiver.requests();
-    assert.equal(
-      new Set(got.filter((r) => r.path.startsWith('/graceful-')).map((r) => `${r.webhookId} ${r.path}`)).size,
-      40,
-    );
-  });
+  test(
+    'a graceful stop under load: the stopping dispatcher finishes or releases, gives back the rest; all ' +
+      'delivered, none swept',
+    async () => {
+      // A window of 2: most of the messages a receives wait in it for room, and must go back to the broker at its stop.
+      const a = await dispatcher('graceful-a', { TIDINGS_CONCURRENCY: '2' });
+      const b = await dispatcher('graceful-b');
+      const { appId, endpoints } = await world.setupApp(api, 2, 'graceful');
+      for (const e of endpoints) await world.receiver.script(e.path, [], { delayMs: 100 });
+      for (let i = 0; i < 20; i++) await api.publish(appId, { n: i });
+      await world.receiver.waitForCount(6, 20_000, (r) => r.path.startsWith('/graceful-'));
+      const exit = await a.stop();
+      assert.equal(exit.code, 0, 'a clean exit');
+      assert.ok(a.logs((l) => l.msg === 'broker stopped').length === 1, 'the broker connection closed last');
+      await allSucceeded(appId, 40, 30_000);
+      // Nothing was left for the sweep: every message a held was recorded, released (due at once, published again) or
+      // given back to the broker.
+      assert.equal(await world.metric(b, 'tidings_broker_swept_total'), 0);
+      const got = await world.receiver.requests();
+      assert.equal(
+        new Set(got.filter((r) => r.path.startsWith('/graceful-')).map((r) => `${r.webhookId} ${r.path}`)).size,
+        40,
+      );
+    },
+  );
 
-  test('a shard queue deleted while running: the topology comes back, the sweep publishes the lost ids again, all delivered', async () => {
-    const a = await dispatcher('deleted-a', {
-      TIDINGS_BROKER_MAX_IN_FLIGHT: String(BROKER_SHARDS),
-      TIDINGS_CONCURRENCY: '4',
-      TIDINGS_BROKER_ENDPOINT_AHEAD: '20',
-    });
-    await a.waitForLog('broker connected', 20_000);
-    const { appId, endpoints } = await world.setupApp(api, 1, 'deleted');
-    await world.receiver.script(endpoints[0]!.path, [{ delayMs: 1_000 }]);
-    for (let i = 0; i < 6; i++) await api.publish(appId, { n: i });
-    // One in flight (the shard's prefetch is 1), five waiting in the shard queue; then the queue is deleted with them.
-    await world.receiver.waitForCount(1, 20_000, (r) => r.path === endpoints[0]!.path);
-    await deleteQueue(`${world.prefix}.deliveries.${shardOf(endpoints[0]!.id, BROKER_SHARDS)}`);
-    await allSucceeded(appId, 6, 30_000);
-    assert.ok((await world.metric(a, 'tidings_broker_topology_restored_total')) >= 1, 'the queue was declared again');
-    assert.ok((await world.metric(a, 'tidings_broker_swept_total')) >= 1, 'the sweep published the lost ids again');
-    const got = await world.receiver.requests();
-    assert.equal(new Set(got.filter((r) => r.path === endpoints[0]!.path).map((r) => r.webhookId)).size, 6);
-  });
+  test(
+    'a shard queue deleted while running: the topology comes back, the sweep publishes the lost ids again, all ' +
+      'delivered',
+    async () => {
+      const a = await dispatcher('deleted-a', {
+        TIDINGS_BROKER_MAX_IN_FLIGHT: String(BROKER_SHARDS),
+        TIDINGS_CONCURRENCY: '4',
+        TIDINGS_BROKER_ENDPOINT_AHEAD: '20',
+      });
+      await a.waitForLog('broker connected', 20_000);
+      const { appId, endpoints } = await world.setupApp(api, 1, 'deleted');
+      await world.receiver.script(endpoints[0]!.path, [{ delayMs: 1_000 }]);
+      for (let i = 0; i < 6; i++) await api.publish(appId, { n: i });
+      // One in flight (the shard's prefetch is 1), five waiting in the shard queue; then the queue is deleted with them.
+      await world.receiver.waitForCount(1, 20_000, (r) => r.path === endpoints[0]!.path);
+      await deleteQueue(`${world.prefix}.deliveries.${shardOf(endpoints[0]!.id, BROKER_SHARDS)}`);
+      await allSucceeded(appId, 6, 30_000);
+      assert.ok((await world.metric(a, 'tidings_broker_topology_restored_total')) >= 1, 'the queue was declared again');
+      assert.ok((await world.metric(a, 'tidings_broker_swept_total')) >= 1, 'the sweep published the lost ids again');
+      const got = await world.receiver.requests();
+      assert.equal(new Set(got.filter((r) => r.path === endpoints[0]!.path).map((r) => r.webhookId)).size, 6);
+    },
+  );
 });
 
 /** The dispatcher's line when its broker connection is lost. */

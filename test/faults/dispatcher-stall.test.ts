@@ -95,7 +95,8 @@ describe('dispatcher stalled longer than its lease', () => {
       "only the takeover's outcome was written",
     );
     const events = await world.query<EventRow>(
-      'SELECT e.state, e.reason, e.dispatcher_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = $1 ORDER BY e.id',
+      'SELECT e.state, e.reason, e.dispatcher_id, e.fencing_token FROM delivery_events e WHERE e.delivery_id = ' +
+        '$1 ORDER BY e.id',
       [delivery[0]?.id],
     );
     assert.deepEqual(
@@ -117,66 +118,18 @@ describe('dispatcher stalled longer than its lease', () => {
     return figures;
   }
 
-  test('scenario 6a: a dispatcher frozen (SIGSTOP) past its lease is taken over; resumed, its heartbeat and its stale outcome change nothing and are logged as fenced; one extra request; the newer outcome stands', async () => {
-    const started = Date.now();
-    const a: TidingsProcess = await world.startDispatcher('s6a-a');
-    // The first answer takes 1.5 s: the request is in flight when the dispatcher is frozen.
-    const { appId, path, messageId, ledger } = await oneMessage('s6a', 1_500);
-    await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
-    a.pause();
-    const frozenAtMs = Date.now();
-    const b = await world.startDispatcher('s6a-b');
-    await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
-    await world.waitForRows<{ state: string }>(
-      'SELECT state FROM deliveries WHERE app_id = $1',
-      [appId],
-      (r) => r[0]?.state === 'succeeded',
-      WAIT_MS,
-      'the takeover recorded its outcome',
-    );
-    a.resume();
-    const frozenMs = Date.now() - frozenAtMs;
-    // On resume the overdue heartbeat and the answer that arrived while frozen race in the event loop. When
-    // the heartbeat runs first it is fenced (the lease is lost, logged); when the answer is handled first the
-    // attempt is no longer in flight at the next heartbeat, and only its outcome's write is fenced.
-    const first = await Promise.race([
-      a.waitForLog(isLeaseLost, WAIT_MS, 'lease lost (heartbeat fenced)').then((line) => ({ lost: line })),
-      a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out').then(() => ({ lost: null })),
-    ]);
-    if (first.lost !== null) assert.ok((first.lost.deliveryIds as string[]).length === 1);
-    // The stale outcome is either written and refused (fenced out) or, when the heartbeat answered first,
-    // never written at all; either way no row changes. Both are logged.
-    const staleOutcome = await Promise.race([
-      a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out').then(() => 'write fenced out'),
-      a.waitForLog((l) => l.msg === 'delivery.attempted', WAIT_MS, 'stale outcome recorded').then(() => 'written'),
-    ]);
-    assert.equal(staleOutcome, 'write fenced out', 'the stale outcome was written and matched zero rows');
-    const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6a-a', 's6a-b');
-    printSummary('6a dispatcher SIGSTOP past its lease', figures, started, {
-      frozen_ms: frozenMs,
-      stale_heartbeat: first.lost === null ? 'none in flight' : 'fenced',
-      stale_outcome: staleOutcome,
-    });
-    await a.stop();
-    await b.stop();
-  });
-
-  test('scenario 6b: a dispatcher whose database path stalls past its lease while its request is in flight is taken over; when the path returns its outcome write matches zero rows and is logged as fenced, and nothing it did is written', async () => {
-    const started = Date.now();
-    const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port });
-    try {
-      const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
-      const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy });
-      // The takeover is started (and frozen, so that it claims nothing) before the stall: its start-up on a
-      // busy machine must not lengthen the stall past the client's query timeout, which would end the stalled
-      // statements with an error.
-      const b = await world.startDispatcher('s6b-b');
-      b.pause();
-      const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
+  test(
+    'scenario 6a: a dispatcher frozen (SIGSTOP) past its lease is taken over; resumed, its heartbeat and its ' +
+      'stale outcome change nothing and are logged as fenced; one extra request; the newer outcome stands',
+    async () => {
+      const started = Date.now();
+      const a: TidingsProcess = await world.startDispatcher('s6a-a');
+      // The first answer takes 1.5 s: the request is in flight when the dispatcher is frozen.
+      const { appId, path, messageId, ledger } = await oneMessage('s6a', 1_500);
       await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
-      proxy.setMode('stall');
-      const stalledAtMs = Date.now();
-      b.resume();
+      a.pause();
+      const frozenAtMs = Date.now();
+      const b = await world.startDispatcher('s6a-b');
       await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
       await world.waitForRows<{ state: string }>(
         'SELECT state FROM deliveries WHERE app_id = $1',
@@ -185,64 +138,126 @@ describe('dispatcher stalled longer than its lease', () => {
         WAIT_MS,
         'the takeover recorded its outcome',
       );
-      proxy.setMode('pass');
-      const stalledMs = Date.now() - stalledAtMs;
-      assert.ok(
-        stalledMs < QUERY_TIMEOUT_MS,
-        `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout (${QUERY_TIMEOUT_MS} ms)`,
+      a.resume();
+      const frozenMs = Date.now() - frozenAtMs;
+      // On resume the overdue heartbeat and the answer that arrived while frozen race in the event loop. When
+      // the heartbeat runs first it is fenced (the lease is lost, logged); when the answer is handled first the
+      // attempt is no longer in flight at the next heartbeat, and only its outcome's write is fenced.
+      const first = await Promise.race([
+        a.waitForLog(isLeaseLost, WAIT_MS, 'lease lost (heartbeat fenced)').then((line) => ({ lost: line })),
+        a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out').then(() => ({ lost: null })),
+      ]);
+      if (first.lost !== null) assert.ok((first.lost.deliveryIds as string[]).length === 1);
+      // The stale outcome is either written and refused (fenced out) or, when the heartbeat answered first,
+      // never written at all; either way no row changes. Both are logged.
+      const staleOutcome = await Promise.race([
+        a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out').then(() => 'write fenced out'),
+        a.waitForLog((l) => l.msg === 'delivery.attempted', WAIT_MS, 'stale outcome recorded').then(() => 'written'),
+      ]);
+      assert.equal(staleOutcome, 'write fenced out', 'the stale outcome was written and matched zero rows');
+      const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6a-a', 's6a-b');
+      printSummary('6a dispatcher SIGSTOP past its lease', figures, started, {
+        frozen_ms: frozenMs,
+        stale_heartbeat: first.lost === null ? 'none in flight' : 'fenced',
+        stale_outcome: staleOutcome,
+      });
+      await a.stop();
+      await b.stop();
+    },
+  );
+
+  test(
+    'scenario 6b: a dispatcher whose database path stalls past its lease while its request is in flight is taken ' +
+      'over; when the path returns its outcome write matches zero rows and is logged as fenced, and nothing it did ' +
+      'is written',
+    async () => {
+      const started = Date.now();
+      const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: world.cluster.port });
+      try {
+        const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
+        const a = await world.startDispatcher('s6b-a', { DATABASE_URL: viaProxy });
+        // The takeover is started (and frozen, so that it claims nothing) before the stall: its start-up on a
+        // busy machine must not lengthen the stall past the client's query timeout, which would end the stalled
+        // statements with an error.
+        const b = await world.startDispatcher('s6b-b');
+        b.pause();
+        const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
+        await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
+        proxy.setMode('stall');
+        const stalledAtMs = Date.now();
+        b.resume();
+        await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
+        await world.waitForRows<{ state: string }>(
+          'SELECT state FROM deliveries WHERE app_id = $1',
+          [appId],
+          (r) => r[0]?.state === 'succeeded',
+          WAIT_MS,
+          'the takeover recorded its outcome',
+        );
+        proxy.setMode('pass');
+        const stalledMs = Date.now() - stalledAtMs;
+        assert.ok(
+          stalledMs < QUERY_TIMEOUT_MS,
+          `the stall (${stalledMs} ms) ended before the stalled statements' client-side timeout ` +
+            `(${QUERY_TIMEOUT_MS} ms)`,
+        );
+        // The stale outcome write is fenced out: that is what the guarantee needs. Whether the heartbeat also
+        // reports the lost lease depends on the pool: a heartbeat that waits on an open connection through the
+        // stall answers "lease lost" when the path returns, but one that needs a new connection fails with a
+        // connect timeout during the stall, and once the outcome is waiting to be written the heartbeat no
+        // longer renews that lease. Scenario 6a shows the fenced heartbeat without depending on the pool.
+        await a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out');
+        assert.equal(a.logs('delivery.attempted').length, 0, 'the stalled dispatcher recorded nothing');
+        const heartbeat = a.logs(isLeaseLost).length > 0 ? 'fenced' : 'failed during the stall';
+        const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6b-a', 's6b-b');
+        printSummary('6b dispatcher database path stalled past its lease', figures, started, {
+          stalled_ms: stalledMs,
+          stale_heartbeat: heartbeat,
+          stale_outcome: 'write fenced out',
+        });
+        await a.stop();
+        await b.stop();
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+
+  test(
+    'scenario 6c: a dispatcher held at before_record (its outcome not yet written) past its lease is taken over; ' +
+      'its late outcome write matches zero rows and is logged as fenced',
+    async () => {
+      const started = Date.now();
+      const a = await world.startDispatcher('s6c-a', { TIDINGS_TEST_FAULT_POINTS: 'before_record:stall_ms=3000' });
+      const { appId, path, messageId, ledger } = await oneMessage('s6c', 0);
+      await a.waitForLog(
+        (l) => l.event === 'fault_point.fired' && l.point === 'before_record',
+        WAIT_MS,
+        'before_record fired',
       );
-      // The stale outcome write is fenced out: that is what the guarantee needs. Whether the heartbeat also
-      // reports the lost lease depends on the pool: a heartbeat that waits on an open connection through the
-      // stall answers "lease lost" when the path returns, but one that needs a new connection fails with a
-      // connect timeout during the stall, and once the outcome is waiting to be written the heartbeat no
-      // longer renews that lease. Scenario 6a shows the fenced heartbeat without depending on the pool.
-      await a.waitForLog(isFencedWrite, WAIT_MS, 'stale outcome fenced out');
-      assert.equal(a.logs('delivery.attempted').length, 0, 'the stalled dispatcher recorded nothing');
-      const heartbeat = a.logs(isLeaseLost).length > 0 ? 'fenced' : 'failed during the stall';
-      const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6b-a', 's6b-b');
-      printSummary('6b dispatcher database path stalled past its lease', figures, started, {
-        stalled_ms: stalledMs,
-        stale_heartbeat: heartbeat,
+      // Frozen inside the hold, so the takeover cannot lose a race against the end of the hold.
+      a.pause();
+      const frozenAtMs = Date.now();
+      const b = await world.startDispatcher('s6c-b');
+      await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
+      await world.waitForRows<{ state: string }>(
+        'SELECT state FROM deliveries WHERE app_id = $1',
+        [appId],
+        (r) => r[0]?.state === 'succeeded',
+        WAIT_MS,
+        'the takeover recorded its outcome',
+      );
+      a.resume();
+      const heldMs = Date.now() - frozenAtMs;
+      await a.waitForLog(isFencedWrite, WAIT_MS, 'late outcome fenced out');
+      assert.equal(a.logs('delivery.attempted').length, 0, 'the late outcome was not written');
+      const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6c-a', 's6c-b');
+      printSummary('6c dispatcher held before recording past its lease', figures, started, {
+        held_ms: heldMs,
         stale_outcome: 'write fenced out',
       });
       await a.stop();
       await b.stop();
-    } finally {
-      await proxy.close();
-    }
-  });
-
-  test('scenario 6c: a dispatcher held at before_record (its outcome not yet written) past its lease is taken over; its late outcome write matches zero rows and is logged as fenced', async () => {
-    const started = Date.now();
-    const a = await world.startDispatcher('s6c-a', { TIDINGS_TEST_FAULT_POINTS: 'before_record:stall_ms=3000' });
-    const { appId, path, messageId, ledger } = await oneMessage('s6c', 0);
-    await a.waitForLog(
-      (l) => l.event === 'fault_point.fired' && l.point === 'before_record',
-      WAIT_MS,
-      'before_record fired',
-    );
-    // Frozen inside the hold, so the takeover cannot lose a race against the end of the hold.
-    a.pause();
-    const frozenAtMs = Date.now();
-    const b = await world.startDispatcher('s6c-b');
-    await world.receiver.waitForCount(2, WAIT_MS, (r) => r.path === path);
-    await world.waitForRows<{ state: string }>(
-      'SELECT state FROM deliveries WHERE app_id = $1',
-      [appId],
-      (r) => r[0]?.state === 'succeeded',
-      WAIT_MS,
-      'the takeover recorded its outcome',
-    );
-    a.resume();
-    const heldMs = Date.now() - frozenAtMs;
-    await a.waitForLog(isFencedWrite, WAIT_MS, 'late outcome fenced out');
-    assert.equal(a.logs('delivery.attempted').length, 0, 'the late outcome was not written');
-    const figures = await assertNewerOutcomeStands(appId, path, messageId, ledger, 's6c-a', 's6c-b');
-    printSummary('6c dispatcher held before recording past its lease', figures, started, {
-      held_ms: heldMs,
-      stale_outcome: 'write fenced out',
-    });
-    await a.stop();
-    await b.stop();
-  });
+    },
+  );
 });

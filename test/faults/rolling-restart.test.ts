@@ -102,47 +102,60 @@ describe('rolling restart of all dispatchers under load', () => {
       `no failed attempt but receiver timeouts (kinds: ${charges.failedKinds.join(', ')})`,
     );
     const reclaims = await world.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1 AND e.reason = 'reclaimed'`,
+      'SELECT count(*)::int AS n FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE ' +
+        `d.app_id = $1 AND e.reason = 'reclaimed'`,
       [appId],
     );
     assert.equal(await world.stuckLeases(), 0);
     return { figures, reclaimed: reclaims[0]?.n ?? 0, stopMs, released, finishedAfterSignal };
   }
 
-  test('dispatchers started at the same moment against one database all start (regression: a concurrent start-up exited with "Another migration is already running")', () => {
-    assert.equal(slots.length, DISPATCHERS);
-    for (const d of slots) assert.equal(d.alive, true, `${d.name} runs`);
-  });
+  test(
+    'dispatchers started at the same moment against one database all start (regression: a concurrent start-up ' +
+      'exited with "Another migration is already running")',
+    () => {
+      assert.equal(slots.length, DISPATCHERS);
+      for (const d of slots) assert.equal(d.alive, true, `${d.name} runs`);
+    },
+  );
 
   for (let run = 1; run <= RUNS; run++) {
-    test(`scenario 7 (SIGTERM, run ${run}/${RUNS}): a rolling graceful restart under load loses nothing and sends no duplicate when every request finishes within the grace period`, async () => {
-      const started = Date.now();
-      const { figures, reclaimed, stopMs, released, finishedAfterSignal } = await rollingRun('SIGTERM', run);
-      assert.ok(
-        stopMs.every((ms) => ms < GRACE_MS + 10_000),
-        `each graceful stop ended within the grace period (${stopMs.join(', ')} ms)`,
-      );
-      assert.equal(released, 0, 'every in-flight attempt finished; no lease had to be handed back');
-      assert.equal(reclaimed, 0, 'no lease was left to expire');
-      assert.equal(figures.duplicates, 0, 'zero duplicates');
-      printSummary(`7 rolling restart SIGTERM run ${run}`, figures, started, {
-        reclaimed,
-        stop_ms: stopMs.join('/'),
-        finished_in_grace: finishedAfterSignal,
-      });
-    });
+    test(
+      `scenario 7 (SIGTERM, run ${run}/${RUNS}): a rolling graceful restart under load loses nothing and sends ` +
+        'no duplicate when every request finishes within the grace period',
+      async () => {
+        const started = Date.now();
+        const { figures, reclaimed, stopMs, released, finishedAfterSignal } = await rollingRun('SIGTERM', run);
+        assert.ok(
+          stopMs.every((ms) => ms < GRACE_MS + 10_000),
+          `each graceful stop ended within the grace period (${stopMs.join(', ')} ms)`,
+        );
+        assert.equal(released, 0, 'every in-flight attempt finished; no lease had to be handed back');
+        assert.equal(reclaimed, 0, 'no lease was left to expire');
+        assert.equal(figures.duplicates, 0, 'zero duplicates');
+        printSummary(`7 rolling restart SIGTERM run ${run}`, figures, started, {
+          reclaimed,
+          stop_ms: stopMs.join('/'),
+          finished_in_grace: finishedAfterSignal,
+        });
+      },
+    );
   }
 
   for (let run = 1; run <= RUNS; run++) {
-    test(`scenario 7 (SIGKILL, run ${run}/${RUNS}): a rolling kill under load loses nothing; duplicates come only from reclaimed leases and are counted`, async () => {
-      const started = Date.now();
-      const { figures, reclaimed } = await rollingRun('SIGKILL', run);
-      assert.ok(
-        figures.duplicates <= reclaimed,
-        `duplicates (${figures.duplicates}) ≤ reclaimed leases (${reclaimed})`,
-      );
-      printSummary(`7 rolling restart SIGKILL run ${run}`, figures, started, { reclaimed });
-    });
+    test(
+      `scenario 7 (SIGKILL, run ${run}/${RUNS}): a rolling kill under load loses nothing; duplicates come only ` +
+        'from reclaimed leases and are counted',
+      async () => {
+        const started = Date.now();
+        const { figures, reclaimed } = await rollingRun('SIGKILL', run);
+        assert.ok(
+          figures.duplicates <= reclaimed,
+          `duplicates (${figures.duplicates}) ≤ reclaimed leases (${reclaimed})`,
+        );
+        printSummary(`7 rolling restart SIGKILL run ${run}`, figures, started, { reclaimed });
+      },
+    );
   }
 
   test('the last dispatchers stop gracefully', async () => {

@@ -301,7 +301,8 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
     },
     async stuckLeases(graceMs = 0) {
       const rows = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < clock_timestamp() - $1 * interval '1 millisecond'`,
+        `SELECT count(*)::int AS n FROM deliveries WHERE state = 'leased' AND lease_expires_at < ` +
+          `clock_timestamp() - $1 * interval '1 millisecond'`,
         [graceMs],
       );
       return rows[0]?.n ?? 0;

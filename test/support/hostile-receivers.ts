@@ -119,7 +119,8 @@ export async function gzipBomb(inflatedBytes: number): Promise<Buffer> {
 export function compressionBomb(bomb: Buffer): Behaviour {
   return (socket) => {
     socket.write(
-      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
+      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ` +
+        `${bomb.length}\r\n\r\n`,
     );
     socket.write(bomb);
   };
@@ -162,9 +163,11 @@ export function redirect(location?: string): Behaviour {
 /** An HTML error page, served with status 200. */
 export const htmlErrorPage200: Behaviour = (socket) => {
   const page =
-    '<!doctype html><html><head><title>Error</title></head><body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>';
+    '<!doctype html><html><head><title>Error</title></head><body><h1>Something went wrong</h1><p>Please try ' +
+    'again later.</p></body></html>';
   socket.end(
-    `HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`,
+    `HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ` +
+      `${Buffer.byteLength(page)}\r\nConnection: close\r\n\r\n${page}`,
   );
 };
 

@@ -147,7 +147,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           waiters.delete(check);
           reject(
             new Error(
-              `OTLP receiver: ${what} not seen within ${timeoutMs} ms; spans: ${spans.map((s) => `${s.service}/${s.name}`).join(', ')}`,
+              `OTLP receiver: ${what} not seen within ${timeoutMs} ms; spans: ` +
+                `${spans.map((s) => `${s.service}/${s.name}`).join(', ')}`,
             ),
           );
         }, timeoutMs);

@@ -212,7 +212,8 @@ class ChildReceiver implements TestReceiver {
         settle();
         reject(
           new Error(
-            `TestReceiver.waitFor(${what}): not met within ${timeoutMs} ms; ${this.#records.length} requests received${summary(this.#records)}`,
+            `TestReceiver.waitFor(${what}): not met within ${timeoutMs} ms; ${this.#records.length} requests ` +
+              `received${summary(this.#records)}`,
           ),
         );
       }, timeoutMs);
@@ -339,7 +340,8 @@ function summary(records: readonly ReceivedRequest[]): string {
     .slice(-5)
     .map(
       (r) =>
-        `#${r.seq} ${r.method} ${r.path} id=${r.webhookId} valid=${r.signatureValid} answer=${JSON.stringify(r.answer)}`,
+        `#${r.seq} ${r.method} ${r.path} id=${r.webhookId} valid=${r.signatureValid} ` +
+        `answer=${JSON.stringify(r.answer)}`,
     );
   return `; last: ${last.join(' | ')}`;
 }
