@@ -84,7 +84,8 @@ if (process.argv[2] === 'serve-bare') {
 
   const median = (xs: readonly number[]): number => summarize(xs).median;
   const show = (m: { perRound: number[]; systemShare: number }): string =>
-    `${median(m.perRound).toFixed(0)} µs (rounds: ${m.perRound.map((x) => x.toFixed(0)).join(' ')}; ${(m.systemShare * 100).toFixed(0)} % in the kernel)`;
+    `${median(m.perRound).toFixed(0)} µs (rounds: ${m.perRound.map((x) => x.toFixed(0)).join(' ')}; ` +
+    `${(m.systemShare * 100).toFixed(0)} % in the kernel)`;
   /**
    * µs of CPU of process `pid` per publish call on `app`, one figure per round (after a warm-up round that is
    * not counted: the first rounds run while V8 still optimises), and the median share of it spent in the kernel.
@@ -171,22 +172,27 @@ if (process.argv[2] === 'serve-bare') {
       await dropDatabase(serverUrl, dbName);
     }
     console.log(
-      `CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median of ${rounds} rounds`,
+      `CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median ` +
+        `of ${rounds} rounds`,
     );
     console.log(`  bare Fastify route     ${show(bareCost)}`);
     console.log(
-      `  Tidings API process    ${show(apiCost)}  (${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`,
+      `  Tidings API process    ${show(apiCost)}  ` +
+        `(${(median(apiCost.perRound) / median(bareCost.perRound)).toFixed(2)}× the bare route)`,
     );
     const backend = apiCost.backendPerRound;
     console.log(
       backend === null
-        ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended during a round)'
-        : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ${backend.map((x) => x.toFixed(0)).join(' ')})`,
+        ? '  its PostgreSQL backends: not measured (the server does not run on this machine, or a backend ended ' +
+            'during a round)'
+        : `  its PostgreSQL backends ${median(backend).toFixed(0)} µs (rounds: ` +
+            `${backend.map((x) => x.toFixed(0)).join(' ')})`,
     );
     if (base.probe) {
       const calls = messages * (rounds + 1);
       console.log(
-        `statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include the probe's cost):`,
+        'statements of the API per 10,000 publish calls (warm-up round included; probed: figures above include ' +
+          `the probe's cost):`,
       );
       for (const dump of Object.values(await readProbes(stopped?.probeFiles ?? []))) {
         for (const [name, st] of Object.entries(dump.statements).sort((a, b) => b[1].calls - a[1].calls)) {
@@ -201,7 +207,8 @@ if (process.argv[2] === 'serve-bare') {
       const summary = await summarizeProfile(file, 30);
       console.log(`\nAPI process profile (${file}), ${summary.busyMs.toFixed(0)} ms busy; self time by area:`);
       console.log(
-        '(the API ran under the profiler and the bare route did not: compare the figures above only between runs without --cpu-prof)',
+        '(the API ran under the profiler and the bare route did not: compare the figures above only between ' +
+          'runs without --cpu-prof)',
       );
       for (const a of summary.byArea) console.log(`  ${a.share.toFixed(1).padStart(5)} %  ${a.area}`);
       console.log('by function:');

@@ -79,7 +79,8 @@ export async function dbCounters(url: string, name: string): Promise<DbCounters>
     const d =
       (
         await client.query<Record<string, string>>(
-          'SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, blks_read, blks_hit FROM pg_stat_database WHERE datname = $1',
+          'SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, blks_read, blks_hit FROM ' +
+            'pg_stat_database WHERE datname = $1',
           [name],
         )
       ).rows[0] ?? {};
@@ -123,7 +124,9 @@ export async function backendPids(url: string, name: string, clientsOnly = false
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const sql = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()${clientsOnly ? ` AND backend_type = 'client backend'` : ''}`;
+    const sql =
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> ' +
+      `pg_backend_pid()${clientsOnly ? ` AND backend_type = 'client backend'` : ''}`;
     const rows = (await client.query<{ pid: number }>(sql, [name])).rows;
     return rows.map((r) => r.pid);
   } finally {

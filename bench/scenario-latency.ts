@@ -309,7 +309,9 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
       );
       ctx.details.push({ scenario: 'latency', run, engine, source: cluster.source, final: report.final });
       ctx.log(
-        `  latency ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`,
+        `  latency ${engine} run ${run}: final states ${JSON.stringify(report.final.states)}; ` +
+          `${report.final.ackedStored}/${report.final.ackedChecked} acknowledged messages ` +
+          `stored${report.final.error === undefined ? '' : ` (${report.final.error})`}`,
       );
     }
   } finally {
@@ -328,7 +330,8 @@ export async function scenarioLatency(ctx: BenchContext): Promise<void> {
         addLatency(ctx, 'raw', rate, l, false);
         ctx.details.push({ scenario: 'latency', run, raw: true, rate, latency: l });
         ctx.log(
-          `  latency raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms (${n0(l.count)} requests)`,
+          `  latency raw run ${run} @${rate}/s: send→first byte p50 ${l.p50} ms, p99 ${l.p99} ms ` +
+            `(${n0(l.count)} requests)`,
         );
       }
       for (const engine of engines) await tidingsPaced(ctx, receiver, engine, run);

@@ -115,7 +115,9 @@ function recordTidings(ctx: BenchContext, part: string, engine: Variant, run: nu
   addCpu(ctx, part, engine, r.usage, r.delivered);
   ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
   ctx.log(
-    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`,
+    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ` +
+      `${n0(r.publish.perS)}/s, ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, ` +
+      `max open ${r.receiverMaxOpen}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`,
   );
   return r.deliveriesPerS;
 }
@@ -147,7 +149,10 @@ async function peerBurst(
   addCpu(ctx, part, engine, r.usage, r.delivered);
   ctx.details.push({ scenario: 'peers', part, variant: engine, run, ...r });
   ctx.log(
-    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ${r.usage.machineBusyCores.toFixed(2)} cores`,
+    `  peers ${part} ${engine} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s, publish ` +
+      `${n0(r.publishPerS)}/s, ${r.delivered}/${messages} delivered, ${r.duplicates} duplicates, max open ` +
+      `${r.receiverMaxOpen}${r.publishFailed > 0 ? `; ${r.publishFailed} failed: ${r.firstError}` : ''}; machine ` +
+      `${r.usage.machineBusyCores.toFixed(2)} cores`,
   );
   return r.deliveriesPerS;
 }
@@ -174,7 +179,8 @@ async function rawBurst(
     raw.requestsPerS,
   );
   ctx.log(
-    `  peers ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ${raw.result.ok}/${raw.result.sent} ok`,
+    `  peers ${part} raw run ${run}: ${n0(raw.requestsPerS)} signed req/s, ${PEER_IN_FLIGHT} in flight, ` +
+      `${raw.result.ok}/${raw.result.sent} ok`,
   );
 }
 
@@ -245,7 +251,9 @@ function addLatency(
       cpuMs,
     );
   ctx.log(
-    `  peers latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`,
+    `  peers latency ${engine} run ${run}: before publish → first byte p50 ${p50.toFixed(2)} ms, p99 ` +
+      `${p99.toFixed(2)} ms; publish call p50 ${callP50.toFixed(2)} ms (${values.length} messages, ${missing} ` +
+      `missing)${cpuMs === null ? '' : `; machine CPU ${cpuMs.toFixed(2)} ms per message`}`,
   );
 }
 

@@ -50,11 +50,13 @@ export async function fillTimeline(
     [APPS],
   );
   await client.query(
-    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) SELECT 'ep_' || e, 'app_' || (e % $2), 'http://127.0.0.1:9/', '\\x00', 'plain' FROM generate_series(0, $1 - 1) e`,
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) SELECT 'ep_' || e, 'app_' || (e % $2), ` +
+      `'http://127.0.0.1:9/', '\\x00', 'plain' FROM generate_series(0, $1 - 1) e`,
     [ENDPOINTS, APPS],
   );
   await client.query(
-    `INSERT INTO messages (id, app_id, event_type) SELECT 'msg_' || m, 'app_' || (m % $2), 'bench' FROM generate_series(0, $1 - 1) m`,
+    `INSERT INTO messages (id, app_id, event_type) SELECT 'msg_' || m, 'app_' || (m % $2), 'bench' FROM ` +
+      'generate_series(0, $1 - 1) m',
     [deliveries, APPS],
   );
   await client.query(
@@ -177,7 +179,8 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
       const tailIds = Math.max(1_000, Math.round((rows * 2_000) / spanMs));
       const rollupS = await rollUpTo(db, client, tailIds, batch, ref);
       ctx.log(
-        `  stats-reads ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`,
+        `  stats-reads ${n0(rows)} rows over ${spanMs / 60_000} min: fill ${round(fillS, 1)} s, roll-up ` +
+          `${round(rollupS, 1)} s (tail ${n0(tailIds)} ids)`,
       );
       ctx.details.push({
         scenario: 'stats-reads',
@@ -270,7 +273,8 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
           backlogQueryMs: ms.map((v) => round(v, 3)),
         });
         ctx.log(
-          `  stats-reads run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms (cap ${n0(cap)})`,
+          `  stats-reads run ${run} backlog ${n0(rows)}: gauge query p50 ${round(quantile(ms, 0.5), 2)} ms ` +
+            `(cap ${n0(cap)})`,
         );
         if (run === 1) p50.push(quantile(ms, 0.5));
       }
@@ -280,7 +284,9 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
         {
           scenario: 'stats-reads',
           engine: 'server',
-          name: `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ${n0(ctx.options.sizes.backlogRows[0]!)}`,
+          name:
+            `backlog gauge query ${n0(ctx.options.sizes.backlogRows.at(-1)!)} ÷ ` +
+            `${n0(ctx.options.sizes.backlogRows[0]!)}`,
           unit: '×',
           better: 'lower',
           target: '≤ 1.5',

@@ -61,10 +61,14 @@ function recordDelivery(
     .map(([k, v]) => `${k} ${v.toFixed(2)}`)
     .join(', ');
   ctx.log(
-    `  ${scenario} ${engine}${suffix} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s (${r.mode}), publish ${n0(r.publish.perS)}/s` +
-      ` (p99 call ${r.publish.callP99Ms} ms), ${r.delivered}/${r.expectedDeliveries} delivered, ${r.duplicates} duplicates, max open ${r.receiverMaxOpen};` +
-      ` final states ${JSON.stringify(r.final?.states ?? null)}${r.final?.error === undefined ? '' : ` (${r.final.error})`};` +
-      ` cores: ${cores}; machine ${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}${r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''}`,
+    `  ${scenario} ${engine}${suffix} run ${run}: ${n0(r.deliveriesPerS)} deliveries/s (${r.mode}), publish ` +
+      `${n0(r.publish.perS)}/s` +
+      ` (p99 call ${r.publish.callP99Ms} ms), ${r.delivered}/${r.expectedDeliveries} delivered, ` +
+      `${r.duplicates} duplicates, max open ${r.receiverMaxOpen};` +
+      ' final states ' +
+      `${JSON.stringify(r.final?.states ?? null)}${r.final?.error === undefined ? '' : ` (${r.final.error})`};` +
+      ` cores: ${cores}; machine ` +
+      `${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}${r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''}`,
   );
 }
 
@@ -85,7 +89,9 @@ function recordRaw(
   }
   ctx.details.push({ scenario, run, raw: name, ...raw, result: { ...raw.result, ids: undefined, sentAt: undefined } });
   ctx.log(
-    `  ${scenario} raw ${name} run ${run}: ${n0(raw.requestsPerS)} req/s, ${raw.result.ok}/${raw.result.sent} ok, max in flight ${raw.result.maxInFlight}${raw.result.failed > 0 ? `, first error ${raw.result.firstError}` : ''}`,
+    `  ${scenario} raw ${name} run ${run}: ${n0(raw.requestsPerS)} req/s, ${raw.result.ok}/${raw.result.sent} ` +
+      'ok, max in flight ' +
+      `${raw.result.maxInFlight}${raw.result.failed > 0 ? `, first error ${raw.result.firstError}` : ''}`,
   );
 }
 

@@ -79,7 +79,8 @@ try {
   await db.query(`INSERT INTO applications (id, name) VALUES ('app_sqlcost', 'sql cost')`);
   const sealed = cipher.encrypt(Buffer.from(encodeSecret(randomBytes(24)), 'utf8'), 'ep_sqlcost');
   await db.query(
-    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) VALUES ('ep_sqlcost', 'app_sqlcost', 'http://127.0.0.1:9/', $1, $2)`,
+    `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id) VALUES ('ep_sqlcost', 'app_sqlcost', ` +
+      `'http://127.0.0.1:9/', $1, $2)`,
     [sealed.data, sealed.keyId],
   );
 
@@ -195,7 +196,9 @@ try {
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(
-    `PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`,
+    `PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per ` +
+      `round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, ` +
+      `batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`,
   );
   let cpu = 0;
   let wal = 0;
@@ -205,7 +208,8 @@ try {
     cpu += c;
     wal += w;
     console.log(
-      `  ${name.padEnd(8)} ${c.toFixed(1).padStart(7)} µs   ${w.toFixed(0).padStart(6)} B WAL   (rounds: ${xs.map((x) => x.cpuUs.toFixed(0)).join(' ')} µs)`,
+      `  ${name.padEnd(8)} ${c.toFixed(1).padStart(7)} µs   ${w.toFixed(0).padStart(6)} B WAL   (rounds: ` +
+        `${xs.map((x) => x.cpuUs.toFixed(0)).join(' ')} µs)`,
     );
   }
   console.log(`  ${'total'.padEnd(8)} ${cpu.toFixed(1).padStart(7)} µs   ${wal.toFixed(0).padStart(6)} B WAL`);
