@@ -10,6 +10,7 @@ export const ALL_SCENARIOS = [
   'fan-out',
   'claim-backlog',
   'stats-reads',
+  'search',
 ] as const;
 /** Scenarios run only when named: `peers` (`--peers`). */
 export const EXTRA_SCENARIOS = ['peers'] as const;
@@ -37,6 +38,7 @@ export const SERVER_ONLY: ReadonlySet<Scenario> = new Set<Scenario>([
   'scale-out',
   'claim-backlog',
   'stats-reads',
+  'search',
   'peers',
 ]);
 
@@ -65,6 +67,9 @@ export interface Sizes {
   /** stats-reads: timeline rows in the window of the statistics reads, and the spans (ms before "now") they fill. */
   readonly timelineRows: readonly number[];
   readonly timelineSpansMs: readonly number[];
+  /** search: messages in the searched application, and timed requests per search. */
+  readonly searchMessages: number;
+  readonly searchRequests: number;
   /** Upper bound of one wait for deliveries, ms (every loop is bounded). */
   readonly waitTimeoutMs: number;
 }
@@ -85,6 +90,8 @@ const FULL: Sizes = {
   claimRepeats: 30,
   timelineRows: [1_000_000],
   timelineSpansMs: [3_600_000, 300_000],
+  searchMessages: 1_000_000,
+  searchRequests: 200,
   waitTimeoutMs: 300_000,
 };
 
@@ -104,6 +111,8 @@ const MODERATE: Sizes = {
   claimRepeats: 20,
   timelineRows: [1_000_000],
   timelineSpansMs: [3_600_000, 300_000],
+  searchMessages: 1_000_000,
+  searchRequests: 100,
   waitTimeoutMs: 300_000,
 };
 
@@ -123,6 +132,8 @@ const QUICK: Sizes = {
   claimRepeats: 10,
   timelineRows: [50_000],
   timelineSpansMs: [3_600_000],
+  searchMessages: 50_000,
+  searchRequests: 20,
   waitTimeoutMs: 90_000,
 };
 
@@ -177,6 +188,7 @@ export const USAGE = `Usage: npm run bench -- [options]
                         fan-out        (was f) every message to 10 endpoints
                         claim-backlog  (was g) claim cost against backlog size (SQL)
                         stats-reads    (was h) statistics reads against timeline size (SQL)
+                        search         search and list routes at 1,000,000 messages (HTTP API, p50 / p99)
                         peers          (was p) Tidings beside the peers (only when named, or --peers)
                       the old letters are still accepted until the next release
   --peers             the same as --scenarios peers with 1 KiB payloads: Tidings beside Fastify + BullMQ (on
@@ -186,7 +198,7 @@ export const USAGE = `Usage: npm run bench -- [options]
                       at 20/s); --messages for quicker runs
   --peer-parts P,…    the workloads of peers to run: fast, slow, latency (default all three)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
-  --engine E          server | embedded | both (default both; scale-out, claim-backlog, stats-reads and peers
+  --engine E          server | embedded | both (default both; scale-out, claim-backlog, stats-reads, search, peers
                       run on the server only)
   --size S            full | moderate | quick (default full: the guide's sizes; moderate: 5000-message bursts,
                       1000 in flight in wide-window, 5 s per rate in latency, full 1,000,000-row backlog in

@@ -24,6 +24,7 @@ import { scenarioClaimBacklog } from './scenario-claim.ts';
 import { scenarioLatency } from './scenario-latency.ts';
 import { scenarioPeers } from './scenario-peers.ts';
 import { formatPeerTable } from './peer/peer-table.ts';
+import { scenarioSearch } from './scenario-search.ts';
 import { scenarioStatsReads } from './scenario-stats.ts';
 import {
   scenarioBurst,
@@ -47,6 +48,7 @@ const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: 
   'fan-out': { title: 'fan-out of each message to 10 endpoints, end to end', run: scenarioFanOut },
   'claim-backlog': { title: 'claim cost against backlog size (SQL)', run: scenarioClaimBacklog },
   'stats-reads': { title: 'statistics reads against timeline size (SQL)', run: scenarioStatsReads },
+  search: { title: 'search and list routes against a 1,000,000-message log (HTTP API)', run: scenarioSearch },
   peers: {
     title:
       'Tidings beside Fastify + BullMQ (two Redis setups), BullMQ alone, Fastify + graphile-worker and raw signed HTTP',
