@@ -12,6 +12,7 @@ import { installAuthFailureLimit } from './plugins/auth-failures.ts';
 import { installBodyRate } from './plugins/body-rate.ts';
 import { installClientAddress } from './plugins/client-address.ts';
 import { limitAddressInProgress, limitCredentialInProgress } from './plugins/in-progress.ts';
+import { installFairAdmission } from './plugins/fair-admission.ts';
 import { gatedServerFactory, type PipelineStats } from './plugins/pipeline-gate.ts';
 import { continueAfterAuthentication, guardConnections } from './plugins/connection-guard.ts';
 import { installCors } from './plugins/cors.ts';
@@ -206,6 +207,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   installBodyRate(fastify, config);
   installCors(fastify, deps.config);
   installRateLimit(fastify, deps.config);
+  installFairAdmission(fastify, config);
   // A named plugin: Fastify names an anonymous one after its source text, which then reaches traces and errors.
   app.register(async function apiRoutes(scoped) {
     const api = scoped.withTypeProvider<ZodTypeProvider>();

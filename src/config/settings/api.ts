@@ -159,6 +159,17 @@ export const API_SETTINGS = {
       'process, with or without a credential (0 = no limit); one more → 429 concurrency_limited with ' +
       'Retry-After.',
   },
+  apiFairSlots: {
+    env: 'TIDINGS_API_FAIR_SLOTS',
+    schema: int(0, 100_000),
+    defaultValue: '16',
+    unit: 'requests',
+    description:
+      "Requests with a credential whose handlers run at once per API process, apart from each credential's " +
+      "first (0 = no queue): past it a request waits, after its body was read, in its credential's queue, and " +
+      "the credentials waiting are served in turn, one request each, so one credential's flood gets its share " +
+      'and no more while others wait (ADR 0027). A credential with nothing running never waits.',
+  },
   apiMinBodyRate: {
     env: 'TIDINGS_API_MIN_BODY_RATE',
     schema: int(0, 1_000_000_000),

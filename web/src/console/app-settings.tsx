@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, get, seg, type Page } from '../shared/api.ts';
+import { client, ok } from '../shared/api.ts';
 import { navigate } from '../shared/router.ts';
-import type { Application, Endpoint } from '../shared/types.ts';
+import type { Application } from '../shared/types.ts';
 import { Action, CopyId, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 
 const value = (e: Event): string => (e.target as HTMLInputElement).value;
@@ -33,11 +33,16 @@ function AppForm({ app, onSaved }: { app: Application; onSaved: () => void }) {
       <Action
         label="Save application"
         run={async () => {
-          await api('PATCH', `/api/v1/app/${seg(app.id)}`, {
-            name,
-            uid: uid.trim() === '' ? null : uid.trim(),
-            rateLimit: rate.trim() === '' ? null : Number(rate),
-          });
+          await ok(
+            client.PATCH('/api/v1/app/{appId}', {
+              params: { path: { appId: app.id } },
+              body: {
+                name,
+                uid: uid.trim() === '' ? null : uid.trim(),
+                rateLimit: rate.trim() === '' ? null : Number(rate),
+              },
+            }),
+          );
           onSaved();
         }}
       />
@@ -47,7 +52,11 @@ function AppForm({ app, onSaved }: { app: Application; onSaved: () => void }) {
 
 /** Delete, with a dialog naming the application and what goes with it. */
 function DeleteApp({ app }: { app: Application }) {
-  const endpoints = useLoad(() => get<Page<Endpoint>>(`/api/v1/app/${seg(app.id)}/endpoint?limit=250`), [app.id]);
+  const endpoints = useLoad(
+    () =>
+      ok(client.GET('/api/v1/app/{appId}/endpoint', { params: { path: { appId: app.id }, query: { limit: '250' } } })),
+    [app.id],
+  );
   const count =
     endpoints.data === undefined ? 'its' : `its ${endpoints.data.data.length}${endpoints.data.done ? '' : '+'}`;
   return (
@@ -61,7 +70,7 @@ function DeleteApp({ app }: { app: Application }) {
         label="Delete application"
         danger
         run={async () => {
-          await api('DELETE', `/api/v1/app/${seg(app.id)}`);
+          await ok(client.DELETE('/api/v1/app/{appId}', { params: { path: { appId: app.id } } }));
           navigate('/apps');
         }}
         confirm={{
@@ -88,7 +97,7 @@ function DeleteApp({ app }: { app: Application }) {
 
 /** One application's settings page (console). */
 export function AppSettingsPage({ appId, onChanged }: { appId: string; onChanged: () => void }) {
-  const app = useLoad(() => get<Application>(`/api/v1/app/${seg(appId)}`), [appId]);
+  const app = useLoad(() => ok(client.GET('/api/v1/app/{appId}', { params: { path: { appId } } })), [appId]);
   return (
     <Show of={app}>
       {(a) => (

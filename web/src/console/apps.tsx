@@ -1,14 +1,16 @@
 import { useState } from 'preact/hooks';
-import { api, get, query, seg, type Page } from '../shared/api.ts';
-import { href, navigate } from '../shared/router.ts';
-import type { Application } from '../shared/types.ts';
+import { client, ok } from '../shared/api.ts';
+import { href, navigate, seg } from '../shared/router.ts';
 import { DataTable } from '../shared/table.tsx';
 import { Action, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 
 /** Applications: list, search by name or uid (over the loaded page), create, open the portal. */
 export function AppsPage() {
   const [iterator, setIterator] = useState<string | null>(null);
-  const list = useLoad(() => get<Page<Application>>(`/api/v1/app${query({ limit: 100, iterator })}`), [iterator]);
+  const list = useLoad(
+    () => ok(client.GET('/api/v1/app', { params: { query: { limit: '100', iterator } } })),
+    [iterator],
+  );
   const [search, setSearch] = useState('');
   const [name, setName] = useState('');
   const [uid, setUid] = useState('');
@@ -26,7 +28,7 @@ export function AppsPage() {
     e.preventDefault();
     setError(null);
     try {
-      const a = await api<Application>('POST', '/api/v1/app', { name, uid: uid === '' ? null : uid });
+      const a = await ok(client.POST('/api/v1/app', { body: { name, uid: uid === '' ? null : uid } }));
       navigate(`/apps/${seg(a.id)}/endpoints`);
     } catch (err) {
       setError(err);
@@ -74,9 +76,12 @@ export function AppsPage() {
                         run={async () =>
                           setPortal(
                             (
-                              await api<{ url: string }>('POST', `/api/v1/auth/app-portal-access/${seg(a.id)}`, {
-                                expiry: 3600,
-                              })
+                              await ok(
+                                client.POST('/api/v1/auth/app-portal-access/{appId}', {
+                                  params: { path: { appId: a.id } },
+                                  body: { expiry: 3600 },
+                                }),
+                              )
                             ).url,
                           )
                         }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, get, query, seg, type Page } from '../shared/api.ts';
-import { href } from '../shared/router.ts';
+import { client, ok } from '../shared/api.ts';
+import { href, seg } from '../shared/router.ts';
 import { DataTable, type Column } from '../shared/table.tsx';
-import type { Application, DeadLetter, Endpoint, Task } from '../shared/types.ts';
+import type { DeadLetter, Endpoint, PostBody } from '../shared/types.ts';
 import { Action, Badge, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from '../shared/ui.tsx';
-import { progress } from './ops-pages.tsx';
+import { progress } from '../shared/task-progress.ts';
 
 const isoOf = (local: string): string | undefined => (local === '' ? undefined : new Date(`${local}Z`).toISOString());
 const appOf = (d: DeadLetter, appId: string | null): string => appId ?? d.appId ?? '';
@@ -12,7 +12,11 @@ const REASONS = ['exhausted', 'gone', 'lease_lost_repeatedly'];
 
 /** The live progress of one replay task. */
 function TaskProgress({ id }: { id: string }) {
-  const task = useLoad(() => get<Task>(`/api/v1/background-task/${seg(id)}`), [id], 1000);
+  const task = useLoad(
+    () => ok(client.GET('/api/v1/background-task/{taskId}', { params: { path: { taskId: id } } })),
+    [id],
+    1000,
+  );
   return (
     <div class="card notice" role="status" aria-live="polite">
       <p>
@@ -94,7 +98,10 @@ function describe(a: Filters, appName: string, epUrl: string | undefined): strin
     a.eventType === '' ? 'every event type' : `event type ${a.eventType}`,
     a.after === '' && a.before === ''
       ? 'messages of any time'
-      : `messages created ${a.after === '' ? '' : `after ${a.after} UTC `}${a.before === '' ? '' : `before ${a.before} UTC`}`.trim(),
+      : (
+          'messages created ' +
+          `${a.after === '' ? '' : `after ${a.after} UTC `}${a.before === '' ? '' : `before ${a.before} UTC`}`
+        ).trim(),
   ];
 }
 
@@ -109,27 +116,30 @@ export function DeadLettersPage({ appId, rate }: { appId: string | null; rate: s
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [tasks, setTasks] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const appPath = appId === null ? null : `/api/v1/app/${seg(appId)}`;
   const endpoints = useLoad(
     () =>
-      appPath === null
+      appId === null
         ? Promise.resolve(null)
-        : get<Page<Endpoint>>(`${appPath}/endpoint?limit=250`).then((p) => p.data),
-    [appPath],
+        : ok(client.GET('/api/v1/app/{appId}/endpoint', { params: { path: { appId }, query: { limit: '250' } } })).then(
+            (p) => p.data,
+          ),
+    [appId],
   );
-  const apps = useLoad(() => get<Page<Application>>('/api/v1/app?limit=250').then((p) => p.data), []);
-  const path =
-    appPath === null
-      ? '/api/v1/dead-letter'
-      : a.endpoint === ''
-        ? `${appPath}/dead-letter`
-        : `${appPath}/endpoint/${seg(a.endpoint)}/dead-letter`;
+  const apps = useLoad(
+    () => ok(client.GET('/api/v1/app', { params: { query: { limit: '250' } } })).then((p) => p.data),
+    [],
+  );
   const list = useLoad(
-    () =>
-      get<Page<DeadLetter>>(
-        `${path}${query({ limit: 50, iterator, event_types: a.eventType === '' ? undefined : [a.eventType], after: isoOf(a.after), before: isoOf(a.before) })}`,
-      ),
-    [path, JSON.stringify(a), iterator],
+    () => {
+      const eventTypes = a.eventType === '' ? undefined : [a.eventType];
+      const query = { limit: '50', iterator, event_types: eventTypes, after: isoOf(a.after), before: isoOf(a.before) };
+      if (appId === null) return ok(client.GET('/api/v1/dead-letter', { params: { query } }));
+      if (a.endpoint === '')
+        return ok(client.GET('/api/v1/app/{appId}/dead-letter', { params: { path: { appId }, query } }));
+      const path = { appId, endpointId: a.endpoint };
+      return ok(client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/dead-letter', { params: { path, query } }));
+    },
+    [appId, JSON.stringify(a), iterator],
     3000,
   );
   const rows = (list.data?.data ?? []).filter((d) => a.reason === '' || d.reason === a.reason);
@@ -142,8 +152,8 @@ export function DeadLettersPage({ appId, rate }: { appId: string | null; rate: s
     else next.add(key(d));
     setSelected(next);
   };
-  const start = async (app: string, body: object): Promise<string> =>
-    (await api<{ id: string }>('POST', `/api/v1/app/${seg(app)}/dead-letter/replay`, body)).id;
+  const start = async (app: string, body: PostBody<'/api/v1/app/{appId}/dead-letter/replay'>): Promise<string> =>
+    (await ok(client.POST('/api/v1/app/{appId}/dead-letter/replay', { params: { path: { appId: app } }, body }))).id;
   const replay = async (targets: DeadLetter[] | null): Promise<void> => {
     setError(null);
     try {
@@ -244,7 +254,11 @@ export function DeadLettersPage({ appId, rate }: { appId: string | null; rate: s
   return (
     <>
       <Title
-        sub={`Deliveries that ended without success${appId === null ? ', in every application' : ''}. Replays go back to pending, paced at ${rate ?? 'TIDINGS_REPLAY_RATE'} requests/s per endpoint (TIDINGS_REPLAY_RATE).`}
+        sub={
+          `Deliveries that ended without success${appId === null ? ', in every application' : ''}. Replays go ` +
+          `back to pending, paced at ${rate ?? 'TIDINGS_REPLAY_RATE'} requests/s per endpoint ` +
+          '(TIDINGS_REPLAY_RATE).'
+        }
       >
         {appId === null ? 'Dead letters, all applications' : 'Dead letters'}
       </Title>

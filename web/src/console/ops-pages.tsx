@@ -1,25 +1,21 @@
 import { useState } from 'preact/hooks';
-import { api, get, query, seg, type Page } from '../shared/api.ts';
-import type { ApiKey, Setting, Task } from '../shared/types.ts';
+import { client, ok } from '../shared/api.ts';
+import { progress } from '../shared/task-progress.ts';
+import type { Task } from '../shared/types.ts';
 import { DataTable } from '../shared/table.tsx';
 import { Action, Badge, CopyId, Empty, ErrorBox, Pager, Pre, Show, Time, Title, useLoad } from '../shared/ui.tsx';
 
-/** A task's progress counters as text. */
-export function progress(t: Task): string {
-  const d = t.data;
-  const parts = ['messagesSent', 'scanned', 'alreadyQueued', 'unavailable', 'expunged']
-    .filter((k) => typeof d[k] === 'number')
-    .map((k) => `${k.replace(/([A-Z])/g, ' $1').toLowerCase()}: ${String(d[k])}`);
-  if (typeof d.error === 'string') parts.push(`error: ${d.error}`);
-  return parts.join(' · ') || '—';
-}
+const TASK_STATES: readonly Task['status'][] = ['running', 'finished', 'failed'];
 
 /** Background tasks (recover, replay, erasure) with progress, refreshed while any runs. */
 export function TasksPage() {
   const [status, setStatus] = useState('');
   const [iterator, setIterator] = useState<string | null>(null);
   const list = useLoad(
-    () => get<Page<Task>>(`/api/v1/background-task${query({ limit: 25, status, iterator })}`),
+    () => {
+      const state = TASK_STATES.find((s) => s === status);
+      return ok(client.GET('/api/v1/background-task', { params: { query: { limit: '25', status: state, iterator } } }));
+    },
     [status, iterator],
     2000,
   );
@@ -70,7 +66,10 @@ export function TasksPage() {
 /** API keys: create (token shown once), list, revoke. */
 export function ApiKeysPage() {
   const [iterator, setIterator] = useState<string | null>(null);
-  const list = useLoad(() => get<Page<ApiKey>>(`/api/v1/api-key${query({ limit: 50, iterator })}`), [iterator]);
+  const list = useLoad(
+    () => ok(client.GET('/api/v1/api-key', { params: { query: { limit: '50', iterator } } })),
+    [iterator],
+  );
   const [name, setName] = useState('');
   const [appId, setAppId] = useState('');
   const [readOnly, setReadOnly] = useState(false);
@@ -80,11 +79,9 @@ export function ApiKeysPage() {
     e.preventDefault();
     setError(null);
     try {
-      const k = await api<ApiKey & { token: string }>('POST', '/api/v1/api-key', {
-        name,
-        appId: appId === '' ? null : appId,
-        readOnly,
-      });
+      const k = await ok(
+        client.POST('/api/v1/api-key', { body: { name, appId: appId === '' ? null : appId, readOnly } }),
+      );
       setCreated(k.token);
       setName('');
       list.reload();
@@ -182,7 +179,7 @@ export function ApiKeysPage() {
                           ),
                         }}
                         run={async () => {
-                          await api('DELETE', `/api/v1/api-key/${seg(k.id)}`);
+                          await ok(client.DELETE('/api/v1/api-key/{keyId}', { params: { path: { keyId: k.id } } }));
                           list.reload();
                         }}
                       />
@@ -267,7 +264,7 @@ const EnvName = ({ name }: { name: string }) => (
 
 /** The effective configuration, secrets masked, durations in the same units as their defaults. */
 export function SettingsPage() {
-  const list = useLoad(() => get<{ data: Setting[] }>('/api/v1/settings'), []);
+  const list = useLoad(() => ok(client.GET('/api/v1/settings')), []);
   const [filter, setFilter] = useState('');
   const rows = (list.data?.data ?? []).filter((s) =>
     `${s.env} ${s.description}`.toLowerCase().includes(filter.toLowerCase()),

@@ -1,50 +1,17 @@
 import { useState } from 'preact/hooks';
-import { get, query } from '../shared/api.ts';
+import { client, ok } from '../shared/api.ts';
+import { millis } from '../shared/format.ts';
 import { href } from '../shared/router.ts';
 import { TimeChart } from '../shared/charts.tsx';
+import type { paths } from '../shared/api-types.ts';
+import type { Overview } from '../shared/types.ts';
 import { Badge, Show, Title, useLoad } from '../shared/ui.tsx';
+import { TransportTile } from './transport-card.tsx';
 
-interface Overview {
-  deliveries: Record<string, number>;
-  backlog: {
-    dueNow: number;
-    oldestDueAgeMs: number | null;
-    leasedInFlight: number;
-    scheduledLater: number;
-    held: number;
-    heldBy?: { paused: number; breaker: number; throttled: number };
-  };
-  deadLettersLast24h: number;
-  openBreakers: { count: number; endpointIds: string[] };
-  runningTasks: number;
-}
-interface Percentiles {
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  count: number;
-}
-interface TimeInState {
-  bucketMs: number;
-  queueWaitMs: Percentiles;
-  attemptLatencyMs: Percentiles;
-  timeToDeliveredMs: Percentiles;
-  attempts: number;
-  succeeded: number;
-  retryRate: number | null;
-  deadLetterInflow: number;
-  reclaims: number;
-  series: { at: string; attempts: number; succeeded: number; failed: number }[];
-}
-
-const ms = (v: number | null): string =>
-  v === null
-    ? '—'
-    : v < 1000
-      ? `${Math.round(v)} ms`
-      : v < 120_000
-        ? `${(v / 1000).toFixed(1)} s`
-        : `${(v / 60_000).toFixed(1)} min`;
+type StatsWindow = NonNullable<
+  NonNullable<paths['/api/v1/stats/time-in-state']['get']['parameters']['query']>['window']
+>;
+const WINDOWS: readonly StatsWindow[] = ['5m', '1h', '24h', '7d'];
 
 /** Waiting work: due now (goes as soon as a dispatcher has room) apart from what endpoints hold back. */
 function BacklogTile({ backlog: b }: { backlog: Overview['backlog'] }) {
@@ -69,7 +36,7 @@ function BacklogTile({ backlog: b }: { backlog: Overview['backlog'] }) {
         {b.dueNow === 0 ? null : (
           <>
             {' '}
-            · oldest waits <strong>{ms(b.oldestDueAgeMs)}</strong>
+            · oldest waits <strong>{millis(b.oldestDueAgeMs)}</strong>
           </>
         )}
       </p>
@@ -86,9 +53,13 @@ function BacklogTile({ backlog: b }: { backlog: Overview['backlog'] }) {
 
 /** The installation at a glance: deliveries by state, backlog, dead letters, breakers, tasks, and rates over time. */
 export function OverviewPage() {
-  const [window, setWindow] = useState('1h');
-  const overview = useLoad(() => get<Overview>('/api/v1/stats/overview'), [], 5000);
-  const tis = useLoad(() => get<TimeInState>(`/api/v1/stats/time-in-state${query({ window })}`), [window], 10_000);
+  const [window, setWindow] = useState<StatsWindow>('1h');
+  const overview = useLoad(() => ok(client.GET('/api/v1/stats/overview')), [], 5000);
+  const tis = useLoad(
+    () => ok(client.GET('/api/v1/stats/time-in-state', { params: { query: { window } } })),
+    [window],
+    10_000,
+  );
   return (
     <>
       <Title sub="Every figure comes from /api/v1/stats (refreshed every few seconds).">Overview</Title>
@@ -120,6 +91,7 @@ export function OverviewPage() {
                 </p>
               ))}
             </section>
+            <TransportTile />
             <section class="tile" aria-label="Running tasks">
               <h2>Running tasks</h2>
               <p class="big">{o.runningTasks}</p>
@@ -134,7 +106,10 @@ export function OverviewPage() {
         <h2 id="rates-h">Over time</h2>
         <label>
           Window{' '}
-          <select value={window} onChange={(e) => setWindow((e.target as HTMLSelectElement).value)}>
+          <select
+            value={window}
+            onChange={(e) => setWindow(WINDOWS.find((w) => w === (e.target as HTMLSelectElement).value) ?? '1h')}
+          >
             <option value="5m">5 minutes</option>
             <option value="1h">1 hour</option>
             <option value="24h">24 hours</option>
@@ -176,16 +151,17 @@ export function OverviewPage() {
                 </dd>
                 <dt>Queue wait</dt>
                 <dd>
-                  p50 {ms(t.queueWaitMs.p50)} · p90 {ms(t.queueWaitMs.p90)} · p99 {ms(t.queueWaitMs.p99)}
+                  p50 {millis(t.queueWaitMs.p50)} · p90 {millis(t.queueWaitMs.p90)} · p99 {millis(t.queueWaitMs.p99)}
                 </dd>
                 <dt>Attempt latency</dt>
                 <dd>
-                  p50 {ms(t.attemptLatencyMs.p50)} · p90 {ms(t.attemptLatencyMs.p90)} · p99 {ms(t.attemptLatencyMs.p99)}
+                  p50 {millis(t.attemptLatencyMs.p50)} · p90 {millis(t.attemptLatencyMs.p90)} · p99{' '}
+                  {millis(t.attemptLatencyMs.p99)}
                 </dd>
                 <dt>Publish → delivered</dt>
                 <dd>
-                  p50 {ms(t.timeToDeliveredMs.p50)} · p90 {ms(t.timeToDeliveredMs.p90)} · p99{' '}
-                  {ms(t.timeToDeliveredMs.p99)}
+                  p50 {millis(t.timeToDeliveredMs.p50)} · p90 {millis(t.timeToDeliveredMs.p90)} · p99{' '}
+                  {millis(t.timeToDeliveredMs.p99)}
                 </dd>
                 <dt>Dead-letter inflow</dt>
                 <dd>

@@ -1,14 +1,15 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { ApiError, api, get, token } from '../shared/api.ts';
+import { ApiError, client, ok, token } from '../shared/api.ts';
 import { EndpointDetail } from '../shared/endpoint-detail.tsx';
 import { EndpointsPage } from '../shared/endpoints.tsx';
 import { EventTypePage, EventTypesPage } from '../shared/event-types.tsx';
 import { MessageDetail, MessagesPage } from '../shared/messages.tsx';
+import { SearchPage } from '../shared/search.tsx';
 import { href, match, navigate, route } from '../shared/router.ts';
-import { Shell, type Me } from '../shared/shell.tsx';
+import { Shell } from '../shared/shell.tsx';
 import { TimelinePage } from '../shared/timeline.tsx';
-import type { Branding, Scope } from '../shared/types.ts';
+import type { Scope } from '../shared/types.ts';
 import { Empty, ErrorBox, Loading, Title, useLoad } from '../shared/ui.tsx';
 import '../shared/styles.css';
 import { adoptLinkKey, forget, remember, restore } from './session.ts';
@@ -22,6 +23,7 @@ window.addEventListener('hashchange', () => {
 const NAV = [
   ['/endpoints', 'Endpoints'],
   ['/messages', 'Messages'],
+  ['/search', 'Search'],
   ['/event-types', 'Event catalogue'],
 ] as const;
 
@@ -36,6 +38,7 @@ function Pages({ scope, path }: { scope: Scope; path: string }) {
   if ((p = match('/event-types/:name', path)) !== null)
     return <EventTypePage key={p.name} name={p.name!} canEdit={false} />;
   if (path === '/messages') return <MessagesPage scope={scope} />;
+  if (match('/search', path) !== null) return <SearchPage scope={scope} />;
   if (path === '/event-types') return <EventTypesPage canEdit={false} />;
   return <EndpointsPage scope={scope} />;
 }
@@ -51,8 +54,8 @@ const NoKey = () => (
 
 function Portal() {
   const key = token.value;
-  const me = useLoad(() => (key === null ? Promise.resolve(null) : get<Me>('/api/v1/auth/me')), [key]);
-  const brand = useLoad(() => get<Branding>('/api/v1/portal/branding'), [key]);
+  const me = useLoad(() => (key === null ? Promise.resolve(null) : ok(client.GET('/api/v1/auth/me'))), [key]);
+  const brand = useLoad(() => ok(client.GET('/api/v1/portal/branding')), [key]);
   useEffect(() => {
     if (me.data !== undefined && me.data !== null) remember(me.data.expiresAt ?? null);
     if (me.error instanceof ApiError && me.error.status === 401) forget();
@@ -90,7 +93,7 @@ function Portal() {
   if (path === '/') navigate('/endpoints');
   const b = brand.data;
   const signOut = async (): Promise<void> => {
-    await api('POST', '/api/v1/auth/logout').catch(() => undefined);
+    await ok(client.POST('/api/v1/auth/logout')).catch(() => undefined);
     forget();
     token.value = null;
   };

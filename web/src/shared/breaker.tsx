@@ -1,5 +1,5 @@
-import { api } from './api.ts';
-import type { Health } from './types.ts';
+import { client, ok } from './api.ts';
+import type { EndpointRef, Health } from './types.ts';
 import { Action, Badge, Time } from './ui.tsx';
 
 /**
@@ -8,12 +8,12 @@ import { Action, Badge, Time } from './ui.tsx';
  * and "Close breaker" (every held delivery goes again), each calling its route and refreshing the page.
  */
 export function BreakerControls({
-  path,
+  endpoint,
   health,
   canWrite,
   onDone,
 }: {
-  path: string;
+  endpoint: EndpointRef;
   health: Health;
   canWrite: boolean;
   onDone: () => void;
@@ -43,11 +43,11 @@ export function BreakerControls({
   const opened = b.openedInARow === 1 ? 'once' : `${b.openedInARow} times`;
   const streak = `${b.consecutiveFailures} attempts failed in a row; it opened ${opened} in a row.`;
   const probe = async (): Promise<void> => {
-    await api('POST', `${path}/breaker/probe`);
+    await ok(client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/breaker/probe', { params: { path: endpoint } }));
     onDone();
   };
   const close = async (): Promise<void> => {
-    await api('POST', `${path}/breaker/close`);
+    await ok(client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/breaker/close', { params: { path: endpoint } }));
     onDone();
   };
   return (

@@ -1,15 +1,14 @@
 import { useState } from 'preact/hooks';
-import { api, get, query, seg, type Page } from './api.ts';
+import { client, ok } from './api.ts';
 import { Bars } from './charts.tsx';
+import { windowName } from './format.ts';
 import { BreakerControls } from './breaker.tsx';
 import { DeliveryTools, EditEndpoint, HeadersEditor, LimitsEditor, SecretTools } from './endpoint-tools.tsx';
 import { RetryPolicyCard } from './retry-policy.tsx';
-import { href, navigate } from './router.ts';
+import { href, navigate, seg } from './router.ts';
 import { DataTable } from './table.tsx';
-import type { Attempt, Endpoint, Health, Scope } from './types.ts';
+import type { Attempt, Endpoint, EndpointRef, Health, Scope } from './types.ts';
 import { Action, Badge, CopyId, Empty, ErrorBox, Loading, Pager, Show, Time, Title, useLoad } from './ui.tsx';
-
-const windowName = (s: number): string => (s >= 3600 ? `${s / 3600} h` : `${s / 60} min`);
 
 /** Breaker, failing since, counters, charts per window and the health history. */
 function HealthView({ health }: { health: Health }) {
@@ -162,15 +161,16 @@ function EndpointControls({
   scope,
   ep,
   health,
-  path,
+  endpoint,
   refresh,
 }: {
   scope: Scope;
   ep: Endpoint;
   health: Health;
-  path: string;
+  endpoint: EndpointRef;
   refresh: () => void;
 }) {
+  const params = { path: endpoint };
   const waiting = (health.deliveries.pending ?? 0) + (health.deliveries.leased ?? 0);
   return (
     <div class="toolbar">
@@ -178,7 +178,7 @@ function EndpointControls({
         <Action
           label="Resume"
           run={async () => {
-            await api('POST', `${path}/resume`);
+            await ok(client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/resume', { params }));
             refresh();
           }}
         />
@@ -187,7 +187,7 @@ function EndpointControls({
           label="Pause"
           disabled={health.status === 'disabled'}
           run={async () => {
-            await api('POST', `${path}/pause`);
+            await ok(client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/pause', { params }));
             refresh();
           }}
         />
@@ -196,7 +196,7 @@ function EndpointControls({
         <Action
           label="Enable"
           run={async () => {
-            await api('PATCH', path, { disabled: false });
+            await ok(client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}', { params, body: { disabled: false } }));
             refresh();
           }}
         />
@@ -205,7 +205,7 @@ function EndpointControls({
           label="Disable"
           danger
           run={async () => {
-            await api('PATCH', path, { disabled: true });
+            await ok(client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}', { params, body: { disabled: true } }));
             refresh();
           }}
           confirm={{
@@ -224,7 +224,7 @@ function EndpointControls({
         label="Delete endpoint"
         danger
         run={async () => {
-          await api('DELETE', path);
+          await ok(client.DELETE('/api/v1/app/{appId}/endpoint/{endpointId}', { params }));
           navigate(`${scope.base}/endpoints`);
         }}
         confirm={{
@@ -246,13 +246,23 @@ function EndpointControls({
 /** One endpoint: health, charts, controls, attempts; the forms hold this endpoint's values only (keyed by its id). */
 export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId: string }) {
   const path = `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(endpointId)}`;
-  const ep = useLoad(() => get<Endpoint>(path), [path]);
-  const health = useLoad(() => get<Health>(`${path}/health`), [path], 5000);
+  const endpoint: EndpointRef = { appId: scope.appId, endpointId };
+  const ep = useLoad(
+    () => ok(client.GET('/api/v1/app/{appId}/endpoint/{endpointId}', { params: { path: endpoint } })),
+    [path],
+  );
+  const health = useLoad(
+    () => ok(client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/health', { params: { path: endpoint } })),
+    [path],
+    5000,
+  );
   const [iterator, setIterator] = useState<string | null>(null);
   const attempts = useLoad(
     () =>
-      get<Page<Attempt>>(
-        `/api/v1/app/${seg(scope.appId)}/attempt/endpoint/${seg(endpointId)}${query({ limit: 20, iterator, with_content: false })}`,
+      ok(
+        client.GET('/api/v1/app/{appId}/attempt/endpoint/{endpointId}', {
+          params: { path: endpoint, query: { limit: '20', iterator, with_content: 'false' } },
+        }),
       ),
     [path, iterator],
     3000,
@@ -294,13 +304,13 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         </p>
       )}
       {scope.canWrite && h !== undefined ? (
-        <EndpointControls scope={scope} ep={e} health={h} path={path} refresh={refresh} />
+        <EndpointControls scope={scope} ep={e} health={h} endpoint={endpoint} refresh={refresh} />
       ) : null}
       <Show of={health} label="Loading health…">
         {(data) => (
           <>
             <HealthView health={data} />
-            <BreakerControls key={e.id} path={path} health={data} canWrite={scope.canWrite} onDone={refresh} />
+            <BreakerControls key={e.id} endpoint={endpoint} health={data} canWrite={scope.canWrite} onDone={refresh} />
           </>
         )}
       </Show>
@@ -328,7 +338,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         ) : null}
         <SecretTools key={e.id} scope={scope} ep={e} />
         <HeadersEditor key={e.id} scope={scope} ep={e} />
-        <RetryPolicyCard key={e.id} path={path} />
+        <RetryPolicyCard key={e.id} endpoint={endpoint} />
         {scope.canWrite ? (
           <DeliveryTools
             key={e.id}

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, get, seg, type Page } from './api.ts';
-import { listField } from './endpoints.tsx';
-import type { Endpoint, EventType, Health, Scope } from './types.ts';
+import { client, ok } from './api.ts';
+import { listField } from './parse.ts';
+import type { Endpoint, Health, Scope } from './types.ts';
 import { Action, ErrorBox, Pre, useLoad } from './ui.tsx';
 
-const epPath = (scope: Scope, id: string): string => `/api/v1/app/${seg(scope.appId)}/endpoint/${seg(id)}`;
+/** The path parameters of one endpoint's routes. */
+const epPath = (scope: Scope, id: string) => ({ path: { appId: scope.appId, endpointId: id } });
 const value = (e: Event): string => (e.target as HTMLInputElement).value;
 
 /**
@@ -34,12 +35,8 @@ export function EditEndpoint({ scope, ep, onSaved }: { scope: Scope; ep: Endpoin
       <Action
         label="Save settings"
         run={async () => {
-          await api('PATCH', epPath(scope, ep.id), {
-            url,
-            description,
-            filterTypes: listField(types),
-            channels: listField(channels),
-          });
+          const body = { url, description, filterTypes: listField(types), channels: listField(channels) };
+          await ok(client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}', { params: epPath(scope, ep.id), body }));
           onSaved();
         }}
       />
@@ -82,11 +79,10 @@ export function LimitsEditor({
       <Action
         label="Save limits"
         run={async () => {
-          await api('PATCH', `${epPath(scope, ep.id)}/limits`, {
-            maxInFlight: num(maxInFlight),
-            rateLimit: num(rate),
-            rateBurst: num(burst),
-          });
+          const body = { maxInFlight: num(maxInFlight), rateLimit: num(rate), rateBurst: num(burst) };
+          await ok(
+            client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}/limits', { params: epPath(scope, ep.id), body }),
+          );
           onSaved();
         }}
       />
@@ -112,7 +108,15 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
           {secret === null ? (
             <Action
               label="Reveal secret"
-              run={async () => setSecret((await get<{ key: string }>(`${epPath(scope, ep.id)}/secret`)).key)}
+              run={async () =>
+                setSecret(
+                  (
+                    await ok(
+                      client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/secret', { params: epPath(scope, ep.id) }),
+                    )
+                  ).key,
+                )
+              }
             />
           ) : (
             <button type="button" onClick={() => setSecret(null)}>
@@ -140,7 +144,13 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
               ),
             }}
             run={async () => {
-              await api('POST', `${epPath(scope, ep.id)}/secret/rotate`, { gracePeriodSeconds: Number(grace) });
+              const body = { gracePeriodSeconds: Number(grace) };
+              await ok(
+                client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/secret/rotate', {
+                  params: epPath(scope, ep.id),
+                  body,
+                }),
+              );
               setSecret(null);
             }}
           />
@@ -153,7 +163,7 @@ export function SecretTools({ scope, ep }: { scope: Scope; ep: Endpoint }) {
 /** Custom headers sent with every request (sensitive ones listed by name only). */
 export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
   const headers = useLoad(
-    () => get<{ headers: Record<string, string>; sensitive: string[] }>(`${epPath(scope, ep.id)}/headers`),
+    () => ok(client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/headers', { params: epPath(scope, ep.id) })),
     [ep.id],
   );
   const [name, setName] = useState('');
@@ -176,7 +186,13 @@ export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
                 <Action
                   label={`Remove ${k}`}
                   run={async () => {
-                    await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: {}, deleteHeaders: [k] });
+                    const body = { headers: {}, deleteHeaders: [k] };
+                    await ok(
+                      client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}/headers', {
+                        params: epPath(scope, ep.id),
+                        body,
+                      }),
+                    );
                     headers.reload();
                   }}
                 />
@@ -201,7 +217,13 @@ export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
           <Action
             label="Set header"
             run={async () => {
-              await api('PATCH', `${epPath(scope, ep.id)}/headers`, { headers: { [name]: val } });
+              const body = { headers: { [name]: val } };
+              await ok(
+                client.PATCH('/api/v1/app/{appId}/endpoint/{endpointId}/headers', {
+                  params: epPath(scope, ep.id),
+                  body,
+                }),
+              );
               setName('');
               setVal('');
               headers.reload();
@@ -215,7 +237,7 @@ export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
 
 /** Send an example event; recover (or replay missing) a time window. */
 export function DeliveryTools({ scope, ep, onDone }: { scope: Scope; ep: Endpoint; onDone: (text: string) => void }) {
-  const types = useLoad(() => get<Page<EventType>>('/api/v1/event-type?limit=250'), []);
+  const types = useLoad(() => ok(client.GET('/api/v1/event-type', { params: { query: { limit: '250' } } })), []);
   const [type, setType] = useState('');
   const [since, setSince] = useState(() => new Date(Date.now() - 3_600_000).toISOString().slice(0, 16));
   const choices = (types.data?.data ?? []).filter((t) => !t.archived);
@@ -241,9 +263,13 @@ export function DeliveryTools({ scope, ep, onDone }: { scope: Scope; ep: Endpoin
           <Action
             label="Send test event"
             run={async () => {
-              const m = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/send-example`, {
-                eventType: chosen,
-              });
+              const body = { eventType: chosen };
+              const m = await ok(
+                client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/send-example', {
+                  params: epPath(scope, ep.id),
+                  body,
+                }),
+              );
               onDone(`Test event ${m.id} sent.`);
             }}
           />
@@ -256,14 +282,22 @@ export function DeliveryTools({ scope, ep, onDone }: { scope: Scope; ep: Endpoin
         <Action
           label="Recover failed"
           run={async () => {
-            const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/recover`, window());
+            const t = await ok(
+              client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/recover', {
+                params: epPath(scope, ep.id),
+                body: window(),
+              }),
+            );
             onDone(`Recover task ${t.id} started.`);
           }}
         />
         <Action
           label="Replay missing"
           run={async () => {
-            const t = await api<{ id: string }>('POST', `${epPath(scope, ep.id)}/replay-missing`, window());
+            const params = epPath(scope, ep.id);
+            const t = await ok(
+              client.POST('/api/v1/app/{appId}/endpoint/{endpointId}/replay-missing', { params, body: window() }),
+            );
             onDone(`Replay task ${t.id} started.`);
           }}
         />

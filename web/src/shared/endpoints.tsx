@@ -1,23 +1,22 @@
 import { useState } from 'preact/hooks';
-import { api, get, query, seg, type Page } from './api.ts';
-import { href, navigate } from './router.ts';
-import type { Endpoint, Health, Scope } from './types.ts';
+import { client, ok } from './api.ts';
+import { listField } from './parse.ts';
+import { href, navigate, seg } from './router.ts';
+import type { Endpoint, Scope } from './types.ts';
 import { DataTable } from './table.tsx';
 import { Badge, CopyId, Empty, ErrorBox, Pager, Show, Time, Title, useLoad } from './ui.tsx';
 
-/** A comma-separated field as a list (null when empty). */
-export const listField = (text: string): string[] | null => {
-  const items = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  return items.length === 0 ? null : items;
-};
+export { listField } from './parse.ts';
 
 /** The health badge of one endpoint (its own health call). */
 function HealthBadge({ scope, ep }: { scope: Scope; ep: Endpoint }) {
   const h = useLoad(
-    () => get<Health>(`/api/v1/app/${seg(scope.appId)}/endpoint/${seg(ep.id)}/health`),
+    () =>
+      ok(
+        client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/health', {
+          params: { path: { appId: scope.appId, endpointId: ep.id } },
+        }),
+      ),
     [ep.id],
     10_000,
   );
@@ -45,12 +44,10 @@ function CreateEndpoint({ scope, onCreated }: { scope: Scope; onCreated: (ep: En
     setBusy(true);
     setError(null);
     try {
-      const ep = await api<Endpoint>('POST', `/api/v1/app/${seg(scope.appId)}/endpoint`, {
-        url,
-        description,
-        filterTypes: listField(types),
-        channels: listField(channels),
-      });
+      const body = { url, description, filterTypes: listField(types), channels: listField(channels) };
+      const ep = await ok(
+        client.POST('/api/v1/app/{appId}/endpoint', { params: { path: { appId: scope.appId } }, body }),
+      );
       setUrl('');
       setDescription('');
       setTypes('');
@@ -104,7 +101,12 @@ function CreateEndpoint({ scope, onCreated }: { scope: Scope; onCreated: (ep: En
 export function EndpointsPage({ scope }: { scope: Scope }) {
   const [iterator, setIterator] = useState<string | null>(null);
   const list = useLoad(
-    () => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint${query({ limit: 25, iterator })}`),
+    () =>
+      ok(
+        client.GET('/api/v1/app/{appId}/endpoint', {
+          params: { path: { appId: scope.appId }, query: { limit: '25', iterator } },
+        }),
+      ),
     [scope.appId, iterator],
   );
   return (

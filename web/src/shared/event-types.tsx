@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, get, seg, type Page } from './api.ts';
-import { href, navigate } from './router.ts';
+import { client, ok } from './api.ts';
+import { href, navigate, seg } from './router.ts';
 import { SchemaView } from './schema-view.tsx';
 import type { EventType } from './types.ts';
 import { Action, Badge, Empty, ErrorBox, Show, Time, Title, useLoad } from './ui.tsx';
 
 const TEMPLATE =
-  '{\n  "1": {\n    "type": "object",\n    "properties": { "id": { "type": "string" } },\n    "required": ["id"],\n    "examples": [{ "id": "inv_1" }]\n  }\n}';
-const typePath = (name: string): string => `/api/v1/event-type/${seg(name)}`;
+  '{\n  "1": {\n    "type": "object",\n    "properties": { "id": { "type": "string" } },\n    "required": ' +
+  '["id"],\n    "examples": [{ "id": "inv_1" }]\n  }\n}';
+/** The path parameters of one event type's routes. */
+const typePath = (name: string) => ({ path: { eventTypeName: name } });
 
 /**
  * Create or replace an event type; the server checks the schemas and their examples (422 naming the field).
@@ -25,7 +27,7 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (nam
     e.preventDefault();
     setError(null);
     setSaved(false);
-    let parsed: unknown;
+    let parsed: Record<string, unknown> | null;
     try {
       parsed = schemas.trim() === '' ? null : JSON.parse(schemas);
     } catch (err) {
@@ -33,7 +35,8 @@ function Editor({ initial, onSaved }: { initial: EventType | null; onSaved: (nam
       return;
     }
     try {
-      await api('PUT', typePath(initial?.name ?? name), { description, schemas: parsed });
+      const body = { description, schemas: parsed };
+      await ok(client.PUT('/api/v1/event-type/{eventTypeName}', { params: typePath(initial?.name ?? name), body }));
       setSaved(true);
       onSaved(initial?.name ?? name);
     } catch (err) {
@@ -86,7 +89,7 @@ function TypeControls({ type, onDone }: { type: EventType; onDone: (deleted: boo
         <Action
           label={`Archive ${type.name}`}
           run={async () => {
-            await api('DELETE', typePath(type.name));
+            await ok(client.DELETE('/api/v1/event-type/{eventTypeName}', { params: typePath(type.name) }));
             onDone(false);
           }}
           confirm={{
@@ -105,7 +108,11 @@ function TypeControls({ type, onDone }: { type: EventType; onDone: (deleted: boo
         label={`Delete ${type.name}`}
         danger
         run={async () => {
-          await api('DELETE', `${typePath(type.name)}?expunge=true`);
+          await ok(
+            client.DELETE('/api/v1/event-type/{eventTypeName}', {
+              params: { ...typePath(type.name), query: { expunge: 'true' } },
+            }),
+          );
           onDone(true);
         }}
         confirm={{
@@ -126,7 +133,12 @@ function TypeControls({ type, onDone }: { type: EventType; onDone: (deleted: boo
 /** The event catalogue: types with their schemas as structure; the operator creates, edits, archives, deletes. */
 export function EventTypesPage({ canEdit, base = '' }: { canEdit: boolean; base?: string }) {
   const list = useLoad(
-    () => get<Page<EventType>>('/api/v1/event-type?limit=250&with_content=true&include_archived=true'),
+    () =>
+      ok(
+        client.GET('/api/v1/event-type', {
+          params: { query: { limit: '250', with_content: 'true', include_archived: 'true' } },
+        }),
+      ),
     [],
   );
   return (
@@ -185,7 +197,7 @@ export function EventTypesPage({ canEdit, base = '' }: { canEdit: boolean; base?
 
 /** One event type at its own address: its schemas as structure; for the operator its editor and controls. */
 export function EventTypePage({ name, canEdit, base = '' }: { name: string; canEdit: boolean; base?: string }) {
-  const type = useLoad(() => get<EventType>(typePath(name)), [name]);
+  const type = useLoad(() => ok(client.GET('/api/v1/event-type/{eventTypeName}', { params: typePath(name) })), [name]);
   return (
     <>
       <Title

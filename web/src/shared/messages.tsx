@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { apiText, get, payloadBytes, query, RawJson, seg, type Page } from './api.ts';
-import { href, navigate } from './router.ts';
-import type { Destination, Endpoint, Message, Scope } from './types.ts';
+import { client, ok, payloadBytes, type Page } from './api.ts';
+import { isoOf } from './parse.ts';
+import { href, navigate, seg } from './router.ts';
+import type { Endpoint, Message, Scope } from './types.ts';
 import { Badge, CopyId, Empty, ErrorBox, Loading, Pager, Pre, pretty, Show, Time, Title, useLoad } from './ui.tsx';
 import { AttemptTable } from './endpoint-detail.tsx';
 import { NextAttempt } from './hold.tsx';
 import { DataTable, type Column } from './table.tsx';
-import type { Attempt } from './types.ts';
 
 const STATES: [string, string][] = [
   ['', 'any'],
@@ -17,8 +17,6 @@ const STATES: [string, string][] = [
   ['4', 'canceled / skipped'],
 ];
 const val = (e: Event): string => (e.target as HTMLInputElement).value;
-/** A datetime-local value (UTC) as ISO, or undefined. */
-const isoOf = (local: string): string | undefined => (local === '' ? undefined : new Date(`${local}Z`).toISOString());
 
 /** Publish a message (operator console). */
 function Publish({ scope, onPublished }: { scope: Scope; onPublished: (id: string) => void }) {
@@ -36,12 +34,15 @@ function Publish({ scope, onPublished }: { scope: Scope; onPublished: (id: strin
     }
     try {
       // The payload text is sent as typed (the API keeps its exact bytes).
-      const text = await apiText(
-        'POST',
-        `/api/v1/app/${seg(scope.appId)}/msg`,
-        new RawJson(`{"eventType":${JSON.stringify(type)},"payload":${payload}}`),
+      const text = `{"eventType":${JSON.stringify(type)},"payload":${payload}}`;
+      const message = await ok(
+        client.POST('/api/v1/app/{appId}/msg', {
+          params: { path: { appId: scope.appId } },
+          body: { eventType: type, payload: JSON.parse(payload) },
+          bodySerializer: () => text,
+        }),
       );
-      onPublished((JSON.parse(text ?? '{}') as { id: string }).id);
+      onPublished(message.id);
     } catch (err) {
       setError(err);
     }
@@ -152,13 +153,18 @@ export function MessagesPage({ scope }: { scope: Scope }) {
   const [a, setApplied] = useState(NO_FILTERS);
   const [iterator, setIterator] = useState<string | null>(null);
   const endpoints = useLoad(
-    () => get<Page<Endpoint>>(`/api/v1/app/${seg(scope.appId)}/endpoint?limit=250`),
+    () =>
+      ok(
+        client.GET('/api/v1/app/{appId}/endpoint', {
+          params: { path: { appId: scope.appId }, query: { limit: '250' } },
+        }),
+      ),
     [scope.appId],
   );
   const filters = {
-    limit: 25,
+    limit: '25',
     iterator,
-    with_content: false,
+    with_content: 'false',
     event_types: a.eventType === '' ? undefined : [a.eventType],
     channel: a.channel,
     tag: a.tag,
@@ -166,14 +172,19 @@ export function MessagesPage({ scope }: { scope: Scope }) {
     before: isoOf(a.before),
   };
   const byEndpoint = a.endpoint !== '';
-  const app = `/api/v1/app/${seg(scope.appId)}`;
+  const appId = scope.appId;
   const list = useLoad(
-    () =>
-      get<Page<Message>>(
-        byEndpoint
-          ? `${app}/endpoint/${seg(a.endpoint)}/msg${query({ ...filters, status: a.state, expanded_statuses: true })}`
-          : `${app}/msg${query(filters)}`,
-      ),
+    (): Promise<Page<Message>> =>
+      byEndpoint
+        ? ok(
+            client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/msg', {
+              params: {
+                path: { appId, endpointId: a.endpoint },
+                query: { ...filters, status: a.state, expanded_statuses: 'true' },
+              },
+            }),
+          )
+        : ok(client.GET('/api/v1/app/{appId}/msg', { params: { path: { appId }, query: filters } })),
     [scope.appId, JSON.stringify(a), iterator],
     5000,
   );
@@ -241,11 +252,26 @@ export function MessagesPage({ scope }: { scope: Scope }) {
 
 /** One message: payload (pretty and exact bytes), destinations, attempts. */
 export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string }) {
-  const base = `/api/v1/app/${seg(scope.appId)}/msg/${seg(msgId)}`;
-  const raw = useLoad(() => apiText('GET', base), [base]);
-  const destinations = useLoad(() => get<Page<Destination>>(`${base}/endpoint?expanded_statuses=true`), [base], 3000);
+  const path = { appId: scope.appId, msgId };
+  const base = `${scope.appId}/${msgId}`;
+  // The message as text: the payload's exact bytes are shown from it.
+  const raw = useLoad(
+    () => ok(client.GET('/api/v1/app/{appId}/msg/{msgId}', { params: { path }, parseAs: 'text' })),
+    [base],
+  );
+  const destinations = useLoad(
+    () =>
+      ok(
+        client.GET('/api/v1/app/{appId}/msg/{msgId}/endpoint', {
+          params: { path, query: { expanded_statuses: 'true' } },
+        }),
+      ),
+    [base],
+    3000,
+  );
   const attempts = useLoad(
-    () => get<Page<Attempt>>(`/api/v1/app/${seg(scope.appId)}/attempt/msg/${seg(msgId)}?with_content=false`),
+    () =>
+      ok(client.GET('/api/v1/app/{appId}/attempt/msg/{msgId}', { params: { path, query: { with_content: 'false' } } })),
     [base],
     3000,
   );

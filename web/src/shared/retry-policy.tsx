@@ -1,13 +1,12 @@
-import { get } from './api.ts';
+import { client, ok } from './api.ts';
+import { wholeDuration } from './format.ts';
+import type { EndpointRef, RetryPolicy } from './types.ts';
 import { Show, useLoad } from './ui.tsx';
 
 type Field = 'schedule' | 'attemptTimeout' | 'maxAttempts';
 
 /** `GET …/endpoint/{ep}/retry-policy` (docs/reference/api.md, "Retry policies"). */
-interface RetryPolicyView {
-  policy: { schedule: number[] | null; attemptTimeout: number | null; maxAttempts: number | null };
-  effective: { schedule: number[]; attemptTimeout: number; maxAttempts: number; sources: Record<Field, string> };
-}
+type RetryPolicyView = RetryPolicy;
 
 /** Where an effective field came from, as a person reads it. */
 const SOURCE: Readonly<Record<string, string>> = {
@@ -17,25 +16,15 @@ const SOURCE: Readonly<Record<string, string>> = {
   schedule: 'schedule + 1',
 };
 
-/** Milliseconds in the largest unit that writes them whole: 1 d, 30 min, 5 s, 50 ms. */
-function duration(ms: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['min', 60_000],
-    ['s', 1000],
-  ] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
-  }
-  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
 /**
  * The endpoint's retry policy, read only: each field as it applies to a message whose event type sets none, and where
  * it comes from (the endpoint, or the installation's settings). Set through the API's `…/retry-policy` routes.
  */
-export function RetryPolicyCard({ path }: { path: string }) {
-  const loaded = useLoad(() => get<RetryPolicyView>(`${path}/retry-policy`), [path]);
+export function RetryPolicyCard({ endpoint }: { endpoint: EndpointRef }) {
+  const loaded = useLoad(
+    () => ok(client.GET('/api/v1/app/{appId}/endpoint/{endpointId}/retry-policy', { params: { path: endpoint } })),
+    [endpoint.appId, endpoint.endpointId],
+  );
   const from = (view: RetryPolicyView, field: Field) => (
     <span class="muted"> ({SOURCE[view.effective.sources[field]] ?? view.effective.sources[field]})</span>
   );
@@ -47,12 +36,12 @@ export function RetryPolicyCard({ path }: { path: string }) {
           <dl class="facts">
             <dt>Delays</dt>
             <dd>
-              {view.effective.schedule.map(duration).join(', ')}
+              {view.effective.schedule.map(wholeDuration).join(', ')}
               {from(view, 'schedule')}
             </dd>
             <dt>Attempt timeout</dt>
             <dd>
-              {duration(view.effective.attemptTimeout)}
+              {wholeDuration(view.effective.attemptTimeout)}
               {from(view, 'attemptTimeout')}
             </dd>
             <dt>Attempts</dt>

@@ -22,19 +22,4 @@ export function navigate(path: string): void {
   location.hash = path;
 }
 
-/** Matches `pattern` (`/apps/:app/endpoints`) against `path`; answers the parameters or null. */
-export function match(pattern: string, path: string): Record<string, string> | null {
-  const p = pattern.split('/');
-  const s = path.split('?')[0]!.split('/');
-  if (p.length !== s.length) return null;
-  const out: Record<string, string> = {};
-  for (let i = 0; i < p.length; i++) {
-    const part = p[i]!;
-    if (part.startsWith(':')) out[part.slice(1)] = decodeURIComponent(s[i]!);
-    else if (part !== s[i]) return null;
-  }
-  return out;
-}
-
-/** `href` of a route. */
-export const href = (path: string): string => `#${path}`;
+export { href, match, pick, seg, type Route } from './route-match.ts';

@@ -1,16 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, get, token } from './api.ts';
+import { ApiError, client, ok, token } from './api.ts';
+import type { Me } from './types.ts';
 import { ErrorBox, ThemeToggle } from './ui.tsx';
-
-/** What `GET /api/v1/auth/me` answers. */
-export interface Me {
-  kind: 'admin' | 'operator_key' | 'app_key' | 'app_portal';
-  appId?: string;
-  capabilities: string[];
-  readOnly: boolean;
-  expiresAt?: string | null;
-}
 
 /** Header, navigation and main area, with a skip link for keyboard users. */
 export function Shell({
@@ -64,7 +56,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     setError(null);
     token.value = value.trim();
     try {
-      const me = await get<Me>('/api/v1/auth/me');
+      const me = await ok(client.GET('/api/v1/auth/me'));
       if (me.kind !== 'admin' && me.kind !== 'operator_key')
         throw new ApiError(
           403,

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, get, seg, type Page } from './api.ts';
-import type { Attempt, Message, Scope, Timeline, TimelineEntry } from './types.ts';
+import { client, ok } from './api.ts';
+import type { Scope, TimelineEntry } from './types.ts';
 import { NextAttempt } from './hold.tsx';
 import { DataTable } from './table.tsx';
 import { Action, Badge, CopyId, Pre, Show, Time, Title, useLoad } from './ui.tsx';
@@ -31,26 +31,44 @@ export function timeInState(entries: readonly TimelineEntry[], now: number): [st
  * prefix (as text); resend and replay. Refreshed every 2 s while the delivery is live.
  */
 export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId: string; endpointId: string }) {
-  const app = `/api/v1/app/${seg(scope.appId)}`;
+  const appId = scope.appId;
+  const delivery = { appId, msgId, endpointId };
   const [live, setLive] = useState(true);
   const timeline = useLoad(
     async () => {
-      const t = await get<Timeline>(`${app}/msg/${seg(msgId)}/endpoint/${seg(endpointId)}/timeline?limit=250`);
+      const t = await ok(
+        client.GET('/api/v1/app/{appId}/msg/{msgId}/endpoint/{endpointId}/timeline', {
+          params: { path: delivery, query: { limit: '250' } },
+        }),
+      );
       setLive(!FINAL.has(t.deliveryState));
       return t;
     },
-    [app, msgId, endpointId],
+    [appId, msgId, endpointId],
     live ? 1000 : 5000,
   );
   const attempts = useLoad(
     () =>
-      get<Page<Attempt>>(
-        `${app}/attempt/msg/${seg(msgId)}?limit=50&with_content=true&order=ascending&endpoint_id=${seg(endpointId)}`,
+      ok(
+        client.GET('/api/v1/app/{appId}/attempt/msg/{msgId}', {
+          params: {
+            path: { appId, msgId },
+            query: { limit: '50', with_content: 'true', order: 'ascending', endpoint_id: endpointId },
+          },
+        }),
       ).then((p) => p.data),
-    [app, msgId, endpointId],
+    [appId, msgId, endpointId],
     live ? 1000 : 5000,
   );
-  const msg = useLoad(() => get<Message>(`${app}/msg/${seg(msgId)}?with_content=false`), [app, msgId]);
+  const msg = useLoad(
+    () =>
+      ok(
+        client.GET('/api/v1/app/{appId}/msg/{msgId}', {
+          params: { path: { appId, msgId }, query: { with_content: 'false' } },
+        }),
+      ),
+    [appId, msgId],
+  );
   const [notice, setNotice] = useState<string | null>(null);
   const first = timeline.data?.data[0] === undefined ? 0 : new Date(timeline.data.data[0].at).getTime();
   return (
@@ -104,7 +122,11 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
                   <Action
                     label="Resend now"
                     run={async () => {
-                      await api('POST', `${app}/msg/${seg(msgId)}/endpoint/${seg(endpointId)}/resend`);
+                      await ok(
+                        client.POST('/api/v1/app/{appId}/msg/{msgId}/endpoint/{endpointId}/resend', {
+                          params: { path: delivery },
+                        }),
+                      );
                       setNotice('Resent: one manual attempt was queued.');
                       timeline.reload();
                     }}
@@ -114,12 +136,15 @@ export function TimelinePage({ scope, msgId, endpointId }: { scope: Scope; msgId
                       label="Replay dead letter"
                       run={async () => {
                         const at = new Date(msg.data!.timestamp).getTime();
-                        const task = await api<{ id: string }>('POST', `${app}/dead-letter/replay`, {
+                        const body = {
                           since: new Date(at).toISOString(),
                           until: new Date(at + 1).toISOString(),
                           endpointId,
                           eventTypes: [msg.data!.eventType],
-                        });
+                        };
+                        const task = await ok(
+                          client.POST('/api/v1/app/{appId}/dead-letter/replay', { params: { path: { appId } }, body }),
+                        );
                         setNotice(`Replay task ${task.id} started: the delivery goes back to pending.`);
                         setLive(true);
                       }}

@@ -1,168 +1,51 @@
-/** Response shapes of the Tidings API the pages read (see /api/v1/openapi.json). */
+/** Shapes of the Tidings API the pages read: those of its OpenAPI document (api-types.ts, `npm run api-types`). */
+import type { components, paths } from './api-types.ts';
 
-/** What holds a pending delivery back (the API's `heldBy`, `heldUntil`); absent from servers that do not say. */
-export interface Hold {
-  readonly heldBy?: 'paused' | 'breaker' | 'throttled' | null;
-  readonly heldUntil?: string | null;
+type Schemas = components['schemas'];
+
+/** The JSON a GET route answers with 200. */
+export type Answer<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': infer T } } } };
 }
-export interface Application {
-  id: string;
-  uid: string | null;
-  name: string;
-  rateLimit: number | null;
-  createdAt: string;
-  updatedAt: string;
+  ? T
+  : never;
+
+/** The JSON body a POST route takes. */
+export type PostBody<P extends keyof paths> = paths[P] extends {
+  post: { requestBody?: { content: { 'application/json': infer T } } };
 }
-export interface Endpoint {
-  id: string;
-  uid: string | null;
-  url: string;
-  description: string;
-  disabled: boolean;
-  filterTypes: string[] | null;
-  channels: string[] | null;
-  rateLimit: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface HealthWindow {
-  windowS: number;
-  attempts: number;
-  succeeded: number;
-  failed: number;
-  successRatio: number | null;
-  p50LatencyMs: number | null;
-  p99LatencyMs: number | null;
-}
-export interface Health {
-  status: 'active' | 'paused' | 'disabled';
-  statusReason: string | null;
-  statusChangedAt: string | null;
-  breaker: {
-    state: 'closed' | 'open' | 'half_open';
-    consecutiveFailures: number;
-    openUntil: string | null;
-    openedInARow: number;
-    changedAt: string | null;
-  };
-  failingSince: string | null;
-  lastSuccessAt: string | null;
-  throttledUntil: string | null;
-  limits: { maxInFlight: number | null; rateLimit: number | null; rateBurst: number | null };
-  inFlight: number;
-  currentRatePerS: number;
-  deliveries: Record<string, number>;
-  windows: HealthWindow[];
-  history: { kind: string; reason: string | null; at: string }[];
-}
-export interface Message extends Hold {
-  id: string;
-  eventId: string | null;
-  eventType: string;
-  channels: string[] | null;
-  tags: string[] | null;
-  timestamp: string;
-  deliveryState?: string;
-  nextAttempt?: string | null;
-}
-export interface Attempt {
-  id: string;
-  msgId: string;
-  endpointId: string;
-  url: string;
-  response: string;
-  responseStatusCode: number;
-  responseDurationMs: number;
-  status: number;
-  statusText: string;
-  triggerType: number;
-  timestamp: string;
-  attemptNumber: number;
-  errorKind: string | null;
-}
-export interface Destination extends Hold {
-  id: string;
-  uid: string | null;
-  url: string;
-  deliveryState: string;
-  nextAttempt: string | null;
-  disabled: boolean;
-}
-export interface TimelineEntry {
-  id: string;
-  state: string;
-  dispatcherId: string | null;
-  fencingToken: string | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-  errorKind: string | null;
-  reason: string | null;
-  at: string;
-}
-export interface Timeline extends Hold {
-  deliveryState: string;
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  deadReason: string | null;
-  data: TimelineEntry[];
-  iterator: string | null;
-  prevIterator: string | null;
-  done: boolean;
-}
-export interface EventType {
-  name: string;
-  description: string;
-  archived: boolean;
-  deprecated: boolean;
-  schemas: Record<string, unknown> | null;
-  groupName: string | null;
-  updatedAt: string;
-}
-export interface DeadLetter {
-  appId?: string;
-  msgId: string;
-  endpointId: string;
-  eventType: string;
-  msgTimestamp: string;
-  reason: string | null;
-  attemptCount: number;
-  lastStatusCode: number | null;
-  lastErrorKind: string | null;
-  lastAttemptAt: string | null;
-  deadAt: string;
-}
-export interface Task {
-  id: string;
-  status: 'running' | 'finished' | 'failed';
-  task: string;
-  data: Record<string, unknown>;
-  updatedAt: string;
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  role: 'admin' | 'app';
-  appId: string | null;
-  readOnly: boolean;
-  tokenPrefix: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-export interface Setting {
-  name: string;
-  env: string;
-  value: string | null;
-  defaultValue: string | null;
-  isDefault: boolean;
-  unit: string;
-  description: string;
-  secret: boolean;
-}
-export interface Branding {
-  name: string;
-  logoUrl: string | null;
-  accentColor: string;
+  ? T
+  : never;
+
+export type Application = Schemas['ApplicationOut'];
+export type Endpoint = Schemas['EndpointOut'];
+export type Health = Answer<'/api/v1/app/{appId}/endpoint/{endpointId}/health'>;
+export type HealthWindow = Health['windows'][number];
+/** A message of a list: an endpoint's list (`…/endpoint/{ep}/msg`) adds its delivery's state and hold. */
+export type Message = Pick<Schemas['MessageOut'], 'id' | 'eventId' | 'eventType' | 'channels' | 'tags' | 'timestamp'> &
+  Partial<Pick<Schemas['EndpointMessageOut'], 'deliveryState' | 'nextAttempt' | 'heldBy' | 'heldUntil'>>;
+export type Attempt = Schemas['MessageAttemptOut'];
+export type Destination = Schemas['MessageEndpointOut'];
+export type TimelineEntry = Schemas['DeliveryTimelineEntry'];
+export type Timeline = Schemas['DeliveryTimeline'];
+/** What holds a pending delivery back (the API's `heldBy`, `heldUntil`). */
+export type Hold = Partial<Pick<Timeline, 'heldBy' | 'heldUntil'>>;
+export type EventType = Schemas['EventTypeOut'];
+export type DeadLetter = Schemas['DeadLetterOut'];
+export type Task = Schemas['BackgroundTaskOut'];
+export type ApiKey = Schemas['ApiKeyOut'];
+export type Setting = Schemas['SettingOut'];
+export type Branding = Schemas['PortalBrandingOut'];
+export type Me = Schemas['AuthMeOut'];
+export type RetryPolicy = Schemas['RetryPolicyOut'];
+export type Overview = Answer<'/api/v1/stats/overview'>;
+export type TimeInState = Answer<'/api/v1/stats/time-in-state'>;
+export type TransportHealth = Schemas['TransportOut'];
+
+/** One endpoint of one application: the path parameters of its routes. */
+export interface EndpointRef {
+  readonly appId: string;
+  readonly endpointId: string;
 }
 
 /** Where a shared page is shown: the application, the route prefix of its pages, and what the credential may do. */

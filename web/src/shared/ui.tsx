@@ -1,6 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api.ts';
+import { relative } from './format.ts';
+
+export { pretty, relative } from './format.ts';
 
 /** What {@link useLoad} answers. */
 export interface Loaded<T> {
@@ -106,22 +109,6 @@ export const Empty = ({ title, children }: { title: string; children?: Component
   </div>
 );
 
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
-  ['second', 1000],
-];
-const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-
-/** "3 minutes ago" / "in 5 seconds" for an instant. */
-export function relative(iso: string, now = Date.now()): string {
-  const delta = new Date(iso).getTime() - now;
-  for (const [unit, ms] of UNITS)
-    if (Math.abs(delta) >= ms || unit === 'second') return rtf.format(Math.round(delta / ms), unit);
-  return '';
-}
-
 /** An instant shown absolute (UTC, to the second) and relative. */
 export function Time({ iso }: { iso: string | null | undefined }) {
   if (iso === null || iso === undefined) return <span class="muted">—</span>;
@@ -168,6 +155,10 @@ const BADGE: Record<string, string> = {
   closed: 'ok',
   finished: 'ok',
   healthy: 'ok',
+  connected: 'ok',
+  connecting: 'warn',
+  reconnecting: 'warn',
+  down: 'bad',
   pending: 'info',
   leased: 'info',
   sending: 'info',
@@ -348,15 +339,6 @@ export const Pre = ({ text, label }: { text: string; label: string }) => (
     {text}
   </pre>
 );
-
-/** JSON text pretty-printed when it parses (kept as given otherwise). */
-export function pretty(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
 
 /** A page heading that takes focus on navigation. */
 export function Title({ children, sub }: { children: ComponentChildren; sub?: ComponentChildren }) {
