@@ -32,7 +32,8 @@ export function brokerLines(t: Pick<TransportHealth, 'depth' | 'counts'>): [stri
     lines.push(['Published', `${c.published} (${c.publishFailed} not confirmed, published again)`]);
     lines.push(['Swept', `${c.swept} published again by the sweep`]);
     lines.push(['Redelivered', String(c.redelivered)]);
-    if (c.topologyRestored > 0) lines.push(['Topology restored', `${c.topologyRestored} times`]);
+    const n = c.topologyRestored;
+    if (n > 0) lines.push(['Topology restored', `${n} ${n === 1 ? 'time' : 'times'} (a queue had gone)`]);
   }
   return lines;
 }
