@@ -58,20 +58,42 @@ after(async () => {
   await t.drop();
 });
 
-/** The bodies of the two functions as the database holds them, `(ep).` read as `<alias>.`. */
+/** The rule's functions: the gate rule (1764000010000) and the gate and rank steps of both claims (1764000016000). */
+const RULES = [
+  'tidings_endpoint_accepting',
+  'tidings_endpoint_ungated',
+  'tidings_endpoint_claimable',
+  'tidings_endpoint_gate_lock',
+  'tidings_endpoint_tokens',
+  'tidings_endpoint_room',
+  'tidings_endpoint_reclaimable',
+  'tidings_window_allowance',
+];
+const RULE_CALL = /tidings_(endpoint|window)_\w+\(/;
+
+/** The bodies of the rule's functions as the database holds them, `(ep).` read as `<alias>.`. */
 async function bodies(q: Queryable): Promise<Map<string, { params: string[]; body: string }>> {
   const rows = (
     await q.query<{ name: string; params: string[]; body: string }>(
-      `SELECT proname AS name, proargnames AS params, prosrc AS body FROM pg_proc
-     WHERE proname IN ('tidings_endpoint_accepting', 'tidings_endpoint_ungated')`,
+      `SELECT proname AS name, proargnames AS params, prosrc AS body FROM pg_proc WHERE proname = ANY ($1)`,
+      [RULES],
     )
   ).rows;
-  assert.equal(rows.length, 2, 'both functions exist');
+  assert.equal(rows.length, RULES.length, 'every function exists');
   return new Map(rows.map((r) => [r.name, { params: r.params, body: r.body.trim().replace(/^SELECT\s+/i, '') }]));
 }
 
-/** `sql` with every call of the two functions replaced by its body, its arguments put in place of its parameters. */
+/**
+ * `sql` with every call of the functions replaced by its body, its arguments put in place of its parameters, until no
+ * call is left (a body may call another of them).
+ */
 function writtenOut(sql: string, fns: Map<string, { params: string[]; body: string }>): string {
+  let out = sql;
+  for (let pass = 0; pass < 4 && RULE_CALL.test(out); pass++) out = writtenOutOnce(out, fns);
+  return out;
+}
+
+function writtenOutOnce(sql: string, fns: Map<string, { params: string[]; body: string }>): string {
   let out = sql;
   for (const [name, fn] of fns) {
     for (let at = out.indexOf(`${name}(`); at >= 0; at = out.indexOf(`${name}(`, at)) {
@@ -101,11 +123,11 @@ function writtenOut(sql: string, fns: Map<string, { params: string[]; body: stri
   return out;
 }
 
-/** A plan without its estimates, which a second run over changed rows may move. */
+/** A plan without its estimates, which a second run over changed rows may move, nor the gate's instant (a constant). */
 const shape = (plan: unknown): string =>
   JSON.stringify(plan, (key, value: unknown) =>
     ['Startup Cost', 'Total Cost', 'Plan Rows', 'Plan Width'].includes(key) ? undefined : value,
-  );
+  ).replace(/'\d{4}-\d\d-\d\d [\d:.+]+'::timestamp with time zone/g, 'INSTANT');
 
 /** The plans of the inner queries of `call`, run once in a transaction rolled back, with auto_explain (verbose). */
 async function innerPlans(call: string): Promise<unknown[]> {
@@ -140,23 +162,40 @@ async function innerPlans(call: string): Promise<unknown[]> {
   return plans;
 }
 
-test('the claim plans the gate rule as if written out in place: same gate and claim plans, no call left', async () => {
-  const claimSql = await readFile(new URL('../../src/adapters/postgres/delivery/claim.sql', import.meta.url), 'utf8');
-  assert.match(claimSql, /tidings_endpoint_ungated\(e\)/, 'the claim reads the rule');
-  const reference = writtenOut(claimSql, await bodies(t.db)).replace(
-    'FUNCTION tidings_claim(',
-    'FUNCTION tidings_claim_written_out(',
-  );
-  assert.doesNotMatch(reference, /tidings_endpoint_\w+\(/);
+/** The plans of `fn` (a routine file) and of its copy with the rule written out agree; no call of the rule is left. */
+async function samePlansWrittenOut(file: string, fn: string, call: string, queries: number): Promise<unknown[]> {
+  const sql = await readFile(new URL(`../../src/adapters/postgres/delivery/${file}`, import.meta.url), 'utf8');
+  assert.match(sql, /tidings_endpoint_ungated\(e\)/, 'the claim reads the rule');
+  assert.match(sql, /tidings_endpoint_room\(/, 'the claim reads the shared rank step');
+  const reference = writtenOut(sql, await bodies(t.db)).replace(`FUNCTION ${fn}(`, `FUNCTION ${fn}_written_out(`);
+  assert.doesNotMatch(reference, RULE_CALL);
   await t.db.query(reference);
-  const args = `('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
-  const withRule = await innerPlans(`SELECT id FROM tidings_claim${args}`);
-  const written = await innerPlans(`SELECT id FROM tidings_claim_written_out${args}`);
-  assert.equal(withRule.length, 2, 'two inner queries: the gate and the claim');
+  const withRule = await innerPlans(`SELECT id FROM ${fn}${call}`);
+  const written = await innerPlans(`SELECT id FROM ${fn}_written_out${call}`);
+  assert.equal(withRule.length, queries, 'two inner queries: the gate and the claim');
   assert.deepEqual(withRule.map(shape), written.map(shape));
   const text = JSON.stringify(withRule);
-  assert.doesNotMatch(text, /tidings_endpoint_/, 'inlined: no call of the functions in the plans');
+  assert.doesNotMatch(text, /tidings_(endpoint|window)_/, 'inlined: no call of the functions in the plans');
   assert.match(text, /max_in_flight IS NULL/, "the rule's columns are read in place");
+  assert.match(text, /pg_try_advisory_xact_lock/, "the gate's lock is taken in place");
+  return withRule;
+}
+
+test('the claim plans the gate rule as if written out in place: same gate and claim plans, no call left', async () => {
+  await samePlansWrittenOut(
+    'claim.sql',
+    'tidings_claim',
+    `('W', 10, 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`,
+    2,
+  );
+});
+
+test('the claim by id plans the same rule as written out in place: same gate and claim plans, no call left', async () => {
+  const ids = (await t.db.query<{ id: string }>('SELECT id FROM deliveries ORDER BY id LIMIT 20')).rows.map(
+    (r) => r.id,
+  );
+  const call = `('W', '{${ids.join(',')}}', 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
+  await samePlansWrittenOut('claim-ids.sql', 'tidings_claim_ids', call, 2);
 });
 
 test('the hand-off plans the gate rule as written out in place: same plan of its statement, no call left', async () => {
@@ -198,5 +237,9 @@ test('the hand-off plans the gate rule as written out in place: same plan of its
   const withRule = await explain(PUBLISH_HANDING.text);
   const written = await explain(writtenOut(PUBLISH_HANDING.text, await bodies(t.db)));
   assert.deepEqual(shape(withRule), shape(written));
-  assert.doesNotMatch(JSON.stringify(withRule), /tidings_endpoint_/, 'inlined: no call of the functions in the plan');
+  assert.doesNotMatch(
+    JSON.stringify(withRule),
+    /tidings_(endpoint|window)_/,
+    'inlined: no call of the functions in the plan',
+  );
 });

@@ -14,6 +14,8 @@
 --   $8, $9  p_held_ids, p_held_n  what the caller holds in flight per endpoint
 --   $10 p_answering, $11 p_unresponsive, $12 p_budget   the reserve for answering endpoints (ADR 0009)
 --
+-- The gate and rank steps are the functions of migration 1764000016000 that tidings_claim reads too (claimable, the
+-- gate's lock, the token bucket, the room of breaker, cap and bucket, the window's reserve, reclaimable), inlined.
 -- Step 1, the gate: the endpoints of the given ids that are due and need the gate (an in-flight cap, a rate limit,
 -- a breaker not closed) are locked with a try-only advisory lock, as in tidings_claim, so that caps, token buckets
 -- and probes hold across every dispatcher and every source.
@@ -49,20 +51,19 @@ LANGUAGE plpgsql VOLATILE AS $claim_ids$
 #variable_conflict use_column
 DECLARE
   v_gated text[];
+  v_gate_at timestamptz := coalesce($4::timestamptz, clock_timestamp());
 BEGIN
   v_gated := (
     SELECT coalesce(array_agg(gate.id), '{}') FROM (
     SELECT g.id FROM (
       SELECT e.id FROM endpoints e
       WHERE e.id IN (SELECT d.endpoint_id FROM deliveries d WHERE d.id = ANY ($2::bigint[]) AND d.state = 'pending'
-                     AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp()))
-        AND tidings_endpoint_accepting(e, coalesce($4::timestamptz, clock_timestamp()))
-        AND NOT tidings_endpoint_ungated(e)
-        AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($4::timestamptz, clock_timestamp()))
+                     AND d.next_attempt_at <= v_gate_at)
+        AND tidings_endpoint_claimable(e, v_gate_at) AND NOT tidings_endpoint_ungated(e)
         AND NOT (e.id = ANY ($6::text[]))
       OFFSET 0
     ) g
-    WHERE pg_try_advisory_xact_lock(1953064039, hashtext(g.id))
+    WHERE tidings_endpoint_gate_lock(g.id)
     ) gate
   );
   RETURN QUERY
@@ -75,19 +76,15 @@ BEGIN
            row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
     FROM deliveries d, t WHERE d.id = ANY ($2::bigint[])
   ), ep AS (
-    SELECT e.id, e.max_in_flight, e.rate_limit_per_s, coalesce(e.rate_burst, e.rate_limit_per_s) AS burst,
-           e.rate_tokens, e.rate_refilled_at, e.breaker_state, e.id = ANY (v_gated) AS gated
+    SELECT e.id, e.max_in_flight, tidings_endpoint_tokens(e, t.now) AS tokens, e.breaker_state,
+           e.id = ANY (v_gated) AS gated
     FROM endpoints e, t
     WHERE e.id IN (SELECT g.endpoint_id FROM given g WHERE g.due)
-      AND tidings_endpoint_accepting(e, t.now)
-      AND (e.breaker_state <> 'open' OR e.breaker_open_until <= t.now)
+      AND tidings_endpoint_claimable(e, t.now)
       AND (tidings_endpoint_ungated(e) OR e.id = ANY (v_gated))
       AND NOT (e.id = ANY ($6::text[]))
   ), bucket AS (
-    SELECT ep.*, f.live,
-           CASE WHEN ep.rate_limit_per_s IS NULL THEN NULL
-                ELSE least(ep.burst::float8, coalesce(ep.rate_tokens, ep.burst::float8)
-                           + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at, t.now)) * ep.rate_limit_per_s) END AS tokens
+    SELECT ep.*, f.live
     FROM ep CROSS JOIN t
     LEFT JOIN LATERAL (
       SELECT count(*)::int AS live FROM deliveries l
@@ -102,17 +99,14 @@ BEGIN
            least(g.gate_n, greatest(0, $7 - coalesce(h.n, 0))) AS n
     FROM bucket b LEFT JOIN held h ON h.id = b.id
     CROSS JOIN LATERAL (
-      SELECT least(cardinality($2::bigint[]),
-                   CASE WHEN b.breaker_state = 'closed' THEN cardinality($2::bigint[]) WHEN b.live = 0 THEN 1 ELSE 0 END,
-                   CASE WHEN b.max_in_flight IS NULL THEN cardinality($2::bigint[]) ELSE greatest(0, b.max_in_flight - b.live) END,
-                   CASE WHEN b.tokens IS NULL THEN cardinality($2::bigint[]) ELSE greatest(0, floor(b.tokens))::int END) AS gate_n
+      SELECT tidings_endpoint_room(b.breaker_state, b.max_in_flight, b.tokens, b.live,
+                                   cardinality($2::bigint[])) AS gate_n
     ) g
   ), allow AS (
     SELECT w.id, w.gated, w.breaker_state, w.tokens, w.turn, w.gate_n,
-           CASE WHEN w.answering THEN w.n
-                ELSE greatest(least(w.n, greatest(0, $12 - coalesce(sum(w.n) OVER (PARTITION BY w.answering ORDER BY w.turn
-                                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))),
-                              CASE WHEN w.held = 0 AND NOT w.unresponsive THEN least(w.n, 1) ELSE 0 END) END AS n
+           tidings_window_allowance(w.n, w.answering, w.held, w.unresponsive, $12,
+                                    sum(w.n) OVER (PARTITION BY w.answering ORDER BY w.turn
+                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) AS n
     FROM wanted w
   ), due AS (
     SELECT d.id, d.endpoint_id, 'pending'::text AS previous_state
@@ -129,8 +123,7 @@ BEGIN
     SELECT d.id, d.endpoint_id, 'leased'::text AS previous_state FROM deliveries d
     WHERE d.id = ANY ($2::bigint[]) AND d.state = 'leased' AND d.lease_expires_at <= (SELECT now FROM t)
       AND d.reclaim_count < $5 AND NOT (d.endpoint_id = ANY ($6::text[]))
-      AND (SELECT e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
-           FROM endpoints e WHERE e.id = d.endpoint_id)
+      AND (SELECT tidings_endpoint_reclaimable(e) FROM endpoints e WHERE e.id = d.endpoint_id)
     FOR UPDATE OF d SKIP LOCKED
   ), picked AS (
     SELECT c.id, c.endpoint_id, c.previous_state FROM (
@@ -174,8 +167,8 @@ BEGIN
     SELECT g.id, g.endpoint_id, CASE
       WHEN NOT (g.due OR g.expired) OR (g.expired AND g.reclaim_count >= $5) THEN 'not_due'
       WHEN g.endpoint_id = ANY ($6::text[]) THEN 'window'
-      WHEN g.expired THEN CASE WHEN (SELECT e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
-                                     FROM endpoints e WHERE e.id = g.endpoint_id) THEN 'window' ELSE 'gated' END
+      WHEN g.expired THEN CASE WHEN (SELECT tidings_endpoint_reclaimable(e) FROM endpoints e WHERE e.id = g.endpoint_id)
+                               THEN 'window' ELSE 'gated' END
       WHEN a.id IS NULL OR g.rank > a.gate_n THEN 'gated'
       WHEN g.rank > a.n THEN 'window'
       ELSE 'busy' END AS outcome

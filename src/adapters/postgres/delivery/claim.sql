@@ -29,7 +29,10 @@
 --
 -- Whether an endpoint takes work now (active, not deleted, not throttled: tidings_endpoint_accepting) and
 -- whether it needs the gate (not tidings_endpoint_ungated) are the endpoint's functions of migration
--- 1764000010000, which the publish statement's hand-off reads too; the planner inlines them.
+-- 1764000010000, which the publish statement's hand-off reads too. The gate and rank steps this claim shares with
+-- the claim by id (claim-ids.sql) are the functions of migration 1764000016000: claimable (accepting, no breaker
+-- cool-down running), the gate's lock, the token bucket, the room of breaker, cap and bucket, the window's reserve
+-- and whether an expired lease may be reclaimed. The planner inlines them all.
 --
 -- Step 1, the gate (its own query): endpoints whose claims must be serialized across dispatchers (an
 -- in-flight cap, a rate limit, or a breaker that is not closed) and that have due work are locked with a
@@ -79,33 +82,30 @@ LANGUAGE plpgsql VOLATILE AS $claim$
 #variable_conflict use_column
 DECLARE
   v_gated text[];
+  v_gate_at timestamptz := coalesce($4::timestamptz, clock_timestamp());
 BEGIN
   v_gated := (
     SELECT coalesce(array_agg(gate.id), '{}') FROM (
     SELECT g.id FROM (
       SELECT e.id FROM endpoints e
-      WHERE tidings_endpoint_accepting(e, coalesce($4::timestamptz, clock_timestamp()))
-        AND NOT tidings_endpoint_ungated(e)
-        AND (e.breaker_state <> 'open' OR e.breaker_open_until <= coalesce($4::timestamptz, clock_timestamp()))
+      WHERE tidings_endpoint_claimable(e, v_gate_at) AND NOT tidings_endpoint_ungated(e)
         AND (SELECT d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
-             AND d.next_attempt_at <= coalesce($4::timestamptz, clock_timestamp())
-             ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
+             AND d.next_attempt_at <= v_gate_at ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
       OFFSET 0
     ) g
-    WHERE pg_try_advisory_xact_lock(1953064039, hashtext(g.id))
+    WHERE tidings_endpoint_gate_lock(g.id)
     ) gate
   );
   RETURN QUERY
   WITH t AS (
     SELECT coalesce($4::timestamptz, clock_timestamp()) AS now
   ), ep AS (
-    SELECT e.id, e.max_in_flight, e.rate_limit_per_s, coalesce(e.rate_burst, e.rate_limit_per_s) AS burst,
-           e.rate_tokens, e.rate_refilled_at, e.breaker_state, e.id = ANY (v_gated) AS gated
+    SELECT e.id, e.max_in_flight, tidings_endpoint_tokens(e, t.now) AS tokens, e.breaker_state,
+           e.id = ANY (v_gated) AS gated
     FROM endpoints e, t
-    WHERE tidings_endpoint_accepting(e, t.now)
-      -- Checked again in this snapshot: an outcome recorded since the gate read the row may have opened
-      -- the breaker again for a new cool-down (its probe failed), and no probe may go out before it ends.
-      AND (e.breaker_state <> 'open' OR e.breaker_open_until <= t.now)
+    -- Claimable checked again in this snapshot: an outcome recorded since the gate read the row may have opened
+    -- the breaker again for a new cool-down (its probe failed), and no probe may go out before it ends.
+    WHERE tidings_endpoint_claimable(e, t.now)
       AND (tidings_endpoint_ungated(e) OR e.id = ANY (v_gated))
       AND NOT (e.id = ANY ($6::text[]))
       -- "Has due work" is the first due row in due order, not EXISTS: as a semi join, a planner whose
@@ -117,10 +117,7 @@ BEGIN
   ), share AS (
     SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep
   ), bucket AS (
-    SELECT ep.*, s.per_endpoint, f.live,
-           CASE WHEN ep.rate_limit_per_s IS NULL THEN NULL
-                ELSE least(ep.burst::float8, coalesce(ep.rate_tokens, ep.burst::float8)
-                           + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at, t.now)) * ep.rate_limit_per_s) END AS tokens
+    SELECT ep.*, s.per_endpoint, f.live
     FROM ep CROSS JOIN share s CROSS JOIN t
     LEFT JOIN LATERAL (
       SELECT count(*)::int AS live FROM deliveries l
@@ -131,19 +128,16 @@ BEGIN
   ), wanted AS (
     SELECT b.id, b.gated, b.breaker_state, b.tokens, random() AS turn, coalesce(h.n, 0) AS held,
            b.id = ANY ($10::text[]) AS answering, b.id = ANY ($11::text[]) AS unresponsive,
-           least(b.per_endpoint, greatest(0, $7 - coalesce(h.n, 0)),
-                 CASE WHEN b.breaker_state = 'closed' THEN b.per_endpoint WHEN b.live = 0 THEN 1 ELSE 0 END,
-                 CASE WHEN b.max_in_flight IS NULL THEN b.per_endpoint ELSE greatest(0, b.max_in_flight - b.live) END,
-                 CASE WHEN b.tokens IS NULL THEN b.per_endpoint ELSE greatest(0, floor(b.tokens))::int END) AS n
+           least(tidings_endpoint_room(b.breaker_state, b.max_in_flight, b.tokens, b.live, b.per_endpoint),
+                 greatest(0, $7 - coalesce(h.n, 0))) AS n
     FROM bucket b LEFT JOIN held h ON h.id = b.id
   ), allow AS (
     -- Endpoints not known to be answering share the budget, in turn order; past it, one that holds nothing
     -- and is not known to be unresponsive still gets one delivery (its first attempt proves it).
     SELECT w.id, w.gated, w.breaker_state, w.tokens, w.turn,
-           CASE WHEN w.answering THEN w.n
-                ELSE greatest(least(w.n, greatest(0, $12 - coalesce(sum(w.n) OVER (PARTITION BY w.answering ORDER BY w.turn
-                                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0))),
-                              CASE WHEN w.held = 0 AND NOT w.unresponsive THEN least(w.n, 1) ELSE 0 END) END AS n
+           tidings_window_allowance(w.n, w.answering, w.held, w.unresponsive, $12,
+                                    sum(w.n) OVER (PARTITION BY w.answering ORDER BY w.turn
+                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) AS n
     FROM wanted w
   ), due AS (
     SELECT d.id, d.endpoint_id, 'pending'::text AS previous_state
@@ -164,8 +158,7 @@ BEGIN
     -- (docs/adr/0016-hot-path-cost.md, decision 15).
     SELECT d.id, d.endpoint_id, 'leased'::text AS previous_state FROM deliveries d
     WHERE d.state = 'leased' AND d.lease_expires_at <= (SELECT now FROM t) AND d.reclaim_count < $5
-      AND (SELECT e.status = 'active' AND e.deleted_at IS NULL AND e.breaker_state = 'closed'
-           FROM endpoints e WHERE e.id = d.endpoint_id)
+      AND (SELECT tidings_endpoint_reclaimable(e) FROM endpoints e WHERE e.id = d.endpoint_id)
     ORDER BY d.lease_expires_at, d.id
     LIMIT $2
     FOR UPDATE OF d SKIP LOCKED
