@@ -2,6 +2,7 @@ import type { ApplicationStore } from '../ports/application-store.ts';
 import { AppError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Clock, Random } from '../ports/clock.ts';
+import type { HistoryPartitionSettings, HistoryPartitions } from '../ports/history-partitions.ts';
 import type { IdempotencyPruning } from '../ports/idempotency-store.ts';
 import type { ErasureFilter, ErasureTask, PayloadCursor, RetentionStore } from '../ports/retention-store.ts';
 import { ERASURE_TASK_KIND, type TaskRecord, type TaskStore } from '../ports/task-store.ts';
@@ -17,6 +18,8 @@ export interface RetentionSettings {
   readonly succeededAgeMs: number;
   /** Rows per statement. */
   readonly batch: number;
+  /** The history partitions' width, how many are made ahead, and the lock wait (absent: none are made). */
+  readonly partitions?: HistoryPartitionSettings;
 }
 
 /** What one run of the retention job did. */
@@ -25,6 +28,10 @@ export interface RetentionReport {
   readonly deliveriesPruned: number;
   readonly idempotencyKeysPruned: number;
   readonly erasureBatches: number;
+  /** History partitions made, dropped, and kept past their age because a live delivery has rows in them. */
+  readonly partitionsMade: number;
+  readonly partitionsDropped: number;
+  readonly partitionsKeptForLive: number;
 }
 
 /**
@@ -36,6 +43,8 @@ export interface RetentionDeps {
   readonly retention: RetentionStore;
   readonly idempotency: IdempotencyPruning;
   readonly tasks: Pick<TaskStore, 'stepNext'>;
+  /** The history partitions (attempts, timeline); absent: neither made nor dropped. */
+  readonly history?: HistoryPartitions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -57,11 +66,13 @@ export async function runRetention(
   let deliveriesPruned = 0;
   let idempotencyKeysPruned = 0;
   let erasureBatches = 0;
+  const parts = await maintainPartitions(deps, settings, clock);
+  const report = () => ({ payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches, ...parts });
   const defaultHours = Math.max(1, Math.round(settings.payloadRetentionMs / HOUR_MS));
   for (const retentionHours of await deps.retention.payloadRetentionClasses()) {
     let cursor: PayloadCursor | null = null;
     for (;;) {
-      if (shouldStop()) return { payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches };
+      if (shouldStop()) return report();
       const batch = await deps.retention.expirePayloads({
         retentionHours,
         defaultHours,
@@ -93,7 +104,33 @@ export async function runRetention(
     if (n < settings.batch) break;
   }
   erasureBatches = await runErasures(deps, settings.batch, clock, shouldStop);
-  return { payloadsExpunged, deliveriesPruned, idempotencyKeysPruned, erasureBatches };
+  return report();
+}
+
+/**
+ * The history partitions' step of a retention run (docs/adr/0030-history-partitions.md): makes the current and the
+ * next partitions, then drops those whose range is older than the succeeded age (never one holding a live
+ * delivery's rows), before succeeded deliveries are pruned, so that their rows in dated partitions are not deleted
+ * one by one.
+ */
+async function maintainPartitions(
+  deps: RetentionDeps,
+  settings: RetentionSettings,
+  clock: Clock,
+): Promise<{ partitionsMade: number; partitionsDropped: number; partitionsKeptForLive: number }> {
+  const p = settings.partitions;
+  if (deps.history === undefined || p === undefined)
+    return { partitionsMade: 0, partitionsDropped: 0, partitionsKeptForLive: 0 };
+  const nowMs = clock.nowMs();
+  const made = await deps.history.ensure({ nowMs, widthMs: p.widthMs, ahead: p.ahead, lockTimeoutMs: p.lockTimeoutMs });
+  if (settings.succeededAgeMs === 0)
+    return { partitionsMade: made.length, partitionsDropped: 0, partitionsKeptForLive: 0 };
+  const aged = await deps.history.dropAged({ nowMs, ageMs: settings.succeededAgeMs, lockTimeoutMs: p.lockTimeoutMs });
+  return {
+    partitionsMade: made.length,
+    partitionsDropped: aged.dropped.length,
+    partitionsKeptForLive: aged.keptForLive.length,
+  };
 }
 
 /** What an erasure task keeps: its filter and where it stops in `params`, its scan in `progress`. */

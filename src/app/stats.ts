@@ -2,7 +2,14 @@ import type { EndpointStore } from '../ports/endpoint-store.ts';
 import type { ApplicationStore } from '../ports/application-store.ts';
 import { notFound } from '../domain/errors.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { StatsOverview, StatsScope, StatsStore, TimeInState } from '../ports/stats-store.ts';
+import {
+  ROLLUP_LEVELS,
+  rollupLevelFor,
+  type StatsOverview,
+  type StatsScope,
+  type StatsStore,
+  type TimeInState,
+} from '../ports/stats-store.ts';
 import { fieldError, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
 
@@ -17,6 +24,19 @@ export const STATS_WINDOWS = Object.freeze({
   '24h': { windowMs: 86_400_000, bucketMs: 15 * 60_000 },
   '7d': { windowMs: 7 * 86_400_000, bucketMs: 2 * 3_600_000 },
 } as const);
+
+/**
+ * Where a window ending at `untilMs` starts: `windowMs` before it, or, for a window read through the coarsest
+ * roll-up (7 d: 15 minutes), at that roll-up's boundary at or before that instant, so that no partial first bucket
+ * is read raw and the read stays within a few roll-up rows at any rate (docs/adr/0030-history-partitions.md). The
+ * answer's `since` says where it started: up to one roll-up width (15 minutes) earlier than asked.
+ */
+export function windowStart(untilMs: number, windowMs: number, bucketMs: number): number {
+  const start = untilMs - windowMs;
+  const coarsest = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1]!.levelMs;
+  if (rollupLevelFor(windowMs, bucketMs) !== coarsest) return start;
+  return Math.floor(start / coarsest) * coarsest;
+}
 
 /** A window name of {@link STATS_WINDOWS}. */
 export type StatsWindow = keyof typeof STATS_WINDOWS;
@@ -87,7 +107,7 @@ export function createStats(deps: StatsDeps): Stats {
       const scope = await scopeOf(principal, query);
       const { windowMs, bucketMs } = STATS_WINDOWS[window];
       const until = now();
-      const since = new Date(until.getTime() - windowMs);
+      const since = new Date(windowStart(until.getTime(), windowMs, bucketMs));
       const figures = await deps.store.timeInState(scope, since, until, bucketMs);
       return { window, since, until, bucketMs, appId: scope.appId, endpointId: scope.endpointId, ...figures };
     },

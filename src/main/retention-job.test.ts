@@ -58,6 +58,9 @@ test('one run loops each step in batches until a short batch, and stop waits for
       retentionBatch: 2,
       retentionIntervalMs: 0,
       retentionJitter: 0.2,
+      historyPartitionWidthMs: 86_400_000,
+      historyPartitionsAhead: 3,
+      historyPartitionLockTimeoutMs: 1000,
     },
   });
   const report = await job.runOnce();

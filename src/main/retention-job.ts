@@ -1,3 +1,4 @@
+import { createPgHistoryPartitions } from '../adapters/postgres/delivery/history-partitions.ts';
 import { createPgIdempotencyPruning } from '../adapters/postgres/idempotency/idempotency-store.ts';
 import { createPgRetentionStore } from '../adapters/postgres/message/retention-store.ts';
 import { createPgTaskStore } from '../adapters/postgres/tasks/task-store.ts';
@@ -19,17 +20,32 @@ export function pgRetentionDeps(db: Db): RetentionDeps {
     retention: createPgRetentionStore(db),
     idempotency: createPgIdempotencyPruning(db),
     tasks: createPgTaskStore(db),
+    history: createPgHistoryPartitions(db),
   };
 }
 
+/** The settings the retention job reads. */
+type RetentionConfig = Pick<
+  Config,
+  | 'payloadRetentionMs'
+  | 'retentionSucceededAgeMs'
+  | 'retentionBatch'
+  | 'historyPartitionWidthMs'
+  | 'historyPartitionsAhead'
+  | 'historyPartitionLockTimeoutMs'
+>;
+
 /** The retention settings of `config`. */
-export function retentionSettings(
-  config: Pick<Config, 'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch'>,
-): RetentionSettings {
+export function retentionSettings(config: RetentionConfig): RetentionSettings {
   return {
     payloadRetentionMs: config.payloadRetentionMs,
     succeededAgeMs: config.retentionSucceededAgeMs,
     batch: config.retentionBatch,
+    partitions: {
+      widthMs: config.historyPartitionWidthMs,
+      ahead: config.historyPartitionsAhead,
+      lockTimeoutMs: config.historyPartitionLockTimeoutMs,
+    },
   };
 }
 
@@ -56,10 +72,7 @@ export interface RetentionJob {
 /** Dependencies of {@link createRetentionJob}. */
 export interface RetentionJobDeps {
   readonly stores: RetentionDeps;
-  readonly config: Pick<
-    Config,
-    'payloadRetentionMs' | 'retentionSucceededAgeMs' | 'retentionBatch' | 'retentionIntervalMs' | 'retentionJitter'
-  >;
+  readonly config: RetentionConfig & Pick<Config, 'retentionIntervalMs' | 'retentionJitter'>;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
@@ -88,7 +101,12 @@ export function createRetentionJob(deps: RetentionJobDeps): RetentionJob {
     serialize(async () => {
       const report = await runRetention(deps.stores, settings, deps.clock, shouldStop);
       const did =
-        report.payloadsExpunged + report.deliveriesPruned + report.idempotencyKeysPruned + report.erasureBatches;
+        report.payloadsExpunged +
+        report.deliveriesPruned +
+        report.idempotencyKeysPruned +
+        report.erasureBatches +
+        report.partitionsMade +
+        report.partitionsDropped;
       deps.logger[did > 0 ? 'info' : 'debug']({ ...report }, 'retention.ran');
       return report;
     });

@@ -28,7 +28,8 @@ export interface RetentionStore {
   }): Promise<{ readonly read: number; readonly expunged: number; readonly cursor: PayloadCursor | null }>;
   /**
    * Deletes up to `batch` deliveries that succeeded at least `ageMs` ago, with their attempts and timeline
-   * rows outside dated history partitions, which go with their partition (docs/adr/0030-history-partitions.md) (skipping rows locked by anyone else), and notes on their messages when they reached their final
+   * rows outside dated history partitions, which go with their partition (docs/adr/0030-history-partitions.md)
+   * (skipping rows locked by anyone else), and notes on their messages when they reached their final
    * state. Returns how many deliveries were deleted.
    */
   pruneSucceeded(input: { readonly ageMs: number; readonly batch: number; readonly now: Date | null }): Promise<number>;

@@ -80,7 +80,8 @@ const secondRows: Row[] = [];
 
 before(async () => {
   t = await freshServerDatabase();
-  await t.db.query('ALTER TABLE delivery_events SET (autovacuum_enabled = false)');
+  // The timeline is partitioned (migration 1764000015000): storage settings belong to its partitions.
+  await t.db.query('ALTER TABLE delivery_events_default SET (autovacuum_enabled = false)');
   const cipher = testCipher();
   const tenants = await insertTwoTenants(t.db, cipher);
   const { big, bigEndpoints } = tenants;

@@ -15,6 +15,16 @@ export interface PlanNode {
   readonly Plans?: readonly PlanNode[];
 }
 
+/**
+ * Whether a plan's relation `name` is `table` or one of its time partitions (`attempts_default`,
+ * `delivery_events_p20261207t000000`, `…_legacy`: docs/adr/0030-history-partitions.md).
+ */
+export const isTable = (name: string | undefined, table: string): boolean =>
+  name === table ||
+  (name !== undefined &&
+    name.startsWith(`${table}_`) &&
+    /^(default|legacy|p\d{8}t\d{6})$/.test(name.slice(table.length + 1)));
+
 /** The node and every node under it, depth first. */
 export const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
@@ -31,7 +41,7 @@ export const cte = (plan: PlanNode, name: string): PlanNode => {
  */
 export const deliveryReads = (node: PlanNode, table = 'deliveries'): string[] =>
   nodes(node)
-    .filter((n) => n['Relation Name'] === table && n['Node Type'] !== 'ModifyTable')
+    .filter((n) => isTable(n['Relation Name'], table) && n['Node Type'] !== 'ModifyTable')
     .map((n) => {
       const index =
         n['Node Type'] === 'Bitmap Heap Scan'
@@ -58,7 +68,7 @@ const rowsTouched = (plan: AnalyzedNode, table: string): number =>
   Math.max(
     0,
     ...(nodes(plan) as AnalyzedNode[])
-      .filter((n) => n['Relation Name'] === table)
+      .filter((n) => isTable(n['Relation Name'], table))
       .map(
         (n) =>
           (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1) +

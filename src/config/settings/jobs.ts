@@ -50,6 +50,33 @@ export const JOB_SETTINGS = {
     unit: 'rows',
     description: 'Rows changed per statement by the retention job and by erasure tasks (one short transaction each).',
   },
+  historyPartitionWidthMs: {
+    env: 'TIDINGS_HISTORY_PARTITION_WIDTH',
+    schema: durationMs(60_000),
+    defaultValue: '1d',
+    unit: 'duration',
+    description:
+      'Range of time of one partition of the attempts and of the timeline, aligned to the Unix epoch (UTC); ' +
+      'retention drops history a partition at a time. ADR 0030.',
+  },
+  historyPartitionsAhead: {
+    env: 'TIDINGS_HISTORY_PARTITIONS_AHEAD',
+    schema: int(1, 1000),
+    defaultValue: '3',
+    unit: 'partitions',
+    description:
+      'Partitions the retention job keeps made ahead of the current one; a row whose instant has none lands in ' +
+      'the default partition, moved out when its partition is made.',
+  },
+  historyPartitionLockTimeoutMs: {
+    env: 'TIDINGS_HISTORY_PARTITION_LOCK_TIMEOUT',
+    schema: durationMs(1),
+    defaultValue: '1s',
+    unit: 'duration',
+    description:
+      'Longest wait of the retention job for the table lock that making or dropping a partition needs; past it ' +
+      'the step is left to the next run, so writers never queue behind it for longer.',
+  },
   statsRollupIntervalMs: {
     env: 'TIDINGS_STATS_ROLLUP_INTERVAL',
     schema: durationMs(0),

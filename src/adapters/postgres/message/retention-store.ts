@@ -61,7 +61,8 @@ FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT created_at, id FROM candidates ORD
 /*
  * PRUNE_SUCCEEDED — deletes up to $2 deliveries that succeeded at least $1 ms ago (index
  * deliveries_succeeded, oldest first; rows locked by anyone are skipped), with their attempts and timeline
- * rows (the statement trigger of migration 1764000009500), and keeps on each message the latest instant
+ * rows in the default and legacy partitions (the statement trigger of migration 1764000009500, as changed by
+ * 1764000015000; rows in dated partitions go when retention drops the partition), and keeps on each message the latest instant
  * one of them succeeded, so that payload retention still counts from it. $3 now. Returns the count.
  */
 const PRUNE_SUCCEEDED = `
@@ -138,7 +139,11 @@ export function createPgRetentionStore(db: Db): RetentionStore {
     },
 
     async pruneSucceeded(input) {
-      return (await db.query<{ n: number }>(PRUNE_SUCCEEDED, [input.ageMs, input.batch, input.now])).rows[0]!.n;
+      // The pruned deliveries' rows in dated history partitions go with their partition (migration 1764000015000).
+      return db.tx(async (q) => {
+        await q.query(`SELECT set_config('tidings.history_by_partition', 'on', true)`);
+        return (await q.query<{ n: number }>(PRUNE_SUCCEEDED, [input.ageMs, input.batch, input.now])).rows[0]!.n;
+      });
     },
 
     async newestMessageId(tx, appId) {
