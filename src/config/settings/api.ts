@@ -162,7 +162,7 @@ export const API_SETTINGS = {
   apiFairSlots: {
     env: 'TIDINGS_API_FAIR_SLOTS',
     schema: int(0, 100_000),
-    defaultValue: '16',
+    defaultValue: '8',
     unit: 'requests',
     description:
       "Requests with a credential whose handlers run at once per API process, apart from each credential's " +
