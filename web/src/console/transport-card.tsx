@@ -1,4 +1,3 @@
-import { Fragment } from 'preact';
 import { client, ok } from '../shared/api.ts';
 import { Badge, ErrorBox, useLoad } from '../shared/ui.tsx';
 import { brokerLines, healthWord, TRANSPORT_NAMES } from './transport-health.ts';
@@ -17,7 +16,7 @@ export function TransportTile() {
         <ErrorBox error={health.error} />
       ) : (
         <>
-          <p class="count">
+          <p>
             <strong>{TRANSPORT_NAMES[t.transport]}</strong> <Badge state={healthWord(t)} />
           </p>
           {t.transport === 'postgres' ? (
@@ -27,14 +26,11 @@ export function TransportTile() {
               This API process holds no broker connection: each dispatcher reports its own on /readyz.
             </p>
           ) : (
-            <dl class="facts">
-              {brokerLines(t).map(([label, value]) => (
-                <Fragment key={label}>
-                  <dt>{label}</dt>
-                  <dd>{value}</dd>
-                </Fragment>
-              ))}
-            </dl>
+            brokerLines(t).map(([count, what]) => (
+              <p key={what}>
+                <strong>{count}</strong> {what}
+              </p>
+            ))
           )}
         </>
       )}

@@ -20,20 +20,19 @@ export function healthWord(t: Pick<TransportHealth, 'transport' | 'state'>): str
   return t.state === 'connecting' ? 'connecting' : 'reconnecting';
 }
 
-/** The broker figures of the card as label and value lines; none for postgres or without them. */
-export function brokerLines(t: Pick<TransportHealth, 'depth' | 'counts'>): [string, string][] {
-  const lines: [string, string][] = [];
+/** The broker figures of the tile, each a count and what it counts; none for postgres or without them. */
+export function brokerLines(t: Pick<TransportHealth, 'depth' | 'counts'>): [number, string][] {
+  const lines: [number, string][] = [];
   if (t.depth !== null) {
-    lines.push(['Waiting in the broker', String(t.depth.waiting)]);
-    if (t.depth.deadLetters !== null) lines.push(['Dead-lettered by the broker', String(t.depth.deadLetters)]);
+    lines.push([t.depth.waiting, 'waiting in the broker']);
+    if (t.depth.deadLetters !== null) lines.push([t.depth.deadLetters, 'dead-lettered by the broker']);
   }
   if (t.counts !== null) {
     const c = t.counts;
-    lines.push(['Published', `${c.published} (${c.publishFailed} not confirmed, published again)`]);
-    lines.push(['Swept', `${c.swept} published again by the sweep`]);
-    lines.push(['Redelivered', String(c.redelivered)]);
-    const n = c.topologyRestored;
-    if (n > 0) lines.push(['Topology restored', `${n} ${n === 1 ? 'time' : 'times'} (a queue had gone)`]);
+    lines.push([c.published, `published · ${c.publishFailed} not confirmed`]);
+    lines.push([c.swept, 'swept (published again)']);
+    lines.push([c.redelivered, 'redelivered']);
+    if (c.topologyRestored > 0) lines.push([c.topologyRestored, 'topology restored (a queue had gone)']);
   }
   return lines;
 }
