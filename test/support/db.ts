@@ -46,10 +46,54 @@ export async function freshServerDatabase(options: FreshOptions = {}): Promise<T
       await db.close();
       const a = new pg.Client({ connectionString: SERVER_ADMIN_URL });
       await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      try {
+        const lingering = await connectionsGone(a, name);
+        // Dropped all the same, so that nothing is left behind; then the test fails, naming what it left open.
+        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        if (lingering.length > 0) throw new LingeringConnectionsError(name, lingering);
+      } finally {
+        await a.end();
+      }
     },
   };
+}
+
+/** How long {@link TestDatabase.drop} waits for the connections of its database to close. */
+const DROP_WAIT_MS = 5_000;
+
+/** A connection to a test database that was still open when the test dropped it. */
+interface Lingering {
+  readonly pid: number;
+  readonly application_name: string;
+  readonly state: string | null;
+  readonly query: string;
+}
+
+/** A test left connections to its database open: something it started was not stopped, or not in full. */
+export class LingeringConnectionsError extends Error {
+  constructor(database: string, lingering: readonly Lingering[]) {
+    const list = lingering.map(
+      (c) => `pid ${c.pid} "${c.application_name}" ${c.state ?? '?'}: ${c.query.slice(0, 80)}`,
+    );
+    super(`${lingering.length} connection(s) to ${database} still open at its drop: ${list.join('; ')}`);
+  }
+}
+
+/**
+ * Waits until no connection to `name` is left, at most {@link DROP_WAIT_MS}: a pool's `end()` resolves before its
+ * connections have closed, and a connection the server ends then reports the error to its client (a test's pool
+ * without an error listener crashes the file). Returns what is still open after the wait.
+ */
+async function connectionsGone(admin: pg.Client, name: string): Promise<Lingering[]> {
+  const until = Date.now() + DROP_WAIT_MS;
+  for (;;) {
+    const { rows } = await admin.query<Lingering>(
+      'SELECT pid, application_name, state, query FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    if (rows.length === 0 || Date.now() > until) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Creates a fresh embedded (PGlite) database in a temporary folder, migrated unless told otherwise. */
@@ -69,7 +113,10 @@ export async function freshEmbeddedDatabase(options: FreshOptions = {}): Promise
   };
 }
 
-/** Both engines, for suites that must pass on each (docs/design.md#storage-and-the-embedded-engine: the suites run on both). */
+/**
+ * Both engines, for suites that must pass on each (docs/design.md#storage-and-the-embedded-engine: the suites run on
+ * both).
+ */
 export const ENGINES = [
   { name: 'server', fresh: freshServerDatabase },
   { name: 'embedded', fresh: freshEmbeddedDatabase },

@@ -179,6 +179,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     pool.on('error', (error) => options.onError?.(error));
     pool.on('connect', guardNewConnection);
     if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
+    const ended = endedInFull(pool);
     const transactionPooled = options.pooler === 'transaction';
     if (options.genericPlans === true && !transactionPooled) {
       // Queued before any statement of the checkout that opened the connection. Should it fail, the
@@ -203,7 +204,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
         await client.connect();
         return client;
       },
-      async () => pool.end(),
+      ended,
     );
     return transactionPooled ? unnamedStatements(db) : db;
   }
@@ -221,7 +222,8 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     });
   } catch (error) {
     throw new DataDirInUseError(
-      `the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; stop it, or use DATABASE_URL for several processes)`,
+      `the data folder ${dir} is in use by another Tidings process (the embedded engine is single-process; ` +
+        'stop it, or use DATABASE_URL for several processes)',
       { cause: error },
     );
   }
@@ -355,6 +357,34 @@ async function onConnection<T>(
     client.off('error', broken);
     client.release(failure);
   }
+}
+
+/** The longest a close waits for the pool's connections to close after asking them to. */
+const POOL_END_WAIT_MS = 5_000;
+
+/**
+ * How to end `pool` in full: `pg.Pool`'s `end()` resolves once it has asked its connections to end, before their
+ * sockets close, so a process that stopped could still hold connections for a moment (and one that the server ended
+ * then, a dropped database or a restart, would report an error after the stop). This resolves once every connection
+ * of the pool has closed (each one's `remove`), at most {@link POOL_END_WAIT_MS} after the `end()`.
+ */
+function endedInFull(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<pg.PoolClient>();
+  pool.on('connect', (client) => open.add(client));
+  pool.on('remove', (client) => open.delete(client as pg.PoolClient));
+  return async () => {
+    await pool.end();
+    if (open.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, POOL_END_WAIT_MS);
+      timer.unref();
+      pool.on('remove', () => {
+        if (open.size > 0) return;
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  };
 }
 
 function poolDb(
