@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { freshServerDatabase } from '../support/db.ts';
+import { openSocket } from '../support/raw-http.ts';
 import { startApi, type ApiHarness } from './api-harness.ts';
 
 /** Bound on waiting for something the test expects to happen (not a latency threshold: failure ends here). */
@@ -151,6 +152,35 @@ describe('fair admission between credentials', () => {
       assert.deepEqual(stats(), { running: 0, waiting: 0 });
     } finally {
       await Promise.all([...heldA, ...heldB].map((l) => l.free()));
+    }
+  });
+
+  test('a request whose client leaves while it waits leaves the queue, takes no slot and never runs', async () => {
+    const a = await tenant('leaves-a', 4);
+    const held = await Promise.all(a.endpoints.slice(0, 3).map(lockEndpoint));
+    try {
+      const running = a.endpoints.slice(0, 3).map((id) => patch(a, id));
+      await until('A runs 3', () => stats().running === 3);
+      const body = JSON.stringify({ description: 'from a client that left' });
+      const socket = await openSocket(Number(new URL(api.url).port));
+      socket.on('error', () => undefined);
+      socket.write(
+        `PATCH /api/v1/app/${a.app}/endpoint/${a.endpoints[3]} HTTP/1.1\r\nHost: t\r\n` +
+          `Authorization: Bearer ${a.token}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await until('its request waits', () => stats().waiting === 1);
+      socket.destroy();
+      await until('it left the queue', () => stats().waiting === 0);
+      assert.equal(stats().running, 3, 'and took no slot');
+
+      for (const lock of held) await lock.free();
+      assert.deepEqual(await Promise.all(running), [200, 200, 200]);
+      assert.deepEqual(stats(), { running: 0, waiting: 0 });
+      const endpoint = await api.svix.endpoint.get(a.app, a.endpoints[3]!);
+      assert.notEqual(endpoint.description, 'from a client that left', 'the request that waited never ran');
+    } finally {
+      await Promise.all(held.map((l) => l.free()));
     }
   });
 });
