@@ -201,6 +201,29 @@ for (const engine of ENGINES) {
         assert.deepEqual((await all<Id>(search('attempt', `&endpoint_id=${y}`))).items, []);
       });
 
+      test('filters together: status with delivery_state, with_msg, the never-delivered view filtered', async () => {
+        assert.deepEqual(await deliveries('&status=2&delivery_state=dead,succeeded'), ['m2x'], 'the states both allow');
+        assert.deepEqual(await deliveries('&status=0&delivery_state=dead'), [], 'no state both allow');
+        const withMsg = await all<Id & { msg?: { eventType: string } }>(
+          search('attempt', `&endpoint_id=${x}&with_msg=true&order=ascending`),
+        );
+        assert.deepEqual(
+          withMsg.items.map((a) => [a.id, a.msg?.eventType]),
+          [
+            [a1, 'order.created'],
+            [a2, 'order.paid'],
+          ],
+        );
+        const view = (query: string) =>
+          all<Found>(`/api/v1/app/${appId}/endpoint/${x}/undelivered?after=${since}${query}`).then((r) =>
+            r.items.map((f) => f.msgId),
+          );
+        assert.deepEqual(await view('&event_types=order.paid'), [m2]);
+        assert.deepEqual(await view('&status_code_class=400'), [m3]);
+        assert.deepEqual(await view('&status=1'), [m3], 'Svix status 1: pending');
+        assert.deepEqual(await view('&payload_field=customer.id&payload_value=cus_2&order=ascending'), [m2, m3]);
+      });
+
       test("the never-delivered view lists the endpoint's pending and dead deliveries, with why", async () => {
         const { items } = await all<Found>(`/api/v1/app/${appId}/endpoint/${x}/undelivered?after=${since}`);
         assert.deepEqual(

@@ -16,6 +16,7 @@ function AppPages({ appId, path }: { appId: string; path: string }) {
   const tabs = [
     ['endpoints', 'Endpoints'],
     ['messages', 'Messages'],
+    ['search', 'Search'],
     ['dead-letters', 'Dead letters'],
     ['settings', 'Settings'],
   ] as const;

@@ -4,6 +4,7 @@ import { EndpointDetail } from '../shared/endpoint-detail.tsx';
 import { EndpointsPage } from '../shared/endpoints.tsx';
 import { EventTypePage, EventTypesPage } from '../shared/event-types.tsx';
 import { MessageDetail, MessagesPage } from '../shared/messages.tsx';
+import { SearchPage } from '../shared/search.tsx';
 import type { Route } from '../shared/router.ts';
 import { TimelinePage } from '../shared/timeline.tsx';
 import type { Scope } from '../shared/types.ts';
@@ -48,6 +49,7 @@ export const APP_ROUTES: readonly Route<JSX.Element, AppContext>[] = [
   },
   { pattern: '/apps/:app/messages/:msg', show: (p, c) => <MessageDetail key={p.msg} scope={c.scope} msgId={p.msg!} /> },
   { pattern: '/apps/:app/messages', show: (_p, c) => <MessagesPage scope={c.scope} /> },
+  { pattern: '/apps/:app/search', show: (_p, c) => <SearchPage scope={c.scope} /> },
   { pattern: '/apps/:app/dead-letters', show: (p, c) => <DeadLettersPage appId={p.app!} rate={c.rate} /> },
   { pattern: '/apps/:app/settings', show: (p, c) => <AppSettingsPage appId={p.app!} onChanged={c.reload} /> },
   { pattern: '/apps/:app/*', show: (_p, c) => <EndpointsPage scope={c.scope} /> },

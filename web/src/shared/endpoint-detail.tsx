@@ -5,6 +5,7 @@ import { windowName } from './format.ts';
 import { BreakerControls } from './breaker.tsx';
 import { DeliveryTools, EditEndpoint, HeadersEditor, LimitsEditor, SecretTools } from './endpoint-tools.tsx';
 import { RetryPolicyCard } from './retry-policy.tsx';
+import { NeverDelivered } from './undelivered.tsx';
 import { href, navigate, seg } from './router.ts';
 import { DataTable } from './table.tsx';
 import type { Attempt, Endpoint, EndpointRef, Health, Scope } from './types.ts';
@@ -331,6 +332,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         </Show>
         <Pager page={attempts.data} at={iterator} onPage={setIterator} />
       </section>
+      <NeverDelivered key={e.id} scope={scope} endpointId={e.id} />
       <div class="grid2">
         {scope.canWrite ? <EditEndpoint key={e.id} scope={scope} ep={e} onSaved={refresh} /> : null}
         {scope.canWrite && h !== undefined ? (

@@ -28,6 +28,8 @@ export type Attempt = Schemas['MessageAttemptOut'];
 export type Destination = Schemas['MessageEndpointOut'];
 export type TimelineEntry = Schemas['DeliveryTimelineEntry'];
 export type Timeline = Schemas['DeliveryTimeline'];
+/** A delivery a search found, with why it is in its state (`search/delivery`, `…/undelivered`). */
+export type DeliveryFound = Schemas['DeliverySearchOut'];
 /** What holds a pending delivery back (the API's `heldBy`, `heldUntil`). */
 export type Hold = Partial<Pick<Timeline, 'heldBy' | 'heldUntil'>>;
 export type EventType = Schemas['EventTypeOut'];
