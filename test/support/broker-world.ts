@@ -1,8 +1,8 @@
 /**
- * A stage for end-to-end and fault tests of a broker transport (docs/guides/transports.md): a fresh database on the
+ * A stage for end-to-end and fault tests of a transport (docs/guides/transports.md): a fresh database on the
  * PostgreSQL server, a receiver, real Tidings processes (an API, dispatchers) with TIDINGS_TRANSPORT=rabbitmq on the
- * machine's RabbitMQ under a prefix of the file's own, deleted at the end. Short settings: a 100 ms publish interval, a
- * 3 s sweep, a 3 s lease, millisecond retries.
+ * machine's RabbitMQ (or the transport of `settings`, transports.ts) under a prefix of the stage's own, deleted at the
+ * end. Short settings: a 100 ms publish interval, a 3 s sweep, a 3 s lease, millisecond retries.
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -47,7 +47,11 @@ export interface BrokerWorld {
   close(): Promise<void>;
 }
 
-export async function createBrokerWorld(settings: Readonly<Record<string, string>> = {}): Promise<BrokerWorld> {
+/** A stage; `cleanup` deletes the broker's names of the prefix at the end (default: RabbitMQ's). */
+export async function createBrokerWorld(
+  settings: Readonly<Record<string, string>> = {},
+  cleanup: (prefix: string) => Promise<void> = (prefix) => deleteTopology(prefix, BROKER_SHARDS),
+): Promise<BrokerWorld> {
   const database = await freshServerDatabase();
   const receiver = await startTestReceiver();
   const prefix = testPrefix();
@@ -124,7 +128,7 @@ export async function createBrokerWorld(settings: Readonly<Record<string, string
     async close() {
       for (const p of processes) await p.kill().catch(() => undefined);
       await receiver.stop();
-      await deleteTopology(prefix, BROKER_SHARDS).catch(() => undefined);
+      await cleanup(prefix).catch(() => undefined);
       await database.drop();
     },
   };
