@@ -12,8 +12,8 @@ export const ALL_SCENARIOS = [
   'stats-reads',
   'search',
 ] as const;
-/** Scenarios run only when named: `peers` (`--peers`). */
-export const EXTRA_SCENARIOS = ['peers'] as const;
+/** Scenarios run only when named: `peers` (`--peers`), `transports` (`--transports`). */
+export const EXTRA_SCENARIOS = ['peers', 'transports'] as const;
 export type Scenario = (typeof ALL_SCENARIOS)[number] | (typeof EXTRA_SCENARIOS)[number];
 const KNOWN: readonly Scenario[] = [...ALL_SCENARIOS, ...EXTRA_SCENARIOS];
 
@@ -40,6 +40,7 @@ export const SERVER_ONLY: ReadonlySet<Scenario> = new Set<Scenario>([
   'stats-reads',
   'search',
   'peers',
+  'transports',
 ]);
 
 /** Sizes of the workloads. `--quick` shrinks them to validate the command in a minute or two. */
@@ -190,12 +191,18 @@ export const USAGE = `Usage: npm run bench -- [options]
                         stats-reads    (was h) statistics reads against timeline size (SQL)
                         search         search and list routes at 1,000,000 messages (HTTP API, p50 / p99)
                         peers          (was p) Tidings beside the peers (only when named, or --peers)
+                        transports     the transports postgres, rabbitmq and nats on the same workloads (only
+                                       when named, or --transports)
                       the old letters are still accepted until the next release
   --peers             the same as --scenarios peers with 1 KiB payloads: Tidings beside Fastify + BullMQ (on
                       the Redis of --redis-url, and on a private Redis with appendfsync always), BullMQ alone,
                       Fastify + graphile-worker (on the PostgreSQL server) and the raw signed-HTTP ceiling in
                       the same run (fast receiver, 100 ms receiver with 50 in flight, publish → first attempt
                       at 20/s); --messages for quicker runs
+  --transports        the same as --scenarios transports: a burst to a 0 ms and to a 100 ms receiver through
+                      each transport (TIDINGS_TRANSPORT postgres, rabbitmq, nats; the machine's RabbitMQ and
+                      NATS, or $BENCH_RABBITMQ_URL and $BENCH_NATS_URL): deliveries/s, the burst's last attempt
+                      after its end, PostgreSQL CPU per delivery with and without the broker
   --peer-parts P,…    the workloads of peers to run: fast, slow, latency (default all three)
   --runs N            runs per scenario; figures are medians with min and max (default 3; --quick: 1)
   --engine E          server | embedded | both (default both; scale-out, claim-backlog, stats-reads, search, peers
@@ -251,6 +258,7 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       peers: { type: 'boolean' },
+      transports: { type: 'boolean' },
       'redis-url': { type: 'string' },
       'peer-parts': { type: 'string' },
       'redis-server': { type: 'string' },
@@ -261,7 +269,8 @@ export function parseOptions(argv: readonly string[], env: Readonly<Record<strin
     throw new Error(`--size must be full, moderate or quick, not "${size}"`);
   const quick = size === 'quick';
   const peers = values.peers === true;
-  const scenarios = (values.scenarios ?? (peers ? 'peers' : ALL_SCENARIOS.join(',')))
+  const named = [...(peers ? ['peers'] : []), ...(values.transports === true ? ['transports'] : [])];
+  const scenarios = (values.scenarios ?? (named.length > 0 ? named.join(',') : ALL_SCENARIOS.join(',')))
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s !== '')

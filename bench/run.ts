@@ -25,6 +25,7 @@ import { scenarioLatency } from './scenario-latency.ts';
 import { scenarioPeers } from './scenario-peers.ts';
 import { formatPeerTable } from './peer/peer-table.ts';
 import { scenarioSearch } from './scenario-search.ts';
+import { scenarioTransports } from './scenario-transports.ts';
 import { scenarioStatsReads } from './scenario-stats.ts';
 import {
   scenarioBurst,
@@ -49,6 +50,7 @@ const SCENARIOS: Record<Scenario, { readonly title: string; readonly run: (ctx: 
   'claim-backlog': { title: 'claim cost against backlog size (SQL)', run: scenarioClaimBacklog },
   'stats-reads': { title: 'statistics reads against timeline size (SQL)', run: scenarioStatsReads },
   search: { title: 'search and list routes against a 1,000,000-message log (HTTP API)', run: scenarioSearch },
+  transports: { title: 'the transports (postgres, rabbitmq, nats) on the same workloads', run: scenarioTransports },
   peers: {
     title:
       'Tidings beside Fastify + BullMQ (two Redis setups), BullMQ alone, Fastify + graphile-worker and raw signed HTTP',
