@@ -10,7 +10,7 @@
 -- - tidings_endpoint_tokens: the endpoint's token bucket refilled up to `at` (NULL: no rate limit);
 -- - tidings_endpoint_room: how many of `upto` deliveries its breaker (one probe when nothing is in flight), in-flight
 --   cap (less its live leases) and bucket (whole tokens) let it take now;
--- - tidings_window_allowance: what an endpoint takes of the caller's window reserve (docs/adr/0009): all of its
+-- - tidings_window_allowance: what an endpoint takes of the caller's window reserve (ADR 0009): all of its
 --   part when known to be answering; else its part within the budget left after the endpoints before it in turn,
 --   and past it one delivery for an endpoint that holds nothing and is not known to be unresponsive;
 -- - tidings_endpoint_reclaimable: an expired lease of the endpoint may be taken over: active, not deleted, breaker
