@@ -46,7 +46,10 @@ const { values } = parseArgs({
     server: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/postgres' },
   },
 });
-const sizes = values.sizes.split(',').map(Number);
+const sizes = values.sizes
+  .split(',')
+  .filter((s) => s !== '')
+  .map(Number);
 const claims = Number(values.claims);
 const lists = Number(values.lists);
 const statsRows = Number(values['stats-rows']);
@@ -168,11 +171,23 @@ async function measureHistory(rows: number): Promise<Record<string, unknown>> {
     await fill(client, rows, claims * CLAIM_LIMIT);
     const fillS = (performance.now() - t0) / 1000;
     const size = (
-      await client.query<{ attempts: number; timeline: number; deliveries: number; bytes: string }>(
+      await client.query<{
+        attempts: number;
+        timeline: number;
+        deliveries: number;
+        bytes: string;
+        tables: Record<string, string>;
+      }>(
         `SELECT (SELECT count(*) FROM attempts)::int AS attempts,
           (SELECT count(*) FROM delivery_events)::int AS timeline,
                 (SELECT count(*) FROM deliveries)::int AS deliveries,
-                pg_size_pretty(pg_database_size(current_database())) AS bytes`,
+                pg_size_pretty(pg_database_size(current_database())) AS bytes,
+                (SELECT json_object_agg(t, pg_size_pretty(s)) FROM (
+                   SELECT t, sum(pg_total_relation_size(c.oid)) AS s
+                   FROM unnest(ARRAY['messages', 'deliveries', 'attempts', 'delivery_events']) t
+                   JOIN pg_class c
+                     ON c.relname = t OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = t::regclass)
+                   GROUP BY t) x) AS tables`,
       )
     ).rows[0]!;
     log(`history ${rows}: filled in ${round(fillS, 1)} s: ${JSON.stringify(size)}`);

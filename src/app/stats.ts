@@ -29,13 +29,15 @@ export const STATS_WINDOWS = Object.freeze({
  * Where a window ending at `untilMs` starts: `windowMs` before it, or, for a window read through the coarsest
  * roll-up (7 d: 15 minutes), at that roll-up's boundary at or before that instant, so that no partial first bucket
  * is read raw and the read stays within a few roll-up rows at any rate (docs/adr/0030-history-partitions.md). The
- * answer's `since` says where it started: up to one roll-up width (15 minutes) earlier than asked.
+ * answer's `since` says where it started: up to one roll-up width (15 minutes) earlier than asked, 1 ms before the
+ * boundary (the window excludes its `since`).
  */
 export function windowStart(untilMs: number, windowMs: number, bucketMs: number): number {
   const start = untilMs - windowMs;
   const coarsest = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1]!.levelMs;
   if (rollupLevelFor(windowMs, bucketMs) !== coarsest) return start;
-  return Math.floor(start / coarsest) * coarsest;
+  // The window is (since, until]: a since 1 ms before the boundary makes the boundary its first instant.
+  return Math.floor((start + 1) / coarsest) * coarsest - 1;
 }
 
 /** A window name of {@link STATS_WINDOWS}. */
