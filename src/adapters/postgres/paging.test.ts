@@ -39,36 +39,39 @@ test('keyset: a backward page (-key) reads the other way', () => {
   });
 });
 
-test("toPage: limit + 1 rows mean more; iterators name the last and (with -) the first row; each row's key is kept", () => {
-  const q: PageQuery = { limit: 2, iterator: null, order: 'ascending' };
-  assert.deepEqual(
-    toPage(
-      ['a', 'b', 'c'],
-      q,
-      (r) => r,
-      (r) => r,
-    ),
-    { data: ['a', 'b'], keys: ['a', 'b'], iterator: 'b', prevIterator: '-a', done: false },
-  );
-  assert.deepEqual(
-    toPage(
-      ['a'],
-      q,
-      (r) => r,
-      (r) => r,
-    ),
-    { data: ['a'], keys: ['a'], iterator: 'a', prevIterator: '-a', done: true },
-  );
-  assert.deepEqual(
-    toPage(
-      [],
-      { ...q, iterator: 'z' },
-      (r: string) => r,
-      (r) => r,
-    ),
-    { data: [], keys: [], iterator: 'z', prevIterator: null, done: true },
-  );
-});
+test(
+  'toPage: limit + 1 rows mean more; iterators name the last and ' + "(with -) the first row; each row's key is kept",
+  () => {
+    const q: PageQuery = { limit: 2, iterator: null, order: 'ascending' };
+    assert.deepEqual(
+      toPage(
+        ['a', 'b', 'c'],
+        q,
+        (r) => r,
+        (r) => r,
+      ),
+      { data: ['a', 'b'], keys: ['a', 'b'], iterator: 'b', prevIterator: '-a', done: false },
+    );
+    assert.deepEqual(
+      toPage(
+        ['a'],
+        q,
+        (r) => r,
+        (r) => r,
+      ),
+      { data: ['a'], keys: ['a'], iterator: 'a', prevIterator: '-a', done: true },
+    );
+    assert.deepEqual(
+      toPage(
+        [],
+        { ...q, iterator: 'z' },
+        (r: string) => r,
+        (r) => r,
+      ),
+      { data: [], keys: [], iterator: 'z', prevIterator: null, done: true },
+    );
+  },
+);
 
 test('toPage: a backward page is returned in the order asked', () => {
   // Rows read DESC before key "d" for an ascending list: c, b, a → shown a.., limited to 2: c, b → b, c.

@@ -37,8 +37,15 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 /** Messages of the pg driver and pool when the connection is gone or none can be had in time. */
-const CONNECTION_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'Connection refused',
+  ].join('|'),
+  'i',
+);
 
 /**
  * True when `error` (or one of its causes) says the database cannot be reached: SQLSTATE class 08

@@ -65,8 +65,10 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
   return {
     async insert(key, now, tx) {
       const res = await on(db, tx).query<Row>(
-        `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at, portal, capabilities, session_id, feature_flags)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond', $10, $11, $12, $13)
+        `INSERT INTO api_keys (id, name, role, app_id, read_only, token_hash, token_prefix, created_at, expires_at,
+          portal, capabilities, session_id, feature_flags)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, ${nowSql(8)}, ${nowSql(8)} + $9 * interval '1 millisecond', $10, $11, $12,
+           $13)
          RETURNING ${COLUMNS}`,
         [
           key.id,
@@ -117,7 +119,8 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
       const sessions =
         sessionIds === undefined || sessionIds === null || sessionIds.length === 0 ? null : [...sessionIds];
       const res = await db.query(
-        `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), ${nowSql(3)} + $2 * interval '1 millisecond')
+        `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'),
+          ${nowSql(3)} + $2 * interval '1 millisecond')
          WHERE app_id = $1 AND revoked_at IS NULL AND ($4::text[] IS NULL OR session_id = ANY($4::text[]))`,
         [appId, afterMs, now, sessions],
       );
@@ -126,7 +129,8 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
 
     async findApiKeyByHash(tokenHash) {
       const res = await db.query<ApiKeyRow>(
-        `SELECT id, name, role, app_id, read_only, created_at, portal, capabilities, session_id, feature_flags, expires_at FROM api_keys
+        `SELECT id, name, role, app_id, read_only, created_at, portal, capabilities, session_id, feature_flags,
+          expires_at FROM api_keys
          WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > clock_timestamp())`,
         [Buffer.from(tokenHash)],
       );
@@ -135,7 +139,8 @@ export function createPgApiKeyStore(db: Db): ApiKeyStore {
 
     async insertApiKeyIfAbsent(key, now) {
       const res = await db.query(
-        `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6, ${nowSql(7)})
+        `INSERT INTO api_keys (id, name, role, app_id, token_hash, token_prefix, created_at) VALUES
+          ($1, $2, $3, $4, $5, $6, ${nowSql(7)})
          ON CONFLICT DO NOTHING`,
         [key.id, key.name, key.role, key.appId, Buffer.from(key.tokenHash), key.tokenPrefix, now],
       );

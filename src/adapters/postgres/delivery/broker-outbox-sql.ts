@@ -58,7 +58,8 @@ WITH t AS (
                CASE WHEN ep.max_in_flight IS NULL THEN $2 ELSE ep.max_in_flight - f.live END,
                CASE WHEN ep.rate_limit_per_s IS NULL THEN $2
                     ELSE floor(least(ep.burst::float8, coalesce(ep.rate_tokens, ep.burst::float8)
-                          + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at, t.now)) * ep.rate_limit_per_s))::int
+                          + extract(epoch FROM t.now - coalesce(ep.rate_refilled_at,
+                            t.now)) * ep.rate_limit_per_s))::int
                END)
          - (SELECT count(*)::int FROM head h WHERE h.endpoint_id = ep.id AND h.published AND NOT h.stale) AS n
   FROM ep CROSS JOIN t
@@ -67,7 +68,8 @@ WITH t AS (
     WHERE ep.gated AND l.endpoint_id = ep.id AND l.state = 'leased' AND l.lease_expires_at > t.now
   ) f ON true
 ), expired AS (
-  SELECT d.id, d.endpoint_id, d.broker_published_at AS stamp, coalesce(d.broker_published_at >= d.lease_expires_at, false) AS swept
+  SELECT d.id, d.endpoint_id, d.broker_published_at AS stamp,
+    coalesce(d.broker_published_at >= d.lease_expires_at, false) AS swept
   FROM deliveries d, t
   WHERE d.state = 'leased' AND d.lease_expires_at <= t.now AND d.reclaim_count < $5
     AND (d.broker_published_at IS NULL OR d.broker_published_at < d.lease_expires_at

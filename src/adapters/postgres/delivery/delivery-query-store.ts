@@ -55,7 +55,8 @@ interface ScheduleColumns {
 const messageColumns = (withPayload: boolean) =>
   `m.id AS msg_id, m.app_id AS msg_app_id, m.event_id, m.event_type, m.channels AS msg_channels, m.tags,
    ${withPayload ? 'm.payload' : 'NULL::bytea AS payload'}, m.payload_key_id,
-   (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.content_type, m.deliver_at, m.created_at AS msg_created_at`;
+   (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.content_type, m.deliver_at,
+   m.created_at AS msg_created_at`;
 
 interface MessageColumns {
   msg_id: string;
@@ -264,7 +265,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
       if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
       const limitParam = c.params.length + 1;
       const k = keyset(query, 'd.id', limitParam + 1);
-      const read = `SELECT d.id, d.app_id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at, d.dead_reason,
+      const read = `SELECT d.id, d.app_id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at,
+        d.dead_reason,
                 d.attempt_count, d.last_status_code, d.last_error_kind, d.last_attempt_at, d.updated_at
          FROM deliveries d JOIN messages m ON m.id = d.message_id
          WHERE d.app_id = ${app} AND d.state = 'dead'${c.text} AND ${k.where}
@@ -333,7 +335,8 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
     async listTimeline(deliveryId, page) {
       const k = keyset(page, 'id', 3);
       const res = await reader.query<TimelineRow>(
-        `SELECT id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at FROM delivery_events
+        `SELECT id, state, dispatcher_id, fencing_token, status_code, latency_ms, error_kind, reason, at
+          FROM delivery_events
          WHERE delivery_id = $1 AND ${k.where} ORDER BY ${k.orderBy} LIMIT $2`,
         [deliveryId, k.fetch, ...k.params],
       );

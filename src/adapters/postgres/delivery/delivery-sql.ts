@@ -25,7 +25,8 @@ export const SWEEP = prepared(
   `
 WITH lost AS (
   SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
-  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp()) AND d.reclaim_count >= $1
+  WHERE d.state = 'leased' AND d.lease_expires_at <= coalesce($2::timestamptz, clock_timestamp())
+    AND d.reclaim_count >= $1
     AND e.status = 'active' AND e.deleted_at IS NULL
   ORDER BY d.lease_expires_at, d.id
   LIMIT $3
@@ -46,12 +47,14 @@ WITH lost AS (
 ), settled AS (
   UPDATE deliveries d
   SET state = CASE WHEN o.deleted THEN 'canceled' WHEN o.status = 'disabled' THEN 'skipped' ELSE 'pending' END,
-      next_attempt_at = CASE WHEN NOT o.deleted AND o.status = 'paused' THEN 'infinity'::timestamptz ELSE d.next_attempt_at END,
+      next_attempt_at = CASE WHEN NOT o.deleted AND o.status = 'paused' THEN 'infinity'::timestamptz
+        ELSE d.next_attempt_at END,
       dispatcher_id = NULL, lease_expires_at = NULL, manual = false, manual_return = NULL,
       updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM orphans o WHERE d.id = o.id
   RETURNING d.id, d.state, d.fencing_token,
-            CASE WHEN o.deleted THEN 'endpoint_deleted' WHEN o.status = 'disabled' THEN 'endpoint_disabled' ELSE 'endpoint_paused' END AS reason
+            CASE WHEN o.deleted THEN 'endpoint_deleted' WHEN o.status = 'disabled' THEN 'endpoint_disabled'
+              ELSE 'endpoint_paused' END AS reason
 ), changed AS (
   SELECT * FROM dead UNION ALL SELECT * FROM settled
 ), logged AS (
@@ -92,7 +95,8 @@ SET lease_expires_at = coalesce($5::timestamptz, clock_timestamp()) + $4 * inter
 FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
 -- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
 -- (docs/adr/0016-hot-path-cost.md, decision 12).
-WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
+WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3
+  AND d.state COLLATE "C" = 'leased'
 RETURNING d.id`,
 );
 
@@ -106,11 +110,13 @@ export const RELEASE_LEASES = prepared(
 WITH released AS (
   UPDATE deliveries d
   SET state = 'pending', dispatcher_id = NULL, lease_expires_at = NULL,
-      next_attempt_at = coalesce($4::timestamptz, clock_timestamp()), updated_at = coalesce($4::timestamptz, clock_timestamp())
+      next_attempt_at = coalesce($4::timestamptz, clock_timestamp()),
+        updated_at = coalesce($4::timestamptz, clock_timestamp())
   FROM unnest($1::bigint[], $2::bigint[]) AS l(id, token)
   -- Written as RECORD_ATTEMPTS' update, so that no plan takes the rows from a partial index of every lease
   -- (docs/adr/0016-hot-path-cost.md, decision 12).
-  WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3 AND d.state COLLATE "C" = 'leased'
+  WHERE d.id = ANY ($1::bigint[]) AND d.id = l.id AND d.fencing_token = l.token AND d.dispatcher_id = $3
+    AND d.state COLLATE "C" = 'leased'
   RETURNING d.id, d.fencing_token
 ), logged AS (
   INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at)
@@ -304,7 +310,8 @@ WITH o AS (
       breaker_opened_count = CASE WHEN h.ok > 0 THEN 0
                                   WHEN ${OPENS} THEN e.breaker_opened_count + 1
                                   ELSE e.breaker_opened_count END,
-      breaker_changed_at = CASE WHEN (h.ok > 0 AND e.breaker_state <> 'closed') OR (h.ok = 0 AND (${OPENS}))
+      breaker_changed_at = CASE WHEN (h.ok > 0 AND e.breaker_state <> 'closed')
+                                  OR (h.ok = 0 AND (${OPENS}))
                                 THEN t.now ELSE e.breaker_changed_at END
   FROM h, t
   WHERE e.id = h.endpoint_id
@@ -348,7 +355,8 @@ export const INSERT_ENDPOINT_EVENT = prepared(
 export const THROTTLE_ENDPOINT = prepared(
   'tidings_throttle_endpoint',
   `
-UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infinity'), coalesce($3::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond')
+UPDATE endpoints SET throttled_until = greatest(coalesce(throttled_until, '-infinity'),
+  coalesce($3::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond')
 WHERE id = $1`,
 );
 
@@ -365,18 +373,21 @@ export const DISABLE_ENDPOINT = prepared(
   'tidings_disable_endpoint',
   `
 WITH ep AS (
-  UPDATE endpoints SET status = 'disabled', status_reason = $2, status_changed_at = coalesce($3::timestamptz, clock_timestamp()),
+  UPDATE endpoints SET status = 'disabled', status_reason = $2,
+    status_changed_at = coalesce($3::timestamptz, clock_timestamp()),
                        updated_at = coalesce($3::timestamptz, clock_timestamp())
   WHERE id = $1 AND status <> 'disabled'
   RETURNING id
 ), ev_ep AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'disabled', $2, coalesce($3::timestamptz, clock_timestamp()) FROM ep
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'disabled', $2,
+    coalesce($3::timestamptz, clock_timestamp()) FROM ep
 ), skipped AS (
   UPDATE deliveries d SET state = 'skipped', updated_at = coalesce($3::timestamptz, clock_timestamp())
   WHERE d.endpoint_id = $1 AND d.state = 'pending'
   RETURNING d.id
 ), ev AS (
-  INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled', coalesce($3::timestamptz, clock_timestamp()) FROM skipped
+  INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'skipped', 'endpoint_disabled',
+    coalesce($3::timestamptz, clock_timestamp()) FROM skipped
 )
 SELECT EXISTS (SELECT 1 FROM ep) AS transitioned, (SELECT count(*) FROM skipped)::int AS skipped`,
 );

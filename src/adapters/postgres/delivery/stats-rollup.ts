@@ -59,18 +59,22 @@ const ROLL_UP = `
 WITH lv AS (SELECT l.level_ms, (l.ord - 1)::int AS idx FROM unnest($5::int[]) WITH ORDINALITY AS l(level_ms, ord)),
 t AS (SELECT coalesce($4::timestamptz, clock_timestamp()) AS now),
 src AS MATERIALIZED (
-  SELECT date_bin($7::int * interval '1 millisecond', e.at, timestamptz 'epoch') AS at, e.app_id, e.endpoint_id, (${KEPT_BITS}) AS kept,
+  SELECT date_bin($7::int * interval '1 millisecond', e.at, timestamptz 'epoch') AS at, e.app_id, e.endpoint_id,
+    (${KEPT_BITS}) AS kept,
          e.state, e.reason, e.latency_ms,
          CASE WHEN e.wait_ms IS NOT NULL THEN width_bucket(greatest(e.wait_ms, 0), $3::bigint[]) - 1 END AS w,
-         CASE WHEN e.latency_ms IS NOT NULL THEN width_bucket(greatest(e.latency_ms, 0)::bigint, $3::bigint[]) - 1 END AS l,
-         CASE WHEN e.state = 'succeeded' AND e.latency_ms IS NOT NULL AND e.since_publish_ms IS NOT NULL THEN width_bucket(greatest(e.since_publish_ms, 0), $3::bigint[]) - 1 END AS d
+         CASE WHEN e.latency_ms IS NOT NULL THEN width_bucket(greatest(e.latency_ms, 0)::bigint,
+           $3::bigint[]) - 1 END AS l,
+         CASE WHEN e.state = 'succeeded' AND e.latency_ms IS NOT NULL AND e.since_publish_ms IS NOT NULL
+           THEN width_bucket(greatest(e.since_publish_ms, 0), $3::bigint[]) - 1 END AS d
   FROM delivery_events e CROSS JOIN t WHERE e.id > $1 AND e.id <= $2
 ),
 fine AS (
   SELECT at, app_id, endpoint_id, kept,
          count(latency_ms) AS attempts, count(latency_ms) FILTER (WHERE state = 'succeeded') AS succeeded,
          count(latency_ms) FILTER (WHERE reason = 'retry_scheduled') AS retries,
-         count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed') AS reclaims
+         count(*) FILTER (WHERE state = 'dead') AS dead, count(*)
+           FILTER (WHERE state = 'leased' AND reason = 'reclaimed') AS reclaims
   FROM src WHERE kept <> 0 GROUP BY 1, 2, 3, 4
 ),
 cells AS (
@@ -79,7 +83,8 @@ cells AS (
   GROUP BY 1, 2, 3, 4, 5, 6
 ),
 counts AS (
-  SELECT lv.level_ms, sc.app_id, sc.endpoint_id, date_bin(lv.level_ms * interval '1 millisecond', f.at, timestamptz 'epoch') AS bucket_at,
+  SELECT lv.level_ms, sc.app_id, sc.endpoint_id, date_bin(lv.level_ms * interval '1 millisecond', f.at,
+    timestamptz 'epoch') AS bucket_at,
          sum(f.attempts)::int AS attempts, sum(f.succeeded)::int AS succeeded, sum(f.retries)::int AS retries,
          sum(f.dead)::int AS dead, sum(f.reclaims)::int AS reclaims
   FROM fine f CROSS JOIN lv ${SCOPES}
@@ -87,22 +92,28 @@ counts AS (
 ),
 hist AS (
   SELECT level_ms, app_id, endpoint_id, bucket_at, m, jsonb_object_agg(b, n) AS h
-  FROM (SELECT lv.level_ms, sc.app_id, sc.endpoint_id, date_bin(lv.level_ms * interval '1 millisecond', f.at, timestamptz 'epoch') AS bucket_at,
+  FROM (SELECT lv.level_ms, sc.app_id, sc.endpoint_id,
+    date_bin(lv.level_ms * interval '1 millisecond', f.at, timestamptz 'epoch') AS bucket_at,
                f.m, f.b, sum(f.n)::bigint AS n
         FROM cells f CROSS JOIN lv ${SCOPES}
         GROUP BY 1, 2, 3, 4, 5, 6) s
   GROUP BY 1, 2, 3, 4, 5
 )
-INSERT INTO stats_rollups AS r (level_ms, app_id, endpoint_id, bucket_at, attempts, succeeded, retries, dead, reclaims, queue_wait, attempt_latency, time_to_delivered)
+INSERT INTO stats_rollups AS r (level_ms, app_id, endpoint_id, bucket_at, attempts, succeeded, retries, dead, reclaims,
+  queue_wait, attempt_latency, time_to_delivered)
 SELECT c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, c.attempts, c.succeeded, c.retries, c.dead, c.reclaims,
        coalesce(hw.h, '{}'), coalesce(hl.h, '{}'), coalesce(hd.h, '{}')
 FROM counts c
-LEFT JOIN hist hw ON (hw.level_ms, hw.app_id, hw.endpoint_id, hw.bucket_at, hw.m) = (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'w')
-LEFT JOIN hist hl ON (hl.level_ms, hl.app_id, hl.endpoint_id, hl.bucket_at, hl.m) = (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'l')
-LEFT JOIN hist hd ON (hd.level_ms, hd.app_id, hd.endpoint_id, hd.bucket_at, hd.m) = (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'd')
+LEFT JOIN hist hw ON (hw.level_ms, hw.app_id, hw.endpoint_id, hw.bucket_at, hw.m) =
+  (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'w')
+LEFT JOIN hist hl ON (hl.level_ms, hl.app_id, hl.endpoint_id, hl.bucket_at, hl.m) =
+  (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'l')
+LEFT JOIN hist hd ON (hd.level_ms, hd.app_id, hd.endpoint_id, hd.bucket_at, hd.m) =
+  (c.level_ms, c.app_id, c.endpoint_id, c.bucket_at, 'd')
 ORDER BY 1, 2, 3, 4
 ON CONFLICT (level_ms, app_id, endpoint_id, bucket_at) DO UPDATE SET
-  attempts = r.attempts + EXCLUDED.attempts, succeeded = r.succeeded + EXCLUDED.succeeded, retries = r.retries + EXCLUDED.retries,
+  attempts = r.attempts + EXCLUDED.attempts, succeeded = r.succeeded + EXCLUDED.succeeded,
+    retries = r.retries + EXCLUDED.retries,
   dead = r.dead + EXCLUDED.dead, reclaims = r.reclaims + EXCLUDED.reclaims,
   queue_wait = tidings_histogram_add(r.queue_wait, EXCLUDED.queue_wait),
   attempt_latency = tidings_histogram_add(r.attempt_latency, EXCLUDED.attempt_latency),
@@ -115,7 +126,8 @@ const SAVE_STATE = `UPDATE stats_rollup_state SET rolled_id = $1, pending_id = $
 const PRUNE = `
 DELETE FROM stats_rollups WHERE ctid IN (
   SELECT ctid FROM stats_rollups
-  WHERE level_ms = $1 AND bucket_at < coalesce($3::timestamptz, clock_timestamp()) - $2::bigint * interval '1 millisecond' - $1::int * interval '1 millisecond'
+  WHERE level_ms = $1 AND bucket_at < coalesce($3::timestamptz,
+    clock_timestamp()) - $2::bigint * interval '1 millisecond' - $1::int * interval '1 millisecond'
   LIMIT $4)`;
 
 /** The PostgreSQL {@link StatsRollup}. */

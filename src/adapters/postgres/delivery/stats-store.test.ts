@@ -5,13 +5,16 @@ import { planRead } from './stats-store.ts';
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-test('each window reads the finest rollup level that divides its series bucket and is kept for the whole window', () => {
-  assert.equal(rollupLevelFor(300_000, 10_000), 1_000);
-  assert.equal(rollupLevelFor(3_600_000, 60_000), 10_000);
-  assert.equal(rollupLevelFor(86_400_000, 900_000), 60_000);
-  assert.equal(rollupLevelFor(7 * 86_400_000, 7_200_000), 900_000);
-  assert.equal(rollupLevelFor(30 * 86_400_000, 7_200_000), null, 'no level is kept that long: raw rows only');
-});
+test(
+  'each window reads the finest rollup level that divides its ' + 'series bucket and is kept for the whole window',
+  () => {
+    assert.equal(rollupLevelFor(300_000, 10_000), 1_000);
+    assert.equal(rollupLevelFor(3_600_000, 60_000), 10_000);
+    assert.equal(rollupLevelFor(86_400_000, 900_000), 60_000);
+    assert.equal(rollupLevelFor(7 * 86_400_000, 7_200_000), 900_000);
+    assert.equal(rollupLevelFor(30 * 86_400_000, 7_200_000), null, 'no level is kept that long: raw rows only');
+  },
+);
 
 test(
   'a 24 h read covers whole minutes, then whole ten and single seconds up to until: raw rows only at the edges ' +

@@ -50,6 +50,11 @@ const COUNTED = `(e.latency_ms IS NOT NULL OR e.wait_ms IS NOT NULL OR e.state I
 /** Most rollup parts of one read: the body level and the finer levels covering its trailing edge. */
 const MAX_PARTS = ROLLUP_LEVELS.length;
 
+/** The rollup rows of part n of a read (1-based): of its level, from its start, before its end. */
+const rollupPart = (n: number): string =>
+  `(r.level_ms = ($3::int[])[${n}] AND r.bucket_at >= ($12::timestamptz[])[${n}] ` +
+  `AND r.bucket_at < ($13::timestamptz[])[${n}])`;
+
 /**
  * TIME_IN_STATE — $1 since (exclusive), $2 until (inclusive), $3 part levels (ms, MAX_PARTS entries),
  * $4 series bucket ms, $5 histogram bounds, $6 f1 = start of the span the rollups cover, $7 max(f1, g),
@@ -64,38 +69,47 @@ const MAX_PARTS = ROLLUP_LEVELS.length;
 const timeInStateSql = (k: ScopeKind): string => `
 WITH scope_ids AS (SELECT $10::text AS id, $11::text AS app_id),
 raw AS (
-  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)} AND ${COUNTED}
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at > $1 AND e.at < $6 AND e.at <= $2${eventScope(k, 10)}
+    AND ${COUNTED}
   UNION ALL
   SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.at >= $7 AND e.at <= $2${eventScope(k, 10)} AND ${COUNTED}
   UNION ALL
-  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.id > $9 AND e.at >= $6 AND e.at < $8${eventScope(k, 10)} AND ${COUNTED}
+  SELECT ${RAW_COLUMNS} FROM delivery_events e WHERE e.id > $9 AND e.at >= $6 AND e.at < $8${eventScope(k, 10)}
+    AND ${COUNTED}
 ),
 rb AS MATERIALIZED (
   SELECT floor(extract(epoch FROM at) * 1000 / $4::int)::float8 AS bucket, state, reason, latency_ms,
          CASE WHEN wait_ms IS NOT NULL THEN width_bucket(greatest(wait_ms, 0), $5::bigint[]) - 1 END AS w,
          CASE WHEN latency_ms IS NOT NULL THEN width_bucket(greatest(latency_ms, 0)::bigint, $5::bigint[]) - 1 END AS l,
-         CASE WHEN state = 'succeeded' AND latency_ms IS NOT NULL AND since_publish_ms IS NOT NULL THEN width_bucket(greatest(since_publish_ms, 0), $5::bigint[]) - 1 END AS d
+         CASE WHEN state = 'succeeded' AND latency_ms IS NOT NULL AND since_publish_ms IS NOT NULL
+           THEN width_bucket(greatest(since_publish_ms, 0), $5::bigint[]) - 1 END AS d
   FROM raw
 ),
 counts AS (
-  SELECT bucket, count(latency_ms)::int AS attempts, (count(latency_ms) FILTER (WHERE state = 'succeeded'))::int AS succeeded,
+  SELECT bucket, count(latency_ms)::int AS attempts,
+    (count(latency_ms) FILTER (WHERE state = 'succeeded'))::int AS succeeded,
          (count(latency_ms) FILTER (WHERE reason = 'retry_scheduled'))::int AS retries,
-         (count(*) FILTER (WHERE state = 'dead'))::int AS dead, (count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed'))::int AS reclaims
+         (count(*) FILTER (WHERE state = 'dead'))::int AS dead,
+           (count(*) FILTER (WHERE state = 'leased' AND reason = 'reclaimed'))::int AS reclaims
   FROM rb GROUP BY bucket
 ),
 hist AS (
   SELECT bucket, m, jsonb_object_agg(b, n) AS h
-  FROM (SELECT bucket, x.m, x.b, count(*) AS n FROM rb CROSS JOIN LATERAL (VALUES ('w', w), ('l', l), ('d', d)) x(m, b) WHERE x.b IS NOT NULL GROUP BY 1, 2, 3) s
+  FROM (SELECT bucket, x.m, x.b, count(*) AS n FROM rb CROSS JOIN LATERAL (VALUES ('w', w), ('l', l), ('d', d)) x(m, b)
+    WHERE x.b IS NOT NULL GROUP BY 1, 2, 3) s
   GROUP BY 1, 2
 )
-SELECT c.bucket, c.attempts, c.succeeded, c.retries, c.dead, c.reclaims, hw.h AS queue_wait, hl.h AS attempt_latency, hd.h AS time_to_delivered
+SELECT c.bucket, c.attempts, c.succeeded, c.retries, c.dead, c.reclaims, hw.h AS queue_wait, hl.h AS attempt_latency,
+  hd.h AS time_to_delivered
 FROM counts c
 LEFT JOIN hist hw ON hw.bucket = c.bucket AND hw.m = 'w'
 LEFT JOIN hist hl ON hl.bucket = c.bucket AND hl.m = 'l'
 LEFT JOIN hist hd ON hd.bucket = c.bucket AND hd.m = 'd'
 UNION ALL
-SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attempts, r.succeeded, r.retries, r.dead, r.reclaims, r.queue_wait, r.attempt_latency, r.time_to_delivered
-FROM stats_rollups r WHERE (${Array.from({ length: MAX_PARTS }, (_, i) => `(r.level_ms = ($3::int[])[${i + 1}] AND r.bucket_at >= ($12::timestamptz[])[${i + 1}] AND r.bucket_at < ` + `($13::timestamptz[])[${i + 1}])`).join('\n   OR ')})
+SELECT floor(extract(epoch FROM r.bucket_at) * 1000 / $4::int)::float8, r.attempts, r.succeeded, r.retries, r.dead,
+  r.reclaims, r.queue_wait, r.attempt_latency, r.time_to_delivered
+FROM stats_rollups r WHERE
+  (${Array.from({ length: MAX_PARTS }, (_, i) => rollupPart(i + 1)).join('\n   OR ')})
   AND ${rollupScope(k, 10)}`;
 
 const TIME_IN_STATE_SQL = {
@@ -122,7 +136,8 @@ const overviewSql = (byApp: boolean): string => {
      WHERE d.state = 'leased' AND d.lease_expires_at > t.now) AS leased_in_flight,
   (SELECT count(*)::int FROM deliveries d
      WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at <> 'infinity') AS scheduled_later,
-  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity') AS held_paused,`;
+  (SELECT count(*)::int FROM deliveries d WHERE d.state = 'pending'
+    AND d.next_attempt_at = 'infinity') AS held_paused,`;
   const states = byApp
     ? `SELECT d.state, count(*)::int AS n FROM deliveries d WHERE d.app_id = $3 AND ${SETTLED} GROUP BY d.state
        UNION ALL SELECT 'pending', sum(p.n)::int FROM pend_ep p HAVING sum(p.n) > 0
@@ -162,12 +177,16 @@ SELECT
   (SELECT u.held_breaker FROM due u) AS held_breaker,
   (SELECT u.held_throttled FROM due u) AS held_throttled,
   ${backlog}
-  (SELECT count(*)::int FROM delivery_events v WHERE v.state = 'dead' AND v.at > t.now - interval '24 hours' AND v.at <= t.now${byApp ? ' AND v.app_id = $3' : ''}) AS dead_24h,
-  (SELECT count(*)::int FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}) AS open_breakers,
+  (SELECT count(*)::int FROM delivery_events v WHERE v.state = 'dead' AND v.at > t.now - interval '24 hours'
+    AND v.at <= t.now${byApp ? ' AND v.app_id = $3' : ''}) AS dead_24h,
+  (SELECT count(*)::int FROM endpoints e WHERE e.breaker_state <> 'closed'
+    AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}) AS open_breakers,
   (SELECT coalesce(array_agg(b.id ORDER BY b.changed, b.id), '{}') FROM (
-     SELECT e.id, e.breaker_changed_at AS changed FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}
+     SELECT e.id, e.breaker_changed_at AS changed FROM endpoints e WHERE e.breaker_state <> 'closed'
+       AND e.deleted_at IS NULL${byApp ? ' AND e.app_id = $3' : ''}
      ORDER BY e.breaker_changed_at NULLS FIRST, e.id LIMIT $2) b) AS open_breaker_ids,
-  (SELECT count(*)::int FROM background_tasks k WHERE k.status = 'running'${byApp ? ' AND k.app_id = $3' : ''}) AS running_tasks
+  (SELECT count(*)::int FROM background_tasks k WHERE k.status = 'running'${byApp ? ' AND k.app_id = $3' : ''}) AS
+    running_tasks
 FROM t`;
 };
 const OVERVIEW_ALL = overviewSql(false);
@@ -181,13 +200,19 @@ const OVERVIEW_APP = overviewSql(true);
  */
 const BACKLOG = `
 WITH t AS (SELECT clock_timestamp() AS now)
-SELECT (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now LIMIT $1) c) AS due,
-       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now AND d.next_attempt_at < 'infinity' LIMIT $1) c) AS scheduled,
-       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at = 'infinity' LIMIT $1) c) AS held,
-       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now LIMIT $1) c) AS leased,
-       (SELECT count(*)::int FROM (SELECT 1 FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL LIMIT $1) c) AS breakers_open,
+SELECT (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at <= t.now
+  LIMIT $1) c) AS due,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending' AND d.next_attempt_at > t.now
+         AND d.next_attempt_at < 'infinity' LIMIT $1) c) AS scheduled,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'pending'
+         AND d.next_attempt_at = 'infinity' LIMIT $1) c) AS held,
+       (SELECT count(*)::int FROM (SELECT 1 FROM deliveries d WHERE d.state = 'leased' AND d.lease_expires_at > t.now
+         LIMIT $1) c) AS leased,
+       (SELECT count(*)::int FROM (SELECT 1 FROM endpoints e WHERE e.breaker_state <> 'closed' AND e.deleted_at IS NULL
+         LIMIT $1) c) AS breakers_open,
        coalesce((SELECT extract(epoch FROM t.now - d.next_attempt_at) * 1000 FROM deliveries d
-                 WHERE d.state = 'pending' AND d.next_attempt_at <= t.now ORDER BY d.next_attempt_at LIMIT 1), 0)::float8 AS oldest_due_age_ms
+                 WHERE d.state = 'pending' AND d.next_attempt_at <= t.now ORDER BY d.next_attempt_at LIMIT 1),
+                   0)::float8 AS oldest_due_age_ms
 FROM t`;
 
 /** Reads the backlog gauges' figures in one query (see BACKLOG); each count stops at `cap`. */

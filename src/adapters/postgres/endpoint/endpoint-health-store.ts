@@ -11,32 +11,39 @@ const HISTORY_ROWS = 50;
 const PAUSE = `
 WITH ep AS (
   UPDATE endpoints SET status = 'paused', status_reason = 'paused by ' || $3::text,
-         status_changed_at = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+         status_changed_at = coalesce($2::timestamptz, clock_timestamp()),
+           updated_at = coalesce($2::timestamptz, clock_timestamp())
   WHERE id = $1 AND deleted_at IS NULL AND status = 'active'
   RETURNING id
 ), held AS (
   UPDATE deliveries SET next_attempt_at = 'infinity' WHERE endpoint_id IN (SELECT id FROM ep) AND state = 'pending'
 ), ev AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'paused', 'paused by ' || $3::text, coalesce($2::timestamptz, clock_timestamp()) FROM ep
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'paused', 'paused by ' || $3::text,
+    coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )
 SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status`;
 
 const RESUME = `
 WITH ep AS (
   UPDATE endpoints SET status = 'active', status_reason = NULL,
-         status_changed_at = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+         status_changed_at = coalesce($2::timestamptz, clock_timestamp()),
+           updated_at = coalesce($2::timestamptz, clock_timestamp())
   WHERE id = $1 AND deleted_at IS NULL AND status = 'paused'
   RETURNING id
 ), due AS (
   -- A scheduled message not yet attempted keeps its deliverAt (greatest ignores the NULL of the others).
-  UPDATE deliveries d SET next_attempt_at = greatest(coalesce($2::timestamptz, clock_timestamp()), CASE WHEN d.attempt_count = 0 THEN m.deliver_at END)
+  UPDATE deliveries d SET next_attempt_at = greatest(coalesce($2::timestamptz, clock_timestamp()), CASE
+    WHEN d.attempt_count = 0 THEN m.deliver_at END)
   FROM messages m
-  WHERE m.id = d.message_id AND d.endpoint_id IN (SELECT id FROM ep) AND d.state = 'pending' AND d.next_attempt_at = 'infinity'
+  WHERE m.id = d.message_id AND d.endpoint_id IN (SELECT id FROM ep) AND d.state = 'pending'
+    AND d.next_attempt_at = 'infinity'
   RETURNING d.id
 ), ev AS (
-  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by ' || $3::text, coalesce($2::timestamptz, clock_timestamp()) FROM ep
+  INSERT INTO endpoint_events (endpoint_id, kind, reason, at) SELECT id, 'resumed', 'resumed by ' || $3::text,
+    coalesce($2::timestamptz, clock_timestamp()) FROM ep
 )
-SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status, (SELECT count(*)::int FROM due) AS due`;
+SELECT (SELECT status FROM endpoints WHERE id = $1 AND deleted_at IS NULL) AS status,
+  (SELECT count(*)::int FROM due) AS due`;
 
 /*
  * PROBE_NOW — the operator or the application (its portal or key) ends an open breaker's cool-down now, so that the
@@ -50,12 +57,14 @@ WITH before AS (
   SELECT id, breaker_state FROM endpoints WHERE id = $1 AND deleted_at IS NULL FOR NO KEY UPDATE
 ), ended AS (
   UPDATE endpoints e
-  SET breaker_open_until = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+  SET breaker_open_until = coalesce($2::timestamptz, clock_timestamp()),
+    updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM before b WHERE e.id = b.id AND b.breaker_state = 'open'
   RETURNING e.id
 ), ev AS (
   INSERT INTO endpoint_events (endpoint_id, kind, reason, at)
-  SELECT id, 'breaker_probe_requested', 'cool-down ended by ' || $3::text || ': one probe next', coalesce($2::timestamptz, clock_timestamp())
+  SELECT id, 'breaker_probe_requested', 'cool-down ended by ' || $3::text || ': one probe next',
+    coalesce($2::timestamptz, clock_timestamp())
   FROM ended
 )
 SELECT (SELECT breaker_state FROM before) AS was, (SELECT count(*)::int FROM ended) AS ended`;
@@ -72,7 +81,8 @@ WITH before AS (
 ), closed AS (
   UPDATE endpoints e
   SET breaker_state = 'closed', breaker_open_until = NULL, breaker_opened_count = 0, consecutive_failures = 0,
-      breaker_changed_at = coalesce($2::timestamptz, clock_timestamp()), updated_at = coalesce($2::timestamptz, clock_timestamp())
+      breaker_changed_at = coalesce($2::timestamptz, clock_timestamp()),
+        updated_at = coalesce($2::timestamptz, clock_timestamp())
   FROM before b WHERE e.id = b.id AND b.breaker_state <> 'closed'
   RETURNING e.id
 ), ev AS (
@@ -86,23 +96,29 @@ WITH t AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS now)
 SELECT e.status, e.status_reason, e.status_changed_at, e.breaker_state, e.consecutive_failures, e.breaker_open_until,
        e.breaker_opened_count, e.breaker_changed_at, e.failing_since, e.last_success_at, e.throttled_until,
        e.max_in_flight, e.rate_limit_per_s, e.rate_burst,
-       (SELECT count(*)::int FROM deliveries l, t WHERE l.endpoint_id = e.id AND l.state = 'leased' AND l.lease_expires_at > t.now) AS in_flight,
+       (SELECT count(*)::int FROM deliveries l, t WHERE l.endpoint_id = e.id AND l.state = 'leased'
+         AND l.lease_expires_at > t.now) AS in_flight,
        (SELECT count(*)::int FROM delivery_events v, t
          WHERE v.endpoint_id = e.id AND v.state = 'leased' AND v.at > t.now - interval '1 second') AS rate_now,
-       (SELECT coalesce(jsonb_object_agg(state, n), '{}') FROM (SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d GROUP BY d.state) s) AS deliveries,
+       (SELECT coalesce(jsonb_object_agg(state, n), '{}')
+         FROM (SELECT d.state, count(*)::int AS n FROM ${endpointDeliveries('$1')} d GROUP BY d.state) s) AS deliveries,
        (SELECT jsonb_agg(w ORDER BY w.window_s) FROM (
-          SELECT win AS window_s, count(a.id)::int AS attempts, count(a.id) FILTER (WHERE a.succeeded)::int AS succeeded,
+          SELECT win AS window_s, count(a.id)::int AS attempts, count(a.id)
+            FILTER (WHERE a.succeeded)::int AS succeeded,
                  count(a.id) FILTER (WHERE a.error_kind = 'redirect')::int AS redirects,
                  percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS p50,
                  percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS p99
           FROM unnest($3::int[]) AS win CROSS JOIN t
           LEFT JOIN attempts a ON a.endpoint_id = e.id AND a.created_at > t.now - win * interval '1 second'
           GROUP BY win) w) AS windows,
-       (SELECT jsonb_build_object('at', r.created_at, 'statusCode', r.response_status_code, 'location', r.response_location)
-          FROM attempts r, t WHERE r.endpoint_id = e.id AND r.error_kind = 'redirect' AND r.created_at > t.now - interval '1 day'
+       (SELECT jsonb_build_object('at', r.created_at, 'statusCode', r.response_status_code, 'location',
+         r.response_location)
+          FROM attempts r, t WHERE r.endpoint_id = e.id AND r.error_kind = 'redirect'
+            AND r.created_at > t.now - interval '1 day'
           ORDER BY r.id DESC LIMIT 1) AS last_redirect,
        (SELECT coalesce(jsonb_agg(h ORDER BY h.id DESC), '[]') FROM (
-          SELECT id, kind, reason, at FROM endpoint_events WHERE endpoint_id = e.id ORDER BY id DESC LIMIT ${HISTORY_ROWS}) h) AS history
+          SELECT id, kind, reason, at FROM endpoint_events WHERE endpoint_id = e.id ORDER BY id DESC
+            LIMIT ${HISTORY_ROWS}) h) AS history
 FROM endpoints e WHERE e.id = $1 AND e.deleted_at IS NULL`;
 
 interface HealthRow {
@@ -169,7 +185,8 @@ export function createPgEndpointHealthStore(db: Db, wake: () => void): EndpointH
     },
     async setLimits(endpointId, limits) {
       const res = await db.query(
-        `UPDATE endpoints SET max_in_flight = $2, rate_limit_per_s = $3, rate_burst = $4, rate_tokens = NULL, rate_refilled_at = NULL, updated_at = clock_timestamp()
+        `UPDATE endpoints SET max_in_flight = $2, rate_limit_per_s = $3, rate_burst = $4, rate_tokens = NULL,
+          rate_refilled_at = NULL, updated_at = clock_timestamp()
          WHERE id = $1 AND deleted_at IS NULL`,
         [endpointId, limits.maxInFlight, limits.rateLimitPerS, limits.rateBurst],
       );

@@ -70,7 +70,8 @@ export function createPgEndpointSettingsStore(db: Db, cipher: Cipher): EndpointS
     async writeHeaders(tx, appId, endpointId, headers, now) {
       const stored = sealHeaders(cipher, endpointId, headers);
       const res = await on(db, tx).query(
-        `UPDATE endpoints SET headers = $3::jsonb, sensitive_headers = $4, sensitive_headers_key = $5, updated_at = ${nowSql(6)}
+        `UPDATE endpoints SET headers = $3::jsonb, sensitive_headers = $4, sensitive_headers_key = $5,
+          updated_at = ${nowSql(6)}
          WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL`,
         [
           appId,

@@ -21,9 +21,11 @@ const UID_TAKEN = { endpoints_app_uid: 'An endpoint with this uid already exists
  */
 const INSERT_ENDPOINT = `
 INSERT INTO endpoints (id, app_id, uid, url, description, version, filter_types, channels, metadata, headers,
-                       rate_limit_per_s, status, status_reason, status_changed_at, secret, secret_key_id, created_at, updated_at,
+                       rate_limit_per_s, status, status_reason, status_changed_at, secret, secret_key_id, created_at,
+                         updated_at,
                        sensitive_headers, sensitive_headers_key)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, ${nowSql(16)}, $14, $15, ${nowSql(16)}, ${nowSql(16)}, $17, $18)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11, $12, $13, ${nowSql(16)}, $14, $15, ${nowSql(16)},
+  ${nowSql(16)}, $17, $18)
 RETURNING ${COLUMNS}`;
 
 /*

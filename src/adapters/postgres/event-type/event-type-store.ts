@@ -35,7 +35,8 @@ const FIND_EVENT_TYPE_FOR_UPDATE = prepared('tidings_find_event_type_for_update'
  * $7 feature flags, $8 now. Returns the row and whether it was inserted (xmax = 0 only for a new row).
  */
 const writeEventType = (onConflict: string) => `
-INSERT INTO event_types (name, description, archived, deprecated, schemas, group_name, feature_flags, created_at, updated_at)
+INSERT INTO event_types (name, description, archived, deprecated, schemas, group_name, feature_flags, created_at,
+  updated_at)
 VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, ${nowSql(8)}, ${nowSql(8)})
 ON CONFLICT (name) DO UPDATE
 SET description = EXCLUDED.description, archived = EXCLUDED.archived, deprecated = EXCLUDED.deprecated,

@@ -38,7 +38,8 @@ const STORE_ANSWER = prepared(
   'tidings_store_answer',
   `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`,
 );
-const DROP_EXPIRED = `DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()`;
+const DROP_EXPIRED =
+  'DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND ' + 'key = $3 AND expires_at < clock_timestamp()';
 
 /**
  * Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing
@@ -125,7 +126,8 @@ WITH picked AS (
   ORDER BY expires_at LIMIT $1
   FOR UPDATE SKIP LOCKED
 ), gone AS (
-  DELETE FROM idempotency_keys k USING picked p WHERE k.owner = p.owner AND k.route = p.route AND k.key = p.key RETURNING 1
+  DELETE FROM idempotency_keys k USING picked p WHERE k.owner = p.owner AND k.route = p.route AND k.key = p.key
+    RETURNING 1
 )
 SELECT count(*)::int AS n FROM gone`;
 

@@ -9,7 +9,8 @@ import { onCommit, txClient } from '../tx.ts';
  * kept. Returns one row when the message exists.
  */
 const EXPUNGE_CONTENT = `
-UPDATE messages SET payload = NULL, payload_key_id = NULL, payload_expunged_at = coalesce(payload_expunged_at, ${nowSql(3)})
+UPDATE messages SET payload = NULL, payload_key_id = NULL,
+  payload_expunged_at = coalesce(payload_expunged_at, ${nowSql(3)})
 WHERE app_id = $1 AND id = $2
 RETURNING id`;
 
@@ -33,9 +34,11 @@ WITH msg AS (
   FROM msg, endpoints e WHERE e.id = $6 AND e.app_id = $2
   RETURNING id, next_attempt_at
 ), logged AS (
-  INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'pending', 'example_sent', ${nowSql(7)} FROM made
+  INSERT INTO delivery_events (delivery_id, state, reason, at) SELECT id, 'pending', 'example_sent', ${nowSql(7)}
+    FROM made
 )
-SELECT msg.created_at, (SELECT count(*)::int FROM made WHERE next_attempt_at <> 'infinity'::timestamptz) AS due FROM msg`;
+SELECT msg.created_at, (SELECT count(*)::int FROM made WHERE next_attempt_at <> 'infinity'::timestamptz) AS due
+  FROM msg`;
 
 /**
  * The PostgreSQL {@link MessageContentStore}. Payloads are encrypted with `cipher` (context = message id).

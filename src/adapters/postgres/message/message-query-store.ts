@@ -57,7 +57,8 @@ const messageColumns = (withPayload: boolean) =>
 const attemptColumns = (
   withBody: boolean,
 ) => `a.id, a.message_id, a.endpoint_id, a.attempt_number, a.trigger, a.succeeded, a.url, a.response_status_code,
-  ${withBody ? 'a.response_body' : 'NULL::bytea AS response_body'}, a.response_body_key_id, a.operator_detail, a.error_kind, a.error_detail, a.duration_ms, a.created_at,
+  ${withBody ? 'a.response_body' : 'NULL::bytea AS response_body'}, a.response_body_key_id, a.operator_detail,
+  a.error_kind, a.error_detail, a.duration_ms, a.created_at,
   m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
 
 /** Collects `AND …` conditions with numbered parameters. */
@@ -180,7 +181,8 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
       const k = keyset(query, 'id', c.next + 1);
       const limitParam = c.next;
       const res = await reader.query<MessageRow>(
-        `SELECT ${messageColumns(query.withPayload)} FROM messages WHERE app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
+        `SELECT ${messageColumns(query.withPayload)} FROM messages
+          WHERE app_id = $1 ${c.sql.map((s) => `AND ${s}`).join(' ')} AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $${limitParam}`,
         [...c.params, k.fetch, ...k.params],
       );
@@ -192,7 +194,8 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
       // past the budget are filtered out before any payload is fetched.
       const res = await reader.query<Pick<MessageRow, 'id' | 'payload' | 'payload_key_id' | 'expunged'>>(
         `SELECT id, payload, payload_key_id, expunged FROM (
-           SELECT m.id, m.payload, m.payload_key_id, (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged,
+           SELECT m.id, m.payload, m.payload_key_id,
+             (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged,
                   u.ord, coalesce(sum(octet_length(m.payload))
                     OVER (ORDER BY u.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS read_before
            FROM unnest($2::text[]) WITH ORDINALITY AS u(id, ord) JOIN messages m ON m.app_id = $1 AND m.id = u.id

@@ -65,7 +65,8 @@ export function createPgTaskStore(db: Db): TaskStore {
       const k = keyset(query, 'id', 5);
       const res = await db.query<TaskRow>(
         `SELECT ${COLUMNS} FROM background_tasks
-         WHERE ($2::text IS NULL OR app_id = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR kind = $4) AND ${k.where}
+         WHERE ($2::text IS NULL OR app_id = $2) AND ($3::text IS NULL OR status = $3)
+           AND ($4::text IS NULL OR kind = $4) AND ${k.where}
          ORDER BY ${k.orderBy} LIMIT $1`,
         [k.fetch, query.appId, query.status, query.kind, ...k.params],
       );
