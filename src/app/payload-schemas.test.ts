@@ -108,25 +108,28 @@ test('a changed event type is compiled again (the cache follows updatedAt)', () 
   assert.doesNotThrow(() => s.validate(eventType({ 1: { type: 'number' } }, 3), bytes(5)));
 });
 
-test('each pattern is checked by its own expression, within one schema and across schemas (one shared compiler)', () => {
-  const s = createPayloadSchemas();
-  const first = { 1: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } };
-  const second = {
-    1: {
-      type: 'object',
-      properties: { x: { type: 'string', pattern: '^x+$' }, y: { type: 'string', pattern: '^y+$' } },
-    },
-  };
-  assert.deepEqual([...s.check(first), ...s.check(second)], []);
-  const record = (name: string, schemas: object) => ({ name, updatedAt: new Date(1), schemas }) as never;
-  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-  assert.throws(() => s.validate(record('first', first), json({ s: `${'a'.repeat(40)}!` })), /payload/);
-  s.validate(record('second', second), json({ x: 'xxx', y: 'yy' }));
-  assert.throws(
-    () => s.validate(record('second', second), json({ x: 'yy', y: 'yy' })),
-    (e: { detail: { loc: unknown[] }[] }) => e.detail.length === 1 && e.detail[0]!.loc.at(-1) === 'x',
-  );
-});
+test(
+  'each pattern is checked by its own expression, within one ' + 'schema and across schemas (one shared compiler)',
+  () => {
+    const s = createPayloadSchemas();
+    const first = { 1: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } };
+    const second = {
+      1: {
+        type: 'object',
+        properties: { x: { type: 'string', pattern: '^x+$' }, y: { type: 'string', pattern: '^y+$' } },
+      },
+    };
+    assert.deepEqual([...s.check(first), ...s.check(second)], []);
+    const record = (name: string, schemas: object) => ({ name, updatedAt: new Date(1), schemas }) as never;
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+    assert.throws(() => s.validate(record('first', first), json({ s: `${'a'.repeat(40)}!` })), /payload/);
+    s.validate(record('second', second), json({ x: 'xxx', y: 'yy' }));
+    assert.throws(
+      () => s.validate(record('second', second), json({ x: 'yy', y: 'yy' })),
+      (e: { detail: { loc: unknown[] }[] }) => e.detail.length === 1 && e.detail[0]!.loc.at(-1) === 'x',
+    );
+  },
+);
 
 test('a schema over the size or pattern cap is refused naming the setting', () => {
   const s = createPayloadSchemas({ maxSchemaBytes: 1024, maxSchemaPatterns: 2, maxSchemaUniqueItems: 100 });

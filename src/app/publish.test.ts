@@ -208,56 +208,68 @@ describe('publishing a message', () => {
     assert.equal((answer.body as { id: string }).id, w.stored[0]!.id);
   });
 
-  test('a keyed publish the group refuses takes the ordinary path through the idempotency store, and is stored once', async () => {
-    const w = world({ group: 'refuses' });
-    const answer = await publishMessage(w.deps, request());
-    assert.deepEqual(w.calls, [
-      'autocommit',
-      'resolve',
-      'insertKeyed',
-      'idempotency.run k-1',
-      'resolve',
-      'insert in keyed transaction',
-    ]);
-    assert.equal(w.stored.length, 1);
-    assert.equal(answer.status, 202);
-  });
+  test(
+    'a keyed publish the group refuses takes the ordinary path ' + 'through the idempotency store, and is stored once',
+    async () => {
+      const w = world({ group: 'refuses' });
+      const answer = await publishMessage(w.deps, request());
+      assert.deepEqual(w.calls, [
+        'autocommit',
+        'resolve',
+        'insertKeyed',
+        'idempotency.run k-1',
+        'resolve',
+        'insert in keyed transaction',
+      ]);
+      assert.equal(w.stored.length, 1);
+      assert.equal(answer.status, 202);
+    },
+  );
 
-  test('a lookup refused in the grouped attempt is answered by the ordinary path (its refusal, not a fault)', async () => {
-    const w = world({
-      group: 'stores',
-      resolve: () => {
-        throw new AppError('not_found', 'Application not found');
-      },
-    });
-    const error = await refusal(publishMessage(w.deps, request()));
-    assert.equal(error.code, 'not_found');
-    assert.deepEqual(w.calls, ['autocommit', 'resolve', 'idempotency.run k-1', 'resolve']);
-  });
+  test(
+    'a lookup refused in the grouped attempt is answered by the ' + 'ordinary path (its refusal, not a fault)',
+    async () => {
+      const w = world({
+        group: 'stores',
+        resolve: () => {
+          throw new AppError('not_found', 'Application not found');
+        },
+      });
+      const error = await refusal(publishMessage(w.deps, request()));
+      assert.equal(error.code, 'not_found');
+      assert.deepEqual(w.calls, ['autocommit', 'resolve', 'idempotency.run k-1', 'resolve']);
+    },
+  );
 
-  test("a group whose outcome is unknown (the connection failed) is the request's answer: nothing is retried", async () => {
-    const w = world({ group: 'fails' });
-    await assert.rejects(publishMessage(w.deps, request()), /connection lost/);
-    assert.deepEqual(w.calls, ['autocommit', 'resolve', 'insertKeyed']);
-  });
+  test(
+    'a group whose outcome is unknown (the connection failed) is ' + "the request's answer: nothing is retried",
+    async () => {
+      const w = world({ group: 'fails' });
+      await assert.rejects(publishMessage(w.deps, request()), /connection lost/);
+      assert.deepEqual(w.calls, ['autocommit', 'resolve', 'insertKeyed']);
+    },
+  );
 
-  test('without a key a publish runs in autocommit; with get-or-create, in a transaction; neither is grouped', async () => {
-    const plain = world({ group: 'stores' });
-    await publishMessage(plain.deps, request({ scope: null }));
-    assert.deepEqual(plain.calls, ['autocommit', 'resolve', 'insert in autocommit']);
-    const create = world({ group: 'stores' });
-    await publishMessage(
-      create.deps,
-      request({ scope: null, create: { uid: 'shop', name: 'Shop', rateLimit: null, metadata: {} } }),
-    );
-    assert.deepEqual(create.calls, ['transaction', 'resolve', 'insert in transaction']);
-    const keyedCreate = world({ group: 'stores' });
-    await publishMessage(
-      keyedCreate.deps,
-      request({ create: { uid: 'shop', name: 'Shop', rateLimit: null, metadata: {} } }),
-    );
-    assert.deepEqual(keyedCreate.calls, ['idempotency.run k-1', 'resolve', 'insert in keyed transaction']);
-  });
+  test(
+    'without a key a publish runs in autocommit; with ' + 'get-or-create, in a transaction; neither is grouped',
+    async () => {
+      const plain = world({ group: 'stores' });
+      await publishMessage(plain.deps, request({ scope: null }));
+      assert.deepEqual(plain.calls, ['autocommit', 'resolve', 'insert in autocommit']);
+      const create = world({ group: 'stores' });
+      await publishMessage(
+        create.deps,
+        request({ scope: null, create: { uid: 'shop', name: 'Shop', rateLimit: null, metadata: {} } }),
+      );
+      assert.deepEqual(create.calls, ['transaction', 'resolve', 'insert in transaction']);
+      const keyedCreate = world({ group: 'stores' });
+      await publishMessage(
+        keyedCreate.deps,
+        request({ create: { uid: 'shop', name: 'Shop', rateLimit: null, metadata: {} } }),
+      );
+      assert.deepEqual(keyedCreate.calls, ['idempotency.run k-1', 'resolve', 'insert in keyed transaction']);
+    },
+  );
 
   test(
     'a publish relies on cached lookups and has the store confirm them; a stale one is read again and published ' +
@@ -352,7 +364,8 @@ describe('publishing a message', () => {
     assert.equal(answer.status, 202);
     assert.equal(
       JSON.stringify(answer.body),
-      '{"eventId":"e-1","eventType":"order.paid","channels":["eu"],"tags":null,"id":"msg_1","timestamp":"2026-01-01T00:00:00.000Z","deliverAt":"2026-01-01T00:00:00.005Z"}',
+      '{"eventId":"e-1","eventType":"order.paid","channels":["eu"],"tags":null,"id":"msg_1",' +
+        '"timestamp":"2026-01-01T00:00:00.000Z","deliverAt":"2026-01-01T00:00:00.005Z"}',
     );
   });
 

@@ -56,16 +56,19 @@ test('AppError takes its status from the catalog and keeps code, detail, headers
   assert.equal('cause' in new AppError('not_found', 'x'), false, 'no cause unless one is given');
 });
 
-test('a validation AppError keeps the field list as detail and names the count and the first fields in its message', () => {
-  const issues = [
-    { loc: ['body', 'url'], msg: 'Invalid URL', type: 'value_error' },
-    { loc: ['body', 'filterTypes', 0], msg: 'Too long', type: 'value_error' },
-  ];
-  const error = new AppError('validation', issues);
-  assert.equal(error.status, 422);
-  assert.deepEqual(error.detail, issues);
-  assert.equal(error.message, 'validation: 2 failing fields: body.url: Invalid URL; body.filterTypes.0: Too long');
-});
+test(
+  'a validation AppError keeps the field list as detail and names ' + 'the count and the first fields in its message',
+  () => {
+    const issues = [
+      { loc: ['body', 'url'], msg: 'Invalid URL', type: 'value_error' },
+      { loc: ['body', 'filterTypes', 0], msg: 'Too long', type: 'value_error' },
+    ];
+    const error = new AppError('validation', issues);
+    assert.equal(error.status, 422);
+    assert.deepEqual(error.detail, issues);
+    assert.equal(error.message, 'validation: 2 failing fields: body.url: Invalid URL; body.filterTypes.0: Too long');
+  },
+);
 
 test('notFound reveals only the kind of object', () => {
   const error = notFound('Endpoint');

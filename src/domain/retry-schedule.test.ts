@@ -426,48 +426,51 @@ test('jitter endpoints: r = 0 gives −20 %, r = 0.5 the delay itself, r → 1 g
   assert.equal(jitterDelayMs(1_001, 0.2, sequenceRandom(0.5)), 1_001, 'rounded to whole ms');
 });
 
-test('parseRetryAfterMs: delay-seconds and HTTP-date, clamped to [min, max]; missing, negative or garbage → null', () => {
-  const policy = DEFAULT_RETRY_POLICY;
-  const cases: [string | null, number | null][] = [
-    [null, null],
-    ['', null],
-    ['   ', null],
-    ['120', 120_000],
-    [' 7 ', 7_000],
-    ['1', 1_000],
-    ['0', 1_000],
-    ['3600', 3_600_000],
-    ['3601', 3_600_000],
-    ['99999999999999999999999', 3_600_000],
-    ['-1', null],
-    ['+5', null],
-    ['1.5', null],
-    ['1e3', null],
-    ['0x10', null],
-    ['Infinity', null],
-    ['NaN', null],
-    ['5 s', null],
-    ['soon', null],
-    ['Thu, 01 Jan 2026 00:00:30 GMT', 30_000],
-    ['Thu, 01 Jan 2026 00:00:00 GMT', 1_000],
-    ['Thu, 01 Jan 2026 00:00:00 UTC', null],
-    ['Thu, 01 Jan 2026 05:00:00 GMT', 3_600_000],
-    ['Wed, 31 Dec 2025 23:59:59 GMT', null],
-    ['2026-01-01T00:00:30Z', null],
-    ['Thu, 01 Jan 2026 00:00:30 +0000', null],
-  ];
-  for (const [header, expected] of cases)
-    assert.equal(parseRetryAfterMs(header, NOW_MS, policy), expected, JSON.stringify(header));
-  const band: RetryPolicy = { ...policy, retryAfterMinMs: 2_000, retryAfterMaxMs: 10_000 };
-  assert.equal(parseRetryAfterMs('1', NOW_MS, band), 2_000);
-  assert.equal(parseRetryAfterMs('5', NOW_MS, band), 5_000);
-  assert.equal(parseRetryAfterMs('11', NOW_MS, band), 10_000);
-  assert.equal(
-    parseRetryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', NOW_MS + 500, band),
-    4_500,
-    'an HTTP-date counts from now to the ms',
-  );
-});
+test(
+  'parseRetryAfterMs: delay-seconds and HTTP-date, clamped to ' + '[min, max]; missing, negative or garbage → null',
+  () => {
+    const policy = DEFAULT_RETRY_POLICY;
+    const cases: [string | null, number | null][] = [
+      [null, null],
+      ['', null],
+      ['   ', null],
+      ['120', 120_000],
+      [' 7 ', 7_000],
+      ['1', 1_000],
+      ['0', 1_000],
+      ['3600', 3_600_000],
+      ['3601', 3_600_000],
+      ['99999999999999999999999', 3_600_000],
+      ['-1', null],
+      ['+5', null],
+      ['1.5', null],
+      ['1e3', null],
+      ['0x10', null],
+      ['Infinity', null],
+      ['NaN', null],
+      ['5 s', null],
+      ['soon', null],
+      ['Thu, 01 Jan 2026 00:00:30 GMT', 30_000],
+      ['Thu, 01 Jan 2026 00:00:00 GMT', 1_000],
+      ['Thu, 01 Jan 2026 00:00:00 UTC', null],
+      ['Thu, 01 Jan 2026 05:00:00 GMT', 3_600_000],
+      ['Wed, 31 Dec 2025 23:59:59 GMT', null],
+      ['2026-01-01T00:00:30Z', null],
+      ['Thu, 01 Jan 2026 00:00:30 +0000', null],
+    ];
+    for (const [header, expected] of cases)
+      assert.equal(parseRetryAfterMs(header, NOW_MS, policy), expected, JSON.stringify(header));
+    const band: RetryPolicy = { ...policy, retryAfterMinMs: 2_000, retryAfterMaxMs: 10_000 };
+    assert.equal(parseRetryAfterMs('1', NOW_MS, band), 2_000);
+    assert.equal(parseRetryAfterMs('5', NOW_MS, band), 5_000);
+    assert.equal(parseRetryAfterMs('11', NOW_MS, band), 10_000);
+    assert.equal(
+      parseRetryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', NOW_MS + 500, band),
+      4_500,
+      'an HTTP-date counts from now to the ms',
+    );
+  },
+);
 
 test('the decision draws from the random source it is given, and the same seed gives the same delay', () => {
   const failed = classifyAttempt(response(500));

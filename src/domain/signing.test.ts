@@ -355,36 +355,42 @@ test('each negative case is a sender mistake that our signing code does not make
   }
 });
 
-test('decodeSecret refuses secrets that are not whsec_ + padded standard base64 of 24–64 bytes, and accepts the rest', () => {
-  // signature_matches is null exactly when the vectors' verifier secret is not standard base64.
-  const refused = new Set(VECTORS.cases.filter((c) => c.signature_matches === null).map((c) => c.id));
-  assert.deepEqual([...refused].sort(), [
-    'neg-secret-base64url',
-    'neg-secret-wrong-prefix-case',
-    'quirk-empty-secret-after-prefix',
-  ]);
-  // Stricter than the JS packages, like the Go and Rust reference libraries: no unpadded base64, no bare key.
-  const alsoRefused = new Set(['quirk-secret-unpadded-base64', 'secret-without-prefix']);
-  for (const c of v1Cases) {
-    if (refused.has(c.id) || alsoRefused.has(c.id)) {
-      assert.throws(() => decodeSecret(c.secret), InvalidSecretError, c.id);
+test(
+  'decodeSecret refuses secrets that are not whsec_ + padded ' + 'standard base64 of 24–64 bytes, and accepts the rest',
+  () => {
+    // signature_matches is null exactly when the vectors' verifier secret is not standard base64.
+    const refused = new Set(VECTORS.cases.filter((c) => c.signature_matches === null).map((c) => c.id));
+    assert.deepEqual([...refused].sort(), [
+      'neg-secret-base64url',
+      'neg-secret-wrong-prefix-case',
+      'quirk-empty-secret-after-prefix',
+    ]);
+    // Stricter than the JS packages, like the Go and Rust reference libraries: no unpadded base64, no bare key.
+    const alsoRefused = new Set(['quirk-secret-unpadded-base64', 'secret-without-prefix']);
+    for (const c of v1Cases) {
+      if (refused.has(c.id) || alsoRefused.has(c.id)) {
+        assert.throws(() => decodeSecret(c.secret), InvalidSecretError, c.id);
+        markChecked(c.id, 'decodeSecret');
+        continue;
+      }
+      for (const secret of [
+        c.secret,
+        ...(c.signing_secret === undefined ? [] : [c.signing_secret]),
+        ...(c.signed_with ?? []),
+      ]) {
+        const key = decodeSecret(secret);
+        assert.ok(
+          key.length >= SECRET_MIN_BYTES && key.length <= SECRET_MAX_BYTES,
+          `${c.id}: key length ${key.length}`,
+        );
+        assert.equal(encodeSecret(key), secret, `${c.id}: the secret is the canonical encoding of its key`);
+      }
       markChecked(c.id, 'decodeSecret');
-      continue;
     }
-    for (const secret of [
-      c.secret,
-      ...(c.signing_secret === undefined ? [] : [c.signing_secret]),
-      ...(c.signed_with ?? []),
-    ]) {
-      const key = decodeSecret(secret);
-      assert.ok(key.length >= SECRET_MIN_BYTES && key.length <= SECRET_MAX_BYTES, `${c.id}: key length ${key.length}`);
-      assert.equal(encodeSecret(key), secret, `${c.id}: the secret is the canonical encoding of its key`);
-    }
-    markChecked(c.id, 'decodeSecret');
-  }
-  assert.equal(decodeSecret(VECTORS.cases.find((c) => c.id === 'secret-24-bytes')?.secret ?? '').length, 24);
-  assert.equal(decodeSecret(VECTORS.cases.find((c) => c.id === 'secret-64-bytes')?.secret ?? '').length, 64);
-});
+    assert.equal(decodeSecret(VECTORS.cases.find((c) => c.id === 'secret-24-bytes')?.secret ?? '').length, 24);
+    assert.equal(decodeSecret(VECTORS.cases.find((c) => c.id === 'secret-64-bytes')?.secret ?? '').length, 64);
+  },
+);
 
 test('decodeSecret refuses keys shorter than 24 or longer than 64 bytes and malformed base64', () => {
   for (const bytes of [1, 16, 23, 65, 128])

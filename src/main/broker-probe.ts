@@ -33,7 +33,8 @@ export function brokerUrlShown(urls: string): string {
 function reasonOf(error: unknown, urls: string): string {
   const e = error as { code?: unknown; message?: string };
   const code = typeof e.code === 'string' && /^[A-Z][A-Z_]+$/.test(e.code) ? e.code : undefined;
-  let text = `${code !== undefined && !String(e.message).includes(code) ? `${code}: ` : ''}${e.message ?? String(error)}`;
+  const prefix = code !== undefined && !String(e.message).includes(code) ? `${code}: ` : '';
+  let text = `${prefix}${e.message ?? String(error)}`;
   for (const part of urls.split(',')) {
     try {
       const { username, password } = new URL(part.trim());

@@ -62,23 +62,26 @@ test(
   },
 );
 
-test('a spell that lasts writes one line per REPEAT_MS with the count; other warn and error lines pass unchanged', () => {
-  const h = harness();
-  h.logger.error({ err: new Error('syntax error at or near "SELEC"') }, 'unexpected fault');
-  h.logger.warn({ err: refused() }, 'claim failed; backing off');
-  h.advance(REPEAT_MS - 1);
-  h.logger.warn({ err: refused() }, 'claim failed; backing off');
-  h.advance(1);
-  h.logger.warn({ err: refused() }, 'claim failed; backing off');
-  h.logger.info({ err: refused() }, 'an info line is not a fault report');
-  assert.deepEqual(
-    h.lines.map((l) => [l.level, l.event ?? l.msg, l.failures]),
-    [
-      [50, 'unexpected fault', undefined],
-      [40, 'database.unavailable', 1],
-      [40, 'database.unavailable', 3],
-      [30, 'an info line is not a fault report', undefined],
-    ],
-  );
-  assert.equal(h.lines[2]!.unavailableMs, REPEAT_MS);
-});
+test(
+  'a spell that lasts writes one line per REPEAT_MS with the ' + 'count; other warn and error lines pass unchanged',
+  () => {
+    const h = harness();
+    h.logger.error({ err: new Error('syntax error at or near "SELEC"') }, 'unexpected fault');
+    h.logger.warn({ err: refused() }, 'claim failed; backing off');
+    h.advance(REPEAT_MS - 1);
+    h.logger.warn({ err: refused() }, 'claim failed; backing off');
+    h.advance(1);
+    h.logger.warn({ err: refused() }, 'claim failed; backing off');
+    h.logger.info({ err: refused() }, 'an info line is not a fault report');
+    assert.deepEqual(
+      h.lines.map((l) => [l.level, l.event ?? l.msg, l.failures]),
+      [
+        [50, 'unexpected fault', undefined],
+        [40, 'database.unavailable', 1],
+        [40, 'database.unavailable', 3],
+        [30, 'an info line is not a fault report', undefined],
+      ],
+    );
+    assert.equal(h.lines[2]!.unavailableMs, REPEAT_MS);
+  },
+);

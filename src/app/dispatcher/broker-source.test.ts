@@ -96,19 +96,26 @@ function world(verdicts: Record<string, ClaimIdRefusal | 'leased' | 'fail'> = {}
   return { source, arrive, take, claims, disconnect, woken: () => woken };
 }
 
-test('ids are offered round-robin over endpoints, each within its room: a black hole at its share crowds out nobody', async () => {
-  const w = world();
-  const hole = Array.from({ length: 6 }, (_, i) => message(`hole-${i}`, 'ep_hole'));
-  w.arrive(...hole, message('ok-1', 'ep_ok'));
-  await w.take(3, { ep_hole: 2 }, 2);
-  assert.deepEqual(w.claims, [['ok-1']], 'the black hole has no room: only the other endpoint is offered');
-  await w.take(3, {}, 2);
-  assert.deepEqual(w.claims[1], ['hole-0', 'hole-1'], 'then the black hole up to its share');
-  const z = world();
-  z.arrive(...hole.map((m) => message(m.deliveryId, m.endpointId)), message('ok-1', 'ep_ok'), message('ok-2', 'ep_ok'));
-  await z.take(3);
-  assert.deepEqual(z.claims, [['hole-0', 'ok-1', 'hole-1']], 'one of each endpoint in turn');
-});
+test(
+  'ids are offered round-robin over endpoints, each within its room: ' + 'a black hole at its share crowds out nobody',
+  async () => {
+    const w = world();
+    const hole = Array.from({ length: 6 }, (_, i) => message(`hole-${i}`, 'ep_hole'));
+    w.arrive(...hole, message('ok-1', 'ep_ok'));
+    await w.take(3, { ep_hole: 2 }, 2);
+    assert.deepEqual(w.claims, [['ok-1']], 'the black hole has no room: only the other endpoint is offered');
+    await w.take(3, {}, 2);
+    assert.deepEqual(w.claims[1], ['hole-0', 'hole-1'], 'then the black hole up to its share');
+    const z = world();
+    z.arrive(
+      ...hole.map((m) => message(m.deliveryId, m.endpointId)),
+      message('ok-1', 'ep_ok'),
+      message('ok-2', 'ep_ok'),
+    );
+    await z.take(3);
+    assert.deepEqual(z.claims, [['hole-0', 'ok-1', 'hole-1']], 'one of each endpoint in turn');
+  },
+);
 
 test(
   'ids not due or gated are acknowledged; ids without room are kept and offered again; leased ones end with ' +

@@ -58,40 +58,43 @@ function withOwed(owed: boolean): { p: ClaimPacer; timers: ManualTimers } {
   return made;
 }
 
-test('freed slots: when the next take comes, by what the window wants, who freed them and whether a take is owed', async () => {
-  const cases: { refill: Refill; pushed: boolean; owed: boolean; lastsMs: number; why: string }[] = [
-    { refill: 'now', pushed: false, owed: false, lastsMs: 0, why: 'a useful part of the window is free: at once' },
-    {
-      refill: 'soon',
-      pushed: false,
-      owed: false,
-      lastsMs: REFILL_DELAY_MS,
-      why: 'a few slots: after the refill delay',
-    },
-    {
-      refill: 'soon',
-      pushed: true,
-      owed: false,
-      lastsMs: HANDOFF_REFILL_DELAY_MS,
-      why: "a pushed delivery's slot while no take is owed: the slow refill",
-    },
-    {
-      refill: 'now',
-      pushed: true,
-      owed: false,
-      lastsMs: HANDOFF_REFILL_DELAY_MS,
-      why: 'the slow refill wins over "now" while no take is owed',
-    },
-    { refill: 'soon', pushed: true, owed: true, lastsMs: REFILL_DELAY_MS, why: 'a take is owed: as any freed slot' },
-    { refill: 'now', pushed: true, owed: true, lastsMs: 0, why: 'a take is owed and the window wants one now' },
-  ];
-  for (const c of cases) {
-    const { p, timers } = withOwed(c.owed);
-    const waiting = p.wait(10_000);
-    p.freed(c.refill, c.pushed);
-    await endsAfter(waiting, timers, c.lastsMs, c.why);
-  }
-});
+test(
+  'freed slots: when the next take comes, by what the window ' + 'wants, who freed them and whether a take is owed',
+  async () => {
+    const cases: { refill: Refill; pushed: boolean; owed: boolean; lastsMs: number; why: string }[] = [
+      { refill: 'now', pushed: false, owed: false, lastsMs: 0, why: 'a useful part of the window is free: at once' },
+      {
+        refill: 'soon',
+        pushed: false,
+        owed: false,
+        lastsMs: REFILL_DELAY_MS,
+        why: 'a few slots: after the refill delay',
+      },
+      {
+        refill: 'soon',
+        pushed: true,
+        owed: false,
+        lastsMs: HANDOFF_REFILL_DELAY_MS,
+        why: "a pushed delivery's slot while no take is owed: the slow refill",
+      },
+      {
+        refill: 'now',
+        pushed: true,
+        owed: false,
+        lastsMs: HANDOFF_REFILL_DELAY_MS,
+        why: 'the slow refill wins over "now" while no take is owed',
+      },
+      { refill: 'soon', pushed: true, owed: true, lastsMs: REFILL_DELAY_MS, why: 'a take is owed: as any freed slot' },
+      { refill: 'now', pushed: true, owed: true, lastsMs: 0, why: 'a take is owed and the window wants one now' },
+    ];
+    for (const c of cases) {
+      const { p, timers } = withOwed(c.owed);
+      const waiting = p.wait(10_000);
+      p.freed(c.refill, c.pushed);
+      await endsAfter(waiting, timers, c.lastsMs, c.why);
+    }
+  },
+);
 
 test('the refill timer: one armed at most; a sooner refill brings it forward, a later one leaves it', async () => {
   const { p, timers } = withOwed(false);

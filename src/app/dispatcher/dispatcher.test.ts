@@ -81,23 +81,26 @@ test('an outcome is recorded with its fencing token and dispatcher id, and logge
   assert.equal(line?.obj.recorded, true);
 });
 
-test('a lost lease is not recorded as success: the heartbeat aborts the attempt and nothing is written for it', async () => {
-  const h = harness();
-  h.claims.push([claimed('1'), claimed('2')]);
-  await h.dispatcher.tick();
-  h.lost = ['1'];
-  assert.deepEqual(await h.dispatcher.heartbeat(), ['1']);
-  assert.equal(h.requests.get('1')?.signal?.aborted, true, 'the request of the lost lease is aborted');
-  assert.equal(h.requests.get('2')?.signal?.aborted, false);
-  h.requests.get('2')?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-  assert.deepEqual(
-    h.recordCalls.flat().map((r) => r.deliveryId),
-    ['2'],
-    'only the attempt that kept its lease is recorded',
-  );
-  assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
-});
+test(
+  'a lost lease is not recorded as success: the heartbeat aborts ' + 'the attempt and nothing is written for it',
+  async () => {
+    const h = harness();
+    h.claims.push([claimed('1'), claimed('2')]);
+    await h.dispatcher.tick();
+    h.lost = ['1'];
+    assert.deepEqual(await h.dispatcher.heartbeat(), ['1']);
+    assert.equal(h.requests.get('1')?.signal?.aborted, true, 'the request of the lost lease is aborted');
+    assert.equal(h.requests.get('2')?.signal?.aborted, false);
+    h.requests.get('2')?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+    assert.deepEqual(
+      h.recordCalls.flat().map((r) => r.deliveryId),
+      ['2'],
+      'only the attempt that kept its lease is recorded',
+    );
+    assert.ok(h.lines.some((l) => l.level === 'warn' && l.msg?.startsWith('lease lost')));
+  },
+);
 
 test(
   'answers arriving during a claim back-off do not end it: the freed slots wait for the back-off like everything ' +
@@ -121,22 +124,25 @@ test(
   },
 );
 
-test('publish wake-ups during a claim back-off do not end it, nor does one that came during the failed claim', async () => {
-  const h = harness();
-  h.claims.push(new Error('connection refused'));
-  h.dispatcher.start();
-  h.wake?.(); // arrives while the first claim is out
-  await settle();
-  assert.equal(h.claimCalls.length, 1);
-  h.wake?.();
-  h.wake?.();
-  await settle();
-  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
-  assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over, whatever the wake-ups');
-  await h.timers.advance(1);
-  assert.equal(h.claimCalls.length, 2);
-  await h.dispatcher.stop();
-});
+test(
+  'publish wake-ups during a claim back-off do not end it, nor ' + 'does one that came during the failed claim',
+  async () => {
+    const h = harness();
+    h.claims.push(new Error('connection refused'));
+    h.dispatcher.start();
+    h.wake?.(); // arrives while the first claim is out
+    await settle();
+    assert.equal(h.claimCalls.length, 1);
+    h.wake?.();
+    h.wake?.();
+    await settle();
+    await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
+    assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over, whatever the wake-ups');
+    await h.timers.advance(1);
+    assert.equal(h.claimCalls.length, 2);
+    await h.dispatcher.stop();
+  },
+);
 
 test('a stop ends a claim back-off at once, and a stop during the failed claim waits for no back-off', async () => {
   for (const stopDuringClaim of [false, true]) {
@@ -157,30 +163,33 @@ test('a stop ends a claim back-off at once, and a stop during the failed claim w
   }
 });
 
-test('after failed claims the loop backs off (doubling), then logs "claims resumed" at the next successful claim', async () => {
-  const h = harness();
-  h.claims.push(new Error('connection refused'), new Error('connection refused'));
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.claimCalls.length, 1);
-  assert.equal(h.dispatcher.healthy(), false, 'not ready after a failed claim');
-  // random 0.5: the jitter factor is 1, so the waits are 2× and 4× the base.
-  const first = h.lines.filter((l) => l.msg === 'claim failed; backing off').map((l) => l.obj.retryInMs);
-  assert.deepEqual(first, [CLAIM_BACKOFF_BASE_MS * 2]);
-  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
-  assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over');
-  await h.timers.advance(1);
-  assert.equal(h.claimCalls.length, 2);
-  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 4);
-  assert.equal(h.claimCalls.length, 3);
-  assert.equal(h.dispatcher.healthy(), true);
-  const resumed = h.lines.filter((l) => l.msg === 'claims resumed');
-  assert.deepEqual(
-    resumed.map((l) => l.obj),
-    [{ failedClaims: 2, failedStoreCalls: 2 }],
-  );
-  await h.dispatcher.stop();
-});
+test(
+  'after failed claims the loop backs off (doubling), then logs ' + '"claims resumed" at the next successful claim',
+  async () => {
+    const h = harness();
+    h.claims.push(new Error('connection refused'), new Error('connection refused'));
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.claimCalls.length, 1);
+    assert.equal(h.dispatcher.healthy(), false, 'not ready after a failed claim');
+    // random 0.5: the jitter factor is 1, so the waits are 2× and 4× the base.
+    const first = h.lines.filter((l) => l.msg === 'claim failed; backing off').map((l) => l.obj.retryInMs);
+    assert.deepEqual(first, [CLAIM_BACKOFF_BASE_MS * 2]);
+    await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2 - 1);
+    assert.equal(h.claimCalls.length, 1, 'no claim before the back-off is over');
+    await h.timers.advance(1);
+    assert.equal(h.claimCalls.length, 2);
+    await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 4);
+    assert.equal(h.claimCalls.length, 3);
+    assert.equal(h.dispatcher.healthy(), true);
+    const resumed = h.lines.filter((l) => l.msg === 'claims resumed');
+    assert.deepEqual(
+      resumed.map((l) => l.obj),
+      [{ failedClaims: 2, failedStoreCalls: 2 }],
+    );
+    await h.dispatcher.stop();
+  },
+);
 
 test('an empty claim waits for the poll; a wake-up claims at once', async () => {
   const h = harness();
@@ -200,59 +209,65 @@ test('an empty claim waits for the poll; a wake-up claims at once', async () => 
 // With claiming ahead and nothing waiting (the window has room), the free slots decide, not the room for
 // claiming ahead: a claim per answer costs CPU (ADR 0016, decisions 7 and 16).
 for (const claimAhead of [0, 13]) {
-  test(`a few freed slots are refilled after the refill delay, not at once (claiming ${claimAhead} ahead)`, async () => {
-    const h = harness({
-      concurrency: 64,
-      claimBatch: 64,
-      claimAheadCount: claimAhead,
-      endpointWindowShare: 1,
-      windowReserve: 0,
-    });
-    h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
-    h.dispatcher.start();
-    await settle();
-    assert.equal(h.dispatcher.inFlight(), 64);
-    const before = h.claimCalls.length;
-    h.requests.get('0')?.result.resolve(answer(200));
-    await settle();
-    assert.equal(h.claimCalls.length, before, 'one free slot of 64 waits for the refill timer');
-    await h.timers.advance(REFILL_DELAY_MS);
-    assert.equal(h.claimCalls.length, before + 1);
-    assert.equal(h.claimCalls.at(-1)?.limit, 1 + claimAhead);
-    for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
-    await h.dispatcher.stop();
-  });
+  test(
+    'a few freed slots are refilled after the refill delay, not ' + `at once (claiming ${claimAhead} ahead)`,
+    async () => {
+      const h = harness({
+        concurrency: 64,
+        claimBatch: 64,
+        claimAheadCount: claimAhead,
+        endpointWindowShare: 1,
+        windowReserve: 0,
+      });
+      h.claims.push(Array.from({ length: 64 }, (_, i) => claimed(String(i))));
+      h.dispatcher.start();
+      await settle();
+      assert.equal(h.dispatcher.inFlight(), 64);
+      const before = h.claimCalls.length;
+      h.requests.get('0')?.result.resolve(answer(200));
+      await settle();
+      assert.equal(h.claimCalls.length, before, 'one free slot of 64 waits for the refill timer');
+      await h.timers.advance(REFILL_DELAY_MS);
+      assert.equal(h.claimCalls.length, before + 1);
+      assert.equal(h.claimCalls.at(-1)?.limit, 1 + claimAhead);
+      for (let i = 1; i < 64; i++) h.requests.get(String(i))?.result.resolve(answer(200));
+      await h.dispatcher.stop();
+    },
+  );
 }
 
-test('graceful stop drains in-flight attempts: it waits for them, records their outcomes and releases nothing', async () => {
-  const h = harness();
-  h.claims.push([claimed('1'), claimed('2')]);
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.dispatcher.inFlight(), 2);
-  let stopped = false;
-  const stopping = h.dispatcher.stop().then(() => {
-    stopped = true;
-  });
-  await settle();
-  assert.equal(h.dispatcher.state(), 'draining');
-  assert.equal(stopped, false, 'stop waits for the attempts in flight');
-  const claims = h.claimCalls.length;
-  h.requests.get('1')?.result.resolve(answer(200));
-  h.requests.get('2')?.result.resolve(answer(500));
-  await stopping;
-  assert.equal(h.dispatcher.state(), 'stopped');
-  assert.equal(h.claimCalls.length, claims, 'no claim while draining');
-  assert.deepEqual(
-    h.recordCalls.flat().map((r) => [r.deliveryId, r.next.next]),
-    [
-      ['1', 'succeeded'],
-      ['2', 'retry'],
-    ],
-  );
-  assert.deepEqual(h.releaseCalls, []);
-  assert.equal(h.timers.armed(), 0, 'no timer left armed');
-});
+test(
+  'graceful stop drains in-flight attempts: it waits for them, ' + 'records their outcomes and releases nothing',
+  async () => {
+    const h = harness();
+    h.claims.push([claimed('1'), claimed('2')]);
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.dispatcher.inFlight(), 2);
+    let stopped = false;
+    const stopping = h.dispatcher.stop().then(() => {
+      stopped = true;
+    });
+    await settle();
+    assert.equal(h.dispatcher.state(), 'draining');
+    assert.equal(stopped, false, 'stop waits for the attempts in flight');
+    const claims = h.claimCalls.length;
+    h.requests.get('1')?.result.resolve(answer(200));
+    h.requests.get('2')?.result.resolve(answer(500));
+    await stopping;
+    assert.equal(h.dispatcher.state(), 'stopped');
+    assert.equal(h.claimCalls.length, claims, 'no claim while draining');
+    assert.deepEqual(
+      h.recordCalls.flat().map((r) => [r.deliveryId, r.next.next]),
+      [
+        ['1', 'succeeded'],
+        ['2', 'retry'],
+      ],
+    );
+    assert.deepEqual(h.releaseCalls, []);
+    assert.equal(h.timers.armed(), 0, 'no timer left armed');
+  },
+);
 
 test('graceful stop past the grace period aborts the attempts left and releases their leases', async () => {
   const h = harness({ shutdownGraceMs: 5000 });
@@ -308,23 +323,26 @@ test(
   },
 );
 
-test('the per-endpoint share: an endpoint at its share is left out of the next claim, which is told what it holds', async () => {
-  const h = harness({ concurrency: 4 });
-  h.claims.push([claimed('1', 'ep_slow'), claimed('2', 'ep_slow')]);
-  await h.dispatcher.tick();
-  await h.dispatcher.tick();
-  const next = h.claimCalls[1];
-  assert.deepEqual(next?.excludeEndpoints, ['ep_slow'], 'share 2 of a window of 4: the endpoint takes no more');
-  assert.equal(next?.window?.share, 2);
-  assert.deepEqual(next?.window?.held, new Map([['ep_slow', 2]]));
-  assert.equal(next?.limit, 2);
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  await h.dispatcher.tick();
-  assert.deepEqual(h.claimCalls[2]?.excludeEndpoints, [], 'below its share again after one attempt finished');
-  h.requests.get('2')?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-});
+test(
+  'the per-endpoint share: an endpoint at its share is left out of ' + 'the next claim, which is told what it holds',
+  async () => {
+    const h = harness({ concurrency: 4 });
+    h.claims.push([claimed('1', 'ep_slow'), claimed('2', 'ep_slow')]);
+    await h.dispatcher.tick();
+    await h.dispatcher.tick();
+    const next = h.claimCalls[1];
+    assert.deepEqual(next?.excludeEndpoints, ['ep_slow'], 'share 2 of a window of 4: the endpoint takes no more');
+    assert.equal(next?.window?.share, 2);
+    assert.deepEqual(next?.window?.held, new Map([['ep_slow', 2]]));
+    assert.equal(next?.limit, 2);
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    await h.dispatcher.tick();
+    assert.deepEqual(h.claimCalls[2]?.excludeEndpoints, [], 'below its share again after one attempt finished');
+    h.requests.get('2')?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+  },
+);
 
 // Claiming ahead (in-flight.ts; docs/adr/0016-hot-path-cost.md, decision 16).
 
@@ -384,36 +402,43 @@ test("a waiting delivery opens its request only within its endpoint's share of t
   await h.dispatcher.drained();
 });
 
-test('a waiting delivery with less of its lease left than an attempt needs is handed back (fenced), not sent', async () => {
-  const h = harness({
-    concurrency: 1,
-    claimAheadCount: 1,
-    leaseMs: 30_000,
-    attemptDeadlineMs: 15_000,
-    endpointWindowShare: 1,
-    windowReserve: 0,
-  });
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
-  assert.equal(await h.dispatcher.tick(), 2);
-  await h.timers.advance(14_001);
-  h.requests.get('1')?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-  assert.equal(h.requests.has('2'), false, '15.999 s of lease left, less than the 15 s deadline plus 1 s: no request');
-  assert.deepEqual(
-    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
-    [['2', '7']],
-    'its lease is handed back with its fencing token',
-  );
-  assert.ok(
-    h.lines.some((l) => l.level === 'warn' && l.obj.deliveryId === '2'),
-    'and the hand-back is logged',
-  );
-  assert.deepEqual(
-    h.recordCalls.flat().map((r) => r.deliveryId),
-    ['1'],
-    'nothing is recorded for it',
-  );
-});
+test(
+  'a waiting delivery with less of its lease left than an ' + 'attempt needs is handed back (fenced), not sent',
+  async () => {
+    const h = harness({
+      concurrency: 1,
+      claimAheadCount: 1,
+      leaseMs: 30_000,
+      attemptDeadlineMs: 15_000,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+    assert.equal(await h.dispatcher.tick(), 2);
+    await h.timers.advance(14_001);
+    h.requests.get('1')?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+    assert.equal(
+      h.requests.has('2'),
+      false,
+      '15.999 s of lease left, less than the 15 s deadline plus 1 s: no request',
+    );
+    assert.deepEqual(
+      h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+      [['2', '7']],
+      'its lease is handed back with its fencing token',
+    );
+    assert.ok(
+      h.lines.some((l) => l.level === 'warn' && l.obj.deliveryId === '2'),
+      'and the hand-back is logged',
+    );
+    assert.deepEqual(
+      h.recordCalls.flat().map((r) => r.deliveryId),
+      ['1'],
+      'nothing is recorded for it',
+    );
+  },
+);
 
 test("the heartbeat renews a waiting delivery's lease, so it is still sent after waiting", async () => {
   const h = harness({
@@ -437,31 +462,34 @@ test("the heartbeat renews a waiting delivery's lease, so it is still sent after
   assert.deepEqual(h.releaseCalls, []);
 });
 
-test('a waiting delivery whose lease is lost is dropped unsent; a stop lets waiting deliveries go out as slots free', async () => {
-  const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
-  h.dispatcher.start();
-  await settle();
-  assert.equal(h.dispatcher.inFlight(), 3);
-  h.lost = ['2'];
-  assert.deepEqual(await h.dispatcher.heartbeat(), ['2']);
-  assert.equal(h.dispatcher.inFlight(), 2, 'the lost waiting delivery left the window');
-  const stopping = h.dispatcher.stop();
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.requests.has('2'), false, 'the lost one is never sent');
-  assert.ok(h.requests.has('3'), 'during the drain the next waiting delivery takes the freed slot');
-  h.requests.get('3')?.result.resolve(answer(200));
-  await stopping;
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => r.deliveryId)
-      .sort(),
-    ['1', '3'],
-  );
-  assert.deepEqual(h.releaseCalls, [], 'a stop within the grace period hands nothing back');
-});
+test(
+  'a waiting delivery whose lease is lost is dropped unsent; a stop ' + 'lets waiting deliveries go out as slots free',
+  async () => {
+    const h = harness({ concurrency: 1, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0 });
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a'), claimed('3', 'ep_a')]);
+    h.dispatcher.start();
+    await settle();
+    assert.equal(h.dispatcher.inFlight(), 3);
+    h.lost = ['2'];
+    assert.deepEqual(await h.dispatcher.heartbeat(), ['2']);
+    assert.equal(h.dispatcher.inFlight(), 2, 'the lost waiting delivery left the window');
+    const stopping = h.dispatcher.stop();
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.requests.has('2'), false, 'the lost one is never sent');
+    assert.ok(h.requests.has('3'), 'during the drain the next waiting delivery takes the freed slot');
+    h.requests.get('3')?.result.resolve(answer(200));
+    await stopping;
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => r.deliveryId)
+        .sort(),
+      ['1', '3'],
+    );
+    assert.deepEqual(h.releaseCalls, [], 'a stop within the grace period hands nothing back');
+  },
+);
 
 test('a stop past the grace period releases the deliveries still waiting with the open ones', async () => {
   const h = harness({
@@ -514,83 +542,89 @@ test('while every slot is taken, claims ahead wait until no more than half of th
   assert.equal(h.recordCalls.flat().length, 8);
 });
 
-test('a heartbeat out while a waiting delivery is handed back and claimed again leaves the newer lease alone', async () => {
-  const h = harness({
-    concurrency: 1,
-    claimAheadCount: 1,
-    leaseMs: 30_000,
-    attemptDeadlineMs: 15_000,
-    endpointWindowShare: 1,
-    windowReserve: 0,
-  });
-  h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
-  assert.equal(await h.dispatcher.tick(), 2);
-  await h.timers.advance(14_001);
-  const gate = deferred();
-  h.extendGate = gate.promise;
-  h.lost = ['2'];
-  const beat = h.dispatcher.heartbeat(); // renews 1 and 2 with token 7
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  assert.deepEqual(
-    h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
-    [['2', '7']],
-    'token 7 handed back: too little lease left',
-  );
-  h.claims.push([claimed('3', 'ep_b'), claimed('2', 'ep_a', '8')]);
-  assert.equal(await h.dispatcher.tick(), 2, 'the handed-back delivery is claimed again, token 8, waiting');
-  gate.resolve();
-  h.extendGate = undefined;
-  assert.deepEqual(await beat, ['2'], 'the heartbeat reports token 7 lost');
-  assert.equal(h.dispatcher.inFlight(), 2, 'token 8 is still in the window');
-  h.requests.get('3')?.result.resolve(answer(200));
-  await settle();
-  assert.ok(h.requests.has('2'), 'and it is sent');
-  h.requests.get('2')?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-  assert.deepEqual(
-    h.recordCalls
-      .flat()
-      .map((r) => [r.deliveryId, r.fencingToken])
-      .sort(),
-    [
-      ['1', '1'],
-      ['2', '8'],
-      ['3', '1'],
-    ],
-  );
-});
+test(
+  'a heartbeat out while a waiting delivery is handed back and ' + 'claimed again leaves the newer lease alone',
+  async () => {
+    const h = harness({
+      concurrency: 1,
+      claimAheadCount: 1,
+      leaseMs: 30_000,
+      attemptDeadlineMs: 15_000,
+      endpointWindowShare: 1,
+      windowReserve: 0,
+    });
+    h.claims.push([claimed('1', 'ep_a'), claimed('2', 'ep_a', '7')]);
+    assert.equal(await h.dispatcher.tick(), 2);
+    await h.timers.advance(14_001);
+    const gate = deferred();
+    h.extendGate = gate.promise;
+    h.lost = ['2'];
+    const beat = h.dispatcher.heartbeat(); // renews 1 and 2 with token 7
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    assert.deepEqual(
+      h.releaseCalls.flat().map((l) => [l.deliveryId, l.fencingToken]),
+      [['2', '7']],
+      'token 7 handed back: too little lease left',
+    );
+    h.claims.push([claimed('3', 'ep_b'), claimed('2', 'ep_a', '8')]);
+    assert.equal(await h.dispatcher.tick(), 2, 'the handed-back delivery is claimed again, token 8, waiting');
+    gate.resolve();
+    h.extendGate = undefined;
+    assert.deepEqual(await beat, ['2'], 'the heartbeat reports token 7 lost');
+    assert.equal(h.dispatcher.inFlight(), 2, 'token 8 is still in the window');
+    h.requests.get('3')?.result.resolve(answer(200));
+    await settle();
+    assert.ok(h.requests.has('2'), 'and it is sent');
+    h.requests.get('2')?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+    assert.deepEqual(
+      h.recordCalls
+        .flat()
+        .map((r) => [r.deliveryId, r.fencingToken])
+        .sort(),
+      [
+        ['1', '1'],
+        ['2', '8'],
+        ['3', '1'],
+      ],
+    );
+  },
+);
 
-test('an answer that makes its endpoint answering lets its waiting deliveries open within the reserve at once', async () => {
-  const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0.25 });
-  h.claims.push([
-    claimed('x1', 'ep_x'),
-    claimed('y1', 'ep_y'),
-    claimed('e1', 'ep_e'),
-    claimed('e2', 'ep_e'),
-    claimed('e3', 'ep_e'),
-  ]);
-  assert.equal(await h.dispatcher.tick(), 5);
-  await settle();
-  assert.deepEqual(
-    [...h.requests.keys()].sort(),
-    ['e1', 'x1', 'y1'],
-    'three open for endpoints not known to answer: the fourth slot is the reserve',
-  );
-  const gate = deferred();
-  h.recordGate = gate.promise;
-  h.requests.get('e1')?.result.resolve(answer(200));
-  await settle();
-  assert.ok(
-    h.requests.has('e2') && h.requests.has('e3'),
-    "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's " +
-      'outcome is written',
-  );
-  gate.resolve();
-  h.recordGate = undefined;
-  for (const id of ['x1', 'y1', 'e2', 'e3']) h.requests.get(id)?.result.resolve(answer(200));
-  await h.dispatcher.drained();
-});
+test(
+  'an answer that makes its endpoint answering lets its waiting ' + 'deliveries open within the reserve at once',
+  async () => {
+    const h = harness({ concurrency: 4, claimAheadCount: 2, endpointWindowShare: 1, windowReserve: 0.25 });
+    h.claims.push([
+      claimed('x1', 'ep_x'),
+      claimed('y1', 'ep_y'),
+      claimed('e1', 'ep_e'),
+      claimed('e2', 'ep_e'),
+      claimed('e3', 'ep_e'),
+    ]);
+    assert.equal(await h.dispatcher.tick(), 5);
+    await settle();
+    assert.deepEqual(
+      [...h.requests.keys()].sort(),
+      ['e1', 'x1', 'y1'],
+      'three open for endpoints not known to answer: the fourth slot is the reserve',
+    );
+    const gate = deferred();
+    h.recordGate = gate.promise;
+    h.requests.get('e1')?.result.resolve(answer(200));
+    await settle();
+    assert.ok(
+      h.requests.has('e2') && h.requests.has('e3'),
+      "ep_e answered: both its waiting deliveries open (one into e1's slot, one into the reserve) before e1's " +
+        'outcome is written',
+    );
+    gate.resolve();
+    h.recordGate = undefined;
+    for (const id of ['x1', 'y1', 'e2', 'e3']) h.requests.get(id)?.result.resolve(answer(200));
+    await h.dispatcher.drained();
+  },
+);
 
 test(
   'a claim that reclaims a delivery still waiting here under an expired lease replaces it: only the newer token ' +
@@ -787,8 +821,8 @@ test(
   'hand-off: a claim that returned rows leaves a claim owed, though it took fewer than its limit (the claim cuts ' +
     'each endpoint at its part of the batch)',
   async () => {
-    // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not claim
-    // again at once.
+    // Window 2 and 4 claimed ahead: a claim of 3 into 2 open slots leaves deliveries waiting, so the loop does not
+    // claim again at once.
     const { h, handOff } = await answeredOnce({
       concurrency: 2,
       claimBatch: 4,

@@ -6,7 +6,8 @@ test(
   'health: a failed take makes the dispatcher unhealthy until a take succeeds; "claims resumed" counts every ' +
     'failed store call since',
   () => {
-    // Each case: store calls that fail (in order), then a successful take; what the dispatcher reads meanwhile and after.
+    // Each case: store calls that fail (in order), then a successful take; what the dispatcher reads meanwhile and
+    // after.
     const cases: {
       failures: StoreCall[];
       healthyBefore: boolean;

@@ -84,43 +84,49 @@ test("a third source's wake-up ends the loop's wait, as a publish wake-up does",
   assert.equal(broker.asked.length, stopped, 'disconnected at the stop');
 });
 
-test('room a source reserved counts as held: the claim asks for less and is told what each endpoint holds', async () => {
-  const reserving: WorkSource = {
-    name: 'reserving',
-    reserved: () => ({ slots: 2, endpoints: new Map([['ep_a', 2]]) }),
-  };
-  const h = harness({ concurrency: 4, endpointWindowShare: 0.5, windowReserve: 0 }, [reserving]);
-  await h.dispatcher.tick();
-  assert.equal(h.claimCalls[0]?.limit, 2);
-  assert.deepEqual(
-    h.claimCalls[0]?.excludeEndpoints,
-    ['ep_a'],
-    'ep_a is at its share of 2 with what was reserved for it',
-  );
-  assert.deepEqual(h.claimCalls[0]?.window?.held, new Map([['ep_a', 2]]));
-});
+test(
+  'room a source reserved counts as held: the claim asks for ' + 'less and is told what each endpoint holds',
+  async () => {
+    const reserving: WorkSource = {
+      name: 'reserving',
+      reserved: () => ({ slots: 2, endpoints: new Map([['ep_a', 2]]) }),
+    };
+    const h = harness({ concurrency: 4, endpointWindowShare: 0.5, windowReserve: 0 }, [reserving]);
+    await h.dispatcher.tick();
+    assert.equal(h.claimCalls[0]?.limit, 2);
+    assert.deepEqual(
+      h.claimCalls[0]?.excludeEndpoints,
+      ['ep_a'],
+      'ep_a is at its share of 2 with what was reserved for it',
+    );
+    assert.deepEqual(h.claimCalls[0]?.window?.held, new Map([['ep_a', 2]]));
+  },
+);
 
-test('a pushing source is offered no room while the claims fail and back off, and room again once a claim succeeds', async () => {
-  const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 });
-  const afterBackOff = deferred<readonly ClaimedDelivery[]>();
-  h.claims.push([claimed('1', 'ep_a')], new Error('connection refused'), afterBackOff.promise);
-  h.dispatcher.start();
-  await settle();
-  h.requests.get('1')?.result.resolve(answer(200));
-  await settle();
-  assert.equal(h.dispatcher.healthy(), false, 'the second claim failed');
-  assert.equal(h.handoff.offer(1), null, 'no room while backing off after a failed claim');
-  await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2);
-  assert.equal(h.dispatcher.healthy(), false, 'the claim after the back-off is still out');
-  assert.equal(h.handoff.offer(1), null, 'no room until a claim succeeds');
-  afterBackOff.resolve([]);
-  await settle();
-  assert.equal(h.dispatcher.healthy(), true, 'the claim after the back-off succeeded');
-  const offer = h.handoff.offer(1);
-  assert.deepEqual(offer?.endpointIds, ['ep_a'], 'room again for the endpoint that answered');
-  h.handoff.adopt(offer!, []);
-  await h.dispatcher.stop();
-});
+test(
+  'a pushing source is offered no room while the claims fail and ' + 'back off, and room again once a claim succeeds',
+  async () => {
+    const h = harness({ concurrency: 4, endpointWindowShare: 1, windowReserve: 0 });
+    const afterBackOff = deferred<readonly ClaimedDelivery[]>();
+    h.claims.push([claimed('1', 'ep_a')], new Error('connection refused'), afterBackOff.promise);
+    h.dispatcher.start();
+    await settle();
+    h.requests.get('1')?.result.resolve(answer(200));
+    await settle();
+    assert.equal(h.dispatcher.healthy(), false, 'the second claim failed');
+    assert.equal(h.handoff.offer(1), null, 'no room while backing off after a failed claim');
+    await h.timers.advance(CLAIM_BACKOFF_BASE_MS * 2);
+    assert.equal(h.dispatcher.healthy(), false, 'the claim after the back-off is still out');
+    assert.equal(h.handoff.offer(1), null, 'no room until a claim succeeds');
+    afterBackOff.resolve([]);
+    await settle();
+    assert.equal(h.dispatcher.healthy(), true, 'the claim after the back-off succeeded');
+    const offer = h.handoff.offer(1);
+    assert.deepEqual(offer?.endpointIds, ['ep_a'], 'room again for the endpoint that answered');
+    h.handoff.adopt(offer!, []);
+    await h.dispatcher.stop();
+  },
+);
 
 test(
   'a source is told of each of its deliveries given up without a record, once: lease lost, or released at the ' +

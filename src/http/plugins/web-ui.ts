@@ -18,10 +18,13 @@ const MODES = [
 ] as const;
 
 /** Answered while the bundle is missing: what to run. No script, no outside resource. */
-const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tidings: web UI not built</title></head>
+const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Tidings: web UI not built</title></head>
 <body><main><h1>The web UI is not built</h1><p>Build it once with <code>npm run build:web</code> (the repository's
-<code>npm start</code> and <code>npm test</code> build it on their own when it is missing or stale), then reload this page.</p>
-<p>The HTTP API works without it: see <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p></main></body></html>`;
+<code>npm start</code> and <code>npm test</code> build it on their own when it is missing or stale), then reload
+this page.</p>
+<p>The HTTP API works without it: see <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
+</main></body></html>`;
 
 /**
  * The Content-Security-Policy of a page (ADR 0012): scripts, styles and API calls from this origin only, no

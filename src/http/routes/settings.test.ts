@@ -31,14 +31,16 @@ test(
       loadConfig({
         TIDINGS_API_TOKEN: 'tidings_settings_test_token_0123456789abcdef',
         DATABASE_URL:
-          'postgresql://tidings:s3cret-userinfo@db.internal:5432/tidings?sslmode=verify-full&password=s3cret-query&sslpassword=s3cret-ssl&application_name=api',
+          'postgresql://tidings:s3cret-userinfo@db.internal:5432/tidings?sslmode=verify-full&password=s3cret-query' +
+          '&sslpassword=s3cret-ssl&application_name=api',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/v1?api_key=s3cret-key&Token=s3cret-token&region=eu',
       }),
     ).data;
     const byEnv = new Map(rows.map((r) => [r.env, r.value]));
     assert.equal(
       byEnv.get('DATABASE_URL'),
-      `postgresql://tidings:${MASK}@db.internal:5432/tidings?sslmode=verify-full&password=${MASK}&sslpassword=${MASK}&application_name=api`,
+      `postgresql://tidings:${MASK}@db.internal:5432/tidings?sslmode=verify-full&password=${MASK}` +
+        `&sslpassword=${MASK}&application_name=api`,
     );
     assert.equal(
       byEnv.get('OTEL_EXPORTER_OTLP_ENDPOINT'),
