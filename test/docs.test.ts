@@ -39,20 +39,23 @@ test('README gives the two quick-start commands and CI runs the same test comman
   assert.match(ci, /^npm test$/m);
 });
 
-test('README stays a front page: at most 300 lines, with the walk-through, the picture, the failures and the map', async () => {
-  const readme = await readFile(new URL('README.md', root), 'utf8');
-  assert.ok(readme.split('\n').length <= 300, `README has ${readme.split('\n').length} lines`);
-  const headings = [
-    '## Quick start',
-    '### A walk-through with curl',
-    '## How it works',
-    '## What happens when things fail',
-    '## Documentation',
-  ];
-  for (const heading of headings) {
-    assert.ok(readme.includes(`\n${heading}\n`), `README has ${heading}`);
-  }
-});
+test(
+  'README stays a front page: at most 300 lines, with the ' + 'walk-through, the picture, the failures and the map',
+  async () => {
+    const readme = await readFile(new URL('README.md', root), 'utf8');
+    assert.ok(readme.split('\n').length <= 300, `README has ${readme.split('\n').length} lines`);
+    const headings = [
+      '## Quick start',
+      '### A walk-through with curl',
+      '## How it works',
+      '## What happens when things fail',
+      '## Documentation',
+    ];
+    for (const heading of headings) {
+      assert.ok(readme.includes(`\n${heading}\n`), `README has ${heading}`);
+    }
+  },
+);
 
 /** Text files of the repository that hold comments and docs (binary files and lockfiles left out). */
 function trackedTextFiles(): string[] {

@@ -219,31 +219,34 @@ test(
   },
 );
 
-test('a failed load shows the error and a Retry button, never an endless "Loading…"; Retry loads the page', async () => {
-  const { context, page } = await world.page();
-  try {
-    await signIn(page, world.url, world.token);
-    let refuse = true;
-    await page.route('**/api/v1/app/*/endpoint?*', (route) =>
-      refuse
-        ? route.fulfill({
-            status: 503,
-            contentType: 'application/json',
-            body: '{"code":"unavailable","detail":"try again"}',
-          })
-        : route.continue(),
-    );
-    await page.evaluate((r) => {
-      location.hash = r;
-    }, `/apps/${ids.app}/endpoints`);
-    const error = page.locator('main .error', { hasText: 'unavailable' });
-    await error.waitFor();
-    assert.equal(await page.locator('main .loading').count(), 0, 'no spinner beside the error');
-    refuse = false;
-    await error.getByRole('button', { name: 'Retry' }).click();
-    await page.getByRole('link', { name: `${receiver.url}/ok` }).waitFor();
-    assert.equal(await page.locator('main .error').count(), 0);
-  } finally {
-    await context.close();
-  }
-});
+test(
+  'a failed load shows the error and a Retry button, never an ' + 'endless "Loading…"; Retry loads the page',
+  async () => {
+    const { context, page } = await world.page();
+    try {
+      await signIn(page, world.url, world.token);
+      let refuse = true;
+      await page.route('**/api/v1/app/*/endpoint?*', (route) =>
+        refuse
+          ? route.fulfill({
+              status: 503,
+              contentType: 'application/json',
+              body: '{"code":"unavailable","detail":"try again"}',
+            })
+          : route.continue(),
+      );
+      await page.evaluate((r) => {
+        location.hash = r;
+      }, `/apps/${ids.app}/endpoints`);
+      const error = page.locator('main .error', { hasText: 'unavailable' });
+      await error.waitFor();
+      assert.equal(await page.locator('main .loading').count(), 0, 'no spinner beside the error');
+      refuse = false;
+      await error.getByRole('button', { name: 'Retry' }).click();
+      await page.getByRole('link', { name: `${receiver.url}/ok` }).waitFor();
+      assert.equal(await page.locator('main .error').count(), 0);
+    } finally {
+      await context.close();
+    }
+  },
+);

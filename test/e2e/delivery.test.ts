@@ -119,70 +119,76 @@ describe('end to end on the PostgreSQL server', () => {
     );
   });
 
-  test('a message that always fails ends as a dead letter after the schedule; resend after recovery delivers it', async () => {
-    const app = await svix.application.create({ name: 'down' });
-    const epId = await endpoint(app.id, '/down');
-    await receiver.script('/down', [], { status: 503 });
-    const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { id: 7 } });
-    const dead = await logs.waitFor(attempted(msg.id, 'dead'), 30_000, 'the dead letter');
-    assert.equal(dead.attempt, SCHEDULE_MS.length + 1);
-    assert.equal(dead.deadReason, 'exhausted');
-    const timeline = (await (
-      await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, {
-        headers: { authorization: `Bearer ${world.token}` },
-      })
-    ).json()) as { deliveryState: string; attemptCount: number };
-    assert.equal(timeline.deliveryState, 'dead');
-    assert.equal(timeline.attemptCount, SCHEDULE_MS.length + 1);
-    assert.equal((await receiver.requests()).filter((r) => r.path === '/down').length, SCHEDULE_MS.length + 1);
+  test(
+    'a message that always fails ends as a dead letter after the ' + 'schedule; resend after recovery delivers it',
+    async () => {
+      const app = await svix.application.create({ name: 'down' });
+      const epId = await endpoint(app.id, '/down');
+      await receiver.script('/down', [], { status: 503 });
+      const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { id: 7 } });
+      const dead = await logs.waitFor(attempted(msg.id, 'dead'), 30_000, 'the dead letter');
+      assert.equal(dead.attempt, SCHEDULE_MS.length + 1);
+      assert.equal(dead.deadReason, 'exhausted');
+      const timeline = (await (
+        await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/timeline`, {
+          headers: { authorization: `Bearer ${world.token}` },
+        })
+      ).json()) as { deliveryState: string; attemptCount: number };
+      assert.equal(timeline.deliveryState, 'dead');
+      assert.equal(timeline.attemptCount, SCHEDULE_MS.length + 1);
+      assert.equal((await receiver.requests()).filter((r) => r.path === '/down').length, SCHEDULE_MS.length + 1);
 
-    await receiver.script('/down', [], { status: 200 });
-    await svix.messageAttempt.resend(app.id, msg.id, epId);
-    const resent = await logs.waitFor(
-      (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
-      30_000,
-      'the manual attempt',
-    );
-    assert.equal(resent.outcome, 'delivered');
-    const requests = (await receiver.requests()).filter((r) => r.path === '/down');
-    assert.equal(requests.length, SCHEDULE_MS.length + 2);
-    assert.equal(requests.at(-1)!.webhookId, msg.id, 'the resend keeps the original webhook-id');
-    const attempts = (await svix.messageAttempt.listByMsg(app.id, msg.id)).data;
-    const manual = attempts.filter((a) => a.triggerType === 1);
-    assert.equal(manual.length, 1);
-    assert.equal(manual[0]!.status, 0);
-  });
+      await receiver.script('/down', [], { status: 200 });
+      await svix.messageAttempt.resend(app.id, msg.id, epId);
+      const resent = await logs.waitFor(
+        (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
+        30_000,
+        'the manual attempt',
+      );
+      assert.equal(resent.outcome, 'delivered');
+      const requests = (await receiver.requests()).filter((r) => r.path === '/down');
+      assert.equal(requests.length, SCHEDULE_MS.length + 2);
+      assert.equal(requests.at(-1)!.webhookId, msg.id, 'the resend keeps the original webhook-id');
+      const attempts = (await svix.messageAttempt.listByMsg(app.id, msg.id)).data;
+      const manual = attempts.filter((a) => a.triggerType === 1);
+      assert.equal(manual.length, 1);
+      assert.equal(manual[0]!.status, 0);
+    },
+  );
 
-  test('resend with an Idempotency-Key: a retried call answers the stored 202 and queues no second attempt', async () => {
-    const app = await svix.application.create({ name: 'resend-once' });
-    const epId = await endpoint(app.id, '/resend-once');
-    const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { id: 9 } });
-    await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
-    const resend = (): Promise<Response> =>
-      fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${world.token}`, 'idempotency-key': `resend-${msg.id}` },
-      });
-    const first = await resend();
-    assert.equal(first.status, 202);
-    await logs.waitFor(
-      (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
-      30_000,
-      'the manual attempt',
-    );
-    const second = await resend();
-    assert.equal(second.status, 202);
-    assert.equal(second.headers.get('idempotent-replayed'), 'true');
-    // Read right after the answer: a second resend would already have written its timeline row.
-    const rows = (
-      await database.db.query(
-        'SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE ' +
-          `d.message_id = $1 AND v.reason = 'resend_requested'`,
-        [msg.id],
-      )
-    ).rows;
-    assert.deepEqual(rows, [{ n: 1 }]);
-  });
+  test(
+    'resend with an Idempotency-Key: a retried call answers the ' + 'stored 202 and queues no second attempt',
+    async () => {
+      const app = await svix.application.create({ name: 'resend-once' });
+      const epId = await endpoint(app.id, '/resend-once');
+      const msg = await svix.message.create(app.id, { eventType: 'user.deleted', payload: { id: 9 } });
+      await logs.waitFor(attempted(msg.id, 'succeeded'), 30_000, 'the first delivery');
+      const resend = (): Promise<Response> =>
+        fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/msg/${msg.id}/endpoint/${epId}/resend`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${world.token}`, 'idempotency-key': `resend-${msg.id}` },
+        });
+      const first = await resend();
+      assert.equal(first.status, 202);
+      await logs.waitFor(
+        (l) => attempted(msg.id, 'succeeded')(l) && l.trigger === 'manual',
+        30_000,
+        'the manual attempt',
+      );
+      const second = await resend();
+      assert.equal(second.status, 202);
+      assert.equal(second.headers.get('idempotent-replayed'), 'true');
+      // Read right after the answer: a second resend would already have written its timeline row.
+      const rows = (
+        await database.db.query(
+          'SELECT count(*)::int AS n FROM delivery_events v JOIN deliveries d ON d.id = v.delivery_id WHERE ' +
+            `d.message_id = $1 AND v.reason = 'resend_requested'`,
+          [msg.id],
+        )
+      ).rows;
+      assert.deepEqual(rows, [{ n: 1 }]);
+    },
+  );
 
   test('a 410 Gone dead-letters at once and disables the endpoint with a reason', async () => {
     const app = await svix.application.create({ name: 'gone' });

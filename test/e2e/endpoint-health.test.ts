@@ -56,7 +56,8 @@ describe('endpoint health end to end', () => {
     );
     const rows = (
       await database.db.query<{ ms: number }>(
-        `SELECT extract(epoch FROM (v.at - m.created_at)) * 1000 AS ms FROM messages m JOIN deliveries d ON d.message_id = m.id
+        `SELECT extract(epoch FROM (v.at - m.created_at)) * 1000 AS ms FROM messages m JOIN deliveries d
+          ON d.message_id = m.id
        JOIN delivery_events v ON v.delivery_id = d.id AND v.state = 'succeeded' WHERE m.id = ANY ($1)`,
         [ids],
       )

@@ -62,106 +62,110 @@ describe('keys rotate while Tidings delivers', () => {
     await database?.drop();
   });
 
-  test('nothing is lost, every signature verifies, every payload is exact, and no value is left under the old key', async (t) => {
-    let svix = await start(K1);
-    const app = await svix.application.create({ name: 'rotation live' });
-    for (const path of PATHS) {
-      const secret = encodeSecret(randomBytes(32));
-      await receiver.setSecret(path, secret);
-      await svix.endpoint.create(app.id, { url: receiver.url(path), secret });
-    }
-    // One path fails its first 30 requests: its deliveries are still retrying across the restart and the rotation.
-    await receiver.script(
-      '/live/b',
-      Array.from({ length: 30 }, () => ({ status: 503 })),
-      { status: 200 },
-    );
-    const published = new Map<string, string>();
-    const publish = async (n: number, svixClient: Svix): Promise<void> => {
-      const payload = { n, pad: randomBytes(8).toString('hex') };
-      const msg = await svixClient.message.create(app.id, { eventType: 'rotation.live', payload });
-      // The client sends JSON.stringify(payload); Tidings delivers that exact byte span.
-      published.set(msg.id, createHash('sha256').update(JSON.stringify(payload)).digest('hex'));
-    };
-    for (let n = 0; n < BEFORE; n++) await publish(n, svix);
-    await receiver.waitForCount(BEFORE * 2, 60_000, (r) => r.path !== '/live/b' && r.answer.status === 200);
-    await receiver.waitForCount(5, 60_000, (r) => r.path === '/live/b');
-    await tidings!.stop();
+  test(
+    'nothing is lost, every signature verifies, every payload is ' + 'exact, and no value is left under the old key',
+    async (t) => {
+      let svix = await start(K1);
+      const app = await svix.application.create({ name: 'rotation live' });
+      for (const path of PATHS) {
+        const secret = encodeSecret(randomBytes(32));
+        await receiver.setSecret(path, secret);
+        await svix.endpoint.create(app.id, { url: receiver.url(path), secret });
+      }
+      // One path fails its first 30 requests: its deliveries are still retrying across the restart and the rotation.
+      await receiver.script(
+        '/live/b',
+        Array.from({ length: 30 }, () => ({ status: 503 })),
+        { status: 200 },
+      );
+      const published = new Map<string, string>();
+      const publish = async (n: number, svixClient: Svix): Promise<void> => {
+        const payload = { n, pad: randomBytes(8).toString('hex') };
+        const msg = await svixClient.message.create(app.id, { eventType: 'rotation.live', payload });
+        // The client sends JSON.stringify(payload); Tidings delivers that exact byte span.
+        published.set(msg.id, createHash('sha256').update(JSON.stringify(payload)).digest('hex'));
+      };
+      for (let n = 0; n < BEFORE; n++) await publish(n, svix);
+      await receiver.waitForCount(BEFORE * 2, 60_000, (r) => r.path !== '/live/b' && r.answer.status === 200);
+      await receiver.waitForCount(5, 60_000, (r) => r.path === '/live/b');
+      await tidings!.stop();
 
-    svix = await start(`${K2},${K1}`);
-    const underK1Before = (
-      await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE payload_key_id = 'k1'`)
-    ).rows[0]!.n;
-    assert.equal(underK1Before, BEFORE);
-    const publisher = (async () => {
-      for (let n = BEFORE; n < BEFORE + DURING; n++) await publish(n, svix);
-    })();
-    const progress: string[] = [];
-    const rotationStartedAt = Date.now();
-    const rotation = await runKeysRotate({
-      config: loadConfig(env(`${K2},${K1}`)),
-      logger: silentLogger,
-      out: (line) => progress.push(line),
-    });
-    const rotationEndedAt = Date.now();
-    await publisher;
-    assert.equal(rotation.exitCode, 0, progress.join('\n'));
-    assert.ok(
-      progress.filter((l) => l.includes('messages.payload') && l.includes('batch of')).length >= Math.ceil(BEFORE / 7),
-      'progress is reported batch by batch',
-    );
-    assert.deepEqual(rotation.report.retired, ['k1']);
+      svix = await start(`${K2},${K1}`);
+      const underK1Before = (
+        await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE payload_key_id = 'k1'`)
+      ).rows[0]!.n;
+      assert.equal(underK1Before, BEFORE);
+      const publisher = (async () => {
+        for (let n = BEFORE; n < BEFORE + DURING; n++) await publish(n, svix);
+      })();
+      const progress: string[] = [];
+      const rotationStartedAt = Date.now();
+      const rotation = await runKeysRotate({
+        config: loadConfig(env(`${K2},${K1}`)),
+        logger: silentLogger,
+        out: (line) => progress.push(line),
+      });
+      const rotationEndedAt = Date.now();
+      await publisher;
+      assert.equal(rotation.exitCode, 0, progress.join('\n'));
+      assert.ok(
+        progress.filter((l) => l.includes('messages.payload') && l.includes('batch of')).length >=
+          Math.ceil(BEFORE / 7),
+        'progress is reported batch by batch',
+      );
+      assert.deepEqual(rotation.report.retired, ['k1']);
 
-    const ids = new Set(published.keys());
-    const done = await receiver.waitFor(
-      (requests) =>
-        PATHS.every((path) => {
-          const ok = new Set(
-            requests.filter((r) => r.path === path && r.answer.status === 200).map((r) => r.webhookId),
-          );
-          return [...ids].every((id) => ok.has(id));
-        }),
-      120_000,
-      'every message delivered to every endpoint',
-    );
-    const delivered = done.filter((r) => r.answer.status === 200);
-    t.diagnostic(
-      `${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} ` +
-        `requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`,
-    );
-    assert.ok(
-      delivered.every((r) => r.signatureValid === true),
-      'every delivered request verifies',
-    );
-    for (const r of delivered)
-      assert.equal(r.bodySha256, published.get(r.webhookId!), `payload of ${r.webhookId} is not the bytes published`);
-    const leftOnK1 = (
-      await database.db.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints ` +
-          `WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS ` +
-          'n',
-      )
-    ).rows[0]!.n;
-    assert.equal(leftOnK1, 0, 'no value is left under k1');
-    // Wait until every outcome is recorded (the receiver may answer before the dispatcher writes).
-    await logs.waitForCount(
-      (l) => l.event === 'delivery.attempted' && l.next === 'succeeded',
-      (BEFORE + DURING) * PATHS.length,
-      60_000,
-      'recorded successes',
-    );
-    const states = (
-      await database.db.query<{ state: string; n: number }>(
-        `SELECT state, count(*)::int AS n FROM deliveries GROUP BY 1`,
-      )
-    ).rows;
-    assert.deepEqual(states, [{ state: 'succeeded', n: (BEFORE + DURING) * PATHS.length }]);
+      const ids = new Set(published.keys());
+      const done = await receiver.waitFor(
+        (requests) =>
+          PATHS.every((path) => {
+            const ok = new Set(
+              requests.filter((r) => r.path === path && r.answer.status === 200).map((r) => r.webhookId),
+            );
+            return [...ids].every((id) => ok.has(id));
+          }),
+        120_000,
+        'every message delivered to every endpoint',
+      );
+      const delivered = done.filter((r) => r.answer.status === 200);
+      t.diagnostic(
+        `${done.filter((r) => r.receivedAtMs >= rotationStartedAt && r.receivedAtMs <= rotationEndedAt).length} ` +
+          `requests reached the receiver while keys rotate ran (${rotationEndedAt - rotationStartedAt} ms)`,
+      );
+      assert.ok(
+        delivered.every((r) => r.signatureValid === true),
+        'every delivered request verifies',
+      );
+      for (const r of delivered)
+        assert.equal(r.bodySha256, published.get(r.webhookId!), `payload of ${r.webhookId} is not the bytes published`);
+      const leftOnK1 = (
+        await database.db.query<{ n: number }>(
+          `SELECT ((SELECT count(*) FROM messages WHERE payload_key_id = 'k1') + (SELECT count(*) FROM endpoints ` +
+            `WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1'))::int AS ` +
+            'n',
+        )
+      ).rows[0]!.n;
+      assert.equal(leftOnK1, 0, 'no value is left under k1');
+      // Wait until every outcome is recorded (the receiver may answer before the dispatcher writes).
+      await logs.waitForCount(
+        (l) => l.event === 'delivery.attempted' && l.next === 'succeeded',
+        (BEFORE + DURING) * PATHS.length,
+        60_000,
+        'recorded successes',
+      );
+      const states = (
+        await database.db.query<{ state: string; n: number }>(
+          `SELECT state, count(*)::int AS n FROM deliveries GROUP BY 1`,
+        )
+      ).rows;
+      assert.deepEqual(states, [{ state: 'succeeded', n: (BEFORE + DURING) * PATHS.length }]);
 
-    // k1 is retired: Tidings starts with k2 alone and reads every payload.
-    await tidings!.stop();
-    svix = await start(K2);
-    const page = await svix.message.list(app.id, { limit: 250, withContent: true });
-    assert.equal(page.data.length, BEFORE + DURING);
-    assert.ok(page.data.every((m) => typeof (m.payload as { n?: unknown }).n === 'number'));
-  });
+      // k1 is retired: Tidings starts with k2 alone and reads every payload.
+      await tidings!.stop();
+      svix = await start(K2);
+      const page = await svix.message.list(app.id, { limit: 250, withContent: true });
+      assert.equal(page.data.length, BEFORE + DURING);
+      assert.ok(page.data.every((m) => typeof (m.payload as { n?: unknown }).n === 'number'));
+    },
+  );
 });

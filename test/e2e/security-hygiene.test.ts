@@ -36,7 +36,8 @@ async function plaintextHits(db: Db, needle: string): Promise<string[]> {
   const columns = (
     await db.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
-     JOIN information_schema.tables t ON t.table_name = c.table_name AND t.table_schema = c.table_schema AND t.table_type = 'BASE TABLE'
+     JOIN information_schema.tables t ON t.table_name = c.table_name AND t.table_schema = c.table_schema
+       AND t.table_type = 'BASE TABLE'
      WHERE c.table_schema = current_schema() AND c.table_name <> 'pgmigrations'`,
     )
   ).rows;
@@ -234,36 +235,39 @@ describe('secrets, tokens, signatures and payloads stay out of logs, answers and
     PAYLOAD_MARK,
   ];
 
-  test('the flow really happened: deliveries with signatures, a dead letter, refused requests, a rotation', async () => {
-    const requests = await receiver.requests();
-    assert.ok(requests.filter((r) => r.path === '/h1').length >= 6);
-    assert.ok(requests.filter((r) => r.path === '/h1').every((r) => r.signatureValid === true));
-    assert.ok(
-      requests.some((r) => r.path === '/h1' && r.headers.authorization === `Bearer ${HEADER_MARK}`),
-      'the credential header reached the receiver',
-    );
-    assert.ok(requests.some((r) => r.path === '/h2' && r.answer.status === 410));
-    assert.ok(
-      requests.some((r) => r.body.includes(PAYLOAD_MARK)),
-      'the payload marker is what receivers got (so the scans look for the right text)',
-    );
-    assert.equal(errorBodies.length, 6);
-    assert.ok(
-      rotateOutput.some((l) => l.startsWith('done')),
-      rotateOutput.join('\n'),
-    );
-    // The scans read the lines that could leak: one per API request (the refused ones too) and one per attempt.
-    const requestLines = logs.lines.filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
-    assert.ok(
-      requestLines.filter(
-        (l) =>
-          (l.res as { statusCode?: number } | undefined)?.statusCode !== undefined &&
-          (l.res as { statusCode: number }).statusCode >= 400,
-      ).length >= 6,
-      'a log line for each refused request',
-    );
-    assert.ok(logs.lines.filter((l) => l.event === 'delivery.attempted').length >= 6, 'a log line for each attempt');
-  });
+  test(
+    'the flow really happened: deliveries with signatures, a ' + 'dead letter, refused requests, a rotation',
+    async () => {
+      const requests = await receiver.requests();
+      assert.ok(requests.filter((r) => r.path === '/h1').length >= 6);
+      assert.ok(requests.filter((r) => r.path === '/h1').every((r) => r.signatureValid === true));
+      assert.ok(
+        requests.some((r) => r.path === '/h1' && r.headers.authorization === `Bearer ${HEADER_MARK}`),
+        'the credential header reached the receiver',
+      );
+      assert.ok(requests.some((r) => r.path === '/h2' && r.answer.status === 410));
+      assert.ok(
+        requests.some((r) => r.body.includes(PAYLOAD_MARK)),
+        'the payload marker is what receivers got (so the scans look for the right text)',
+      );
+      assert.equal(errorBodies.length, 6);
+      assert.ok(
+        rotateOutput.some((l) => l.startsWith('done')),
+        rotateOutput.join('\n'),
+      );
+      // The scans read the lines that could leak: one per API request (the refused ones too) and one per attempt.
+      const requestLines = logs.lines.filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
+      assert.ok(
+        requestLines.filter(
+          (l) =>
+            (l.res as { statusCode?: number } | undefined)?.statusCode !== undefined &&
+            (l.res as { statusCode: number }).statusCode >= 400,
+        ).length >= 6,
+        'a log line for each refused request',
+      );
+      assert.ok(logs.lines.filter((l) => l.event === 'delivery.attempted').length >= 6, 'a log line for each attempt');
+    },
+  );
 
   test('logs, metrics, error bodies and the timeline carry no secret, token, signature, key or payload', async () => {
     const signatures = (await receiver.requests())
@@ -297,7 +301,8 @@ describe('secrets, tokens, signatures and payloads stay out of logs, answers and
       assert.deepEqual(problems, []);
       assert.deepEqual(await plaintextHits(db, 'whsec_'), [], 'no whsec_ text anywhere');
       const underK1 = await db.query<{ n: number }>(
-        `SELECT (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1' OR sensitive_headers_key = 'k1')
+        `SELECT (SELECT count(*) FROM endpoints WHERE secret_key_id = 'k1' OR previous_secret_key_id = 'k1'
+          OR sensitive_headers_key = 'k1')
             + (SELECT count(*) FROM messages WHERE payload_key_id = 'k1') AS n`,
       );
       assert.equal(Number(underK1.rows[0]!.n), 0);

@@ -33,49 +33,54 @@ describe('span names and URLs (in process)', () => {
     await otlp?.close();
   });
 
-  test("a handler span is named by its route, never by source text; the attempt span's url.full has no query", async () => {
-    const app = await world.svix.application.create({ name: 'spans' });
-    await world.svix.application.get(app.id);
-    const ep = await world.svix.endpoint.create(app.id, {
-      url: `${world.receiver.url('/spans')}?token=${QUERY_SECRET}`,
-    });
-    const msg = await world.svix.message.create(app.id, { eventType: 'span.test', payload: { n: 1 } });
-    const attemptOf = (all: readonly ReceivedSpan[]): ReceivedSpan | undefined => {
-      const delivery = all.find((d) => d.name === 'tidings.delivery' && d.attributes['tidings.message.id'] === msg.id);
-      return delivery === undefined
-        ? undefined
-        : all.find((s) => s.name === 'POST' && s.parentSpanId === delivery.spanId);
-    };
-    const spans = await otlp.waitFor(
-      (all) => attemptOf(all) !== undefined && all.some((s) => s.name === 'handler - POST /api/v1/app/:appId/msg'),
-      WAIT_MS,
-      "a publish handler span and the message's attempt span",
-    );
+  test(
+    'a handler span is named by its route, never by source text; ' + "the attempt span's url.full has no query",
+    async () => {
+      const app = await world.svix.application.create({ name: 'spans' });
+      await world.svix.application.get(app.id);
+      const ep = await world.svix.endpoint.create(app.id, {
+        url: `${world.receiver.url('/spans')}?token=${QUERY_SECRET}`,
+      });
+      const msg = await world.svix.message.create(app.id, { eventType: 'span.test', payload: { n: 1 } });
+      const attemptOf = (all: readonly ReceivedSpan[]): ReceivedSpan | undefined => {
+        const delivery = all.find(
+          (d) => d.name === 'tidings.delivery' && d.attributes['tidings.message.id'] === msg.id,
+        );
+        return delivery === undefined
+          ? undefined
+          : all.find((s) => s.name === 'POST' && s.parentSpanId === delivery.spanId);
+      };
+      const spans = await otlp.waitFor(
+        (all) => attemptOf(all) !== undefined && all.some((s) => s.name === 'handler - POST /api/v1/app/:appId/msg'),
+        WAIT_MS,
+        "a publish handler span and the message's attempt span",
+      );
 
-    const handlers = spans.filter((s) => s.name.startsWith('handler'));
-    const names = new Set(handlers.map((s) => s.name));
-    for (const wanted of [
-      'handler - POST /api/v1/app',
-      'handler - GET /api/v1/app/:appId',
-      'handler - POST /api/v1/app/:appId/endpoint',
-      'handler - POST /api/v1/app/:appId/msg',
-    ])
-      assert.ok(names.has(wanted), `no span ${wanted}: ${[...names].join(', ')}`);
-    for (const s of handlers) {
-      assert.match(s.name, /^handler - (GET|POST|PUT|PATCH|DELETE) \/api\/v1\/[\w/:.-]*$/, s.name);
-      assert.equal(s.attributes['hook.name'], s.name);
-    }
-    const sourceText = (value: string): boolean => /=>|\{|async |function /.test(value);
-    const everything = (s: ReceivedSpan): string[] => [
-      s.name,
-      ...Object.values(s.attributes).map((v) => JSON.stringify(v)),
-    ];
-    assert.deepEqual(spans.flatMap(everything).filter(sourceText), [], 'no span carries source text');
+      const handlers = spans.filter((s) => s.name.startsWith('handler'));
+      const names = new Set(handlers.map((s) => s.name));
+      for (const wanted of [
+        'handler - POST /api/v1/app',
+        'handler - GET /api/v1/app/:appId',
+        'handler - POST /api/v1/app/:appId/endpoint',
+        'handler - POST /api/v1/app/:appId/msg',
+      ])
+        assert.ok(names.has(wanted), `no span ${wanted}: ${[...names].join(', ')}`);
+      for (const s of handlers) {
+        assert.match(s.name, /^handler - (GET|POST|PUT|PATCH|DELETE) \/api\/v1\/[\w/:.-]*$/, s.name);
+        assert.equal(s.attributes['hook.name'], s.name);
+      }
+      const sourceText = (value: string): boolean => /=>|\{|async |function /.test(value);
+      const everything = (s: ReceivedSpan): string[] => [
+        s.name,
+        ...Object.values(s.attributes).map((v) => JSON.stringify(v)),
+      ];
+      assert.deepEqual(spans.flatMap(everything).filter(sourceText), [], 'no span carries source text');
 
-    const attempt = attemptOf(spans);
-    assert.ok(attempt !== undefined, 'the attempt span of the message');
-    assert.equal(attempt.attributes['url.full'], world.receiver.url('/spans'));
-    assert.ok(!otlp.bodies().some((b) => b.includes(QUERY_SECRET)), 'no export carries the query credential');
-    assert.ok(ep.id.startsWith('ep_'));
-  });
+      const attempt = attemptOf(spans);
+      assert.ok(attempt !== undefined, 'the attempt span of the message');
+      assert.equal(attempt.attributes['url.full'], world.receiver.url('/spans'));
+      assert.ok(!otlp.bodies().some((b) => b.includes(QUERY_SECRET)), 'no export carries the query credential');
+      assert.ok(ep.id.startsWith('ep_'));
+    },
+  );
 });

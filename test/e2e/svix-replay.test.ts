@@ -206,29 +206,32 @@ describe('Svix API end to end on the PostgreSQL server: rotation, recover, repla
     },
   );
 
-  test('replay-missing after re-enabling sends each message kept while the endpoint was disabled exactly once', async () => {
-    const app = await svix.application.create({ name: 'replay-missing' });
-    const secret = encodeSecret(randomBytes(32));
-    await receiver.setSecret('/missing', secret);
-    const ep = await svix.endpoint.create(app.id, { url: receiver.url('/missing'), secret, disabled: true });
-    const kept: string[] = [];
-    for (let i = 0; i < 12; i++)
-      kept.push((await svix.message.create(app.id, { eventType: 'missing.x', payload: { i } })).id);
-    await svix.endpoint.patch(app.id, ep.id, { disabled: false });
-    const since = (await svix.message.get(app.id, kept[0]!)).timestamp;
-    const task = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
-    assert.equal(task.data.messagesSent, 12);
-    const seen = await receiver.waitForCount(12, WAIT_MS, (r) => r.path === '/missing');
-    assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(kept));
-    const keptSet = new Set(kept);
-    await logs.waitForCount(
-      attempted((l) => keptSet.has(String(l.messageId)) && l.next === 'succeeded'),
-      12,
-      WAIT_MS,
-      'replayed deliveries',
-    );
-    const again = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
-    assert.equal(again.data.messagesSent, 0);
-    assert.equal((await receiver.requests()).filter((r) => r.path === '/missing').length, 12, 'each exactly once');
-  });
+  test(
+    'replay-missing after re-enabling sends each message kept ' + 'while the endpoint was disabled exactly once',
+    async () => {
+      const app = await svix.application.create({ name: 'replay-missing' });
+      const secret = encodeSecret(randomBytes(32));
+      await receiver.setSecret('/missing', secret);
+      const ep = await svix.endpoint.create(app.id, { url: receiver.url('/missing'), secret, disabled: true });
+      const kept: string[] = [];
+      for (let i = 0; i < 12; i++)
+        kept.push((await svix.message.create(app.id, { eventType: 'missing.x', payload: { i } })).id);
+      await svix.endpoint.patch(app.id, ep.id, { disabled: false });
+      const since = (await svix.message.get(app.id, kept[0]!)).timestamp;
+      const task = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
+      assert.equal(task.data.messagesSent, 12);
+      const seen = await receiver.waitForCount(12, WAIT_MS, (r) => r.path === '/missing');
+      assert.deepEqual(new Set(seen.map((r) => r.webhookId)), new Set(kept));
+      const keptSet = new Set(kept);
+      await logs.waitForCount(
+        attempted((l) => keptSet.has(String(l.messageId)) && l.next === 'succeeded'),
+        12,
+        WAIT_MS,
+        'replayed deliveries',
+      );
+      const again = await taskEnded((await svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
+      assert.equal(again.data.messagesSent, 0);
+      assert.equal((await receiver.requests()).filter((r) => r.path === '/missing').length, 12, 'each exactly once');
+    },
+  );
 });

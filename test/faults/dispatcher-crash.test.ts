@@ -250,7 +250,8 @@ describe('dispatcher crashes between protocol steps', () => {
       const first = await local.publish(appId, { n: 0 });
       assert.equal(first.status, 202);
       ledger.accept(first.id ?? '', [path]);
-      // Its outcome recorded: the dispatcher has seen the endpoint answer (it notes that before the outcome is written).
+      // Its outcome recorded: the dispatcher has seen the endpoint answer (it notes that before the outcome is
+      // written).
       await world.waitForRows<DeliveryRow>(
         'SELECT id, message_id, state, attempt_count FROM deliveries WHERE app_id = $1',
         [appId],

@@ -12,18 +12,21 @@ for (const engine of ENGINES) {
     });
     after(async () => api?.close());
 
-    test('health answers 204 without a token, readiness and liveness answer 200, metrics are Prometheus text', async () => {
-      await api.svix.health.get();
-      const health = await api.request('GET', '/api/v1/health', { token: null });
-      assert.equal(health.status, 204);
-      assert.equal((await api.request('GET', '/livez', { token: null })).status, 200);
-      const ready = await api.request('GET', '/readyz', { token: null });
-      assert.equal(ready.status, 200);
-      assert.deepEqual(await ready.json(), { status: 'ready' });
-      const metrics = await api.request('GET', '/metrics', { token: null });
-      assert.equal(metrics.status, 200);
-      assert.match(await metrics.text(), /tidings_messages_published_total/);
-    });
+    test(
+      'health answers 204 without a token, readiness and liveness ' + 'answer 200, metrics are Prometheus text',
+      async () => {
+        await api.svix.health.get();
+        const health = await api.request('GET', '/api/v1/health', { token: null });
+        assert.equal(health.status, 204);
+        assert.equal((await api.request('GET', '/livez', { token: null })).status, 200);
+        const ready = await api.request('GET', '/readyz', { token: null });
+        assert.equal(ready.status, 200);
+        assert.deepEqual(await ready.json(), { status: 'ready' });
+        const metrics = await api.request('GET', '/metrics', { token: null });
+        assert.equal(metrics.status, 200);
+        assert.match(await metrics.text(), /tidings_messages_published_total/);
+      },
+    );
 
     test('the OpenAPI document is served and names the Svix routes', async () => {
       const res = await api.request('GET', '/api/v1/openapi.json', { token: null });
@@ -110,40 +113,43 @@ for (const engine of ENGINES) {
       });
     });
 
-    test('pagination visits 120 applications once each, in pages of 50 and of 7, in both orders and backwards', async () => {
-      const ids = new Set<string>();
-      for (let i = 0; i < 120; i += 20) {
-        const batch = await Promise.all(
-          Array.from({ length: 20 }, (_, j) => api.svix.application.create({ name: `page-${i + j}` })),
-        );
-        for (const a of batch) ids.add(a.id);
-      }
-      const all = [...(await listAll(api, 250, Ordering.Ascending))];
-      const expected = all.filter((id) => ids.has(id));
-      assert.equal(expected.length, 120);
-      assert.deepEqual(expected, [...expected].sort(), 'ascending is id order');
-      for (const limit of [50, 7]) {
-        const asc = await listAll(api, limit, Ordering.Ascending);
-        assert.deepEqual(asc, all, `ascending, pages of ${limit}`);
-        const desc = await listAll(api, limit, Ordering.Descending);
-        assert.deepEqual(desc, [...all].reverse(), `descending, pages of ${limit}`);
-      }
-      // From the last page back to the first with prevIterator.
-      const back: string[] = [];
-      let page = await api.svix.application.list({ limit: 7, order: Ordering.Descending });
-      let last = page;
-      while (!last.done)
-        last = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator: last.iterator });
-      let iterator = last.prevIterator ?? null;
-      back.unshift(...last.data.map((a) => a.id));
-      for (;;) {
-        page = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator });
-        back.unshift(...page.data.map((a) => a.id));
-        if (page.done) break;
-        iterator = page.prevIterator ?? null;
-      }
-      assert.deepEqual(back, [...all].reverse(), 'prevIterator walks back over every page');
-    });
+    test(
+      'pagination visits 120 applications once each, in pages of ' + '50 and of 7, in both orders and backwards',
+      async () => {
+        const ids = new Set<string>();
+        for (let i = 0; i < 120; i += 20) {
+          const batch = await Promise.all(
+            Array.from({ length: 20 }, (_, j) => api.svix.application.create({ name: `page-${i + j}` })),
+          );
+          for (const a of batch) ids.add(a.id);
+        }
+        const all = [...(await listAll(api, 250, Ordering.Ascending))];
+        const expected = all.filter((id) => ids.has(id));
+        assert.equal(expected.length, 120);
+        assert.deepEqual(expected, [...expected].sort(), 'ascending is id order');
+        for (const limit of [50, 7]) {
+          const asc = await listAll(api, limit, Ordering.Ascending);
+          assert.deepEqual(asc, all, `ascending, pages of ${limit}`);
+          const desc = await listAll(api, limit, Ordering.Descending);
+          assert.deepEqual(desc, [...all].reverse(), `descending, pages of ${limit}`);
+        }
+        // From the last page back to the first with prevIterator.
+        const back: string[] = [];
+        let page = await api.svix.application.list({ limit: 7, order: Ordering.Descending });
+        let last = page;
+        while (!last.done)
+          last = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator: last.iterator });
+        let iterator = last.prevIterator ?? null;
+        back.unshift(...last.data.map((a) => a.id));
+        for (;;) {
+          page = await api.svix.application.list({ limit: 7, order: Ordering.Descending, iterator });
+          back.unshift(...page.data.map((a) => a.id));
+          if (page.done) break;
+          iterator = page.prevIterator ?? null;
+        }
+        assert.deepEqual(back, [...all].reverse(), 'prevIterator walks back over every page');
+      },
+    );
 
     test('a request without a token, with a malformed header or with an unknown token is 401', async () => {
       assert.deepEqual(await errorOf(await api.request('GET', '/api/v1/app', { token: null })), {
@@ -192,34 +198,41 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('malformed JSON is 400, a non-JSON content type is 415, an oversized body is 413, an unknown route is 404', async () => {
-      assert.deepEqual(
-        (await errorOf(await api.request('POST', '/api/v1/app', { body: '{"name": "x",' }))).code,
-        'bad_request',
-      );
-      assert.equal((await api.request('POST', '/api/v1/app', { body: '{"name": "x",' })).status, 400);
-      const text = await api.request('POST', '/api/v1/app', {
-        body: 'name=x',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      assert.deepEqual(
-        { status: text.status, code: (await errorOf(text)).code },
-        { status: 415, code: 'unsupported_media_type' },
-      );
-      const big = JSON.stringify({ name: 'x', metadata: { big: 'y'.repeat(TEST_MAX_BODY_BYTES) } });
-      const large = await api.request('POST', '/api/v1/app', { body: big });
-      assert.deepEqual(
-        { status: large.status, code: (await errorOf(large)).code },
-        { status: 413, code: 'payload_too_large' },
-      );
-      const missing = await api.request('GET', '/api/v1/nothing-here');
-      assert.deepEqual(
-        { status: missing.status, code: (await errorOf(missing)).code },
-        { status: 404, code: 'not_found' },
-      );
-      const unknownApp = await api.request('GET', '/api/v1/app/no-such-app');
-      assert.deepEqual(await errorOf(unknownApp), { status: 404, code: 'not_found', detail: 'Application not found' });
-    });
+    test(
+      'malformed JSON is 400, a non-JSON content type is 415, an ' + 'oversized body is 413, an unknown route is 404',
+      async () => {
+        assert.deepEqual(
+          (await errorOf(await api.request('POST', '/api/v1/app', { body: '{"name": "x",' }))).code,
+          'bad_request',
+        );
+        assert.equal((await api.request('POST', '/api/v1/app', { body: '{"name": "x",' })).status, 400);
+        const text = await api.request('POST', '/api/v1/app', {
+          body: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        assert.deepEqual(
+          { status: text.status, code: (await errorOf(text)).code },
+          { status: 415, code: 'unsupported_media_type' },
+        );
+        const big = JSON.stringify({ name: 'x', metadata: { big: 'y'.repeat(TEST_MAX_BODY_BYTES) } });
+        const large = await api.request('POST', '/api/v1/app', { body: big });
+        assert.deepEqual(
+          { status: large.status, code: (await errorOf(large)).code },
+          { status: 413, code: 'payload_too_large' },
+        );
+        const missing = await api.request('GET', '/api/v1/nothing-here');
+        assert.deepEqual(
+          { status: missing.status, code: (await errorOf(missing)).code },
+          { status: 404, code: 'not_found' },
+        );
+        const unknownApp = await api.request('GET', '/api/v1/app/no-such-app');
+        assert.deepEqual(await errorOf(unknownApp), {
+          status: 404,
+          code: 'not_found',
+          detail: 'Application not found',
+        });
+      },
+    );
 
     test(
       'an application-scoped key sees only its application: others are 404 like missing ones, listing and ' +

@@ -320,25 +320,28 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('GET /api/v1/auth/me tells the admin token, an operator key, an application key and a read-only key apart', async () => {
-      const target = await svix.application.create({ name: 'me' });
-      assert.deepEqual(await me(ADMIN), {
-        kind: 'admin',
-        capabilities: [...SVIX_CAPABILITIES, 'ManageMessages'],
-        readOnly: false,
-        featureFlags: [],
-        expiresAt: null,
-      });
-      assert.equal((await me(await apiKey({ name: 'op' }))).kind, 'operator_key');
-      const appKey = await me(await apiKey({ name: 'ak', appId: target.id }));
-      assert.deepEqual(
-        [appKey.kind, appKey.appId, appKey.readOnly, appKey.capabilities.includes('ManageMessages')],
-        ['app_key', target.id, false, true],
-      );
-      const reader = await me(await apiKey({ name: 'ro', appId: target.id, readOnly: true }));
-      assert.deepEqual([reader.kind, reader.capabilities, reader.readOnly], ['app_key', ['ViewBase'], true]);
-      assert.equal((await call('GET', '/api/v1/auth/me', 'tidings_unknown')).status, 401);
-    });
+    test(
+      'GET /api/v1/auth/me tells the admin token, an operator key, an ' + 'application key and a read-only key apart',
+      async () => {
+        const target = await svix.application.create({ name: 'me' });
+        assert.deepEqual(await me(ADMIN), {
+          kind: 'admin',
+          capabilities: [...SVIX_CAPABILITIES, 'ManageMessages'],
+          readOnly: false,
+          featureFlags: [],
+          expiresAt: null,
+        });
+        assert.equal((await me(await apiKey({ name: 'op' }))).kind, 'operator_key');
+        const appKey = await me(await apiKey({ name: 'ak', appId: target.id }));
+        assert.deepEqual(
+          [appKey.kind, appKey.appId, appKey.readOnly, appKey.capabilities.includes('ManageMessages')],
+          ['app_key', target.id, false, true],
+        );
+        const reader = await me(await apiKey({ name: 'ro', appId: target.id, readOnly: true }));
+        assert.deepEqual([reader.kind, reader.capabilities, reader.readOnly], ['app_key', ['ViewBase'], true]);
+        assert.equal((await call('GET', '/api/v1/auth/me', 'tidings_unknown')).status, 401);
+      },
+    );
 
     test('expireAll with sessionIds expires only the tokens of those sessions', async () => {
       const target = await svix.application.create({ name: 'sessions' });

@@ -174,87 +174,98 @@ for (const engine of ENGINES) {
       assert.equal(await count(), before);
     });
 
-    test('an empty filterTypes / eventTypes or channels list is 422 instead of meaning every event type or channel', async () => {
-      const url = 'https://hooks.example/empty';
-      await assert.rejects(
-        api.svix.endpoint.create(appId, { url, eventTypes: [] }),
-        (e) => locsOf(e).join() === 'body.eventTypes',
-      );
-      await assert.rejects(
-        api.svix.endpoint.create(appId, { url, channels: [] }),
-        (e) => locsOf(e).join() === 'body.channels',
-      );
-      const filterTypes = await errorOf(
-        await api.request('POST', `/api/v1/app/${appId}/endpoint`, { body: JSON.stringify({ url, filterTypes: [] }) }),
-      );
-      assert.deepEqual(
-        [filterTypes.status, (filterTypes.detail as { loc: string[] }[])[0]!.loc],
-        [422, ['body', 'filterTypes']],
-      );
-      const ep = await api.svix.endpoint.create(appId, { url, eventTypes: ['a.b'], channels: ['c'] });
-      await assert.rejects(
-        api.svix.endpoint.patch(appId, ep.id, { eventTypes: [] }),
-        (e) => locsOf(e).join() === 'body.eventTypes',
-      );
-      await assert.rejects(
-        api.svix.endpoint.upsert(appId, ep.id, { url, channels: [] }),
-        (e) => locsOf(e).join() === 'body.channels',
-      );
-      const kept = await api.svix.endpoint.get(appId, ep.id);
-      assert.deepEqual([kept.eventTypes, kept.channels], [['a.b'], ['c']], 'unchanged');
-    });
+    test(
+      'an empty filterTypes / eventTypes or channels list is 422 ' + 'instead of meaning every event type or channel',
+      async () => {
+        const url = 'https://hooks.example/empty';
+        await assert.rejects(
+          api.svix.endpoint.create(appId, { url, eventTypes: [] }),
+          (e) => locsOf(e).join() === 'body.eventTypes',
+        );
+        await assert.rejects(
+          api.svix.endpoint.create(appId, { url, channels: [] }),
+          (e) => locsOf(e).join() === 'body.channels',
+        );
+        const filterTypes = await errorOf(
+          await api.request('POST', `/api/v1/app/${appId}/endpoint`, {
+            body: JSON.stringify({ url, filterTypes: [] }),
+          }),
+        );
+        assert.deepEqual(
+          [filterTypes.status, (filterTypes.detail as { loc: string[] }[])[0]!.loc],
+          [422, ['body', 'filterTypes']],
+        );
+        const ep = await api.svix.endpoint.create(appId, { url, eventTypes: ['a.b'], channels: ['c'] });
+        await assert.rejects(
+          api.svix.endpoint.patch(appId, ep.id, { eventTypes: [] }),
+          (e) => locsOf(e).join() === 'body.eventTypes',
+        );
+        await assert.rejects(
+          api.svix.endpoint.upsert(appId, ep.id, { url, channels: [] }),
+          (e) => locsOf(e).join() === 'body.channels',
+        );
+        const kept = await api.svix.endpoint.get(appId, ep.id);
+        assert.deepEqual([kept.eventTypes, kept.channels], [['a.b'], ['c']], 'unchanged');
+      },
+    );
 
-    test('application.list honours exclude_apps_with_no_endpoints, …_disabled_endpoints and …_svix_play_endpoints', async () => {
-      const make = async (name: string, urls: string[], disabled = false) => {
-        const app = await api.svix.application.create({ name, uid: `${name}-${engine.name}` });
-        for (const url of urls) await api.svix.endpoint.create(app.id, { url, disabled });
-        return app.id;
-      };
-      const none = await make('none', []);
-      const disabled = await make('disabled', ['https://hooks.example/d'], true);
-      const play = await make('play', ['https://play.svix.com/in/e_abc/']);
-      const live = await make('live', ['https://hooks.example/l']);
-      const ids = async (options: Parameters<typeof api.svix.application.list>[0]) =>
-        new Set((await api.svix.application.list({ limit: 250, ...options })).data.map((a) => a.id));
-      const all = await ids({});
-      for (const id of [none, disabled, play, live]) assert.ok(all.has(id));
-      const noEndpoints = await ids({ excludeAppsWithNoEndpoints: true });
-      assert.deepEqual(
-        [none, disabled, play, live].map((id) => noEndpoints.has(id)),
-        [false, true, true, true],
-      );
-      const noDisabled = await ids({ excludeAppsWithDisabledEndpoints: true });
-      assert.deepEqual(
-        [none, disabled, play, live].map((id) => noDisabled.has(id)),
-        [true, false, true, true],
-      );
-      const noPlay = await ids({ excludeAppsWithSvixPlayEndpoints: true });
-      assert.deepEqual(
-        [none, disabled, play, live].map((id) => noPlay.has(id)),
-        [true, true, false, true],
-      );
-    });
+    test(
+      'application.list honours exclude_apps_with_no_endpoints, ' + '…_disabled_endpoints and …_svix_play_endpoints',
+      async () => {
+        const make = async (name: string, urls: string[], disabled = false) => {
+          const app = await api.svix.application.create({ name, uid: `${name}-${engine.name}` });
+          for (const url of urls) await api.svix.endpoint.create(app.id, { url, disabled });
+          return app.id;
+        };
+        const none = await make('none', []);
+        const disabled = await make('disabled', ['https://hooks.example/d'], true);
+        const play = await make('play', ['https://play.svix.com/in/e_abc/']);
+        const live = await make('live', ['https://hooks.example/l']);
+        const ids = async (options: Parameters<typeof api.svix.application.list>[0]) =>
+          new Set((await api.svix.application.list({ limit: 250, ...options })).data.map((a) => a.id));
+        const all = await ids({});
+        for (const id of [none, disabled, play, live]) assert.ok(all.has(id));
+        const noEndpoints = await ids({ excludeAppsWithNoEndpoints: true });
+        assert.deepEqual(
+          [none, disabled, play, live].map((id) => noEndpoints.has(id)),
+          [false, true, true, true],
+        );
+        const noDisabled = await ids({ excludeAppsWithDisabledEndpoints: true });
+        assert.deepEqual(
+          [none, disabled, play, live].map((id) => noDisabled.has(id)),
+          [true, false, true, true],
+        );
+        const noPlay = await ids({ excludeAppsWithSvixPlayEndpoints: true });
+        assert.deepEqual(
+          [none, disabled, play, live].map((id) => noPlay.has(id)),
+          [true, true, false, true],
+        );
+      },
+    );
 
-    test('every 422 carries detail as a list of {loc, msg, type} that the svix client parses, the code kept', async () => {
-      const urlRefused = await api.svix.endpoint.create(appId, { url: 'http://10.0.0.1/' }).catch((e: unknown) => e);
-      assert.deepEqual(locsOf(urlRefused), ['body.url']);
-      assert.equal((urlRefused as ApiException<{ code: string }>).body.code, 'url_not_allowed');
-      const key = randomUUID();
-      await api.svix.message.create(appId, { eventType: 'k', payload: { n: 1 } }, { idempotencyKey: key });
-      const mismatch = await api.svix.message
-        .create(appId, { eventType: 'k', payload: { n: 2 } }, { idempotencyKey: key })
-        .catch((e: unknown) => e);
-      assert.deepEqual(locsOf(mismatch), ['header.idempotency-key']);
-      assert.equal((mismatch as ApiException<{ code: string }>).body.code, 'idempotency_key_mismatch');
-      const extra = await errorOf(
-        await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', notAField: 1 }) }),
-      );
-      assert.deepEqual(extra, {
-        status: 422,
-        code: 'validation',
-        detail: [{ loc: ['body', 'notAField'], msg: 'extra fields not permitted', type: 'value_error.extra' }],
-      });
-    });
+    test(
+      'every 422 carries detail as a list of {loc, msg, type} ' + 'that the svix client parses, the code kept',
+      async () => {
+        const urlRefused = await api.svix.endpoint.create(appId, { url: 'http://10.0.0.1/' }).catch((e: unknown) => e);
+        assert.deepEqual(locsOf(urlRefused), ['body.url']);
+        assert.equal((urlRefused as ApiException<{ code: string }>).body.code, 'url_not_allowed');
+        const key = randomUUID();
+        await api.svix.message.create(appId, { eventType: 'k', payload: { n: 1 } }, { idempotencyKey: key });
+        const mismatch = await api.svix.message
+          .create(appId, { eventType: 'k', payload: { n: 2 } }, { idempotencyKey: key })
+          .catch((e: unknown) => e);
+        assert.deepEqual(locsOf(mismatch), ['header.idempotency-key']);
+        assert.equal((mismatch as ApiException<{ code: string }>).body.code, 'idempotency_key_mismatch');
+        const extra = await errorOf(
+          await api.request('POST', '/api/v1/app', { body: JSON.stringify({ name: 'x', notAField: 1 }) }),
+        );
+        assert.deepEqual(extra, {
+          status: 422,
+          code: 'validation',
+          detail: [{ loc: ['body', 'notAField'], msg: 'extra fields not permitted', type: 'value_error.extra' }],
+        });
+      },
+    );
 
     test(
       'a route Tidings does not serve answers 404 not_served with its reason, told apart from a missing object ' +
@@ -306,17 +317,20 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('a 403 carries Svix\'s code ("insufficient access") in the HttpErrorOut shape the svix client parses', async () => {
-      const token = await api.appKey(appId);
-      const { Svix } = await import('svix');
-      const scoped = new Svix(token, { serverUrl: api.url });
-      const refused = (await scoped.application.list().catch((e: unknown) => e)) as ApiException<{
-        code: string;
-        detail: string;
-      }>;
-      assert.equal(refused.code, 403);
-      assert.equal(refused.body.code, 'insufficient access');
-      assert.equal(typeof refused.body.detail, 'string');
-    });
+    test(
+      'a 403 carries Svix\'s code ("insufficient access") in the ' + 'HttpErrorOut shape the svix client parses',
+      async () => {
+        const token = await api.appKey(appId);
+        const { Svix } = await import('svix');
+        const scoped = new Svix(token, { serverUrl: api.url });
+        const refused = (await scoped.application.list().catch((e: unknown) => e)) as ApiException<{
+          code: string;
+          detail: string;
+        }>;
+        assert.equal(refused.code, 403);
+        assert.equal(refused.body.code, 'insufficient access');
+        assert.equal(typeof refused.body.detail, 'string');
+      },
+    );
   });
 }

@@ -248,35 +248,41 @@ for (const engine of ENGINES) {
       ]);
     });
 
-    test('deleting cancels pending deliveries with a timeline row, in the same transaction; the endpoint is gone', async () => {
-      const ep = await api.svix.endpoint.create(appId, { url: RECEIVER, uid: 'to-delete' });
-      const msg = await api.svix.message.create(appId, { eventType: 'thing.happened', payload: { n: 2 } });
-      await api.svix.endpoint.delete(appId, 'to-delete');
-      await assert.rejects(api.svix.endpoint.get(appId, ep.id), (e: ApiException<{ code: string }>) => e.code === 404);
-      await assert.rejects(
-        api.svix.endpoint.getSecret(appId, ep.id),
-        (e: ApiException<{ code: string }>) => e.code === 404,
-      );
-      const timeline = (await (
-        await api.request('GET', `/api/v1/app/${appId}/msg/${msg.id}/endpoint/${ep.id}/timeline`)
-      ).json()) as TimelineBody;
-      assert.equal(timeline.deliveryState, 'canceled');
-      assert.deepEqual(
-        timeline.data.map((r) => [r.state, r.reason]),
-        [
-          ['pending', 'published'],
-          ['canceled', 'endpoint_deleted'],
-        ],
-      );
-      // The uid is free again, and a new message makes no delivery for the deleted endpoint.
-      await api.svix.endpoint.create(appId, { url: RECEIVER, uid: 'to-delete' });
-      const next = await api.svix.message.create(appId, { eventType: 'thing.happened', payload: { n: 3 } });
-      const rows = await api.database.db.query('SELECT 1 FROM deliveries WHERE message_id = $1 AND endpoint_id = $2', [
-        next.id,
-        ep.id,
-      ]);
-      assert.equal(rows.rowCount, 0);
-    });
+    test(
+      'deleting cancels pending deliveries with a timeline row, in ' + 'the same transaction; the endpoint is gone',
+      async () => {
+        const ep = await api.svix.endpoint.create(appId, { url: RECEIVER, uid: 'to-delete' });
+        const msg = await api.svix.message.create(appId, { eventType: 'thing.happened', payload: { n: 2 } });
+        await api.svix.endpoint.delete(appId, 'to-delete');
+        await assert.rejects(
+          api.svix.endpoint.get(appId, ep.id),
+          (e: ApiException<{ code: string }>) => e.code === 404,
+        );
+        await assert.rejects(
+          api.svix.endpoint.getSecret(appId, ep.id),
+          (e: ApiException<{ code: string }>) => e.code === 404,
+        );
+        const timeline = (await (
+          await api.request('GET', `/api/v1/app/${appId}/msg/${msg.id}/endpoint/${ep.id}/timeline`)
+        ).json()) as TimelineBody;
+        assert.equal(timeline.deliveryState, 'canceled');
+        assert.deepEqual(
+          timeline.data.map((r) => [r.state, r.reason]),
+          [
+            ['pending', 'published'],
+            ['canceled', 'endpoint_deleted'],
+          ],
+        );
+        // The uid is free again, and a new message makes no delivery for the deleted endpoint.
+        await api.svix.endpoint.create(appId, { url: RECEIVER, uid: 'to-delete' });
+        const next = await api.svix.message.create(appId, { eventType: 'thing.happened', payload: { n: 3 } });
+        const rows = await api.database.db.query(
+          'SELECT 1 FROM deliveries WHERE message_id = $1 AND endpoint_id = $2',
+          [next.id, ep.id],
+        );
+        assert.equal(rows.rowCount, 0);
+      },
+    );
 
     test("a scoped key cannot reach another application's endpoints", async () => {
       const other = await api.svix.application.create({ name: 'other' });

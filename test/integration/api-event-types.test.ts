@@ -44,92 +44,97 @@ for (const engine of ENGINES) {
     });
     after(async () => api?.close());
 
-    test('create, get, list (with and without content), upsert, patch, archive, unarchive by create, expunge', async () => {
-      const created = await api.svix.eventType.create({
-        name: 'invoice.paid',
-        description: 'An invoice was paid',
-        schemas: { 1: INVOICE_SCHEMA },
-        groupName: 'billing',
-        featureFlags: ['beta'],
-      });
-      assert.equal(created.name, 'invoice.paid');
-      assert.equal(created.description, 'An invoice was paid');
-      assert.equal(created.archived, false);
-      assert.equal(created.deprecated, false);
-      assert.deepEqual(created.schemas, { 1: INVOICE_SCHEMA });
-      assert.equal(created.groupName, 'billing');
-      assert.deepEqual(created.featureFlags, ['beta']);
-      assert.ok(created.createdAt instanceof Date && !Number.isNaN(created.createdAt.valueOf()));
-      assert.deepEqual(await api.svix.eventType.get('invoice.paid'), created);
+    test(
+      'create, get, list (with and without content), upsert, ' + 'patch, archive, unarchive by create, expunge',
+      async () => {
+        const created = await api.svix.eventType.create({
+          name: 'invoice.paid',
+          description: 'An invoice was paid',
+          schemas: { 1: INVOICE_SCHEMA },
+          groupName: 'billing',
+          featureFlags: ['beta'],
+        });
+        assert.equal(created.name, 'invoice.paid');
+        assert.equal(created.description, 'An invoice was paid');
+        assert.equal(created.archived, false);
+        assert.equal(created.deprecated, false);
+        assert.deepEqual(created.schemas, { 1: INVOICE_SCHEMA });
+        assert.equal(created.groupName, 'billing');
+        assert.deepEqual(created.featureFlags, ['beta']);
+        assert.ok(created.createdAt instanceof Date && !Number.isNaN(created.createdAt.valueOf()));
+        assert.deepEqual(await api.svix.eventType.get('invoice.paid'), created);
 
-      const again = await refusal(api.svix.eventType.create({ name: 'invoice.paid', description: 'twice' }));
-      assert.deepEqual(again, {
-        status: 409,
-        body: { code: 'conflict', detail: 'An event type named "invoice.paid" already exists' },
-      });
+        const again = await refusal(api.svix.eventType.create({ name: 'invoice.paid', description: 'twice' }));
+        assert.deepEqual(again, {
+          status: 409,
+          body: { code: 'conflict', detail: 'An event type named "invoice.paid" already exists' },
+        });
 
-      await api.svix.eventType.create({ name: 'invoice.voided', description: 'voided' });
-      const listed = await api.svix.eventType.list();
-      assert.deepEqual(
-        listed.data.map((e) => e.name),
-        ['invoice.paid', 'invoice.voided'],
-      );
-      assert.equal(listed.data[0]!.schemas, null, 'the svix client asks without content: no schemas');
-      assert.deepEqual((await api.svix.eventType.list({ withContent: true })).data[0]!.schemas, { 1: INVOICE_SCHEMA });
-      assert.deepEqual(
-        (await api.svix.eventType.list({ order: Ordering.Descending })).data.map((e) => e.name),
-        ['invoice.voided', 'invoice.paid'],
-      );
+        await api.svix.eventType.create({ name: 'invoice.voided', description: 'voided' });
+        const listed = await api.svix.eventType.list();
+        assert.deepEqual(
+          listed.data.map((e) => e.name),
+          ['invoice.paid', 'invoice.voided'],
+        );
+        assert.equal(listed.data[0]!.schemas, null, 'the svix client asks without content: no schemas');
+        assert.deepEqual((await api.svix.eventType.list({ withContent: true })).data[0]!.schemas, {
+          1: INVOICE_SCHEMA,
+        });
+        assert.deepEqual(
+          (await api.svix.eventType.list({ order: Ordering.Descending })).data.map((e) => e.name),
+          ['invoice.voided', 'invoice.paid'],
+        );
 
-      // PUT: 201 when it creates, 200 when it overwrites (every field).
-      const put = await api.request('PUT', '/api/v1/event-type/user.created', {
-        body: JSON.stringify({ description: 'made by PUT' }),
-      });
-      assert.equal(put.status, 201);
-      const upserted = await api.svix.eventType.upsert('user.created', {
-        description: 'overwritten',
-        deprecated: true,
-      });
-      assert.equal(upserted.description, 'overwritten');
-      assert.equal(upserted.deprecated, true);
-      assert.equal(upserted.groupName, null);
+        // PUT: 201 when it creates, 200 when it overwrites (every field).
+        const put = await api.request('PUT', '/api/v1/event-type/user.created', {
+          body: JSON.stringify({ description: 'made by PUT' }),
+        });
+        assert.equal(put.status, 201);
+        const upserted = await api.svix.eventType.upsert('user.created', {
+          description: 'overwritten',
+          deprecated: true,
+        });
+        assert.equal(upserted.description, 'overwritten');
+        assert.equal(upserted.deprecated, true);
+        assert.equal(upserted.groupName, null);
 
-      const patched = await api.svix.eventType.patch('invoice.paid', { description: 'patched' });
-      assert.equal(patched.description, 'patched');
-      assert.deepEqual(patched.schemas, { 1: INVOICE_SCHEMA }, 'a patch keeps the fields it does not name');
-      assert.equal((await api.svix.eventType.patch('invoice.paid', { schemas: null })).schemas, null);
-      await api.svix.eventType.patch('invoice.paid', { schemas: { 1: INVOICE_SCHEMA } });
+        const patched = await api.svix.eventType.patch('invoice.paid', { description: 'patched' });
+        assert.equal(patched.description, 'patched');
+        assert.deepEqual(patched.schemas, { 1: INVOICE_SCHEMA }, 'a patch keeps the fields it does not name');
+        assert.equal((await api.svix.eventType.patch('invoice.paid', { schemas: null })).schemas, null);
+        await api.svix.eventType.patch('invoice.paid', { schemas: { 1: INVOICE_SCHEMA } });
 
-      // Delete archives: still readable, hidden from the list unless asked.
-      await api.svix.eventType.delete('invoice.voided');
-      assert.equal((await api.svix.eventType.get('invoice.voided')).archived, true);
-      assert.deepEqual(
-        (await api.svix.eventType.list()).data.map((e) => e.name),
-        ['invoice.paid', 'user.created'],
-      );
-      assert.deepEqual(
-        (await api.svix.eventType.list({ includeArchived: true })).data.map((e) => e.name),
-        ['invoice.paid', 'invoice.voided', 'user.created'],
-      );
-      // Create unarchives an archived one, overwriting it (Svix: description and schemas are not kept).
-      const revived = await api.svix.eventType.create({ name: 'invoice.voided', description: 'back' });
-      assert.equal(revived.archived, false);
-      assert.equal(revived.description, 'back');
-      // Expunge deletes the row.
-      await api.svix.eventType.delete('invoice.voided', { expunge: true });
-      assert.deepEqual(await refusal(api.svix.eventType.get('invoice.voided')), {
-        status: 404,
-        body: { code: 'not_found', detail: 'Event type not found' },
-      });
-      assert.deepEqual(await refusal(api.svix.eventType.delete('invoice.voided')), {
-        status: 404,
-        body: { code: 'not_found', detail: 'Event type not found' },
-      });
-      assert.deepEqual(await refusal(api.svix.eventType.patch('no.such', { description: 'x' })), {
-        status: 404,
-        body: { code: 'not_found', detail: 'Event type not found' },
-      });
-    });
+        // Delete archives: still readable, hidden from the list unless asked.
+        await api.svix.eventType.delete('invoice.voided');
+        assert.equal((await api.svix.eventType.get('invoice.voided')).archived, true);
+        assert.deepEqual(
+          (await api.svix.eventType.list()).data.map((e) => e.name),
+          ['invoice.paid', 'user.created'],
+        );
+        assert.deepEqual(
+          (await api.svix.eventType.list({ includeArchived: true })).data.map((e) => e.name),
+          ['invoice.paid', 'invoice.voided', 'user.created'],
+        );
+        // Create unarchives an archived one, overwriting it (Svix: description and schemas are not kept).
+        const revived = await api.svix.eventType.create({ name: 'invoice.voided', description: 'back' });
+        assert.equal(revived.archived, false);
+        assert.equal(revived.description, 'back');
+        // Expunge deletes the row.
+        await api.svix.eventType.delete('invoice.voided', { expunge: true });
+        assert.deepEqual(await refusal(api.svix.eventType.get('invoice.voided')), {
+          status: 404,
+          body: { code: 'not_found', detail: 'Event type not found' },
+        });
+        assert.deepEqual(await refusal(api.svix.eventType.delete('invoice.voided')), {
+          status: 404,
+          body: { code: 'not_found', detail: 'Event type not found' },
+        });
+        assert.deepEqual(await refusal(api.svix.eventType.patch('no.such', { description: 'x' })), {
+          status: 404,
+          body: { code: 'not_found', detail: 'Event type not found' },
+        });
+      },
+    );
 
     test('bad input is 422 with the failing field and changes nothing', async () => {
       const cases: [object, (string | number)[]][] = [

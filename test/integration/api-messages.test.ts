@@ -89,18 +89,21 @@ for (const engine of ENGINES) {
       assert.deepEqual(api.cipher.decrypt(stored.payload_key_id, stored.payload, id), Buffer.from(ODD_PAYLOAD, 'utf8'));
     });
 
-    test('a payload nested 20,000 levels deep is accepted and answered byte for byte, as JSON.parse accepts it', async () => {
-      const deep = `{"d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
-      const res = await api.request('POST', `/api/v1/app/${appId}/msg?with_content=true`, {
-        body: `{"eventType":"deep.nesting","payload":${deep}}`,
-      });
-      assert.equal(res.status, 202, await res.clone().text());
-      const created = await res.text();
-      assert.ok(created.endsWith(`"payload":${deep}}`), created.slice(0, 200));
-      const id = (JSON.parse(created) as { id: string }).id;
-      const got = await (await api.request('GET', `/api/v1/app/${appId}/msg/${id}`)).text();
-      assert.ok(got.endsWith(`"payload":${deep}}`), got.slice(0, 200));
-    });
+    test(
+      'a payload nested 20,000 levels deep is accepted and ' + 'answered byte for byte, as JSON.parse accepts it',
+      async () => {
+        const deep = `{"d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+        const res = await api.request('POST', `/api/v1/app/${appId}/msg?with_content=true`, {
+          body: `{"eventType":"deep.nesting","payload":${deep}}`,
+        });
+        assert.equal(res.status, 202, await res.clone().text());
+        const created = await res.text();
+        assert.ok(created.endsWith(`"payload":${deep}}`), created.slice(0, 200));
+        const id = (JSON.parse(created) as { id: string }).id;
+        const got = await (await api.request('GET', `/api/v1/app/${appId}/msg/${id}`)).text();
+        assert.ok(got.endsWith(`"payload":${deep}}`), got.slice(0, 200));
+      },
+    );
 
     test('list filters by event type, channel, tag and time, newest first, and pages in both orders', async () => {
       const app = await api.svix.application.create({ name: 'list' });
@@ -281,56 +284,67 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('Idempotency-Key: same request → same answer marked replayed; other body → 422; keys are per route', async () => {
-      const key = `k-${randomUUID()}`;
-      const body = `{"eventType":"pay.done","payload":${ODD_PAYLOAD}}`;
-      const first = await api.request('POST', `/api/v1/app/${appId}/msg`, {
-        body,
-        headers: { 'idempotency-key': key },
-      });
-      const second = await api.request('POST', `/api/v1/app/${appId}/msg`, {
-        body,
-        headers: { 'idempotency-key': key },
-      });
-      assert.equal(first.status, 202);
-      assert.equal(second.status, 202);
-      assert.equal(second.headers.get('idempotent-replayed'), 'true');
-      const [a, b] = [await first.text(), await second.text()];
-      assert.equal(b, a, 'the replayed answer is byte-identical, payload included');
-      const other = await api.request('POST', `/api/v1/app/${appId}/msg`, {
-        body: '{"eventType":"pay.done","payload":{}}',
-        headers: { 'idempotency-key': key },
-      });
-      assert.deepEqual((await errorOf(other)).code, 'idempotency_key_mismatch');
-      assert.equal(other.status, 422);
-      const rows = await api.database.db.query('SELECT 1 FROM messages WHERE event_type = $1', ['pay.done']);
-      assert.equal(rows.rowCount, 1);
+    test(
+      'Idempotency-Key: same request → same answer marked ' + 'replayed; other body → 422; keys are per route',
+      async () => {
+        const key = `k-${randomUUID()}`;
+        const body = `{"eventType":"pay.done","payload":${ODD_PAYLOAD}}`;
+        const first = await api.request('POST', `/api/v1/app/${appId}/msg`, {
+          body,
+          headers: { 'idempotency-key': key },
+        });
+        const second = await api.request('POST', `/api/v1/app/${appId}/msg`, {
+          body,
+          headers: { 'idempotency-key': key },
+        });
+        assert.equal(first.status, 202);
+        assert.equal(second.status, 202);
+        assert.equal(second.headers.get('idempotent-replayed'), 'true');
+        const [a, b] = [await first.text(), await second.text()];
+        assert.equal(b, a, 'the replayed answer is byte-identical, payload included');
+        const other = await api.request('POST', `/api/v1/app/${appId}/msg`, {
+          body: '{"eventType":"pay.done","payload":{}}',
+          headers: { 'idempotency-key': key },
+        });
+        assert.deepEqual((await errorOf(other)).code, 'idempotency_key_mismatch');
+        assert.equal(other.status, 422);
+        const rows = await api.database.db.query('SELECT 1 FROM messages WHERE event_type = $1', ['pay.done']);
+        assert.equal(rows.rowCount, 1);
 
-      // The same key on another route is another key.
-      const appAnswer = await api.request('POST', '/api/v1/app', {
-        body: '{"name":"idem"}',
-        headers: { 'idempotency-key': key },
-      });
-      assert.equal(appAnswer.status, 201);
-      // Through the client: an explicit key twice gives one object.
-      const c1 = await api.svix.application.create({ name: 'idem-client' }, { idempotencyKey: key + '-c' });
-      const c2 = await api.svix.application.create({ name: 'idem-client' }, { idempotencyKey: key + '-c' });
-      assert.deepEqual(c2, c1);
-      const e1 = await api.svix.endpoint.create(c1.id, { url: 'http://127.0.0.1:9/' }, { idempotencyKey: key + '-e' });
-      const e2 = await api.svix.endpoint.create(c1.id, { url: 'http://127.0.0.1:9/' }, { idempotencyKey: key + '-e' });
-      assert.equal(e2.id, e1.id);
-      const m1 = await api.svix.message.create(
-        c1.id,
-        { eventType: 'a.b', payload: { z: 1 } },
-        { idempotencyKey: key + '-m', withContent: true },
-      );
-      const m2 = await api.svix.message.create(
-        c1.id,
-        { eventType: 'a.b', payload: { z: 1 } },
-        { idempotencyKey: key + '-m', withContent: true },
-      );
-      assert.deepEqual(m2, m1);
-    });
+        // The same key on another route is another key.
+        const appAnswer = await api.request('POST', '/api/v1/app', {
+          body: '{"name":"idem"}',
+          headers: { 'idempotency-key': key },
+        });
+        assert.equal(appAnswer.status, 201);
+        // Through the client: an explicit key twice gives one object.
+        const c1 = await api.svix.application.create({ name: 'idem-client' }, { idempotencyKey: key + '-c' });
+        const c2 = await api.svix.application.create({ name: 'idem-client' }, { idempotencyKey: key + '-c' });
+        assert.deepEqual(c2, c1);
+        const e1 = await api.svix.endpoint.create(
+          c1.id,
+          { url: 'http://127.0.0.1:9/' },
+          { idempotencyKey: key + '-e' },
+        );
+        const e2 = await api.svix.endpoint.create(
+          c1.id,
+          { url: 'http://127.0.0.1:9/' },
+          { idempotencyKey: key + '-e' },
+        );
+        assert.equal(e2.id, e1.id);
+        const m1 = await api.svix.message.create(
+          c1.id,
+          { eventType: 'a.b', payload: { z: 1 } },
+          { idempotencyKey: key + '-m', withContent: true },
+        );
+        const m2 = await api.svix.message.create(
+          c1.id,
+          { eventType: 'a.b', payload: { z: 1 } },
+          { idempotencyKey: key + '-m', withContent: true },
+        );
+        assert.deepEqual(m2, m1);
+      },
+    );
 
     test(
       'twenty concurrent identical publishes with one Idempotency-Key make one message, and every answer carries ' +

@@ -146,32 +146,35 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('a page of endpoints with large metadata ends at TIDINGS_MAX_PAGE_BYTES too, and the client walks them all', async () => {
-      const other = (await api.svix.application.create({ name: 'big endpoints' })).id;
-      const ids: string[] = [];
-      for (let i = 0; i < 6; i++)
-        ids.push(
-          (
-            await api.svix.endpoint.create(other, {
-              url: `http://127.0.0.1:9/${i}`,
-              metadata: { pad: 'm'.repeat(PAYLOAD_CHARS) },
-            })
-          ).id,
-        );
-      const res = await api.request('GET', `/api/v1/app/${other}/endpoint?limit=250`);
-      const text = await res.text();
-      const page = JSON.parse(text) as ListAnswer;
-      assert.ok(page.data.length < 6 && !page.done, `${page.data.length} endpoints, done ${page.done}`);
-      assert.ok(Buffer.byteLength(text) <= PAGE_BYTES + PAYLOAD_CHARS + 1024);
-      const seen: string[] = [];
-      let iterator: string | null = null;
-      for (let pages = 0; pages < 20; pages++) {
-        const p = await api.svix.endpoint.list(other, { limit: 250, ...(iterator === null ? {} : { iterator }) });
-        seen.push(...p.data.map((e) => e.id));
-        if (p.done) break;
-        iterator = p.iterator ?? null;
-      }
-      assert.deepEqual(seen, ids);
-    });
+    test(
+      'a page of endpoints with large metadata ends at ' + 'TIDINGS_MAX_PAGE_BYTES too, and the client walks them all',
+      async () => {
+        const other = (await api.svix.application.create({ name: 'big endpoints' })).id;
+        const ids: string[] = [];
+        for (let i = 0; i < 6; i++)
+          ids.push(
+            (
+              await api.svix.endpoint.create(other, {
+                url: `http://127.0.0.1:9/${i}`,
+                metadata: { pad: 'm'.repeat(PAYLOAD_CHARS) },
+              })
+            ).id,
+          );
+        const res = await api.request('GET', `/api/v1/app/${other}/endpoint?limit=250`);
+        const text = await res.text();
+        const page = JSON.parse(text) as ListAnswer;
+        assert.ok(page.data.length < 6 && !page.done, `${page.data.length} endpoints, done ${page.done}`);
+        assert.ok(Buffer.byteLength(text) <= PAGE_BYTES + PAYLOAD_CHARS + 1024);
+        const seen: string[] = [];
+        let iterator: string | null = null;
+        for (let pages = 0; pages < 20; pages++) {
+          const p = await api.svix.endpoint.list(other, { limit: 250, ...(iterator === null ? {} : { iterator }) });
+          seen.push(...p.data.map((e) => e.id));
+          if (p.done) break;
+          iterator = p.iterator ?? null;
+        }
+        assert.deepEqual(seen, ids);
+      },
+    );
   });
 }

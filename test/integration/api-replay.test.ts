@@ -84,7 +84,8 @@ for (const engine of ENGINES) {
       lastStatus = 500,
     ) {
       await db().query(
-        `UPDATE deliveries SET state = $3, attempt_count = 4, last_status_code = $4, dead_reason = CASE WHEN $3 = 'dead' THEN 'exhausted' END
+        `UPDATE deliveries SET state = $3, attempt_count = 4, last_status_code = $4, dead_reason = CASE WHEN $3 = 'dead'
+          THEN 'exhausted' END
          WHERE message_id = ANY ($1::text[]) AND endpoint_id = $2`,
         [messageIds, endpointId, state, lastStatus],
       );
@@ -247,47 +248,54 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('replay-missing sends the skipped deliveries and the matching messages the endpoint never had, once', async () => {
-      const app = await api.svix.application.create({ name: 'missing' });
-      const early = await publish(app.id, 4, 'rm.a');
-      const otherType = await publish(app.id, 3, 'rm.b');
-      const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/m', eventTypes: ['rm.a'] });
-      await api.svix.endpoint.patch(app.id, ep.id, { disabled: true });
-      const whileDisabled = await publish(app.id, 5, 'rm.a');
-      await api.svix.endpoint.patch(app.id, ep.id, { disabled: false });
-      const delivered = await publish(app.id, 2, 'rm.a');
-      await settle(delivered, ep.id, 'succeeded', 200);
-      const expungedId = (await publish(app.id, 1, 'rm.a'))[0]!;
-      await db().query(`UPDATE deliveries SET state = 'skipped' WHERE message_id = $1`, [expungedId]);
-      await api.svix.message.expungeContent(app.id, expungedId);
-      assert.deepEqual((await rows(ep.id, 'x')).filter((r) => r.state === 'skipped').length, 6);
+    test(
+      'replay-missing sends the skipped deliveries and the ' + 'matching messages the endpoint never had, once',
+      async () => {
+        const app = await api.svix.application.create({ name: 'missing' });
+        const early = await publish(app.id, 4, 'rm.a');
+        const otherType = await publish(app.id, 3, 'rm.b');
+        const ep = await api.svix.endpoint.create(app.id, { url: 'http://127.0.0.1:9/m', eventTypes: ['rm.a'] });
+        await api.svix.endpoint.patch(app.id, ep.id, { disabled: true });
+        const whileDisabled = await publish(app.id, 5, 'rm.a');
+        await api.svix.endpoint.patch(app.id, ep.id, { disabled: false });
+        const delivered = await publish(app.id, 2, 'rm.a');
+        await settle(delivered, ep.id, 'succeeded', 200);
+        const expungedId = (await publish(app.id, 1, 'rm.a'))[0]!;
+        await db().query(`UPDATE deliveries SET state = 'skipped' WHERE message_id = $1`, [expungedId]);
+        await api.svix.message.expungeContent(app.id, expungedId);
+        assert.deepEqual((await rows(ep.id, 'x')).filter((r) => r.state === 'skipped').length, 6);
 
-      const since = await stamp(app.id, early[0]!);
-      const started = await api.svix.endpoint.replayMissing(app.id, ep.id, { since });
-      assert.equal(started.task, BackgroundTaskType.EndpointReplay);
-      const task = await finished(started.id);
-      assert.equal(task.status, BackgroundTaskStatus.Finished);
-      assert.equal(task.data.messagesSent, early.length + whileDisabled.length, 'the 4 it never had and the 5 skipped');
-      assert.equal(task.data.expunged, 1);
-      const after1 = await rows(ep.id, 'replay_missing_requested');
-      const byMsg = new Map(after1.map((r) => [r.message_id, r]));
-      for (const id of [...early, ...whileDisabled]) {
-        assert.equal(byMsg.get(id)?.state, 'pending', id);
-        assert.equal(byMsg.get(id)?.replays, 1);
-      }
-      for (const id of otherType) assert.equal(byMsg.get(id), undefined, 'not subscribed: no delivery made');
-      for (const id of delivered) assert.equal(byMsg.get(id)!.state, 'succeeded');
-      assert.equal(byMsg.get(expungedId)!.state, 'skipped', 'nothing to send once the content is gone');
-      const destinations = await api.svix.messageAttempt.listAttemptedDestinations(app.id, early[0]!);
-      assert.deepEqual(
-        destinations.data.map((d) => [d.id, d.status]),
-        [[ep.id, MessageStatus.Pending]],
-      );
+        const since = await stamp(app.id, early[0]!);
+        const started = await api.svix.endpoint.replayMissing(app.id, ep.id, { since });
+        assert.equal(started.task, BackgroundTaskType.EndpointReplay);
+        const task = await finished(started.id);
+        assert.equal(task.status, BackgroundTaskStatus.Finished);
+        assert.equal(
+          task.data.messagesSent,
+          early.length + whileDisabled.length,
+          'the 4 it never had and the 5 skipped',
+        );
+        assert.equal(task.data.expunged, 1);
+        const after1 = await rows(ep.id, 'replay_missing_requested');
+        const byMsg = new Map(after1.map((r) => [r.message_id, r]));
+        for (const id of [...early, ...whileDisabled]) {
+          assert.equal(byMsg.get(id)?.state, 'pending', id);
+          assert.equal(byMsg.get(id)?.replays, 1);
+        }
+        for (const id of otherType) assert.equal(byMsg.get(id), undefined, 'not subscribed: no delivery made');
+        for (const id of delivered) assert.equal(byMsg.get(id)!.state, 'succeeded');
+        assert.equal(byMsg.get(expungedId)!.state, 'skipped', 'nothing to send once the content is gone');
+        const destinations = await api.svix.messageAttempt.listAttemptedDestinations(app.id, early[0]!);
+        assert.deepEqual(
+          destinations.data.map((d) => [d.id, d.status]),
+          [[ep.id, MessageStatus.Pending]],
+        );
 
-      const again = await finished((await api.svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
-      assert.equal(again.data.messagesSent, 0, 'each message is sent once');
-      assert.equal(again.data.alreadyQueued, early.length + whileDisabled.length + delivered.length);
-    });
+        const again = await finished((await api.svix.endpoint.replayMissing(app.id, ep.id, { since })).id);
+        assert.equal(again.data.messagesSent, 0, 'each message is sent once');
+        assert.equal(again.data.alreadyQueued, early.length + whileDisabled.length + delivered.length);
+      },
+    );
 
     test('bulk replay selects dead and/or succeeded deliveries by status, event type and status class', async () => {
       const app = await api.svix.application.create({ name: 'bulk' });

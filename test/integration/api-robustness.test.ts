@@ -12,20 +12,23 @@ after(async () => {
   await api?.close();
 });
 
-test('a payload nested thousands of levels deep is refused with 422 naming the payload, and nothing is stored', async () => {
-  const app = await api.svix.application.create({ name: 'deep' });
-  const depth = 20_000;
-  const body = `{"eventType":"deep","payload":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-  const res = await api.request('POST', `/api/v1/app/${app.id}/msg`, { body });
-  assert.equal(res.status, 422);
-  const answer = (await res.json()) as { code: string; detail: { loc: string[] }[] };
-  assert.equal(answer.code, 'validation');
-  assert.deepEqual(answer.detail[0]!.loc, ['body', 'payload']);
-  assert.equal(
-    (await api.database.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [app.id])).rows[0]!.n,
-    0,
-  );
-});
+test(
+  'a payload nested thousands of levels deep is refused with 422 ' + 'naming the payload, and nothing is stored',
+  async () => {
+    const app = await api.svix.application.create({ name: 'deep' });
+    const depth = 20_000;
+    const body = `{"eventType":"deep","payload":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const res = await api.request('POST', `/api/v1/app/${app.id}/msg`, { body });
+    assert.equal(res.status, 422);
+    const answer = (await res.json()) as { code: string; detail: { loc: string[] }[] };
+    assert.equal(answer.code, 'validation');
+    assert.deepEqual(answer.detail[0]!.loc, ['body', 'payload']);
+    assert.equal(
+      (await api.database.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [app.id])).rows[0]!.n,
+      0,
+    );
+  },
+);
 
 test('a malformed JSON body is a 400 that quotes nothing of the body', async () => {
   const res = await api.request('POST', '/api/v1/app', {

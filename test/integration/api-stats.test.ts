@@ -188,27 +188,33 @@ for (const engine of ENGINES) {
       await h.close();
     });
 
-    test('time-in-state over the whole installation: percentiles, counts and the attempts series match the timeline', async () => {
-      at(32_100);
-      const r = await get<TimeInStateBody>('/api/v1/stats/time-in-state?window=5m');
-      assert.equal(r.window, '5m');
-      assert.equal(r.until, new Date(t0 + 32_100).toISOString());
-      assert.equal(r.since, new Date(t0 + 32_100 - 300_000).toISOString());
-      assert.equal(r.appId, null);
-      // waits [0, 100, 100, 100, 500]; latencies [10, 20, 50, 80, 200]; delivered [300, 300, 30100].
-      assertPct(r.queueWaitMs, { p50: 100, p90: 340, p99: 484, count: 5 }, 'queue wait');
-      assertPct(r.attemptLatencyMs, { p50: 50, p90: 152, p99: 195.2, count: 5 }, 'attempt latency');
-      assertPct(r.timeToDeliveredMs, { p50: 300, p90: 24_140, p99: 29_504, count: 3 }, 'time to delivered');
-      assert.deepEqual([r.attempts, r.succeeded, r.retriesScheduled, r.deadLetterInflow, r.reclaims], [5, 3, 1, 1, 1]);
-      assert.equal(r.retryRate, 1 / 5);
-      assert.equal(r.bucketMs, 10_000);
-      assert.equal(r.series.length, 31, '(until − 5 min, until] in 10 s buckets');
-      const nonZero = r.series.filter((p) => p.attempts > 0);
-      assert.deepEqual(nonZero, [
-        { at: new Date(t0).toISOString(), attempts: 4, succeeded: 2, failed: 2 },
-        { at: new Date(t0 + 30_000).toISOString(), attempts: 1, succeeded: 1, failed: 0 },
-      ]);
-    });
+    test(
+      'time-in-state over the whole installation: percentiles, counts ' + 'and the attempts series match the timeline',
+      async () => {
+        at(32_100);
+        const r = await get<TimeInStateBody>('/api/v1/stats/time-in-state?window=5m');
+        assert.equal(r.window, '5m');
+        assert.equal(r.until, new Date(t0 + 32_100).toISOString());
+        assert.equal(r.since, new Date(t0 + 32_100 - 300_000).toISOString());
+        assert.equal(r.appId, null);
+        // waits [0, 100, 100, 100, 500]; latencies [10, 20, 50, 80, 200]; delivered [300, 300, 30100].
+        assertPct(r.queueWaitMs, { p50: 100, p90: 340, p99: 484, count: 5 }, 'queue wait');
+        assertPct(r.attemptLatencyMs, { p50: 50, p90: 152, p99: 195.2, count: 5 }, 'attempt latency');
+        assertPct(r.timeToDeliveredMs, { p50: 300, p90: 24_140, p99: 29_504, count: 3 }, 'time to delivered');
+        assert.deepEqual(
+          [r.attempts, r.succeeded, r.retriesScheduled, r.deadLetterInflow, r.reclaims],
+          [5, 3, 1, 1, 1],
+        );
+        assert.equal(r.retryRate, 1 / 5);
+        assert.equal(r.bucketMs, 10_000);
+        assert.equal(r.series.length, 31, '(until − 5 min, until] in 10 s buckets');
+        const nonZero = r.series.filter((p) => p.attempts > 0);
+        assert.deepEqual(nonZero, [
+          { at: new Date(t0).toISOString(), attempts: 4, succeeded: 2, failed: 2 },
+          { at: new Date(t0 + 30_000).toISOString(), attempts: 1, succeeded: 1, failed: 0 },
+        ]);
+      },
+    );
 
     test('the figures stay the same while the roll-up catches up with the timeline', async () => {
       at(32_100);

@@ -27,11 +27,14 @@ describe('transport health, postgres', () => {
   });
   after(async () => api?.close());
 
-  test('an operator reads the postgres transport, connected while the database answers, with no broker figures', async () => {
-    const res = await api.request('GET', '/api/v1/stats/transport');
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { transport: 'postgres', state: 'connected', depth: null, counts: null });
-  });
+  test(
+    'an operator reads the postgres transport, connected while the ' + 'database answers, with no broker figures',
+    async () => {
+      const res = await api.request('GET', '/api/v1/stats/transport');
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { transport: 'postgres', state: 'connected', depth: null, counts: null });
+    },
+  );
 
   test('an application token (a portal token included) is refused with 403, no token with 401', async () => {
     const app = await api.svix.application.create({ name: 'transport health' });
@@ -85,26 +88,29 @@ describe('transport health, rabbitmq', () => {
     await database?.drop();
   });
 
-  test("an operator reads the rabbitmq transport, its connection's state, the queue's depth and the counters", async () => {
-    // The connection is made in the background after the start: read until it says connected.
-    let out = await get();
-    for (let i = 0; i < 200 && out.state !== 'connected'; i++) {
-      assert.ok(out.state === 'connecting' || out.state === 'connected', JSON.stringify(out));
-      await new Promise((r) => setTimeout(r, 25));
-      out = await get();
-    }
-    assert.equal(out.transport, 'rabbitmq');
-    assert.equal(out.state, 'connected');
-    assert.equal(out.depth?.waiting, 0);
-    assert.deepEqual(out.counts, {
-      published: 0,
-      swept: 0,
-      publishFailed: 0,
-      redelivered: 0,
-      deadLettered: 0,
-      topologyRestored: 0,
-    });
-  });
+  test(
+    "an operator reads the rabbitmq transport, its connection's " + "state, the queue's depth and the counters",
+    async () => {
+      // The connection is made in the background after the start: read until it says connected.
+      let out = await get();
+      for (let i = 0; i < 200 && out.state !== 'connected'; i++) {
+        assert.ok(out.state === 'connecting' || out.state === 'connected', JSON.stringify(out));
+        await new Promise((r) => setTimeout(r, 25));
+        out = await get();
+      }
+      assert.equal(out.transport, 'rabbitmq');
+      assert.equal(out.state, 'connected');
+      assert.equal(out.depth?.waiting, 0);
+      assert.deepEqual(out.counts, {
+        published: 0,
+        swept: 0,
+        publishFailed: 0,
+        redelivered: 0,
+        deadLettered: 0,
+        topologyRestored: 0,
+      });
+    },
+  );
 
   test('the rabbitmq transport reads 403 for an application token', async () => {
     const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

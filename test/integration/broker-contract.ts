@@ -221,23 +221,26 @@ export function brokerContract(name: string, under: BrokerUnderTest): void {
       second.messages[0]!.ack();
     });
 
-    test('a publish before the connection is up reports every id failed, at once, and the state changes once', async () => {
-      const prefix = under.prefix();
-      const t = under.make({ ...contractOptions(prefix), reconnectMinMs: 50, reconnectMaxMs: 100 });
-      cleanups.push(() => t.stop());
-      const changes: BrokerStateChange[] = [];
-      t.onStateChange((c) => changes.push(c));
-      await t.start();
-      const outcome = await t.publish(items(2));
-      assert.deepEqual(outcome, { confirmed: [], failed: ['1', '2'] });
-      assert.equal(await t.depth(), null);
-      cleanups.push(() => under.cleanup(prefix, 2));
-      await stateReached(t, 'connected');
-      assert.deepEqual(
-        changes.map((c) => c.state),
-        ['connected'],
-        'one change of state',
-      );
-    });
+    test(
+      'a publish before the connection is up reports every id ' + 'failed, at once, and the state changes once',
+      async () => {
+        const prefix = under.prefix();
+        const t = under.make({ ...contractOptions(prefix), reconnectMinMs: 50, reconnectMaxMs: 100 });
+        cleanups.push(() => t.stop());
+        const changes: BrokerStateChange[] = [];
+        t.onStateChange((c) => changes.push(c));
+        await t.start();
+        const outcome = await t.publish(items(2));
+        assert.deepEqual(outcome, { confirmed: [], failed: ['1', '2'] });
+        assert.equal(await t.depth(), null);
+        cleanups.push(() => under.cleanup(prefix, 2));
+        await stateReached(t, 'connected');
+        assert.deepEqual(
+          changes.map((c) => c.state),
+          ['connected'],
+          'one change of state',
+        );
+      },
+    );
   });
 }

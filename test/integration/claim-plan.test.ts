@@ -37,12 +37,14 @@ async function fill(endpoints: number): Promise<void> {
     ids.push((await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' })).id);
   await t.db.query(
     `INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain' FROM generate_series(1, $2) i`,
+                    SELECT 'msg_plan' || lpad(i::text, 8, '0'), $1, 'e', '\\x7b7d', 'plain'
+                      FROM generate_series(1, $2) i`,
     [appId, ROWS],
   );
   await t.db.query(
     `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at)
-                    SELECT $1, 'msg_plan' || lpad(i::text, 8, '0'), ($2::text[])[1 + i % cardinality($2::text[])], 'pending',
+                    SELECT $1, 'msg_plan' || lpad(i::text, 8, '0'), ($2::text[])[1 + i % cardinality($2::text[])],
+                      'pending',
                            now() - interval '1 hour' + i * interval '1 ms'
                     FROM generate_series(1, $3) i`,
     [appId, ids, ROWS],

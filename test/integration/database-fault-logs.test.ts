@@ -51,63 +51,67 @@ describe('database fault logs (server)', () => {
     await database?.drop();
   });
 
-  test('connections terminated by the server give one short warn line, and a new connection one line with the count', async () => {
-    // Four idle connections, each with prepared statements (what the client would have carried into the line).
-    await Promise.all(Array.from({ length: 4 }, (_, i) => db.query(`SELECT pg_sleep(0.05), $1::int AS n`, [i])));
-    const idle = new Promise<void>((resolve) => {
-      idleFailed = resolve;
-    });
-    const admin = await openDb({ databaseUrl: SERVER_ADMIN_URL, dataDir: '', poolSize: 1 });
-    try {
-      const dbName = new URL(database.url!).pathname.slice(1);
-      const killed = await admin.query<{ n: number }>(
-        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> ' +
-          'pg_backend_pid()',
-        [dbName],
-      );
-      assert.ok(killed.rows[0]!.n >= 1);
-    } finally {
-      await admin.close();
-    }
-    // The pool reports its idle connections' end (pg-pool attaches the client to that error).
-    let timer: NodeJS.Timeout | undefined;
-    const within = (ms: number, what: string) =>
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(what)), ms);
+  test(
+    'connections terminated by the server give one short warn line, ' + 'and a new connection one line with the count',
+    async () => {
+      // Four idle connections, each with prepared statements (what the client would have carried into the line).
+      await Promise.all(Array.from({ length: 4 }, (_, i) => db.query(`SELECT pg_sleep(0.05), $1::int AS n`, [i])));
+      const idle = new Promise<void>((resolve) => {
+        idleFailed = resolve;
       });
-    await Promise.race([idle, within(10_000, 'no idle connection error reported')]);
-    clearTimeout(timer);
-    // The callers go on as they do: each failed call is reported at error (as the roll-up job does) until one succeeds.
-    const reconnected = new Promise<void>((resolve) => {
-      connected = resolve;
-    });
-    let calls = 0;
-    for (; calls < 20; calls += 1) {
+      const admin = await openDb({ databaseUrl: SERVER_ADMIN_URL, dataDir: '', poolSize: 1 });
       try {
-        await db.query('SELECT 1');
-        break;
-      } catch (error) {
-        logger.error({ err: error }, 'stats roll-up failed');
+        const dbName = new URL(database.url!).pathname.slice(1);
+        const killed = await admin.query<{ n: number }>(
+          'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> ' +
+            'pg_backend_pid()',
+          [dbName],
+        );
+        assert.ok(killed.rows[0]!.n >= 1);
+      } finally {
+        await admin.close();
       }
-    }
-    assert.ok(calls < 20, 'the database answers again');
-    await Promise.race([reconnected, within(10_000, 'no new connection reported')]);
-    clearTimeout(timer);
-    const down = lines.filter((l) => l.event === 'database.unavailable');
-    assert.equal(down.length, 1, JSON.stringify(lines.map((l) => [l.level, l.msg])));
-    assert.equal(down[0]!.level, 40, 'warn, not error');
-    assert.equal((down[0]!.err as { code?: string }).code, '57P01');
-    assert.deepEqual(
-      lines.filter((l) => l.level === 50),
-      [],
-      'no error line',
-    );
-    const longest = Math.max(...raw.map((r) => r.length));
-    assert.ok(longest < 2048, `a line of ${longest} characters`);
-    assert.ok(!raw.join('').includes('"client"'), 'no pg client in the log');
-    const up = lines.filter((l) => l.event === 'database.available');
-    assert.equal(up.length, 1);
-    assert.ok(Number(up[0]!.failures) >= 1);
-    assert.equal(lines.length, 2, 'two lines in all: down, and up again with the count');
-  });
+      // The pool reports its idle connections' end (pg-pool attaches the client to that error).
+      let timer: NodeJS.Timeout | undefined;
+      const within = (ms: number, what: string) =>
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(what)), ms);
+        });
+      await Promise.race([idle, within(10_000, 'no idle connection error reported')]);
+      clearTimeout(timer);
+      // The callers go on as they do: each failed call is reported at error (as the roll-up job does) until one
+      // succeeds.
+      const reconnected = new Promise<void>((resolve) => {
+        connected = resolve;
+      });
+      let calls = 0;
+      for (; calls < 20; calls += 1) {
+        try {
+          await db.query('SELECT 1');
+          break;
+        } catch (error) {
+          logger.error({ err: error }, 'stats roll-up failed');
+        }
+      }
+      assert.ok(calls < 20, 'the database answers again');
+      await Promise.race([reconnected, within(10_000, 'no new connection reported')]);
+      clearTimeout(timer);
+      const down = lines.filter((l) => l.event === 'database.unavailable');
+      assert.equal(down.length, 1, JSON.stringify(lines.map((l) => [l.level, l.msg])));
+      assert.equal(down[0]!.level, 40, 'warn, not error');
+      assert.equal((down[0]!.err as { code?: string }).code, '57P01');
+      assert.deepEqual(
+        lines.filter((l) => l.level === 50),
+        [],
+        'no error line',
+      );
+      const longest = Math.max(...raw.map((r) => r.length));
+      assert.ok(longest < 2048, `a line of ${longest} characters`);
+      assert.ok(!raw.join('').includes('"client"'), 'no pg client in the log');
+      const up = lines.filter((l) => l.event === 'database.available');
+      assert.equal(up.length, 1);
+      assert.ok(Number(up[0]!.failures) >= 1);
+      assert.equal(lines.length, 2, 'two lines in all: down, and up again with the count');
+    },
+  );
 });

@@ -262,27 +262,30 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('an expired lease reclaimed maxReclaims times without an outcome is dead-lettered as lease_lost_repeatedly', async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      await publishMany(appId, 1);
-      const store = createPgDeliveryStore(t.db, cipher);
-      const claimOnce = () =>
-        store.claim({ dispatcherId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 2, now: clock.sqlNow() });
-      const first = await claimOnce();
-      assert.equal(first.deliveries.length, 1);
-      const id = first.deliveries[0]!.deliveryId;
-      for (let i = 0; i < 2; i++) {
+    test(
+      'an expired lease reclaimed maxReclaims times without an ' + 'outcome is dead-lettered as lease_lost_repeatedly',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        await publishMany(appId, 1);
+        const store = createPgDeliveryStore(t.db, cipher);
+        const claimOnce = () =>
+          store.claim({ dispatcherId: 'W', limit: 10, leaseMs: LEASE_MS, maxReclaims: 2, now: clock.sqlNow() });
+        const first = await claimOnce();
+        assert.equal(first.deliveries.length, 1);
+        const id = first.deliveries[0]!.deliveryId;
+        for (let i = 0; i < 2; i++) {
+          clock.advance(LEASE_MS + 1);
+          assert.equal((await claimOnce()).reclaimed, 1);
+        }
         clock.advance(LEASE_MS + 1);
-        assert.equal((await claimOnce()).reclaimed, 1);
-      }
-      clock.advance(LEASE_MS + 1);
-      const last = await claimOnce();
-      assert.equal(last.deliveries.length, 0);
-      assert.equal(last.deadLettered, 1);
-      const row = (await t.db.query('SELECT state, dead_reason FROM deliveries WHERE id = $1', [id])).rows[0];
-      assert.deepEqual(row, { state: 'dead', dead_reason: 'lease_lost_repeatedly' });
-    });
+        const last = await claimOnce();
+        assert.equal(last.deliveries.length, 0);
+        assert.equal(last.deadLettered, 1);
+        const row = (await t.db.query('SELECT state, dead_reason FROM deliveries WHERE id = $1', [id])).rows[0];
+        assert.deepEqual(row, { state: 'dead', dead_reason: 'lease_lost_repeatedly' });
+      },
+    );
 
     test(
       'a failed attempt whose endpoint was deleted meanwhile is canceled, and an expired lease on a deleted ' +
@@ -415,49 +418,52 @@ for (const engine of ENGINES) {
       assert.ok(Buffer.from(mine.payload).equals(payload));
     });
 
-    test('one Idempotency-Key with the same request answers the same message; with another body it is refused', async () => {
-      const appId = await insertApp(t.db);
-      const idem = createPgIdempotencyStore(t.db);
-      const publisher = createPublisher({
-        messages: createPgMessageStore(t.db, cipher, () => undefined),
-        clock,
-        random: cryptoRandom,
-      });
-      const scope = (fingerprint: string) => ({
-        owner: 'admin',
-        route: 'POST /msg',
-        key: `k-${appId}`,
-        fingerprint,
-        ttlMs: 60_000,
-        waitMs: 5_000,
-      });
-      const work = () =>
-        idem.run(scope('f1'), async (tx) => {
-          const { message } = await publisher.publish(tx, {
-            appId,
-            eventType: 'x',
-            eventId: null,
-            channels: null,
-            tags: null,
-            payload: Buffer.from('{}'),
-            retentionHours: null,
-          });
-          return { status: 201, body: { id: message.id } };
+    test(
+      'one Idempotency-Key with the same request answers the same ' + 'message; with another body it is refused',
+      async () => {
+        const appId = await insertApp(t.db);
+        const idem = createPgIdempotencyStore(t.db);
+        const publisher = createPublisher({
+          messages: createPgMessageStore(t.db, cipher, () => undefined),
+          clock,
+          random: cryptoRandom,
         });
-      const first = await work();
-      const second = await work();
-      assert.equal(first.replayed, false);
-      assert.equal(second.replayed, true);
-      assert.deepEqual(second.body, first.body);
-      await assert.rejects(
-        idem.run(scope('f2'), async () => ({ status: 201, body: {} })),
-        (e: unknown) => e instanceof AppError && e.code === 'idempotency_key_mismatch',
-      );
-      assert.equal(
-        (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
-        1,
-      );
-    });
+        const scope = (fingerprint: string) => ({
+          owner: 'admin',
+          route: 'POST /msg',
+          key: `k-${appId}`,
+          fingerprint,
+          ttlMs: 60_000,
+          waitMs: 5_000,
+        });
+        const work = () =>
+          idem.run(scope('f1'), async (tx) => {
+            const { message } = await publisher.publish(tx, {
+              appId,
+              eventType: 'x',
+              eventId: null,
+              channels: null,
+              tags: null,
+              payload: Buffer.from('{}'),
+              retentionHours: null,
+            });
+            return { status: 201, body: { id: message.id } };
+          });
+        const first = await work();
+        const second = await work();
+        assert.equal(first.replayed, false);
+        assert.equal(second.replayed, true);
+        assert.deepEqual(second.body, first.body);
+        await assert.rejects(
+          idem.run(scope('f2'), async () => ({ status: 201, body: {} })),
+          (e: unknown) => e instanceof AppError && e.code === 'idempotency_key_mismatch',
+        );
+        assert.equal(
+          (await t.db.query('SELECT count(*)::int AS n FROM messages WHERE app_id = $1', [appId])).rows[0]!.n,
+          1,
+        );
+      },
+    );
 
     if (engine.name === 'server') {
       test(

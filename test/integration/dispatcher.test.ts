@@ -230,22 +230,25 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('claims fill free slots only: with concurrency 3, a backlog of 5 is claimed 3 then 2 as slots free up', async () => {
-      await publish('/slots', 5);
-      await receiver.script('/slots', [{ delayMs: 300 }, { delayMs: 300 }, { delayMs: 300 }], { status: 200 });
-      // One endpoint may take the whole window here (share 1, no reserve): this test is about free slots.
-      const a = dispatcher('A', {}, sender, {
-        concurrency: 3,
-        claimBatch: 3,
-        endpointWindowShare: 1,
-        windowReserve: 0,
-      });
-      assert.equal(await a.tick(), 3);
-      assert.equal(await a.tick(), 0, 'no free slot: nothing claimed');
-      await a.drained();
-      assert.equal(await a.tick(), 2);
-      await a.drained();
-      assert.equal((await receiver.requests()).length, 5);
-    });
+    test(
+      'claims fill free slots only: with concurrency 3, a backlog ' + 'of 5 is claimed 3 then 2 as slots free up',
+      async () => {
+        await publish('/slots', 5);
+        await receiver.script('/slots', [{ delayMs: 300 }, { delayMs: 300 }, { delayMs: 300 }], { status: 200 });
+        // One endpoint may take the whole window here (share 1, no reserve): this test is about free slots.
+        const a = dispatcher('A', {}, sender, {
+          concurrency: 3,
+          claimBatch: 3,
+          endpointWindowShare: 1,
+          windowReserve: 0,
+        });
+        assert.equal(await a.tick(), 3);
+        assert.equal(await a.tick(), 0, 'no free slot: nothing claimed');
+        await a.drained();
+        assert.equal(await a.tick(), 2);
+        await a.drained();
+        assert.equal((await receiver.requests()).length, 5);
+      },
+    );
   });
 }

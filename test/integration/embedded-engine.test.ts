@@ -25,20 +25,23 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-test('a second process opening a data folder in use is refused with data_dir_in_use; after a clean close it opens', async () => {
-  const first = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1 });
-  try {
-    await assert.rejects(
-      openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 }),
-      (e: unknown) => e instanceof DataDirInUseError && e.code === 'data_dir_in_use',
-    );
-    assert.deepEqual((await first.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the holder is unharmed');
-  } finally {
-    await first.close();
-  }
-  const again = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 });
-  await again.close();
-});
+test(
+  'a second process opening a data folder in use is refused with ' + 'data_dir_in_use; after a clean close it opens',
+  async () => {
+    const first = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1 });
+    try {
+      await assert.rejects(
+        openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 }),
+        (e: unknown) => e instanceof DataDirInUseError && e.code === 'data_dir_in_use',
+      );
+      assert.deepEqual((await first.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the holder is unharmed');
+    } finally {
+      await first.close();
+    }
+    const again = await openDb({ databaseUrl: undefined, dataDir, poolSize: 1, lockRetries: 0 });
+    await again.close();
+  },
+);
 
 test('a socket file left by a crashed process does not block the next start', async () => {
   await mkdir(join(dataDir, 'sock'), { recursive: true });
@@ -107,7 +110,8 @@ const db = await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)
 await db.query('CREATE TABLE kept (id int PRIMARY KEY)');
 await db.query('INSERT INTO kept VALUES (1)');
 await db.tx(async (q) => { await q.query('INSERT INTO kept VALUES (2)'); });
-const settings = (await db.query("SELECT current_setting('fsync') AS fsync, current_setting('wal_sync_method') AS method")).rows[0];
+const settings = (await db.query("SELECT current_setting('fsync') AS fsync,
+  current_setting('wal_sync_method') AS method")).rows[0];
 process.stdout.write('committed ' + JSON.stringify(settings) + '\\n');
 setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
@@ -193,7 +197,8 @@ test(
     const script = `import { fsyncSync } from 'node:fs';
 const { openDurablePGlite } = await import(${JSON.stringify(durable)});
 let failing = false;
-const lite = await openDurablePGlite(${JSON.stringify(join(dir, 'pgdata'))}, { flush: (fd) => { if (failing) throw new Error('injected I/O error'); fsyncSync(fd); } });
+const lite = await openDurablePGlite(${JSON.stringify(join(dir, 'pgdata'))},
+  { flush: (fd) => { if (failing) throw new Error('injected I/O error'); fsyncSync(fd); } });
 await lite.exec('CREATE TABLE lost (id int)');
 failing = true;
 await lite.query('INSERT INTO lost VALUES (1)');

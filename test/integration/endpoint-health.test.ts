@@ -422,26 +422,29 @@ describe('flow control with four dispatchers (PostgreSQL server)', () => {
     }
   });
 
-  test('with an in-flight cap of 5, the receiver never sees more than 5 concurrent requests from that endpoint', async () => {
-    const appId = await insertApp(t.db);
-    const ep = await insertEndpoint(t.db, cipher, { appId, url: receiver.url('/capped') });
-    await t.db.query('UPDATE endpoints SET max_in_flight = 5 WHERE id = $1', [ep.id]);
-    const delayMs = 60;
-    await receiver.script('/capped', [], { status: 200, delayMs });
-    await publish(t, systemClock, appId, 60);
-    const ds = dispatchers(4, systemClock, {
-      breakerThreshold: 10,
-      breakerCooldownMs: 1000,
-      breakerMaxCooldownMs: 1000,
-      autoDisableAfterMs: 86_400_000,
-    });
-    for (const d of ds) d.start();
-    const seen = await receiver.waitForCount(60, 60_000, (r) => r.path === '/capped');
-    await Promise.all(ds.map((d) => d.stop()));
-    const most = maxOverlap(seen, delayMs);
-    assert.ok(most <= 5, `at most 5 in flight, saw ${most}`);
-    assert.ok(most >= 4, `the cap is used (saw ${most} at once)`);
-  });
+  test(
+    'with an in-flight cap of 5, the receiver never sees more than ' + '5 concurrent requests from that endpoint',
+    async () => {
+      const appId = await insertApp(t.db);
+      const ep = await insertEndpoint(t.db, cipher, { appId, url: receiver.url('/capped') });
+      await t.db.query('UPDATE endpoints SET max_in_flight = 5 WHERE id = $1', [ep.id]);
+      const delayMs = 60;
+      await receiver.script('/capped', [], { status: 200, delayMs });
+      await publish(t, systemClock, appId, 60);
+      const ds = dispatchers(4, systemClock, {
+        breakerThreshold: 10,
+        breakerCooldownMs: 1000,
+        breakerMaxCooldownMs: 1000,
+        autoDisableAfterMs: 86_400_000,
+      });
+      for (const d of ds) d.start();
+      const seen = await receiver.waitForCount(60, 60_000, (r) => r.path === '/capped');
+      await Promise.all(ds.map((d) => d.stop()));
+      const most = maxOverlap(seen, delayMs);
+      assert.ok(most <= 5, `at most 5 in flight, saw ${most}`);
+      assert.ok(most >= 4, `the cap is used (saw ${most} at once)`);
+    },
+  );
 
   test('a rate limit of 50/s holds within 10 % over 10 s across four dispatchers', async () => {
     const appId = await insertApp(t.db);

@@ -182,21 +182,24 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('probe now ends the cool-down: exactly one probe is claimed next, and the history says the operator asked', async () => {
-      const { appId, endpointId } = await openBreaker(3);
-      assert.equal((await claim()).deliveries.length, 0, 'held during the cool-down');
-      const probed = (await (await breaker(appId, endpointId, 'probe')).json()) as Health;
-      assert.equal(probed.breaker.openUntil, clock.sqlNow().toISOString());
-      assert.deepEqual(
-        [probed.history[0]?.kind, probed.history[0]?.reason],
-        ['breaker_probe_requested', 'cool-down ended by the operator: one probe next'],
-      );
-      const probe = await claim();
-      assert.equal(probe.deliveries.length, 1, 'exactly one probe');
-      assert.equal((await claim()).deliveries.length, 0, 'no second delivery while the probe is in flight');
-      const halfOpen = (await (await breaker(appId, endpointId, 'probe')).json()) as Health;
-      assert.equal(halfOpen.breaker.state, 'half_open', 'a half-open breaker already has its probe: nothing changes');
-    });
+    test(
+      'probe now ends the cool-down: exactly one probe is claimed ' + 'next, and the history says the operator asked',
+      async () => {
+        const { appId, endpointId } = await openBreaker(3);
+        assert.equal((await claim()).deliveries.length, 0, 'held during the cool-down');
+        const probed = (await (await breaker(appId, endpointId, 'probe')).json()) as Health;
+        assert.equal(probed.breaker.openUntil, clock.sqlNow().toISOString());
+        assert.deepEqual(
+          [probed.history[0]?.kind, probed.history[0]?.reason],
+          ['breaker_probe_requested', 'cool-down ended by the operator: one probe next'],
+        );
+        const probe = await claim();
+        assert.equal(probe.deliveries.length, 1, 'exactly one probe');
+        assert.equal((await claim()).deliveries.length, 0, 'no second delivery while the probe is in flight');
+        const halfOpen = (await (await breaker(appId, endpointId, 'probe')).json()) as Health;
+        assert.equal(halfOpen.breaker.state, 'half_open', 'a half-open breaker already has its probe: nothing changes');
+      },
+    );
 
     test(
       'close breaker lets every held delivery be claimed; probe on a closed breaker is 409; both need ' +

@@ -44,21 +44,24 @@ describe('endpoints per application', () => {
     },
   );
 
-  test('twenty concurrent creations in one application leave exactly TIDINGS_MAX_ENDPOINTS_PER_APP endpoints', async () => {
-    const app = await api.svix.application.create({ name: 'race' });
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => api.svix.endpoint.create(app.id, { url: `http://127.0.0.1:9/r${i}` })),
-    );
-    const created = results.filter((r) => r.status === 'fulfilled').length;
-    const refused = results.filter(
-      (r) => r.status === 'rejected' && r.reason instanceof ApiException && r.reason.code === 409,
-    ).length;
-    assert.equal(created, CAP);
-    assert.equal(refused, 20 - CAP);
-    const rows = await api.database.db.query<{ n: string }>(
-      'SELECT count(*) AS n FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL',
-      [app.id],
-    );
-    assert.equal(Number(rows.rows[0]?.n), CAP);
-  });
+  test(
+    'twenty concurrent creations in one application leave ' + 'exactly TIDINGS_MAX_ENDPOINTS_PER_APP endpoints',
+    async () => {
+      const app = await api.svix.application.create({ name: 'race' });
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => api.svix.endpoint.create(app.id, { url: `http://127.0.0.1:9/r${i}` })),
+      );
+      const created = results.filter((r) => r.status === 'fulfilled').length;
+      const refused = results.filter(
+        (r) => r.status === 'rejected' && r.reason instanceof ApiException && r.reason.code === 409,
+      ).length;
+      assert.equal(created, CAP);
+      assert.equal(refused, 20 - CAP);
+      const rows = await api.database.db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL',
+        [app.id],
+      );
+      assert.equal(Number(rows.rows[0]?.n), CAP);
+    },
+  );
 });

@@ -97,13 +97,16 @@ test(
   },
 );
 
-test('a small pool opened without genericPlans plans them with their values, the first five executions at least', async () => {
-  const counts = await deliverOneByOne(false);
-  for (const name of HOT) {
-    const c = counts.get(name);
-    assert.ok(c !== undefined && c.custom >= 5, `${name} planned with values: ${JSON.stringify(c)}`);
-  }
-});
+test(
+  'a small pool opened without genericPlans plans them with their ' + 'values, the first five executions at least',
+  async () => {
+    const counts = await deliverOneByOne(false);
+    for (const name of HOT) {
+      const c = counts.get(name);
+      assert.ok(c !== undefined && c.custom >= 5, `${name} planned with values: ${JSON.stringify(c)}`);
+    }
+  },
+);
 
 test(
   'groups and record batches of up to SMALL_STATEMENT_ROWS rows run on the small pool, larger ones and lone ' +

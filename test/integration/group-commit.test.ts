@@ -119,7 +119,8 @@ for (const engine of ENGINES) {
           deliveries: number;
           events: number;
         }>(
-          `SELECT m.id, m.channels, m.tags, m.payload, m.payload_key_id, count(DISTINCT d.id)::int AS deliveries, count(e.*)::int AS events
+          `SELECT m.id, m.channels, m.tags, m.payload, m.payload_key_id, count(DISTINCT d.id)::int AS deliveries,
+            count(e.*)::int AS events
          FROM messages m JOIN deliveries d ON d.message_id = m.id JOIN delivery_events e ON e.delivery_id = d.id
          WHERE m.app_id = $1 GROUP BY m.id ORDER BY m.id`,
           [appId],
@@ -247,60 +248,63 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('concurrent keyed publishes with fresh keys commit in one transaction, each key with its stored answer', async () => {
-      const appId = await insertApp(t.db);
-      await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
-      let wakes = 0;
-      const store = createPgMessageStore(
-        t.db,
-        cipher,
-        () => {
-          wakes += 1;
-        },
-        { groupKeyed: true },
-      );
-      const keys = Array.from({ length: 30 }, (_, i) => `group-fresh-${engine.name}-${i}`);
-      const results = await Promise.all(keys.map((k) => keyed(store, k, message(appId))));
-      assert.ok(results.every((r) => r !== null && r.deliveries === 1 && r.answer.status === 202));
-      assert.equal(wakes, 30);
-      const rows = await t.db.query<{
-        key: string;
-        response_status: number;
-        response_body: { id: string; timestamp: string };
-        tx: string;
-      }>(
-        'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ' +
-          '($1) ORDER BY key',
-        [keys],
-      );
-      assert.equal(rows.rowCount, 30);
-      assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'every key was written by one transaction');
-      const created = await t.db.query<{ id: string; created_at: Date }>(
-        'SELECT id, created_at FROM messages WHERE id = ANY ($1)',
-        [results.map((r) => r!.message.id)],
-      );
-      for (const [i, key] of keys.entries()) {
-        const row = rows.rows.find((r) => r.key === key)!;
-        const result = results[i]!;
-        assert.equal(row.response_status, 202);
-        assert.equal(row.response_body.id, result.message.id, 'the stored answer names the message stored with it');
-        // The statement wrote the timestamp: a replay answers it as the first answer did, and as the message is read
-        // back.
-        const createdAt = created.rows.find((m) => m.id === result.message.id)!.created_at.toISOString();
-        assert.deepEqual(result.answer.body, { id: result.message.id, timestamp: createdAt });
-        assert.equal(row.response_body.timestamp, createdAt);
-        assert.equal(result.message.createdAt.toISOString(), createdAt);
-      }
-      const messages = await t.db.query<{ tx: string }>(
-        'SELECT DISTINCT xmin::text AS tx FROM messages WHERE id = ANY ($1)',
-        [results.map((r) => r!.message.id)],
-      );
-      assert.deepEqual(
-        messages.rows.map((r) => r.tx),
-        [rows.rows[0]!.tx],
-        'the messages committed with their keys',
-      );
-    });
+    test(
+      'concurrent keyed publishes with fresh keys commit in one ' + 'transaction, each key with its stored answer',
+      async () => {
+        const appId = await insertApp(t.db);
+        await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/' });
+        let wakes = 0;
+        const store = createPgMessageStore(
+          t.db,
+          cipher,
+          () => {
+            wakes += 1;
+          },
+          { groupKeyed: true },
+        );
+        const keys = Array.from({ length: 30 }, (_, i) => `group-fresh-${engine.name}-${i}`);
+        const results = await Promise.all(keys.map((k) => keyed(store, k, message(appId))));
+        assert.ok(results.every((r) => r !== null && r.deliveries === 1 && r.answer.status === 202));
+        assert.equal(wakes, 30);
+        const rows = await t.db.query<{
+          key: string;
+          response_status: number;
+          response_body: { id: string; timestamp: string };
+          tx: string;
+        }>(
+          'SELECT key, response_status, response_body, xmin::text AS tx FROM idempotency_keys WHERE key = ANY ' +
+            '($1) ORDER BY key',
+          [keys],
+        );
+        assert.equal(rows.rowCount, 30);
+        assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'every key was written by one transaction');
+        const created = await t.db.query<{ id: string; created_at: Date }>(
+          'SELECT id, created_at FROM messages WHERE id = ANY ($1)',
+          [results.map((r) => r!.message.id)],
+        );
+        for (const [i, key] of keys.entries()) {
+          const row = rows.rows.find((r) => r.key === key)!;
+          const result = results[i]!;
+          assert.equal(row.response_status, 202);
+          assert.equal(row.response_body.id, result.message.id, 'the stored answer names the message stored with it');
+          // The statement wrote the timestamp: a replay answers it as the first answer did, and as the message is read
+          // back.
+          const createdAt = created.rows.find((m) => m.id === result.message.id)!.created_at.toISOString();
+          assert.deepEqual(result.answer.body, { id: result.message.id, timestamp: createdAt });
+          assert.equal(row.response_body.timestamp, createdAt);
+          assert.equal(result.message.createdAt.toISOString(), createdAt);
+        }
+        const messages = await t.db.query<{ tx: string }>(
+          'SELECT DISTINCT xmin::text AS tx FROM messages WHERE id = ANY ($1)',
+          [results.map((r) => r!.message.id)],
+        );
+        assert.deepEqual(
+          messages.rows.map((r) => r.tx),
+          [rows.rows[0]!.tx],
+          'the messages committed with their keys',
+        );
+      },
+    );
 
     test(
       'a key that exists, a key given twice, a taken eventId and an eventId given twice leave the group with ' +
@@ -428,7 +432,8 @@ for (const engine of ENGINES) {
             keyed(store, 'group-late-event', late),
             keyed(store, 'group-late-bystander', bystander),
           ]);
-          // The group's statement is waiting for the holder's row (its snapshot did not see it), then the holder commits.
+          // The group's statement is waiting for the holder's row (its snapshot did not see it), then the holder
+          // commits.
           const waiting =
             "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
           for (let polls = 0; (await t.db.query(waiting)).rowCount === 0; polls++) {
@@ -510,32 +515,35 @@ for (const engine of ENGINES) {
 }
 
 describe('statementBatcher limits', () => {
-  test('never more statements at once than maxInFlight; calls made meanwhile join the next group, up to maxBatch', async () => {
-    let running = 0;
-    let most = 0;
-    const sizes: number[] = [];
-    const release: (() => void)[] = [];
-    const load = statementBatcher<number, number>({ maxBatch: 4, maxInFlight: 1 }, async (keys) => {
-      running += 1;
-      most = Math.max(most, running);
-      sizes.push(keys.length);
-      await new Promise<void>((resolve) => release.push(resolve));
-      running -= 1;
-      return keys.map((k) => k * 2);
-    });
-    const first = Promise.all([1, 2].map(load));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(sizes, [2], 'the first group starts at the end of the turn');
-    const later = Promise.all([3, 4, 5, 6, 7, 8, 9].map(load));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(sizes, [2], 'calls made while a group runs wait for it');
-    while (sizes.length < 3 || release.length > 0) {
-      release.shift()?.();
+  test(
+    'never more statements at once than maxInFlight; calls made ' + 'meanwhile join the next group, up to maxBatch',
+    async () => {
+      let running = 0;
+      let most = 0;
+      const sizes: number[] = [];
+      const release: (() => void)[] = [];
+      const load = statementBatcher<number, number>({ maxBatch: 4, maxInFlight: 1 }, async (keys) => {
+        running += 1;
+        most = Math.max(most, running);
+        sizes.push(keys.length);
+        await new Promise<void>((resolve) => release.push(resolve));
+        running -= 1;
+        return keys.map((k) => k * 2);
+      });
+      const first = Promise.all([1, 2].map(load));
       await new Promise((resolve) => setImmediate(resolve));
-    }
-    assert.deepEqual(await first, [2, 4]);
-    assert.deepEqual(await later, [6, 8, 10, 12, 14, 16, 18]);
-    assert.deepEqual(sizes, [2, 4, 3]);
-    assert.equal(most, 1);
-  });
+      assert.deepEqual(sizes, [2], 'the first group starts at the end of the turn');
+      const later = Promise.all([3, 4, 5, 6, 7, 8, 9].map(load));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(sizes, [2], 'calls made while a group runs wait for it');
+      while (sizes.length < 3 || release.length > 0) {
+        release.shift()?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.deepEqual(await first, [2, 4]);
+      assert.deepEqual(await later, [6, 8, 10, 12, 14, 16, 18]);
+      assert.deepEqual(sizes, [2, 4, 3]);
+      assert.equal(most, 1);
+    },
+  );
 });

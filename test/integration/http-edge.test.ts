@@ -109,21 +109,24 @@ describe('the HTTP edge answers in the error contract', () => {
     },
   );
 
-  test('a credential in the query string is refused 400 credentials_in_query, even with a valid Authorization header', async () => {
-    const tokenShaped = `tidings_${'A'.repeat(43)}`;
-    for (const query of [
-      'access_token=tidings_leaked',
-      'token=abc',
-      'api_key=abc',
-      `iterator=${tokenShaped}`,
-      'token=%ff',
-    ]) {
-      const res = await api.request('GET', `/api/v1/app?${query}`);
-      assert.equal(res.status, 400, query);
-      assert.equal(((await res.json()) as { code: string }).code, 'credentials_in_query', query);
-    }
-    assert.equal((await api.request('GET', '/api/v1/app?limit=5')).status, 200, 'ordinary query parameters pass');
-  });
+  test(
+    'a credential in the query string is refused 400 ' + 'credentials_in_query, even with a valid Authorization header',
+    async () => {
+      const tokenShaped = `tidings_${'A'.repeat(43)}`;
+      for (const query of [
+        'access_token=tidings_leaked',
+        'token=abc',
+        'api_key=abc',
+        `iterator=${tokenShaped}`,
+        'token=%ff',
+      ]) {
+        const res = await api.request('GET', `/api/v1/app?${query}`);
+        assert.equal(res.status, 400, query);
+        assert.equal(((await res.json()) as { code: string }).code, 'credentials_in_query', query);
+      }
+      assert.equal((await api.request('GET', '/api/v1/app?limit=5')).status, 200, 'ordinary query parameters pass');
+    },
+  );
 
   test(
     'a query value that merely starts with the token prefix (an event type filter) is not a credential, and an ' +
@@ -137,17 +140,20 @@ describe('the HTTP edge answers in the error contract', () => {
     },
   );
 
-  test("an unauthenticated request's body is never read: 401 at once and the server closes the connection", async () => {
-    // Headers announce 10 MB; the body never comes. Before, the 401 kept the connection open to read it.
-    const r = await exchange(
-      'POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ' +
-        '10000000\r\n\r\n{"name":',
-      3000,
-    );
-    assert.equal(r.status, 401);
-    assert.notEqual(r.closedAfterMs, null, 'the server closed the connection');
-    assert.ok(r.closedAfterMs! < 500, `closed after ${r.closedAfterMs} ms (the request timeout is 3 s)`);
-  });
+  test(
+    "an unauthenticated request's body is never read: 401 at " + 'once and the server closes the connection',
+    async () => {
+      // Headers announce 10 MB; the body never comes. Before, the 401 kept the connection open to read it.
+      const r = await exchange(
+        'POST /api/v1/app HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ' +
+          '10000000\r\n\r\n{"name":',
+        3000,
+      );
+      assert.equal(r.status, 401);
+      assert.notEqual(r.closedAfterMs, null, 'the server closed the connection');
+      assert.ok(r.closedAfterMs! < 500, `closed after ${r.closedAfterMs} ms (the request timeout is 3 s)`);
+    },
+  );
 
   test('100 Continue is sent only after authentication: never to a caller without a valid token', async () => {
     const refused = await exchange(

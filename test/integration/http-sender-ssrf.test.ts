@@ -312,39 +312,42 @@ function selfSignedCertificate(): { key: string; cert: string } | null {
   }
 }
 
-test('https: the connection goes to the checked address while TLS keeps the host name for SNI and verification', async (t: TestContext) => {
-  const pair = selfSignedCertificate();
-  if (pair === null) {
-    t.skip('the openssl CLI is not available to make a test certificate');
-    return;
-  }
-  const context = createSecureContext(pair);
-  const servernames: string[] = [];
-  const server = createTlsServer({
-    ...pair,
-    SNICallback: (servername, callback) => {
-      servernames.push(servername);
-      callback(null, context);
-    },
-  });
-  server.on('tlsClientError', () => undefined);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  try {
-    const address = server.address();
-    assert.ok(address !== null && typeof address !== 'string');
-    const resolver = scriptedResolver(['127.0.0.1']);
-    const result = await send(sender({ lookup: resolver.lookup }), `https://sni.test:${address.port}/`);
-    // The certificate is self-signed, so verification (on) refuses it: proof that it is checked.
-    assert.equal(result.type === 'error' && result.errorKind, 'tls', JSON.stringify(result));
-    assert.deepEqual(servernames, ['sni.test']);
-    assert.equal(resolver.calls(), 1);
-  } finally {
-    server.close();
-    await once(server, 'close');
-  }
-  assertCanariesUntouched();
-});
+test(
+  'https: the connection goes to the checked address while TLS ' + 'keeps the host name for SNI and verification',
+  async (t: TestContext) => {
+    const pair = selfSignedCertificate();
+    if (pair === null) {
+      t.skip('the openssl CLI is not available to make a test certificate');
+      return;
+    }
+    const context = createSecureContext(pair);
+    const servernames: string[] = [];
+    const server = createTlsServer({
+      ...pair,
+      SNICallback: (servername, callback) => {
+        servernames.push(servername);
+        callback(null, context);
+      },
+    });
+    server.on('tlsClientError', () => undefined);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const address = server.address();
+      assert.ok(address !== null && typeof address !== 'string');
+      const resolver = scriptedResolver(['127.0.0.1']);
+      const result = await send(sender({ lookup: resolver.lookup }), `https://sni.test:${address.port}/`);
+      // The certificate is self-signed, so verification (on) refuses it: proof that it is checked.
+      assert.equal(result.type === 'error' && result.errorKind, 'tls', JSON.stringify(result));
+      assert.deepEqual(servernames, ['sni.test']);
+      assert.equal(resolver.calls(), 1);
+    } finally {
+      server.close();
+      await once(server, 'close');
+    }
+    assertCanariesUntouched();
+  },
+);
 
 test('no canary saw a connection over the whole file', (t: TestContext) => {
   if (noIPv6Reason !== '') t.diagnostic(noIPv6Reason);

@@ -247,7 +247,10 @@ test(
       assert.ok(outcome !== undefined);
       t.diagnostic(
         `${c.name}: ` +
-          `${outcome.result.type === 'error' ? outcome.result.errorKind : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`} ` +
+          (outcome.result.type === 'error'
+            ? outcome.result.errorKind
+            : `${outcome.result.statusCode} bodyError=${String(outcome.result.bodyError)}`) +
+          ' ' +
           `in ${Math.round(outcome.wallMs)} ms (recorded ${outcome.result.durationMs} ms)`,
       );
       assertExpected(c.name, outcome.result, c.expected);

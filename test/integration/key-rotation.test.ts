@@ -47,7 +47,8 @@ async function seed(db: Db, cipher: Cipher, appId: string, endpoints: number, me
     const p = cipher.encrypt(Buffer.from(ep.previous), ep.id);
     const h = cipher.encrypt(Buffer.from(JSON.stringify(ep.headers)), ep.id);
     await db.query(
-      `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id, previous_secret, previous_secret_key_id, previous_secret_until, sensitive_headers, sensitive_headers_key)
+      `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id, previous_secret, previous_secret_key_id,
+        previous_secret_until, sensitive_headers, sensitive_headers_key)
        VALUES ($1, $2, 'http://127.0.0.1:9/x', $3, $4, $5, $6, clock_timestamp() + interval '1 day', $7, $8)`,
       [ep.id, appId, s.data, s.keyId, p.data, p.keyId, h.data, h.keyId],
     );
@@ -70,7 +71,8 @@ async function keyUsage(db: Db): Promise<Record<string, Record<string, number>>>
   const columns = (
     await db.query<{ table_name: string; column_name: string }>(
       `SELECT table_name, column_name FROM information_schema.columns
-     WHERE table_schema = current_schema() AND (column_name LIKE '%\\_key\\_id' OR column_name LIKE '%\\_key') AND data_type = 'text'
+     WHERE table_schema = current_schema() AND (column_name LIKE '%\\_key\\_id' OR column_name LIKE '%\\_key')
+       AND data_type = 'text'
      ORDER BY 1, 2`,
     )
   ).rows;

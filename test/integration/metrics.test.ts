@@ -46,23 +46,26 @@ describe('metrics over the API', () => {
     return res.text();
   };
 
-  test("the publish counter's label set stays constant when 500 applications publish, and no application id appears", async () => {
-    const before = labelSets(await scrape(), 'tidings_messages_published_total');
-    const ids: string[] = [];
-    for (let i = 0; i < 500; i += 8) {
-      await Promise.all(
-        Array.from({ length: Math.min(8, 500 - i) }, async (_, k) => {
-          const app = await h.svix.application.create({ name: `tenant ${i + k}` });
-          ids.push(app.id);
-          await h.svix.message.create(app.id, { eventType: 'e.x', payload: { n: i + k } });
-        }),
-      );
-    }
-    const text = await scrape();
-    assert.deepEqual(labelSets(text, 'tidings_messages_published_total'), before);
-    assert.match(text, /^tidings_messages_published_total 500$/m);
-    for (const id of ids) assert.ok(!text.includes(id), `application id ${id} in /metrics`);
-  });
+  test(
+    "the publish counter's label set stays constant when 500 " + 'applications publish, and no application id appears',
+    async () => {
+      const before = labelSets(await scrape(), 'tidings_messages_published_total');
+      const ids: string[] = [];
+      for (let i = 0; i < 500; i += 8) {
+        await Promise.all(
+          Array.from({ length: Math.min(8, 500 - i) }, async (_, k) => {
+            const app = await h.svix.application.create({ name: `tenant ${i + k}` });
+            ids.push(app.id);
+            await h.svix.message.create(app.id, { eventType: 'e.x', payload: { n: i + k } });
+          }),
+        );
+      }
+      const text = await scrape();
+      assert.deepEqual(labelSets(text, 'tidings_messages_published_total'), before);
+      assert.match(text, /^tidings_messages_published_total 500$/m);
+      for (const id of ids) assert.ok(!text.includes(id), `application id ${id} in /metrics`);
+    },
+  );
 
   test('with TIDINGS_METRICS_TOKEN set, /metrics without that Bearer token is 401', async () => {
     for (const token of [null, 'wrong-token-0123456789', 'admin']) {
@@ -156,7 +159,8 @@ describe('backlog gauges and time histograms on the PostgreSQL server', () => {
         (
           await t.db.query<{ due: number; scheduled: number; held: number; leased: number }>(`
       SELECT count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= now())::int AS due,
-             count(*) FILTER (WHERE state = 'pending' AND next_attempt_at > now() AND next_attempt_at < 'infinity')::int AS scheduled,
+             count(*) FILTER (WHERE state = 'pending' AND next_attempt_at > now()
+               AND next_attempt_at < 'infinity')::int AS scheduled,
              count(*) FILTER (WHERE state = 'pending' AND next_attempt_at = 'infinity')::int AS held,
              count(*) FILTER (WHERE state = 'leased' AND lease_expires_at > now())::int AS leased FROM deliveries`)
         ).rows[0]!;

@@ -74,7 +74,8 @@ for (const engine of ENGINES) {
       await t.db.query(`INSERT INTO messages (id, app_id, event_type) VALUES ($1, $2, 'e')`, [messageId, appId]);
       return (
         await t.db.query<{ id: string }>(
-          `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id, lease_expires_at, fencing_token, manual, manual_return, dead_reason)
+          `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, dispatcher_id,
+            lease_expires_at, fencing_token, manual, manual_return, dead_reason)
          VALUES ($1, $2, $3, 'leased', $4, $4, 'W', $4::timestamptz + interval '1 minute', 1, $5, $6, $7) RETURNING id`,
           [
             appId,
@@ -118,7 +119,8 @@ for (const engine of ENGINES) {
             const row = (
               await t.db.query<{ state: string; held: boolean; reason: string | null }>(
                 `SELECT d.state, d.next_attempt_at = 'infinity' AS held,
-                      (SELECT e.reason FROM delivery_events e WHERE e.delivery_id = d.id ORDER BY e.id DESC LIMIT 1) AS reason
+                      (SELECT e.reason FROM delivery_events e WHERE e.delivery_id = d.id ORDER BY e.id DESC
+                        LIMIT 1) AS reason
                FROM deliveries d WHERE d.id = $1`,
                 [id],
               )
@@ -172,7 +174,8 @@ for (const engine of ENGINES) {
           const row = (
             await t.db.query<{ state: BreakerState; failures: number; opened: number; opens_for_ms: number | null }>(
               `SELECT breaker_state AS state, consecutive_failures AS failures, breaker_opened_count AS opened,
-                    CASE WHEN breaker_state = 'open' AND $2 THEN (extract(epoch FROM breaker_open_until - $3::timestamptz) * 1000)::int END AS opens_for_ms
+                    CASE WHEN breaker_state = 'open' AND $2
+                      THEN (extract(epoch FROM breaker_open_until - $3::timestamptz) * 1000)::int END AS opens_for_ms
              FROM endpoints WHERE id = $1`,
               [endpoint, expected.opensForMs !== null, NOW],
             )

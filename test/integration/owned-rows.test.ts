@@ -75,9 +75,11 @@ async function ownedRows(db: Db, appId: string): Promise<Record<string, number>>
            (SELECT count(*)::int FROM deliveries WHERE app_id = $1) AS deliveries,
            (SELECT count(*)::int FROM delivery_events WHERE app_id = $1) AS events,
            (SELECT count(*)::int FROM attempts WHERE app_id = $1) AS attempts,
-           (SELECT count(*)::int FROM fenced_attempts f JOIN endpoints e ON e.id = f.endpoint_id WHERE e.app_id = $1) AS fenced,
+           (SELECT count(*)::int FROM fenced_attempts f JOIN endpoints e ON e.id = f.endpoint_id
+             WHERE e.app_id = $1) AS fenced,
            (SELECT count(*)::int FROM endpoints WHERE app_id = $1) AS endpoints,
-           (SELECT count(*)::int FROM endpoint_events v JOIN endpoints e ON e.id = v.endpoint_id WHERE e.app_id = $1) AS endpoint_events`,
+           (SELECT count(*)::int FROM endpoint_events v JOIN endpoints e ON e.id = v.endpoint_id
+             WHERE e.app_id = $1) AS endpoint_events`,
       [appId],
     )
   ).rows[0]!;

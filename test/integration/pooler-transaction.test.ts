@@ -134,23 +134,29 @@ describe('behind PgBouncer in transaction mode', () => {
     await onAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
 
-  test('the pooled URL under TIDINGS_DATABASE_POOLER=none is refused at start-up, before anything is written', async () => {
-    await assert.rejects(start({ DATABASE_URL: pooledUrl }), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'database_pooler_mismatch');
-      assert.match(error.message, /TIDINGS_DATABASE_POOLER=transaction/);
-      return true;
-    });
-  });
+  test(
+    'the pooled URL under TIDINGS_DATABASE_POOLER=none is ' + 'refused at start-up, before anything is written',
+    async () => {
+      await assert.rejects(start({ DATABASE_URL: pooledUrl }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'database_pooler_mismatch');
+        assert.match(error.message, /TIDINGS_DATABASE_POOLER=transaction/);
+        return true;
+      });
+    },
+  );
 
-  test('without a direct URL, a database with migrations pending is refused at start-up, naming the setting', async () => {
-    const pooledOnly = { DATABASE_URL: pooledUrl, TIDINGS_DATABASE_POOLER: 'transaction' };
-    await assert.rejects(start(pooledOnly), (error: Error & { code?: string; pending?: string[] }) => {
-      assert.equal(error.code, 'migration_needs_session');
-      assert.match(error.message, /TIDINGS_DIRECT_DATABASE_URL/);
-      assert.ok((error.pending ?? []).includes('1764000000000_baseline'));
-      return true;
-    });
-  });
+  test(
+    'without a direct URL, a database with migrations pending is ' + 'refused at start-up, naming the setting',
+    async () => {
+      const pooledOnly = { DATABASE_URL: pooledUrl, TIDINGS_DATABASE_POOLER: 'transaction' };
+      await assert.rejects(start(pooledOnly), (error: Error & { code?: string; pending?: string[] }) => {
+        assert.equal(error.code, 'migration_needs_session');
+        assert.match(error.message, /TIDINGS_DIRECT_DATABASE_URL/);
+        assert.ok((error.pending ?? []).includes('1764000000000_baseline'));
+        return true;
+      });
+    },
+  );
 
   test(
     "publish, deliver, retry, idempotency, recover and the console's reads all work through the pooler; LISTEN " +

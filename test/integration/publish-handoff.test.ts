@@ -149,60 +149,63 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('each endpoint takes at most its room and the statement at most its slots; the rest stay pending and due', async () => {
-      const appId = await insertApp(t.db);
-      const a = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
-      const b = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b' });
-      /** Three messages in one grouped statement under `h`: the deliveries it leased, per endpoint. */
-      const groupOfThree = async (h: ReturnType<typeof recordingHandoff>): Promise<Map<string, number>> => {
-        const store = createPgMessageStore(t.db, cipher, () => undefined, {
-          handoff: h.handoff,
-          limits: { maxBatch: 3, maxInFlight: 1 },
-        });
-        const results = await Promise.all([1, 2, 3].map(() => publish(store, message(appId))));
+    test(
+      'each endpoint takes at most its room and the statement at ' + 'most its slots; the rest stay pending and due',
+      async () => {
+        const appId = await insertApp(t.db);
+        const a = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
+        const b = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/b' });
+        /** Three messages in one grouped statement under `h`: the deliveries it leased, per endpoint. */
+        const groupOfThree = async (h: ReturnType<typeof recordingHandoff>): Promise<Map<string, number>> => {
+          const store = createPgMessageStore(t.db, cipher, () => undefined, {
+            handoff: h.handoff,
+            limits: { maxBatch: 3, maxInFlight: 1 },
+          });
+          const results = await Promise.all([1, 2, 3].map(() => publish(store, message(appId))));
+          assert.deepEqual(
+            results.map((r) => r.deliveries),
+            [2, 2, 2],
+          );
+          assert.deepEqual(h.offers, [3], 'one grouped statement of three messages');
+          const perEndpoint = new Map<string, number>();
+          for (const d of h.leased()) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
+          return perEndpoint;
+        };
         assert.deepEqual(
-          results.map((r) => r.deliveries),
-          [2, 2, 2],
+          await groupOfThree(recordingHandoff([a.id, b.id], 1, 10)),
+          new Map([
+            [a.id, 1],
+            [b.id, 1],
+          ]),
+          'room 1 per endpoint',
         );
-        assert.deepEqual(h.offers, [3], 'one grouped statement of three messages');
-        const perEndpoint = new Map<string, number>();
-        for (const d of h.leased()) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
-        return perEndpoint;
-      };
-      assert.deepEqual(
-        await groupOfThree(recordingHandoff([a.id, b.id], 1, 10)),
-        new Map([
-          [a.id, 1],
-          [b.id, 1],
-        ]),
-        'room 1 per endpoint',
-      );
-      const bySlots = await groupOfThree(recordingHandoff([a.id, b.id], 10, 3));
-      assert.equal(
-        [...bySlots.values()].reduce((x, y) => x + y, 0),
-        3,
-        'three slots',
-      );
-      const states = (
-        await t.db.query<{ state: string; n: number }>(
-          `SELECT state, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY state ORDER BY state`,
-          [appId],
-        )
-      ).rows;
-      assert.deepEqual(states, [
-        { state: 'leased', n: 5 },
-        { state: 'pending', n: 7 },
-      ]);
-      // The pending ones are claimed as ever.
-      const claimed = await createPgDeliveryStore(t.db, cipher).claim({
-        dispatcherId: 'other',
-        limit: 20,
-        leaseMs: LEASE_MS,
-        maxReclaims: 5,
-        now: clock.sqlNow(),
-      });
-      assert.equal(claimed.deliveries.length, 7);
-    });
+        const bySlots = await groupOfThree(recordingHandoff([a.id, b.id], 10, 3));
+        assert.equal(
+          [...bySlots.values()].reduce((x, y) => x + y, 0),
+          3,
+          'three slots',
+        );
+        const states = (
+          await t.db.query<{ state: string; n: number }>(
+            `SELECT state, count(*)::int AS n FROM deliveries WHERE app_id = $1 GROUP BY state ORDER BY state`,
+            [appId],
+          )
+        ).rows;
+        assert.deepEqual(states, [
+          { state: 'leased', n: 5 },
+          { state: 'pending', n: 7 },
+        ]);
+        // The pending ones are claimed as ever.
+        const claimed = await createPgDeliveryStore(t.db, cipher).claim({
+          dispatcherId: 'other',
+          limit: 20,
+          leaseMs: LEASE_MS,
+          maxReclaims: 5,
+          now: clock.sqlNow(),
+        });
+        assert.equal(claimed.deliveries.length, 7);
+      },
+    );
 
     test(
       'no lease for an endpoint not offered, gated (in-flight cap, rate limit, breaker not closed), throttled, ' +
@@ -245,23 +248,26 @@ for (const engine of ENGINES) {
       },
     );
 
-    test("a publish inside a caller's transaction asks for no offer; a failed statement gives its room back", async () => {
-      const appId = await insertApp(t.db);
-      const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
-      const h = recordingHandoff([ep.id], 10, 10);
-      const store = createPgMessageStore(t.db, cipher, () => undefined, { handoff: h.handoff });
-      await runTx(t.db, (tx) => store.insert(tx, message(appId), clock.sqlNow()));
-      assert.deepEqual(h.offers, []);
-      await assert.rejects(
-        publish(store, message('app_doesnotexist')),
-        (error: Error & { code?: string }) => error.code === 'not_found',
-      );
-      assert.deepEqual(h.offers, [1]);
-      assert.deepEqual(
-        h.adopted.map((a) => a.deliveries.length),
-        [0],
-      );
-    });
+    test(
+      "a publish inside a caller's transaction asks for no offer; " + 'a failed statement gives its room back',
+      async () => {
+        const appId = await insertApp(t.db);
+        const ep = await insertEndpoint(t.db, cipher, { appId, url: 'http://127.0.0.1:9/a' });
+        const h = recordingHandoff([ep.id], 10, 10);
+        const store = createPgMessageStore(t.db, cipher, () => undefined, { handoff: h.handoff });
+        await runTx(t.db, (tx) => store.insert(tx, message(appId), clock.sqlNow()));
+        assert.deepEqual(h.offers, []);
+        await assert.rejects(
+          publish(store, message('app_doesnotexist')),
+          (error: Error & { code?: string }) => error.code === 'not_found',
+        );
+        assert.deepEqual(h.offers, [1]);
+        assert.deepEqual(
+          h.adopted.map((a) => a.deliveries.length),
+          [0],
+        );
+      },
+    );
 
     test(
       'a leased row that cannot be read (a secret that does not decrypt) fails no publish: its room is given ' +

@@ -43,30 +43,33 @@ for (const engine of ENGINES) {
     for (const keyed of [false, true]) {
       const path = keyed ? 'keyed (grouped)' : 'without a key';
 
-      test(`${path}: a schema registered, then changed, through the other API is enforced on the next publish`, async () => {
-        const type = `order.paid.${keyed ? 'k' : 'p'}`;
-        const app = await b.svix.application.create({ name: 'shop' });
-        const unregistered = await publish(app.id, type, { total: 'three' }, keyed);
-        assert.equal(unregistered.status, 202, 'not registered: accepted, and its absence kept');
-        await b.svix.eventType.create({ name: type, description: 'paid', schemas: { 1: TOTAL_SCHEMA } });
-        const refused = await publish(app.id, type, { total: 'three' }, keyed);
-        assert.equal(refused.status, 422);
-        assert.deepEqual((refused.body.detail as { loc: unknown[] }[])[0]!.loc, ['body', 'payload', 'total']);
-        const accepted = await publish(app.id, type, { total: 3 }, keyed);
-        assert.equal(accepted.status, 202);
-        // A now holds the type with the integer schema; B asks for a string.
-        await b.svix.eventType.patch(type, {
-          schemas: { 1: { ...TOTAL_SCHEMA, properties: { total: { type: 'string' } } } },
-        });
-        assert.equal((await publish(app.id, type, { total: 3 }, keyed)).status, 422);
-        const again = await publish(app.id, type, { total: 'three' }, keyed);
-        assert.equal(again.status, 202);
-        assert.deepEqual(
-          await messageIds(app.id),
-          [unregistered.body.id, accepted.body.id, again.body.id].sort(),
-          'every accepted message stored once, no refused one',
-        );
-      });
+      test(
+        `${path}: a schema registered, then changed, through the ` + 'other API is enforced on the next publish',
+        async () => {
+          const type = `order.paid.${keyed ? 'k' : 'p'}`;
+          const app = await b.svix.application.create({ name: 'shop' });
+          const unregistered = await publish(app.id, type, { total: 'three' }, keyed);
+          assert.equal(unregistered.status, 202, 'not registered: accepted, and its absence kept');
+          await b.svix.eventType.create({ name: type, description: 'paid', schemas: { 1: TOTAL_SCHEMA } });
+          const refused = await publish(app.id, type, { total: 'three' }, keyed);
+          assert.equal(refused.status, 422);
+          assert.deepEqual((refused.body.detail as { loc: unknown[] }[])[0]!.loc, ['body', 'payload', 'total']);
+          const accepted = await publish(app.id, type, { total: 3 }, keyed);
+          assert.equal(accepted.status, 202);
+          // A now holds the type with the integer schema; B asks for a string.
+          await b.svix.eventType.patch(type, {
+            schemas: { 1: { ...TOTAL_SCHEMA, properties: { total: { type: 'string' } } } },
+          });
+          assert.equal((await publish(app.id, type, { total: 3 }, keyed)).status, 422);
+          const again = await publish(app.id, type, { total: 'three' }, keyed);
+          assert.equal(again.status, 202);
+          assert.deepEqual(
+            await messageIds(app.id),
+            [unregistered.body.id, accepted.body.id, again.body.id].sort(),
+            'every accepted message stored once, no refused one',
+          );
+        },
+      );
 
       test(`${path}: an event type archived through the other API is refused at body.eventType`, async () => {
         const type = `order.void.${keyed ? 'k' : 'p'}`;

@@ -201,26 +201,29 @@ test('a publish with nothing due now sends no NOTIFY and wakes nobody', async ()
   assert.deepEqual(await notificationsUntilMarker(), []);
 });
 
-test('a publish that commits while another statement’s NOTIFY is in flight owes one, sent after that NOTIFY ends', async () => {
-  // The first statement carries the NOTIFY and is held; the second starts meanwhile, carries none and commits
-  // first. The first's NOTIFY could have been delivered before that commit (its result still on its way), so the
-  // second's commit is owed a NOTIFY once the first has ended; no publish starts then to carry it.
-  const { db, counts, holdNext, ownNotified } = instrumentedDb();
-  const { store, local } = carriedStore(db);
-  const hold = holdNext();
-  const first = publish(store);
-  await hold.sent;
-  await publish(store);
-  await turnEnd();
-  assert.equal(counts.ownNotifies, 0, 'nothing sent while the first statement’s NOTIFY is in flight');
-  hold.release();
-  await first;
-  await turnEnd();
-  assert.equal(counts.ownNotifies, 1, 'one NOTIFY statement of its own, after the first statement ended');
-  await ownNotified();
-  assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
-  assert.equal(local.wakes, 2, 'each publish woke its own process');
-});
+test(
+  'a publish that commits while another statement’s NOTIFY is in ' + 'flight owes one, sent after that NOTIFY ends',
+  async () => {
+    // The first statement carries the NOTIFY and is held; the second starts meanwhile, carries none and commits
+    // first. The first's NOTIFY could have been delivered before that commit (its result still on its way), so the
+    // second's commit is owed a NOTIFY once the first has ended; no publish starts then to carry it.
+    const { db, counts, holdNext, ownNotified } = instrumentedDb();
+    const { store, local } = carriedStore(db);
+    const hold = holdNext();
+    const first = publish(store);
+    await hold.sent;
+    await publish(store);
+    await turnEnd();
+    assert.equal(counts.ownNotifies, 0, 'nothing sent while the first statement’s NOTIFY is in flight');
+    hold.release();
+    await first;
+    await turnEnd();
+    assert.equal(counts.ownNotifies, 1, 'one NOTIFY statement of its own, after the first statement ended');
+    await ownNotified();
+    assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
+    assert.equal(local.wakes, 2, 'each publish woke its own process');
+  },
+);
 
 test('a wake-up owed while a NOTIFY is in flight rides on the publish statement that starts when it ends', async () => {
   // One statement in flight at most: the second publish waits, and starts as the first ends. A commit elsewhere in
@@ -269,20 +272,23 @@ async function owedPastSecond(
   assert.deepEqual(await notificationsUntilMarker(), ['', ''], 'the first statement’s NOTIFY and the owed one');
 }
 
-test('a statement that was to carry an owed wake-up and failed leaves it owed: a statement of its own sends it', async () => {
-  // The second statement is refused by the server (its application does not exist), so nothing it carried was
-  // delivered.
-  const tools = instrumentedDb();
-  const { hub, store } = carriedStore(tools.db, 1);
-  await owedPastSecond(
-    store,
-    hub,
-    tools,
-    () => publish(store, { appId: 'app_missing000000000000000000' }),
-    'not_found',
-    'was refused',
-  );
-});
+test(
+  'a statement that was to carry an owed wake-up and failed ' + 'leaves it owed: a statement of its own sends it',
+  async () => {
+    // The second statement is refused by the server (its application does not exist), so nothing it carried was
+    // delivered.
+    const tools = instrumentedDb();
+    const { hub, store } = carriedStore(tools.db, 1);
+    await owedPastSecond(
+      store,
+      hub,
+      tools,
+      () => publish(store, { appId: 'app_missing000000000000000000' }),
+      'not_found',
+      'was refused',
+    );
+  },
+);
 
 test('a statement that was to carry an owed wake-up and stored nothing leaves it owed', async () => {
   // The second statement's one message has an eventId already taken: ON CONFLICT stores nothing, so the statement
@@ -320,58 +326,64 @@ test('a group refused for one message’s data ends its part before its messages
   assert.deepEqual(await notificationsUntilMarker(), ['', '']);
 });
 
-test('an owed wake-up waits for a NOTIFY in flight at most maxOwedWaitMs, then a statement of its own goes beside it', async () => {
-  // A statement held as long as a row lock can hold one must not hold back other processes' wake-ups.
-  const { db, counts, holdNext, nextOwnNotify, ownNotified } = instrumentedDb();
-  const { hub, store } = carriedStore(db, 2, 0);
-  const hold = holdNext();
-  const first = publish(store);
-  await hold.sent;
-  const sent = nextOwnNotify();
-  hub.notify();
-  await sent;
-  assert.equal(counts.ownNotifies, 1, 'sent while the first statement is still held');
-  await ownNotified();
-  hold.release();
-  await first;
-  await turnEnd();
-  assert.equal(counts.ownNotifies, 1, 'nothing more is owed');
-  assert.deepEqual(
-    await notificationsUntilMarker(),
-    ['', ''],
-    'the statement of its own’s NOTIFY, then the first statement’s',
-  );
-});
+test(
+  'an owed wake-up waits for a NOTIFY in flight at most ' + 'maxOwedWaitMs, then a statement of its own goes beside it',
+  async () => {
+    // A statement held as long as a row lock can hold one must not hold back other processes' wake-ups.
+    const { db, counts, holdNext, nextOwnNotify, ownNotified } = instrumentedDb();
+    const { hub, store } = carriedStore(db, 2, 0);
+    const hold = holdNext();
+    const first = publish(store);
+    await hold.sent;
+    const sent = nextOwnNotify();
+    hub.notify();
+    await sent;
+    assert.equal(counts.ownNotifies, 1, 'sent while the first statement is still held');
+    await ownNotified();
+    hold.release();
+    await first;
+    await turnEnd();
+    assert.equal(counts.ownNotifies, 1, 'nothing more is owed');
+    assert.deepEqual(
+      await notificationsUntilMarker(),
+      ['', ''],
+      'the statement of its own’s NOTIFY, then the first statement’s',
+    );
+  },
+);
 
-test('a publish inside a caller’s transaction owes the NOTIFY to its commit, and owes nothing when it rolls back', async () => {
-  // The caller's commit may come long after the statement (the ordinary keyed path stores its answer first): a
-  // NOTIFY in the statement would take the notify lock unseen by the hub.
-  const { db, counts, ownNotified } = instrumentedDb();
-  const { store, local } = carriedStore(db);
-  await runTx(db, (tx) => store.insert(tx, message(), null));
-  await turnEnd();
-  await ownNotified();
-  assert.deepEqual(
-    { wakes: local.wakes, ownNotifies: counts.ownNotifies },
-    { wakes: 1, ownNotifies: 1 },
-    'a NOTIFY statement of its own after the commit',
-  );
-  assert.deepEqual(await notificationsUntilMarker(), ['']);
-  await assert.rejects(
-    runTx(db, async (tx) => {
-      await store.insert(tx, message(), null);
-      throw new Error('rolled back');
-    }),
-    /rolled back/,
-  );
-  await turnEnd();
-  assert.deepEqual(
-    { wakes: local.wakes, ownNotifies: counts.ownNotifies },
-    { wakes: 1, ownNotifies: 1 },
-    'no after-commit hook ran',
-  );
-  assert.deepEqual(await notificationsUntilMarker(), []);
-});
+test(
+  'a publish inside a caller’s transaction owes the NOTIFY to its ' + 'commit, and owes nothing when it rolls back',
+  async () => {
+    // The caller's commit may come long after the statement (the ordinary keyed path stores its answer first): a
+    // NOTIFY in the statement would take the notify lock unseen by the hub.
+    const { db, counts, ownNotified } = instrumentedDb();
+    const { store, local } = carriedStore(db);
+    await runTx(db, (tx) => store.insert(tx, message(), null));
+    await turnEnd();
+    await ownNotified();
+    assert.deepEqual(
+      { wakes: local.wakes, ownNotifies: counts.ownNotifies },
+      { wakes: 1, ownNotifies: 1 },
+      'a NOTIFY statement of its own after the commit',
+    );
+    assert.deepEqual(await notificationsUntilMarker(), ['']);
+    await assert.rejects(
+      runTx(db, async (tx) => {
+        await store.insert(tx, message(), null);
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    await turnEnd();
+    assert.deepEqual(
+      { wakes: local.wakes, ownNotifies: counts.ownNotifies },
+      { wakes: 1, ownNotifies: 1 },
+      'no after-commit hook ran',
+    );
+    assert.deepEqual(await notificationsUntilMarker(), []);
+  },
+);
 
 test('a grouped keyed publish notifies at its transaction’s commit', async () => {
   const { db, counts } = instrumentedDb();

@@ -143,20 +143,23 @@ async function recordPlan(
   return { record: plans.get(RECORD_ATTEMPTS.name)![0]!, extend: plans.get(EXTEND_LEASES.name)![0]! };
 }
 
-test("the record statement probes each outcome's delivery by primary key while the table has no statistics", async () => {
-  const { record: plan } = await recordPlan(await fill(false), 300, 300);
-  const reads = deliveryReads(cte(plan, 'cur'));
-  assert.deepEqual(reads, ['Index Scan deliveries_pkey'], `cur reads deliveries by primary key: ${reads.join(', ')}`);
-  // The update names 300 of the table's 1,000 rows, with their number known (EXPLAIN plans with the
-  // parameters): a scan of the table is a fair choice for so large a part. What it must not do is read every
-  // lease through a partial index.
-  const upd = deliveryReads(cte(plan, 'upd'));
-  assert.ok(upd.length > 0, 'the update reads deliveries');
-  assert.ok(
-    !upd.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)),
-    `no read of every lease: ${upd.join(', ')}`,
-  );
-});
+test(
+  "the record statement probes each outcome's delivery by " + 'primary key while the table has no statistics',
+  async () => {
+    const { record: plan } = await recordPlan(await fill(false), 300, 300);
+    const reads = deliveryReads(cte(plan, 'cur'));
+    assert.deepEqual(reads, ['Index Scan deliveries_pkey'], `cur reads deliveries by primary key: ${reads.join(', ')}`);
+    // The update names 300 of the table's 1,000 rows, with their number known (EXPLAIN plans with the
+    // parameters): a scan of the table is a fair choice for so large a part. What it must not do is read every
+    // lease through a partial index.
+    const upd = deliveryReads(cte(plan, 'upd'));
+    assert.ok(upd.length > 0, 'the update reads deliveries');
+    assert.ok(
+      !upd.some((r) => /deliveries_(lease_expiry|endpoint_leased)/.test(r)),
+      `no read of every lease: ${upd.join(', ')}`,
+    );
+  },
+);
 
 test(
   'the record statement and the heartbeat update the deliveries they name, found by primary key, while the ' +

@@ -48,8 +48,10 @@ for (const engine of ENGINES) {
       );
       for (const d of rows) {
         await q(
-          `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded, response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token, created_at)
-                 VALUES ('atmpt_' || md5(random()::text), $1, $2, $3, $4, 1, 'scheduled', $5, 200, 'RESPONSE-BODY-MARKER', 'http://127.0.0.1:9/', 5, 'w', 1, $6)`,
+          `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
+            response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token, created_at)
+                 VALUES ('atmpt_' || md5(random()::text), $1, $2, $3, $4, 1, 'scheduled', $5, 200,
+                   'RESPONSE-BODY-MARKER', 'http://127.0.0.1:9/', 5, 'w', 1, $6)`,
           [d.id, d.app_id, messageId, d.endpoint_id, state === 'succeeded', when],
         );
         await q(`INSERT INTO delivery_events (delivery_id, state, at) VALUES ($1, $2, $3)`, [d.id, state, when]);

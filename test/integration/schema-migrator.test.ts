@@ -120,38 +120,41 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('a new routine is applied; unchanged, it is not run again; its file changed, it is applied again', async () => {
-      await writeFile(routine.path, routineSql(1));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
-        baselined: false,
-        migrations: [],
-        routines: ['tidings_test_routine'],
-      });
-      assert.equal(await callRoutine(), 1);
+    test(
+      'a new routine is applied; unchanged, it is not run ' + 'again; its file changed, it is applied again',
+      async () => {
+        await writeFile(routine.path, routineSql(1));
+        assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+          baselined: false,
+          migrations: [],
+          routines: ['tidings_test_routine'],
+        });
+        assert.equal(await callRoutine(), 1);
 
-      // Changed behind the migrator's back: an unchanged file must not overwrite it, so the change stays.
-      await t.db.query(routineSql(99));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
-        baselined: false,
-        migrations: [],
-        routines: [],
-      });
-      assert.equal(await callRoutine(), 99, 'the unchanged routine was not run again');
+        // Changed behind the migrator's back: an unchanged file must not overwrite it, so the change stays.
+        await t.db.query(routineSql(99));
+        assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+          baselined: false,
+          migrations: [],
+          routines: [],
+        });
+        assert.equal(await callRoutine(), 99, 'the unchanged routine was not run again');
 
-      await writeFile(routine.path, routineSql(2));
-      assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
-        baselined: false,
-        migrations: [],
-        routines: ['tidings_test_routine'],
-      });
-      assert.equal(await callRoutine(), 2);
-      const recorded = (
-        await t.db.query<{ checksum: string }>(
-          `SELECT checksum FROM tidings_routines WHERE name = 'tidings_test_routine'`,
-        )
-      ).rows;
-      assert.deepEqual(recorded, [{ checksum: sha256(routineSql(2)) }]);
-    });
+        await writeFile(routine.path, routineSql(2));
+        assert.deepEqual(await migrate(t.db, silentLogger, { routines: [routine] }), {
+          baselined: false,
+          migrations: [],
+          routines: ['tidings_test_routine'],
+        });
+        assert.equal(await callRoutine(), 2);
+        const recorded = (
+          await t.db.query<{ checksum: string }>(
+            `SELECT checksum FROM tidings_routines WHERE name = 'tidings_test_routine'`,
+          )
+        ).rows;
+        assert.deepEqual(recorded, [{ checksum: sha256(routineSql(2)) }]);
+      },
+    );
 
     test(
       'a routine that fails leaves its function and its checksum as they were, and is applied at the next start ' +

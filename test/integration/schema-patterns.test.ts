@@ -92,25 +92,28 @@ describe('event-type schemas and the event loop', () => {
     },
   );
 
-  test('a schema of 8,000 patterns is refused with 422 naming TIDINGS_MAX_SCHEMA_PATTERNS, without compiling it', async () => {
-    const properties = Object.fromEntries(
-      Array.from({ length: 8000 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^x${i}[a-z]+$` }]),
-    );
-    let r: Awaited<ReturnType<typeof refusal>> | undefined;
-    const stall = await longestStallMs(async () => {
-      r = await refusal(
-        api.svix.eventType.create({
-          name: 'many.patterns',
-          description: 'big',
-          schemas: { 1: { type: 'object', properties } },
-        }),
+  test(
+    'a schema of 8,000 patterns is refused with 422 naming ' + 'TIDINGS_MAX_SCHEMA_PATTERNS, without compiling it',
+    async () => {
+      const properties = Object.fromEntries(
+        Array.from({ length: 8000 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^x${i}[a-z]+$` }]),
       );
-    });
-    assert.equal(r!.code, 422);
-    assert.deepEqual(r!.body.detail[0]?.loc, ['body', 'schemas', '1']);
-    assert.match(r!.body.detail[0]!.msg, /TIDINGS_MAX_SCHEMA_BYTES|TIDINGS_MAX_SCHEMA_PATTERNS/);
-    assert.ok(stall < 750, `the event loop stalled ${stall.toFixed(0)} ms (compiling it stalled 7.8 s)`);
-  });
+      let r: Awaited<ReturnType<typeof refusal>> | undefined;
+      const stall = await longestStallMs(async () => {
+        r = await refusal(
+          api.svix.eventType.create({
+            name: 'many.patterns',
+            description: 'big',
+            schemas: { 1: { type: 'object', properties } },
+          }),
+        );
+      });
+      assert.equal(r!.code, 422);
+      assert.deepEqual(r!.body.detail[0]?.loc, ['body', 'schemas', '1']);
+      assert.match(r!.body.detail[0]!.msg, /TIDINGS_MAX_SCHEMA_BYTES|TIDINGS_MAX_SCHEMA_PATTERNS/);
+      assert.ok(stall < 750, `the event loop stalled ${stall.toFixed(0)} ms (compiling it stalled 7.8 s)`);
+    },
+  );
 
   test(
     'a schema with more patterns than TIDINGS_MAX_SCHEMA_PATTERNS but under the size cap is refused naming the ' +

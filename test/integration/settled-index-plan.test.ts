@@ -42,27 +42,33 @@ before(async () => {
   // succeeded, with some pending, leased and dead, as on an installation in service.
   await t.db.query(
     `INSERT INTO messages (id, app_id, event_type, payload, created_at)
-     SELECT 'msg_big_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea, now() - interval '1 hour' + g * interval '1 ms'
+     SELECT 'msg_big_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea,
+       now() - interval '1 hour' + g * interval '1 ms'
      FROM generate_series(1, 20000) g`,
     [big],
   );
   await t.db.query(
     `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id)
-     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), ($2::text[])[g % 200 + 1], s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), ($2::text[])[g % 200 + 1], s.state, now(), CASE
+       WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
             CASE WHEN s.state = 'leased' THEN 'D' END
      FROM generate_series(1, 20000) g,
-          LATERAL (SELECT CASE g % 100 WHEN 0 THEN 'pending' WHEN 1 THEN 'leased' WHEN 2 THEN 'dead' ELSE 'succeeded' END AS state) s`,
+          LATERAL (SELECT CASE g % 100 WHEN 0 THEN 'pending' WHEN 1 THEN 'leased' WHEN 2 THEN 'dead'
+            ELSE 'succeeded' END AS state) s`,
     [big, bigEndpoints],
   );
   await t.db.query(
     `INSERT INTO messages (id, app_id, event_type, payload, created_at)
-     SELECT 'msg_small_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea, now() - interval '1 minute' + g * interval '1 ms'
+     SELECT 'msg_small_' || lpad(g::text, 8, '0'), $1, 'user.created', '\\x7b7d'::bytea,
+       now() - interval '1 minute' + g * interval '1 ms'
      FROM generate_series(1, ${SMALL}) g`,
     [small],
   );
   await t.db.query(
-    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id, last_status_code)
-     SELECT $1, 'msg_small_' || lpad(g::text, 8, '0'), ep.id, s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+    `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id,
+      last_status_code)
+     SELECT $1, 'msg_small_' || lpad(g::text, 8, '0'), ep.id, s.state, now(), CASE WHEN s.state = 'leased'
+       THEN now() + interval '1 minute' END,
             CASE WHEN s.state = 'leased' THEN 'D' END, CASE WHEN s.state IN ('succeeded', 'dead') THEN 200 END
      FROM generate_series(1, ${SMALL}) g CROSS JOIN (VALUES ($2::text, 0), ($3::text, 1)) AS ep(id, k),
           LATERAL (SELECT CASE WHEN ep.k = 0 THEN ($4::text[])[g % 6 + 1] ELSE 'succeeded' END AS state) s`,
@@ -72,16 +78,19 @@ before(async () => {
   deep = (await insertEndpoint(t.db, cipher, { appId: big, url: 'http://127.0.0.1:9/deep' })).id;
   await t.db.query(
     `INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, lease_expires_at, dispatcher_id)
-     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), $2, s.state, now(), CASE WHEN s.state = 'leased' THEN now() + interval '1 minute' END,
+     SELECT $1, 'msg_big_' || lpad(g::text, 8, '0'), $2, s.state, now(), CASE WHEN s.state = 'leased'
+       THEN now() + interval '1 minute' END,
             CASE WHEN s.state = 'leased' THEN 'D' END
-     FROM generate_series(1, 20000) g, LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'leased' ELSE 'succeeded' END AS state) s`,
+     FROM generate_series(1, 20000) g, LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'leased'
+       ELSE 'succeeded' END AS state) s`,
     [big, deep],
   );
   // Each delivery's claim on the timeline, the large application's just now (an endpoint's health counts the
   // claims of the last second).
   await t.db.query(
     `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms)
-     SELECT d.id, 'leased', 'claimed', CASE WHEN d.app_id = $1 THEN now() ELSE now() - interval '1 minute' END, d.app_id, d.endpoint_id, 0, 0 FROM deliveries d`,
+     SELECT d.id, 'leased', 'claimed', CASE WHEN d.app_id = $1 THEN now() ELSE now() - interval '1 minute' END,
+       d.app_id, d.endpoint_id, 0, 0 FROM deliveries d`,
     [big],
   );
   await t.db.query('ANALYZE');

@@ -70,28 +70,36 @@ describe('start-up with a wrong or missing key (server)', () => {
   });
   after(async () => database?.drop());
 
-  test('no key ring with a server: startTidings throws encryption_keys_required; the CLI exits 1 saying what to set', async () => {
-    await assert.rejects(
-      startTidings({ roles: { api: true, dispatcher: true }, env: env({}) }),
-      coded('encryption_keys_required'),
-    );
-    const run = await cli(['api'], env({}));
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /TIDINGS_ENCRYPTION_KEYS is not.*\(encryption_keys_required\)/s);
-  });
+  test(
+    'no key ring with a server: startTidings throws ' + 'encryption_keys_required; the CLI exits 1 saying what to set',
+    async () => {
+      await assert.rejects(
+        startTidings({ roles: { api: true, dispatcher: true }, env: env({}) }),
+        coded('encryption_keys_required'),
+      );
+      const run = await cli(['api'], env({}));
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /TIDINGS_ENCRYPTION_KEYS is not.*\(encryption_keys_required\)/s);
+    },
+  );
 
-  test('a key with the right id but other bytes: encryption_key_mismatch, from startTidings, the CLI and keys rotate', async () => {
-    await assert.rejects(
-      startTidings({ roles: { api: true, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }) }),
-      coded('encryption_key_mismatch'),
-    );
-    const run = await cli(['serve'], env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }));
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /key "k1" is not the key that encrypted the stored data.*\(encryption_key_mismatch\)/s);
-    const rotate = await cli(['keys', 'rotate'], env({ TIDINGS_ENCRYPTION_KEYS: `${K2},${K1_OTHER_BYTES}` }));
-    assert.equal(rotate.code, 1);
-    assert.match(rotate.stderr, /encryption_key_mismatch/);
-  });
+  test(
+    'a key with the right id but other bytes: ' +
+      'encryption_key_mismatch, from startTidings, the CLI and keys ' +
+      'rotate',
+    async () => {
+      await assert.rejects(
+        startTidings({ roles: { api: true, dispatcher: true }, env: env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }) }),
+        coded('encryption_key_mismatch'),
+      );
+      const run = await cli(['serve'], env({ TIDINGS_ENCRYPTION_KEYS: K1_OTHER_BYTES }));
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /key "k1" is not the key that encrypted the stored data.*\(encryption_key_mismatch\)/s);
+      const rotate = await cli(['keys', 'rotate'], env({ TIDINGS_ENCRYPTION_KEYS: `${K2},${K1_OTHER_BYTES}` }));
+      assert.equal(rotate.code, 1);
+      assert.match(rotate.stderr, /encryption_key_mismatch/);
+    },
+  );
 
   test('a ring without the key stored data uses, or encryption turned off: encryption_key_missing', async () => {
     await assert.rejects(

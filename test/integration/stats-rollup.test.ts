@@ -34,53 +34,57 @@ after(async () => {
   await t.drop();
 });
 
-const attemptRow = `INSERT INTO delivery_events (delivery_id, state, latency_ms, at) VALUES ($1, 'succeeded', $2, $3) RETURNING id`;
+const attemptRow =
+  'INSERT INTO delivery_events (delivery_id, state, latency_ms, at) ' + `VALUES ($1, 'succeeded', $2, $3) RETURNING id`;
 
-test('a timeline row committed after a higher id is still counted once: the watermark waits for its writer', async () => {
-  const rollup = createPgStatsRollup(t.db);
-  const stats = createPgStatsStore(t.db);
-  const read = () =>
-    stats.timeInState(
-      { appId: null, endpointId: null },
-      new Date(NOW.getTime() - 300_000),
-      new Date(NOW.getTime() + 60_000),
-      10_000,
-    );
-  const slow = new pg.Client({ connectionString: t.url });
-  await slow.connect();
-  try {
-    await slow.query('BEGIN');
-    const low = Number(
-      (await slow.query<{ id: string }>(attemptRow, [deliveryId, 10, new Date(NOW.getTime() + 1_000)])).rows[0]!.id,
-    );
-    const high = Number(
-      (await t.db.query<{ id: string }>(attemptRow, [deliveryId, 20, new Date(NOW.getTime() + 2_000)])).rows[0]!.id,
-    );
-    assert.ok(low < high);
+test(
+  'a timeline row committed after a higher id is still counted ' + 'once: the watermark waits for its writer',
+  async () => {
+    const rollup = createPgStatsRollup(t.db);
+    const stats = createPgStatsStore(t.db);
+    const read = () =>
+      stats.timeInState(
+        { appId: null, endpointId: null },
+        new Date(NOW.getTime() - 300_000),
+        new Date(NOW.getTime() + 60_000),
+        10_000,
+      );
+    const slow = new pg.Client({ connectionString: t.url });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      const low = Number(
+        (await slow.query<{ id: string }>(attemptRow, [deliveryId, 10, new Date(NOW.getTime() + 1_000)])).rows[0]!.id,
+      );
+      const high = Number(
+        (await t.db.query<{ id: string }>(attemptRow, [deliveryId, 20, new Date(NOW.getTime() + 2_000)])).rows[0]!.id,
+      );
+      assert.ok(low < high);
 
-    const first = await rollup.step(NOW, 1_000);
-    assert.equal(first.rolledId, 0, 'the uncommitted row holds the watermark back');
-    const second = await rollup.step(NOW, 1_000);
-    assert.equal(second.rolledId, 0, 'its writer is still running');
-    assert.equal((await read()).attempts, 1, 'the committed row is read from the raw tail');
+      const first = await rollup.step(NOW, 1_000);
+      assert.equal(first.rolledId, 0, 'the uncommitted row holds the watermark back');
+      const second = await rollup.step(NOW, 1_000);
+      assert.equal(second.rolledId, 0, 'its writer is still running');
+      assert.equal((await read()).attempts, 1, 'the committed row is read from the raw tail');
 
-    await slow.query('COMMIT');
-    assert.equal((await read()).attempts, 2);
-    const third = await rollup.step(NOW, 1_000);
-    assert.equal(third.rolledId, high, 'every writer seen before has finished');
-    const figures = await read();
-    assert.equal(figures.attempts, 2);
-    assert.equal(figures.attemptLatencyMs.count, 2);
-    const [sum] = (
-      await t.db.query<{ n: number }>(
-        `SELECT sum(attempts)::int AS n FROM stats_rollups WHERE level_ms = 1000 AND app_id = ''`,
-      )
-    ).rows;
-    assert.equal(sum!.n, 2, 'both rows are in the rollups, once');
-  } finally {
-    await slow.end();
-  }
-});
+      await slow.query('COMMIT');
+      assert.equal((await read()).attempts, 2);
+      const third = await rollup.step(NOW, 1_000);
+      assert.equal(third.rolledId, high, 'every writer seen before has finished');
+      const figures = await read();
+      assert.equal(figures.attempts, 2);
+      assert.equal(figures.attemptLatencyMs.count, 2);
+      const [sum] = (
+        await t.db.query<{ n: number }>(
+          `SELECT sum(attempts)::int AS n FROM stats_rollups WHERE level_ms = 1000 AND app_id = ''`,
+        )
+      ).rows;
+      assert.equal(sum!.n, 2, 'both rows are in the rollups, once');
+    } finally {
+      await slow.end();
+    }
+  },
+);
 
 test('a row is rolled up at every level that keeps it and at no level too short to keep it', async () => {
   await t.db.query('TRUNCATE stats_rollups');
@@ -98,7 +102,8 @@ test('a row is rolled up at every level that keeps it and at no level too short 
   assert.equal(step.caughtUp, true);
   const rows = (
     await t.db.query<{ level_ms: number; scope: string; n: number }>(
-      `SELECT level_ms, CASE WHEN app_id = '' THEN 'installation' WHEN endpoint_id = '' THEN 'application' ELSE 'endpoint' END AS scope,
+      `SELECT level_ms, CASE WHEN app_id = '' THEN 'installation' WHEN endpoint_id = '' THEN 'application'
+        ELSE 'endpoint' END AS scope,
             sum(attempts)::int AS n FROM stats_rollups GROUP BY 1, 2 ORDER BY 1, 2`,
     )
   ).rows;

@@ -47,28 +47,31 @@ async function post(
   return { status: response.statusCode, headers: response.headers, text };
 }
 
-test('a request signed with our signing code is recorded with a valid signature, its headers and its body', async () => {
-  await receiver.reset();
-  const body = '{"type":"invoice.paid","data":{"amount":1000,"big":12345678901234567890}}';
-  const answer = await post('/signed?x=1', 'msg_valid_1', body);
-  assert.equal(answer.status, 200);
-  const [record] = await receiver.requests();
-  assert.ok(record !== undefined);
-  assert.equal(record.seq, 1);
-  assert.equal(record.method, 'POST');
-  assert.equal(record.path, '/signed');
-  assert.equal(record.target, '/signed?x=1');
-  assert.equal(record.webhookId, 'msg_valid_1');
-  assert.match(record.webhookTimestamp ?? '', /^\d{10}$/);
-  assert.equal(record.signatureValid, true);
-  assert.equal(record.signatureMatches, true);
-  assert.equal(record.verifyError, null);
-  assert.equal(record.body, body);
-  assert.equal(record.bodyBytes, Buffer.byteLength(body));
-  assert.equal(record.bodySha256, createHash('sha256').update(body).digest('hex'));
-  assert.equal(record.headers['content-type'], 'application/json');
-  assert.ok(Math.abs(record.receivedAtMs - Date.now()) < 60_000);
-});
+test(
+  'a request signed with our signing code is recorded with a ' + 'valid signature, its headers and its body',
+  async () => {
+    await receiver.reset();
+    const body = '{"type":"invoice.paid","data":{"amount":1000,"big":12345678901234567890}}';
+    const answer = await post('/signed?x=1', 'msg_valid_1', body);
+    assert.equal(answer.status, 200);
+    const [record] = await receiver.requests();
+    assert.ok(record !== undefined);
+    assert.equal(record.seq, 1);
+    assert.equal(record.method, 'POST');
+    assert.equal(record.path, '/signed');
+    assert.equal(record.target, '/signed?x=1');
+    assert.equal(record.webhookId, 'msg_valid_1');
+    assert.match(record.webhookTimestamp ?? '', /^\d{10}$/);
+    assert.equal(record.signatureValid, true);
+    assert.equal(record.signatureMatches, true);
+    assert.equal(record.verifyError, null);
+    assert.equal(record.body, body);
+    assert.equal(record.bodyBytes, Buffer.byteLength(body));
+    assert.equal(record.bodySha256, createHash('sha256').update(body).digest('hex'));
+    assert.equal(record.headers['content-type'], 'application/json');
+    assert.ok(Math.abs(record.receivedAtMs - Date.now()) < 60_000);
+  },
+);
 
 test('a bad signature, a wrong secret, an old timestamp and an unsigned path are told apart', async () => {
   await receiver.reset();

@@ -147,7 +147,8 @@ for (const engine of ENGINES) {
 
         const rows = (
           await t.db.query<StampRow>(
-            `SELECT d.endpoint_id AS endpoint, e.state, e.reason, e.app_id, e.endpoint_id, e.since_publish_ms::text, e.wait_ms::text
+            `SELECT d.endpoint_id AS endpoint, e.state, e.reason, e.app_id, e.endpoint_id, e.since_publish_ms::text,
+              e.wait_ms::text
            FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id
            ORDER BY d.endpoint_id = $1 DESC, d.endpoint_id = $2 DESC, d.endpoint_id = $3 DESC, e.id`,
             [e1, e2, disabled],
@@ -230,10 +231,14 @@ for (const engine of ENGINES) {
         // The trigger's formulas (migration 1764000008000), applied to each row as written.
         const off = (
           await t.db.query<{ n: number; rows: number }>(
-            `SELECT count(*) FILTER (WHERE e.app_id IS DISTINCT FROM d.app_id OR e.endpoint_id IS DISTINCT FROM d.endpoint_id
-                                     OR e.since_publish_ms IS DISTINCT FROM greatest(0, round(extract(epoch FROM e.at - d.created_at) * 1000))::bigint
+            `SELECT count(*) FILTER (WHERE e.app_id IS DISTINCT FROM d.app_id OR e.endpoint_id IS DISTINCT
+              FROM d.endpoint_id
+                                     OR e.since_publish_ms IS DISTINCT
+                                       FROM greatest(0, round(extract(epoch FROM e.at - d.created_at) * 1000))::bigint
                                      OR e.wait_ms IS DISTINCT FROM CASE WHEN e.state = 'leased' AND e.reason = 'claimed'
-                                                                        THEN greatest(0, round(extract(epoch FROM e.at - d.next_attempt_at) * 1000))::bigint END)::int AS n,
+                                                                        THEN greatest(0, round(extract(epoch
+                                                                          FROM e.at - d.next_attempt_at) *
+                                                                            1000))::bigint END)::int AS n,
                   count(*)::int AS rows
            FROM delivery_events e JOIN deliveries d ON d.id = e.delivery_id WHERE d.app_id = $1`,
             [appId],

@@ -59,7 +59,8 @@ async function endpointAt(t: TestDatabase, url: string): Promise<{ appId: string
 async function firstAttemptLatencies(t: TestDatabase, ids: readonly string[]): Promise<number[]> {
   const rows = (
     await t.db.query<{ ms: number }>(
-      `SELECT extract(epoch FROM (min(a.created_at) - m.created_at)) * 1000 AS ms FROM messages m JOIN attempts a ON a.message_id = m.id
+      `SELECT extract(epoch FROM (min(a.created_at) - m.created_at)) * 1000 AS ms FROM messages m JOIN attempts a
+        ON a.message_id = m.id
      WHERE m.id = ANY ($1) AND a.succeeded GROUP BY m.id, m.created_at`,
       [ids],
     )
@@ -117,32 +118,35 @@ for (const engine of ENGINES) {
         window,
       });
 
-    test('one claim gives an endpoint no more than its share less what it already holds, reclaimed leases included', async () => {
-      const a = await endpointAt(t, 'http://127.0.0.1:9/a');
-      await publish(t, a.appId, 10);
-      const none = new Map<string, number>();
-      const first = await claim(4, { share: 2, held: none, answering: [], unresponsive: [], budget: 4 });
-      assert.equal(first.deliveries.length, 2, 'window 4, share 2: a lone endpoint with a backlog gets 2, not 4');
-      const second = await claim(4, {
-        share: 2,
-        held: new Map([[a.id, 1]]),
-        answering: [],
-        unresponsive: [],
-        budget: 4,
-      });
-      assert.equal(second.deliveries.length, 1, 'holding 1 of its 2, it gets 1 more');
-      await t.db.query(
-        `UPDATE deliveries SET lease_expires_at = now() - interval '1 second' WHERE endpoint_id = $1 AND state ` +
-          `= 'leased'`,
-        [a.id],
-      );
-      const third = await claim(10, { share: 2, held: none, answering: [a.id], unresponsive: [], budget: 10 });
-      assert.equal(third.deliveries.length, 2, 'three expired leases and a backlog: still 2');
-      assert.ok(
-        third.deliveries.every((d) => d.reclaimed),
-        'expired leases are taken first',
-      );
-    });
+    test(
+      'one claim gives an endpoint no more than its share less what ' + 'it already holds, reclaimed leases included',
+      async () => {
+        const a = await endpointAt(t, 'http://127.0.0.1:9/a');
+        await publish(t, a.appId, 10);
+        const none = new Map<string, number>();
+        const first = await claim(4, { share: 2, held: none, answering: [], unresponsive: [], budget: 4 });
+        assert.equal(first.deliveries.length, 2, 'window 4, share 2: a lone endpoint with a backlog gets 2, not 4');
+        const second = await claim(4, {
+          share: 2,
+          held: new Map([[a.id, 1]]),
+          answering: [],
+          unresponsive: [],
+          budget: 4,
+        });
+        assert.equal(second.deliveries.length, 1, 'holding 1 of its 2, it gets 1 more');
+        await t.db.query(
+          `UPDATE deliveries SET lease_expires_at = now() - interval '1 second' WHERE endpoint_id = $1 AND state ` +
+            `= 'leased'`,
+          [a.id],
+        );
+        const third = await claim(10, { share: 2, held: none, answering: [a.id], unresponsive: [], budget: 10 });
+        assert.equal(third.deliveries.length, 2, 'three expired leases and a backlog: still 2');
+        assert.ok(
+          third.deliveries.every((d) => d.reclaimed),
+          'expired leases are taken first',
+        );
+      },
+    );
 
     test(
       'endpoints not known to answer share the budget; one holding nothing still gets one delivery unless it is ' +

@@ -240,20 +240,23 @@ export function workSourceContract(transport: TransportUnderTest): void {
       );
     });
 
-    test('an expired lease is taken again by another dispatcher, counted as reclaimed, with a new fencing token', async () => {
-      const { appId } = await endpoints(1);
-      await publish(appId, 1);
-      const [a, b] = twoTakers();
-      await pump();
-      const [d] = await takeAll(a, b);
-      assert.ok(d);
-      clock.advance(LEASE_MS + 1);
-      await pump();
-      const [again] = await takeAll(a, b);
-      assert.equal(again?.deliveryId, d.deliveryId);
-      assert.equal(again?.reclaimed, true);
-      assert.equal(BigInt(again!.fencingToken), BigInt(d.fencingToken) + 1n);
-    });
+    test(
+      'an expired lease is taken again by another dispatcher, ' + 'counted as reclaimed, with a new fencing token',
+      async () => {
+        const { appId } = await endpoints(1);
+        await publish(appId, 1);
+        const [a, b] = twoTakers();
+        await pump();
+        const [d] = await takeAll(a, b);
+        assert.ok(d);
+        clock.advance(LEASE_MS + 1);
+        await pump();
+        const [again] = await takeAll(a, b);
+        assert.equal(again?.deliveryId, d.deliveryId);
+        assert.equal(again?.reclaimed, true);
+        assert.equal(BigInt(again!.fencingToken), BigInt(d.fencingToken) + 1n);
+      },
+    );
 
     test('a paused endpoint is not taken from; resumed, it is', async () => {
       const { appId, ids } = await endpoints(2);

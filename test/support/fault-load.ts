@@ -268,11 +268,13 @@ export function printSummary(
   extra: Record<string, unknown> = {},
 ): string {
   const seconds = ((Date.now() - startedAtMs) / 1000).toFixed(1);
-  const line = `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} duplicates=${figures.duplicates} requests=${figures.requests} invalid_signatures=${figures.invalidSignatures} time_s=${seconds}${Object.entries(
-    extra,
-  )
+  const more = Object.entries(extra)
     .map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
-    .join('')}`;
+    .join('');
+  const line =
+    `fault-summary scenario="${scenario}" messages=${figures.messages} lost=${figures.lost} ` +
+    `duplicates=${figures.duplicates} requests=${figures.requests} invalid_signatures=${figures.invalidSignatures} ` +
+    `time_s=${seconds}${more}`;
   console.log(line);
   return line;
 }

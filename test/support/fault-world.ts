@@ -322,8 +322,10 @@ export async function createWorld(options: WorldOptions = {}): Promise<FaultWorl
         SELECT (SELECT count(*)::int FROM per WHERE attempt_count <> rows) AS unrecorded,
                (SELECT count(*)::int FROM per WHERE ok <> 1) AS not_once,
                (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded) AS failed,
-               (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded AND (error_kind IS NULL OR NOT (error_kind = ANY ($2)) OR duration_ms < $3)) AS failed_other,
-               (SELECT array_agg(DISTINCT coalesce(error_kind, 'none')) FROM attempts WHERE app_id = $1 AND NOT succeeded) AS kinds`,
+               (SELECT count(*)::int FROM attempts WHERE app_id = $1 AND NOT succeeded
+                 AND (error_kind IS NULL OR NOT (error_kind = ANY ($2)) OR duration_ms < $3)) AS failed_other,
+               (SELECT array_agg(DISTINCT coalesce(error_kind, 'none')) FROM attempts WHERE app_id = $1
+                 AND NOT succeeded) AS kinds`,
         [appId, RECEIVER_TIMEOUT_KINDS, RECEIVER_TIMEOUT_MIN_MS],
       );
       return {

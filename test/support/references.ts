@@ -19,9 +19,12 @@ export async function danglingRows(db: Db): Promise<DanglingRows> {
     await db.query<DanglingRows>(`
     SELECT (SELECT count(*)::int FROM deliveries d
             WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_id AND m.app_id = d.app_id)
-               OR NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = d.endpoint_id AND e.app_id = d.app_id)) AS deliveries,
-           (SELECT count(*)::int FROM delivery_events v WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.delivery_id)) AS events,
-           (SELECT count(*)::int FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)) AS attempts`)
+               OR NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = d.endpoint_id
+                 AND e.app_id = d.app_id)) AS deliveries,
+           (SELECT count(*)::int FROM delivery_events v
+             WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = v.delivery_id)) AS events,
+           (SELECT count(*)::int FROM attempts a WHERE NOT EXISTS
+             (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)) AS attempts`)
   ).rows[0]!;
   return row;
 }
