@@ -197,18 +197,28 @@ async function main(): Promise<number> {
   })();
 
   const header = [
-    `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}${options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`}`,
-    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; Node ${process.version}; load average at start ${loadavg()
-      .map((v) => v.toFixed(2))
-      .join(' ')} (other processes share the machine)`,
+    `Tidings benchmark ${started.toISOString()}  commit ${gitCommit() ?? '?'}` +
+      (options.size === 'full' ? '' : `  (--size ${options.size}: figures not comparable with full runs)`),
+    `machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Linux ${machine.kernel}; ` +
+      `Node ${process.version}; load average at start ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')} (other processes share the machine)`,
     server === null
       ? 'PostgreSQL: not used'
       : `PostgreSQL: ${server.version.split(' on ')[0]} at ${redactedUrl}; ${Object.entries(server.settings)
           .filter(([k]) => k !== 'server_version')
           .map(([k, v]) => `${k}=${v}`)
           .join(', ')}`,
-    `receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (burst, latency, scale-out, fan-out), 100 ms (slow-drain), 1 s (wide-window); payload ${options.payloadBytes} B; publish ${options.sizes.publishInFlight} calls in flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
-    `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ${options.logLevel}${options.probe ? '; statement probe ON (adds a little client time)' : ''}${options.cpuProf ? '; CPU profiles ON' : ''}${traceSink !== null ? '; traces ON (OTLP to a local sink)' : ''}${Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''}`,
+    'receivers: node:http on 127.0.0.1, answer 200 with an empty body after 0 ms (burst, latency, scale-out, ' +
+      `fan-out), 100 ms (slow-drain), 1 s (wide-window); payload ${options.payloadBytes} B; publish ` +
+      `${options.sizes.publishInFlight} calls in ` +
+      `flight${options.idempotencyKeys ? ', each with an Idempotency-Key' : ''}`,
+    `runs: ${options.runs} per scenario; engines: ${options.engines.join(', ')}; Tidings log level ` +
+      options.logLevel +
+      (options.probe ? '; statement probe ON (adds a little client time)' : '') +
+      (options.cpuProf ? '; CPU profiles ON' : '') +
+      (traceSink !== null ? '; traces ON (OTLP to a local sink)' : '') +
+      (Object.keys(userEnv).length > 0 ? `; from the environment: ${Object.keys(userEnv).join(', ')}` : ''),
   ];
   for (const line of header) console.log(line);
   console.log('');
@@ -252,7 +262,8 @@ async function main(): Promise<number> {
   console.log(formatTable(results));
   if (options.scenarios.includes('peers')) console.log(`\n${formatPeerTable(results, machine.cores)}`);
   console.log(
-    `\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload are in the JSON (usage.machineBusyCores)`,
+    `\nload average at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}; machine busy cores per workload ` +
+      'are in the JSON (usage.machineBusyCores)',
   );
   for (const f of failures) console.log(`\nscenario (${f.scenario}) failed: ${f.error.split('\n')[0]}`);
   if (benchLock !== null) {
@@ -273,7 +284,9 @@ async function main(): Promise<number> {
     tidingsEnvFromUser: Object.keys(userEnv),
     traceSink: traceFigures,
     receivers: {
-      kind: 'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an empty body; counts requests and keeps the first arrival per webhook-id and path',
+      kind:
+        'node:http server in a child process on 127.0.0.1; reads the body, waits the delay, answers 200 with an ' +
+        'empty body; counts requests and keeps the first arrival per webhook-id and path',
       delaysMs: {
         burst: 0,
         'slow-drain': 100,

@@ -31,8 +31,10 @@ const LEASED = 256;
  * reclaim branch, no timeline row, no payload). $1 limit.
  */
 const MINIMAL_CLAIM = `
-UPDATE deliveries SET state = 'leased', dispatcher_id = 'ref', lease_expires_at = clock_timestamp() + interval '60 s', fencing_token = fencing_token + 1
-WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= clock_timestamp() ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+UPDATE deliveries SET state = 'leased', dispatcher_id = 'ref', lease_expires_at = clock_timestamp() + interval '60 s',
+  fencing_token = fencing_token + 1
+WHERE id IN (SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt_at <= clock_timestamp()
+  ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
 RETURNING id`;
 
 /** Fills the bench database with `rows` due deliveries (pending, due in the past) plus {@link LEASED} live leases. */
@@ -43,13 +45,15 @@ export async function fill(client: pg.Client, rows: number): Promise<void> {
   await client.query(
     `
     INSERT INTO endpoints (id, app_id, url, secret, secret_key_id)
-    SELECT 'ep_' || e, 'app_bench', 'http://127.0.0.1:9/ep' || e, convert_to($2, 'UTF8'), 'plain' FROM generate_series(0, $1 - 1) e`,
+    SELECT 'ep_' || e, 'app_bench', 'http://127.0.0.1:9/ep' || e, convert_to($2, 'UTF8'), 'plain'
+      FROM generate_series(0, $1 - 1) e`,
     [ENDPOINTS, `whsec_${randomBytes(32).toString('base64')}`],
   );
   await client.query(
     `
     INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-    SELECT 'msg_' || lpad(m::text, 8, '0'), 'app_bench', 'bench.event', convert_to('{"type":"bench","seq":' || m || '}', 'UTF8'), 'plain'
+    SELECT 'msg_' || lpad(m::text, 8, '0'), 'app_bench', 'bench.event',
+      convert_to('{"type":"bench","seq":' || m || '}', 'UTF8'), 'plain'
     FROM generate_series(0, $1 - 1) m`,
     [messages],
   );
@@ -66,12 +70,14 @@ export async function fill(client: pg.Client, rows: number): Promise<void> {
   await client.query(
     `
     INSERT INTO messages (id, app_id, event_type, payload, payload_key_id)
-    SELECT 'msg_leased_' || i, 'app_bench', 'bench.event', convert_to('{}', 'UTF8'), 'plain' FROM generate_series(1, $1) i`,
+    SELECT 'msg_leased_' || i, 'app_bench', 'bench.event', convert_to('{}', 'UTF8'), 'plain'
+      FROM generate_series(1, $1) i`,
     [LEASED],
   );
   await client.query(
     `
-    INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, dispatcher_id, lease_expires_at, fencing_token)
+    INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, dispatcher_id, lease_expires_at,
+      fencing_token)
     SELECT 'app_bench', 'msg_leased_' || i, 'ep_' || (i % $2), 'leased', now(), 'other', now() + interval '1 hour', 1
     FROM generate_series(1, $1) i`,
     [LEASED, ENDPOINTS],
@@ -308,11 +314,10 @@ export async function scenarioClaimBacklog(ctx: BenchContext): Promise<void> {
           ...(run === 1 ? { explain: plans } : {}),
         });
         ctx.log(
-          `  claim-backlog run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms for ${claimed} rows (${Object.entries(
-            statements,
-          )
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`,
+          `  claim-backlog run ${run} backlog ${n0(rows)}: store claim p50 ${round(totalP50, 3)} ms ` +
+            `for ${claimed} rows (${Object.entries(statements)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}), minimal claim p50 ${round(quantile(minimal, 0.5), 3)} ms; fill ${round(fillS, 1)} s`,
         );
       }
     }

@@ -287,14 +287,21 @@ async function tidingsPaced(ctx: BenchContext, receiver: Receiver, engine: Engin
           publishCallP50Ms: apiP50,
           publishCallP99Ms: apiP99,
         });
+        const stageText =
+          stage === null
+            ? ''
+            : ` stages p50: ${Object.entries(stage)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ')};`;
         ctx.log(
-          `  latency ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): 2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ${l.count}/${pub.acks.length} arrived${states === null ? '' : ` (states ${JSON.stringify(states)})`}; publish call p50 ${apiP50} ms p99 ${apiP99} ms;${cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`}${
-            stage === null
-              ? ''
-              : ` stages p50: ${Object.entries(stage)
-                  .map(([k, v]) => `${k} ${v}`)
-                  .join(', ')};`
-          } ${pub.late} late sends${pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''}`,
+          `  latency ${engine} run ${run} @${rate}/s (achieved ${achieved}/s): ` +
+            `2xx→first byte p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms; ` +
+            `${l.count}/${pub.acks.length} arrived` +
+            (states === null ? '' : ` (states ${JSON.stringify(states)})`) +
+            `; publish call p50 ${apiP50} ms p99 ${apiP99} ms;` +
+            (cpuPerMessage === null ? '' : ` machine CPU ${cpuPerMessage} ms per message;`) +
+            `${stageText} ${pub.late} late sends` +
+            (pub.failed > 0 ? `; ${pub.failed} failed: ${pub.firstError}` : ''),
         );
       }
     } finally {

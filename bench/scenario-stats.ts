@@ -63,21 +63,27 @@ export async function fillTimeline(
     `
     INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at)
     SELECT 'app_' || (m % $2), 'msg_' || m, 'ep_' || ((m % $2) + $2 * ((m / $2) % ($3 / $2))), 'succeeded',
-           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1),
-           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) * (($4::float8 - 5000) * interval '1 millisecond' / $1)
+           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) *
+             (($4::float8 - 5000) * interval '1 millisecond' / $1),
+           $5::timestamptz - $4::float8 * interval '1 millisecond' + (m + 1) *
+             (($4::float8 - 5000) * interval '1 millisecond' / $1)
     FROM generate_series(0, $1 - 1) m`,
     [deliveries, APPS, ENDPOINTS, windowMs, ref],
   );
   await client.query('ALTER TABLE delivery_events DISABLE TRIGGER delivery_events_stamp');
   try {
     await client.query(`
-      INSERT INTO delivery_events (delivery_id, state, reason, dispatcher_id, latency_ms, at, app_id, endpoint_id, wait_ms, since_publish_ms)
-      SELECT d.id, s.state, s.reason, s.worker, s.latency, d.created_at + s.offset_ms * interval '1 millisecond', d.app_id, d.endpoint_id, s.wait, s.offset_ms
-      FROM (SELECT d.*, (hashtext(d.message_id) & 2047) AS w, (hashtext(d.endpoint_id || d.message_id) & 511) AS l FROM deliveries d) d
+      INSERT INTO delivery_events (delivery_id, state, reason, dispatcher_id, latency_ms, at, app_id, endpoint_id,
+        wait_ms, since_publish_ms)
+      SELECT d.id, s.state, s.reason, s.worker, s.latency, d.created_at + s.offset_ms * interval '1 millisecond',
+        d.app_id, d.endpoint_id, s.wait, s.offset_ms
+      FROM (SELECT d.*, (hashtext(d.message_id) & 2047) AS w, (hashtext(d.endpoint_id || d.message_id) & 511) AS l
+        FROM deliveries d) d
       CROSS JOIN LATERAL (VALUES
         ('pending', 'published', NULL::text, NULL::int, NULL::bigint, 0::bigint),
         ('leased', 'claimed', 'W', NULL, d.w::bigint, d.w::bigint),
-        (CASE WHEN d.l % 10 = 0 THEN 'pending' ELSE 'succeeded' END, CASE WHEN d.l % 10 = 0 THEN 'retry_scheduled' END, 'W', 5 + d.l, NULL, (d.w + 5 + d.l)::bigint)
+        (CASE WHEN d.l % 10 = 0 THEN 'pending' ELSE 'succeeded' END, CASE WHEN d.l % 10 = 0 THEN 'retry_scheduled' END,
+          'W', 5 + d.l, NULL, (d.w + 5 + d.l)::bigint)
       ) AS s(state, reason, worker, latency, wait, offset_ms)
       ORDER BY 6`);
   } finally {
@@ -190,7 +196,8 @@ export async function scenarioStatsReads(ctx: BenchContext): Promise<void> {
         rollupS: round(rollupS, 1),
         tailIds,
       });
-      const label = `@${n0(rows)} rows over ${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
+      const label =
+        `@${n0(rows)} rows over ` + `${spanMs >= 3_600_000 ? `${spanMs / 3_600_000} h` : `${spanMs / 60_000} min`}`;
       const windows: [string, ReadWindow][] = Object.entries(STATS_WINDOWS).map(([window, { windowMs, bucketMs }]) => [
         window,
         { since: new Date(ref.getTime() - windowMs), until: ref, bucketMs },

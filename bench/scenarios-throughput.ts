@@ -68,7 +68,8 @@ function recordDelivery(
       ' final states ' +
       `${JSON.stringify(r.final?.states ?? null)}${r.final?.error === undefined ? '' : ` (${r.final.error})`};` +
       ` cores: ${cores}; machine ` +
-      `${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}${r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''}`,
+      `${r.usage.machineBusyCores.toFixed(2)}/${r.usage.machineCores}` +
+      (r.publish.failed > 0 ? `; ${r.publish.failed} publish failures: ${r.publish.firstError}` : ''),
   );
 }
 

@@ -197,7 +197,10 @@ try {
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(
     `PostgreSQL backend CPU and WAL per message, ${MESSAGES} messages of ${PAYLOAD.length} B per ` +
-      `round${KEYED ? ', each with an Idempotency-Key' : ''}${values['analyze-backlog'] === true ? ', analysed with the round due' : ''}, ` +
+      'round' +
+      (KEYED ? ', each with an Idempotency-Key' : '') +
+      (values['analyze-backlog'] === true ? ', analysed with the round due' : '') +
+      ', ' +
       `batches of ${IN_FLIGHT}, median of ${ROUNDS} rounds`,
   );
   let cpu = 0;

@@ -7,8 +7,8 @@ const root = new URL('../', import.meta.url);
 const table = configurationMarkdown();
 await writeFile(
   new URL('docs/reference/configuration.md', root),
-  `# Configuration reference\n\nGenerated from the tables of \`src/config/settings/\` by \`npm run docs\`; every setting is ` +
-    `read from the environment and validated at start-up (every problem listed at once). Durations take \`ms\`, ` +
-    `\`s\`, \`m\`, \`h\` or \`d\` (a bare number is ms).\n\n${table}`,
+  `# Configuration reference\n\nGenerated from the tables of \`src/config/settings/\` by \`npm run docs\`; ` +
+    'every setting is read from the environment and validated at start-up (every problem listed at once). ' +
+    `Durations take \`ms\`, \`s\`, \`m\`, \`h\` or \`d\` (a bare number is ms).\n\n${table}`,
 );
 console.log('configuration reference written');
