@@ -177,7 +177,8 @@ BEGIN
   ), forgotten AS (
     -- A gated id's message is acknowledged unleased: its stamp goes, and the outbox publishes it when its gate lets it.
     UPDATE deliveries d SET broker_published_at = NULL
-    FROM verdict v WHERE d.id = v.id AND v.outcome = 'gated' AND d.state = 'pending' AND d.broker_published_at IS NOT NULL
+    FROM verdict v WHERE d.id = v.id AND v.outcome = 'gated' AND d.state = 'pending'
+      AND d.broker_published_at IS NOT NULL
   )
   SELECT 'leased'::text, c.id, c.fencing_token, c.app_id, c.message_id, c.endpoint_id, c.attempt_count, c.manual,
          c.previous_state = 'leased' AS reclaimed,

@@ -75,7 +75,8 @@ CREATE OR REPLACE FUNCTION tidings_claim(p_dispatcher text, p_limit integer, p_l
                               p_held_ids text[], p_held_n integer[], p_answering text[], p_unresponsive text[],
                               p_budget integer)
 RETURNS TABLE (id bigint, fencing_token bigint, app_id text, message_id text, endpoint_id text, attempt_count integer,
-               manual boolean, reclaimed boolean, event_type text, payload bytea, payload_key_id text, content_type text, url text,
+               manual boolean, reclaimed boolean, event_type text, payload bytea, payload_key_id text,
+               content_type text, url text,
                headers jsonb, secret bytea, secret_key_id text, sensitive_headers bytea, sensitive_headers_key text,
                previous_secret bytea, previous_secret_key_id text, retry_policy jsonb)
 LANGUAGE plpgsql VOLATILE AS $claim$
@@ -112,7 +113,8 @@ BEGIN
       -- statistics saw one endpoint with a backlog built a bitmap of every due row (of every endpoint) per
       -- endpoint probed; with LIMIT 1 in due order it reads an index until the first match
       -- (docs/adr/0016-hot-path-cost.md, decision 14).
-      AND (SELECT d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now
+      AND (SELECT d.id FROM deliveries d
+           WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= t.now
            ORDER BY d.next_attempt_at LIMIT 1) IS NOT NULL
   ), share AS (
     SELECT greatest(1, ceil($2::numeric / greatest(count(*), 1)))::int AS per_endpoint FROM ep
@@ -177,7 +179,8 @@ BEGIN
         rate_refilled_at = CASE WHEN a.tokens IS NOT NULL THEN t.now ELSE e.rate_refilled_at END,
         breaker_state = CASE WHEN a.breaker_state = 'open' THEN 'half_open' ELSE e.breaker_state END,
         breaker_changed_at = CASE WHEN a.breaker_state = 'open' THEN t.now ELSE e.breaker_changed_at END
-    FROM allow a JOIN (SELECT endpoint_id, count(*)::int AS n FROM picked WHERE previous_state = 'pending' GROUP BY 1) c ON c.endpoint_id = a.id, t
+    FROM allow a JOIN (SELECT endpoint_id, count(*)::int AS n FROM picked WHERE previous_state = 'pending' GROUP BY 1) c
+      ON c.endpoint_id = a.id, t
     WHERE e.id = a.id AND a.gated AND (a.tokens IS NOT NULL OR a.breaker_state = 'open')
     RETURNING e.id, a.breaker_state = 'open' AS probing
   ), probe_events AS (
@@ -191,13 +194,15 @@ BEGIN
         reclaim_count = d.reclaim_count + CASE WHEN picked.previous_state = 'leased' THEN 1 ELSE 0 END,
         updated_at = t.now
     FROM picked, t WHERE d.id = picked.id
-    RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual, picked.previous_state,
-              d.created_at, d.next_attempt_at, d.retry_policy
+    RETURNING d.id, d.fencing_token, d.app_id, d.message_id, d.endpoint_id, d.attempt_count, d.manual,
+              picked.previous_state, d.created_at, d.next_attempt_at, d.retry_policy
   ), logged AS (
     -- Stamped here with the formulas of the stamp trigger (migration 1764000008000), which then does not run
     -- (docs/adr/0016-hot-path-cost.md, decision 10).
-    INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms)
-    SELECT id, 'leased', $1, fencing_token, CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now,
+    INSERT INTO delivery_events (delivery_id, state, dispatcher_id, fencing_token, reason, at, app_id, endpoint_id,
+      since_publish_ms, wait_ms)
+    SELECT id, 'leased', $1, fencing_token,
+           CASE WHEN previous_state = 'leased' THEN 'reclaimed' ELSE 'claimed' END, t.now,
            app_id, endpoint_id, greatest(0, round(extract(epoch FROM t.now - created_at) * 1000))::bigint,
            CASE WHEN previous_state = 'pending' AND next_attempt_at <> 'infinity'
                 THEN greatest(0, round(extract(epoch FROM t.now - next_attempt_at) * 1000))::bigint END
