@@ -190,13 +190,16 @@ test('the claim plans the gate rule as if written out in place: same gate and cl
   );
 });
 
-test('the claim by id plans the same rule as written out in place: same gate and claim plans, no call left', async () => {
-  const ids = (await t.db.query<{ id: string }>('SELECT id FROM deliveries ORDER BY id LIMIT 20')).rows.map(
-    (r) => r.id,
-  );
-  const call = `('W', '{${ids.join(',')}}', 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
-  await samePlansWrittenOut('claim-ids.sql', 'tidings_claim_ids', call, 2);
-});
+test(
+  'the claim by id plans the same rule as written out in ' + 'place: same gate and claim plans, no call left',
+  async () => {
+    const ids = (await t.db.query<{ id: string }>('SELECT id FROM deliveries ORDER BY id LIMIT 20')).rows.map(
+      (r) => r.id,
+    );
+    const call = `('W', '{${ids.join(',')}}', 30000, NULL, 5, '{}', 10, '{}', '{}', '{}', '{}', 10)`;
+    await samePlansWrittenOut('claim-ids.sql', 'tidings_claim_ids', call, 2);
+  },
+);
 
 test('the hand-off plans the gate rule as written out in place: same plan of its statement, no call left', async () => {
   const values = {

@@ -263,6 +263,10 @@ const EnvName = ({ name }: { name: string }) => (
 );
 
 /** The effective configuration, secrets masked, durations in the same units as their defaults. */
+/** What the settings page says under its title. */
+const SETTINGS_NOTE =
+  'Read from the environment at start-up; secrets are masked. Change them in the environment and restart.';
+
 export function SettingsPage() {
   const list = useLoad(() => ok(client.GET('/api/v1/settings')), []);
   const [filter, setFilter] = useState('');
@@ -271,9 +275,7 @@ export function SettingsPage() {
   );
   return (
     <>
-      <Title sub="Read from the environment at start-up; secrets are masked. Change them in the environment and restart.">
-        Settings
-      </Title>
+      <Title sub={SETTINGS_NOTE}>Settings</Title>
       <label>
         Search <input type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
       </label>

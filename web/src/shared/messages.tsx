@@ -276,6 +276,7 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
     3000,
   );
   const [exact, setExact] = useState(false);
+  const onExact = (e: Event) => setExact((e.target as HTMLInputElement).checked);
   if (raw.data === undefined)
     return (
       <>
@@ -313,8 +314,7 @@ export function MessageDetail({ scope, msgId }: { scope: Scope; msgId: string })
         <h2 id="payload-h">Payload</h2>
         <div class="row">
           <label class="inline">
-            <input type="checkbox" checked={exact} onChange={(e) => setExact((e.target as HTMLInputElement).checked)} />{' '}
-            Exact bytes as delivered
+            <input type="checkbox" checked={exact} onChange={onExact} /> Exact bytes as delivered
           </label>
           <button type="button" onClick={() => void navigator.clipboard.writeText(bytes)}>
             Copy exact bytes
