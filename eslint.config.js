@@ -1,9 +1,10 @@
 // Lint rules. The import-direction rules keep the layout README.md describes true: dependencies point inward
-// (domain ← ports ← app ← adapters/http ← main; observability beside the adapters, on domain, ports and config; cli, the
-// operator commands, on domain and config only), and
+// (domain ← ports ← app ← adapters/http ← main; observability beside the adapters, on domain, ports and config; cli,
+// the operator commands, on domain and config only), and
 // one aggregate's PostgreSQL adapter does not reach into another's folder (the flat files of src/adapters/postgres/
 // are the shared infrastructure they may all use; wakeups/ owns no table, so the aggregates may use it, and it uses
 // none of them). SQL text stays in the adapters: src/main/ wires them and holds none.
+import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 /** Folders a layer may not import from (relative paths, matched as globs). */
@@ -51,9 +52,12 @@ const aggregates = [
 
 const INWARD = 'Dependencies point inward (domain ← ports ← app ← adapters/http/observability ← main).';
 const APART =
-  'One aggregate adapter does not import another aggregate folder: go through a port, or a flat shared file of src/adapters/postgres/.';
+  'One aggregate adapter does not import another aggregate folder: go through a port, or a flat shared file of ' +
+  'src/adapters/postgres/.';
 
-/** Restricted-import patterns per folder: the layer directions, and for an aggregate folder the other aggregates too. */
+/**
+ * Restricted-import patterns per folder: the layer directions, and for an aggregate folder the other aggregates too.
+ */
 const restricted = {
   ...Object.fromEntries(
     Object.entries(forbidden).map(([files, groups]) => [
@@ -79,7 +83,9 @@ const restricted = {
  * template of src/main/ may hold one. Prose in log lines and errors does not start this way ("LISTEN connection"
  * names a connection; `LISTEN tidings_due` or `LISTEN ${channel}` is a statement).
  */
-const SQL_START = String.raw`^\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WITH \w+ AS|CREATE |ALTER |DROP |TRUNCATE|BEGIN|COMMIT|ROLLBACK|SET \w+ (TO|=)|(UN)?LISTEN( [a-z]+_\w*)?\s*$|NOTIFY )`;
+const SQL_START =
+  String.raw`^\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WITH \w+ AS|CREATE |ALTER |DROP |TRUNCATE|` +
+  String.raw`BEGIN|COMMIT|ROLLBACK|SET \w+ (TO|=)|(UN)?LISTEN( [a-z]+_\w*)?\s*$|NOTIFY )`;
 const NO_SQL =
   'src/main/ wires; SQL text lives in src/adapters/postgres/ (a statement there, called through its adapter).';
 
@@ -87,9 +93,12 @@ export default tseslint.config(
   { ignores: ['node_modules/**', '.tidings/**', 'bench/results/**', 'web/dist/**', 'test/browser/.artifacts/**'] },
   ...tseslint.configs.recommended,
   {
+    plugins: { '@stylistic': stylistic },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'error',
+      // Prettier breaks code at 120 characters but leaves comments, strings and templates alone: this holds them.
+      '@stylistic/max-len': ['error', { code: 120, tabWidth: 2 }],
     },
   },
   // Later entries win for the same rule: an aggregate folder's entry repeats the adapters' directions.
