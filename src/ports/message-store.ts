@@ -3,8 +3,8 @@ import type { Tx } from './unit-of-work.ts';
 import type { TraceCarrier } from './trace-carrier.ts';
 
 /**
- * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a JSON
- * payload, or a raw message's body (then `contentType` is set).
+ * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a
+ * JSON payload, or a raw message's body (then `contentType` is set).
  */
 export interface NewMessage {
   readonly id: string;
@@ -37,7 +37,10 @@ export interface NewMessage {
  * writes; otherwise it stores nothing and throws {@link StaleLookupError}.
  */
 export interface LookupExpectation {
-  /** The application's id or uid as the request named it: it must still name the message's application; null = not confirmed. */
+  /**
+   * The application's id or uid as the request named it: it must still name the message's application; null = not
+   * confirmed.
+   */
   readonly appRef: string | null;
   /**
    * Revision of the event type the payload was checked against: it must still be the row's; `'0'` = no
@@ -95,8 +98,8 @@ export interface MessageStore {
    * publish, ADR 0007); wakes dispatchers after commit.
    * @returns the stored message, its deliveries and its answer as stored; or null, with nothing stored, when this call
    *   cannot be grouped: its payload is above the grouping limit, its key exists (answered, expired, in
-   *   flight), its eventId is taken, its `expected` lookups no longer hold, or the database refused the group (the caller then runs the ordinary
-   *   keyed path, which answers exactly as before)
+   *   flight), its eventId is taken, its `expected` lookups no longer hold, or the database refused the group (the
+   *   caller then runs the ordinary keyed path, which answers exactly as before)
    * @throws the connection's error when the group's commit outcome is unknown (the key row tells, on a retry)
    */
   insertKeyed(
@@ -108,10 +111,10 @@ export interface MessageStore {
 }
 
 /**
- * The answer of a grouped keyed publish before its message is stored: `status`, and a JSON object `body` whose top-level
- * `timestamp` the store sets (added when absent) to the message's creation instant as `Date.prototype.toISOString`
- * writes it (UTC, ms). Only the statement that stores the message knows that instant, and it stores the answer with the key
- * (docs/adr/0007-group-commit.md).
+ * The answer of a grouped keyed publish before its message is stored: `status`, and a JSON object `body` whose
+ * top-level `timestamp` the store sets (added when absent) to the message's creation instant as
+ * `Date.prototype.toISOString` writes it (UTC, ms). Only the statement that stores the message knows that instant, and
+ * it stores the answer with the key (docs/adr/0007-group-commit.md).
  */
 export interface KeyedAnswer {
   readonly status: number;

@@ -19,9 +19,9 @@ export interface OutboundRequest {
 }
 
 /**
- * Makes one HTTP attempt (docs/design.md#the-protocol, step 2; docs/design.md#security). Never throws: every failure is a {@link SendResult} of
- * type `error` with its error kind. When `signal` aborts before the request was sent, the result is an
- * error of kind `deadline` with detail `aborted` and nothing reached the receiver.
+ * Makes one HTTP attempt (docs/design.md#the-protocol, step 2; docs/design.md#security). Never throws: every failure is
+ * a {@link SendResult} of type `error` with its error kind. When `signal` aborts before the request was sent, the
+ * result is an error of kind `deadline` with detail `aborted` and nothing reached the receiver.
  */
 export interface Sender {
   send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult>;

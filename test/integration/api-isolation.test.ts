@@ -177,7 +177,8 @@ for (const engine of ENGINES) {
       ).rows[0]!;
       const attemptId = `atmpt_${fakeUlid()}`;
       await database.db.query(
-        `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded, response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token)
+        `INSERT INTO attempts (id, delivery_id, app_id, message_id, endpoint_id, attempt_number, trigger, succeeded,
+          response_status_code, response_body, url, duration_ms, dispatcher_id, fencing_token)
          VALUES ($1, $2, $3, $4, $5, 1, 'scheduled', false, 500, $6, $7, 12, 'matrix-dispatcher', 1)`,
         [attemptId, delivery.id, b.id, msg.id, ep.id, `B-RESPONSE-${m}`, `http://127.0.0.1:9/B-URL-${m}`],
       );
@@ -360,31 +361,34 @@ for (const engine of ENGINES) {
       },
     );
 
-    test('routes a scoped key may never use answer 403 whatever they name, even with a body that would not validate', async () => {
-      const operatorOnly = routes.filter(
-        (r) =>
-          !r.public &&
-          (r.url.startsWith('/api/v1/api-key') || r.url.startsWith('/api/v1/auth/app') || r.url === '/api/v1/app'),
-      );
-      assert.ok(operatorOnly.length >= 6);
-      for (const r of operatorOnly) {
-        for (const appRef of [world.a.id, world.b.appId!, `app_${fakeUlid()}`]) {
-          const url = fill(r.url, (n) => (n === 'appId' ? appRef : n === 'keyId' ? world.b.keyId! : 'x'));
-          const res = await call(
-            r.method,
-            url,
-            world.tokenA,
-            r.method === 'GET' || r.method === 'DELETE' ? null : { unexpected: [1, 2, 3] },
-          );
-          assert.equal(res.status, 403, `${r.method} ${url}: ${res.body}`);
-          if (r.method !== 'HEAD')
-            assert.deepEqual(JSON.parse(res.body), {
-              code: 'insufficient access',
-              detail: 'This credential may not use this route',
-            });
+    test(
+      'routes a scoped key may never use answer 403 whatever they ' + 'name, even with a body that would not validate',
+      async () => {
+        const operatorOnly = routes.filter(
+          (r) =>
+            !r.public &&
+            (r.url.startsWith('/api/v1/api-key') || r.url.startsWith('/api/v1/auth/app') || r.url === '/api/v1/app'),
+        );
+        assert.ok(operatorOnly.length >= 6);
+        for (const r of operatorOnly) {
+          for (const appRef of [world.a.id, world.b.appId!, `app_${fakeUlid()}`]) {
+            const url = fill(r.url, (n) => (n === 'appId' ? appRef : n === 'keyId' ? world.b.keyId! : 'x'));
+            const res = await call(
+              r.method,
+              url,
+              world.tokenA,
+              r.method === 'GET' || r.method === 'DELETE' ? null : { unexpected: [1, 2, 3] },
+            );
+            assert.equal(res.status, 403, `${r.method} ${url}: ${res.body}`);
+            if (r.method !== 'HEAD')
+              assert.deepEqual(JSON.parse(res.body), {
+                code: 'insufficient access',
+                detail: 'This credential may not use this route',
+              });
+          }
         }
-      }
-    });
+      },
+    );
 
     test(
       "B is unchanged, B's own key reaches every object the matrix named, and a throwaway A key can log out only " +

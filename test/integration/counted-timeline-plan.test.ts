@@ -89,11 +89,14 @@ before(async () => {
   const at = (offsetMs: number): Date => new Date(NOW - 50 * 60_000 + offsetMs);
   // The large application: published, claimed and succeeded, as on an installation in service.
   await t.db.query(
-    `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms, latency_ms)
-     SELECT g, s.state, s.reason, $1::timestamptz + (g * 100 + s.k) * interval '1 ms', $2, ($3::text[])[g % 200 + 1], s.k,
+    `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms,
+      latency_ms)
+     SELECT g, s.state, s.reason, $1::timestamptz + (g * 100 + s.k) * interval '1 ms', $2, ($3::text[])[g % 200 + 1],
+       s.k,
             CASE WHEN s.state = 'leased' THEN 1 END, CASE WHEN s.state = 'succeeded' THEN 5 END
      FROM generate_series(1, 20000) g,
-          (VALUES (0, 'pending', 'published'), (1, 'leased', 'claimed'), (2, 'succeeded', 'delivered')) AS s(k, state, reason)`,
+          (VALUES (0, 'pending', 'published'), (1, 'leased', 'claimed'), (2, 'succeeded', 'delivered')) AS s(k, state,
+            reason)`,
     [at(0), big, bigEndpoints],
   );
   const values: unknown[][] = [];
@@ -112,7 +115,8 @@ before(async () => {
   }
   for (const v of values) {
     await t.db.query(
-      `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms, latency_ms)
+      `INSERT INTO delivery_events (delivery_id, state, reason, at, app_id, endpoint_id, since_publish_ms, wait_ms,
+        latency_ms)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       v,
     );
@@ -145,45 +149,53 @@ function assertFigures(f: TimeInState, rows: readonly Row[], what: string): void
   );
 }
 
-test('the figures of an application, an endpoint and the installation count every row the definitions name', async () => {
-  assertFigures(await window({ appId: small, endpointId: first }), firstRows, 'first endpoint');
-  assertFigures(await window({ appId: small, endpointId: second }), secondRows, 'second endpoint');
-  assertFigures(await window({ appId: small, endpointId: null }), [...firstRows, ...secondRows], 'small application');
-  const all = await window({ appId: null, endpointId: null });
-  assert.equal(
-    all.attempts,
-    expected([...firstRows, ...secondRows]).attempts + 20_000,
-    "installation: the large application's attempts too",
-  );
-  assert.equal(all.queueWaitMs.count, expected([...firstRows, ...secondRows]).waits + 20_000);
-});
-
-test("an application's and an endpoint's figures read the timeline through their index, their own rows only", async () => {
-  // Each raw read of a scope returns at most its counted rows: outcomes, claims and dead letters.
-  const bound = [...firstRows, ...secondRows].filter(
-    (r) => r.latency !== null || r.wait !== null || r.state === 'leased' || r.state === 'dead',
-  ).length;
-  for (const scope of [
-    { appId: small, endpointId: null },
-    { appId: small, endpointId: first },
-  ]) {
-    const { db, reads, touched } = explainingDb(t.db, 'delivery_events');
-    await window(scope, db);
-    const what = scope.endpointId === null ? "the application's figures" : "the endpoint's figures";
-    assertNoScan(reads, what);
-    // The tail of the window (the rows not rolled up, here all of them) through the scope's index; the edges,
-    // a few seconds wide, may be read by time.
-    assert.ok(
-      reads
-        .flat()
-        .some((r) => r.includes(scope.endpointId === null ? 'delivery_events_app_at' : 'delivery_events_endpoint_at')),
-      `${what} read their scope's index: ${reads.flat().join(', ')}`,
+test(
+  'the figures of an application, an endpoint and the ' + 'installation count every row the definitions name',
+  async () => {
+    assertFigures(await window({ appId: small, endpointId: first }), firstRows, 'first endpoint');
+    assertFigures(await window({ appId: small, endpointId: second }), secondRows, 'second endpoint');
+    assertFigures(await window({ appId: small, endpointId: null }), [...firstRows, ...secondRows], 'small application');
+    const all = await window({ appId: null, endpointId: null });
+    assert.equal(
+      all.attempts,
+      expected([...firstRows, ...secondRows]).attempts + 20_000,
+      "installation: the large application's attempts too",
     );
-    assert.ok(touched.length > 0);
-    for (const n of touched)
-      assert.ok(n <= bound, `${what} touch only the small application's counted rows: ${n} rows, ${bound} counted`);
-  }
-});
+    assert.equal(all.queueWaitMs.count, expected([...firstRows, ...secondRows]).waits + 20_000);
+  },
+);
+
+test(
+  "an application's and an endpoint's figures read the timeline " + 'through their index, their own rows only',
+  async () => {
+    // Each raw read of a scope returns at most its counted rows: outcomes, claims and dead letters.
+    const bound = [...firstRows, ...secondRows].filter(
+      (r) => r.latency !== null || r.wait !== null || r.state === 'leased' || r.state === 'dead',
+    ).length;
+    for (const scope of [
+      { appId: small, endpointId: null },
+      { appId: small, endpointId: first },
+    ]) {
+      const { db, reads, touched } = explainingDb(t.db, 'delivery_events');
+      await window(scope, db);
+      const what = scope.endpointId === null ? "the application's figures" : "the endpoint's figures";
+      assertNoScan(reads, what);
+      // The tail of the window (the rows not rolled up, here all of them) through the scope's index; the edges,
+      // a few seconds wide, may be read by time.
+      assert.ok(
+        reads
+          .flat()
+          .some((r) =>
+            r.includes(scope.endpointId === null ? 'delivery_events_app_at' : 'delivery_events_endpoint_at'),
+          ),
+        `${what} read their scope's index: ${reads.flat().join(', ')}`,
+      );
+      assert.ok(touched.length > 0);
+      for (const n of touched)
+        assert.ok(n <= bound, `${what} touch only the small application's counted rows: ${n} rows, ${bound} counted`);
+    }
+  },
+);
 
 test("an endpoint's health reads the timeline by index", async () => {
   const { db, reads } = explainingDb(t.db, 'delivery_events');

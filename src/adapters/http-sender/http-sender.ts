@@ -44,7 +44,9 @@ export interface HttpSenderOptions {
   readonly userAgent: string;
   /** Response header block size cap in bytes; larger → `too_large`. Default 16 KiB (Node's default). */
   readonly maxHeaderBytes?: number;
-  /** Resolver with the shape of `dns.lookup(name, { all: true }, cb)`; default the system resolver. Tests inject one. */
+  /**
+   * Resolver with the shape of `dns.lookup(name, { all: true }, cb)`; default the system resolver. Tests inject one.
+   */
   readonly lookup?: LookupFunction;
 }
 

@@ -3,8 +3,8 @@ import type { Cipher } from '../../ports/cipher.ts';
 import type { Db } from './db.ts';
 
 /**
- * One encrypted column and the column naming its key (docs/design.md#security). The encryption context of every value is
- * the row's `id` (the endpoint id for secrets and headers, the message id for payloads, the attempt id for
+ * One encrypted column and the column naming its key (docs/design.md#security). The encryption context of every value
+ * is the row's `id` (the endpoint id for secrets and headers, the message id for payloads, the attempt id for
  * response bodies). A NULL key id with a
  * value present means the value was stored in plain text.
  */
@@ -35,7 +35,9 @@ export interface RotationProgress {
   readonly read: number;
   /** Rows rewritten under the current key in this batch. */
   readonly rewritten: number;
-  /** Rows left alone because a concurrent write changed them between read and write (they are re-checked at the end). */
+  /**
+   * Rows left alone because a concurrent write changed them between read and write (they are re-checked at the end).
+   */
   readonly changedMeanwhile: number;
   /** Totals of this column so far. */
   readonly totalRewritten: number;
@@ -99,12 +101,13 @@ WHERE t.id = u.id AND t.${ident(c.keyId)} IS NOT DISTINCT FROM u.old_key AND t.$
 RETURNING t.id`;
 
 const countRemaining = (c: EncryptedColumn): string =>
-  `SELECT count(*)::int AS n FROM ${ident(c.table)} WHERE ${ident(c.data)} IS NOT NULL AND ${ident(c.keyId)} IS DISTINCT FROM $1`;
+  `SELECT count(*)::int AS n FROM ${ident(c.table)} ` +
+  `WHERE ${ident(c.data)} IS NOT NULL AND ${ident(c.keyId)} IS DISTINCT FROM $1`;
 
 /**
  * Re-encrypts every stored secret, sensitive header set and payload that is not under the cipher's current
- * (first) key (docs/guides/security.md): per column, batches of `batchSize` rows read by id and rewritten by one guarded
- * statement each, so delivery never waits on a long transaction and a concurrent write is never
+ * (first) key (docs/guides/security.md): per column, batches of `batchSize` rows read by id and rewritten by one
+ * guarded statement each, so delivery never waits on a long transaction and a concurrent write is never
  * overwritten. Values under a key still in the ring — or stored in plain text — are decrypted and
  * re-encrypted; a value under a key missing from the ring fails the run (KeyRingError `unknown_key`)
  * before anything of its batch is written. When no row remains under another key, every other key in the
@@ -177,7 +180,8 @@ export async function rotateKeys(db: Db, cipher: Cipher, options: RotationOption
   const retired = clean
     ? (
         await db.query<{ id: string }>(
-          'UPDATE encryption_keys SET retired_at = clock_timestamp() WHERE id <> $1 AND retired_at IS NULL RETURNING id',
+          'UPDATE encryption_keys SET retired_at = clock_timestamp() ' +
+            'WHERE id <> $1 AND retired_at IS NULL RETURNING id',
           [current],
         )
       ).rows.map((r) => r.id)

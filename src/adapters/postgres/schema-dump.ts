@@ -23,7 +23,8 @@ export async function dumpSchema(db: Queryable): Promise<string> {
       `SELECT c.oid, c.relname AS name,
               CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partitioning,
               CASE WHEN c.relispartition
-                THEN (SELECT p.relname FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent WHERE i.inhrelid = c.oid)
+                THEN (SELECT p.relname FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent
+                  WHERE i.inhrelid = c.oid)
                      || ' ' || pg_get_expr(c.relpartbound, c.oid)
               END AS partition_of
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -87,14 +88,16 @@ export async function dumpSchema(db: Queryable): Promise<string> {
   for (const s of sequences) out.push(`sequence ${s.name}`);
   const views = (
     await db.query<{ name: string; def: string }>(
-      `SELECT c.relname AS name, pg_get_viewdef(c.oid) AS def FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      `SELECT c.relname AS name, pg_get_viewdef(c.oid) AS def FROM pg_class c JOIN pg_namespace n
+        ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind IN ('v', 'm') ORDER BY c.relname COLLATE "C"`,
     )
   ).rows;
   for (const v of views) out.push(`view ${v.name} AS ${v.def.trim()}`);
   const functions = (
     await db.query<{ name: string; args: string; result: string; lang: string; volatility: string; body: string }>(
-      `SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args, pg_get_function_result(p.oid) AS result,
+      `SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args,
+        pg_get_function_result(p.oid) AS result,
             l.lanname AS lang, p.provolatile AS volatility, md5(p.prosrc) AS body
      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
      WHERE n.nspname = 'public' ORDER BY p.proname COLLATE "C", pg_get_function_identity_arguments(p.oid) COLLATE "C"`,

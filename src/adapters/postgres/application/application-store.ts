@@ -70,7 +70,8 @@ function listFilterSql(filters: ApplicationListFilters): string {
     );
   if (filters.excludeWithSvixPlayEndpoints === true)
     parts.push(
-      `(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.url NOT LIKE ${SVIX_PLAY_URL}))`,
+      `(NOT EXISTS (SELECT 1 ${LIVE_ENDPOINTS}) ` +
+        `OR EXISTS (SELECT 1 ${LIVE_ENDPOINTS} AND e.url NOT LIKE ${SVIX_PLAY_URL}))`,
     );
   return parts.map((p) => ` AND ${p}`).join('');
 }
@@ -155,7 +156,8 @@ export function createPgApplicationStore(
       const res = await withConflict(
         () =>
           on(db, tx).query<ApplicationRow>(
-            `UPDATE applications SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+            `UPDATE applications SET ${[...set.sql, `updated_at = ${nowSql(2)}`].join(', ')} ` +
+              `WHERE id = $1 RETURNING ${COLUMNS}`,
             [id, now, ...set.params],
           ),
         UID_TAKEN,

@@ -31,9 +31,11 @@ WITH target AS (
   FROM target WHERE status = 'active' AND NOT expunged
   ON CONFLICT (message_id, endpoint_id) DO UPDATE
   SET manual = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN true ELSE deliveries.manual END,
-      manual_return = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN deliveries.state ELSE deliveries.manual_return END,
+      manual_return = CASE WHEN deliveries.state IN ('dead', 'succeeded', 'skipped') THEN deliveries.state
+        ELSE deliveries.manual_return END,
       state = CASE WHEN deliveries.state = 'leased' THEN 'leased' ELSE 'pending' END,
-      next_attempt_at = CASE WHEN deliveries.state = 'leased' THEN deliveries.next_attempt_at ELSE coalesce($4::timestamptz, clock_timestamp()) END,
+      next_attempt_at = CASE WHEN deliveries.state = 'leased' THEN deliveries.next_attempt_at
+        ELSE coalesce($4::timestamptz, clock_timestamp()) END,
       updated_at = coalesce($4::timestamptz, clock_timestamp())
   RETURNING id, state
 ), logged AS (
@@ -70,7 +72,8 @@ WITH clock AS (
   FROM deliveries d JOIN messages m ON m.id = d.message_id
   WHERE d.app_id = $1 AND ($2::text IS NULL OR d.endpoint_id = $2) AND d.state = ANY ($3::text[]) AND ${SETTLED}
     AND ($4::bigint IS NULL OR d.id > $4::bigint)
-    AND date_trunc('milliseconds', m.created_at) >= $5::timestamptz AND ($6::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $6::timestamptz)
+    AND date_trunc('milliseconds', m.created_at) >= $5::timestamptz
+      AND ($6::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $6::timestamptz)
     AND ($7::text[] IS NULL OR m.event_type = ANY ($7::text[]))
     AND ($8::text IS NULL OR $8::text = ANY (m.channels))
     AND ($9::text IS NULL OR $9::text = ANY (m.tags))
@@ -102,11 +105,13 @@ WITH clock AS (
 SELECT (SELECT max(id)::text FROM cand) AS cursor,
        (SELECT count(*)::int FROM cand) AS scanned,
        (SELECT count(*)::int FROM cand WHERE expunged) AS expunged,
-       (SELECT count(*)::int FROM cand) - (SELECT count(*)::int FROM cand WHERE expunged) - (SELECT count(*)::int FROM usable) AS unavailable,
+       (SELECT count(*)::int FROM cand) - (SELECT count(*)::int FROM cand WHERE expunged) -
+         (SELECT count(*)::int FROM usable) AS unavailable,
        (SELECT count(*)::int FROM usable) - (SELECT count(*)::int FROM moved) AS already_queued,
        (SELECT count(*)::int FROM moved) AS queued,
        (SELECT coalesce(json_object_agg(endpoint_id, last), '{}'::json)
-          FROM (SELECT endpoint_id, max(next_attempt_at) AS last FROM moved WHERE next_attempt_at <> 'infinity'::timestamptz GROUP BY endpoint_id) x) AS last_due,
+          FROM (SELECT endpoint_id, max(next_attempt_at) AS last FROM moved
+            WHERE next_attempt_at <> 'infinity'::timestamptz GROUP BY endpoint_id) x) AS last_due,
        (SELECT now FROM clock) AS at`;
 
 /*
@@ -131,7 +136,8 @@ WITH clock AS (
   FROM messages m CROSS JOIN ep
   LEFT JOIN deliveries d ON d.message_id = m.id AND d.endpoint_id = ep.id
   WHERE m.app_id = $1 AND ($3::text IS NULL OR m.id > $3::text)
-    AND date_trunc('milliseconds', m.created_at) >= $4::timestamptz AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $5::timestamptz)
+    AND date_trunc('milliseconds', m.created_at) >= $4::timestamptz
+      AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $5::timestamptz)
     AND (d.id IS NOT NULL OR (
           (ep.filter_types IS NULL OR cardinality(ep.filter_types) = 0 OR m.event_type = ANY (ep.filter_types))
       AND (ep.channels IS NULL OR cardinality(ep.channels) = 0 OR ep.channels && coalesce(m.channels, '{}'::text[]))))
@@ -147,7 +153,8 @@ WITH clock AS (
 ), made AS (
   INSERT INTO deliveries (app_id, message_id, endpoint_id, state, next_attempt_at, created_at, updated_at, retry_policy)
   SELECT $1, t.message_id, $2, 'pending',
-         CASE WHEN (SELECT paused FROM ep) THEN 'infinity'::timestamptz ELSE t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond' END,
+         CASE WHEN (SELECT paused FROM ep) THEN 'infinity'::timestamptz
+           ELSE t.base + (t.rank - 1) * $7::double precision * interval '1 millisecond' END,
          (SELECT now FROM clock), (SELECT now FROM clock),
          -- A delivery made here keeps the retry policy of its creation (migration 1764000012000).
          tidings_retry_policy((SELECT retry_policy FROM ep),
@@ -173,7 +180,8 @@ WITH clock AS (
 SELECT (SELECT max(message_id) FROM cand) AS cursor,
        (SELECT count(*)::int FROM cand) AS scanned,
        (SELECT count(*)::int FROM cand WHERE expunged) AS expunged,
-       CASE WHEN (SELECT usable FROM ep) THEN 0 ELSE (SELECT count(*)::int FROM cand WHERE NOT expunged) END AS unavailable,
+       CASE WHEN (SELECT usable FROM ep) THEN 0 ELSE
+         (SELECT count(*)::int FROM cand WHERE NOT expunged) END AS unavailable,
        (SELECT count(*)::int FROM cand) - (SELECT count(*)::int FROM cand WHERE expunged)
          - CASE WHEN (SELECT usable FROM ep) THEN 0 ELSE (SELECT count(*)::int FROM cand WHERE NOT expunged) END
          - (SELECT count(*)::int FROM changed) AS already_queued,

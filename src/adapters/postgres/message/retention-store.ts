@@ -39,7 +39,8 @@ WITH candidates AS (
   WHERE d.message_id IN (SELECT id FROM candidates)
   FOR SHARE OF d SKIP LOCKED
 ), seen AS (
-  SELECT message_id, count(*) AS n, bool_or(state IN ('pending', 'leased')) AS live, max(updated_at) AS last FROM locked GROUP BY 1
+  SELECT message_id, count(*) AS n, bool_or(state IN ('pending', 'leased')) AS live, max(updated_at) AS last FROM locked
+    GROUP BY 1
 ), total AS (
   SELECT d.message_id, count(*) AS n FROM deliveries d WHERE d.message_id IN (SELECT id FROM candidates) GROUP BY 1
 ), eligible AS (
@@ -56,14 +57,15 @@ WITH candidates AS (
 )
 SELECT (SELECT count(*)::int FROM candidates) AS read, (SELECT count(*)::int FROM expunged) AS expunged,
        last.created_at AS cursor_at, last.id AS cursor_id
-FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT created_at, id FROM candidates ORDER BY created_at DESC, id DESC LIMIT 1) last ON true`;
+FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT created_at, id FROM candidates ORDER BY created_at DESC, id DESC
+  LIMIT 1) last ON true`;
 
 /*
  * PRUNE_SUCCEEDED — deletes up to $2 deliveries that succeeded at least $1 ms ago (index
  * deliveries_succeeded, oldest first; rows locked by anyone are skipped), with their attempts and timeline
  * rows in the default and legacy partitions (the statement trigger of migration 1764000009500, as changed by
- * 1764000015000; rows in dated partitions go when retention drops the partition), and keeps on each message the latest instant
- * one of them succeeded, so that payload retention still counts from it. $3 now. Returns the count.
+ * 1764000015000; rows in dated partitions go when retention drops the partition), and keeps on each message the latest
+ * instant one of them succeeded, so that payload retention still counts from it. $3 now. Returns the count.
  */
 const PRUNE_SUCCEEDED = `
 WITH picked AS (
@@ -103,7 +105,8 @@ WITH scanned AS (
 ), bodies AS (
   UPDATE attempts a SET response_body = NULL FROM expunged e WHERE a.message_id = e.id AND a.response_body IS NOT NULL
 )
-SELECT (SELECT count(*)::int FROM scanned) AS read, (SELECT count(*)::int FROM expunged) AS expunged, (SELECT max(id) FROM scanned) AS last_id`;
+SELECT (SELECT count(*)::int FROM scanned) AS read, (SELECT count(*)::int FROM expunged) AS expunged,
+  (SELECT max(id) FROM scanned) AS last_id`;
 
 /** The PostgreSQL {@link RetentionStore}. */
 export function createPgRetentionStore(db: Db): RetentionStore {
