@@ -47,7 +47,7 @@ export const API_SETTINGS = {
     defaultValue: '2000',
     unit: 'requests',
     description:
-      'Requests a credential may make at once: the limit counts BURST requests per window of BURST/RATE ' + 'seconds.',
+      'Requests a credential may make at once: the limit counts BURST requests per window of BURST/RATE seconds.',
   },
   apiHeadersTimeoutMs: {
     env: 'TIDINGS_API_HEADERS_TIMEOUT',

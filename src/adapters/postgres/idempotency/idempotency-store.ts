@@ -39,7 +39,7 @@ const STORE_ANSWER = prepared(
   `UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE owner = $1 AND route = $2 AND key = $3`,
 );
 const DROP_EXPIRED =
-  'DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND ' + 'key = $3 AND expires_at < clock_timestamp()';
+  'DELETE FROM idempotency_keys WHERE owner = $1 AND route = $2 AND key = $3 AND expires_at < clock_timestamp()';
 
 /**
  * Reads of an existing key before giving up as `idempotency_key_in_flight` (an expired key re-claimed by a racing
