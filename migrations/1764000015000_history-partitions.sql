@@ -16,7 +16,8 @@
 --   aged out and no live delivery holds rows in it.
 -- - Partition indexes are named after the parent's index with the partition's suffix (attempts_message_default,
 --   attempts_message_p20261207t0000), so that a plan names the index it reads.
--- - delivery_events.id keeps counting from where it was: the roll-up's watermark (docs/adr/0015) is an id.
+-- - delivery_events.id keeps counting from where it was: the roll-up's watermark is an id
+--   (docs/adr/0015-time-in-state-rollups.md).
 
 -- attempts ------------------------------------------------------------------------------------------------------
 ALTER TABLE attempts RENAME TO attempts_legacy;
