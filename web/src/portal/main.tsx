@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { render, type JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ApiError, client, ok, token } from '../shared/api.ts';
 import { EndpointDetail } from '../shared/endpoint-detail.tsx';
@@ -6,7 +6,7 @@ import { EndpointsPage } from '../shared/endpoints.tsx';
 import { EventTypePage, EventTypesPage } from '../shared/event-types.tsx';
 import { MessageDetail, MessagesPage } from '../shared/messages.tsx';
 import { SearchPage } from '../shared/search.tsx';
-import { href, match, navigate, route } from '../shared/router.ts';
+import { href, navigate, pick, route, type Route } from '../shared/router.ts';
 import { Shell } from '../shared/shell.tsx';
 import { TimelinePage } from '../shared/timeline.tsx';
 import type { Scope } from '../shared/types.ts';
@@ -27,20 +27,23 @@ const NAV = [
   ['/event-types', 'Event catalogue'],
 ] as const;
 
-/** The portal's pages; each page of a record is keyed by its id, so another record never inherits its forms. */
+/** The portal's pages (first match wins; anything else shows the endpoints); a record's page is keyed by its id. */
+const ROUTES: readonly Route<JSX.Element, Scope>[] = [
+  { pattern: '/endpoints/:ep', show: (p, scope) => <EndpointDetail key={p.ep} scope={scope} endpointId={p.ep!} /> },
+  {
+    pattern: '/messages/:msg/endpoints/:ep',
+    show: (p, scope) => <TimelinePage key={`${p.msg}/${p.ep}`} scope={scope} msgId={p.msg!} endpointId={p.ep!} />,
+  },
+  { pattern: '/messages/:msg', show: (p, scope) => <MessageDetail key={p.msg} scope={scope} msgId={p.msg!} /> },
+  { pattern: '/event-types/:name', show: (p) => <EventTypePage key={p.name} name={p.name!} canEdit={false} /> },
+  { pattern: '/messages', show: (_p, scope) => <MessagesPage scope={scope} /> },
+  { pattern: '/search', show: (_p, scope) => <SearchPage scope={scope} /> },
+  { pattern: '/event-types', show: () => <EventTypesPage canEdit={false} /> },
+];
+
 function Pages({ scope, path }: { scope: Scope; path: string }) {
-  let p;
-  if ((p = match('/endpoints/:ep', path)) !== null)
-    return <EndpointDetail key={p.ep} scope={scope} endpointId={p.ep!} />;
-  if ((p = match('/messages/:msg/endpoints/:ep', path)) !== null)
-    return <TimelinePage key={`${p.msg}/${p.ep}`} scope={scope} msgId={p.msg!} endpointId={p.ep!} />;
-  if ((p = match('/messages/:msg', path)) !== null) return <MessageDetail key={p.msg} scope={scope} msgId={p.msg!} />;
-  if ((p = match('/event-types/:name', path)) !== null)
-    return <EventTypePage key={p.name} name={p.name!} canEdit={false} />;
-  if (path === '/messages') return <MessagesPage scope={scope} />;
-  if (match('/search', path) !== null) return <SearchPage scope={scope} />;
-  if (path === '/event-types') return <EventTypesPage canEdit={false} />;
-  return <EndpointsPage scope={scope} />;
+  const found = pick(ROUTES, path);
+  return found === null ? <EndpointsPage scope={scope} /> : found.route.show(found.params, scope);
 }
 
 const NoKey = () => (
