@@ -27,18 +27,20 @@ export interface SearchQuery extends PageQuery, MessageFilters {
   readonly payload: PayloadCondition | null;
 }
 
-/** A delivery search: optionally one endpoint, states, and the status class of the last attempt. */
+/** A delivery search: optionally one endpoint, states, and the status class or status of the last attempt. */
 export interface DeliverySearchQuery extends SearchQuery {
   readonly endpointRef: string | null;
   readonly states: readonly DeliveryState[] | null;
   readonly statusCodeClass: number | null;
+  readonly statusCode: number | null;
 }
 
-/** An attempt search: one endpoint (required), whether it succeeded, its status class. */
+/** An attempt search: one endpoint (required), whether it succeeded, its status class or status. */
 export interface AttemptSearchQuery extends SearchQuery {
   readonly endpointRef: string | null;
   readonly succeeded: boolean | null;
   readonly statusCodeClass: number | null;
+  readonly statusCode: number | null;
 }
 
 /** A delivery found, with why it is where it is and what holds it. */
@@ -169,7 +171,7 @@ export function createSearch(deps: SearchDeps): Search {
     q: DeliveryQuery,
   ): Promise<Page<DeliveryFound>> => {
     const start = scanStart(q);
-    const filters = { ...filtersOf(q), states: q.states, statusCodeClass: q.statusCodeClass };
+    const filters = { ...filtersOf(q), states: q.states, statusCodeClass: q.statusCodeClass, statusCode: q.statusCode };
     const bounds = boundsOf(q, start, idRange('msg', windowOf(q)));
     const scanned = await store.scanDeliveries(appId, endpoint, bounds, filters);
     const page = await searchPage(
@@ -248,7 +250,12 @@ export function createSearch(deps: SearchDeps): Search {
       }
       const endpoint = await endpointIdOf(lookups, app.id, q.endpointRef);
       const start = scanStart(q);
-      const filters = { ...filtersOf(q), succeeded: q.succeeded, statusCodeClass: q.statusCodeClass };
+      const filters = {
+        ...filtersOf(q),
+        succeeded: q.succeeded,
+        statusCodeClass: q.statusCodeClass,
+        statusCode: q.statusCode,
+      };
       const bounds = boundsOf(q, start, idRange('atmpt', windowOf(q)));
       const scanned = await store.scanAttempts(app.id, endpoint, bounds, filters);
       return searchPage(

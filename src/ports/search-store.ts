@@ -74,16 +74,18 @@ export interface MessageFilters {
   readonly tag: string | null;
 }
 
-/** Filters on a delivery: its state, and the status class of its last attempt (0 = no HTTP status). */
+/** Filters on a delivery: its state, and the status class (0 = no HTTP status) or status of its last attempt. */
 export interface DeliveryFilters extends MessageFilters {
   readonly states: readonly DeliveryState[] | null;
   readonly statusCodeClass: number | null;
+  readonly statusCode: number | null;
 }
 
-/** Filters on an attempt: whether it succeeded, and its status class (0 = no HTTP status). */
+/** Filters on an attempt: whether it succeeded, and its status class (0 = no HTTP status) or status. */
 export interface AttemptFilters extends MessageFilters {
   readonly succeeded: boolean | null;
   readonly statusCodeClass: number | null;
+  readonly statusCode: number | null;
 }
 
 /** A delivery found by a scan, with its message (never its payload). */

@@ -149,6 +149,16 @@ test('the console searches, pages, opens a result and comes back to the same pag
     assert.equal(await rows.count(), 10);
     assert.match((await rows.first().textContent()) ?? '', /skipped\s+endpoint disabled/);
     await page.screenshot({ path: `${ARTIFACTS}search-undelivered.png`, fullPage: true });
+    // Attempts to one endpoint by their exact status, from an address.
+    await go(page, `/apps/${ids.app}/search?kind=attempt&endpoint=${ids.down}&statusCode=204`);
+    await page.locator('main table[aria-label="Attempts found"]').waitFor();
+    await settled(page);
+    assert.equal(await page.locator('main table tbody tr').count(), 20, 'the 20 delivered to it, each answered 204');
+    assert.equal(await page.getByLabel('Status code').inputValue(), '204');
+    await go(page, `/apps/${ids.app}/search?kind=attempt&endpoint=${ids.down}&statusCode=500`);
+    await page.getByText('Nothing matches in this window.').waitFor();
+    await go(page, `/apps/${ids.app}/search?kind=delivery&state=undelivered`);
+    await settled(page);
     await rows
       .first()
       .getByRole('link', { name: /^Timeline of / })

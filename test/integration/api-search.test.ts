@@ -204,6 +204,12 @@ for (const engine of ENGINES) {
       test('filters together: status with delivery_state, with_msg, the never-delivered view filtered', async () => {
         assert.deepEqual(await deliveries('&status=2&delivery_state=dead,succeeded'), ['m2x'], 'the states both allow');
         assert.deepEqual(await deliveries('&status=0&delivery_state=dead'), [], 'no state both allow');
+        assert.deepEqual(await deliveries('&status_code=503'), ['m2x'], "the last attempt's status, exactly");
+        assert.deepEqual(await deliveries('&status_code=429&status_code_class=400'), ['m3x']);
+        assert.deepEqual(await deliveries('&status_code=404'), []);
+        assert.deepEqual(await attempts('&status_code=200'), [a1]);
+        const badCode = await get<{ code: string; detail: { loc: string[] }[] }>(search('attempt', '&status_code=99'));
+        assert.deepEqual([badCode.status, badCode.body.detail[0]!.loc], [422, ['query', 'status_code']]);
         const withMsg = await all<Id & { msg?: { eventType: string } }>(
           search('attempt', `&endpoint_id=${x}&with_msg=true&order=ascending`),
         );
@@ -220,6 +226,7 @@ for (const engine of ENGINES) {
           );
         assert.deepEqual(await view('&event_types=order.paid'), [m2]);
         assert.deepEqual(await view('&status_code_class=400'), [m3]);
+        assert.deepEqual(await view('&status_code=503'), [m2]);
         assert.deepEqual(await view('&status=1'), [m3], 'Svix status 1: pending');
         assert.deepEqual(await view('&payload_field=customer.id&payload_value=cus_2&order=ascending'), [m2, m3]);
       });

@@ -32,6 +32,7 @@ const none: DeliveryFilters = {
   tag: null,
   states: null,
   statusCodeClass: null,
+  statusCode: null,
 };
 
 /** `MESSAGES` messages of `appId` a second apart, each delivered to `endpoints`, with an attempt to the first. */
@@ -128,7 +129,7 @@ test("a delivery search of every endpoint reads the messages in order and each o
 });
 
 test('an attempt search reads attempts_endpoint, at most the budget', async () => {
-  const filters = { ...none, succeeded: false, statusCodeClass: null };
+  const filters = { ...none, succeeded: false, statusCodeClass: null, statusCode: null };
   const scan = (s: Store) => s.scanAttempts(small, first, bounds('atmpt'), filters);
   const { reads, touched } = await explained('attempts', ['messages'], scan);
   assertNoScan([reads], 'scanAttempts');

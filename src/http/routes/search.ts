@@ -147,6 +147,7 @@ export function registerSearch(app: Api, deps: Pick<HttpDeps, 'search' | 'config
         endpointRef: q.endpoint_id ?? null,
         states: statesOf(q),
         statusCodeClass: q.status_code_class ?? null,
+        statusCode: q.status_code ?? null,
       });
       return listOut(page, deliverySearchOut, pageFit(deps.config, q.iterator));
     },
@@ -173,6 +174,7 @@ export function registerSearch(app: Api, deps: Pick<HttpDeps, 'search' | 'config
           ...common(q),
           states: statesOf(q),
           statusCodeClass: q.status_code_class ?? null,
+          statusCode: q.status_code ?? null,
         },
       );
       return listOut(page, deliverySearchOut, pageFit(deps.config, q.iterator));
@@ -197,6 +199,7 @@ export function registerSearch(app: Api, deps: Pick<HttpDeps, 'search' | 'config
         endpointRef: q.endpoint_id ?? null,
         succeeded: q.status === undefined ? null : q.status === 0,
         statusCodeClass: q.status_code_class ?? null,
+        statusCode: q.status_code ?? null,
       });
       const out = (a: Parameters<typeof attemptOut>[0]) => attemptOut(a, { withContent: false, withMsg: q.with_msg });
       return listOut(page, out, pageFit(deps.config, q.iterator));

@@ -25,6 +25,9 @@ const statusCodeClass = queryInt(0, 500).refine(
   'must be 0, 100, 200, 300, 400 or 500',
 );
 
+/** An HTTP status: exactly this one (Tidings). */
+const statusCode = queryInt(100, 599);
+
 /** The window and the message filters of every search (docs/reference/api.md, "Search"). */
 const searchFields = {
   after: instantQuery
@@ -111,6 +114,7 @@ const deliveryFields = {
   status_code_class: statusCodeClass
     .optional()
     .describe('The HTTP status class of the last attempt: 0 (none), 100 … 500'),
+  status_code: statusCode.optional().describe('The HTTP status of the last attempt, exactly (Tidings): 100 … 599'),
 };
 
 /** `GET /app/{app}/search/delivery`: deliveries of messages in a window, newest message first. */
@@ -141,6 +145,7 @@ export const attemptSearchQuery = listQuery(idIterator('atmpt'), 'descending')
       .refine((n) => n === 0 || n === 2, 'a recorded attempt is 0 (success) or 2 (fail)')
       .optional(),
     status_code_class: statusCodeClass.optional(),
+    status_code: statusCode.optional().describe('The HTTP status the attempt got, exactly (Tidings): 100 … 599'),
     with_msg: flagQuery.default(false),
   })
   .superRefine(payloadPair);

@@ -6534,6 +6534,8 @@ export interface paths {
           status?: string;
           /** @description The HTTP status class of the last attempt: 0 (none), 100 … 500 */
           status_code_class?: string;
+          /** @description The HTTP status of the last attempt, exactly (Tidings): 100 … 599 */
+          status_code?: string;
           /** @description One endpoint (id or uid; a deleted one by id) */
           endpoint_id?: string;
         };
@@ -6665,6 +6667,8 @@ export interface paths {
           status?: string;
           /** @description The HTTP status class of the last attempt: 0 (none), 100 … 500 */
           status_code_class?: string;
+          /** @description The HTTP status of the last attempt, exactly (Tidings): 100 … 599 */
+          status_code?: string;
         };
         header?: never;
         path: {
@@ -6789,6 +6793,8 @@ export interface paths {
           endpoint_id?: string;
           status?: string;
           status_code_class?: string;
+          /** @description The HTTP status the attempt got, exactly (Tidings): 100 … 599 */
+          status_code?: string;
           with_msg?: string;
         };
         header?: never;

@@ -18,6 +18,8 @@ export interface SearchForm {
   readonly state: string;
   /** A status class: `0` (no response), `200` … `500`. */
   readonly code: string;
+  /** An HTTP status, exactly. */
+  readonly statusCode: string;
   /** An attempt's result: `0` succeeded, `2` failed. */
   readonly result: string;
   readonly field: string;
@@ -40,6 +42,7 @@ const KEYS: readonly (keyof SearchForm)[] = [
   'endpoint',
   'state',
   'code',
+  'statusCode',
   'result',
   'field',
   'value',
@@ -71,6 +74,7 @@ export function readSearch(path: string, defaultAfter: string): { form: SearchFo
       endpoint: text('endpoint'),
       state: text('state'),
       code: text('code'),
+      statusCode: text('statusCode'),
       result: text('result'),
       field: text('field'),
       value: text('value'),
@@ -123,7 +127,13 @@ export function searchCall(
   }
   if (form.kind === 'delivery') {
     const state = form.state === 'undelivered' ? UNDELIVERED_STATES : form.state;
-    const query = { ...common, endpoint_id: form.endpoint, delivery_state: state, status_code_class: form.code };
+    const query = {
+      ...common,
+      endpoint_id: form.endpoint,
+      delivery_state: state,
+      status_code_class: form.code,
+      status_code: form.statusCode,
+    };
     return async () => ({
       kind: 'delivery',
       page: await ok(client.GET('/api/v1/app/{appId}/search/delivery', { params: { path, query } })),
@@ -135,6 +145,7 @@ export function searchCall(
     endpoint_id: form.endpoint,
     status: form.result,
     status_code_class: form.code,
+    status_code: form.statusCode,
     with_msg: 'true',
   };
   return async () => ({

@@ -131,6 +131,7 @@ function SearchFormView({
           onChange={set('code')}
         />
       )}
+      {f.kind === 'msg' ? null : text('statusCode', 'Status code', '503')}
       {text('field', 'Payload field', 'customer.id')}
       {text('value', 'Field value', 'cus_123')}
       <button type="submit" class="primary">

@@ -66,6 +66,11 @@ function statusClass(q: Params, column: string, cls: number | null): string[] {
   return [`${column} >= ${p}::int AND ${column} < ${p}::int + 100`];
 }
 
+/** An exact HTTP status on `column`. */
+function statusExact(q: Params, column: string, code: number | null): string[] {
+  return code === null ? [] : [`${column} = ${q.p(code)}::int`];
+}
+
 const all = (conditions: readonly string[]): string =>
   conditions.length === 0 ? 'TRUE' : conditions.map((c) => `(${c})`).join(' AND ');
 
@@ -107,6 +112,7 @@ function deliveryMatch(q: Params, f: DeliveryFilters, m: string): string {
   return all([
     ...(f.states === null ? [] : [`d.state = ANY (${q.p(f.states)}::text[])`]),
     ...statusClass(q, 'd.last_status_code', f.statusCodeClass),
+    ...statusExact(q, 'd.last_status_code', f.statusCode),
     ...messageMatch(q, f, m),
   ]);
 }
@@ -234,6 +240,7 @@ export function scanAttemptsSql(
   const matched = all([
     ...(filters.succeeded === null ? [] : [`c.succeeded = ${q.p(filters.succeeded)}::boolean`]),
     ...statusClass(q, 'c.response_status_code', filters.statusCodeClass),
+    ...statusExact(q, 'c.response_status_code', filters.statusCode),
     ...messageMatch(q, filters, 'm'),
   ]);
   const text = `SELECT c.*, m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at,
