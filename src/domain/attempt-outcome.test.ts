@@ -84,6 +84,7 @@ test('every transport error kind is retryable with its own kind and no status', 
       'deadline',
       'dns',
       'protocol',
+      'receiver_auth',
       'redirect',
       'reset',
       'timeout_body',
@@ -114,6 +115,7 @@ test('the error kinds are the single list of docs/design.md#delivery-lifecycle, 
     'too_large',
     'redirect',
     'protocol',
+    'receiver_auth',
   ]);
   assert.ok(Object.isFrozen(ERROR_KINDS));
   assert.ok(Object.isFrozen(ErrorKind));

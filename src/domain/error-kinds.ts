@@ -16,6 +16,7 @@ export const ErrorKind = Object.freeze({
   tooLarge: 'too_large',
   redirect: 'redirect',
   protocol: 'protocol',
+  receiverAuth: 'receiver_auth',
 } as const);
 
 /** One of the values of {@link ErrorKind}. */

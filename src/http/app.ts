@@ -51,6 +51,7 @@ import { registerMessageRead } from './routes/message-read.ts';
 import { registerEndpointHealth } from './routes/endpoint-health.ts';
 import { registerResend } from './routes/resend.ts';
 import { registerRetryPolicy } from './routes/retry-policy.ts';
+import { registerEndpointAuth } from './routes/endpoint-auth.ts';
 import { registerTimeline } from './routes/timeline.ts';
 import { registerBackgroundTask } from './routes/background-task.ts';
 import { registerDeadLetters } from './routes/dead-letters.ts';
@@ -226,6 +227,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerResend(api, deps);
     registerEndpointHealth(api, deps);
     registerRetryPolicy(api, deps);
+    registerEndpointAuth(api, deps);
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);
     registerAuthMe(api);

@@ -13,6 +13,7 @@ import type { Applications } from '../app/applications.ts';
 import type { Principal } from '../app/credentials.ts';
 import type { Endpoints } from '../app/endpoints.ts';
 import type { Resender } from '../app/resend.ts';
+import type { ReceiverAuths } from '../app/receiver-auths.ts';
 import type { RetryPolicies } from '../app/retry-policies.ts';
 import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
 import type { Publisher } from '../app/publish.ts';
@@ -62,6 +63,8 @@ export interface HttpDeps {
   readonly endpointHealth: EndpointHealthUseCases;
   /** Retry policies of endpoints and event types (Tidings-only routes). */
   readonly retryPolicies: RetryPolicies;
+  /** Endpoints' receiver authentication (Tidings-only route). */
+  readonly receiverAuths: ReceiverAuths;
   /** Resend (one manual attempt now). */
   readonly resender: Resender;
   /** The credentials API: API keys and application-portal tokens (docs/guides/security.md). */

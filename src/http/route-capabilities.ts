@@ -73,6 +73,10 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'PUT /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
   'DELETE /api/v1/app/:appId/endpoint/:endpointId/retry-policy': ENDPOINT,
+  // Receiver auth: its secrets are never answered (a masked summary), so who may view the endpoint reads it.
+  'GET /api/v1/app/:appId/endpoint/:endpointId/auth': VIEW,
+  'PUT /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
+  'DELETE /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/pause': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/resume': ENDPOINT,
   // The breaker guards the endpoint's receiver: who may pause and resume the endpoint may probe or close it.

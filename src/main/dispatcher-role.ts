@@ -6,6 +6,8 @@ import { createPgMessageStore } from '../adapters/postgres/message/message-store
 import { createPgOperationalEvents } from '../adapters/postgres/delivery/operational-events.ts';
 import { createHttpSender } from '../adapters/http-sender/http-sender.ts';
 import type { LookupFunction } from '../adapters/http-sender/guarded-connect.ts';
+import { createPgReceiverAuthStore } from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
+import { createReceiverAuthLookup, withReceiverAuth } from '../app/receiver-auth-lookup.ts';
 import { createClaimSource } from '../app/dispatcher/claim-source.ts';
 import { createDispatcher, type Dispatcher } from '../app/dispatcher/dispatcher.ts';
 import { createHandoffSource } from '../app/dispatcher/handoff-source.ts';
@@ -97,11 +99,26 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
     egressAllowlist: config.egressAllowlist,
     userAgent: USER_AGENT,
     ...(deps.lookup === undefined ? {} : { lookup: deps.lookup }),
+    receiverAuth: {
+      cacheMax: config.receiverAuthCacheMax,
+      tokenEarlyRefreshMs: config.oauth2TokenEarlyRefreshMs,
+      tokenDefaultLifetimeMs: config.oauth2TokenDefaultLifetimeMs,
+    },
+    nowMs: () => deps.clock.nowMs(),
   });
-  const faults = deps.faultPoints ?? null;
-  const sender = faults === null ? httpSender : faults.sender(httpSender);
   const tracer = deps.tracer ?? NOOP_TRACER;
   const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
+  // Each request's receiver authentication, read per endpoint at most once per TIDINGS_RECEIVER_AUTH_REFRESH.
+  const authLookup = createReceiverAuthLookup(createPgReceiverAuthStore(deps.db, deps.cipher), {
+    refreshMs: config.receiverAuthRefreshMs,
+    max: config.receiverAuthCacheMax,
+    clock: deps.clock,
+  });
+  const authSender = withReceiverAuth(httpSender, authLookup, (endpointId, error) =>
+    logger.warn({ err: error, endpointId }, 'receiver authentication not read: the attempt fails as receiver_auth'),
+  );
+  const faults = deps.faultPoints ?? null;
+  const sender = faults === null ? authSender : faults.sender(authSender);
   // An operational event that cannot be stored never fails the record it reports on: it is logged and counted.
   const onDropped = (error: unknown, events: readonly { readonly type: string }[]): void => {
     metrics.operationalEventsDropped.inc(events.length);

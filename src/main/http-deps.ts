@@ -25,6 +25,8 @@ import { withTraceContext } from '../app/publish-trace.ts';
 import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
 import { createRetryPolicies } from '../app/retry-policies.ts';
+import { createReceiverAuths } from '../app/receiver-auths.ts';
+import { createPgReceiverAuthStore } from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
 import { createPgEndpointRetryPolicyStore } from '../adapters/postgres/endpoint/endpoint-retry-policy-store.ts';
 import { createPgEventTypeRetryPolicyStore } from '../adapters/postgres/event-type/event-type-retry-policy-store.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
@@ -196,6 +198,12 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         minDelayMs: w.config.retryPolicyMinDelayMs,
         maxDelayMs: w.config.retryPolicyMaxDelayMs,
       },
+    }),
+    receiverAuths: createReceiverAuths({
+      lookups,
+      clock,
+      store: createPgReceiverAuthStore(w.db, w.cipher),
+      egressAllowlist: w.config.egressAllowlist,
     }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
     erasure: createErasure({

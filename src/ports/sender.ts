@@ -1,4 +1,5 @@
 import type { SendResult } from '../domain/attempt-outcome.ts';
+import type { VersionedReceiverAuth } from '../domain/receiver-auth.ts';
 
 /** One outbound webhook request. The body is the exact byte span of the published payload. */
 export interface OutboundRequest {
@@ -12,10 +13,20 @@ export interface OutboundRequest {
    */
   readonly poolKey?: string;
   /**
+   * The endpoint the request is for; its receiver authentication is looked up by it (src/app/receiver-auth-lookup.ts).
+   */
+  readonly endpointId?: string;
+  /**
    * This attempt's overall deadline, ms (a retry policy's attemptTimeout, src/domain/retry-policy.ts). Absent: the
    * sender's own (TIDINGS_ATTEMPT_DEADLINE).
    */
   readonly deadlineMs?: number;
+  /**
+   * How to authenticate to the receiver (docs/adr/0028-receiver-authentication.md): basic credentials or an OAuth2
+   * token as `Authorization` (replacing an endpoint header of that name), a TLS client certificate for the
+   * connection. Absent or null: none.
+   */
+  readonly receiverAuth?: VersionedReceiverAuth | null;
 }
 
 /**

@@ -48,6 +48,7 @@ const BODIES: Readonly<Record<string, object | null>> = {
   'POST /api/v1/app/:appId/endpoint/:endpointId/breaker/close': null,
   'PUT /api/v1/app/:appId/endpoint/:endpointId/retry-policy': { maxAttempts: 3 },
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/retry-policy': { maxAttempts: 2 },
+  'PUT /api/v1/app/:appId/endpoint/:endpointId/auth': { basic: { username: 'hooks', password: 'pw' } },
   'PUT /api/v1/event-type/:eventTypeName/retry-policy': { maxAttempts: 3 },
   'PATCH /api/v1/event-type/:eventTypeName/retry-policy': { maxAttempts: 2 },
   'POST /api/v1/api-key': { name: 'matrix' },

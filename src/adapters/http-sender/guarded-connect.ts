@@ -71,6 +71,11 @@ export interface GuardedConnectorOptions {
   readonly lookup?: LookupFunction;
   /** Told what each new connection resolved and connected to (the operator's attempt record). */
   readonly observer?: ConnectObserver;
+  /**
+   * A TLS client certificate and key (PEM) for every TLS connection, and the CA bundle the server's certificate must
+   * chain to instead of the system's roots (an endpoint's receiver auth, docs/adr/0028-receiver-authentication.md).
+   */
+  readonly tls?: { readonly cert?: string; readonly key?: string; readonly ca?: string };
 }
 
 /** Hooks of {@link GuardedConnectorOptions.observer}. */
@@ -172,6 +177,7 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
     timeout: options.connectTimeoutMs,
     lookup: guardedLookup(options.lookup ?? defaultLookup, allowlist, options.observer),
     autoSelectFamily: true,
+    ...(options.tls === undefined ? {} : options.tls),
   });
   return (connectOptions, callback) => {
     // undici passes IPv6 literals without brackets; names as the WHATWG parser left them.

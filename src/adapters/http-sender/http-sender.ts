@@ -5,6 +5,8 @@ import type { OutboundRequest, Sender } from '../../ports/sender.ts';
 import { AttemptHandler } from './attempt-handler.ts';
 import { AttemptStoppedError } from './classify-error.ts';
 import { createGuardedConnector, type LookupFunction } from './guarded-connect.ts';
+import { createTokenCache } from './oauth2-tokens.ts';
+import { sendWithReceiverAuth, type PlainSend, type ReceiverAuthSettings } from './receiver-auth-send.ts';
 
 /**
  * Options of {@link createHttpSender}. Durations are in milliseconds, sizes in bytes. The configuration
@@ -48,7 +50,18 @@ export interface HttpSenderOptions {
    * Resolver with the shape of `dns.lookup(name, { all: true }, cb)`; default the system resolver. Tests inject one.
    */
   readonly lookup?: LookupFunction;
+  /** Receiver authentication's caches (docs/adr/0028-receiver-authentication.md); default RECEIVER_AUTH_DEFAULTS. */
+  readonly receiverAuth?: ReceiverAuthSettings;
+  /** The clock of OAuth2 token expiry, Unix ms; default `Date.now`. Tests pass a manual clock's. */
+  readonly nowMs?: () => number;
 }
+
+/** The defaults of {@link HttpSenderOptions.receiverAuth}: the settings' defaults (src/config/config.ts). */
+export const RECEIVER_AUTH_DEFAULTS: ReceiverAuthSettings = Object.freeze({
+  cacheMax: 1000,
+  tokenEarlyRefreshMs: 30_000,
+  tokenDefaultLifetimeMs: 300_000,
+});
 
 /**
  * Request headers the sender owns: framing and connection management are undici's, `host` comes from the
@@ -100,6 +113,12 @@ function outboundHeaders(request: OutboundRequest, userAgent: string): Record<st
   }
   headers['user-agent'] = userAgent;
   return headers;
+}
+
+/** An endpoint's TLS client pool: the endpoint's pool key, and the certificate, key and CA of its agent. */
+interface TlsOf {
+  readonly endpointKey: string;
+  readonly options: { cert?: string; key?: string; ca?: string };
 }
 
 /** What an endpoint's pool last resolved and connected to (its latest new connection). */
@@ -194,12 +213,13 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  */
 export function createHttpSender(options: HttpSenderOptions): Sender {
   validate(options);
-  const makeAgent = (seen: Seen): Agent =>
+  const makeAgent = (seen: Seen, tls?: TlsOf['options']): Agent =>
     new Agent({
       connect: createGuardedConnector({
         connectTimeoutMs: options.connectTimeoutMs,
         egressAllowlist: options.egressAllowlist,
         ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+        ...(tls === undefined ? {} : { tls }),
         observer: {
           resolved: (a) => {
             seen.resolved = a;
@@ -220,12 +240,31 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
   // endpoint's requests on the same origin (ADR 0009). Bounded: past MAX_POOLS, idle pools are closed,
   // least recently used first.
   const pools = new Map<string, Pool>();
-  const acquire = (key: string): Pool => {
+  const auth = options.receiverAuth ?? RECEIVER_AUTH_DEFAULTS;
+  // An endpoint's TLS client pool: one per endpoint and receiver-auth version (key poolKey + NUL + version), the one
+  // before closed when the version changes or the certificate is removed; at most auth.cacheMax of them.
+  const tlsPoolOf = new Map<string, string>();
+  const retire = (key: string): void => {
+    const old = pools.get(key);
+    pools.delete(key);
+    if (old !== undefined) void old.agent.close(); // closes once its requests in flight end
+  };
+  const acquire = (key: string, tls?: TlsOf): Pool => {
+    const endpointKey = tls === undefined ? key : tls.endpointKey;
+    const previous = tlsPoolOf.get(endpointKey);
+    if (previous !== undefined && previous !== key) {
+      tlsPoolOf.delete(endpointKey);
+      retire(previous);
+    }
+    if (tls !== undefined) {
+      tlsPoolOf.delete(endpointKey);
+      tlsPoolOf.set(endpointKey, key);
+    }
     let pool = pools.get(key);
     if (pool !== undefined) pools.delete(key);
     else {
       const seen: Seen = { resolved: null, connected: null };
-      pool = { agent: makeAgent(seen), active: 0, seen };
+      pool = { agent: makeAgent(seen, tls?.options), active: 0, seen };
     }
     pools.set(key, pool);
     pool.active += 1;
@@ -237,12 +276,18 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
         void p.agent.close();
       }
     }
+    for (const [ep, k] of tlsPoolOf) {
+      if (tlsPoolOf.size <= auth.cacheMax) break;
+      if ((pools.get(k)?.active ?? 0) > 0) continue;
+      tlsPoolOf.delete(ep);
+      retire(k);
+    }
     return pool;
   };
   const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
   const limits = { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes };
 
-  function send(request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> {
+  const plain: PlainSend = (request, signal, extra) => {
     if (signal?.aborted === true) return Promise.resolve(refused(ErrorKind.deadline, 'aborted'));
     if (request.deadlineMs !== undefined && !(Number.isInteger(request.deadlineMs) && request.deadlineMs >= 1)) {
       const detail = `attempt deadline of ${request.deadlineMs} ms is not a whole number of ms ≥ 1`;
@@ -259,7 +304,9 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
         refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`),
       );
     }
-    const startedAt = performance.now();
+    const startedAt = extra?.startedAt ?? performance.now();
+    const headers = outboundHeaders(request, options.userAgent);
+    if (extra?.authorization !== undefined) headers['authorization'] = extra.authorization;
     return new Promise<SendResult>((resolve) => {
       const onAbort = (): void => {
         handler.stop(
@@ -267,16 +314,27 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
           handler.requestSent ? 'aborted after the request was sent' : 'aborted',
         );
       };
-      const pool = acquire(request.poolKey ?? '');
+      const poolKey = request.poolKey ?? '';
+      const tls = extra?.tls;
+      const pool =
+        tls === undefined
+          ? acquire(poolKey)
+          : acquire(`${poolKey}\u0000${tls.version}`, {
+              endpointKey: poolKey,
+              options: {
+                ...(tls.certificate === null || tls.key === null ? {} : { cert: tls.certificate, key: tls.key }),
+                ...(tls.ca === null ? {} : { ca: tls.ca }),
+              },
+            });
       const handler = new AttemptHandler(limits, startedAt, (result) => {
         pool.active -= 1;
         clearTimeout(deadline);
         signal?.removeEventListener('abort', onAbort);
         resolve(withNetwork(result, pool.seen, maxHeaderBytes));
       });
-      const deadlineMs = request.deadlineMs ?? options.deadlineMs;
+      const deadlineMs = Math.max(1, Math.round((request.deadlineMs ?? options.deadlineMs) - (extra?.spentMs ?? 0)));
       const deadline = setTimeout(() => {
-        const detail = `attempt deadline of ${deadlineMs} ms passed`;
+        const detail = `attempt deadline of ${request.deadlineMs ?? options.deadlineMs} ms passed`;
         handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', detail), detail);
       }, deadlineMs);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -287,7 +345,7 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
             origin: url.origin,
             path: `${url.pathname}${url.search}`,
             method: 'POST',
-            headers: outboundHeaders(request, options.userAgent),
+            headers,
             body: request.body,
             // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
             ...(request.deadlineMs === undefined
@@ -303,14 +361,35 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
         handler.onError(error instanceof Error ? error : new Error(String(error)));
       }
     });
-  }
+  };
+
+  const tokenAgent = makeAgent({ resolved: null, connected: null });
+  const tokens = createTokenCache({
+    agent: tokenAgent,
+    deadlineMs: options.deadlineMs,
+    maxResponseBytes: options.maxResponseBytes,
+    earlyRefreshMs: auth.tokenEarlyRefreshMs,
+    defaultLifetimeMs: auth.tokenDefaultLifetimeMs,
+    max: auth.cacheMax,
+    userAgent: options.userAgent,
+    nowMs: options.nowMs ?? Date.now,
+  });
+  const send = (request: OutboundRequest, signal?: AbortSignal): Promise<SendResult> =>
+    request.receiverAuth == null
+      ? plain(request, signal)
+      : sendWithReceiverAuth(request, request.receiverAuth, signal, {
+          plain,
+          tokens,
+          deadlineMs: options.deadlineMs,
+        });
 
   return {
     send,
     async close(): Promise<void> {
       const all = [...pools.values()];
       pools.clear();
-      await Promise.all(all.map((p) => p.agent.close()));
+      tlsPoolOf.clear();
+      await Promise.all([...all.map((p) => p.agent.close()), tokenAgent.close()]);
     },
   };
 }

@@ -23,6 +23,7 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = Object.freeze([
   { table: 'endpoints', data: 'secret', keyId: 'secret_key_id' },
   { table: 'endpoints', data: 'previous_secret', keyId: 'previous_secret_key_id' },
   { table: 'endpoints', data: 'sensitive_headers', keyId: 'sensitive_headers_key' },
+  { table: 'endpoints', data: 'receiver_auth', keyId: 'receiver_auth_key_id' },
   { table: 'messages', data: 'payload', keyId: 'payload_key_id' },
   { table: 'attempts', data: 'response_body', keyId: 'response_body_key_id' },
 ]);

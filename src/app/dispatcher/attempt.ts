@@ -61,6 +61,7 @@ export function prepareRequest(
     headers: { ...delivery.headers, 'content-type': delivery.contentType ?? JSON_CONTENT_TYPE, ...signed },
     body: delivery.payload,
     poolKey: delivery.endpointId,
+    endpointId: delivery.endpointId,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
   };
 }

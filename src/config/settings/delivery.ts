@@ -107,6 +107,41 @@ export const DELIVERY_SETTINGS = {
     unit: 'bytes',
     description: 'Response body prefix stored with each attempt.',
   },
+  receiverAuthRefreshMs: {
+    env: 'TIDINGS_RECEIVER_AUTH_REFRESH',
+    schema: durationMs(0),
+    defaultValue: '10s',
+    unit: 'duration',
+    description:
+      "How long a dispatcher uses an endpoint's receiver authentication (or its absence) before reading it " +
+      'again: a change reaches deliveries within it.',
+  },
+  receiverAuthCacheMax: {
+    env: 'TIDINGS_RECEIVER_AUTH_CACHE_MAX',
+    schema: int(1, 1_000_000),
+    defaultValue: '1000',
+    unit: 'endpoints',
+    description:
+      'Endpoints whose receiver authentication a dispatcher keeps at most: the configurations, the OAuth2 ' +
+      "tokens, and the TLS client certificates' connection pools (each pool a dedicated agent), the least " +
+      'recently used idle ones closed first.',
+  },
+  oauth2TokenEarlyRefreshMs: {
+    env: 'TIDINGS_OAUTH2_TOKEN_EARLY_REFRESH',
+    schema: durationMs(0),
+    defaultValue: '30s',
+    unit: 'duration',
+    description:
+      "An endpoint's OAuth2 token is fetched again this long before its expires_in ends (at half its life when " +
+      'that is shorter).',
+  },
+  oauth2TokenDefaultLifetimeMs: {
+    env: 'TIDINGS_OAUTH2_TOKEN_DEFAULT_LIFETIME',
+    schema: durationMs(1000),
+    defaultValue: '5m',
+    unit: 'duration',
+    description: 'How long an OAuth2 token whose response has no expires_in is used.',
+  },
   maxSocketsPerOrigin: {
     env: 'TIDINGS_MAX_SOCKETS_PER_ORIGIN',
     schema: int(1, 10_000),

@@ -3546,6 +3546,273 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/v1/app/{appId}/endpoint/{endpointId}/auth': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Endpoint receiver auth (Tidings)
+     * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
+     * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
+     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceiverAuthOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    /**
+     * Set endpoint receiver auth (Tidings)
+     * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
+     * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
+     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ReceiverAuthInInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceiverAuthOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Remove endpoint receiver auth (Tidings)
+     * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
+     * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
+     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/api-key': {
     parameters: {
       query?: never;
@@ -8129,6 +8396,76 @@ export interface components {
         };
       };
     };
+    ReceiverAuthInInput: {
+      /** @description HTTP basic credentials, sent as Authorization: Basic */
+      basic?: {
+        /** @description The user id (no ":", RFC 7617) */
+        username: string;
+        /** @description Never shown back: GET shows a masked hint */
+        password: string;
+      } | null;
+      /** @description OAuth2 client credentials; the token is sent as Authorization: Bearer */
+      oauth2?: {
+        /**
+         * @description The token endpoint: https (http only to a literal private address that
+         * TIDINGS_EGRESS_ALLOWLIST opens)
+         */
+        tokenUrl: string;
+        clientId: string;
+        /** @description Sent with HTTP basic client authentication; never shown back */
+        clientSecret: string;
+        scope?: string | null;
+        /** @description Sent as the `audience` form field when set */
+        audience?: string | null;
+      } | null;
+      /** @description A TLS client certificate for this endpoint's connections */
+      mtls?: {
+        /** @description PEM: the client certificate, then any intermediates (with key) */
+        certificate?: string | null;
+        /** @description PEM, unencrypted: the private key of the certificate; never shown back */
+        key?: string | null;
+        /**
+         * @description PEM: the CA bundle the receiver's certificate must chain to, instead of the system's
+         * roots
+         */
+        ca?: string | null;
+      } | null;
+    };
+    ReceiverAuthOutInput: {
+      basic: {
+        username: string;
+        /** @description Masked hint */
+        password: string;
+      } | null;
+      oauth2: {
+        tokenUrl: string;
+        clientId: string;
+        /** @description Masked hint */
+        clientSecret: string;
+        scope: string | null;
+        audience: string | null;
+      } | null;
+      mtls: {
+        certificate: {
+          subject: string;
+          issuer: string;
+          validTo: string;
+          fingerprint256: string;
+        } | null;
+        /** @description Masked */
+        key: string | null;
+        ca:
+          | {
+              subject: string;
+              issuer: string;
+              validTo: string;
+              fingerprint256: string;
+            }[]
+          | null;
+      } | null;
+      /** @description Changes at every PUT; null when nothing is set */
+      version: string | null;
+    };
     RecoverInInput: {
       /**
        * Format: date-time
@@ -8913,6 +9250,76 @@ export interface components {
           maxAttempts: 'endpoint' | 'eventType' | 'installation' | 'schedule';
         };
       };
+    };
+    ReceiverAuthIn: {
+      /** @description HTTP basic credentials, sent as Authorization: Basic */
+      basic?: {
+        /** @description The user id (no ":", RFC 7617) */
+        username: string;
+        /** @description Never shown back: GET shows a masked hint */
+        password: string;
+      } | null;
+      /** @description OAuth2 client credentials; the token is sent as Authorization: Bearer */
+      oauth2?: {
+        /**
+         * @description The token endpoint: https (http only to a literal private address that
+         * TIDINGS_EGRESS_ALLOWLIST opens)
+         */
+        tokenUrl: string;
+        clientId: string;
+        /** @description Sent with HTTP basic client authentication; never shown back */
+        clientSecret: string;
+        scope?: string | null;
+        /** @description Sent as the `audience` form field when set */
+        audience?: string | null;
+      } | null;
+      /** @description A TLS client certificate for this endpoint's connections */
+      mtls?: {
+        /** @description PEM: the client certificate, then any intermediates (with key) */
+        certificate?: string | null;
+        /** @description PEM, unencrypted: the private key of the certificate; never shown back */
+        key?: string | null;
+        /**
+         * @description PEM: the CA bundle the receiver's certificate must chain to, instead of the system's
+         * roots
+         */
+        ca?: string | null;
+      } | null;
+    };
+    ReceiverAuthOut: {
+      basic: {
+        username: string;
+        /** @description Masked hint */
+        password: string;
+      } | null;
+      oauth2: {
+        tokenUrl: string;
+        clientId: string;
+        /** @description Masked hint */
+        clientSecret: string;
+        scope: string | null;
+        audience: string | null;
+      } | null;
+      mtls: {
+        certificate: {
+          subject: string;
+          issuer: string;
+          validTo: string;
+          fingerprint256: string;
+        } | null;
+        /** @description Masked */
+        key: string | null;
+        ca:
+          | {
+              subject: string;
+              issuer: string;
+              validTo: string;
+              fingerprint256: string;
+            }[]
+          | null;
+      } | null;
+      /** @description Changes at every PUT; null when nothing is set */
+      version: string | null;
     };
     RecoverIn: {
       /**

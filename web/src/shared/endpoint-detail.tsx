@@ -5,6 +5,7 @@ import { windowName } from './format.ts';
 import { BreakerControls } from './breaker.tsx';
 import { DeliveryTools, EditEndpoint, HeadersEditor, LimitsEditor, SecretTools } from './endpoint-tools.tsx';
 import { RetryPolicyCard } from './retry-policy.tsx';
+import { ReceiverAuthCard } from './receiver-auth.tsx';
 import { NeverDelivered } from './undelivered.tsx';
 import { href, navigate, seg } from './router.ts';
 import { DataTable } from './table.tsx';
@@ -341,6 +342,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         <SecretTools key={e.id} scope={scope} ep={e} />
         <HeadersEditor key={e.id} scope={scope} ep={e} />
         <RetryPolicyCard key={e.id} endpoint={endpoint} />
+        <ReceiverAuthCard key={e.id} scope={scope} endpoint={endpoint} />
         {scope.canWrite ? (
           <DeliveryTools
             key={e.id}
