@@ -91,30 +91,7 @@ export async function ok<D>(call: Promise<{ data?: D; error?: unknown; response:
   return answer.data as D;
 }
 
-/**
- * An untyped GET of `path` (its query string written in), for a page not yet moved to {@link client}: prefer
- * `ok(client.GET(…))`, which checks the path, its parameters and the answer against the API's schemas.
- * @throws ApiError as {@link ok}
- */
-export async function get<T>(path: string): Promise<T> {
-  const headers: Record<string, string> = token.value === null ? {} : { authorization: `Bearer ${token.value}` };
-  let response: Response;
-  try {
-    response = await fetch(path, { headers, credentials: 'omit', cache: 'no-store' });
-  } catch (error) {
-    throw new ApiError(0, 'network_error', `Tidings did not answer (${(error as Error).message})`);
-  }
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON: kept as text */
-  }
-  if (!response.ok) throw refusal(response.status, body);
-  return body as T;
-}
-
+/** Route segments are encoded by the router's helper; re-exported for the pages that import it from here. */
 export { seg } from './route-match.ts';
 
 /**
