@@ -23,7 +23,9 @@ export interface TestCertificates {
   readonly wrongClient: KeyPair;
 }
 
-/** Makes {@link TestCertificates} with `openssl` (P-256 keys, valid for 2 days) in a temporary folder, then removes it. */
+/**
+ * Makes {@link TestCertificates} with `openssl` (P-256 keys, valid for 2 days) in a temporary folder, then removes it.
+ */
 export function makeTestCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'tidings-certs-'));
   const file = (name: string): string => join(dir, name);
