@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api.ts';
 import { relative } from './format.ts';
+import { pageBack, pageNext, pagerView, type Trail } from './pager.ts';
 
 export { pretty, relative } from './format.ts';
 
@@ -194,22 +195,18 @@ export function Pager<T>({
   at: string | null;
   onPage: (iterator: string | null) => void;
 }) {
-  const [trail, setTrail] = useState<(string | null)[]>([]);
+  const [trail, setTrail] = useState<Trail>([]);
   useEffect(() => {
     if (at === null) setTrail([]);
   }, [at]);
-  const atStart = at === null || trail.length === 0;
-  const atEnd = page === undefined || page.done || page.iterator === null;
-  if (page === undefined || (atStart && atEnd)) return null;
-  const back = (): void => {
-    const rest = trail.slice(0, -1);
-    setTrail(rest);
-    onPage(trail[trail.length - 1] ?? null);
+  const { hidden, atStart, atEnd } = pagerView(page, at, trail);
+  if (page === undefined || hidden) return null;
+  const go = (to: { iterator: string | null; trail: Trail }): void => {
+    setTrail(to.trail);
+    onPage(to.iterator);
   };
-  const next = (): void => {
-    setTrail([...trail, at]);
-    onPage(page.iterator);
-  };
+  const back = (): void => go(pageBack(trail));
+  const next = (): void => go(pageNext(trail, at, page.iterator));
   return (
     <nav class="pager" aria-label="Pages">
       <button type="button" disabled={atStart} onClick={back}>
