@@ -145,18 +145,21 @@ function AuthForm({ endpoint, onSaved }: { endpoint: EndpointRef; onSaved: () =>
       ) : null}
       <details>
         <summary>TLS client certificate (mTLS)</summary>
-        <label>
-          Certificate (PEM){' '}
-          <textarea class="code" rows={4} placeholder="-----BEGIN CERTIFICATE-----" {...field('certificate')} />
-        </label>
-        <label>
-          Private key (PEM, unencrypted){' '}
-          <textarea class="code" rows={4} placeholder="-----BEGIN PRIVATE KEY-----" {...field('key')} />
-        </label>
-        <label>
-          Receiver's CA (PEM, optional){' '}
-          <textarea class="code" rows={3} placeholder="-----BEGIN CERTIFICATE-----" {...field('ca')} />
-        </label>
+        <div class="form">
+          <p class="muted">Offered on this endpoint's connections only; the CA alone checks the receiver.</p>
+          <label>
+            Certificate (PEM){' '}
+            <textarea class="code" rows={4} placeholder="-----BEGIN CERTIFICATE-----" {...field('certificate')} />
+          </label>
+          <label>
+            Private key (PEM, unencrypted){' '}
+            <textarea class="code" rows={4} placeholder="-----BEGIN PRIVATE KEY-----" {...field('key')} />
+          </label>
+          <label>
+            Receiver's CA (PEM, optional){' '}
+            <textarea class="code" rows={3} placeholder="-----BEGIN CERTIFICATE-----" {...field('ca')} />
+          </label>
+        </div>
       </details>
       <p class="muted">
         Secrets are stored encrypted and never shown again. Saving replaces every field: enter each secret anew.
