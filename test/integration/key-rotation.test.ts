@@ -29,11 +29,17 @@ const id = (prefix: string): string =>
   `${prefix}_${String(Date.now()).padStart(14, '0')}${String(seq++).padStart(13, '0')}`;
 
 interface Seeded {
-  readonly endpoints: { id: string; secret: string; previous: string; headers: Record<string, string> }[];
+  readonly endpoints: {
+    id: string;
+    secret: string;
+    previous: string;
+    headers: Record<string, string>;
+    receiverAuth: string;
+  }[];
   readonly messages: { id: string; payload: string }[];
 }
 
-/** Writes endpoints (secret, previous secret, sensitive headers) and messages under `cipher`. */
+/** Writes endpoints (secret, previous secret, sensitive headers, receiver auth) and messages under `cipher`. */
 async function seed(db: Db, cipher: Cipher, appId: string, endpoints: number, messages: number): Promise<Seeded> {
   const out: Seeded = { endpoints: [], messages: [] };
   for (let i = 0; i < endpoints; i++) {
@@ -42,15 +48,17 @@ async function seed(db: Db, cipher: Cipher, appId: string, endpoints: number, me
       secret: encodeSecret(randomBytes(24)),
       previous: encodeSecret(randomBytes(24)),
       headers: { 'x-api-key': `hdr-${i}-${randomBytes(4).toString('hex')}` },
+      receiverAuth: JSON.stringify({ basic: { username: 'u', password: randomBytes(8).toString('hex') } }),
     };
     const s = cipher.encrypt(Buffer.from(ep.secret), ep.id);
     const p = cipher.encrypt(Buffer.from(ep.previous), ep.id);
     const h = cipher.encrypt(Buffer.from(JSON.stringify(ep.headers)), ep.id);
+    const r = cipher.encrypt(Buffer.from(ep.receiverAuth), ep.id);
     await db.query(
       `INSERT INTO endpoints (id, app_id, url, secret, secret_key_id, previous_secret, previous_secret_key_id,
-        previous_secret_until, sensitive_headers, sensitive_headers_key)
-       VALUES ($1, $2, 'http://127.0.0.1:9/x', $3, $4, $5, $6, clock_timestamp() + interval '1 day', $7, $8)`,
-      [ep.id, appId, s.data, s.keyId, p.data, p.keyId, h.data, h.keyId],
+        previous_secret_until, sensitive_headers, sensitive_headers_key, receiver_auth, receiver_auth_key_id)
+       VALUES ($1, $2, 'http://127.0.0.1:9/x', $3, $4, $5, $6, clock_timestamp() + interval '1 day', $7, $8, $9, $10)`,
+      [ep.id, appId, s.data, s.keyId, p.data, p.keyId, h.data, h.keyId, r.data, r.keyId],
     );
     out.endpoints.push(ep);
   }
@@ -100,6 +108,8 @@ async function readBack(db: Db, cipher: Cipher, seeded: Seeded): Promise<void> {
         previous_secret_key_id: string;
         sensitive_headers: Buffer;
         sensitive_headers_key: string;
+        receiver_auth: Buffer;
+        receiver_auth_key_id: string;
       }>('SELECT * FROM endpoints WHERE id = $1', [ep.id])
     ).rows[0]!;
     assert.equal(cipher.decrypt(row.secret_key_id, row.secret, ep.id).toString(), ep.secret);
@@ -108,6 +118,7 @@ async function readBack(db: Db, cipher: Cipher, seeded: Seeded): Promise<void> {
       JSON.parse(cipher.decrypt(row.sensitive_headers_key, row.sensitive_headers, ep.id).toString()),
       ep.headers,
     );
+    assert.equal(cipher.decrypt(row.receiver_auth_key_id, row.receiver_auth, ep.id).toString(), ep.receiverAuth);
   }
   for (const msg of seeded.messages) {
     const row = (
@@ -151,6 +162,7 @@ for (const engine of ENGINES) {
           'endpoints.secret': 7,
           'endpoints.previous_secret': 7,
           'endpoints.sensitive_headers': 7,
+          'endpoints.receiver_auth': 7,
           'messages.payload': 11,
           'attempts.response_body': 0,
         });
@@ -159,7 +171,7 @@ for (const engine of ENGINES) {
           'batches are bounded by the batch size',
         );
         assert.equal(progress.filter((p) => p.column === 'messages.payload').length, 4, '11 payloads in batches of 3');
-        assert.deepEqual(Object.values(report.remaining), [0, 0, 0, 0, 0]);
+        assert.deepEqual(Object.values(report.remaining), [0, 0, 0, 0, 0, 0]);
         assert.deepEqual(report.retired, ['k1']);
 
         const usage = await keyUsage(db);
@@ -181,7 +193,7 @@ for (const engine of ENGINES) {
         await checkKeyRegistry(db, ring2);
         // A rerun finds nothing to do.
         const again = await rotateKeys(db, ring21, { batchSize: 3 });
-        assert.deepEqual(Object.values(again.rewritten), [0, 0, 0, 0, 0]);
+        assert.deepEqual(Object.values(again.rewritten), [0, 0, 0, 0, 0, 0]);
       },
     );
 
@@ -265,7 +277,7 @@ for (const engine of ENGINES) {
         assert.deepEqual(first.retired, [], 'a stopped run retires nothing');
         const second = await rotateKeys(db, ring53, { batchSize: 2 });
         assert.ok(Object.values(second.rewritten).reduce((a, b) => a + b, 0) > 0);
-        assert.deepEqual(Object.values(second.remaining), [0, 0, 0, 0, 0]);
+        assert.deepEqual(Object.values(second.remaining), [0, 0, 0, 0, 0, 0]);
 
         const orphan = id('msg');
         const sealed = keyRingCipher([K0]).encrypt(Buffer.from('{"lost":true}'), orphan);
