@@ -15,6 +15,10 @@
  * calls (warm-up round included).
  * `--env K=V` (repeatable) adds a variable to the API process's environment, to see what one setting costs
  * (e.g. `--env TIDINGS_LOG_LEVEL=warn`).
+ * `--endpoints E` (default 1) gives the application E endpoints, so each publish fans out to E deliveries;
+ * `--filter match|miss` gives each of them a payload filter (docs/adr/0029-endpoint-payload-filters.md) of 8 nodes
+ * that every message matches (the same deliveries, plus E evaluations) or that none matches (no delivery).
+ * `--database-name D` names the fresh database instead (two invocations at once on one server need two names).
  * On an error the processes' logs are kept and their folder is named. `--cpu-prof` runs the API process under
  * `node --cpu-prof`, keeps its profile and prints its self time by area and by function (bench/cpu-profile.ts).
  *
@@ -58,6 +62,9 @@ if (process.argv[2] === 'serve-bare') {
       'cpu-prof': { type: 'boolean' },
       probe: { type: 'boolean' },
       env: { type: 'string', multiple: true },
+      endpoints: { type: 'string' },
+      filter: { type: 'string' },
+      'database-name': { type: 'string' },
     },
   });
   const extraEnv = Object.fromEntries(
@@ -77,10 +84,23 @@ if (process.argv[2] === 'serve-bare') {
   const messages = count('messages', values.messages, 10_000, 1_000);
   const rounds = count('rounds', values.rounds, 5, 1);
   const payloadBytes = count('payload-bytes', values['payload-bytes'], 1024, 16);
+  const endpoints = count('endpoints', values.endpoints, 1, 1);
+  const filterMode = values.filter ?? 'none';
+  if (!['none', 'match', 'miss'].includes(filterMode)) throw new Error(`--filter takes none, match or miss`);
+  // 8 nodes over the bench payload ({"type":"bench","seq":n,"pad":"x…"}); `miss` differs in its last condition.
+  const filterOf = (mode: string): unknown => ({
+    eventType: 'bench.event',
+    payload: {
+      type: { $in: ['bench', 'load'] },
+      pad: { $exists: true },
+      seq: mode === 'match' ? { $gte: 0 } : { $lt: 0 },
+    },
+  });
   const serverUrl =
     values['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   const logDir = await mkdtemp(join(tmpdir(), 'tidings-api-cost-'));
-  const dbName = 'tidings_bench_apicost';
+  const dbName = values['database-name'] ?? 'tidings_bench_apicost';
+  if (!/^[a-z_][a-z0-9_]*$/.test(dbName)) throw new Error(`--database-name takes a plain identifier (got ${dbName})`);
 
   const median = (xs: readonly number[]): number => summarize(xs).median;
   const show = (m: { perRound: number[]; systemShare: number }): string =>
@@ -164,7 +184,16 @@ if (process.argv[2] === 'serve-bare') {
     try {
       const client = createApiClient(cluster.apiUrl, base.apiToken, IN_FLIGHT, payloadBytes);
       const app = await client.createApplication('api cost', 'api-cost');
-      await client.createEndpoint(app, 'http://127.0.0.1:9/');
+      for (let e = 0; e < endpoints; e += 1) {
+        const ep = await client.createEndpoint(app, `http://127.0.0.1:9/${e}`);
+        if (filterMode === 'none') continue;
+        const res = await fetch(`${cluster.apiUrl}/api/v1/app/${app}/endpoint/${ep}/filter`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${base.apiToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ filter: filterOf(filterMode) }),
+        });
+        if (res.status !== 200) throw new Error(`setting a filter: HTTP ${res.status} ${await res.text()}`);
+      }
       apiCost = await measure(client, app, cluster.api.pid, () => backendPids(serverUrl, dbName, true));
       await client.close();
     } finally {
@@ -173,7 +202,7 @@ if (process.argv[2] === 'serve-bare') {
     }
     console.log(
       `CPU per publish call, ${messages} calls of ${payloadBytes} B per round, ${IN_FLIGHT} in flight, median ` +
-        `of ${rounds} rounds`,
+        `of ${rounds} rounds; ${endpoints} endpoint(s), payload filters: ${filterMode}`,
     );
     console.log(`  bare Fastify route     ${show(bareCost)}`);
     console.log(

@@ -8,6 +8,7 @@ import {
   StaleLookupError,
   type KeyedAnswer,
   type KeyedInsert,
+  type FilterOutcome,
   type LookupExpectation,
   type MessageRecord,
   type MessageStore,
@@ -18,6 +19,7 @@ import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import { messageHead } from './answers.ts';
 import { fieldError, type ApplicationInput, type Applications } from './applications.ts';
 import type { Principal } from './credentials.ts';
+import type { PublishFilters } from './endpoint-filters.ts';
 import type { LookupCache } from './lookup-cache.ts';
 import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 import { writeOnce } from './write-once.ts';
@@ -45,6 +47,8 @@ export interface PublishInput {
    * The lookups the message was checked against, confirmed by the store when it writes; null or absent = not confirmed.
    */
   readonly expected?: LookupExpectation | null;
+  /** What the endpoints' payload filters decided (set by `publishMessage`); null or absent = not evaluated. */
+  readonly filters?: FilterOutcome | null;
 }
 
 /**
@@ -243,7 +247,12 @@ export interface PublishMessageDeps {
   readonly applications: Pick<Applications, 'resolveForPublish'>;
   readonly idempotency: Pick<IdempotencyStore, 'run'>;
   readonly unitOfWork: UnitOfWork;
+  /** The endpoints' payload filters (docs/adr/0029-endpoint-payload-filters.md); absent = none evaluated. */
+  readonly publishFilters?: PublishFilters;
 }
+
+/** Most times a publish is looked up and evaluated again after the statement found its lookups stale. */
+const STALE_RETRIES = 3;
 
 /**
  * Publishes one message for a request: with an Idempotency-Key and without get-or-create, first the grouped
@@ -284,11 +293,17 @@ export async function publishMessage(
     ]);
     if (target.status === 'rejected') throw target.reason;
     if (checked.status === 'rejected') throw checked.reason;
+    // The payload filters, evaluated once here; the statement confirms the revision they were read at.
+    const filters =
+      deps.publishFilters === undefined
+        ? null
+        : await deps.publishFilters.decide(tx, target.value, request.message, cached);
     // A get-or-create's application may be new, named by another uid than `appRef`: not confirmed.
     return {
       ...request.message,
       appId: target.value.id,
       expected: cached ? { appRef: orCreate === null ? appRef : null, eventTypeRevision: checked.value } : null,
+      filters,
     };
   };
   let grouped: StoredAnswer | null = null;
@@ -312,11 +327,14 @@ export async function publishMessage(
   const work = async (tx: Tx): Promise<StoredAnswer> => {
     const publish = async (cached: boolean) =>
       (await deps.publisher.publish(tx, await lookUp(tx, create, tx, cached), { checked: true })).message;
-    // A stale cached lookup stored nothing and left the transaction as it was: read and publish again.
-    const message = await publish(!afterGroup).catch((error: unknown) => {
-      if (error instanceof StaleLookupError) return publish(false);
-      throw error;
-    });
+    // A stale cached lookup stored nothing and left the transaction as it was: read and publish again. The filter
+    // revision is confirmed even then, so a filter changed between the read and the statement is met once more.
+    const attempt = (cached: boolean, left: number): Promise<MessageRecord> =>
+      publish(cached).catch((error: unknown) => {
+        if (error instanceof StaleLookupError && left > 0) return attempt(false, left - 1);
+        throw error;
+      });
+    const message = await attempt(!afterGroup, STALE_RETRIES);
     return publishedAnswer(message);
   };
   return writeOnce(deps, scope, work, create === null ? 'autocommit' : 'transaction');

@@ -53,6 +53,7 @@ import { registerResend } from './routes/resend.ts';
 import { registerRetryPolicy } from './routes/retry-policy.ts';
 import { registerEndpointAuth } from './routes/endpoint-auth.ts';
 import { registerTimeline } from './routes/timeline.ts';
+import { registerEndpointFilter } from './routes/endpoint-filter.ts';
 import { registerBackgroundTask } from './routes/background-task.ts';
 import { registerDeadLetters } from './routes/dead-letters.ts';
 import { registerSearch } from './routes/search.ts';
@@ -231,6 +232,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
     registerApiKeyRoutes(api, deps);
     registerAuthRoutes(api, deps);
     registerAuthMe(api);
+    registerEndpointFilter(api, deps);
     registerMessageErase(api, deps);
     registerEventTypeRead(api, deps);
     registerEventTypeWrite(api, deps);

@@ -16,6 +16,7 @@ import type { Resender } from '../app/resend.ts';
 import type { ReceiverAuths } from '../app/receiver-auths.ts';
 import type { RetryPolicies } from '../app/retry-policies.ts';
 import type { EndpointHealthUseCases } from '../app/endpoint-health.ts';
+import type { EndpointFilters, PublishFilters } from '../app/endpoint-filters.ts';
 import type { Publisher } from '../app/publish.ts';
 import type { Queries } from '../app/queries.ts';
 import type { DeliveryQueries } from '../app/delivery-queries.ts';
@@ -65,6 +66,10 @@ export interface HttpDeps {
   readonly retryPolicies: RetryPolicies;
   /** Endpoints' receiver authentication (Tidings-only route). */
   readonly receiverAuths: ReceiverAuths;
+  /** Endpoints' payload filters (Tidings-only routes). */
+  readonly endpointFilters: EndpointFilters;
+  /** The payload filters as publishes meet them; absent = none evaluated. */
+  readonly publishFilters?: PublishFilters;
   /** Resend (one manual attempt now). */
   readonly resender: Resender;
   /** The credentials API: API keys and application-portal tokens (docs/guides/security.md). */

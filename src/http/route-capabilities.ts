@@ -77,6 +77,12 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   'GET /api/v1/app/:appId/endpoint/:endpointId/auth': VIEW,
   'PUT /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
   'DELETE /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
+  // Payload filters: written, and tested against a sample, by who may change the endpoint.
+  'GET /api/v1/app/:appId/endpoint/:endpointId/filter': VIEW,
+  'PUT /api/v1/app/:appId/endpoint/:endpointId/filter': ENDPOINT,
+  'DELETE /api/v1/app/:appId/endpoint/:endpointId/filter': ENDPOINT,
+  'POST /api/v1/app/:appId/filter/test': ENDPOINT,
+  'GET /api/v1/app/:appId/msg/:msgId/filtered-endpoint': VIEW,
   'POST /api/v1/app/:appId/endpoint/:endpointId/pause': ENDPOINT,
   'POST /api/v1/app/:appId/endpoint/:endpointId/resume': ENDPOINT,
   // The breaker guards the endpoint's receiver: who may pause and resume the endpoint may probe or close it.

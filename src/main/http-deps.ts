@@ -27,6 +27,9 @@ import { createResender } from '../app/resend.ts';
 import { createRetryPolicies } from '../app/retry-policies.ts';
 import { createReceiverAuths } from '../app/receiver-auths.ts';
 import { createPgReceiverAuthStore } from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
+import { createEndpointFilters, createPublishFilters } from '../app/endpoint-filters.ts';
+import { createPgEndpointFilterStore } from '../adapters/postgres/endpoint/endpoint-filter-store.ts';
+import type { AppFilters } from '../ports/endpoint-filter-store.ts';
 import { createPgEndpointRetryPolicyStore } from '../adapters/postgres/endpoint/endpoint-retry-policy-store.ts';
 import { createPgEventTypeRetryPolicyStore } from '../adapters/postgres/event-type/event-type-retry-policy-store.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
@@ -125,6 +128,13 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
   const replayStore = createPgReplayStore(w.db, w.wake);
   const taskStore = createPgTaskStore(w.db);
   const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
+  const endpointFilterStore = createPgEndpointFilterStore(w.db);
+  const filterLimits = {
+    maxBytes: w.config.filterMaxBytes,
+    maxDepth: w.config.filterMaxDepth,
+    maxNodes: w.config.filterMaxNodes,
+    maxPath: w.config.filterMaxPath,
+  };
   const replays = { lookups, tasks: taskStore, replay: replayStore, clock, random };
   return {
     config: w.config,
@@ -204,6 +214,11 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       clock,
       store: createPgReceiverAuthStore(w.db, w.cipher),
       egressAllowlist: w.config.egressAllowlist,
+    }),
+    endpointFilters: createEndpointFilters({ lookups, clock, store: endpointFilterStore, limits: filterLimits }),
+    publishFilters: createPublishFilters({
+      store: endpointFilterStore,
+      cache: createLookupCache<AppFilters>({ ...cacheOptions, keepAbsent: false }),
     }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
     erasure: createErasure({

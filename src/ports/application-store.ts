@@ -65,6 +65,11 @@ export interface ApplicationRecord {
   readonly metadata: Readonly<Record<string, string>>;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * Raised by every change of one of its endpoints' payload filters (docs/adr/0029-endpoint-payload-filters.md);
+   * '0' = none ever set. Absent where a record was not read from the store.
+   */
+  readonly filterRevision?: string;
 }
 
 export interface NewApplication {

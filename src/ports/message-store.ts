@@ -30,6 +30,22 @@ export interface NewMessage {
    * not confirmed.
    */
   readonly expected?: LookupExpectation | null;
+  /** What the endpoints' payload filters decided for the message; null or absent = no filter was evaluated. */
+  readonly filters?: FilterOutcome | null;
+}
+
+/**
+ * What the payload filters of an application's endpoints decided for one message
+ * (docs/adr/0029-endpoint-payload-filters.md).
+ */
+export interface FilterOutcome {
+  /**
+   * The application's filter revision the filters were read at: the store stores the message only if it is still
+   * the application's, and throws {@link StaleLookupError} otherwise.
+   */
+  readonly revision: string;
+  /** The endpoints whose filter the message did not match: they get no delivery, and the message lists them. */
+  readonly skipped: readonly string[];
 }
 
 /**

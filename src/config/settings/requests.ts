@@ -3,6 +3,37 @@ import { int, durationMs, type SettingTable } from '../parse.ts';
 
 /** Bounds of what a request may ask for or store: bodies, pages, searches, schemas, filters, idempotency. */
 export const REQUEST_SETTINGS = {
+  filterMaxBytes: {
+    env: 'TIDINGS_FILTER_MAX_BYTES',
+    schema: int(2, 65536),
+    defaultValue: '4096',
+    unit: 'bytes',
+    description: 'Largest endpoint payload filter, as JSON text; larger → 422 naming filter.',
+  },
+  filterMaxDepth: {
+    env: 'TIDINGS_FILTER_MAX_DEPTH',
+    schema: int(1, 64),
+    defaultValue: '8',
+    unit: 'levels',
+    description: 'Deepest nesting of objects and arrays in an endpoint payload filter; deeper → 422 naming the part.',
+  },
+  filterMaxNodes: {
+    env: 'TIDINGS_FILTER_MAX_NODES',
+    schema: int(1, 1000),
+    defaultValue: '64',
+    unit: 'nodes',
+    description:
+      'Most keys and list entries in an endpoint payload filter (its cost per message); more → 422 naming ' + 'filter.',
+  },
+  filterMaxPath: {
+    env: 'TIDINGS_FILTER_MAX_PATH',
+    schema: int(1, 64),
+    defaultValue: '8',
+    unit: 'fields',
+    description:
+      'Most field names along one path of an endpoint payload filter (payload.a.b = 3); more → 422 naming the ' +
+      'field.',
+  },
   operationalApp: {
     env: 'TIDINGS_OPERATIONAL_APP',
     schema: z.string().min(1).optional(),

@@ -4445,6 +4445,467 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/app/{appId}/endpoint/{endpointId}/filter': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Endpoint payload filter (Tidings)
+     * @description Tidings only. A message that does not match the filter makes no delivery for the endpoint; the
+     * message lists the endpoints it skipped (…/msg/{msg}/filtered-endpoint). A change applies to messages
+     * published after it: deliveries already made stay, and replay-missing does not make what a filter skipped.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['EndpointFilterOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    /**
+     * Set endpoint payload filter (Tidings)
+     * @description Tidings only. A message that does not match the filter makes no delivery for the endpoint; the
+     * message lists the endpoints it skipped (…/msg/{msg}/filtered-endpoint). A change applies to messages
+     * published after it: deliveries already made stay, and replay-missing does not make what a filter skipped.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EndpointFilterInInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['EndpointFilterOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Clear endpoint payload filter (Tidings)
+     * @description Tidings only. A message that does not match the filter makes no delivery for the endpoint; the
+     * message lists the endpoints it skipped (…/msg/{msg}/filtered-endpoint). A change applies to messages
+     * published after it: deliveries already made stay, and replay-missing does not make what a filter skipped.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Cleared */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/app/{appId}/filter/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test a payload filter against a sample message (Tidings)
+     * @description Tidings only. Checks the filter as …/endpoint/{ep}/filter does (422 naming the part), writes
+     * nothing.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['FilterTestInInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FilterTestOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/app/{appId}/msg/{msgId}/filtered-endpoint': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Endpoints a message skipped by their payload filter (Tidings)
+     * @description Tidings only. The endpoints whose payload filter the message did not match when it was published
+     * (no delivery was made for them), as stored with the message; each endpoint as it is now.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          msgId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FilteredEndpointsOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/app/{appId}/msg/expunge-all-contents': {
     parameters: {
       query?: never;
@@ -8466,6 +8927,56 @@ export interface components {
       /** @description Changes at every PUT; null when nothing is set */
       version: string | null;
     };
+    EndpointFilterInInput: {
+      /**
+       * @description A JSON match over the message (docs/reference/api.md, "Payload filters"): field names
+       * (eventType, eventId, channels, tags, payload, then the payload's own fields, nested) with a value to
+       * equal or an object of operators: $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $exists, and $and, $or,
+       * $not. Bounded by TIDINGS_FILTER_MAX_BYTES, _DEPTH, _NODES and _PATH; a wrong part is 422 naming it under
+       * body.filter.
+       */
+      filter: {
+        [key: string]: unknown;
+      };
+    };
+    EndpointFilterOutInput: {
+      filter: {
+        [key: string]: unknown;
+      } | null;
+    };
+    FilterSampleMessageInput: {
+      eventType: string;
+      eventId?: string | null;
+      channels?: string[] | null;
+      tags?: string[] | null;
+      /** @description The JSON payload; absent = a raw message (payload conditions fail) */
+      payload?: unknown;
+    };
+    FilterTestInInput: {
+      /**
+       * @description A JSON match over the message (docs/reference/api.md, "Payload filters"): field names
+       * (eventType, eventId, channels, tags, payload, then the payload's own fields, nested) with a value to
+       * equal or an object of operators: $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $exists, and $and, $or,
+       * $not. Bounded by TIDINGS_FILTER_MAX_BYTES, _DEPTH, _NODES and _PATH; a wrong part is 422 naming it under
+       * body.filter.
+       */
+      filter: {
+        [key: string]: unknown;
+      };
+      message: components['schemas']['FilterSampleMessageInput'];
+    };
+    FilterTestOutInput: {
+      /** @description The message would be delivered to an endpoint with this filter */
+      matches: boolean;
+    };
+    FilteredEndpointsOutInput: {
+      data: {
+        endpointId: string;
+        /** @description Null: the endpoint was deleted since */
+        url: string | null;
+        description: string | null;
+      }[];
+    };
     RecoverInInput: {
       /**
        * Format: date-time
@@ -9320,6 +9831,56 @@ export interface components {
       } | null;
       /** @description Changes at every PUT; null when nothing is set */
       version: string | null;
+    };
+    EndpointFilterIn: {
+      /**
+       * @description A JSON match over the message (docs/reference/api.md, "Payload filters"): field names
+       * (eventType, eventId, channels, tags, payload, then the payload's own fields, nested) with a value to
+       * equal or an object of operators: $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $exists, and $and, $or,
+       * $not. Bounded by TIDINGS_FILTER_MAX_BYTES, _DEPTH, _NODES and _PATH; a wrong part is 422 naming it under
+       * body.filter.
+       */
+      filter: {
+        [key: string]: unknown;
+      };
+    };
+    EndpointFilterOut: {
+      filter: {
+        [key: string]: unknown;
+      } | null;
+    };
+    FilterSampleMessage: {
+      eventType: string;
+      eventId?: string | null;
+      channels?: string[] | null;
+      tags?: string[] | null;
+      /** @description The JSON payload; absent = a raw message (payload conditions fail) */
+      payload?: unknown;
+    };
+    FilterTestIn: {
+      /**
+       * @description A JSON match over the message (docs/reference/api.md, "Payload filters"): field names
+       * (eventType, eventId, channels, tags, payload, then the payload's own fields, nested) with a value to
+       * equal or an object of operators: $eq, $neq, $gt, $gte, $lt, $lte, $in, $nin, $exists, and $and, $or,
+       * $not. Bounded by TIDINGS_FILTER_MAX_BYTES, _DEPTH, _NODES and _PATH; a wrong part is 422 naming it under
+       * body.filter.
+       */
+      filter: {
+        [key: string]: unknown;
+      };
+      message: components['schemas']['FilterSampleMessage'];
+    };
+    FilterTestOut: {
+      /** @description The message would be delivered to an endpoint with this filter */
+      matches: boolean;
+    };
+    FilteredEndpointsOut: {
+      data: {
+        endpointId: string;
+        /** @description Null: the endpoint was deleted since */
+        url: string | null;
+        description: string | null;
+      }[];
     };
     RecoverIn: {
       /**

@@ -8,6 +8,7 @@ import { RetryPolicyCard } from './retry-policy.tsx';
 import { ReceiverAuthCard } from './receiver-auth.tsx';
 import { NeverDelivered } from './undelivered.tsx';
 import { href, navigate, seg } from './router.ts';
+import { FilterCard } from './endpoint-filter.tsx';
 import { DataTable } from './table.tsx';
 import type { Attempt, Endpoint, EndpointRef, Health, Scope } from './types.ts';
 import { Action, Badge, CopyId, Empty, ErrorBox, Loading, Pager, Show, Time, Title, useLoad } from './ui.tsx';
@@ -334,6 +335,7 @@ export function EndpointDetail({ scope, endpointId }: { scope: Scope; endpointId
         <Pager page={attempts.data} at={iterator} onPage={setIterator} />
       </section>
       <NeverDelivered key={e.id} scope={scope} endpointId={e.id} />
+      <FilterCard key={e.id} scope={scope} endpoint={endpoint} />
       <div class="grid2">
         {scope.canWrite ? <EditEndpoint key={e.id} scope={scope} ep={e} onSaved={refresh} /> : null}
         {scope.canWrite && h !== undefined ? (

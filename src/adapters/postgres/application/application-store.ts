@@ -13,9 +13,10 @@ interface ApplicationRow {
   metadata: Record<string, string>;
   created_at: Date;
   updated_at: Date;
+  filter_revision: string;
 }
 
-const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at';
+const COLUMNS = 'id, uid, name, rate_limit, metadata, created_at, updated_at, filter_revision::text AS filter_revision';
 /** An application by id or uid (the id wins); run on every publish. $1 id or uid. */
 const FIND_APPLICATION = prepared(
   'tidings_find_application',
@@ -51,6 +52,7 @@ function toRecord(row: ApplicationRow): ApplicationRecord {
     metadata: row.metadata,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    filterRevision: row.filter_revision,
   };
 }
 

@@ -118,7 +118,8 @@ SELECT (SELECT max(id)::text FROM cand) AS cursor,
  * REPLAY_MISSING — one batch of replay-missing for endpoint $2 of application $1. Reads the application's
  * messages in id order after the cursor (index messages_app_created) in the window, with the endpoint's
  * delivery of each (unique index (message_id, endpoint_id)); a message without one counts only when the
- * endpoint's current subscription matches it. Skipped deliveries go back to pending; missing ones are made
+ * endpoint's current subscription matches it and its payload filter did not skip it at publish (filtered_out).
+ * Skipped deliveries go back to pending; missing ones are made
  * pending (ON CONFLICT: a fan-out or another batch that made it meanwhile wins); both at the pace.
  * $1 app id, $2 endpoint id, $3 cursor (message id, NULL = start), $4 since, $5 until (NULL = unbounded),
  * $6 limit, $7 interval ms, $8 the endpoint's slot (NULL = none), $9 reason, $10 now.
@@ -140,7 +141,9 @@ WITH clock AS (
       AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', m.created_at) < $5::timestamptz)
     AND (d.id IS NOT NULL OR (
           (ep.filter_types IS NULL OR cardinality(ep.filter_types) = 0 OR m.event_type = ANY (ep.filter_types))
-      AND (ep.channels IS NULL OR cardinality(ep.channels) = 0 OR ep.channels && coalesce(m.channels, '{}'::text[]))))
+      AND (ep.channels IS NULL OR cardinality(ep.channels) = 0 OR ep.channels && coalesce(m.channels, '{}'::text[]))
+      -- A message the endpoint's payload filter skipped is not missing (docs/adr/0029-endpoint-payload-filters.md).
+      AND (m.filtered_out IS NULL OR ep.id <> ALL (m.filtered_out))))
   ORDER BY m.id
   LIMIT $6
   -- As RESEND: the messages' row locks stand for the references of the deliveries made (ADR 0016, decision 13).

@@ -49,6 +49,10 @@ const publishedRow = (result: PublishedRow | Error): PublishedRow | null => (res
 const jsonArray = (values: readonly string[] | null): string | null =>
   values === null ? null : JSON.stringify(values);
 
+/** The endpoints the payload filters skipped, as the statement takes them (NULL = none). */
+const filteredOut = (message: NewMessage): string | null =>
+  message.filters == null || message.filters.skipped.length === 0 ? null : JSON.stringify(message.filters.skipped);
+
 /**
  * What {@link PUBLISH_HANDING} returns for one delivery it leased (the columns of a ClaimRow,
  * src/adapters/postgres/claimed-row.ts, it has).
@@ -117,6 +121,8 @@ async function publishRows(
     trace_context: column((m) => (m.message.traceContext == null ? null : JSON.stringify(m.message.traceContext))),
     app_ref: column((m) => m.message.expected?.appRef ?? null),
     type_revision: column((m) => m.message.expected?.eventTypeRevision ?? null),
+    filter_revision: column((m) => m.message.filters?.revision ?? null),
+    filtered_out: column((m) => filteredOut(m.message)),
     payloads:
       batch.length === 1
         ? batch[0]!.data

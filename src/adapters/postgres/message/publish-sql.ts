@@ -33,6 +33,10 @@ export const PUBLISH_PARAMS = params({
     '(NULL = not confirmed)',
   type_revision:
     'bigint[]: the event type revision the payload was checked against, 0 = no such type ' + '(NULL = not confirmed)',
+  filter_revision:
+    "bigint[]: the application's filter revision the endpoints' payload filters were evaluated at, which must " +
+    'still be its own (NULL = not confirmed: no filter was evaluated)',
+  filtered_out: 'text[]: the endpoints whose payload filter the message did not match, JSON array text (NULL = none)',
   payloads: "bytea: every payload's ciphertext end to end, sent in binary (a bytea[] would travel as hex text)",
   notify: 'boolean: whether the statement sends the NOTIFY on tidings_due, delivered at its commit',
   notify_always: 'boolean: with notify, whether even when it made nothing due (a wake-up the process owes)',
@@ -69,8 +73,10 @@ const when = (cond: boolean, piece: Piece): Piece => (cond ? piece : NOTHING);
 /** The messages with their lookups confirmed (ADR 0006, "Publish lookups are cached and confirmed"). */
 const input = (v: Variant): Piece => sql`input AS (
   SELECT i.*, coalesce(i.at, clock_timestamp()) AS now,
-         (i.app_ref IS NULL
-          OR EXISTS (SELECT 1 FROM applications a WHERE a.id = i.app_id AND (a.id = i.app_ref OR a.uid = i.app_ref)))
+         (i.app_ref IS NULL AND i.filter_revision IS NULL
+          OR EXISTS (SELECT 1 FROM applications a
+                     WHERE a.id = i.app_id AND (i.app_ref IS NULL OR a.id = i.app_ref OR a.uid = i.app_ref)
+                       AND (i.filter_revision IS NULL OR a.filter_revision = i.filter_revision)))
          AND (i.type_revision IS NULL
               OR coalesce((SELECT t.revision FROM event_types t WHERE t.name = i.event_type), 0) = i.type_revision)
          AS confirmed
@@ -78,14 +84,16 @@ const input = (v: Variant): Piece => sql`input AS (
               ${p.channels}::text[], ${p.tags}::text[], ${p.payload_end}::int[], ${p.payload_key_id}::text[],
               ${p.retention_hours}::int[], ${p.at}::timestamptz[], ${p.content_type}::text[],
               ${p.deliver_at}::timestamptz[], ${p.trace_context}::text[], ${p.payload_start}::int[],
-              ${p.app_ref}::text[], ${p.type_revision}::bigint[]${when(
+              ${p.app_ref}::text[], ${p.type_revision}::bigint[], ${p.filter_revision}::bigint[],
+              ${p.filtered_out}::text[]${when(
                 v.keyed,
                 sql`,
               ${p.key_owner}::text[], ${p.key_route}::text[], ${p.idem_key}::text[], ${p.key_fingerprint}::text[],
               ${p.key_ttl_ms}::bigint[], ${p.answer_status}::int[], ${p.answer_body}::text[]`,
               )})
     AS i (id, app_id, event_id, event_type, channels, tags, payload_end, payload_key_id, retention_hours, at,
-          content_type, deliver_at, trace_context, payload_start, app_ref, type_revision${when(
+          content_type, deliver_at, trace_context, payload_start, app_ref, type_revision, filter_revision,
+          filtered_out${when(
             v.keyed,
             sql`,
           key_owner, key_route, idem_key, key_fingerprint, key_ttl_ms, answer_status, answer_body`,
@@ -119,12 +127,13 @@ const keyClaims: Piece = sql`wait AS (
  */
 const msg = (v: Variant): Piece => sql`msg AS (
   INSERT INTO messages (id, app_id, event_id, event_type, channels, tags, payload, payload_key_id, retention_hours,
-                        created_at, content_type, deliver_at, trace_context)
+                        created_at, content_type, deliver_at, trace_context, filtered_out)
   SELECT id, app_id, event_id, event_type,
          CASE WHEN channels IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(channels::jsonb)) END,
          CASE WHEN tags IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)) END,
          substring(${p.payloads}::bytea FROM payload_start + 1 FOR payload_end - payload_start),
-         payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb
+         payload_key_id, retention_hours, now, content_type, deliver_at, trace_context::jsonb,
+         CASE WHEN filtered_out IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(filtered_out::jsonb)) END
   ${
     v.keyed
       ? sql`FROM input
@@ -136,7 +145,7 @@ const msg = (v: Variant): Piece => sql`msg AS (
     sql`
   ON CONFLICT (app_id, event_id) WHERE event_id IS NOT NULL DO NOTHING`,
   )}
-  RETURNING id, app_id, event_type, channels, created_at,
+  RETURNING id, app_id, event_type, channels, created_at, filtered_out,
             greatest(created_at, coalesce(deliver_at, created_at)) AS due_at
 )`;
 
@@ -163,6 +172,7 @@ const fan = (v: Variant): Piece => sql`fan AS (
   WHERE e.deleted_at IS NULL
     AND (e.filter_types IS NULL OR cardinality(e.filter_types) = 0 OR msg.event_type = ANY (e.filter_types))
     AND (e.channels IS NULL OR cardinality(e.channels) = 0 OR e.channels && coalesce(msg.channels, '{}'))
+    AND (msg.filtered_out IS NULL OR e.id <> ALL (msg.filtered_out))
 )`;
 
 /** Hand-off: each endpoint's takeable rows within its room, then at most `slots` in message then endpoint order. */
@@ -290,15 +300,17 @@ row of each (stamped with its application, endpoint and since_publish_ms: docs/a
 decision 10).
 Several concurrent publishes share one run (group commit, docs/adr/0007-group-commit.md); a lone publish or one
 inside a transaction passes arrays of one.
-Subscribed: not deleted; no event-type filter or the type is in it; no channels or at least one shared channel.
+Subscribed: not deleted; no event-type filter or the type is in it; no channels or at least one shared channel;
+not among the message's filtered_out (the endpoints whose payload filter it did not match, evaluated by the caller
+and stored on the message: docs/adr/0029-endpoint-payload-filters.md).
 Each delivery stores its retry policy: the endpoint's fields over its event type's (tidings_retry_policy).
 Disabled endpoints get skipped deliveries (kept for replay-missing); paused ones get pending deliveries due at
 'infinity' until resumed. A scheduled message (deliver_at later than its creation) gets pending deliveries due at
 deliver_at, and their first timeline row says scheduled instead of published; a deliver_at in the past is due at
 once.
 Messages are inserted in (app, eventId) order: two groups that share eventIds wait for each other's rows in the
-same order, so they cannot deadlock. A message whose lookups (app_ref, type_revision) no longer hold is not stored
-and comes back stale.
+same order, so they cannot deadlock. A message whose lookups (app_ref, type_revision, filter_revision) no longer
+hold is not stored and comes back stale.
 With notify and a delivery due now, the statement sends the NOTIFY on tidings_due itself, delivered at its commit
 (the store asks for it only outside a caller's transaction, when no other NOTIFY of the process is in flight:
 src/adapters/postgres/wakeups/, ADR 0006); with notify_always even when it made nothing due.`;
