@@ -1,7 +1,8 @@
 // `npm test` on any machine: finds (or installs, as root on Debian) what the suites need, then runs the command
-// it is given with TIDINGS_TEST_ADMIN_URL, TIDINGS_PG_BINDIR and, when not the default, TIDINGS_TEST_CHROMIUM
-// in its environment, and stops a private PostgreSQL cluster it started once the command ends. The decisions
-// are in test/support/test-setup.ts (unit-tested); this file only looks and acts.
+// it is given with TIDINGS_TEST_ADMIN_URL, TIDINGS_PG_BINDIR, TIDINGS_TEST_RABBITMQ_URL, TIDINGS_TEST_NATS_URL,
+// TIDINGS_TEST_REDIS_URL and, when not the default, TIDINGS_TEST_CHROMIUM in its environment, and stops the private
+// PostgreSQL cluster, nats-server and redis-server it started once the command ends. The decisions are in
+// test/support/test-setup.ts (unit-tested); this file only looks and acts (test/support/service-start.ts).
 //   node bin/test.ts -- npm run test:steps
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
@@ -11,12 +12,24 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startPgCluster, type PgCluster } from '../test/support/pg-cluster.ts';
 import {
+  serviceFailure,
+  startPrivateNats,
+  startPrivateRedis,
+  startRabbitmqService,
+  type PrivateServer,
+} from '../test/support/service-start.ts';
+import { serviceUrl, TEST_SERVICES, type TestService } from '../test/support/services.ts';
+import {
   missingBinaries,
+  oneProblem,
   planPostgres,
+  planService,
   planTools,
+  shownUrl,
   testEnvironment,
   type PostgresPlan,
   type ServerBinaries,
+  type ServicePlan,
 } from '../test/support/test-setup.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -149,6 +162,44 @@ function pgbouncer(): string | null {
   return onPath('pgbouncer') ?? executable('/usr/sbin/pgbouncer');
 }
 
+/** A service's program on PATH, else in Debian's /usr/sbin (not on a user's PATH) or /usr/bin. */
+function program(name: string): string | null {
+  return onPath(name) ?? executable(join('/usr/sbin', name)) ?? executable(join('/usr/bin', name));
+}
+
+type Provided = { service: TestService; url: string };
+
+/** Starts what `plans` say to start; the URL of each service and the private servers to stop. */
+async function provideServices(plans: readonly [TestService, ServicePlan][]): Promise<[Provided[], PrivateServer[]]> {
+  const provided: Provided[] = [];
+  const started: PrivateServer[] = [];
+  for (const [service, plan] of plans) {
+    if (plan.kind === 'use') {
+      say(`${service.title} at ${shownUrl(plan.url)}`);
+      provided.push({ service, url: plan.url });
+      continue;
+    }
+    const path = program(service.program);
+    if (plan.kind !== 'start' || path === null) fail(`npm test needs ${service.program}: still missing`);
+    try {
+      if (service.name === 'rabbitmq') {
+        say(`${service.title} does not answer: starting the system's service ${service.pkg}`);
+        await startRabbitmqService();
+        provided.push({ service, url: service.defaultUrl });
+        continue;
+      }
+      const server = await (service.name === 'nats' ? startPrivateNats(path) : startPrivateRedis(path));
+      say(`${service.title} does not answer at ${service.defaultUrl}: a private ${path} at ${server.url}`);
+      started.push(server);
+      provided.push({ service, url: server.url });
+    } catch (error) {
+      for (const server of started) await server.stop();
+      fail(`test set-up: ${service.title}: ${(error as Error).message}`);
+    }
+  }
+  return [provided, started];
+}
+
 function postgresUserExists(): boolean {
   return spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status === 0;
 }
@@ -166,21 +217,34 @@ const noBinaries = missingBinaries(plan);
 if (noBinaries !== null) fail(noBinaries);
 
 const isRoot = process.getuid?.() === 0;
+const apt = onPath('apt-get') !== null;
+const servicePlans: [TestService, ServicePlan][] = [];
+for (const service of TEST_SERVICES) {
+  const givenUrl = process.env[service.env];
+  const failure = await serviceFailure(service, serviceUrl(service));
+  const facts = { service, givenUrl, failure, program: program(service.program), root: isRoot, apt };
+  servicePlans.push([service, planService(facts)]);
+}
 const tools = planTools({
   chromium: chromium(),
   promtool: onPath('promtool'),
   pgbouncer: pgbouncer(),
   root: isRoot,
-  apt: onPath('apt-get') !== null,
+  apt,
   privateCluster: plan.kind === 'private',
   postgresUser: postgresUserExists(),
 });
-if (tools.problem !== null) fail(tools.problem);
-if (tools.install.length > 0) {
-  say(`apt-get install ${tools.install.join(' ')}`);
+const problem = oneProblem([tools.problem, ...servicePlans.map(([, p]) => (p.kind === 'none' ? p.problem : null))]);
+if (problem !== null) fail(problem);
+const install = [
+  ...tools.install,
+  ...servicePlans.flatMap(([, p]) => (p.kind === 'start' && p.install ? p.install : [])),
+];
+if (install.length > 0) {
+  say(`apt-get install ${install.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], env);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...tools.install], env);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...install], env);
 }
 if (tools.createPostgresUser) {
   say('creating the system user postgres (initdb and postgres refuse to run as root)');
@@ -198,9 +262,10 @@ say(
     `server binaries ${plan.binaries?.dir} (${plan.binaries?.from})`,
 );
 
+const [services, privateServers] = await provideServices(servicePlans);
 const { url, cluster } = await startPostgres(plan);
 await dropLeftovers(url);
-const env = { ...process.env, ...testEnvironment(url, plan.binaries, browser) };
+const env = { ...process.env, ...testEnvironment(url, plan.binaries, browser, services) };
 const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env });
 const code = await new Promise<number>((resolve) => {
   child.on('error', (error) => {
@@ -210,4 +275,5 @@ const code = await new Promise<number>((resolve) => {
   child.on('exit', (status, signal) => resolve(status ?? 128 + (signal === null ? 0 : os.signals[signal])));
 });
 await cluster?.destroy();
+for (const server of privateServers) await server.stop();
 process.exit(code);

@@ -19,6 +19,7 @@ import { gatherDoctorFacts } from '../../src/main/doctor-probe.ts';
 import { keyFileOf } from '../../src/main/operator.ts';
 import { TEST_ENCRYPTION_KEYS, testCipher } from '../support/cipher.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { NATS_URL, RABBITMQ_URL } from '../support/services.ts';
 import { json, runCli } from './cli-harness.ts';
 
 let healthy: TestDatabase;
@@ -106,9 +107,9 @@ test('doctor: a broker transport is reached; one that does not answer is an erro
     [transport === 'nats' ? 'TIDINGS_NATS_URL' : 'TIDINGS_RABBITMQ_URL']: url,
   });
   const [rabbit, rabbitDown, nats, natsDown] = await Promise.all([
-    runCli(['doctor', '--json'], { env: brokerEnv('rabbitmq', 'amqp://guest:guest@127.0.0.1:5672') }),
+    runCli(['doctor', '--json'], { env: brokerEnv('rabbitmq', RABBITMQ_URL) }),
     runCli(['doctor', '--json'], { env: brokerEnv('rabbitmq', `amqp://guest:hunter2@127.0.0.1:${closedPort}`) }),
-    runCli(['doctor', '--json'], { env: brokerEnv('nats', 'nats://127.0.0.1:4222') }),
+    runCli(['doctor', '--json'], { env: brokerEnv('nats', NATS_URL) }),
     runCli(['doctor', '--json'], { env: brokerEnv('nats', `nats://tidings:hunter2@127.0.0.1:${closedPort}`) }),
   ]);
   const transport = (r: typeof rabbit): Check => {
@@ -120,13 +121,14 @@ test('doctor: a broker transport is reached; one that does not answer is an erro
 
   assert.equal(rabbit.code, 0, rabbit.stdout);
   assert.equal(transport(rabbit).level, 'ok');
-  assert.match(transport(rabbit).message, /^RabbitMQ: amqp:\/\/127\.0\.0\.1:5672 answered the AMQP 0-9-1 handshake in/);
+  // The URLs as shown: no credentials (127.0.0.1:5672 and 127.0.0.1:4222 unless TIDINGS_TEST_…_URL says otherwise).
+  const rabbitShown = `amqp://${new URL(RABBITMQ_URL).host}`;
+  const natsShown = `nats://${new URL(NATS_URL).host}`;
+  assert.ok(transport(rabbit).message.startsWith(`RabbitMQ: ${rabbitShown} answered the AMQP 0-9-1 handshake in`));
   assert.equal(nats.code, 0, nats.stdout);
   assert.equal(transport(nats).level, 'ok');
-  assert.match(
-    transport(nats).message,
-    /^NATS: nats:\/\/127\.0\.0\.1:4222 answered in \d+ ms: server \d+\.\d+\.\d+, JetStream enabled$/,
-  );
+  assert.ok(transport(nats).message.startsWith(`NATS: ${natsShown} answered in `), transport(nats).message);
+  assert.match(transport(nats).message, / answered in \d+ ms: server \d+\.\d+\.\d+, JetStream enabled$/);
 
   for (const [down, kind, scheme, setting] of [
     [rabbitDown, 'RabbitMQ', 'amqp', 'TIDINGS_RABBITMQ_URL'],

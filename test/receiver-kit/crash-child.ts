@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { postgresStore } from '../../packages/receiver-kit/src/stores/postgres.ts';
 import { redisStore } from '../../packages/receiver-kit/src/stores/redis.ts';
+import { REDIS_URL } from '../support/services.ts';
 
 const [kind, where, option, id] = process.argv.slice(2);
 const forever = new Promise<never>(() => undefined);
@@ -20,7 +21,7 @@ if (kind === 'postgres') {
     return forever;
   });
 } else {
-  const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+  const redis = new Redis(REDIS_URL);
   await redisStore({ redis, keyPrefix: where!, leaseMs: Number(option) }).once(id!, async () => {
     process.stdout.write('in handler\n');
     return forever;

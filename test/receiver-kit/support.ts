@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { encodeSecret } from '../../src/domain/signing.ts';
 import { freshServerDatabase, type TestDatabase } from '../support/db.ts';
+import { REDIS_URL } from '../support/services.ts';
 
 /** A fresh `whsec_` secret. */
 export function newSecret(): string {
@@ -35,7 +36,10 @@ export function signed(
   };
 }
 
-/** Redis on 127.0.0.1:6379 with a unique key prefix; `cleanup()` deletes every key under it and disconnects. */
+/**
+ * Redis (REDIS_URL of test/support/services.ts) with a unique key prefix; `cleanup()` deletes every key under it
+ * and disconnects.
+ */
 export interface TestRedis {
   readonly redis: Redis;
   readonly prefix: string;
@@ -43,7 +47,7 @@ export interface TestRedis {
 }
 
 export async function testRedis(): Promise<TestRedis> {
-  const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const prefix = `tidings-test:${randomBytes(6).toString('hex')}:`;
   return {

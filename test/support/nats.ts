@@ -1,15 +1,16 @@
 /**
- * The machine's NATS server with JetStream for tests (127.0.0.1:4222; `TIDINGS_TEST_NATS_URL` to point elsewhere):
- * each test uses streams and consumers under a prefix of its own and deletes them at the end, so that tests never see
- * each other's messages and the server is left as it was. The server is never restarted by a test: faults go through
- * a TCP proxy (tcp-proxy.ts).
+ * The machine's NATS server with JetStream for tests (NATS_URL of services.ts: 127.0.0.1:4222, or
+ * TIDINGS_TEST_NATS_URL): each test uses streams and consumers under a prefix of its own and deletes them at the end,
+ * so that tests never see each other's messages and the server is left as it was. The server is never restarted by a
+ * test: faults go through a TCP proxy (tcp-proxy.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { natsTopologyOf } from '../../src/adapters/nats/topology.ts';
+import { NATS_URL } from './services.ts';
 
-export const NATS_URL = process.env.TIDINGS_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export { NATS_URL };
 
 /** A prefix no other test run uses. */
 export function natsTestPrefix(): string {

@@ -1,14 +1,15 @@
 /**
- * The machine's RabbitMQ for tests (127.0.0.1:5672, guest/guest; `TIDINGS_TEST_RABBITMQ_URL` to point elsewhere): each
- * test file uses names under a prefix of its own and deletes them at the end, so that files never see each other's
- * queues and the server is left as it was. The server is never restarted by a test: faults go through a TCP proxy
- * (tcp-proxy.ts).
+ * The machine's RabbitMQ for tests (RABBITMQ_URL of services.ts: 127.0.0.1:5672, guest/guest, or
+ * TIDINGS_TEST_RABBITMQ_URL): each test file uses names under a prefix of its own and deletes them at the end, so
+ * that files never see each other's queues and the server is left as it was. The server is never restarted by a
+ * test: faults go through a TCP proxy (tcp-proxy.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Connection } from 'rabbitmq-client';
 import { topologyOf } from '../../src/adapters/rabbitmq/topology.ts';
+import { RABBITMQ_URL } from './services.ts';
 
-export const RABBITMQ_URL = process.env.TIDINGS_TEST_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+export { RABBITMQ_URL };
 
 /** A prefix no other test run uses. */
 export function testPrefix(): string {

@@ -8,9 +8,14 @@
  * - Chromium for the browser tests, promtool for the alert rules (test/deploy-observability.test.ts) and PgBouncer
  *   for the pooler tests (test/support/pgbouncer.ts).
  *
+ * - RabbitMQ, NATS with JetStream and Redis (test/support/services.ts) for the broker transports' and the receiver
+ *   kit's suites: found, or started (and installed as root on Debian) for the run, their URLs passed on.
+ *
  * The decisions are pure functions of the facts, so test/test-setup.test.ts walks every branch with no
  * server, no package manager and no root.
  */
+
+import type { TestService } from './services.ts';
 
 /** A folder holding initdb, pg_ctl and postgres, and where it was found (for the set-up's report). */
 export interface ServerBinaries {
@@ -115,14 +120,84 @@ export function planTools(facts: ToolFacts): ToolPlan {
   return { install: [], createPostgresUser, problem: `npm test needs ${what}${how}` };
 }
 
-/** The environment the suites get: the admin URL, the binaries' folder and, when not the default, Chromium's path. */
+/**
+ * The environment the suites get: the admin URL, the binaries' folder, when not the default Chromium's path, and each
+ * service's URL in its TIDINGS_TEST_…_URL.
+ */
 export function testEnvironment(
   adminUrl: string,
   binaries: ServerBinaries | null,
   chromium: string | null,
+  services: readonly { readonly service: TestService; readonly url: string }[] = [],
 ): Record<string, string> {
   const env: Record<string, string> = { TIDINGS_TEST_ADMIN_URL: adminUrl };
+  for (const { service, url } of services) env[service.env] = url;
   if (binaries !== null) env.TIDINGS_PG_BINDIR = binaries.dir;
   if (chromium !== null && chromium !== '/usr/bin/chromium') env.TIDINGS_TEST_CHROMIUM = chromium;
   return env;
+}
+
+/** What was found about one of the services of test/support/services.ts. */
+export interface ServiceFacts {
+  readonly service: TestService;
+  /** Its TIDINGS_TEST_…_URL as set, or undefined. */
+  readonly givenUrl: string | undefined;
+  /** Null when it answers at that URL (else at its default), else why not. */
+  readonly failure: string | null;
+  /** Path of its program (rabbitmq-server, nats-server, redis-server), or null. */
+  readonly program: string | null;
+  readonly root: boolean;
+  readonly apt: boolean;
+}
+
+/** Where the tests' RabbitMQ, NATS or Redis comes from. */
+export type ServicePlan =
+  /** It answers at this URL. */
+  | { readonly kind: 'use'; readonly url: string }
+  /**
+   * Installed first when `install` names a Debian package, then started: RabbitMQ as the system's service (as root),
+   * NATS and Redis as a private server on a free port of 127.0.0.1 with a temporary folder, for the run's length.
+   */
+  | { readonly kind: 'start'; readonly install: string | null }
+  /** One line naming what to install, start or set. */
+  | { readonly kind: 'none'; readonly problem: string };
+
+/** A URL without its user and password, for a message. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Chooses a service: its TIDINGS_TEST_…_URL when set (it must answer); else its default when it answers; else it is
+ * started (NATS and Redis by any user from their program; RabbitMQ, a system service, by root), installed first as
+ * root with apt-get; else nothing, with what to install or start.
+ */
+export function planService(facts: ServiceFacts): ServicePlan {
+  const s = facts.service;
+  if (facts.givenUrl !== undefined && facts.givenUrl !== '') {
+    if (facts.failure === null) return { kind: 'use', url: facts.givenUrl };
+    const problem = `${s.env} (${shownUrl(facts.givenUrl)}) does not answer: ${facts.failure}`;
+    return { kind: 'none', problem: `${problem}; start ${s.title} there or unset ${s.env}` };
+  }
+  if (facts.failure === null) return { kind: 'use', url: s.defaultUrl };
+  const systemService = s.name === 'rabbitmq';
+  if (facts.program !== null && (facts.root || !systemService)) return { kind: 'start', install: null };
+  if (facts.root && facts.apt) return { kind: 'start', install: s.pkg };
+  const needs = `npm test needs ${s.title} at ${shownUrl(s.defaultUrl)} or ${s.env}`;
+  if (facts.program !== null) return { kind: 'none', problem: `${needs}: as root, service ${s.pkg} start` };
+  const how = facts.apt ? `: as root, apt-get install -y ${s.pkg}` : '';
+  return { kind: 'none', problem: `${needs} (Debian package ${s.pkg})${how}` };
+}
+
+/** The problems of the tools' and services' plans as one line, or null when there is none. */
+export function oneProblem(problems: readonly (string | null)[]): string | null {
+  const all = problems.filter((p): p is string => p !== null);
+  return all.length === 0 ? null : all.join('; ');
 }

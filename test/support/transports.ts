@@ -82,7 +82,7 @@ export const RABBITMQ: BrokerUnderTest = {
     ),
   ready: { status: 'ready', transport: 'rabbitmq', broker: 'connected' },
   outbox: true,
-  address: () => ({ host: '127.0.0.1', port: Number(new URL(RABBITMQ_URL).port || 5672) }),
+  address: () => ({ host: new URL(RABBITMQ_URL).hostname, port: Number(new URL(RABBITMQ_URL).port || 5672) }),
   through: (port) => ({ TIDINGS_RABBITMQ_URL: proxiedUrl(port) }),
   work: 'a shard queue',
   deleteWork: (world, endpointId) => deleteQueue(`${world.prefix}.deliveries.${shardOf(endpointId, BROKER_SHARDS)}`),
