@@ -1,11 +1,13 @@
 import { AppError, notFound } from '../domain/errors.ts';
 import {
+  compileFilter,
+  filterDocument,
   filterIssues,
   filterMatches,
   filterPayload,
   matchesAll,
+  type CompiledFilter,
   type FilterLimits,
-  type FilterSubject,
   type Json,
   type PayloadFilter,
 } from '../domain/payload-filter.ts';
@@ -138,12 +140,26 @@ export interface PublishFilters {
   ): Promise<FilterOutcome | null>;
 }
 
+/** An application's filters as a publish keeps them: each compiled once, when read. */
+export interface CompiledAppFilters {
+  readonly revision: string;
+  readonly filters: readonly { readonly endpointId: string; readonly matches: CompiledFilter }[];
+}
+
 /** Dependencies of {@link createPublishFilters}. */
 export interface PublishFiltersDeps {
   readonly store: Pick<EndpointFilterStore, 'forApp'>;
-  /** Applications' filters by id, as publishes found them (TIDINGS_PUBLISH_LOOKUP_CACHE entries). */
-  readonly cache: LookupCache<AppFilters>;
+  /** Applications' compiled filters by id, as publishes found them (TIDINGS_PUBLISH_LOOKUP_CACHE entries). */
+  readonly cache: LookupCache<CompiledAppFilters>;
 }
+
+const compiled = (read: AppFilters | null): CompiledAppFilters | null =>
+  read === null
+    ? null
+    : {
+        revision: read.revision,
+        filters: read.filters.map((f) => ({ endpointId: f.endpointId, matches: compileFilter(f.filter) })),
+      };
 
 /** Makes the publish side of the filters. */
 export function createPublishFilters(deps: PublishFiltersDeps): PublishFilters {
@@ -153,14 +169,14 @@ export function createPublishFilters(deps: PublishFiltersDeps): PublishFilters {
       if (wanted === undefined) return null;
       // No filter was ever set: nothing to read, but the revision is confirmed all the same.
       if (wanted === '0') return { revision: wanted, skipped: [] };
-      const read = () => deps.store.forApp(app.id, tx);
+      const read = async () => compiled(await deps.store.forApp(app.id, tx));
       let filters = await deps.cache.get(app.id, !cached, read);
       if (filters !== null && filters.revision !== wanted && cached) filters = await deps.cache.get(app.id, true, read);
       // The application is gone: the statement refuses the message (its foreign key), whatever is passed.
       if (filters === null) return { revision: wanted, skipped: [] };
       if (filters.filters.length === 0) return { revision: filters.revision, skipped: [] };
-      const subject: FilterSubject = { ...message, payload: filterPayload(message.payload, message.contentType) };
-      const skipped = filters.filters.filter((f) => !filterMatches(f.filter, subject)).map((f) => f.endpointId);
+      const doc = filterDocument({ ...message, payload: filterPayload(message.payload, message.contentType) });
+      const skipped = filters.filters.filter((f) => !f.matches(doc)).map((f) => f.endpointId);
       return { revision: filters.revision, skipped };
     },
   };

@@ -149,40 +149,50 @@ const compares = (op: string, v: Json | undefined, n: number): boolean =>
     : typeof v === 'number' && numberHolds(op, v, n);
 const among = (v: Json | undefined, list: Json): boolean => (list as readonly Json[]).some((s) => eq(v, s));
 
-/** Whether `node` holds for `value` (undefined = the field is missing). */
-function holds(node: Json, value: Json | undefined): boolean {
-  if (!isObject(node)) return eq(value, node);
-  for (const [key, arg] of Object.entries(node)) {
-    if (!keyHolds(key, arg, value)) return false;
-  }
-  return true;
+/** A compiled node: whether it holds for `value` (undefined = the field is missing). */
+type Test = (value: Json | undefined) => boolean;
+
+/** `node` as a closure, built once per filter so that a message's evaluation walks no keys. */
+function compileNode(node: Json): Test {
+  if (!isObject(node)) return (value) => eq(value, node);
+  const tests = Object.entries(node).map(([key, arg]) => compileKey(key, arg));
+  if (tests.length === 1) return tests[0]!;
+  return (value) => tests.every((t) => t(value));
 }
 
-function keyHolds(key: string, arg: Json, value: Json | undefined): boolean {
+function compileKey(key: string, arg: Json): Test {
   switch (key) {
-    case '$and':
-      return (arg as readonly Json[]).every((n) => holds(n, value));
-    case '$or':
-      return (arg as readonly Json[]).some((n) => holds(n, value));
-    case '$not':
-      return !holds(arg, value);
+    case '$and': {
+      const parts = (arg as readonly Json[]).map(compileNode);
+      return (value) => parts.every((t) => t(value));
+    }
+    case '$or': {
+      const parts = (arg as readonly Json[]).map(compileNode);
+      return (value) => parts.some((t) => t(value));
+    }
+    case '$not': {
+      const inner = compileNode(arg);
+      return (value) => !inner(value);
+    }
     case '$eq':
-      return eq(value, arg);
+      return (value) => eq(value, arg);
     case '$neq':
-      return !eq(value, arg);
+      return (value) => !eq(value, arg);
     case '$in':
-      return among(value, arg);
+      return (value) => among(value, arg);
     case '$nin':
-      return !among(value, arg);
+      return (value) => !among(value, arg);
     case '$exists':
-      return (value !== undefined) === arg;
+      return (value) => (value !== undefined) === arg;
     case '$gt':
     case '$gte':
     case '$lt':
     case '$lte':
-      return compares(key, value, arg as number);
-    default:
-      return holds(arg, isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined);
+      return (value) => compares(key, value, arg as number);
+    default: {
+      const inner = compileNode(arg);
+      return (value) => inner(isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined);
+    }
   }
 }
 
@@ -196,12 +206,20 @@ export function filterDocument(subject: FilterSubject): { readonly [key: string]
   return doc;
 }
 
+/** A filter compiled by {@link compileFilter}: whether it matches a message as {@link filterDocument} shows it. */
+export type CompiledFilter = (doc: { readonly [key: string]: Json }) => boolean;
+
 /**
- * Whether `filter` (one that passed {@link filterIssues}) matches the message. Its cost is bounded by the filter's
- * nodes and the lengths of the arrays it compares: a path never walks into arrays.
+ * `filter` (one that passed {@link filterIssues}) as a closure, built once and kept with the filter: evaluating it
+ * costs at most the filter's nodes and the lengths of the arrays it compares (a path never walks into arrays).
  */
+export function compileFilter(filter: PayloadFilter): CompiledFilter {
+  return compileNode(filter);
+}
+
+/** Whether `filter` (one that passed {@link filterIssues}) matches the message. */
 export function filterMatches(filter: PayloadFilter, subject: FilterSubject): boolean {
-  return holds(filter, filterDocument(subject));
+  return compileFilter(filter)(filterDocument(subject));
 }
 
 /**

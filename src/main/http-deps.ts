@@ -27,9 +27,8 @@ import { createResender } from '../app/resend.ts';
 import { createRetryPolicies } from '../app/retry-policies.ts';
 import { createReceiverAuths } from '../app/receiver-auths.ts';
 import { createPgReceiverAuthStore } from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
-import { createEndpointFilters, createPublishFilters } from '../app/endpoint-filters.ts';
+import { createEndpointFilters, createPublishFilters, type CompiledAppFilters } from '../app/endpoint-filters.ts';
 import { createPgEndpointFilterStore } from '../adapters/postgres/endpoint/endpoint-filter-store.ts';
-import type { AppFilters } from '../ports/endpoint-filter-store.ts';
 import { createPgEndpointRetryPolicyStore } from '../adapters/postgres/endpoint/endpoint-retry-policy-store.ts';
 import { createPgEventTypeRetryPolicyStore } from '../adapters/postgres/event-type/event-type-retry-policy-store.ts';
 import { createEndpointHealth } from '../app/endpoint-health.ts';
@@ -218,7 +217,7 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
     endpointFilters: createEndpointFilters({ lookups, clock, store: endpointFilterStore, limits: filterLimits }),
     publishFilters: createPublishFilters({
       store: endpointFilterStore,
-      cache: createLookupCache<AppFilters>({ ...cacheOptions, keepAbsent: false }),
+      cache: createLookupCache<CompiledAppFilters>({ ...cacheOptions, keepAbsent: false }),
     }),
     apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
     erasure: createErasure({
