@@ -74,7 +74,9 @@ function tokenWithin(
     };
     const onAbort = (): void => done(fail(ErrorKind.deadline, 'aborted'));
     const timer = setTimeout(
-      () => done(fail(ErrorKind.deadline, `attempt deadline of ${deadlineMs} ms passed waiting for the OAuth2 token`)),
+      // Waiting on nothing but the token endpoint: its failure to answer in time is the attempt's outcome.
+      () =>
+        done(fail(ErrorKind.receiverAuth, `token endpoint: no answer within the attempt deadline of ${deadlineMs} ms`)),
       left,
     );
     signal?.addEventListener('abort', onAbort, { once: true });
