@@ -7,6 +7,8 @@ import addFormatsModule from 'ajv-formats';
 import { settingDefault } from '../config/config.ts';
 import { AppError, type ValidationIssue } from '../domain/errors.ts';
 import type { EventTypeRecord } from '../ports/event-type-store.ts';
+import { sameValueRefLoop, type SchemaPath } from './schema-ref-cycles.ts';
+import { countPatterns, pairwiseUniqueItems } from './schema-walks.ts';
 
 /** ajv-formats' default export, typed for the three Ajv classes used here. */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -93,106 +95,6 @@ const defaultSchemaLimits = (): SchemaLimits => ({
   maxSchemaUniqueItems: settingDefault('maxSchemaUniqueItems'),
 });
 
-/** JSON types whose items ajv checks for uniqueness by hashing, in time linear in the array's length. */
-const HASHED_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
-
-/** True when `items` declares only scalar types: then ajv's uniqueItems hashes (its `canOptimize`). */
-function scalarItems(items: unknown): boolean {
-  if (items === null || typeof items !== 'object' || Array.isArray(items)) return false;
-  const type = (items as { type?: unknown }).type;
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : [];
-  return types.length > 0 && types.every((t) => typeof t === 'string' && HASHED_TYPES.has(t));
-}
-
-/** Keywords whose value is one schema, an array of schemas, or an object whose values are schemas. */
-const ONE_SCHEMA = new Set([
-  'items',
-  'additionalItems',
-  'contains',
-  'not',
-  'if',
-  'then',
-  'else',
-  'additionalProperties',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-]);
-const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
-const SCHEMA_MAP = new Set([
-  'properties',
-  'patternProperties',
-  'definitions',
-  '$defs',
-  'dependentSchemas',
-  'dependencies',
-]);
-
-/**
- * The subschemas of one schema object, with their path: only values of the keywords above. Data positions
- * (`examples`, `const`, `enum`, `default`, unknown keywords) are not schemas, so nothing in them is a keyword.
- */
-type Located = { readonly node: unknown; readonly path: (string | number)[] };
-
-function subschemas(o: Record<string, unknown>, path: readonly (string | number)[]): Located[] {
-  const out: Located[] = [];
-  for (const [key, value] of Object.entries(o)) {
-    if (value === null || typeof value !== 'object') continue;
-    if (Array.isArray(value)) {
-      if (SCHEMA_LIST.has(key)) value.forEach((item, i) => out.push({ node: item, path: [...path, key, i] }));
-    } else if (ONE_SCHEMA.has(key)) {
-      out.push({ node: value, path: [...path, key] });
-    } else if (SCHEMA_MAP.has(key)) {
-      for (const [name, sub] of Object.entries(value)) out.push({ node: sub, path: [...path, key, name] });
-    }
-  }
-  return out;
-}
-
-/**
- * The path of the first `uniqueItems: true` in `schema` that ajv would check by comparing every pair of items
- * (items not typed as scalars) without a `maxItems` of at most `maxItems` beside it, or null. Such a check
- * costs time quadratic in the array's length: 20,000 objects took 6.5 s. (`maxItems` is checked first, so
- * it bounds the pairs.) Walks the schema positions only (see {@link subschemas}), with an explicit stack.
- */
-export function pairwiseUniqueItems(schema: unknown, maxItems: number): (string | number)[] | null {
-  const stack: { readonly node: unknown; readonly path: (string | number)[] }[] = [{ node: schema, path: [] }];
-  while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) continue;
-    const o = node as Record<string, unknown>;
-    const bounded = typeof o.maxItems === 'number' && o.maxItems <= maxItems;
-    if (o.uniqueItems === true && !scalarItems(o.items) && !bounded) return [...path, 'uniqueItems'];
-    stack.push(...subschemas(o, path));
-  }
-  return null;
-}
-
-/**
- * The regular expressions of a schema: each string `pattern` and each key of a `patternProperties` object,
- * at any depth (walked with an explicit stack: a deeply nested schema cannot overflow the call stack).
- */
-export function countPatterns(schema: unknown): number {
-  let count = 0;
-  const stack: unknown[] = [schema];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const item of node) stack.push(item);
-      continue;
-    }
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-      if (key === 'pattern' && typeof value === 'string') count++;
-      if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value))
-        count += Object.keys(value).length;
-      stack.push(value);
-    }
-  }
-  return count;
-}
-
 /**
  * `allErrors: false`: a check stops at the first violation, so its work and its answer are bounded by the
  * schema, not by the payload (with every violation listed, a 900 KB payload gave a 45 MB answer).
@@ -249,6 +151,137 @@ function issueOf(error: ErrorObject): ValidationIssue {
   };
 }
 
+/** The issue of a schema whose reference comes back to the same value (see {@link sameValueRefLoop}). */
+function refLoopIssue(loc: readonly (string | number)[], at: SchemaPath): ValidationIssue {
+  return {
+    loc,
+    msg:
+      `the ${at.map(String).join('/') || '$ref'} refers back to its own schema without stepping into a property ` +
+      'or an item of the value, so a check would never end; refer back only from inside properties, items, ' +
+      'additionalProperties, patternProperties, prefixItems or contains',
+    type: 'value_error.jsonschema.ref_loop',
+  };
+}
+
+/** The message of a check that ran out of call stack on a value nested too deeply. */
+const TOO_DEEP = 'nested too deeply to be checked against the schema';
+/** The message of a compile that ran out of call stack. */
+const TOO_DEEP_TO_COMPILE = 'the schema is nested too deeply to compile';
+/** ajv returns a promise, not a verdict, for a schema with `$async: true`: every payload would pass. */
+const ASYNC = 'an asynchronous schema ($async) is not supported';
+
+/** A compiled schema, or why a payload cannot be checked against it (a schema stored before it was refused). */
+type Checker = { readonly validate: ValidateFunction } | { readonly unusable: string };
+
+/**
+ * Checks one version of a `schemas` map (see {@link PayloadSchemas.check}), adding what fails to `issues`.
+ * @throws RangeError when the schema or an example is nested too deeply for a step not guarded on its own
+ */
+function checkVersion(version: string, schema: unknown, limits: SchemaLimits, issues: ValidationIssue[]): void {
+  if (!VERSION_KEY.test(version)) {
+    issues.push({
+      loc: ['body', 'schemas', version],
+      msg: 'schema versions are positive integers ("1", "2", …)',
+      type: 'value_error',
+    });
+    return;
+  }
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    issues.push({
+      loc: ['body', 'schemas', version],
+      msg: 'must be a JSON Schema object',
+      type: 'type_error.dict',
+    });
+    return;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
+  if (bytes > limits.maxSchemaBytes) {
+    issues.push({
+      loc: ['body', 'schemas', version],
+      msg: `the schema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} (TIDINGS_MAX_SCHEMA_BYTES)`,
+      type: 'value_error.jsonschema.too_large',
+    });
+    return;
+  }
+  const patterns = countPatterns(schema);
+  if (patterns > limits.maxSchemaPatterns) {
+    issues.push({
+      loc: ['body', 'schemas', version],
+      msg:
+        `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} ` + '(TIDINGS_MAX_SCHEMA_PATTERNS)',
+      type: 'value_error.jsonschema.too_many_patterns',
+    });
+    return;
+  }
+  const pairwise = pairwiseUniqueItems(schema, limits.maxSchemaUniqueItems);
+  if (pairwise !== null) {
+    issues.push({
+      loc: ['body', 'schemas', version, ...pairwise],
+      msg:
+        'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, ' +
+        'booleans or ' +
+        'null (time quadratic in their number): give items such a type, or a maxItems of at most ' +
+        `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
+      type: 'value_error.jsonschema.unique_items',
+    });
+    return;
+  }
+  const loop = sameValueRefLoop(schema);
+  if (loop !== null) {
+    issues.push(refLoopIssue(['body', 'schemas', version, ...loop], loop));
+    return;
+  }
+  let validate: ValidateFunction;
+  try {
+    validate = compile(schema);
+  } catch (error) {
+    if (error instanceof RangeError) {
+      issues.push({
+        loc: ['body', 'schemas', version],
+        msg: TOO_DEEP_TO_COMPILE,
+        type: 'value_error.jsonschema.too_deep',
+      });
+      return;
+    }
+    if (error instanceof UnsupportedPatternError) {
+      issues.push({
+        loc: ['body', 'schemas', version],
+        msg: error.message,
+        type: 'value_error.jsonschema.pattern',
+      });
+      return;
+    }
+    issues.push({
+      loc: ['body', 'schemas', version],
+      msg: `not a valid JSON Schema: ${(error as Error).message}`,
+      type: 'value_error.jsonschema',
+    });
+    return;
+  }
+  if ((validate as { $async?: unknown }).$async === true) {
+    issues.push({ loc: ['body', 'schemas', version, '$async'], msg: ASYNC, type: 'value_error.jsonschema' });
+    return;
+  }
+  // The schema's own `examples` (what send-example publishes) must pass it.
+  const examples = typeof schema === 'object' ? (schema as { examples?: unknown }).examples : undefined;
+  if (!Array.isArray(examples)) return;
+  examples.forEach((example, index) => {
+    let valid: boolean;
+    try {
+      valid = validate(example) as boolean;
+    } catch {
+      // Out of call stack on a deep example (a schema whose loops step into the value ends on any other).
+      const loc = ['body', 'schemas', version, 'examples', index];
+      issues.push({ loc, msg: `the example is ${TOO_DEEP}`, type: 'value_error.jsonschema.too_deep' });
+      return;
+    }
+    if (valid) return;
+    for (const e of validate.errors ?? []) {
+      const { loc, msg, type } = issueOf(e);
+      issues.push({ loc: ['body', 'schemas', version, 'examples', index, ...loc.slice(2)], msg, type });
+    }
+  });
+}
 /**
  * Makes the payload schema checks (with their validator cache). A schema is refused at write time when its
  * JSON is larger than `limits.maxSchemaBytes`, it has more than `limits.maxSchemaPatterns` regular
@@ -260,20 +293,32 @@ function issueOf(error: ErrorObject): ValidationIssue {
 export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits()): PayloadSchemas {
   const cache = new Map<
     string,
-    { readonly updatedAtMs: number; readonly version: string; readonly validate: ValidateFunction }
+    { readonly updatedAtMs: number; readonly version: string; readonly checker: Checker }
   >();
 
-  const validatorOf = (
+  /** Compiles a stored schema once per change; one that can never check a payload is remembered as such. */
+  const checkerOf = (schema: unknown): Checker => {
+    const loop = sameValueRefLoop(schema);
+    if (loop !== null) return { unusable: refLoopIssue([], loop).msg };
+    try {
+      const validate = compile(schema);
+      return (validate as { $async?: unknown }).$async === true ? { unusable: ASYNC } : { validate };
+    } catch (error) {
+      return { unusable: error instanceof RangeError ? TOO_DEEP_TO_COMPILE : 'the schema does not compile' };
+    }
+  };
+
+  const checkerFor = (
     eventType: EventTypeRecord,
     schemas: Readonly<Record<string, unknown>>,
     version: string,
-  ): ValidateFunction => {
+  ): Checker => {
     const hit = cache.get(eventType.name);
     if (hit !== undefined && hit.updatedAtMs === eventType.updatedAt.valueOf() && hit.version === version)
-      return hit.validate;
-    const validate = compile(schemas[version]);
-    cache.set(eventType.name, { updatedAtMs: eventType.updatedAt.valueOf(), version, validate });
-    return validate;
+      return hit.checker;
+    const checker = checkerOf(schemas[version]);
+    cache.set(eventType.name, { updatedAtMs: eventType.updatedAt.valueOf(), version, checker });
+    return checker;
   };
 
   return {
@@ -289,84 +334,17 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
         ];
       const issues: ValidationIssue[] = [];
       for (const [version, schema] of Object.entries(schemas as Record<string, unknown>)) {
-        if (!VERSION_KEY.test(version)) {
-          issues.push({
-            loc: ['body', 'schemas', version],
-            msg: 'schema versions are positive integers ("1", "2", …)',
-            type: 'value_error',
-          });
-          continue;
-        }
-        if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
-          issues.push({
-            loc: ['body', 'schemas', version],
-            msg: 'must be a JSON Schema object',
-            type: 'type_error.dict',
-          });
-          continue;
-        }
-        const bytes = Buffer.byteLength(JSON.stringify(schema), 'utf8');
-        if (bytes > limits.maxSchemaBytes) {
-          issues.push({
-            loc: ['body', 'schemas', version],
-            msg: `the schema is ${bytes} bytes of JSON; at most ${limits.maxSchemaBytes} (TIDINGS_MAX_SCHEMA_BYTES)`,
-            type: 'value_error.jsonschema.too_large',
-          });
-          continue;
-        }
-        const patterns = countPatterns(schema);
-        if (patterns > limits.maxSchemaPatterns) {
-          issues.push({
-            loc: ['body', 'schemas', version],
-            msg:
-              `the schema has ${patterns} patterns; at most ${limits.maxSchemaPatterns} ` +
-              '(TIDINGS_MAX_SCHEMA_PATTERNS)',
-            type: 'value_error.jsonschema.too_many_patterns',
-          });
-          continue;
-        }
-        const pairwise = pairwiseUniqueItems(schema, limits.maxSchemaUniqueItems);
-        if (pairwise !== null) {
-          issues.push({
-            loc: ['body', 'schemas', version, ...pairwise],
-            msg:
-              'uniqueItems compares items two by two unless they are typed as strings, numbers, integers, ' +
-              'booleans or ' +
-              'null (time quadratic in their number): give items such a type, or a maxItems of at most ' +
-              `${limits.maxSchemaUniqueItems} beside it (TIDINGS_MAX_SCHEMA_UNIQUE_ITEMS)`,
-            type: 'value_error.jsonschema.unique_items',
-          });
-          continue;
-        }
-        let validate: ValidateFunction;
         try {
-          validate = compile(schema);
+          checkVersion(version, schema, limits, issues);
         } catch (error) {
-          if (error instanceof UnsupportedPatternError) {
-            issues.push({
-              loc: ['body', 'schemas', version],
-              msg: error.message,
-              type: 'value_error.jsonschema.pattern',
-            });
-            continue;
-          }
+          // Out of call stack (JSON.stringify, ajv) on a schema nested too deeply: the writer's input, not a fault.
+          if (!(error instanceof RangeError)) throw error;
           issues.push({
             loc: ['body', 'schemas', version],
-            msg: `not a valid JSON Schema: ${(error as Error).message}`,
-            type: 'value_error.jsonschema',
+            msg: TOO_DEEP_TO_COMPILE,
+            type: 'value_error.jsonschema.too_deep',
           });
-          continue;
         }
-        // The schema's own `examples` (what send-example publishes) must pass it.
-        const examples = typeof schema === 'object' ? (schema as { examples?: unknown }).examples : undefined;
-        if (!Array.isArray(examples)) continue;
-        examples.forEach((example, index) => {
-          if (validate(example)) return;
-          for (const e of validate.errors ?? []) {
-            const { loc, msg, type } = issueOf(e);
-            issues.push({ loc: ['body', 'schemas', version, 'examples', index, ...loc.slice(2)], msg, type });
-          }
-        });
       }
       return issues;
     },
@@ -385,9 +363,29 @@ export function createPayloadSchemas(limits: SchemaLimits = defaultSchemaLimits(
           { loc: ['body', 'payload'], msg: 'not valid JSON', type: 'value_error.json' },
         ]);
       }
-      const validate = validatorOf(eventType, schemas, version);
-      if (validate(value)) return;
-      throw new AppError('validation', (validate.errors ?? []).map(issueOf));
+      const checker = checkerFor(eventType, schemas, version);
+      if ('unusable' in checker) {
+        throw new AppError('validation', [
+          {
+            loc: ['body', 'eventType'],
+            msg:
+              `no payload can be checked against version ${version} of event type "${eventType.name}": ` +
+              `${checker.unusable}. Replace the schema (PUT /api/v1/event-type/{name})`,
+            type: 'value_error.jsonschema.unusable_schema',
+          },
+        ]);
+      }
+      let valid: boolean;
+      try {
+        valid = checker.validate(value) as boolean;
+      } catch {
+        // Out of call stack: the loops of a sound schema step into the value, so the value is nested too deeply.
+        throw new AppError('validation', [
+          { loc: ['body', 'payload'], msg: `the payload is ${TOO_DEEP}`, type: 'value_error.jsonschema.too_deep' },
+        ]);
+      }
+      if (valid) return;
+      throw new AppError('validation', (checker.validate.errors ?? []).map(issueOf));
     },
   };
 }

@@ -159,4 +159,90 @@ describe('bounded schema checks and error answers', () => {
       assert.ok(one.bytes < ANSWER_BOUND, `${one.bytes} bytes`);
     },
   );
+  test(
+    'a schema whose $ref comes back to the same value without stepping into it is refused 422 naming the ' +
+      'field (on create, replace and patch, with or without examples); a tree that steps into items is accepted',
+    async () => {
+      const loops: [unknown, readonly (string | number)[]][] = [
+        [{ anyOf: [{ $ref: '#' }, { type: 'object' }] }, ['anyOf', 0, '$ref']],
+        [{ $defs: { x: { allOf: [{ $ref: '#/$defs/x' }] } }, $ref: '#/$defs/x' }, ['$defs', 'x', 'allOf', 0, '$ref']],
+        [{ $defs: { x: { anyOf: [{ $ref: '#/$defs/x' }, { type: 'string' }] } }, $ref: '#/$defs/x' }, ['$defs', 'x']],
+        [{ $defs: { x: { $ref: '#/$defs/y' }, y: { $ref: '#/$defs/x' } }, $ref: '#/$defs/x' }, ['$defs']],
+        [{ not: { $ref: '#' } }, ['not', '$ref']],
+        [{ anyOf: [{ $ref: '#' }, { type: 'object' }], examples: [{ a: 1 }] }, ['anyOf', 0, '$ref']],
+      ];
+      const base = await api.request('POST', '/api/v1/event-type', {
+        body: JSON.stringify({ name: 'loop.base', description: 'd', schemas: { 1: { type: 'object' } } }),
+      });
+      assert.equal(base.status, 201);
+      for (const [i, [schema, at]] of loops.entries()) {
+        const schemas = JSON.stringify({ 1: schema });
+        for (const [method, path, body] of [
+          ['POST', '/api/v1/event-type', `{"name":"loop.${i}","description":"d","schemas":${schemas}}`],
+          ['PUT', '/api/v1/event-type/loop.base', `{"description":"d","schemas":${schemas}}`],
+          ['PATCH', '/api/v1/event-type/loop.base', `{"schemas":${schemas}}`],
+        ] as const) {
+          const res = await answerOf(await api.request(method, path, { body }));
+          assert.equal(res.status, 422, `${method} ${schemas}`);
+          const issue = res.issues[0];
+          assert.deepEqual(issue?.loc.slice(0, 3 + at.length), ['body', 'schemas', '1', ...at], schemas);
+          assert.equal(issue?.type, 'value_error.jsonschema.ref_loop', schemas);
+          assert.doesNotMatch(issue?.msg ?? '', /call stack|RangeError/, schemas);
+        }
+      }
+      assert.equal((await publish('loop.base', { a: 1 })).status, 202, 'the event type kept its schema');
+      const tree = {
+        type: 'object',
+        properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+        examples: [{ name: 'a', children: [{ name: 'b', children: [] }] }],
+      };
+      await api.svix.eventType.create({ name: 'loop.tree', description: 'd', schemas: { 1: tree } });
+      assert.equal((await publish('loop.tree', { name: 'a', children: [{ name: 'b' }] })).status, 202);
+      const bad = await publish('loop.tree', { children: [{ name: 1 }] });
+      assert.deepEqual([bad.status, bad.issues[0]?.loc], [422, ['body', 'payload', 'children', 0, 'name']]);
+    },
+  );
+
+  test(
+    'a check that runs out of call stack is a 422, never a 500: a looping schema stored earlier names ' +
+      'body.eventType, a payload nested too deeply names body.payload, a schema (or its example) too deep ' +
+      'names the schema',
+    async () => {
+      await api.svix.eventType.create({ name: 'stored.loop', description: 'd', schemas: { 1: { type: 'object' } } });
+      // As a release that accepted it left it: written past the API's checks.
+      await api.database.db.query(
+        `UPDATE event_types SET schemas = $1, updated_at = clock_timestamp() WHERE name = 'stored.loop'`,
+        [JSON.stringify({ 1: { anyOf: [{ $ref: '#' }, { type: 'object' }] } })],
+      );
+      for (let i = 0; i < 3; i++) {
+        const res = await publish('stored.loop', { a: i });
+        assert.equal(res.status, 422);
+        assert.deepEqual(res.issues[0]?.loc, ['body', 'eventType']);
+        assert.equal(res.issues[0]?.type, 'value_error.jsonschema.unusable_schema');
+        assert.match(res.issues[0]?.msg ?? '', /stored\.loop/);
+      }
+
+      const tree = { type: 'object', properties: { c: { $ref: '#' } } };
+      await api.svix.eventType.create({ name: 'deep.tree', description: 'd', schemas: { 1: tree } });
+      const depth = 200_000;
+      const deep = `{"eventType":"deep.tree","payload":${'{"c":'.repeat(depth)}{}${'}'.repeat(depth)}}`;
+      const res = await answerOf(await api.request('POST', `/api/v1/app/${appId}/msg`, { body: deep }));
+      assert.equal(res.status, 422, 'a payload nested too deeply');
+      assert.deepEqual(res.issues[0]?.loc, ['body', 'payload']);
+      assert.equal(res.issues[0]?.type, 'value_error.jsonschema.too_deep');
+
+      const example = `${'{"c":'.repeat(depth)}{}${'}'.repeat(depth)}`;
+      const withExample = await answerOf(
+        await api.request('POST', '/api/v1/event-type', {
+          body:
+            '{"name":"deep.example","description":"d","schemas":{"1":{"type":"object",' +
+            `"properties":{"c":{"$ref":"#"}},"examples":[${example}]}}}`,
+        }),
+      );
+      assert.equal(withExample.status, 422, 'an example nested too deeply');
+      assert.deepEqual(withExample.issues[0]?.loc, ['body', 'schemas', '1']);
+      assert.equal(withExample.issues[0]?.type, 'value_error.jsonschema.too_deep');
+      assert.doesNotMatch(withExample.issues[0]?.msg ?? '', /call stack|RangeError/);
+    },
+  );
 });
