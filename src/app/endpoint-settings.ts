@@ -9,7 +9,7 @@ import type { EndpointSettingsStore } from '../ports/endpoint-settings-store.ts'
 import type { Tx } from '../ports/unit-of-work.ts';
 import { fieldError, resolveApplication } from './applications.ts';
 import type { Principal } from './credentials.ts';
-import { GENERATED_SECRET_BYTES, normaliseHeaders, normaliseSecret } from './endpoints.ts';
+import { checkHeaderNamesDistinct, GENERATED_SECRET_BYTES, normaliseHeaders, normaliseSecret } from './endpoints.ts';
 
 /** Dependencies of {@link createEndpointSettings}. */
 export interface EndpointSettingsDeps {
@@ -127,9 +127,22 @@ export function createEndpointSettings(deps: EndpointSettingsDeps): EndpointSett
     },
 
     async patchHeaders(tx, principal, appRef, endpointRef, headers, deleteHeaders) {
+      // Set and removed at once (`X-A` and `x-a: null`), or two spellings of one name: a guess either way.
+      checkHeaderNamesDistinct(Object.keys(headers), ['body', 'headers']);
+      const set = new Set(
+        Object.entries(headers)
+          .filter(([, v]) => v !== null)
+          .map(([k]) => k.toLowerCase()),
+      );
       deleteHeaders.forEach((name, i) => {
         const bad = headerNameProblem(name);
         if (bad !== null) throw fieldError(['body', 'deleteHeaders', i], bad);
+        if (set.has(name.toLowerCase()))
+          throw fieldError(
+            ['body', 'deleteHeaders', i],
+            `${JSON.stringify(name)} is also set in headers: set it or delete it`,
+            'value_error.duplicate_header',
+          );
       });
       const endpoint = await locate(principal, appRef, endpointRef, tx);
       const stored = await store.readHeaders(endpoint.appId, endpoint.id, tx);

@@ -146,11 +146,33 @@ function checkUrl(url: string, allowlist: readonly string[]): string {
 }
 
 /**
- * Validates custom headers (domain/http-fields.ts: each name a token, each value sent unchanged) and
- * lower-cases their names.
- * @throws AppError `validation` on loc body.headers.<name>
+ * Refuses two names of a header map that differ only in case (`X-A` and `x-a`): header names are
+ * case-insensitive (RFC 9110 §5.1), so keeping either value would be a guess.
+ * @throws AppError `validation` on loc `loc` (type `value_error.duplicate_header`)
+ */
+export function checkHeaderNamesDistinct(names: Iterable<string>, loc: readonly (string | number)[]): void {
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    const other = seen.get(lower);
+    if (other !== undefined)
+      throw fieldError(
+        loc,
+        `${JSON.stringify(other)} and ${JSON.stringify(name)} name the same header (header names are ` +
+          'case-insensitive): send it once',
+        'value_error.duplicate_header',
+      );
+    seen.set(lower, name);
+  }
+}
+
+/**
+ * Validates custom headers (domain/http-fields.ts: each name a token, each value sent unchanged; no two names
+ * that differ only in case) and lower-cases their names.
+ * @throws AppError `validation` on loc body.headers.<name>, or body.headers for two spellings of one name
  */
 export function normaliseHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  checkHeaderNamesDistinct(Object.keys(headers), ['body', 'headers']);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();

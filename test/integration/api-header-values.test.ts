@@ -179,4 +179,45 @@ describe('header values a user gives', () => {
       assert.equal(await arrivesUnchanged('x-custom', sendable), true);
     },
   );
+  test(
+    'two header names that differ only in case (X-A and x-a) are refused 422 at body.headers on endpoint ' +
+      'create, update and patch and on the headers routes (PUT and PATCH), and nothing is stored',
+    async () => {
+      const ep = await api.svix.endpoint.create(appId, { url: 'http://127.0.0.1:9/dup', headers: { 'x-keep': 'k' } });
+      const base = `/api/v1/app/${appId}/endpoint`;
+      const dup = '{"X-A":"1","x-a":"2"}';
+      const cases: [string, string, string, readonly (string | number)[]][] = [
+        ['POST', base, `{"url":"http://127.0.0.1:9/d","headers":${dup}}`, ['body', 'headers']],
+        ['PUT', `${base}/${ep.id}`, `{"url":"http://127.0.0.1:9/dup","headers":${dup}}`, ['body', 'headers']],
+        ['PATCH', `${base}/${ep.id}`, `{"headers":${dup}}`, ['body', 'headers']],
+        ['PUT', `${base}/${ep.id}/headers`, `{"headers":${dup}}`, ['body', 'headers']],
+        ['PATCH', `${base}/${ep.id}/headers`, `{"headers":${dup}}`, ['body', 'headers']],
+        ['PATCH', `${base}/${ep.id}/headers`, '{"headers":{"X-A":"1","x-a":null}}', ['body', 'headers']],
+        [
+          'PATCH',
+          `${base}/${ep.id}/headers`,
+          '{"headers":{"X-A":"1"},"deleteHeaders":["x-a"]}',
+          ['body', 'deleteHeaders', 0],
+        ],
+      ];
+      const endpoints = async () =>
+        Number((await api.database.db.query<{ n: string }>('SELECT count(*) AS n FROM endpoints')).rows[0]?.n);
+      const before = await endpoints();
+      for (const [method, path, body, loc] of cases) {
+        const res = await api.request(method, path, { body });
+        const answer = (await res.json()) as { code: string; detail: { loc: unknown[]; msg: string; type: string }[] };
+        assert.equal(res.status, 422, `${method} ${path} ${body}`);
+        assert.equal(answer.code, 'validation');
+        assert.deepEqual(answer.detail[0]?.loc, loc, `${method} ${path} ${body}`);
+        assert.equal(answer.detail[0]?.type, 'value_error.duplicate_header');
+      }
+      assert.equal(await endpoints(), before);
+      assert.deepEqual((await api.svix.endpoint.getHeaders(appId, ep.id)).headers, { 'x-keep': 'k' });
+      const distinct = await api.request('PUT', `${base}/${ep.id}/headers`, {
+        body: '{"headers":{"X-A":"1","X-B":"2"}}',
+      });
+      assert.equal(distinct.status, 204);
+      assert.deepEqual((await api.svix.endpoint.getHeaders(appId, ep.id)).headers, { 'x-a': '1', 'x-b': '2' });
+    },
+  );
 });
