@@ -192,8 +192,8 @@ describe('input with one meaning', () => {
   );
 
   test(
-    'an integer in a query string is read only in plain decimal: limit=0x10, 1e1, +16, 16.0 and " 16" are ' +
-      'refused with 422 naming the parameter',
+    'an integer in a query string is read only in plain decimal without leading zeros: limit=0x10, 1e1, +16, ' +
+      '16.0, " 16" and 010 are refused with 422 naming the parameter',
     async () => {
       for (const query of [
         'limit=0x10',
@@ -204,6 +204,9 @@ describe('input with one meaning', () => {
         'limit=0b10',
         'limit=',
         'limit=1&limit=2',
+        'limit=010',
+        'limit=00',
+        'limit=0016',
       ]) {
         const res = await answer(await api.request('GET', `/api/v1/app?${query}`));
         assert.equal(res.status, 422, query);
@@ -214,11 +217,19 @@ describe('input with one meaning', () => {
         `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?status=0x0`,
         `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?status_code_class=2e2`,
         `/api/v1/app/${appId}/endpoint/${ep.id}/msg?status=1.0`,
+        `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?status=00`,
+        `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?status_code_class=0200`,
+        `/api/v1/app/${appId}/endpoint/${ep.id}/msg?status=01`,
+        `/api/v1/app/${appId}/msg?limit=05`,
+        `/api/v1/app/${appId}/attempt/endpoint/${ep.id}?limit=010`,
       ]) {
         const res = await answer(await api.request('GET', path));
         assert.equal(res.status, 422, path);
+        assert.match(res.issues[0]?.msg ?? '', /plain decimal digits, without leading zeros/, path);
       }
-      assert.equal((await api.request('GET', '/api/v1/app?limit=016')).status, 200, 'leading zeros are still decimal');
+      const leading = await answer(await api.request('GET', '/api/v1/app?limit=016'));
+      assert.deepEqual([leading.status, leading.issues[0]?.loc], [422, ['query', 'limit']], 'no leading zeros');
+      assert.equal((await api.request('GET', '/api/v1/app?limit=16')).status, 200);
       for (const limit of ['99999999999999999999', '9'.repeat(400)]) {
         const huge = await answer(await api.request('GET', `/api/v1/app?limit=${limit}`));
         assert.deepEqual([huge.status, huge.issues[0]?.loc], [422, ['query', 'limit']]);

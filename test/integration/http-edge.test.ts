@@ -340,6 +340,30 @@ describe('the HTTP edge answers in the error contract', () => {
   );
 
   test(
+    'Transfer-Encoding names chunked in any case (Chunked, CHUNKED: RFC 9112 §7 transfer codings are ' +
+      'case-insensitive) and is accepted like chunked; gzip, Chunked is still refused 501',
+    async () => {
+      const before = await appCount();
+      for (const [i, coding] of ['Chunked', 'CHUNKED', 'cHuNkEd'].entries()) {
+        const body = `{"name":"chunked-${i}"}`;
+        const r = await exchange(
+          `POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: ` +
+            `${coding}\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        );
+        assert.equal(r.status, 201, `${coding}: ${r.text}`);
+      }
+      assert.equal(await appCount(), before + 3);
+      const r = await exchange(
+        `POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: ` +
+          `gzip, Chunked\r\n\r\n10\r\n{"name":"gzip!"}\r\n0\r\n\r\n`,
+      );
+      assert.equal(r.status, 501, r.text);
+      assert.equal((r.body as { code: string }).code, 'unsupported_transfer_encoding');
+      assert.equal(await appCount(), before + 3);
+    },
+  );
+
+  test(
     'a body sent to a route that takes none (logout, resend, a GET, a DELETE) is refused 400 body_not_allowed ' +
       'naming the route, before any of it is read',
     async () => {

@@ -111,13 +111,14 @@ export const idIterator = (prefix: IdPrefix) =>
   z.string().regex(new RegExp(`^-?${prefix}_${ID_BODY}$`), `must be an iterator returned by this list (${prefix}_…)`);
 
 /**
- * An integer in a query string, `min`–`max`: plain decimal digits only. `Number()` would also read `0x10`,
- * `1e1`, ` 16 `, `16.0` and `0b10` as numbers, so one value would have several spellings.
+ * An integer in a query string, `min`–`max`: plain decimal digits only, without leading zeros. `Number()` would
+ * also read `0x10`, `1e1`, ` 16 `, `16.0`, `0b10` and `016` as numbers, so one value would have several spellings
+ * (and `010` is 8 to a reader that takes a leading zero as octal).
  */
 export const queryInt = (min: number, max: number) =>
   z
     .string()
-    .regex(/^[0-9]+$/, 'must be an integer in plain decimal digits')
+    .regex(/^(?:0|[1-9][0-9]*)$/, 'must be an integer in plain decimal digits, without leading zeros')
     // Any number of digits is read: one too large for a double is refused as over the maximum, not as a spelling.
     .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
     .pipe(z.number().int().min(min).max(max));
