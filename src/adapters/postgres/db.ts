@@ -5,52 +5,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDir } from './data-dir-lock.ts';
 import { openDurablePGlite } from './pglite-durable.ts';
+import type { Db, Queryable } from './db-types.ts';
+import { endedInFull, guardNewConnection, poolDb, unnamedStatements } from './pool-db.ts';
 
-/**
- * A statement prepared once per connection under `name`: later calls skip parsing and planning (PostgreSQL
- * may then use a generic plan, see "PREPARE" in its manual). Only for constant texts on hot paths: a
- * connection keeps every statement it prepared until it closes. Make one with {@link prepared}.
- */
-export interface Prepared {
-  readonly name: string;
-  readonly text: string;
-}
-
-/** Declares a {@link Prepared} statement; `name` must be unique in the process. */
-export function prepared(name: string, text: string): Prepared {
-  return { name, text };
-}
-
-/** Something that runs one SQL statement: the pool, or the client of an open transaction. */
-export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    text: string | Prepared,
-    params?: readonly unknown[],
-  ): Promise<pg.QueryResult<R>>;
-}
-
-/**
- * The database handle every PostgreSQL adapter uses. The same `pg` driver and the same SQL run on a
- * PostgreSQL server and on the embedded engine (docs/design.md#storage-and-the-embedded-engine,
- * docs/design.md#runtime).
- */
-export interface Db extends Queryable {
-  readonly engine: 'server' | 'embedded';
-  /**
-   * True when statements reach PostgreSQL through a transaction pooler ({@link PoolerMode} `transaction`): no
-   * session state lasts beyond a transaction, so nothing that needs a session (a session advisory lock, LISTEN, a
-   * prepared statement kept by name) may run on it. Absent = false.
-   */
-  readonly transactionPooled?: boolean;
-  /** Runs `fn` in one transaction (READ COMMITTED); commits on return, rolls back on throw. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  /**
-   * A dedicated connection for LISTEN, or null on the embedded engine (single session: wake-ups are in-process) and
-   * behind a transaction pooler without {@link OpenDbOptions.directUrl} (dispatchers then poll).
-   */
-  listenClient(): Promise<pg.Client | null>;
-  close(): Promise<void>;
-}
+export { prepared, type Db, type Prepared, type Queryable } from './db-types.ts';
 
 // int8 (bigint) stays a string so ids and fencing tokens never lose precision.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
@@ -167,47 +125,57 @@ export function withGenericPlans(db: Db): Db {
  * engine flushes each commit to the disk before it answers ({@link openDurablePGlite}).
  */
 export async function openDb(options: OpenDbOptions): Promise<Db> {
-  if (options.databaseUrl !== undefined) {
-    // query_timeout bounds every statement on the client side, so a connection that died without a word
-    // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize,
-      connectionTimeoutMillis: 5_000,
-      query_timeout: QUERY_TIMEOUT_MS,
+  return options.databaseUrl !== undefined ? openServerDb(options.databaseUrl, options) : openEmbeddedDb(options);
+}
+
+/** A `pg.Pool` on the PostgreSQL server at `databaseUrl` (behind a transaction pooler: unnamed statements). */
+function openServerDb(databaseUrl: string, options: OpenDbOptions): Db {
+  // query_timeout bounds every statement on the client side, so a connection that died without a word
+  // (a restarted or unreachable server) fails the call instead of hanging its caller forever.
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
+  pool.on('error', (error) => options.onError?.(error));
+  pool.on('connect', guardNewConnection);
+  if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
+  const ended = endedInFull(pool);
+  const transactionPooled = options.pooler === 'transaction';
+  if (options.genericPlans === true && !transactionPooled) {
+    // Queued before any statement of the checkout that opened the connection. Should it fail, the
+    // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
+    pool.on('connect', (client) => {
+      client
+        .query(GENERIC_PLANS_SQL)
+        .catch((error: unknown) =>
+          options.onError?.(
+            new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error }),
+          ),
+        );
     });
-    pool.on('error', (error) => options.onError?.(error));
-    pool.on('connect', guardNewConnection);
-    if (options.onConnect !== undefined) pool.on('connect', options.onConnect);
-    const ended = endedInFull(pool);
-    const transactionPooled = options.pooler === 'transaction';
-    if (options.genericPlans === true && !transactionPooled) {
-      // Queued before any statement of the checkout that opened the connection. Should it fail, the
-      // connection plans as PostgreSQL chooses (slower, never wrong) and the failure is reported.
-      pool.on('connect', (client) => {
-        client
-          .query(GENERIC_PLANS_SQL)
-          .catch((error: unknown) =>
-            options.onError?.(
-              new Error(`${GENERIC_PLANS_SQL} failed: this connection plans as PostgreSQL chooses`, { cause: error }),
-            ),
-          );
-      });
-    }
-    const listenUrl = options.directUrl ?? (transactionPooled ? undefined : options.databaseUrl);
-    const db = poolDb(
-      'server',
-      pool,
-      async () => {
-        if (listenUrl === undefined) return null;
-        const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
-        await client.connect();
-        return client;
-      },
-      ended,
-    );
-    return transactionPooled ? unnamedStatements(db) : db;
   }
+  const listenUrl = options.directUrl ?? (transactionPooled ? undefined : databaseUrl);
+  const db = poolDb(
+    'server',
+    pool,
+    async () => {
+      if (listenUrl === undefined) return null;
+      const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
+      await client.connect();
+      return client;
+    },
+    ended,
+  );
+  return transactionPooled ? unnamedStatements(db) : db;
+}
+
+/**
+ * PGlite persisted in `options.dataDir`, its folder locked against a second process, served on a unix socket inside
+ * it to a one-connection `pg.Pool`.
+ */
+async function openEmbeddedDb(options: OpenDbOptions): Promise<Db> {
   const dir = resolve(options.dataDir);
   await mkdir(dir, { recursive: true });
   // The embedded engine is one process: a second one opening the same files would corrupt them. The lock
@@ -267,26 +235,6 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   }
 }
 
-/** `text` as an unnamed statement: the text of a {@link Prepared}, without its name. */
-function unnamed(text: string | Prepared): string {
-  return typeof text === 'string' ? text : text.text;
-}
-
-/**
- * `db` for a transaction pooler: every statement, in a transaction or not, is sent without a name (the driver then
- * uses the unnamed statement, parsed and planned for that execution only), so no server session is asked for a
- * statement that another session prepared. The values stay parameters.
- */
-function unnamedStatements(db: Db): Db {
-  const onClient = (q: Queryable): Queryable => ({ query: (text, params) => q.query(unnamed(text), params) });
-  return {
-    ...db,
-    transactionPooled: true,
-    query: (text, params) => db.query(unnamed(text), params),
-    tx: (fn) => db.tx((q) => fn(onClient(q))),
-  };
-}
-
 /** Client-side bound of one statement on a server, in ms (migrations included). */
 export const QUERY_TIMEOUT_MS = 30_000;
 
@@ -305,125 +253,4 @@ async function socketFolder(dataDir: string): Promise<string> {
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   return mkdtemp(join(tmpdir(), 'tidings-'));
-}
-
-/**
- * SQLSTATEs after which a connection is not reused although the server answered: its prepared statements no
- * longer fit the schema (0A000 "cached plan must not change result type" after a column changed type;
- * 26000 a prepared statement the session lost). A new connection prepares them again.
- */
-const STALE_STATEMENT_STATES = new Set(['0A000', '26000']);
-
-/**
- * Whether a failed statement leaves its connection unfit for reuse: a connection-level failure or a stale prepared
- * statement.
- */
-function spoilsConnection(error: unknown): boolean {
-  return !(error instanceof pg.DatabaseError) || STALE_STATEMENT_STATES.has(error.code ?? '');
-}
-
-/**
- * Gives a new pool connection a lasting 'error' listener the moment it is made (pg-pool's 'connect' event),
- * before the pool hands it to its first caller. pg-pool listens only while a connection is idle, so without it
- * the server's FATAL (57P01 at a fast shutdown) is an 'error' event without a listener, which ends the
- * process, whenever it reaches a connection that is not idle: in the same read as the ReadyForQuery that
- * completes the connection (pg-pool takes its idle listener off and resolves the checkout within that read,
- * and {@link onConnection}'s own listener comes a microtask later), or after a failed connection was handed
- * back and is being ended. The connection is then not queryable: its next statement fails, and
- * {@link onConnection} discards it.
- */
-function guardNewConnection(client: pg.PoolClient): void {
-  client.on('error', () => undefined);
-}
-
-/**
- * Runs `fn` on a connection checked out of `pool`, then hands the connection back: discarded when it failed
- * at the connection level (an 'error' event, or `fn` calling `broken`), reused otherwise. Every connection
- * also carries the lasting listener of {@link guardNewConnection}.
- */
-async function onConnection<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  const broken = (error: unknown): void => {
-    failure ??= error instanceof Error ? error : new Error(String(error));
-  };
-  client.on('error', broken);
-  try {
-    return await fn(client, broken);
-  } finally {
-    client.off('error', broken);
-    client.release(failure);
-  }
-}
-
-/** The longest a close waits for the pool's connections to close after asking them to. */
-const POOL_END_WAIT_MS = 5_000;
-
-/**
- * How to end `pool` in full: `pg.Pool`'s `end()` resolves once it has asked its connections to end, before their
- * sockets close, so a process that stopped could still hold connections for a moment (and one that the server ended
- * then, a dropped database or a restart, would report an error after the stop). This resolves once every connection
- * of the pool has closed (each one's `remove`), at most {@link POOL_END_WAIT_MS} after the `end()`.
- */
-function endedInFull(pool: pg.Pool): () => Promise<void> {
-  const open = new Set<pg.PoolClient>();
-  pool.on('connect', (client) => open.add(client));
-  pool.on('remove', (client) => open.delete(client as pg.PoolClient));
-  return async () => {
-    await pool.end();
-    if (open.size === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, POOL_END_WAIT_MS);
-      timer.unref();
-      pool.on('remove', () => {
-        if (open.size > 0) return;
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  };
-}
-
-function poolDb(
-  engine: Db['engine'],
-  pool: pg.Pool,
-  listenClient: () => Promise<pg.Client | null>,
-  close: () => Promise<void>,
-): Db {
-  return {
-    engine,
-    // Unlike `pool.query`, which closes the connection after any error, a statement the server refused (a
-    // `DatabaseError`: constraint, bad input…) hands the healthy connection back; only a connection-level
-    // failure (socket error, client-side timeout) or a stale prepared statement discards it. On the embedded
-    // engine a discarded connection also broke the next statement (its one-connection socket server was still
-    // closing the old one).
-    query: (text, params) =>
-      onConnection(pool, async (client, broken) => {
-        try {
-          return await client.query(text, params as unknown[]);
-        } catch (error) {
-          if (spoilsConnection(error)) broken(error);
-          throw error;
-        }
-      }) as never,
-    tx: (fn) =>
-      onConnection(pool, async (client, broken) => {
-        try {
-          await client.query('BEGIN');
-          const result = await fn(client);
-          await client.query('COMMIT');
-          return result;
-        } catch (error) {
-          // A connection that cannot even roll back (the server went away) is destroyed, never pooled again.
-          await client.query('ROLLBACK').catch(broken);
-          if (spoilsConnection(error) && error instanceof pg.DatabaseError) broken(error);
-          throw error;
-        }
-      }),
-    listenClient,
-    close,
-  };
 }
