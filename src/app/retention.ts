@@ -32,6 +32,8 @@ export interface RetentionReport {
   readonly partitionsMade: number;
   readonly partitionsDropped: number;
   readonly partitionsKeptForLive: number;
+  /** History rows of dead, skipped and canceled deliveries carried over out of the partitions dropped. */
+  readonly historyRowsCarried: number;
 }
 
 /**
@@ -110,26 +112,32 @@ export async function runRetention(
 /**
  * The history partitions' step of a retention run (docs/adr/0030-history-partitions.md): makes the current and the
  * next partitions, then drops those whose range is older than the succeeded age (never one holding a live
- * delivery's rows), before succeeded deliveries are pruned, so that their rows in dated partitions are not deleted
- * one by one.
+ * delivery's rows; the rows of dead, skipped and canceled deliveries are carried over first, ADR 0031), before
+ * succeeded deliveries are pruned, so that their rows in dated partitions are not deleted one by one.
  */
 async function maintainPartitions(
   deps: RetentionDeps,
   settings: RetentionSettings,
   clock: Clock,
-): Promise<{ partitionsMade: number; partitionsDropped: number; partitionsKeptForLive: number }> {
+): Promise<{
+  partitionsMade: number;
+  partitionsDropped: number;
+  partitionsKeptForLive: number;
+  historyRowsCarried: number;
+}> {
   const p = settings.partitions;
   if (deps.history === undefined || p === undefined)
-    return { partitionsMade: 0, partitionsDropped: 0, partitionsKeptForLive: 0 };
+    return { partitionsMade: 0, partitionsDropped: 0, partitionsKeptForLive: 0, historyRowsCarried: 0 };
   const nowMs = clock.nowMs();
   const made = await deps.history.ensure({ nowMs, widthMs: p.widthMs, ahead: p.ahead, lockTimeoutMs: p.lockTimeoutMs });
   if (settings.succeededAgeMs === 0)
-    return { partitionsMade: made.length, partitionsDropped: 0, partitionsKeptForLive: 0 };
+    return { partitionsMade: made.length, partitionsDropped: 0, partitionsKeptForLive: 0, historyRowsCarried: 0 };
   const aged = await deps.history.dropAged({ nowMs, ageMs: settings.succeededAgeMs, lockTimeoutMs: p.lockTimeoutMs });
   return {
     partitionsMade: made.length,
     partitionsDropped: aged.dropped.length,
     partitionsKeptForLive: aged.keptForLive.length,
+    historyRowsCarried: aged.carried,
   };
 }
 

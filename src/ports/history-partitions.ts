@@ -19,14 +19,17 @@ export interface HistoryPartitions {
   }): Promise<readonly string[]>;
   /**
    * Detaches and drops every partition (never the default one) whose range ended at least `ageMs` before `nowMs`,
-   * unless it holds a row of a delivery that is pending or leased (still to be delivered or retried).
-   * @returns the partitions dropped, and those kept because a live delivery has history in them
+   * unless it holds a row of a delivery that is pending or leased (still to be delivered or retried). Before a
+   * partition is dropped, its rows of deliveries that still exist and have not succeeded (dead letters, skipped and
+   * canceled deliveries) are carried over into the default partition (docs/adr/0031-kept-history.md); a partition
+   * a stopped run left detached is finished first.
+   * @returns the partitions dropped, those kept because a live delivery has history in them, and the rows carried
    */
-  dropAged(input: {
-    readonly nowMs: number;
-    readonly ageMs: number;
-    readonly lockTimeoutMs: number;
-  }): Promise<{ readonly dropped: readonly string[]; readonly keptForLive: readonly string[] }>;
+  dropAged(input: { readonly nowMs: number; readonly ageMs: number; readonly lockTimeoutMs: number }): Promise<{
+    readonly dropped: readonly string[];
+    readonly keptForLive: readonly string[];
+    readonly carried: number;
+  }>;
 }
 
 /** The settings of {@link HistoryPartitions} (TIDINGS_HISTORY_PARTITION_WIDTH, …_PARTITIONS_AHEAD, …_LOCK_TIMEOUT). */

@@ -3,7 +3,10 @@
  * real dispatcher, stores and HTTP sender: partitions appear ahead of time; deliveries retry across several
  * partition boundaries; retention drops whole partitions whose range has aged out and never one holding rows of a
  * delivery still pending or leased; a row whose instant has no partition yet lands in the default partition and
- * moves out when its partition is made; two processes making partitions at once make each one once.
+ * moves out when its partition is made; two processes making partitions at once make each one once. The history of
+ * dead letters survives the drop of its partitions (docs/adr/0031-kept-history.md): carried over into the default
+ * partition, still listed by the API and replayable; a partition left detached by a stopped run is finished by
+ * the next run with no row lost or written twice.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -24,6 +27,7 @@ import { insertApp, insertEndpoint } from '../support/fixtures.ts';
 import { silentLogger } from '../support/logger.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { startTestReceiver, type TestReceiver } from '../support/test-receiver.ts';
+import { startApi, type ApiHarness } from './api-harness.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -265,6 +269,148 @@ for (const engine of ENGINES) {
           moved.join(),
         );
         assert.deepEqual((await historyOf(d.id)).attempts, 1);
+      },
+    );
+
+    /** A delivery that goes dead at its first attempt (410) at the clock's instant; returns its ids. */
+    async function deadLetter(path: string, n: number) {
+      const appId = await insertApp(t.db);
+      const ep = await insertEndpoint(t.db, cipher, { appId, url: receiver.url(path) });
+      await receiver.setSecret(path, ep.secret);
+      await receiver.script(path, [], { status: 410 });
+      const msgId = await publishTo({ appId }, n);
+      const d = await deliveryOf(msgId);
+      assert.equal(await deliverNow(), 1);
+      assert.equal((await deliveryById(d.id)).state, 'dead');
+      return { appId, endpointId: ep.id, msgId, deliveryId: d.id };
+    }
+    /** Every history row of the delivery, with the table it lies in, in a stable order. */
+    const rowsOf = async (deliveryId: string) =>
+      q<{ t: string; id: string; p: string }>(
+        `SELECT 'attempts' AS t, id, tableoid::regclass::text AS p FROM attempts WHERE delivery_id = $1
+         UNION ALL SELECT 'delivery_events', id::text, tableoid::regclass::text FROM delivery_events
+         WHERE delivery_id = $1 ORDER BY 1, 2`,
+        [deliveryId],
+      );
+
+    test(
+      "a dead letter's attempts and timeline older than the age survive the drop of their partitions, are listed " +
+        'by the API, and its replay delivers it',
+      async () => {
+        const base = T0 + 120 * 24 * HOUR;
+        clock.set(base + 30 * MINUTE);
+        await retention();
+        const dead = await deadLetter('/gone', 4);
+        const okApp = await insertApp(t.db);
+        const ok = await insertEndpoint(t.db, cipher, { appId: okApp, url: receiver.url('/ok2') });
+        await receiver.setSecret('/ok2', ok.secret);
+        const settled = await deliveryOf(await publishTo({ appId: okApp }, 5));
+        assert.equal(await deliverNow(), 1);
+        const before = await rowsOf(dead.deliveryId);
+        assert.ok(before.length >= 4, 'an attempt and a timeline of publish, claim and death');
+        assert.ok(before.every((r) => r.p.endsWith(suffix(base))));
+
+        clock.set(base + 4 * HOUR);
+        const report = await retention();
+        for (const table of ['attempts', 'delivery_events'])
+          assert.ok(!(await partitions(table)).includes(`${table}_${suffix(base)}`), `${table}: its hour is dropped`);
+        assert.equal(report.historyRowsCarried, before.length);
+        const after = await rowsOf(dead.deliveryId);
+        assert.deepEqual(
+          after.map((r) => [r.t, r.id]),
+          before.map((r) => [r.t, r.id]),
+          'every row kept, once',
+        );
+        assert.ok(
+          after.every((r) => r.p.endsWith('_default')),
+          after.map((r) => r.p).join(),
+        );
+        assert.deepEqual(await historyOf(settled.id), { attempts: 0, timeline: [] }, 'a succeeded history goes');
+
+        const api: ApiHarness = await startApi(engine.fresh, {}, { clock, database: t });
+        try {
+          const get = async (path: string) => {
+            const res = await api.request('GET', path);
+            assert.equal(res.status, 200, path);
+            return (await res.json()) as { data: { id: string; status?: number; state?: string }[] };
+          };
+          const listed = await get(`/api/v1/app/${dead.appId}/attempt/msg/${dead.msgId}`);
+          assert.equal(listed.data.length, 1, 'its attempt is listed');
+          const byEndpoint = await get(`/api/v1/app/${dead.appId}/attempt/endpoint/${dead.endpointId}`);
+          assert.equal(byEndpoint.data.length, 1);
+          const timeline = await get(
+            `/api/v1/app/${dead.appId}/msg/${dead.msgId}/endpoint/${dead.endpointId}/timeline`,
+          );
+          assert.deepEqual(
+            timeline.data.map((e) => e.id),
+            after.filter((r) => r.t === 'delivery_events').map((r) => r.id),
+            'its whole timeline is listed',
+          );
+          assert.ok(
+            timeline.data.some((e) => e.state === 'dead'),
+            JSON.stringify(timeline.data),
+          );
+
+          // Replayed once its endpoint, which the 410 disabled, is enabled again: delivered, old history kept.
+          await receiver.script('/gone', [], { status: 200 });
+          const enable = await api.request('PATCH', `/api/v1/app/${dead.appId}/endpoint/${dead.endpointId}`, {
+            body: JSON.stringify({ disabled: false }),
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(enable.status, 200, await enable.text());
+          const replay = await api.request('POST', `/api/v1/app/${dead.appId}/dead-letter/replay`, {
+            body: JSON.stringify({ since: new Date(base).toISOString() }),
+            headers: { 'content-type': 'application/json' },
+          });
+          const started = await replay.text();
+          assert.equal(replay.status, 202, started);
+          const task = (JSON.parse(started) as { id: string }).id;
+          for (let i = 0; (await api.svix.backgroundTask.get(task)).status === 'running'; i++) {
+            assert.ok(i < 500, 'the replay task finishes');
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          clock.advance(MINUTE);
+          assert.equal(await deliverNow(), 1);
+          assert.equal((await deliveryById(dead.deliveryId)).state, 'succeeded');
+          const replayed = await get(`/api/v1/app/${dead.appId}/attempt/msg/${dead.msgId}`);
+          assert.equal(replayed.data.length, 2, 'the old attempt and the replay');
+        } finally {
+          await api.close();
+        }
+      },
+    );
+
+    test(
+      'a partition a stopped run left detached, with or without its rows carried over, is finished by the next run ' +
+        'with no row lost or written twice',
+      async () => {
+        const base = T0 + 160 * 24 * HOUR;
+        clock.set(base + 30 * MINUTE);
+        await retention();
+        const dead = await deadLetter('/gone2', 6);
+        const before = await rowsOf(dead.deliveryId);
+        // The first step of the drop, done as a run would before it stopped: both partitions detached; the timeline's
+        // rows were even carried over already, in a transaction that committed before the stop.
+        for (const table of ['attempts', 'delivery_events'])
+          await t.db.query(`ALTER TABLE ${table} DETACH PARTITION ${table}_${suffix(base)}`);
+        await t.db.query(
+          `INSERT INTO delivery_events OVERRIDING SYSTEM VALUE SELECT * FROM delivery_events_${suffix(base)}`,
+        );
+        assert.ok((await rowsOf(dead.deliveryId)).every((r) => r.t === 'delivery_events'));
+
+        clock.set(base + 4 * HOUR);
+        const report = await retention();
+        assert.ok(report.partitionsDropped >= 2);
+        const left = await q<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname IN ($1, $2)`, [
+          `attempts_${suffix(base)}`,
+          `delivery_events_${suffix(base)}`,
+        ]);
+        assert.equal(left[0]!.n, 0, 'both detached tables are dropped');
+        assert.deepEqual(
+          (await rowsOf(dead.deliveryId)).map((r) => [r.t, r.id]),
+          before.map((r) => [r.t, r.id]),
+          'every row kept, once',
+        );
       },
     );
 

@@ -67,7 +67,9 @@ export function registerStats(app: Api, deps: Pick<HttpDeps, 'stats'>): void {
           'Read from per-second to per-15-minute rollups of the delivery timeline plus the raw rows not rolled ' +
           'up yet, so it answers in milliseconds at a million timeline rows. Counts, retry rate and the series ' +
           'are exact; p50/p90/p99 are estimated from fixed log-scale histograms, within 4.6 % of the exact ' +
-          'figures (exact up to 15 ms).',
+          "figures (exact up to 15 ms). A 7d window starts at the 15-minute roll-up's boundary at or before " +
+          "`until` − 7 days, so it may cover up to 15 minutes more than asked: the answer's `since` (excluded) " +
+          'is 1 ms before that boundary; the shorter windows start exactly `until` − window.',
         querystring: timeInStateQuery,
         response: { 200: timeInStateOut, ...commonErrors },
       },

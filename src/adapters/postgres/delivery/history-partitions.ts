@@ -106,6 +106,61 @@ async function makePartition(q: Queryable, table: Table, range: { fromMs: number
   return name;
 }
 
+/*
+ * DETACHED — the tables of $1's dated or legacy partitions that are no longer attached: a run detached them and
+ * stopped before it had carried their kept rows over and dropped them.
+ */
+const DETACHED = `
+SELECT c.relname AS name FROM pg_class c
+WHERE c.relkind = 'r' AND NOT c.relispartition AND pg_table_is_visible(c.oid)
+  AND c.relname ~ ('^' || $1 || '_(p[0-9]{8}t[0-9]{6}|legacy)$')
+ORDER BY 1`;
+
+/*
+ * CARRY_OVER — inserts into the parent table the rows of the detached partition that belong to a delivery that
+ * still exists and has not succeeded (dead, skipped, canceled, or live again after a replay): their instant has no
+ * partition any more, so they land in the default one. The primary key holds the instant, so a row carried over
+ * by an earlier try is not written twice.
+ */
+const carryOver = (table: Table, partition: string): string => `
+INSERT INTO ${table.name} ${table.name === 'delivery_events' ? 'OVERRIDING SYSTEM VALUE ' : ''}
+SELECT p.* FROM "${partition}" p
+WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.id = p.delivery_id AND d.state <> 'succeeded')
+ON CONFLICT DO NOTHING`;
+
+/** Detaches partition `name` of `table` in one short transaction; false when it was left to the next run. */
+async function detach(db: Db, table: Table, name: string, lockTimeoutMs: number): Promise<boolean> {
+  return unlessLockBusy(
+    () =>
+      db.tx(async (q) => {
+        if (!(await lockStep(q, lockTimeoutMs))) return false;
+        if (!(await partitionsOf(q, table)).some((x) => x.name === name)) return false;
+        await q.query(`ALTER TABLE ${table.name} DETACH PARTITION "${name}"`);
+        return true;
+      }),
+    false,
+  );
+}
+
+/**
+ * Carries the kept rows of the detached partition `name` over into `table` and drops it, in one transaction: a
+ * stop at any point leaves the table detached with nothing carried, for the next run. Returns the rows carried, or
+ * null when the step was left to the next run.
+ */
+async function carryOverAndDrop(db: Db, table: Table, name: string, lockTimeoutMs: number): Promise<number | null> {
+  return unlessLockBusy(
+    () =>
+      db.tx(async (q) => {
+        if (!(await lockStep(q, lockTimeoutMs))) return null;
+        if ((await q.query(DETACHED, [table.name])).rows.every((r) => r['name'] !== name)) return null;
+        const rows = (await q.query(carryOver(table, name))).rowCount ?? 0;
+        await q.query(`DROP TABLE "${name}"`);
+        return rows;
+      }),
+    null,
+  );
+}
+
 /** The PostgreSQL {@link HistoryPartitions}. The same statements run on the embedded engine. */
 export function createPgHistoryPartitions(db: Db): HistoryPartitions {
   return {
@@ -132,31 +187,32 @@ export function createPgHistoryPartitions(db: Db): HistoryPartitions {
     async dropAged(input) {
       const dropped: string[] = [];
       const keptForLive: string[] = [];
+      let carried = 0;
       const cutoff = input.nowMs - input.ageMs;
       for (const table of TABLES) {
+        // A partition a stopped run detached but did not drop: its kept rows are carried over and it is dropped.
+        for (const name of (await db.query<{ name: string }>(DETACHED, [table.name])).rows.map((r) => r.name)) {
+          const rows = await carryOverAndDrop(db, table, name, input.lockTimeoutMs);
+          if (rows === null) continue;
+          carried += rows;
+          dropped.push(name);
+        }
         const aged = (await partitionsOf(db, table)).filter((p) => p.toMs !== null && p.toMs <= cutoff);
         for (const p of aged) {
-          // Checked before the step's transaction so that no table lock is held while it reads; a delivery made
-          // live by a replay after it is one whose history older than the age was already settled (ADR 0030).
+          // Checked before the step's transaction so that no table lock is held while it reads. A delivery made live
+          // after it (a replay) still keeps its rows: the carry-over takes every delivery's but a succeeded one's.
           if ((await db.query<{ live: boolean }>(liveHistory(p.name))).rows[0]!.live) {
             keptForLive.push(p.name);
             continue;
           }
-          const done = await unlessLockBusy(
-            () =>
-              db.tx(async (q) => {
-                if (!(await lockStep(q, input.lockTimeoutMs))) return false;
-                if (!(await partitionsOf(q, table)).some((x) => x.name === p.name)) return false;
-                await q.query(`ALTER TABLE ${table.name} DETACH PARTITION "${p.name}"`);
-                await q.query(`DROP TABLE "${p.name}"`);
-                return true;
-              }),
-            false,
-          );
-          if (done) dropped.push(p.name);
+          if (!(await detach(db, table, p.name, input.lockTimeoutMs))) continue;
+          const rows = await carryOverAndDrop(db, table, p.name, input.lockTimeoutMs);
+          if (rows === null) continue; // left detached: the next run finishes it
+          carried += rows;
+          dropped.push(p.name);
         }
       }
-      return { dropped, keptForLive };
+      return { dropped, keptForLive, carried };
     },
   };
 }
