@@ -83,6 +83,8 @@ function world(
     eventTypes?: readonly EventTypeRecord[];
     resolve?: () => ApplicationRecord;
     staleInserts?: number;
+    /** Inserts are found stale even when not confirmed from the cache (a filter revision changing each time). */
+    staleUnconfirmed?: boolean;
   } = {},
 ) {
   const clock = manualClock();
@@ -108,7 +110,7 @@ function world(
     async insert(tx, message, now) {
       calls.push(`insert in ${(tx as unknown as { kind: string }).kind}`);
       expected.push(message.expected);
-      if (message.expected != null && staleLeft > 0) {
+      if ((message.expected != null || options.staleUnconfirmed === true) && staleLeft > 0) {
         staleLeft -= 1;
         throw new StaleLookupError(message.id);
       }
@@ -290,6 +292,22 @@ describe('publishing a message', () => {
       );
     },
   );
+
+  test('lookups that change each time the message is stored end in a 503 naming it, never a 500, with nothing stored', async () => {
+    const w = world({ staleInserts: 10, staleUnconfirmed: true });
+    await assert.rejects(publishMessage(w.deps, request({ scope: null })), (error: unknown) => {
+      assert.ok(error instanceof AppError, 'an answer the client can act on');
+      assert.equal(error.code, 'lookups_changing');
+      assert.equal(error.status, 503);
+      assert.equal(error.headers['retry-after'], '1');
+      return true;
+    });
+    assert.equal(w.stored.length, 0);
+    assert.equal(w.calls.filter((c) => c.startsWith('insert')).length, 4, 'read and tried four times in all');
+    const settles = world({ staleInserts: 3, staleUnconfirmed: true });
+    await publishMessage(settles.deps, request({ scope: null }));
+    assert.equal(settles.stored.length, 1, 'a fourth try that is not stale stores it');
+  });
 
   test('after a grouped attempt, and with get-or-create, the application is not confirmed from the cache', async () => {
     const keyed = world({ group: 'refuses' });

@@ -331,8 +331,13 @@ export async function publishMessage(
     // revision is confirmed even then, so a filter changed between the read and the statement is met once more.
     const attempt = (cached: boolean, left: number): Promise<MessageRecord> =>
       publish(cached).catch((error: unknown) => {
-        if (error instanceof StaleLookupError && left > 0) return attempt(false, left - 1);
-        throw error;
+        if (!(error instanceof StaleLookupError)) throw error;
+        if (left > 0) return attempt(false, left - 1);
+        // Changed every time it was read: nothing was stored, and sending it again is safe.
+        throw new AppError('lookups_changing', `changed ${STALE_RETRIES + 1} times while the message was stored`, {
+          cause: error,
+          headers: { 'retry-after': '1' },
+        });
       });
     const message = await attempt(!afterGroup, STALE_RETRIES);
     return publishedAnswer(message);

@@ -84,6 +84,12 @@ export const ERROR_CATALOG = Object.freeze({
       'the limit, see Retry-After.',
   },
   service_unavailable: { status: 503, description: 'The database cannot be reached; nothing was accepted.' },
+  lookups_changing: {
+    status: 503,
+    description:
+      "The application, its event type or its endpoints' payload filters changed each time the message was about " +
+      'to be stored; nothing was accepted: send it again (see Retry-After).',
+  },
   internal_error: {
     status: 500,
     description: 'An unexpected fault; the body carries a request id to find it in the logs.',
