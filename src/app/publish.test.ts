@@ -293,7 +293,7 @@ describe('publishing a message', () => {
     },
   );
 
-  test('lookups that change each time the message is stored end in a 503 naming it, never a 500, with nothing stored', async () => {
+  test('lookups changing at every store: a 503 naming it, never a 500, nothing stored', async () => {
     const w = world({ staleInserts: 10, staleUnconfirmed: true });
     await assert.rejects(publishMessage(w.deps, request({ scope: null })), (error: unknown) => {
       assert.ok(error instanceof AppError, 'an answer the client can act on');
