@@ -1,12 +1,17 @@
-import { Agent } from 'undici';
 import type { SendResult } from '../../domain/attempt-outcome.ts';
 import { ErrorKind } from '../../domain/error-kinds.ts';
 import type { OutboundRequest, Sender } from '../../ports/sender.ts';
 import { AttemptHandler } from './attempt-handler.ts';
 import { AttemptStoppedError } from './classify-error.ts';
-import { createGuardedConnector, type LookupFunction } from './guarded-connect.ts';
+import type { LookupFunction } from './guarded-connect.ts';
 import { createTokenCache } from './oauth2-tokens.ts';
-import { sendWithReceiverAuth, type PlainSend, type ReceiverAuthSettings } from './receiver-auth-send.ts';
+import {
+  sendWithReceiverAuth,
+  type PlainExtra,
+  type PlainSend,
+  type ReceiverAuthSettings,
+} from './receiver-auth-send.ts';
+import { createSenderPools, type Pool, type Seen, type SenderPools } from './sender-pools.ts';
 
 /**
  * Options of {@link createHttpSender}. Durations are in milliseconds, sizes in bytes. The configuration
@@ -83,8 +88,6 @@ const SENDER_OWNED_HEADERS = new Set([
 ]);
 
 const DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
-/** Most connection pools (endpoints) a sender keeps; past it, idle ones are closed (least recently used first). */
-const MAX_POOLS = 4096;
 
 function requirePositive(name: string, value: number, min = 1): void {
   if (!Number.isInteger(value) || value < min)
@@ -113,24 +116,6 @@ function outboundHeaders(request: OutboundRequest, userAgent: string): Record<st
   }
   headers['user-agent'] = userAgent;
   return headers;
-}
-
-/** An endpoint's TLS client pool: the endpoint's pool key, and the certificate, key and CA of its agent. */
-interface TlsOf {
-  readonly endpointKey: string;
-  readonly options: { cert?: string; key?: string; ca?: string };
-}
-
-/** What an endpoint's pool last resolved and connected to (its latest new connection). */
-interface Seen {
-  resolved: readonly string[] | null;
-  connected: string | null;
-}
-
-interface Pool {
-  readonly agent: Agent;
-  active: number;
-  readonly seen: Seen;
 }
 
 /** The egress-policy refusal as a tenant reads it: no internal name or address (docs/reference/error-kinds.md). */
@@ -213,157 +198,17 @@ function refused(errorKind: ErrorKind, detail: string): SendResult {
  */
 export function createHttpSender(options: HttpSenderOptions): Sender {
   validate(options);
-  const makeAgent = (seen: Seen, tls?: TlsOf['options']): Agent =>
-    new Agent({
-      connect: createGuardedConnector({
-        connectTimeoutMs: options.connectTimeoutMs,
-        egressAllowlist: options.egressAllowlist,
-        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-        ...(tls === undefined ? {} : { tls }),
-        observer: {
-          resolved: (a) => {
-            seen.resolved = a;
-            seen.connected = null;
-          },
-          connected: (a) => {
-            seen.connected = a;
-          },
-        },
-      }),
-      connections: options.maxSocketsPerOrigin,
-      pipelining: 1,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      maxHeaderSize: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
-    });
-  // One agent per pool key (an endpoint), so a black-holed endpoint's connections never hold up another
-  // endpoint's requests on the same origin (ADR 0009). Bounded: past MAX_POOLS, idle pools are closed,
-  // least recently used first.
-  const pools = new Map<string, Pool>();
-  const auth = options.receiverAuth ?? RECEIVER_AUTH_DEFAULTS;
-  // An endpoint's TLS client pool: one per endpoint and receiver-auth version (key poolKey + NUL + version), the one
-  // before closed when the version changes or the certificate is removed; at most auth.cacheMax of them.
-  const tlsPoolOf = new Map<string, string>();
-  const retire = (key: string): void => {
-    const old = pools.get(key);
-    pools.delete(key);
-    if (old !== undefined) void old.agent.close(); // closes once its requests in flight end
-  };
-  const acquire = (key: string, tls?: TlsOf): Pool => {
-    const endpointKey = tls === undefined ? key : tls.endpointKey;
-    const previous = tlsPoolOf.get(endpointKey);
-    if (previous !== undefined && previous !== key) {
-      tlsPoolOf.delete(endpointKey);
-      retire(previous);
-    }
-    if (tls !== undefined) {
-      tlsPoolOf.delete(endpointKey);
-      tlsPoolOf.set(endpointKey, key);
-    }
-    let pool = pools.get(key);
-    if (pool !== undefined) pools.delete(key);
-    else {
-      const seen: Seen = { resolved: null, connected: null };
-      pool = { agent: makeAgent(seen, tls?.options), active: 0, seen };
-    }
-    pools.set(key, pool);
-    pool.active += 1;
-    if (pools.size > MAX_POOLS) {
-      for (const [k, p] of pools) {
-        if (pools.size <= MAX_POOLS) break;
-        if (p.active > 0) continue;
-        pools.delete(k);
-        void p.agent.close();
-      }
-    }
-    for (const [ep, k] of tlsPoolOf) {
-      if (tlsPoolOf.size <= auth.cacheMax) break;
-      if ((pools.get(k)?.active ?? 0) > 0) continue;
-      tlsPoolOf.delete(ep);
-      retire(k);
-    }
-    return pool;
-  };
   const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
-  const limits = { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes };
-
-  const plain: PlainSend = (request, signal, extra) => {
-    if (signal?.aborted === true) return Promise.resolve(refused(ErrorKind.deadline, 'aborted'));
-    if (request.deadlineMs !== undefined && !(Number.isInteger(request.deadlineMs) && request.deadlineMs >= 1)) {
-      const detail = `attempt deadline of ${request.deadlineMs} ms is not a whole number of ms ≥ 1`;
-      return Promise.resolve(refused(ErrorKind.deadline, detail));
-    }
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return Promise.resolve(refused(ErrorKind.blockedAddress, 'the endpoint URL cannot be parsed'));
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return Promise.resolve(
-        refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`),
-      );
-    }
-    const startedAt = extra?.startedAt ?? performance.now();
-    const headers = outboundHeaders(request, options.userAgent);
-    if (extra?.authorization !== undefined) headers['authorization'] = extra.authorization;
-    return new Promise<SendResult>((resolve) => {
-      const onAbort = (): void => {
-        handler.stop(
-          new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'),
-          handler.requestSent ? 'aborted after the request was sent' : 'aborted',
-        );
-      };
-      const poolKey = request.poolKey ?? '';
-      const tls = extra?.tls;
-      const pool =
-        tls === undefined
-          ? acquire(poolKey)
-          : acquire(`${poolKey}\u0000${tls.version}`, {
-              endpointKey: poolKey,
-              options: {
-                ...(tls.certificate === null || tls.key === null ? {} : { cert: tls.certificate, key: tls.key }),
-                ...(tls.ca === null ? {} : { ca: tls.ca }),
-              },
-            });
-      const handler = new AttemptHandler(limits, startedAt, (result) => {
-        pool.active -= 1;
-        clearTimeout(deadline);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(withNetwork(result, pool.seen, maxHeaderBytes));
-      });
-      const deadlineMs = Math.max(1, Math.round((request.deadlineMs ?? options.deadlineMs) - (extra?.spentMs ?? 0)));
-      const deadline = setTimeout(() => {
-        const detail = `attempt deadline of ${request.deadlineMs ?? options.deadlineMs} ms passed`;
-        handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', detail), detail);
-      }, deadlineMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
-        pool.agent.dispatch(
-          {
-            origin: url.origin,
-            path: `${url.pathname}${url.search}`,
-            method: 'POST',
-            headers,
-            body: request.body,
-            // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
-            ...(request.deadlineMs === undefined
-              ? {}
-              : {
-                  headersTimeout: Math.max(options.headersTimeoutMs, request.deadlineMs),
-                  bodyTimeout: Math.max(options.bodyTimeoutMs, request.deadlineMs),
-                }),
-          },
-          handler,
-        );
-      } catch (error) {
-        handler.onError(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+  const auth = options.receiverAuth ?? RECEIVER_AUTH_DEFAULTS;
+  const pools = createSenderPools({ ...options, maxHeaderBytes }, auth.cacheMax);
+  const plainContext: PlainContext = {
+    options,
+    pools,
+    maxHeaderBytes,
+    limits: { maxResponseBytes: options.maxResponseBytes, responsePrefixBytes: options.responsePrefixBytes },
   };
-
-  const tokenAgent = makeAgent({ resolved: null, connected: null });
+  const plain: PlainSend = (request, signal, extra) => sendPlain(plainContext, request, signal, extra);
+  const tokenAgent = pools.agent({ resolved: null, connected: null });
   const tokens = createTokenCache({
     agent: tokenAgent,
     deadlineMs: options.deadlineMs,
@@ -386,10 +231,104 @@ export function createHttpSender(options: HttpSenderOptions): Sender {
   return {
     send,
     async close(): Promise<void> {
-      const all = [...pools.values()];
-      pools.clear();
-      tlsPoolOf.clear();
-      await Promise.all([...all.map((p) => p.agent.close()), tokenAgent.close()]);
+      await Promise.all([pools.close(), tokenAgent.close()]);
     },
   };
+}
+
+/** What {@link sendPlain} sends with: the sender's options and pools. */
+interface PlainContext {
+  readonly options: HttpSenderOptions;
+  readonly pools: SenderPools;
+  readonly maxHeaderBytes: number;
+  readonly limits: { readonly maxResponseBytes: number; readonly responsePrefixBytes: number };
+}
+
+/** The request's URL, or the refusal of a request that is aborted, has a bad deadline or a URL that may not be sent. */
+function checked(request: OutboundRequest, signal: AbortSignal | undefined): URL | SendResult {
+  if (signal?.aborted === true) return refused(ErrorKind.deadline, 'aborted');
+  if (request.deadlineMs !== undefined && !(Number.isInteger(request.deadlineMs) && request.deadlineMs >= 1)) {
+    return refused(ErrorKind.deadline, `attempt deadline of ${request.deadlineMs} ms is not a whole number of ms ≥ 1`);
+  }
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return refused(ErrorKind.blockedAddress, 'the endpoint URL cannot be parsed');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return refused(ErrorKind.blockedAddress, `scheme "${url.protocol}" is not allowed; only http and https`);
+  }
+  return url;
+}
+
+/** The pool of a request: its endpoint's, or with a TLS client certificate, its endpoint's for that version. */
+function poolOf(pools: SenderPools, poolKey: string, tls: PlainExtra['tls']): Pool {
+  return tls === undefined
+    ? pools.acquire(poolKey)
+    : pools.acquire(`${poolKey}\u0000${tls.version}`, {
+        endpointKey: poolKey,
+        options: {
+          ...(tls.certificate === null || tls.key === null ? {} : { cert: tls.certificate, key: tls.key }),
+          ...(tls.ca === null ? {} : { ca: tls.ca }),
+        },
+      });
+}
+
+/** One POST without receiver authentication (or with what `extra` carries of it): {@link PlainSend}. */
+function sendPlain(
+  s: PlainContext,
+  request: OutboundRequest,
+  signal: AbortSignal | undefined,
+  extra?: PlainExtra,
+): Promise<SendResult> {
+  const { options } = s;
+  const url = checked(request, signal);
+  if (!(url instanceof URL)) return Promise.resolve(url);
+  const startedAt = extra?.startedAt ?? performance.now();
+  const headers = outboundHeaders(request, options.userAgent);
+  if (extra?.authorization !== undefined) headers['authorization'] = extra.authorization;
+  return new Promise<SendResult>((resolve) => {
+    const onAbort = (): void => {
+      handler.stop(
+        new AttemptStoppedError('TIDINGS_ABORTED', 'aborted'),
+        handler.requestSent ? 'aborted after the request was sent' : 'aborted',
+      );
+    };
+    const pool = poolOf(s.pools, request.poolKey ?? '', extra?.tls);
+    const handler = new AttemptHandler(s.limits, startedAt, (result) => {
+      pool.active -= 1;
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(withNetwork(result, pool.seen, s.maxHeaderBytes));
+    });
+    const deadlineMs = Math.max(1, Math.round((request.deadlineMs ?? options.deadlineMs) - (extra?.spentMs ?? 0)));
+    const deadline = setTimeout(() => {
+      const detail = `attempt deadline of ${request.deadlineMs ?? options.deadlineMs} ms passed`;
+      handler.stop(new AttemptStoppedError('TIDINGS_DEADLINE', detail), detail);
+    }, deadlineMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      // Credentials in the URL and its fragment are never sent (endpoint creation refuses credentials).
+      pool.agent.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers,
+          body: request.body,
+          // A request's own, longer deadline raises the headers and body timeouts for it (see deadlineMs).
+          ...(request.deadlineMs === undefined
+            ? {}
+            : {
+                headersTimeout: Math.max(options.headersTimeoutMs, request.deadlineMs),
+                bodyTimeout: Math.max(options.bodyTimeoutMs, request.deadlineMs),
+              }),
+        },
+        handler,
+      );
+    } catch (error) {
+      handler.onError(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
 }
