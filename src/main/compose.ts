@@ -85,7 +85,8 @@ export async function startTidings(options: StartOptions): Promise<Running> {
   const transient = createTransientFaults({ isTransient: isDatabaseUnavailable });
   const destination = options.logDestination === undefined ? {} : { destination: options.logDestination };
   const logger = createLogger({ level: config.logLevel, transient, ...destination });
-  // The dispatcher logs each failed store call itself, with its back-off, and "claims resumed" with the counts.
+  // The dispatcher's own lines (attempts, "claims resumed"); a failed store call goes through `logger`, so a database
+  // outage is one line per change of state there too.
   const dispatcherLogger = createLogger({ level: config.logLevel, ...destination });
   const onError = (error: Error): void => logger.warn({ err: error }, 'idle database connection failed');
   const onConnect = (): void => transient.recovered();
@@ -219,6 +220,7 @@ export async function startTidings(options: StartOptions): Promise<Running> {
         random,
         logger: dispatcherLogger,
         attemptLogger: withoutRedaction(dispatcherLogger),
+        storeFaultLogger: logger,
         metrics,
         wakeups,
         faultPoints,

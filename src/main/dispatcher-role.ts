@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Db, SmallStatements } from '../adapters/postgres/db.ts';
+import { isDatabaseUnavailable } from '../adapters/postgres/sqlstate.ts';
 import { createPgDeliveryStore, outcomePolicyOf } from '../adapters/postgres/delivery/delivery-store.ts';
 import { withTraceContexts } from '../adapters/postgres/message/trace-context.ts';
 import { createPgMessageStore } from '../adapters/postgres/message/message-store.ts';
@@ -47,6 +48,11 @@ export interface DispatcherRoleDeps {
   readonly logger: Logger;
   /** Logger of the attempt line only, which may write without redaction (`withoutRedaction`); default `logger`. */
   readonly attemptLogger?: Logger;
+  /**
+   * Logger of the failed store call line: the process logger, whose transient-fault hook writes a database outage
+   * once per change of state (src/observability/transient-faults.ts); default `logger`.
+   */
+  readonly storeFaultLogger?: Logger;
   readonly metrics: Metrics;
   readonly wakeups: Wakeups;
   /** Test seam: the resolver of the SSRF-guarded connect. */
@@ -108,6 +114,7 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
   });
   const tracer = deps.tracer ?? NOOP_TRACER;
   const logger = deps.logger.child({ role: 'dispatcher', dispatcherId });
+  const storeFaultLogger = (deps.storeFaultLogger ?? deps.logger).child({ role: 'dispatcher', dispatcherId });
   // Each request's receiver authentication, read per endpoint at most once per TIDINGS_RECEIVER_AUTH_REFRESH.
   const authLookup = createReceiverAuthLookup(createPgReceiverAuthStore(deps.db, deps.cipher), {
     refreshMs: config.receiverAuthRefreshMs,
@@ -211,7 +218,10 @@ export function createDispatcherRole(deps: DispatcherRoleDeps): DispatcherRole {
       leasesLost: (count) => metrics.leasesLost.inc(count),
       storeError: (error, during) => {
         if (during === 'claim') metrics.claimErrors.inc();
-        logger.warn({ err: error, during }, 'store call failed');
+        // A warn line per failed call, except a database outage: counted, written once per change of state; each
+        // of its calls is a debug line.
+        if (isDatabaseUnavailable(error)) logger.debug({ err: error, call: during }, 'store call failed');
+        storeFaultLogger.warn({ err: error, call: during }, 'store call failed');
       },
       inFlight: (count) => metrics.inFlight.set(count),
     },

@@ -8,9 +8,9 @@ import type { Logger as PinoLogger, LogFn } from 'pino';
  * Instead, a warn line marks each change of state: the first such fault (`event: "database.unavailable"`, with the
  * fault and where it happened), then, while it lasts, at most one line per {@link REPEAT_MS} with the count so far,
  * and, when a new database connection succeeds, `event: "database.available"` with how many faults were counted
- * and for how long. Every other warn or error line is written as it comes. The dispatcher logs through a logger
- * without this hook: it writes each failed store call with its back-off, and "claims resumed" with their counts
- * at the first successful claim (src/app/dispatcher/store-health.ts).
+ * and for how long. Every other warn or error line is written as it comes. The dispatcher's failed store calls
+ * go through this hook too (its back-offs are debug lines), and it writes "claims resumed" with their counts at
+ * the first successful claim (src/app/dispatcher/store-health.ts).
  */
 
 /** While the database stays unavailable, the longest time between two lines about it, ms (the count goes on). */

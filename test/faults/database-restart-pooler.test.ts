@@ -63,7 +63,8 @@ describe('database restart under load, through a transaction pooler', () => {
         const triedWhileDown = (answers: readonly { sentAtMs: number }[]): boolean =>
           answers.filter((a) => a.sentAtMs > downAtMs).length >= 5;
         await load.waitFor(triedWhileDown, WAIT_MS, '5 publishes tried while the database is down');
-        const sawOutage = (l: LogLine): boolean => l.msg === 'store call failed' && (l.time as number) >= downAtMs;
+        const sawOutage = (l: LogLine): boolean =>
+          (l.msg === 'store call failed' || l.event === 'database.unavailable') && (l.time as number) >= downAtMs;
         for (const d of dispatchers) await d.waitForLog(sawOutage, WAIT_MS, 'a failed store call');
         const upAtMs = Date.now();
         await world.cluster.start();

@@ -101,7 +101,8 @@ describe('database restart under load', () => {
           // whose window is full of outcomes waiting to be recorded does not claim at all until they are written,
           // so its failures are records and heartbeats, not claims. The immediate outage then goes on for
           // LONG_OUTAGE_MS from each dispatcher's first failure.
-          const sawOutage = (l: LogLine): boolean => l.msg === 'store call failed' && (l.time as number) >= downAtMs;
+          const sawOutage = (l: LogLine): boolean =>
+            (l.msg === 'store call failed' || l.event === 'database.unavailable') && (l.time as number) >= downAtMs;
           for (const d of dispatchers) await waitForCount(d, sawOutage, 1, WAIT_MS);
           if (mode === 'immediate') {
             const lastFirstFailureMs = Math.max(...dispatchers.map((d) => d.logs(sawOutage)[0]?.time as number));

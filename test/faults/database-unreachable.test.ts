@@ -41,7 +41,8 @@ describe('database unreachable at claim time', () => {
       const { appId, endpoints } = await world.setupApp(api, 1, 's5');
       const paths = endpoints.map((e) => e.path);
       const viaProxy = world.databaseUrl.replace(`:${world.cluster.port}/`, `:${proxy.port}/`);
-      const d = await world.startDispatcher('s5-d', { DATABASE_URL: viaProxy });
+      // Each back-off is a debug line (at warn, the outage is one line when it starts and one when it ends).
+      const d = await world.startDispatcher('s5-d', { DATABASE_URL: viaProxy, TIDINGS_LOG_LEVEL: 'debug' });
       const pid = d.pid;
       const ledger = new Ledger();
 

@@ -94,6 +94,8 @@ describe('randomised mix of faults', () => {
           try {
             const proc = await world.startDispatcher(`s10-d${slot.index}-g${slot.generation}`, {
               DATABASE_URL: viaProxy(slot.proxy),
+              // Each failed store call of an outage is a debug line (at warn: one when it starts, one when it ends).
+              TIDINGS_LOG_LEVEL: 'debug',
               ...(faultPoint === null ? {} : { TIDINGS_TEST_FAULT_POINTS: faultPoint }),
             });
             slot.proc = proc;

@@ -11,7 +11,11 @@ import { openDb, type Db } from '../../src/adapters/postgres/db.ts';
 import { isDatabaseUnavailable } from '../../src/adapters/postgres/sqlstate.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createTransientFaults } from '../../src/observability/transient-faults.ts';
+import { startTidings } from '../../src/main/compose.ts';
+import { TEST_ENCRYPTION_KEYS } from '../support/cipher.ts';
 import { freshServerDatabase, SERVER_ADMIN_URL, type TestDatabase } from '../support/db.ts';
+import { LogTap, type LogLine } from '../support/log-tap.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 describe('database fault logs (server)', () => {
   let database: TestDatabase;
@@ -112,6 +116,59 @@ describe('database fault logs (server)', () => {
       assert.equal(up.length, 1);
       assert.ok(Number(up[0]!.failures) >= 1);
       assert.equal(lines.length, 2, 'two lines in all: down, and up again with the count');
+    },
+  );
+});
+
+describe('a dispatcher cut from the database (server)', () => {
+  test(
+    'an outage of many claim back-offs is one warn line when it starts and one when it ends, not a line per ' +
+      'back-off (the back-offs are debug lines)',
+    async () => {
+      const database = await freshServerDatabase();
+      const target = new URL(database.url!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const through = new URL(database.url!);
+      through.hostname = '127.0.0.1';
+      through.port = String(proxy.port);
+      const logs = new LogTap();
+      const tidings = await startTidings({
+        roles: { api: false, dispatcher: true },
+        logDestination: logs,
+        env: {
+          DATABASE_URL: through.href,
+          TIDINGS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+          TIDINGS_POLL_INTERVAL: '50ms',
+          TIDINGS_LOG_LEVEL: 'debug',
+        },
+      });
+      try {
+        const backOff = (l: LogLine): boolean => l.msg === 'claim failed; backing off';
+        const cutAt = logs.lines.length;
+        proxy.setMode('cut');
+        await logs.waitForCount(backOff, 4, 30_000, 'claim back-offs');
+        proxy.setMode('pass');
+        await logs.waitFor((l) => l.msg === 'claims resumed', 30_000, 'claims resumed');
+        const during = logs.lines.slice(cutAt);
+        const warned = during.filter((l) => Number(l.level) >= 40);
+        const shown = JSON.stringify(warned.map((l) => [l.level, l.msg, l.event, l.call]));
+        assert.deepEqual(
+          warned.map((l) => l.event),
+          ['database.unavailable', 'database.available'],
+          `one line down, one line up: ${shown}`,
+        );
+        assert.equal(typeof warned[0]!.during, 'string', 'the first line says where the fault happened');
+        assert.ok(Number(warned[1]!.failures) >= 4, `the count of faults: ${shown}`);
+        assert.ok(
+          during.filter(backOff).every((l) => l.level === 20 && Number(l.retryInMs) > 0),
+          'each back-off is a debug line with its delay',
+        );
+        assert.equal(during.filter((l) => l.msg === 'claims resumed').length, 1);
+      } finally {
+        await tidings.stop();
+        await proxy.close();
+        await database.drop();
+      }
     },
   );
 });

@@ -166,8 +166,10 @@ class LoopDispatcher implements Dispatcher {
         this.#pacer.succeeded();
       } catch (error) {
         const retryInMs = this.#pacer.failed();
+        // The failure itself is the health's `onError` line (once per outage for the database's faults); the
+        // back-off is detail.
         this.#health.failed(error, 'claim');
-        this.#deps.logger.warn({ err: error, retryInMs }, 'claim failed; backing off');
+        this.#deps.logger.debug({ err: error, retryInMs }, 'claim failed; backing off');
         if (this.#state !== 'running') break; // stopped during the failed take: no back-off to wait out
         await this.#pacer.backOff(retryInMs);
         continue;
