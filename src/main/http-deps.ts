@@ -98,85 +98,82 @@ export interface HttpWiring {
 
 /** Builds the dependencies of the HTTP API over PostgreSQL (the one place that wires them). */
 export function createHttpDeps(w: HttpWiring): HttpDeps {
+  const s = createStores(w);
+  return {
+    config: w.config,
+    logger: w.logger,
+    metrics: w.metrics,
+    authenticate: createAuthenticator({ store: s.apiKeyStore, adminToken: w.config.apiToken }),
+    ready: w.ready,
+    ...(w.readiness === undefined ? {} : { readiness: w.readiness }),
+    idempotency: createPgIdempotencyStore(w.db),
+    unitOfWork: s.unitOfWork,
+    databaseError: databaseErrorOf,
+    applications: createApplications({
+      store: s.applicationStore,
+      keys: s.apiKeyStore,
+      clock: w.clock,
+      random: w.random,
+      publishCache: createLookupCache<ApplicationRecord>({ ...s.cacheOptions, keepAbsent: false }),
+    }),
+    apiKeys: createApiKeys({ keys: s.apiKeyStore, applications: s.applicationStore, clock: w.clock, random: w.random }),
+    ...publishingDeps(w, s),
+    ...endpointDeps(w, s),
+    ...readDeps(w, s),
+    ...taskDeps(w, s),
+  };
+}
+
+/** The stores and settings that several use cases share. */
+type Stores = ReturnType<typeof createStores>;
+
+function createStores(w: HttpWiring) {
   const batchLimits = { maxBatch: w.config.dbBatch, maxInFlight: w.config.dbBatchesInFlight };
   const reader = w.reader ?? w.db;
   const applicationStore = createPgApplicationStore(w.db, batchLimits, reader);
   const endpointStore = createPgEndpointStore(w.db, w.cipher, reader);
   const messageQueries = createPgMessageQueryStore(w.db, w.cipher, reader);
-  const deliveryQueries = createPgDeliveryQueryStore(w.db, w.cipher, reader);
-  const apiKeyStore = createPgApiKeyStore(w.db);
-  const idempotency = createPgIdempotencyStore(w.db);
-  const unitOfWork = createPgUnitOfWork(w.db);
-  /** The find methods the use cases resolve references with. */
-  const lookups = {
-    findApplication: applicationStore.findApplication,
-    findEndpoint: endpointStore.findEndpoint,
-    findMessage: messageQueries.findMessage,
-    readPayloads: messageQueries.readPayloads,
-  };
-  const { clock, random } = w;
-  const eventTypeStore = createPgEventTypeStore(w.db, batchLimits);
-  // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
-  const cacheOptions = { maxEntries: w.config.publishLookupCacheEntries };
-  const eventTypeCache = createLookupCache<EventTypeRecord>({ ...cacheOptions, keepAbsent: true });
-  const schemas = createPayloadSchemas({
-    maxSchemaBytes: w.config.maxSchemaBytes,
-    maxSchemaPatterns: w.config.maxSchemaPatterns,
-    maxSchemaUniqueItems: w.config.maxSchemaUniqueItems,
-  });
-  const replayStore = createPgReplayStore(w.db, w.wake);
-  const taskStore = createPgTaskStore(w.db);
-  const messageContent = createPgMessageContentStore(w.db, w.cipher, w.wake);
-  const endpointFilterStore = createPgEndpointFilterStore(w.db);
-  const filterLimits = {
-    maxBytes: w.config.filterMaxBytes,
-    maxDepth: w.config.filterMaxDepth,
-    maxNodes: w.config.filterMaxNodes,
-    maxPath: w.config.filterMaxPath,
-  };
-  const replays = { lookups, tasks: taskStore, replay: replayStore, clock, random };
   return {
-    config: w.config,
-    logger: w.logger,
-    metrics: w.metrics,
-    authenticate: createAuthenticator({ store: apiKeyStore, adminToken: w.config.apiToken }),
-    ready: w.ready,
-    ...(w.readiness === undefined ? {} : { readiness: w.readiness }),
-    idempotency,
-    unitOfWork,
-    databaseError: databaseErrorOf,
-    applications: createApplications({
-      store: applicationStore,
-      keys: apiKeyStore,
-      clock,
-      random,
-      publishCache: createLookupCache<ApplicationRecord>({ ...cacheOptions, keepAbsent: false }),
+    batchLimits,
+    reader,
+    applicationStore,
+    endpointStore,
+    messageQueries,
+    deliveryQueries: createPgDeliveryQueryStore(w.db, w.cipher, reader),
+    apiKeyStore: createPgApiKeyStore(w.db),
+    unitOfWork: createPgUnitOfWork(w.db),
+    /** The find methods the use cases resolve references with. */
+    lookups: {
+      findApplication: applicationStore.findApplication,
+      findEndpoint: endpointStore.findEndpoint,
+      findMessage: messageQueries.findMessage,
+      readPayloads: messageQueries.readPayloads,
+    },
+    eventTypeStore: createPgEventTypeStore(w.db, batchLimits),
+    // What publishes looked up, kept per process and confirmed by the publish statement (ADR 0006).
+    cacheOptions: { maxEntries: w.config.publishLookupCacheEntries },
+    schemas: createPayloadSchemas({
+      maxSchemaBytes: w.config.maxSchemaBytes,
+      maxSchemaPatterns: w.config.maxSchemaPatterns,
+      maxSchemaUniqueItems: w.config.maxSchemaUniqueItems,
     }),
-    endpoints: withSubscriptionCheck(
-      createEndpoints({
-        store: { ...endpointStore, findApplication: applicationStore.findApplication },
-        clock,
-        random,
-        egressAllowlist: w.config.egressAllowlist,
-        maxEndpointsPerApp: w.config.maxEndpointsPerApp,
-      }),
-      { store: eventTypeStore, strict: w.config.strictEventTypes },
-    ),
-    queries: createQueries({
-      store: {
-        ...lookups,
-        ...messageQueries,
-        findDelivery: deliveryQueries.findDelivery,
-        listTimeline: deliveryQueries.listTimeline,
-      },
-      clock,
-      maxPageBytes: w.config.maxPageBytes,
-    }),
+    replayStore: createPgReplayStore(w.db, w.wake),
+    taskStore: createPgTaskStore(w.db),
+    messageContent: createPgMessageContentStore(w.db, w.cipher, w.wake),
+    endpointFilterStore: createPgEndpointFilterStore(w.db),
+  };
+}
+
+/** Publishing: the publisher with its message store, the payload filters at publish, the event types. */
+function publishingDeps(w: HttpWiring, s: Stores): Pick<HttpDeps, 'publisher' | 'publishFilters' | 'eventTypes'> {
+  const { clock, random } = w;
+  const eventTypeCache = createLookupCache<EventTypeRecord>({ ...s.cacheOptions, keepAbsent: true });
+  return {
     publisher: withTraceContext(
       createPublisher({
         messages: createPgMessageStore(w.db, w.cipher, w.wake, {
           groupKeyed: true,
-          limits: batchLimits,
+          limits: s.batchLimits,
           maxGroupedPayloadBytes: w.config.dbBatchMaxPayloadBytes,
           onGroupError: (error) =>
             w.logger.warn({ err: error }, 'grouped keyed publish failed; its calls take the ordinary keyed path'),
@@ -188,11 +185,45 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         random,
         onPublished: () => w.metrics.messagesPublished.inc(),
         deliverAtHorizonMs: w.config.deliverAtHorizonMs,
-        checks: { eventTypes: eventTypeStore, schemas, cache: eventTypeCache },
+        checks: { eventTypes: s.eventTypeStore, schemas: s.schemas, cache: eventTypeCache },
       }),
       w.tracer ?? NOOP_TRACER,
     ),
-    resender: createResender({ store: lookups, replay: replayStore, clock }),
+    publishFilters: createPublishFilters({
+      store: s.endpointFilterStore,
+      cache: createLookupCache<CompiledAppFilters>({ ...s.cacheOptions, keepAbsent: false }),
+    }),
+    eventTypes: createEventTypes({ store: s.eventTypeStore, schemas: s.schemas, clock }),
+  };
+}
+
+/** An endpoint and what hangs off it: health, retry policy, receiver authentication, payload filter, settings. */
+function endpointDeps(
+  w: HttpWiring,
+  s: Stores,
+): Pick<
+  HttpDeps,
+  'endpoints' | 'endpointHealth' | 'retryPolicies' | 'receiverAuths' | 'endpointFilters' | 'endpointSettings'
+> {
+  const { clock, random } = w;
+  const { lookups } = s;
+  const filterLimits = {
+    maxBytes: w.config.filterMaxBytes,
+    maxDepth: w.config.filterMaxDepth,
+    maxNodes: w.config.filterMaxNodes,
+    maxPath: w.config.filterMaxPath,
+  };
+  return {
+    endpoints: withSubscriptionCheck(
+      createEndpoints({
+        store: { ...s.endpointStore, findApplication: s.applicationStore.findApplication },
+        clock,
+        random,
+        egressAllowlist: w.config.egressAllowlist,
+        maxEndpointsPerApp: w.config.maxEndpointsPerApp,
+      }),
+      { store: s.eventTypeStore, strict: w.config.strictEventTypes },
+    ),
     endpointHealth: createEndpointHealth({ store: lookups, health: createPgEndpointHealthStore(w.db, w.wake), clock }),
     retryPolicies: createRetryPolicies({
       lookups,
@@ -214,45 +245,43 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
       store: createPgReceiverAuthStore(w.db, w.cipher),
       egressAllowlist: w.config.egressAllowlist,
     }),
-    endpointFilters: createEndpointFilters({ lookups, clock, store: endpointFilterStore, limits: filterLimits }),
-    publishFilters: createPublishFilters({
-      store: endpointFilterStore,
-      cache: createLookupCache<CompiledAppFilters>({ ...cacheOptions, keepAbsent: false }),
-    }),
-    apiKeys: createApiKeys({ keys: apiKeyStore, applications: applicationStore, clock, random }),
-    erasure: createErasure({
-      retention: createPgRetentionStore(w.db),
-      tasks: taskStore,
-      applications: applicationStore,
-      unitOfWork,
-      clock,
-      random,
-      kick: w.kickErasure ?? (() => undefined),
-    }),
-    eventTypes: createEventTypes({ store: eventTypeStore, schemas, clock }),
+    endpointFilters: createEndpointFilters({ lookups, clock, store: s.endpointFilterStore, limits: filterLimits }),
     endpointSettings: createEndpointSettings({
       lookups,
       store: createPgEndpointSettingsStore(w.db, w.cipher),
       clock,
       rotationGraceMs: w.config.secretRotationGraceMs,
     }),
-    exampleSender: createExampleSender({
-      lookups,
-      eventTypes: eventTypeStore,
-      messages: messageContent,
+  };
+}
+
+/** The read side: messages, deliveries, the search, the statistics; a message's content and the example message. */
+function readDeps(
+  w: HttpWiring,
+  s: Stores,
+): Pick<HttpDeps, 'queries' | 'deliveryQueries' | 'search' | 'stats' | 'messageContent' | 'exampleSender'> {
+  const { clock, random } = w;
+  const { lookups } = s;
+  return {
+    queries: createQueries({
+      store: {
+        ...lookups,
+        ...s.messageQueries,
+        findDelivery: s.deliveryQueries.findDelivery,
+        listTimeline: s.deliveryQueries.listTimeline,
+      },
       clock,
-      random,
+      maxPageBytes: w.config.maxPageBytes,
     }),
-    messageContent: createMessageContent({ lookups, store: messageContent, clock }),
     deliveryQueries: createDeliveryQueries({
       lookups,
-      store: deliveryQueries,
+      store: s.deliveryQueries,
       clock,
       maxPageBytes: w.config.maxPageBytes,
     }),
     search: createSearch({
       lookups,
-      store: createPgSearchStore(w.db, reader),
+      store: createPgSearchStore(w.db, s.reader),
       clock,
       settings: {
         maxWindowMs: w.config.searchMaxWindowMs,
@@ -262,10 +291,40 @@ export function createHttpDeps(w: HttpWiring): HttpDeps {
         maxPageBytes: w.config.maxPageBytes,
       },
     }),
+    stats: createStats({ lookups, store: createPgStatsStore(s.reader), clock }),
+    messageContent: createMessageContent({ lookups, store: s.messageContent, clock }),
+    exampleSender: createExampleSender({
+      lookups,
+      eventTypes: s.eventTypeStore,
+      messages: s.messageContent,
+      clock,
+      random,
+    }),
+  };
+}
+
+/** Work done over many deliveries: resend, replays and recovery, erasure, the background tasks and their runner. */
+function taskDeps(
+  w: HttpWiring,
+  s: Stores,
+): Pick<HttpDeps, 'resender' | 'recoverer' | 'replays' | 'erasure' | 'tasks' | 'taskRunner'> {
+  const { clock, random } = w;
+  const { lookups, taskStore, replayStore } = s;
+  const replays = { lookups, tasks: taskStore, replay: replayStore, clock, random };
+  return {
+    resender: createResender({ store: lookups, replay: replayStore, clock }),
     recoverer: createRecoverer(replays),
     replays: createReplays(replays),
+    erasure: createErasure({
+      retention: createPgRetentionStore(w.db),
+      tasks: taskStore,
+      applications: s.applicationStore,
+      unitOfWork: s.unitOfWork,
+      clock,
+      random,
+      kick: w.kickErasure ?? (() => undefined),
+    }),
     tasks: createTasks({ store: taskStore }),
-    stats: createStats({ lookups, store: createPgStatsStore(reader), clock }),
     taskRunner: createTaskRunner({
       store: taskStore,
       replay: replayStore,
