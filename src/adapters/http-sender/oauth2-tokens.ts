@@ -6,7 +6,8 @@ import { classifyError } from './classify-error.ts';
 /**
  * OAuth2 client-credentials tokens of a sender (docs/adr/0028-receiver-authentication.md): one cache entry per
  * endpoint and receiver-auth version, fetched once however many attempts wait for it (single-flight), kept until
- * `earlyRefreshMs` before it expires, dropped on a 401 from the receiver. The token request goes through the same
+ * `earlyRefreshMs` before it expires (an `expires_in` of 0 or less: used once, not kept), dropped on a 401 from the
+ * receiver. The token request goes through the same
  * guarded agent as deliveries (SSRF guard), within the attempt deadline, its body read up to the response cap.
  * Neither the token nor the client secret ever appears in an error detail.
  */
@@ -21,7 +22,7 @@ export interface TokenCacheOptions {
   readonly maxResponseBytes: number;
   /** A token is fetched again this long before it expires, ms (TIDINGS_OAUTH2_TOKEN_EARLY_REFRESH). */
   readonly earlyRefreshMs: number;
-  /** How long a token without `expires_in` is used, ms (TIDINGS_OAUTH2_TOKEN_DEFAULT_LIFETIME). */
+  /** How long a token without a numeric `expires_in` is used, ms (TIDINGS_OAUTH2_TOKEN_DEFAULT_LIFETIME). */
   readonly defaultLifetimeMs: number;
   /** Most tokens kept; past it the least recently used goes (TIDINGS_RECEIVER_AUTH_CACHE_MAX). */
   readonly max: number;
@@ -88,14 +89,23 @@ function tokenOf(json: unknown, fetchedAt: number, o: TokenCacheOptions): Token 
   const type = fields['token_type'];
   if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer'))
     throw new TokenError('token response has a token_type other than Bearer');
-  const expiresIn = fields['expires_in'];
-  const lifetimeMs =
-    typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0
-      ? expiresIn * 1000
-      : o.defaultLifetimeMs;
+  const seconds = expiresInSeconds(fields['expires_in']);
+  // Expired as it came (0 or less): used for the attempt that asked for it, never kept for another.
+  if (seconds !== null && seconds <= 0) return { value, renewAt: -Infinity };
+  const lifetimeMs = seconds === null ? o.defaultLifetimeMs : seconds * 1000;
   // Renewed early; a token that lives less than twice the margin is renewed at half its life.
   const margin = Math.min(o.earlyRefreshMs, lifetimeMs / 2);
   return { value, renewAt: fetchedAt + lifetimeMs - margin };
+}
+
+/**
+ * `expires_in` (RFC 6749 §5.1, seconds) as a number: a JSON number, or a decimal numeric string (some providers send
+ * `"3600"`); null when absent or anything else, and the default lifetime then applies.
+ */
+export function expiresInSeconds(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return null;
 }
 
 async function fetchToken(grant: OAuth2ClientCredentials, o: TokenCacheOptions): Promise<Token> {
@@ -175,7 +185,8 @@ export function createTokenCache(o: TokenCacheOptions): TokenCache {
       const pending = fetchToken(grant, o).then(
         (token) => {
           if (entry.pending === pending) {
-            entry.token = token;
+            if (token.renewAt === -Infinity) delete entry.token;
+            else entry.token = token;
             delete entry.pending;
           }
           return token;
