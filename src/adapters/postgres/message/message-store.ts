@@ -5,6 +5,9 @@ import type { Handoff, HandoffOffer } from '../../../ports/handoff.ts';
 import type { KeyedInsert, MessageStore, NewMessage } from '../../../ports/message-store.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { createClaimedReader } from '../claimed-row.ts';
+
+/** Reads a delivery that a publish statement leased (claimed-row.ts). */
+type ClaimedReader = ReturnType<typeof createClaimedReader>;
 import { dbForRows, type Db, type SmallStatements } from '../db.ts';
 import pg from 'pg';
 import { isAutocommit, onCommit, txClient } from '../tx.ts';
@@ -77,6 +80,77 @@ export interface MessageStoreOptions {
 /** Default {@link MessageStoreOptions.maxGroupedPayloadBytes}: that of TIDINGS_DB_BATCH_MAX_PAYLOAD. */
 export const DEFAULT_MAX_GROUPED_PAYLOAD_BYTES = settingDefault('dbBatchMaxPayloadBytes');
 
+/** The deliveries a publish statement leased to `offer`, read as the claim's rows are. */
+function leasedOf(
+  readLease: ClaimedReader,
+  offer: HandoffOffer,
+  handed: Published<unknown>['handed'],
+): ClaimedDelivery[] {
+  return handed.map(({ row, sealed }) => {
+    const { message } = sealed;
+    const delivery = readLease(
+      {
+        ...row,
+        id: row.delivery_id,
+        message_id: message.id,
+        app_id: message.appId,
+        attempt_count: 0,
+        manual: false,
+        reclaimed: false,
+        event_type: message.eventType,
+        payload: null,
+        payload_key_id: null,
+        content_type: message.contentType ?? null,
+      },
+      offer.dispatcherId,
+      message.payload,
+    );
+    return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
+  });
+}
+
+/** What {@link carried} takes part in: the process's NOTIFY and the hand-off, with the reader of its leases. */
+interface Carriage {
+  readonly carrier: NotifyCarrier | undefined;
+  readonly handoff: Handoff | undefined;
+  readonly readLease: ClaimedReader | null;
+}
+
+// One publish statement of a store (a group, keyed or not, or a lone message) with its part in the process's
+// NOTIFY and, with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results,
+// to read whether the statement notified. The leases it made are adopted once it has ended (committed), or the room
+// given back.
+async function carried<T>(
+  c: Carriage,
+  count: number,
+  work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>,
+  rowOf: (result: T) => PublishedRow | null,
+): Promise<readonly T[]> {
+  const part = c.carrier?.begin();
+  const offer = c.handoff?.offer(count) ?? null;
+  let notified = false;
+  let handed: Published<T>['handed'] = [];
+  try {
+    const published = await work(part?.mode ?? 'none', offer);
+    notified = published.results.some((result) => rowOf(result)?.notified === true);
+    handed = published.handed;
+    return published.results;
+  } finally {
+    part?.end(notified);
+    if (offer !== null) {
+      // Rows that cannot be read (a secret that does not decrypt) give the room back and fail nothing: the publish is
+      // committed, their leases expire, and the claim that takes them reports the error.
+      let deliveries: ClaimedDelivery[] = [];
+      try {
+        if (handed.length > 0) deliveries = leasedOf(c.readLease!, offer, handed);
+      } catch {
+        deliveries = [];
+      }
+      c.handoff!.adopt(offer, deliveries);
+    }
+  }
+}
+
 /**
  * The PostgreSQL {@link MessageStore}. Payloads are encrypted with `cipher` (context = message id).
  * `wake` is called after a commit that made due deliveries and carried no NOTIFY: it wakes in-process dispatchers
@@ -96,67 +170,17 @@ export function createPgMessageStore(
   const keyedLockTimeoutMs = options.keyedLockTimeoutMs ?? KEYED_GROUP_LOCK_TIMEOUT_MS;
   const handoff = options.handoff;
   const dbFor = (rows: number): Db => dbForRows(db, options.small, rows);
-  const readLease = handoff === undefined ? null : createClaimedReader(cipher);
-  const leasedOf = (offer: HandoffOffer, handed: Published<unknown>['handed']): ClaimedDelivery[] =>
-    handed.map(({ row, sealed }) => {
-      const { message } = sealed;
-      const delivery = readLease!(
-        {
-          ...row,
-          id: row.delivery_id,
-          message_id: message.id,
-          app_id: message.appId,
-          attempt_count: 0,
-          manual: false,
-          reclaimed: false,
-          event_type: message.eventType,
-          payload: null,
-          payload_key_id: null,
-          content_type: message.contentType ?? null,
-        },
-        offer.dispatcherId,
-        message.payload,
-      );
-      return message.traceContext == null ? delivery : { ...delivery, traceContext: message.traceContext };
-    });
-  // One publish statement of this store (a group, keyed or not, or a lone message) with its part in the process's
-  // NOTIFY and, with a hand-off, the room its dispatcher offers. `rowOf` picks the published rows out of the results,
-  // to read whether the statement notified. The leases it made are adopted once it has ended (committed), or the room
-  // given back.
-  const carried = async <T>(
-    count: number,
-    work: (mode: CarriedMode, offer: HandoffOffer | null) => Promise<Published<T>>,
-    rowOf: (result: T) => PublishedRow | null,
-  ): Promise<readonly T[]> => {
-    const part = carrier?.begin();
-    const offer = handoff?.offer(count) ?? null;
-    let notified = false;
-    let handed: Published<T>['handed'] = [];
-    try {
-      const published = await work(part?.mode ?? 'none', offer);
-      notified = published.results.some((result) => rowOf(result)?.notified === true);
-      handed = published.handed;
-      return published.results;
-    } finally {
-      part?.end(notified);
-      if (offer !== null) {
-        // Rows that cannot be read (a secret that does not decrypt) give the room back and fail nothing: the publish is
-        // committed, their leases expire, and the claim that takes them reports the error.
-        let deliveries: ClaimedDelivery[] = [];
-        try {
-          if (handed.length > 0) deliveries = leasedOf(offer, handed);
-        } catch {
-          deliveries = [];
-        }
-        handoff!.adopt(offer, deliveries);
-      }
-    }
+  const carriage: Carriage = {
+    carrier,
+    handoff,
+    readLease: handoff === undefined ? null : createClaimedReader(cipher),
   };
   const woken = carrier === undefined ? wake : () => carrier.woken();
   const wakeAfter = (row: PublishedRow): (() => void) => (row.notified ? woken : wake);
   const grouped = statementBatcher<SealedMessage, PublishedRow>(limits, async (batch) => {
     try {
       return await carried(
+        carriage,
         batch.length,
         (notify, offer) => publishRows(dbFor(batch.length), batch, notify, offer),
         publishedRow,
@@ -181,6 +205,7 @@ export function createPgMessageStore(
       : statementBatcher<KeyedCall, KeyedResult | null>(limits, async (calls) => {
           try {
             return await carried(
+              carriage,
               calls.length,
               (notify, offer) => publishKeyedGroup(dbFor(calls.length), calls, notify, offer, keyedLockTimeoutMs),
               (result) => result?.row ?? null,
@@ -216,7 +241,7 @@ export function createPgMessageStore(
       const row = !alone
         ? await grouped(input)
         : isAutocommit(tx)
-          ? (await carried(1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
+          ? (await carried(carriage, 1, (notify, offer) => publishRows(db, [input], notify, offer), publishedRow))[0]!
           : (await publishRows(txClient(tx), [input], 'none')).results[0]!;
       if (row instanceof Error) throw row;
       if (row.due > 0) onCommit(tx, wakeAfter(row));

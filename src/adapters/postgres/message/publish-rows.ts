@@ -75,22 +75,13 @@ export interface Published<R> {
   readonly handed: readonly { readonly row: HandedRow; readonly sealed: SealedMessage }[];
 }
 
-/**
- * Runs {@link PUBLISH} for `batch` (or {@link PUBLISH_HANDING} with `offer`; their keyed variants with `keyed`, one
- * call per message of `batch`); one result per message, in order: its row, AppError `conflict` (a keyed message: its
- * key was not claimed), or {@link StaleLookupError} when its expected lookups no longer held; and the deliveries
- * leased to the offer.
- * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
- *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
- *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
- */
-export async function publishRows(
-  client: Queryable,
+/** The named parameters of a publish statement for `batch` (with the hand-off's `offer` and the `keyed` calls). */
+function publishValues(
   batch: readonly SealedMessage[],
   notify: CarriedMode,
-  offer: HandoffOffer | null = null,
-  keyed: KeyedBatch | null = null,
-): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
+  offer: HandoffOffer | null,
+  keyed: KeyedBatch | null,
+): Partial<Record<PublishParam, unknown>> {
   const column = <T>(pick: (m: SealedMessage) => T): T[] => batch.map(pick);
   const starts: number[] = [];
   const ends: number[] = [];
@@ -151,6 +142,26 @@ export async function publishRows(
       lock_timeout: `${Math.max(1, Math.round(keyed.lockTimeoutMs))}ms`,
     });
   }
+  return values;
+}
+
+/**
+ * Runs {@link PUBLISH} for `batch` (or {@link PUBLISH_HANDING} with `offer`; their keyed variants with `keyed`, one
+ * call per message of `batch`); one result per message, in order: its row, AppError `conflict` (a keyed message: its
+ * key was not claimed), or {@link StaleLookupError} when its expected lookups no longer held; and the deliveries
+ * leased to the offer.
+ * @throws AppError `not_found` when `batch` is one message whose application was deleted before the publish
+ *   committed (the foreign key of messages.app_id: the publish waited for the deletion, then found nothing);
+ *   a larger batch rejects with the database's error, and the caller publishes its messages one by one.
+ */
+export async function publishRows(
+  client: Queryable,
+  batch: readonly SealedMessage[],
+  notify: CarriedMode,
+  offer: HandoffOffer | null = null,
+  keyed: KeyedBatch | null = null,
+): Promise<Published<PublishedRow | AppError | StaleLookupError>> {
+  const values = publishValues(batch, notify, offer, keyed);
   const statement =
     keyed === null
       ? offer === null
