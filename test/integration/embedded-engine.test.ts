@@ -110,8 +110,8 @@ const db = await openDb({ databaseUrl: undefined, dataDir: ${JSON.stringify(dir)
 await db.query('CREATE TABLE kept (id int PRIMARY KEY)');
 await db.query('INSERT INTO kept VALUES (1)');
 await db.tx(async (q) => { await q.query('INSERT INTO kept VALUES (2)'); });
-const settings = (await db.query("SELECT current_setting('fsync') AS fsync,
-  current_setting('wal_sync_method') AS method")).rows[0];
+const sql = "SELECT current_setting('fsync') AS fsync, " + "current_setting('wal_sync_method') AS method";
+const settings = (await db.query(sql)).rows[0];
 process.stdout.write('committed ' + JSON.stringify(settings) + '\\n');
 setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
