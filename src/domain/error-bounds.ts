@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors.ts';
+import type { ValidationIssue } from './validation-issue.ts';
 
 /**
  * Bounds of every error text Tidings writes (docs/reference/errors.md, "Bounded answers"): an error answer

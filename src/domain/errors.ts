@@ -1,4 +1,7 @@
 import { errorSummary } from './error-bounds.ts';
+import type { ValidationIssue } from './validation-issue.ts';
+
+export type { ValidationIssue } from './validation-issue.ts';
 
 /**
  * The application error catalog (docs/reference/errors.md; src/domain/errors.test.ts keeps the two in step). Every
@@ -111,13 +114,6 @@ export const WIRE_CODES: Readonly<Partial<Record<ErrorCode, string>>> = Object.f
 /** The `code` an error is answered with: {@link WIRE_CODES} or the catalog name. */
 export function wireCode(code: ErrorCode): string {
   return WIRE_CODES[code] ?? code;
-}
-
-/** One failing field of a 422 validation error, in the Svix/FastAPI shape. */
-export interface ValidationIssue {
-  readonly loc: readonly (string | number)[];
-  readonly msg: string;
-  readonly type: string;
 }
 
 /**
