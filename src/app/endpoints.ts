@@ -7,6 +7,7 @@ import { headerNameProblem, headerValueProblem } from '../domain/http-fields.ts'
 import { hasPrefix, newId } from '../domain/ids.ts';
 import { decodeSecret, encodeSecret, InvalidSecretError, SECRET_PREFIX } from '../domain/signing.ts';
 import type { EndpointChanges, EndpointRecord, EndpointStore } from '../ports/endpoint-store.ts';
+import type { EndpointHasMtls } from '../ports/receiver-auth-store.ts';
 import type { Page, PageQuery } from '../ports/paging.ts';
 import type { Clock, Random } from '../ports/clock.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
@@ -77,6 +78,8 @@ export interface EndpointsDeps {
   readonly egressAllowlist: readonly string[];
   /** TIDINGS_MAX_ENDPOINTS_PER_APP: most live endpoints of one application (bounds one publish's fan-out). */
   readonly maxEndpointsPerApp: number;
+  /** Whether an endpoint has a TLS client configuration: its URL may then not become http. */
+  readonly hasMtls: EndpointHasMtls;
 }
 
 /** Endpoint management (Svix endpoints API). Writes run in the caller's transaction. */
@@ -243,6 +246,15 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     const { disabled, ...given } = changes;
     const fields = given.url === undefined ? given : { ...given, url: checkUrl(given.url, deps.egressAllowlist) };
     checkUid(fields.uid);
+    // The row is locked (FOR UPDATE): a receiver-auth write waits for this change, and refuses mtls on http itself.
+    if (fields.url?.startsWith('http:') === true && (await deps.hasMtls(tx, current.id)))
+      throw new AppError('validation', [
+        {
+          loc: ['body', 'url'],
+          msg: 'must be https: this endpoint has a TLS client configuration (receiver auth mtls), used over TLS only',
+          type: 'value_error',
+        },
+      ]);
     const status =
       disabled === true && current.status !== 'disabled'
         ? { status: 'disabled' as const, reason: EndpointReason.disabledByApi }

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { checkUrlHost, isAddressAllowed } from './egress-policy.ts';
+import { checkUrlForm, checkUrlHost, isAddressAllowed } from './egress-policy.ts';
 import type { ValidationIssue } from './errors.ts';
 
 /**
@@ -46,7 +46,10 @@ export interface VersionedReceiverAuth {
   readonly auth: ReceiverAuth;
 }
 
-/** Longest text of each field (a PEM field: a certificate chain or a CA bundle of a few certificates). */
+/**
+ * Longest text of each field, in characters; a PEM field (a certificate chain or a CA bundle of a few certificates)
+ * in UTF-8 bytes, line breaks included.
+ */
 export const RECEIVER_AUTH_LIMITS = Object.freeze({ text: 1024, url: 2048, pem: 32 * 1024 });
 
 /** The masked form of a secret: never more than its last 2 characters, and those only when it is 16 or longer. */
@@ -75,6 +78,9 @@ function text(issues: Issues, loc: readonly string[], value: string, max: number
  * clear). No credentials in it, no fragment; a literal address must be one the egress policy allows.
  */
 export function tokenUrlIssue(value: string, allowlist: readonly string[]): string | null {
+  // The endpoint URL's rules of form (egress-policy.ts): nothing the parser would drop or read otherwise.
+  const form = checkUrlForm(value);
+  if (form !== null) return form;
   let url: URL;
   try {
     url = new URL(value);
@@ -83,6 +89,7 @@ export function tokenUrlIssue(value: string, allowlist: readonly string[]): stri
   }
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (url.hash !== '') return 'must not have a fragment';
+  if (url.port === '0') return 'port 0 cannot be connected to';
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const literal = ipaddr.IPv4.isValidFourPartDecimal(host) || ipaddr.IPv6.isValid(host);
   if (url.protocol === 'http:') {
@@ -138,7 +145,9 @@ function checkMtls(issues: Issues, m: ClientCertificate): void {
     issue(issues, ['mtls', m.key === null ? 'key' : 'certificate'], 'certificate and key go together');
   for (const field of ['certificate', 'key', 'ca'] as const) {
     const value = m[field];
-    if (value !== null) text(issues, ['mtls', field], value.replace(/\r?\n/g, ''), limit);
+    if (value === null) continue;
+    if (Buffer.byteLength(value, 'utf8') > limit) issue(issues, ['mtls', field], `must be at most ${limit} bytes`);
+    else text(issues, ['mtls', field], value.replace(/\r?\n/g, ''), limit);
   }
   if (issues.length > before) return;
   const chain = m.certificate === null ? null : certificates(issues, ['mtls', 'certificate'], m.certificate);

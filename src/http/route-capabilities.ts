@@ -76,6 +76,7 @@ export const ROUTE_REQUIREMENTS: Readonly<Record<string, RouteRequirement>> = Ob
   // Receiver auth: its secrets are never answered (a masked summary), so who may view the endpoint reads it.
   'GET /api/v1/app/:appId/endpoint/:endpointId/auth': VIEW,
   'PUT /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
   'DELETE /api/v1/app/:appId/endpoint/:endpointId/auth': ENDPOINT,
   // Payload filters: written, and tested against a sample, by who may change the endpoint.
   'GET /api/v1/app/:appId/endpoint/:endpointId/filter': VIEW,

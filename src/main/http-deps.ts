@@ -26,7 +26,10 @@ import { createQueries } from '../app/queries.ts';
 import { createResender } from '../app/resend.ts';
 import { createRetryPolicies } from '../app/retry-policies.ts';
 import { createReceiverAuths } from '../app/receiver-auths.ts';
-import { createPgReceiverAuthStore } from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
+import {
+  createPgEndpointHasMtls,
+  createPgReceiverAuthStore,
+} from '../adapters/postgres/endpoint/endpoint-auth-store.ts';
 import { createEndpointFilters, createPublishFilters, type CompiledAppFilters } from '../app/endpoint-filters.ts';
 import { createPgEndpointFilterStore } from '../adapters/postgres/endpoint/endpoint-filter-store.ts';
 import { createPgEndpointRetryPolicyStore } from '../adapters/postgres/endpoint/endpoint-retry-policy-store.ts';
@@ -221,6 +224,7 @@ function endpointDeps(
         random,
         egressAllowlist: w.config.egressAllowlist,
         maxEndpointsPerApp: w.config.maxEndpointsPerApp,
+        hasMtls: createPgEndpointHasMtls(w.db),
       }),
       { store: s.eventTypeStore, strict: w.config.strictEventTypes },
     ),

@@ -57,6 +57,14 @@ const REFUSALS: readonly [string, object, string[]][] = [
     ['body.mtls.ca'],
   ],
   ['an empty mtls', { mtls: {} }, ['body.mtls']],
+  ['a token URL on port 0', { oauth2: { ...OAUTH2, tokenUrl: 'https://idp.example:0/t' } }, ['body.oauth2.tokenUrl']],
+  ['a token URL after a space', { oauth2: { ...OAUTH2, tokenUrl: ` ${OAUTH2.tokenUrl}` } }, ['body.oauth2.tokenUrl']],
+  ['a token URL before a space', { oauth2: { ...OAUTH2, tokenUrl: `${OAUTH2.tokenUrl} ` } }, ['body.oauth2.tokenUrl']],
+  [
+    'a CA of 32 KiB and one byte',
+    { mtls: { ca: certs.ca.cert + '\n'.repeat(32 * 1024 + 1 - Buffer.byteLength(certs.ca.cert)) } },
+    ['body.mtls.ca'],
+  ],
 ];
 
 for (const engine of ENGINES) {
@@ -122,6 +130,20 @@ for (const engine of ENGINES) {
       });
     }
 
+    test('the limits named in a refusal are the real ones: 2048 characters, 32768 bytes', async () => {
+      const longUrl = `https://idp.example/${'t'.repeat(2100)}`;
+      const url = await errorOf(
+        await api.request('PUT', PATH, { body: JSON.stringify({ oauth2: { ...OAUTH2, tokenUrl: longUrl } }) }),
+      );
+      assert.match(JSON.stringify(url.detail), /at most 2048 characters/);
+      const ca = await errorOf(
+        await api.request('PUT', PATH, { body: JSON.stringify({ mtls: { ca: 'x'.repeat(40_000) } }) }),
+      );
+      assert.match(JSON.stringify(ca.detail), /at most 32768 bytes/);
+      const exact = certs.ca.cert + '\n'.repeat(32 * 1024 - Buffer.byteLength(certs.ca.cert));
+      assert.equal((await call('PUT', PATH, { mtls: { ca: exact } })).status, 200, '32 KiB exactly is accepted');
+    });
+
     test("a portal token sets its own application's endpoints only", async () => {
       const { token } = await api.svix.authentication.appPortalAccess(appId, {});
       const mine = await call('PUT', PATH, { basic: { username: 'portal', password: 'pw' } }, token);
@@ -138,6 +160,71 @@ for (const engine of ENGINES) {
         assert.ok([403, 404].includes(res.status), `${method} of another application's endpoint: ${res.status}`);
       }
       assert.deepEqual((await call('GET', other)).json, NONE, "the other application's endpoint unchanged");
+    });
+
+    test('PATCH changes one part and keeps the others, their secrets included', async () => {
+      await call('PUT', PATH, { basic: { username: 'hooks', password: 'a-long-password-0042' } });
+      const added = await call('PATCH', PATH, { mtls: { ca: certs.ca.cert } });
+      assert.equal(added.status, 200, JSON.stringify(added.json));
+      assert.deepEqual(added.json!.basic, { username: 'hooks', password: '••••42' }, 'basic kept');
+      assert.deepEqual((added.json!.mtls as { ca: { subject: string }[] }).ca[0]!.subject, 'CN=test-ca');
+      const renamed = await call('PATCH', PATH, { basic: { username: 'renamed' } });
+      assert.deepEqual(renamed.json!.basic, { username: 'renamed', password: '••••42' }, 'password kept');
+      const cert = await call('PATCH', PATH, { mtls: { certificate: certs.client.cert, key: certs.client.key } });
+      const mtls = cert.json!.mtls as { certificate: { subject: string }; ca: unknown[] };
+      assert.deepEqual([mtls.certificate.subject, mtls.ca.length], ['CN=sender', 1], 'the CA kept');
+      const removed = await call('PATCH', PATH, { basic: null, mtls: { ca: null } });
+      assert.equal(removed.json!.basic, null);
+      assert.equal((removed.json!.mtls as { ca: unknown }).ca, null);
+      assert.equal((removed.json!.mtls as { key: string }).key, '••••');
+      assert.deepEqual((await call('PATCH', PATH, { mtls: null })).json, NONE, 'every part removed: none left');
+    });
+
+    test('PATCH of a part not configured yet names each required field left out; nothing changed', async () => {
+      await call('PUT', PATH, { mtls: { ca: certs.ca.cert } });
+      for (const [body, locs] of [
+        [{ basic: { username: 'u' } }, ['body.basic.password']],
+        [{ oauth2: { tokenUrl: OAUTH2.tokenUrl } }, ['body.oauth2.clientId', 'body.oauth2.clientSecret']],
+        [{ mtls: { key: certs.client.key } }, ['body.mtls.certificate']],
+        [{ oauth2: OAUTH2, basic: { username: 'u', password: 'p' } }, ['body.oauth2']],
+      ] as const) {
+        const error = await errorOf(await api.request('PATCH', PATH, { body: JSON.stringify(body) }));
+        assert.equal(error.status, 422, JSON.stringify(error));
+        assert.deepEqual(
+          (error.detail as { loc: string[] }[]).map((d) => d.loc.join('.')),
+          locs,
+          JSON.stringify(body),
+        );
+      }
+      const now = (await call('GET', PATH)).json!;
+      assert.deepEqual([now.basic, now.oauth2], [null, null]);
+    });
+
+    test('mtls needs an https endpoint URL, and an endpoint with mtls keeps an https URL', async () => {
+      const http = '/api/v1/app/auth-a/endpoint/ep-h/auth';
+      await api.svix.endpoint.create(appId, { url: 'http://hooks.example/h', uid: 'ep-h' });
+      for (const method of ['PUT', 'PATCH']) {
+        const error = await errorOf(
+          await api.request(method, http, { body: JSON.stringify({ mtls: { ca: certs.ca.cert } }) }),
+        );
+        assert.equal(error.status, 422);
+        assert.deepEqual((error.detail as { loc: string[] }[])[0]!.loc, ['body', 'mtls'], method);
+      }
+      assert.equal((await call('PUT', PATH, { mtls: { ca: certs.ca.cert } })).status, 200);
+      const ep = '/api/v1/app/auth-a/endpoint/ep-a';
+      for (const [method, body] of [
+        ['PATCH', { url: 'http://hooks.example/a' }],
+        ['PUT', { url: 'http://hooks.example/a', uid: 'ep-a' }],
+      ] as const) {
+        const error = await errorOf(await api.request(method, ep, { body: JSON.stringify(body) }));
+        assert.equal(error.status, 422, `${method} endpoint: ${JSON.stringify(error)}`);
+        assert.deepEqual((error.detail as { loc: string[] }[])[0]!.loc, ['body', 'url']);
+      }
+      assert.equal((await api.svix.endpoint.get(appId, 'ep-a')).url, 'https://hooks.example/a', 'unchanged');
+      assert.equal((await call('PATCH', ep, { url: 'https://hooks.example/a2' })).status, 200, 'https stays open');
+      await call('DELETE', PATH);
+      assert.equal((await call('PATCH', ep, { url: 'http://hooks.example/a' })).status, 200, 'without mtls: open');
+      await call('PATCH', ep, { url: 'https://hooks.example/a' });
     });
   });
 }

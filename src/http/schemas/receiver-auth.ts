@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { RECEIVER_AUTH_LIMITS } from '../../domain/receiver-auth.ts';
 
-/** Wire maxima; the exact limits (src/domain/receiver-auth.ts) are checked after, with a 422 naming the field. */
-const wire = (max: number) => z.string().max(max + 1);
+/**
+ * Wire maxima, one past the limit so that a value just over it reaches the exact check (src/domain/receiver-auth.ts,
+ * a 422 naming the field); a longer one is refused here with the same message, naming the real limit.
+ */
+const wire = (max: number, unit = 'characters') =>
+  z.string().max(max + 1, { message: `must be at most ${max} ${unit}` });
 const { text, url, pem } = RECEIVER_AUTH_LIMITS;
 
 const basicIn = z.strictObject({
@@ -21,9 +25,9 @@ const oauth2In = z.strictObject({
 });
 
 const mtlsIn = z.strictObject({
-  certificate: wire(pem).nullish().describe('PEM: the client certificate, then any intermediates (with key)'),
-  key: wire(pem).nullish().describe('PEM, unencrypted: the private key of the certificate; never shown back'),
-  ca: wire(pem)
+  certificate: wire(pem, 'bytes').nullish().describe('PEM: the client certificate, then any intermediates (with key)'),
+  key: wire(pem, 'bytes').nullish().describe('PEM, unencrypted: the private key of the certificate; never shown back'),
+  ca: wire(pem, 'bytes')
     .nullish()
     .describe("PEM: the CA bundle the receiver's certificate must chain to, instead of the system's roots"),
 });
@@ -36,6 +40,26 @@ export const receiverAuthIn = z
     mtls: mtlsIn.nullish().describe("A TLS client certificate for this endpoint's connections"),
   })
   .meta({ id: 'ReceiverAuthIn' });
+
+/**
+ * `PATCH …/endpoint/{ep}/auth`: a part left out is kept, null removes it, a part given is merged field by field
+ * (a field left out keeps the stored value, secrets included; null removes scope, audience or an mtls field).
+ */
+export const receiverAuthPatchIn = z
+  .strictObject({
+    basic: basicIn
+      .partial()
+      .nullish()
+      .describe('Left out: kept. null: removed. A field left out keeps the stored one (password included)'),
+    oauth2: oauth2In
+      .partial()
+      .nullish()
+      .describe('Left out: kept. null: removed. A field left out keeps the stored one (clientSecret included)'),
+    mtls: mtlsIn
+      .nullish()
+      .describe('Left out: kept. null: removed. A field left out keeps the stored one (key included); null removes it'),
+  })
+  .meta({ id: 'ReceiverAuthPatch' });
 
 const certificateOut = z.object({
   subject: z.string(),

@@ -1,18 +1,25 @@
 import type { ReceiverAuth, ReceiverAuthSummary } from '../../../domain/receiver-auth.ts';
 import type { Cipher } from '../../../ports/cipher.ts';
-import type { ReceiverAuthSource, ReceiverAuthStore } from '../../../ports/receiver-auth-store.ts';
+import type { EndpointHasMtls, ReceiverAuthSource, ReceiverAuthStore } from '../../../ports/receiver-auth-store.ts';
 import type { Db } from '../db.ts';
-import { nowSql } from '../sql.ts';
+import { nowSql, on } from '../sql.ts';
 
 /*
  * WRITE_AUTH — $1 app id, $2 endpoint id, $3 configuration (ciphertext), $4 its key id, $5 summary (jsonb text),
- * $6 now. A new version from the sequence at each write (migration 1764000013000). Index endpoints_pkey.
+ * $6 now, $7 whether it has mtls (then not on an http URL), $8 whether to compare the version, $9 the version
+ * expected (NULL: none). A new version from the sequence at each write (migration 1764000013000). Index
+ * endpoints_pkey.
  */
 const WRITE_AUTH = `
 UPDATE endpoints SET receiver_auth = $3, receiver_auth_key_id = $4, receiver_auth_summary = $5::jsonb,
        receiver_auth_version = nextval('endpoint_receiver_auth_version'), updated_at = ${nowSql(6)}
-WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL
+WHERE app_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT ($7::boolean AND url LIKE 'http:%')
+  AND (NOT $8::boolean OR receiver_auth_version IS NOT DISTINCT FROM $9::bigint)
 RETURNING receiver_auth_summary, receiver_auth_version::text AS version`;
+
+/* HAS_MTLS — $1 endpoint id: whether its receiver auth has a TLS part (endpoints_pkey). */
+const HAS_MTLS = `
+SELECT coalesce(jsonb_typeof(receiver_auth_summary->'mtls') = 'object', false) AS mtls FROM endpoints WHERE id = $1`;
 
 /* CLEAR_AUTH — $1 app id, $2 endpoint id, $3 now. Index endpoints_pkey. */
 const CLEAR_AUTH = `
@@ -48,9 +55,12 @@ export function createPgReceiverAuthStore(db: Db, cipher: Cipher): ReceiverAuthS
     async read(key) {
       return stored((await db.query<SummaryRow>(READ_AUTH, [key.appId, key.endpointId])).rows[0]);
     },
-    async write(key, auth, summary, now) {
+    async write(key, auth, summary, now, expectedVersion) {
       const sealed = cipher.encrypt(Buffer.from(JSON.stringify(auth), 'utf8'), key.endpointId);
-      const params = [key.appId, key.endpointId, sealed.data, sealed.keyId, JSON.stringify(summary), now];
+      const params = [
+        ...[key.appId, key.endpointId, sealed.data, sealed.keyId, JSON.stringify(summary), now],
+        ...[auth.mtls !== undefined, expectedVersion !== undefined, expectedVersion ?? null],
+      ];
       return stored((await db.query<SummaryRow>(WRITE_AUTH, params)).rows[0]) ?? undefined;
     },
     async clear(key, now) {
@@ -66,4 +76,10 @@ export function createPgReceiverAuthStore(db: Db, cipher: Cipher): ReceiverAuthS
       return { version: row.version, auth: JSON.parse(plain) as ReceiverAuth };
     },
   };
+}
+
+/** {@link EndpointHasMtls} over PostgreSQL. */
+export function createPgEndpointHasMtls(db: Db): EndpointHasMtls {
+  return async (tx, endpointId) =>
+    (await on(db, tx).query<{ mtls: boolean }>(HAS_MTLS, [endpointId])).rows[0]?.mtls === true;
 }
