@@ -410,6 +410,59 @@ describe('receiver authentication (PostgreSQL server, manual clock, real receive
     );
   });
 
+  test('a receiver that echoes Authorization: the credentials are redacted from the recorded response', async () => {
+    // Echoes the header, the bearer token and the decoded basic credentials in its body and its Location.
+    const echo = await listen(
+      createHttpServer((req, res) => {
+        const authorization = req.headers.authorization ?? '';
+        const [scheme, value = ''] = authorization.split(' ');
+        const decoded = scheme === 'Basic' ? Buffer.from(value, 'base64').toString('utf8') : value;
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(302, { location: `https://elsewhere.example/?seen=${value}`, 'content-type': 'text/plain' });
+          res.end(`you sent ${authorization} (${value}) = ${decoded}`);
+        });
+      }),
+      'http',
+    );
+    try {
+      const app = await svix.application.create({ name: 'echo' });
+      const basicEp = await svix.endpoint.create(app.id, { url: echo.url('/basic') });
+      const bearerEp = await svix.endpoint.create(app.id, { url: echo.url('/bearer') });
+      await setAuth(app.id, basicEp.id, { basic: BASIC });
+      await setAuth(app.id, bearerEp.id, {
+        oauth2: { tokenUrl: tokenServer.url('/token'), clientId: CLIENT.id, clientSecret: CLIENT.secret },
+      });
+      await publish(app.id);
+      assert.equal(await step(), 2);
+      const userPass = `${BASIC.username}:${BASIC.password}`;
+      const sentToken = echo.seen.find((x) => x.path === '/bearer')!.authorization!.slice('Bearer '.length);
+      for (const ep of [basicEp, bearerEp]) {
+        const res = await fetch(`${tidings.apiUrl}/api/v1/app/${app.id}/attempt/endpoint/${ep.id}?with_content=true`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        assert.match(text, /you sent/, 'the response body is recorded');
+        assert.match(text, /••••/, 'with the credentials replaced');
+        for (const secret of [BASIC.password, Buffer.from(userPass).toString('base64'), sentToken])
+          assert.equal(text.includes(secret), false, `${ep.id}: a secret in the attempt: ${secret.slice(0, 6)}…`);
+      }
+      const stored = await tidings.db.query<{ location: string | null }>(
+        `SELECT a.response_location AS location FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+         WHERE d.endpoint_id = ANY($1)`,
+        [[basicEp.id, bearerEp.id]],
+      );
+      assert.deepEqual(
+        stored.rows.map((r) => r.location),
+        ['https://elsewhere.example/?seen=••••', 'https://elsewhere.example/?seen=••••'],
+        'the echoed Location redacted too',
+      );
+    } finally {
+      await echo.stop();
+    }
+  });
+
   test('no secret, key or token in the database in plain text (pg_dump) nor in the logs', () => {
     const dump = execFileSync('pg_dump', ['--data-only', '--no-owner', database.url!], {
       maxBuffer: 256 * 1024 * 1024,

@@ -46,6 +46,39 @@ export function basicAuthorization(basic: BasicAuth): string {
   return `Basic ${Buffer.from(`${basic.username}:${basic.password}`, 'utf8').toString('base64')}`;
 }
 
+/** What replaces a secret the sender added when a receiver echoes it back. */
+export const REDACTED = '••••';
+
+/**
+ * The secrets of an `Authorization` value the sender added, in every form a receiver may echo: the whole value, the
+ * bearer token, the basic `user:pass` and its base64. Longest first, so a shorter one is not found inside a longer.
+ */
+export function secretsOf(authorization: string): string[] {
+  const [scheme = '', value = ''] = authorization.split(' ', 2);
+  const forms = [authorization, value];
+  if (scheme === 'Basic') forms.push(Buffer.from(value, 'base64').toString('utf8'));
+  return [...new Set(forms.filter((f) => f.length > 0))].sort((a, b) => b.length - a.length);
+}
+
+const redact = (text: string, secrets: readonly string[]): string =>
+  secrets.reduce((t, secret) => t.split(secret).join(REDACTED), text);
+
+/**
+ * A result with the secrets of `authorization` replaced by {@link REDACTED} in what is recorded of the response (its
+ * body prefix, `Location`, `Retry-After`): a receiver that echoes the request's headers must not put the credentials
+ * in the attempt log, which the application's portal token reads.
+ */
+export function redactResult(result: SendResult, authorization: string | undefined): SendResult {
+  if (authorization === undefined || result.type !== 'response') return result;
+  const secrets = secretsOf(authorization);
+  return {
+    ...result,
+    bodyPrefix: redact(result.bodyPrefix, secrets),
+    location: result.location === null ? null : redact(result.location, secrets),
+    retryAfter: result.retryAfter === null ? null : redact(result.retryAfter, secrets),
+  };
+}
+
 const elapsed = (startedAt: number): number => Math.max(0, Math.round(performance.now() - startedAt));
 
 /** A token for the attempt, or the attempt's result when none came in time: `receiver_auth`, deadline, abort. */
@@ -108,8 +141,10 @@ export async function sendWithReceiverAuth(
   const startedAt = performance.now();
   const { auth, version } = receiverAuth;
   const base: PlainExtra = { startedAt, ...(auth.mtls === undefined ? {} : { tls: { ...auth.mtls, version } }) };
-  if (auth.basic !== undefined)
-    return deps.plain(request, signal, { ...base, authorization: basicAuthorization(auth.basic) });
+  if (auth.basic !== undefined) {
+    const authorization = basicAuthorization(auth.basic);
+    return redactResult(await deps.plain(request, signal, { ...base, authorization }), authorization);
+  }
   const grant = auth.oauth2;
   if (grant === undefined) return deps.plain(request, signal, base);
   const deadlineMs = request.deadlineMs ?? deps.deadlineMs;
@@ -121,11 +156,11 @@ export async function sendWithReceiverAuth(
     authorization: `Bearer ${t.value}`,
     spentMs: performance.now() - startedAt,
   });
-  const first = await deps.plain(request, signal, bearer(token));
+  const first = redactResult(await deps.plain(request, signal, bearer(token)), `Bearer ${token.value}`);
   if (first.type !== 'response' || first.statusCode !== 401) return first;
   // Refused once: the token may have been revoked or rotated early. One fresh token, one more request.
   deps.tokens.drop(key, token);
   const fresh = await tokenWithin(deps.tokens, key, grant, startedAt, deadlineMs, signal);
   if ('type' in fresh) return fresh.type === 'error' && fresh.errorKind === ErrorKind.receiverAuth ? fresh : first;
-  return deps.plain(request, signal, bearer(fresh));
+  return redactResult(await deps.plain(request, signal, bearer(fresh)), `Bearer ${fresh.value}`);
 }
