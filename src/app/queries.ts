@@ -75,11 +75,15 @@ export function createQueries(deps: {
     return found;
   };
 
-  /** A live endpoint's id by id or uid; a deleted endpoint's id only when given as an id. */
+  /**
+   * A live endpoint's id by id or uid; a deleted endpoint's id only when given as an id. Another application's
+   * endpoint is not found, as a missing one.
+   */
   const endpointId = async (appId: string, ref: string, allowDeleted: boolean): Promise<string> => {
     const endpoint = await store.findEndpoint(appId, ref);
     if (endpoint !== null) return endpoint.id;
-    if (allowDeleted && hasPrefix(ref, 'ep')) return ref;
+    if (allowDeleted && hasPrefix(ref, 'ep') && (await store.findEndpoint(appId, ref, { deletedToo: true })) !== null)
+      return ref;
     throw notFound('Endpoint');
   };
 

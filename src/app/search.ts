@@ -107,11 +107,14 @@ export interface SearchDeps {
   readonly settings: SearchSettings;
 }
 
-/** A live endpoint by id or uid, or a deleted one by id (its canceled deliveries stay searchable). */
+/**
+ * A live endpoint of the application by id or uid, or a deleted one by id (its canceled deliveries stay
+ * searchable). Another application's endpoint is not found, as a missing one: the answers tell nothing apart.
+ */
 async function endpointIdOf(lookups: SearchLookups, appId: string, ref: string): Promise<string> {
   const endpoint = await lookups.findEndpoint(appId, ref);
   if (endpoint !== null) return endpoint.id;
-  if (hasPrefix(ref, 'ep')) return ref;
+  if (hasPrefix(ref, 'ep') && (await lookups.findEndpoint(appId, ref, { deletedToo: true })) !== null) return ref;
   throw notFound('Endpoint');
 }
 

@@ -50,3 +50,28 @@ test('a payload that is not strict JSON (a raw body) never matches', () => {
     assert.equal(payloadFieldEquals(bytes(text), ['id'], 'cus_42'), false, text);
   }
 });
+
+test('a payload nested 200,000 levels deep is read without recursion: the field beside it matches', () => {
+  const deep = '['.repeat(200_000) + '7' + ']'.repeat(200_000);
+  const text = bytes(`{"a":${deep},"amount":200,"o":${'{"o":'.repeat(100_000)}1${'}'.repeat(100_000)}}`);
+  assert.equal(payloadFieldEquals(text, ['amount'], '200'), true);
+  assert.equal(payloadFieldEquals(text, ['a', '0'], '7'), false);
+  assert.equal(payloadFieldEquals(text, ['o', 'o', 'o'], '1'), false);
+  assert.equal(payloadFieldEquals(bytes(`{"x":{"y":${deep}}}`), ['x', 'y'], '7'), false);
+});
+
+test('of a name given twice on the path, the last counts at every level, as JSON.parse reads it', () => {
+  const table: readonly (readonly [string, string, boolean])[] = [
+    ['{"a":{"b":1},"a":{"c":2}}', 'a.b', false],
+    ['{"a":{"b":1},"a":{"b":2}}', 'a.b', false],
+    ['{"a":{"b":1},"a":{"b":2}}', 'a.b', true],
+    ['{"a":{"b":1},"a":3}', 'a.b', false],
+    ['{"a":{"b":1,"b":{}}}', 'a.b', false],
+    ['{"a":[0,{"b":"x"}],"z":[{"b":"x"}]}', 'a.1.b', true],
+    ['{"a":{"b":-1.5e3}}', 'a.b', true],
+  ];
+  const values = ['1', '1', '2', '1', '1', 'x', '-1.5e3'];
+  table.forEach(([text, path, expected], i) => {
+    assert.equal(payloadFieldEquals(bytes(text), payloadPath(path)!, values[i]!), expected, `${text} ${path}`);
+  });
+});

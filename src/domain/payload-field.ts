@@ -1,4 +1,16 @@
-import { parseTree, type Node, type ParseError } from 'jsonc-parser';
+import { createScanner } from 'jsonc-parser';
+
+/** jsonc-parser's token kinds (its `SyntaxKind`, a const enum that cannot be imported under this build's rules). */
+const SyntaxKind = {
+  OpenBraceToken: 1,
+  CloseBraceToken: 2,
+  OpenBracketToken: 3,
+  CloseBracketToken: 4,
+  CommaToken: 5,
+  ColonToken: 6,
+  StringLiteral: 10,
+  EOF: 17,
+} as const;
 
 /**
  * Payload field equality, the one payload filter of a search (docs/reference/api.md, "Search"). Payloads are
@@ -25,31 +37,86 @@ export function payloadPath(text: string): readonly string[] | null {
   return segments;
 }
 
-const ARRAY_INDEX = /^(0|[1-9][0-9]{0,8})$/;
+/** A container on the path being read: an object (its key of the member being read) or an array (its index). */
+interface Frame {
+  readonly array: boolean;
+  key: string | null;
+  index: number;
+  expectKey: boolean;
+}
 
-/** The value under `segment` of an object (its last property of that name) or array node. */
-function child(node: Node, segment: string): Node | undefined {
-  if (node.type === 'object') return node.children?.findLast((p) => p.children?.[0]?.value === segment)?.children?.[1];
-  if (node.type === 'array' && ARRAY_INDEX.test(segment)) return node.children?.[Number(segment)];
-  return undefined;
+/** The text of the value at `path` in `text` (strict JSON), by the rules above; null when there is none to compare. */
+function scalarAt(text: string, path: readonly string[]): string | null {
+  const scanner = createScanner(text, true);
+  // `frames` holds only the containers on `path`; `skip` counts the levels of the containers off it being read.
+  const frames: Frame[] = [];
+  let skip = 0;
+  let found: string | null = null;
+  let started = false;
+  for (let token = scanner.scan(); token !== SyntaxKind.EOF; token = scanner.scan()) {
+    const open = token === SyntaxKind.OpenBraceToken || token === SyntaxKind.OpenBracketToken;
+    const close = token === SyntaxKind.CloseBraceToken || token === SyntaxKind.CloseBracketToken;
+    if (skip > 0) {
+      skip += open ? 1 : close ? -1 : 0;
+      continue;
+    }
+    const top = frames.at(-1);
+    if (close) {
+      frames.pop();
+      continue;
+    }
+    if (token === SyntaxKind.CommaToken) {
+      if (top?.array === true) top.index += 1;
+      else if (top !== undefined) top.expectKey = true;
+      continue;
+    }
+    if (token === SyntaxKind.ColonToken) continue;
+    if (top !== undefined && !top.array && top.expectKey) {
+      top.key = scanner.getTokenValue();
+      top.expectKey = false;
+      continue;
+    }
+    // A value: the root, or the member or element `top` is reading.
+    const depth = frames.length;
+    const onPath =
+      top === undefined
+        ? !started
+        : (top.array ? String(top.index) : top.key) === path[depth - 1] && depth <= path.length;
+    started = true;
+    if (!onPath) skip = open ? 1 : 0;
+    else if (depth < path.length) {
+      found = null; // a later value of a name on the path replaces what an earlier one held (as JSON.parse reads it)
+      if (open) frames.push({ array: token === SyntaxKind.OpenBracketToken, key: null, index: 0, expectKey: true });
+    } else if (open) {
+      found = null; // an object or an array at the path never matches
+      skip = 1;
+    } else {
+      const at = scanner.getTokenOffset();
+      found =
+        token === SyntaxKind.StringLiteral ? scanner.getTokenValue() : text.slice(at, at + scanner.getTokenLength());
+    }
+  }
+  return found;
+}
+
+/** Whether `text` is strict JSON (`JSON.parse` reads any depth without recursing). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Whether the JSON payload `payload` (UTF-8 bytes as published) has `value` at `path` (rules above).
- * Text that is not strict JSON never matches.
+ * Text that is not strict JSON never matches. Iterative, at any depth: the scan keeps the containers on `path`
+ * (at most its segments) and a count of the levels off it, so a payload nested 50,000 levels deep is read like
+ * any other (no match unless the path leads to a scalar).
  */
 export function payloadFieldEquals(payload: Uint8Array, path: readonly string[], value: string): boolean {
   const text = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
-  const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  if (root === undefined || errors.length > 0) return false;
-  let node: Node | undefined = root;
-  for (const segment of path) {
-    node = node === undefined ? undefined : child(node, segment);
-  }
-  if (node === undefined) return false;
-  if (node.type === 'string') return node.value === value;
-  const scalar = node.type === 'number' || node.type === 'boolean' || node.type === 'null';
-  return scalar && text.slice(node.offset, node.offset + node.length) === value;
-  return false;
+  if (path.length === 0 || !isJson(text)) return false;
+  return scalarAt(text, path) === value;
 }

@@ -153,3 +153,51 @@ test('the payload a filter sees: parsed JSON, nothing for a raw body or a body t
   assert.equal(filterPayload(bytes, 'text/plain'), undefined);
   assert.equal(filterPayload(new TextEncoder().encode('{"a":'), null), undefined);
 });
+
+test('a filter nested 10,000 levels deep gets one depth issue, not a call stack error', () => {
+  let list: Json = [1];
+  for (let i = 0; i < 10_000; i++) list = [list];
+  const issues = filterIssues({ payload: { a: { $in: [list] } } }, LIMITS);
+  assert.ok(issues.length > 0);
+  assert.ok(
+    issues.some((i) => /TIDINGS_FILTER_MAX_DEPTH|string, number/.test(i.msg)),
+    JSON.stringify(issues),
+  );
+  let object: Json = { x: 1 };
+  for (let i = 0; i < 10_000; i++) object = { x: object };
+  assert.match(filterIssues({ payload: object }, LIMITS)[0]!.msg, /TIDINGS_FILTER_MAX_DEPTH/);
+});
+
+test('an integer JSON does not carry exactly is refused wherever a number may stand, naming the part', () => {
+  const beyond = 2 ** 53; // 9007199254740993 parses to this
+  const cases: readonly (readonly [unknown, readonly (string | number)[]])[] = [
+    [{ payload: { id: beyond } }, ['payload', 'id']],
+    [{ payload: { id: { $eq: -beyond } } }, ['payload', 'id', '$eq']],
+    [{ payload: { id: { $neq: 1e300 } } }, ['payload', 'id', '$neq']],
+    [{ payload: { id: { $gt: beyond } } }, ['payload', 'id', '$gt']],
+    [{ payload: { id: { $in: [1, beyond] } } }, ['payload', 'id', '$in', 1]],
+    [{ $or: [{ payload: { id: { $nin: [beyond] } } }] }, ['$or', 0, 'payload', 'id', '$nin', 0]],
+  ];
+  for (const [filter, loc] of cases) {
+    const issues = filterIssues(filter, LIMITS);
+    assert.deepEqual(issues[0]?.loc, loc, JSON.stringify(filter));
+    assert.match(issues[0]!.msg, /9007199254740991/);
+  }
+  const safe = Number.MAX_SAFE_INTEGER;
+  assert.deepEqual(filterIssues({ payload: { id: safe, b: { $in: [-safe, 0.5, 1e-300] }, c: 1.5 } }, LIMITS), []);
+});
+
+test('comparisons and field names mixed in one object are refused; $and, $or and $not go beside either', () => {
+  for (const mixed of [
+    { $gt: 1, b: 2 },
+    { b: 2, $eq: 'x' },
+    { $exists: true, b: { $in: [1] } },
+  ]) {
+    const issues = filterIssues({ payload: { a: mixed } }, LIMITS);
+    assert.deepEqual(issues[0]?.loc, ['payload', 'a'], JSON.stringify(mixed));
+    assert.match(issues[0]!.msg, /operators and field names cannot be mixed/);
+  }
+  assert.deepEqual(filterIssues({ payload: { a: { $or: [{ b: 1 }], c: 2 } } }, LIMITS), []);
+  assert.deepEqual(filterIssues({ payload: { a: { $not: { b: 1 } }, $and: [{ c: 1 }] } }, LIMITS), []);
+  assert.deepEqual(filterIssues({ eventType: 'x', $or: [{ channels: 'eu' }] }, LIMITS), []);
+});

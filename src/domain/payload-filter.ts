@@ -12,7 +12,12 @@
  *   `$nin` (a non-empty list of scalars), `$exists` (a boolean).
  * A path goes through objects only. An array value matches `$eq`, `$in` and the number comparisons when one of its
  * elements does (Outpost: "arrays match if they contain the value"); `$neq` and `$nin` are their negations.
+ * An object holds either comparisons or field names (beside either, `$and`, `$or`, `$not`): a value compared as a
+ * scalar and read as an object at once could never match. A number is a safe integer or not an integer: JSON
+ * parsers (this one's included) round an integer beyond 2^53 - 1, so `9007199254740993` would mean `…992`.
  */
+
+import { tooDeepPath } from './json-depth.ts';
 
 /** Where a problem is, from the filter's root: field names, operators and list indexes. */
 export type FilterLoc = readonly (string | number)[];
@@ -57,12 +62,23 @@ const COMPARISONS = ['$eq', '$neq', '$gt', '$gte', '$lt', '$lte', '$in', '$nin',
 const LOGICAL = ['$and', '$or', '$not'] as const;
 const OPERATORS: readonly string[] = [...COMPARISONS, ...LOGICAL];
 const NUMBER_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
+/** The operators that compare the value itself (beside which a field name could never match). */
+const COMPARED: ReadonlySet<string> = new Set(COMPARISONS);
 const SCALAR = 'expected a string, number, boolean or null';
+const UNSAFE =
+  `an integer beyond ±${Number.MAX_SAFE_INTEGER} (2^53 - 1): JSON numbers do not carry it exactly ` +
+  '(9007199254740993 would mean 9007199254740992)';
+const MIXED =
+  'operators and field names cannot be mixed in one object: a value compared as a scalar is no object ' +
+  'with fields; combine them under $and';
 
 const isObject = (v: unknown): v is { readonly [key: string]: Json } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown): v is null | boolean | number | string =>
   v === null || typeof v === 'boolean' || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** A number JSON does not carry exactly: an integer beyond ±(2^53 - 1) (parsed, it is already rounded). */
+const unsafeInteger = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v);
 
 /** Bytes of `text` in UTF-8. */
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).byteLength;
@@ -73,7 +89,9 @@ const utf8Bytes = (text: string): number => new TextEncoder().encode(text).byteL
  */
 export function filterIssues(filter: unknown, limits: FilterLimits, limit = 20): FilterIssue[] {
   if (!isObject(filter)) return [{ loc: [], msg: 'expected an object' }];
-  const bytes = utf8Bytes(JSON.stringify(filter));
+  // Depth first, without recursion: JSON.stringify recurses, and the walk below stops at maxDepth on its own.
+  const tooDeep = tooDeepPath(filter, limits.maxDepth) !== null;
+  const bytes = tooDeep ? 0 : utf8Bytes(JSON.stringify(filter));
   if (bytes > limits.maxBytes) {
     return [{ loc: [], msg: `${bytes} bytes; at most ${limits.maxBytes} (TIDINGS_FILTER_MAX_BYTES)` }];
   }
@@ -84,11 +102,13 @@ export function filterIssues(filter: unknown, limits: FilterLimits, limit = 20):
   };
   // depth: levels of objects and arrays above `value`; path: field names along the way.
   const node = (value: Json, loc: FilterLoc, depth: number, path: number, root: boolean): void => {
-    if (isScalar(value)) return root ? add(loc, 'expected an object') : undefined;
+    if (isScalar(value)) return root ? add(loc, 'expected an object') : scalar(value, loc);
     if (Array.isArray(value)) return add(loc, `${SCALAR}, or an object; a list belongs under $in`);
     if (!isObject(value)) return add(loc, SCALAR);
     if (depth + 1 > limits.maxDepth)
       return add(loc, `nested deeper than ${limits.maxDepth} (TIDINGS_FILTER_MAX_DEPTH)`);
+    const keys = Object.keys(value);
+    if (keys.some((k) => COMPARED.has(k)) && keys.some((k) => !k.startsWith('$'))) add(loc, MIXED);
     for (const [key, child] of Object.entries(value)) {
       nodes += 1;
       const at = [...loc, key];
@@ -119,11 +139,12 @@ export function filterIssues(filter: unknown, limits: FilterLimits, limit = 20):
     if (root) return add(loc, 'compares the message itself; put it under a field (payload, eventType…)');
     if (op === '$exists') return typeof arg === 'boolean' ? undefined : add(loc, 'expected true or false');
     if (NUMBER_OPS.has(op))
-      return typeof arg === 'number' && Number.isFinite(arg) ? undefined : add(loc, 'expected a number');
+      return typeof arg === 'number' && Number.isFinite(arg) ? scalar(arg, loc) : add(loc, 'expected a number');
     if (op === '$in' || op === '$nin')
-      return list(arg, loc, depth, (v, at) => (isScalar(v) ? undefined : add(at, SCALAR)));
-    return isScalar(arg) ? undefined : add(loc, SCALAR);
+      return list(arg, loc, depth, (v, at) => (isScalar(v) ? scalar(v, at) : add(at, SCALAR)));
+    return isScalar(arg) ? scalar(arg, loc) : add(loc, SCALAR);
   };
+  const scalar = (value: Json, loc: FilterLoc): void => (unsafeInteger(value) ? add(loc, UNSAFE) : undefined);
   node(filter, [], 0, 0, true);
   if (nodes > limits.maxNodes) {
     issues.unshift({

@@ -197,7 +197,7 @@ export function buildApp(deps: HttpDeps): FastifyInstance {
   installRequestId(fastify);
   installErrorHandler(fastify, deps.databaseError, aborts);
   installPathSegmentCheck(fastify);
-  installJsonBody(fastify, deps.config.maxBodyBytes);
+  installJsonBody(fastify, deps.config.maxBodyBytes, deps.config.maxJsonDepth);
   installEdgeErrors(fastify);
   // Per-address and per-credential limits (ADR 0019): addresses before authentication, credentials after it.
   installClientAddress(fastify);

@@ -22,8 +22,15 @@ export interface EndpointStore {
    * and a count checked against a cap stays true until the insert commits.
    */
   countEndpointsLocked(tx: Tx, appId: string): Promise<number>;
-  /** Finds a live (not deleted) endpoint of `appId` by id (`ep_…`) or uid. */
-  findEndpoint(appId: string, ref: string, options?: FindOptions): Promise<EndpointRecord | null>;
+  /**
+   * Finds a live (not deleted) endpoint of `appId` by id (`ep_…`) or uid; with `deletedToo`, one live or deleted by
+   * id only (a deleted endpoint's canceled deliveries stay searchable by its id).
+   */
+  findEndpoint(
+    appId: string,
+    ref: string,
+    options?: FindOptions & { readonly deletedToo?: boolean },
+  ): Promise<EndpointRecord | null>;
   listEndpoints(appId: string, page: PageQuery): Promise<Page<EndpointRecord>>;
   /**
    * Changes the given fields of a live endpoint; absent fields keep their value. A `url` other than the

@@ -1,6 +1,7 @@
 /**
  * Endpoint payload filters through the API (docs/adr/0029-endpoint-payload-filters.md, docs/reference/api.md,
- * "Payload filters"): set, read and cleared; a malformed filter refused with 422 naming the part; messages published
+ * "Payload filters"): set, read and cleared; a malformed filter refused with 422 naming the part (an integer JSON does
+ * not carry exactly, comparisons beside field names, a body nested too deeply among them); messages published
  * through the official client make deliveries only for the endpoints whose filter they match, and list the others;
  * a second API process that cached the filters meets a change made through the first; a credential scoped to one
  * application cannot read, set or test a filter of another's. On both engines.
@@ -81,6 +82,31 @@ for (const engine of ENGINES) {
           body: JSON.stringify({ filter, message: { eventType: 'x' } }),
         });
         assert.equal(tested.status, 422);
+      }
+      assert.deepEqual((await call('GET', filterPath('filters', 'eu'))).json, { filter: EU });
+      await call('DELETE', filterPath('filters', 'eu'));
+    });
+
+    test('an integer beyond 2^53 - 1, comparisons beside field names, a body nested 10,000 deep: 422', async () => {
+      await call('PUT', filterPath('filters', 'eu'), { filter: EU });
+      const deep = `{"a":{"$in":${'['.repeat(10_000)}1${']'.repeat(10_000)}}}`;
+      const bodies: readonly [string, string, RegExp][] = [
+        ['{"id":9007199254740993}', 'body.filter.payload.id', /beyond ±9007199254740991/],
+        ['{"id":{"$in":[1,-9007199254740993]}}', 'body.filter.payload.id.$in.1', /beyond ±9007199254740991/],
+        ['{"a":{"$gt":1,"b":2}}', 'body.filter.payload.a', /operators and field names cannot be mixed/],
+        [deep, `body.filter.payload.a.$in${'.0'.repeat(124)}`, /TIDINGS_MAX_JSON_DEPTH/],
+      ];
+      for (const [payload, loc, msg] of bodies) {
+        for (const [method, path, extra] of [
+          ['PUT', filterPath('filters', 'eu'), ''],
+          ['POST', '/api/v1/app/filters/filter/test', ',"message":{"eventType":"x","payload":{"id":9007199254740992}}'],
+        ] as const) {
+          const body = `{"filter":{"payload":${payload}}${extra}}`;
+          const err = await errorOf(await api.request(method, path, { body }));
+          const detail = err.detail as { loc: (string | number)[]; msg: string }[];
+          assert.deepEqual([err.status, detail[0]?.loc.join('.')], [422, loc], `${method} ${payload.slice(0, 40)}`);
+          assert.match(detail[0]!.msg, msg);
+        }
       }
       assert.deepEqual((await call('GET', filterPath('filters', 'eu'))).json, { filter: EU });
       await call('DELETE', filterPath('filters', 'eu'));

@@ -37,7 +37,11 @@ describe('bounded schema checks and error answers', () => {
   let api: ApiHarness;
   let appId: string;
   before(async () => {
-    api = await startApi(freshServerDatabase, { TIDINGS_MAX_BODY_BYTES: String(2 * 1024 * 1024) });
+    // Bodies of any depth reach the schema checks here (TIDINGS_MAX_JSON_DEPTH, default 128, would refuse first).
+    api = await startApi(freshServerDatabase, {
+      TIDINGS_MAX_BODY_BYTES: String(2 * 1024 * 1024),
+      TIDINGS_MAX_JSON_DEPTH: '1000000',
+    });
     appId = (await api.svix.application.create({ name: 'bounds' })).id;
   });
   after(async () => api?.close());

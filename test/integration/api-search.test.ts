@@ -4,7 +4,8 @@
  * would leave them in by SQL, with the timeline rows it would write (search-world.ts). It shows the never-delivered
  * view after an endpoint is disabled and enabled again; every documented filter of the four routes; the refusal of a
  * search no index bounds; the scan and payload budgets (a page ends early and its iterator resumes where it
- * stopped); and that a portal token of one application reads none of another's rows.
+ * stopped); and that a portal token of one application reads none of another's rows, and cannot tell another's
+ * endpoint from a missing one.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -327,10 +328,21 @@ for (const engine of ENGINES) {
         assert.equal((await get(path, token)).status, 404, path);
       }
       const inA = `/api/v1/app/${a.id}`;
+      // B's endpoint named in A's searches is answered as an endpoint that does not exist: no existence oracle.
+      const missing = `${epB.id.slice(0, -1)}${epB.id.endsWith('z') ? 'y' : 'z'}`;
+      for (const named of [
+        (ep: string) => `${inA}/search/delivery?after=${since}&endpoint_id=${ep}`,
+        (ep: string) => `${inA}/endpoint/${ep}/undelivered?after=${since}`,
+        (ep: string) => `${inA}/search/attempt?after=${since}&endpoint_id=${ep}`,
+        (ep: string) => `${inA}/attempt/msg/${mA.id}?endpoint_id=${ep}`,
+      ]) {
+        const other = await api.request('GET', named(epB.id), { token });
+        const none = await api.request('GET', named(missing), { token });
+        assert.equal(other.status, 404, named(epB.id));
+        assert.equal(none.status, 404, named(missing));
+        assert.deepEqual(await other.json(), await none.json(), named(epB.id));
+      }
       for (const path of [
-        `${inA}/search/delivery?after=${since}&endpoint_id=${epB.id}`,
-        `${inA}/endpoint/${epB.id}/undelivered?after=${since}`,
-        `${inA}/search/attempt?after=${since}&endpoint_id=${epB.id}`,
         `${inA}/search/msg?after=${since}&payload_field=owner&payload_value=B`,
         `${inA}/search/delivery?after=${since}`,
         `${inA}/search/msg?after=${since}&with_content=true`,
@@ -347,6 +359,13 @@ for (const engine of ENGINES) {
         own.items.map((f) => [f.msgId, f.endpointId]),
         [[mA.id, epA.id]],
         "A's own rows, same token",
+      );
+      // A's own deleted endpoint stays searchable by its id (its deliveries are canceled, not gone).
+      await api.svix.endpoint.delete(a.id, epA.id);
+      const gone = await all<Found>(`${inA}/search/delivery?after=${since}&endpoint_id=${epA.id}`, token);
+      assert.deepEqual(
+        gone.items.map((f) => f.msgId),
+        [mA.id],
       );
     });
   });

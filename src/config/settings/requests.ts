@@ -50,6 +50,15 @@ export const REQUEST_SETTINGS = {
     unit: 'bytes',
     description: 'Largest API request body (a message payload included); larger → 413.',
   },
+  maxJsonDepth: {
+    env: 'TIDINGS_MAX_JSON_DEPTH',
+    schema: int(8, 1_000_000),
+    defaultValue: '128',
+    unit: 'levels',
+    description:
+      'Deepest nesting of objects and arrays in an API request body, the body itself level 1 (a message ' +
+      'payload included; Svix, on serde_json, stops at 128); deeper → 422 naming the setting and the part.',
+  },
   maxPageBytes: {
     env: 'TIDINGS_MAX_PAGE_BYTES',
     schema: int(64 * 1024, 1024 * 1024 * 1024),

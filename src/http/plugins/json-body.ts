@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
+import { tooDeepPath } from '../../domain/json-depth.ts';
 import { ambiguousKey } from '../json-keys.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -38,10 +39,12 @@ export function loneSurrogatePath(value: unknown): (string | number)[] | null {
  * §8.2, but it is no Unicode text) is refused, in any field, payload included: it cannot be stored or sent
  * as itself. A key repeated within one object, and a `__proto__` key (or a `constructor` holding a
  * `prototype`), are refused anywhere, payload included (json-keys.ts): `JSON.parse` would drop one silently.
+ * An object or array nested deeper than `maxJsonDepth` levels (TIDINGS_MAX_JSON_DEPTH, the body level 1) is
+ * refused, payload included (json-depth.ts): the code that handles a value after the parse recurses.
  * @throws AppError `bad_request` (400) for an empty body, invalid UTF-8 or malformed JSON; `validation`
- *   (422, loc naming the field) for a lone surrogate, a duplicate key or a prototype key
+ *   (422, loc naming the field) for a lone surrogate, a duplicate key, a prototype key or a nesting too deep
  */
-export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): void {
+export function installJsonBody(app: FastifyInstance, maxBodyBytes: number, maxJsonDepth: number): void {
   app.decorateRequest('rawBody', null);
   app.decorateRequest('rawText', null);
   app.removeAllContentTypeParsers();
@@ -75,6 +78,14 @@ export function installJsonBody(app: FastifyInstance, maxBodyBytes: number): voi
           ),
           undefined,
         );
+        return;
+      }
+      const deep = tooDeepPath(value, maxJsonDepth);
+      if (deep !== null) {
+        const msg =
+          `nested deeper than ${maxJsonDepth} levels of objects and arrays (TIDINGS_MAX_JSON_DEPTH; ` +
+          'the body is level 1)';
+        done(new AppError('validation', [{ loc: ['body', ...deep], msg, type: 'value_error.too_deep' }]), undefined);
         return;
       }
       const ambiguous = ambiguousKey(text, value);

@@ -121,9 +121,13 @@ export function createPgEndpointStore(db: Db, cipher: Cipher, reader: Db = db): 
     },
 
     async findEndpoint(appId, ref, options = {}) {
+      const which =
+        options.deletedToo === true
+          ? 'id = $2'
+          : 'deleted_at IS NULL AND (id = $2 OR uid = $2) ORDER BY (id = $2) DESC';
       const res = await on(db, options.tx).query<EndpointRow>(
-        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND deleted_at IS NULL AND (id = $2 OR uid = $2)
-         ORDER BY (id = $2) DESC LIMIT 1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
+        `SELECT ${COLUMNS} FROM endpoints WHERE app_id = $1 AND ${which}
+         LIMIT 1${options.forUpdate === true ? ' FOR UPDATE' : ''}`,
         [appId, ref],
       );
       return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
