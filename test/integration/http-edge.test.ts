@@ -399,4 +399,27 @@ describe('the HTTP edge answers in the error contract', () => {
       assert.equal(empty.status, 200, 'Content-Length: 0 is no body');
     },
   );
+
+  test('a route that takes no body accepts none whatever its Content-Type; one taking a body needs it', async () => {
+    const app = await api.svix.application.create({ name: 'no body' });
+    for (const type of ['application/json', 'text/plain', 'application/octet-stream']) {
+      for (const length of ['Content-Length: 0\r\n', '']) {
+        const get = await exchange(
+          `GET /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: ${type}\r\n${length}` +
+            'Connection: close\r\n\r\n',
+        );
+        assert.equal(get.status, 200, `GET with ${type} ${length}: ${get.text}`);
+      }
+    }
+    const del = await exchange(
+      `DELETE /api/v1/app/${app.id} HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\n` +
+        'Connection: close\r\n\r\n',
+    );
+    assert.equal(del.status, 204, del.text);
+    const post = await exchange(
+      `POST /api/v1/app HTTP/1.1\r\nHost: t\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 0\r\n` +
+        'Connection: close\r\n\r\n',
+    );
+    assert.equal(post.status, 400, 'a route that takes a body still needs one');
+  });
 });

@@ -170,13 +170,20 @@ export function checkRequestShape(request: FastifyRequest): void {
 /**
  * Refuses a body sent to a route that takes none (a route without a body schema: `POST /auth/logout`,
  * resend, pause, every GET and DELETE) with 400 `body_not_allowed` naming the route, before any of it is
- * read, and closes the connection: a slow body there would only hold a connection. An `onRequest` hook
+ * read, and closes the connection: a slow body there would only hold a connection. Such a route accepts a request
+ * without a body whatever its Content-Type. An `onRequest` hook
  * installed after authentication, so a caller without a credential still gets its 401 (or 403) first.
  * @throws AppError `body_not_allowed`
  */
 export function installBodyNotAllowed(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    if (request.is404 || request.routeOptions.schema?.body !== undefined || !announcesBody(request.headers)) return;
+    if (request.is404 || request.routeOptions.schema?.body !== undefined) return;
+    if (!announcesBody(request.headers)) {
+      // No body: its Content-Type (a client that sets one on every request) describes nothing. Fastify would still
+      // run the JSON parser on the empty body, which refuses it; the header goes before the body is parsed.
+      delete request.headers['content-type'];
+      return;
+    }
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
     throw new AppError(
       'body_not_allowed',
