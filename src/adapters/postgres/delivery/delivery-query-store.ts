@@ -14,6 +14,7 @@ import type { Page } from '../../../ports/paging.ts';
 import { endpointDeliveries, endpointDeliveriesPage } from '../delivery-reads.ts';
 import { holdColumnsSql, holdOf } from '../delivery-holds.ts';
 import { toRecord as endpointRecord, type EndpointRow } from '../endpoint-row.ts';
+import { addMessageFilters, Conditions, messageViewOf, payloadOf, type StoredMessageColumns } from '../message-rows.ts';
 import { nowSql } from '../sql.ts';
 import { keyset, toPage } from '../paging.ts';
 import type { Db } from '../db.ts';
@@ -67,18 +68,11 @@ const messageColumns = (withPayload: boolean) =>
    (m.payload_expunged_at IS NOT NULL OR m.payload IS NULL) AS expunged, m.content_type, m.deliver_at,
    m.created_at AS msg_created_at`;
 
-interface MessageColumns {
+/** {@link StoredMessageColumns} as {@link messageColumns} names them (beside a delivery's columns). */
+interface AliasedMessageColumns extends Omit<StoredMessageColumns, 'id' | 'app_id' | 'channels' | 'created_at'> {
   msg_id: string;
   msg_app_id: string;
-  event_id: string | null;
-  event_type: string;
   msg_channels: string[] | null;
-  tags: string[] | null;
-  payload: Buffer | null;
-  payload_key_id: string | null;
-  expunged: boolean;
-  content_type: string | null;
-  deliver_at: Date | null;
   msg_created_at: Date;
 }
 
@@ -95,23 +89,6 @@ interface DeadLetterRow {
   last_error_kind: string | null;
   last_attempt_at: Date | null;
   updated_at: Date;
-}
-
-/** Collects `AND …` conditions with numbered parameters after `first` fixed ones. */
-function conditions(first: unknown[]) {
-  const sql: string[] = [];
-  const params = [...first];
-  return {
-    sql,
-    params,
-    add(condition: (param: string) => string, value: unknown): void {
-      params.push(value);
-      sql.push(condition(`$${params.length}`));
-    },
-    get text(): string {
-      return sql.map((s) => ` AND ${s}`).join('');
-    },
-  };
 }
 
 interface TimelineRow {
@@ -141,26 +118,11 @@ function timelineEntry(row: TimelineRow): TimelineEntry {
 }
 
 /** A message as the API shows it, its payload decrypted (a NULL key id: stored in plain text). */
-function messageView(cipher: Cipher, row: MessageColumns): MessageView {
-  return {
-    id: row.msg_id,
-    appId: row.msg_app_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    channels: row.msg_channels,
-    tags: row.tags,
-    payload:
-      row.payload === null || row.expunged
-        ? null
-        : row.payload_key_id === null
-          ? row.payload
-          : cipher.decrypt(row.payload_key_id, row.payload, row.msg_id),
-    expunged: row.expunged,
-    contentType: row.content_type,
-    deliverAt: row.deliver_at,
-    createdAt: row.msg_created_at,
-  };
-}
+const messageView = (cipher: Cipher, row: AliasedMessageColumns): MessageView =>
+  messageViewOf(
+    { ...row, id: row.msg_id, app_id: row.msg_app_id, channels: row.msg_channels, created_at: row.msg_created_at },
+    payloadOf(cipher, row, row.msg_id),
+  );
 
 /**
  * The PostgreSQL {@link DeliveryQueryStore}. Payloads are decrypted with `cipher` (context = message id; a
@@ -198,7 +160,7 @@ export function createPgDeliveryQueryStore(db: Db, cipher: Cipher, reader: Db = 
       listEndpointMessages(reader, cipher, appId, endpointId, query, now),
 
     async endpointStats(appId, endpointId, since, until) {
-      const c = conditions([endpointId, appId]);
+      const c = new Conditions([endpointId, appId]);
       if (since !== null) c.add((p) => `${MSG_MS} >= ${p}`, since);
       if (until !== null) c.add((p) => `${MSG_MS} < ${p}`, until);
       const join = c.sql.length > 0 ? 'JOIN messages m ON m.id = d.message_id' : '';
@@ -245,13 +207,9 @@ async function listEndpointMessages(
   query: EndpointMessageQuery,
   now: Date | null,
 ): Promise<Page<EndpointMessageView>> {
-  const c = conditions([endpointId, appId, now]);
+  const c = new Conditions([endpointId, appId, now]);
   if (query.states !== null) c.add((p) => `d.state = ANY (${p}::text[])`, query.states);
-  if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
-  if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
-  if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
-  if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
-  if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
+  addMessageFilters(c, query, 'm.', MSG_MS);
   const limitParam = c.params.length + 1;
   const k = keyset(query, 'd.message_id', limitParam + 1);
   // Without a filter on the messages each delivery's message is read by its key, so that a page reads a
@@ -276,7 +234,7 @@ async function listEndpointMessages(
     notLeased: query.states === null || query.states.some((s) => s !== 'leased'),
     leased: query.states === null || query.states.includes('leased'),
   };
-  const res = await reader.query<MessageColumns & ScheduleColumns & { state: DeliveryState }>(
+  const res = await reader.query<AliasedMessageColumns & ScheduleColumns & { state: DeliveryState }>(
     endpointDeliveriesPage('$1', part, k.orderBy.replace('d.message_id', 'msg_id'), `$${limitParam}`, parts),
     [...c.params, k.fetch, ...k.params],
   );
@@ -302,12 +260,10 @@ async function listDeadLetters(
   // Every application: the same read inside a lateral join per application, so each uses
   // deliveries_app_state (app_id, state, id) in its order, and the outer sort merges at most limit + 1
   // rows of each.
-  const c = conditions(appId === null ? [] : [appId]);
+  const c = new Conditions(appId === null ? [] : [appId]);
   const app = appId === null ? 'a.id' : '$1';
   if (query.endpointId !== null) c.add((p) => `d.endpoint_id = ${p}`, query.endpointId);
-  if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
-  if (query.before !== null) c.add((p) => `${MSG_MS} < ${p}`, query.before);
-  if (query.after !== null) c.add((p) => `${MSG_MS} > ${p}`, query.after);
+  addMessageFilters(c, query, 'm.', MSG_MS);
   const limitParam = c.params.length + 1;
   const k = keyset(query, 'd.id', limitParam + 1);
   const read = `SELECT d.id, d.app_id, d.message_id, d.endpoint_id, m.event_type, m.created_at AS msg_created_at,

@@ -3,6 +3,7 @@ import type { HoldKind } from '../../../ports/delivery-query-store.ts';
 import type { AttemptView, MessageView } from '../../../ports/message-query-store.ts';
 import type { DeliveryHit, ScanBounds, Scanned, SearchStore } from '../../../ports/search-store.ts';
 import type { Db } from '../db.ts';
+import { type AttemptColumns, attemptViewOf, type MessageColumns, messageViewOf } from '../message-rows.ts';
 import {
   describeDeliveriesSql,
   scanAppDeliveriesSql,
@@ -18,17 +19,9 @@ interface ScanColumns {
   matched: boolean;
 }
 
-interface MessageColumns {
+/** {@link MessageColumns} as a scan names them: the message's id as `message_id`. */
+interface MessageRowColumns extends Omit<MessageColumns, 'id'> {
   message_id: string;
-  app_id: string;
-  event_id: string | null;
-  event_type: string;
-  channels: string[] | null;
-  tags: string[] | null;
-  expunged: boolean;
-  content_type: string | null;
-  deliver_at: Date | null;
-  created_at: Date;
 }
 
 interface DeliveryColumns {
@@ -42,40 +35,10 @@ interface DeliveryColumns {
   next_attempt: Date | null;
 }
 
-interface AttemptRow extends ScanColumns {
-  id: string;
-  message_id: string;
-  endpoint_id: string;
-  attempt_number: number;
-  trigger: 'scheduled' | 'manual';
-  succeeded: boolean;
-  url: string;
-  response_status_code: number | null;
-  error_kind: string | null;
-  error_detail: string | null;
-  duration_ms: number;
-  created_at: Date;
-  event_id: string | null;
-  event_type: string;
-  channels: string[] | null;
-  tags: string[] | null;
-  msg_created_at: Date;
-}
+interface AttemptRow extends AttemptColumns, ScanColumns {}
 
 /** A message as a scan reads it: never its payload (`payload` null; the use case reads it when it must). */
-const messageOf = (r: MessageColumns): MessageView => ({
-  id: r.message_id,
-  appId: r.app_id,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  channels: r.channels,
-  tags: r.tags,
-  payload: null,
-  expunged: r.expunged,
-  contentType: r.content_type,
-  deliverAt: r.deliver_at,
-  createdAt: r.created_at,
-});
+const messageOf = (r: MessageRowColumns): MessageView => messageViewOf({ ...r, id: r.message_id }, null);
 
 /**
  * The rows of a scan as {@link Scanned}: the matching ones, and where the scan stopped when it ended at its scan
@@ -103,7 +66,7 @@ function scanned<R extends ScanColumns, T>(
 export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
   const run = async <R extends object>(s: Statement) => (await reader.query<R>(s.text, [...s.values])).rows;
 
-  const deliveryOf = (r: MessageColumns & DeliveryColumns): DeliveryHit => ({
+  const deliveryOf = (r: MessageRowColumns & DeliveryColumns): DeliveryHit => ({
     deliveryId: r.delivery_id ?? '',
     message: messageOf(r),
     endpointId: r.endpoint_id ?? '',
@@ -117,12 +80,12 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
 
   return {
     async scanMessages(appId, scan, filters) {
-      const rows = await run<MessageColumns & ScanColumns>(scanMessagesSql(appId, scan, filters));
+      const rows = await run<MessageRowColumns & ScanColumns>(scanMessagesSql(appId, scan, filters));
       return scanned(rows, scan, (r) => r.message_id, messageOf);
     },
 
     async scanDeliveries(appId, endpointId, scan, filters) {
-      type Row = MessageColumns & DeliveryColumns & ScanColumns;
+      type Row = MessageRowColumns & DeliveryColumns & ScanColumns;
       if (endpointId !== null) {
         const rows = await run<Row>(scanEndpointDeliveriesSql(appId, endpointId, scan, filters));
         return scanned(rows, scan, (r) => r.message_id, deliveryOf);
@@ -157,29 +120,7 @@ export function createPgSearchStore(db: Db, reader: Db = db): SearchStore {
         rows,
         scan,
         (r) => r.id,
-        (r): AttemptView => ({
-          id: r.id,
-          messageId: r.message_id,
-          endpointId: r.endpoint_id,
-          attemptNumber: r.attempt_number,
-          trigger: r.trigger,
-          succeeded: r.succeeded,
-          url: r.url,
-          responseStatusCode: r.response_status_code,
-          responseBody: null,
-          errorKind: r.error_kind,
-          errorDetail: r.error_detail,
-          durationMs: r.duration_ms,
-          createdAt: r.created_at,
-          operatorDetail: null,
-          message: {
-            eventId: r.event_id,
-            eventType: r.event_type,
-            channels: r.channels,
-            tags: r.tags,
-            createdAt: r.msg_created_at,
-          },
-        }),
+        (r): AttemptView => attemptViewOf(r, { responseBody: null, operatorDetail: null }),
       );
     },
   };

@@ -5,46 +5,25 @@ import type {
   MessageQueryStore,
   MessageView,
 } from '../../../ports/message-query-store.ts';
+import {
+  addMessageFilters,
+  type AttemptColumns,
+  attemptViewOf,
+  Conditions,
+  messageViewOf,
+  payloadOf,
+  type StoredMessageColumns,
+} from '../message-rows.ts';
 import { keyset, toPage } from '../paging.ts';
 import { on } from '../sql.ts';
 import type { Db } from '../db.ts';
 
-interface MessageRow {
-  id: string;
-  app_id: string;
-  event_id: string | null;
-  event_type: string;
-  channels: string[] | null;
-  tags: string[] | null;
-  payload: Buffer | null;
-  payload_key_id: string | null;
-  expunged: boolean;
-  content_type: string | null;
-  deliver_at: Date | null;
-  created_at: Date;
-}
+type MessageRow = StoredMessageColumns;
 
-interface AttemptRow {
-  id: string;
-  message_id: string;
-  endpoint_id: string;
-  attempt_number: number;
-  trigger: 'scheduled' | 'manual';
-  succeeded: boolean;
-  url: string;
-  response_status_code: number | null;
+interface AttemptRow extends AttemptColumns {
   response_body: Buffer | null;
   response_body_key_id: string | null;
   operator_detail: Record<string, unknown> | null;
-  error_kind: string | null;
-  error_detail: string | null;
-  duration_ms: number;
-  created_at: Date;
-  event_id: string | null;
-  event_type: string;
-  channels: string[] | null;
-  tags: string[] | null;
-  msg_created_at: Date;
 }
 
 /** Message columns; the payload column is read only when wanted (else NULL, and nothing is decrypted). */
@@ -61,22 +40,6 @@ const attemptColumns = (
   a.error_kind, a.error_detail, a.duration_ms, a.created_at,
   m.event_id, m.event_type, m.channels, m.tags, m.created_at AS msg_created_at`;
 
-/** Collects `AND …` conditions with numbered parameters. */
-class Conditions {
-  readonly sql: string[] = [];
-  readonly params: unknown[];
-  constructor(initial: unknown[]) {
-    this.params = initial;
-  }
-  add(condition: (param: string) => string, value: unknown): void {
-    this.params.push(value);
-    this.sql.push(condition(`$${this.params.length}`));
-  }
-  get next(): number {
-    return this.params.length + 1;
-  }
-}
-
 function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
   // A NULL key id with a body present: written before response bodies were encrypted (plain UTF-8).
   const body =
@@ -85,29 +48,10 @@ function attemptView(cipher: Cipher, row: AttemptRow): AttemptView {
       : row.response_body_key_id === null
         ? row.response_body
         : cipher.decrypt(row.response_body_key_id, row.response_body, row.id);
-  return {
-    id: row.id,
-    messageId: row.message_id,
-    endpointId: row.endpoint_id,
-    attemptNumber: row.attempt_number,
-    trigger: row.trigger,
-    succeeded: row.succeeded,
-    url: row.url,
-    responseStatusCode: row.response_status_code,
+  return attemptViewOf(row, {
     responseBody: body === null ? null : body.toString('utf8'),
     operatorDetail: row.operator_detail,
-    errorKind: row.error_kind,
-    errorDetail: row.error_detail,
-    durationMs: row.duration_ms,
-    createdAt: row.created_at,
-    message: {
-      eventId: row.event_id,
-      eventType: row.event_type,
-      channels: row.channels,
-      tags: row.tags,
-      createdAt: row.msg_created_at,
-    },
-  };
+  });
 }
 
 /** Adds the Svix attempt filters of `query` (status, status code class, message fields, time window). */
@@ -127,12 +71,8 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
         query.statusCodeClass,
       );
   }
-  if (query.eventTypes !== null) c.add((p) => `m.event_type = ANY (${p}::text[])`, query.eventTypes);
-  if (query.channel !== null) c.add((p) => `${p} = ANY (m.channels)`, query.channel);
-  if (query.tag !== null) c.add((p) => `${p} = ANY (m.tags)`, query.tag);
   // At the millisecond precision the API shows, so an item's own timestamp is not "after" itself.
-  if (query.before !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) < ${p}`, query.before);
-  if (query.after !== null) c.add((p) => `date_trunc('milliseconds', a.created_at) > ${p}`, query.after);
+  addMessageFilters(c, query, 'm.', `date_trunc('milliseconds', a.created_at)`);
 }
 
 /**
@@ -142,24 +82,7 @@ function attemptFilters(c: Conditions, query: AttemptListQuery): void {
  * default `db`); a look-up by id runs on `db`, so that it sees what the request or the one before it wrote.
  */
 export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = db): MessageQueryStore {
-  const messageView = (row: MessageRow): MessageView => ({
-    id: row.id,
-    appId: row.app_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    channels: row.channels,
-    tags: row.tags,
-    payload:
-      row.payload === null || row.expunged
-        ? null
-        : row.payload_key_id === null
-          ? row.payload
-          : cipher.decrypt(row.payload_key_id, row.payload, row.id),
-    expunged: row.expunged,
-    contentType: row.content_type,
-    deliverAt: row.deliver_at,
-    createdAt: row.created_at,
-  });
+  const messageView = (row: MessageRow): MessageView => messageViewOf(row, payloadOf(cipher, row, row.id));
 
   return {
     async findMessage(appId, ref, options) {
@@ -173,11 +96,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
 
     async listMessages(appId, query) {
       const c = new Conditions([appId]);
-      if (query.eventTypes !== null) c.add((p) => `event_type = ANY (${p}::text[])`, query.eventTypes);
-      if (query.channel !== null) c.add((p) => `${p} = ANY (channels)`, query.channel);
-      if (query.tag !== null) c.add((p) => `${p} = ANY (tags)`, query.tag);
-      if (query.before !== null) c.add((p) => `date_trunc('milliseconds', created_at) < ${p}`, query.before);
-      if (query.after !== null) c.add((p) => `date_trunc('milliseconds', created_at) > ${p}`, query.after);
+      addMessageFilters(c, query, '', `date_trunc('milliseconds', created_at)`);
       const k = keyset(query, 'id', c.next + 1);
       const limitParam = c.next;
       const res = await reader.query<MessageRow>(
@@ -204,12 +123,7 @@ export function createPgMessageQueryStore(db: Db, cipher: Cipher, reader: Db = d
       );
       return res.rows.map((row) => ({
         id: row.id,
-        payload:
-          row.payload === null || row.expunged
-            ? null
-            : row.payload_key_id === null
-              ? row.payload
-              : cipher.decrypt(row.payload_key_id, row.payload, row.id),
+        payload: payloadOf(cipher, row, row.id),
       }));
     },
 
