@@ -25,6 +25,22 @@ function filters(q: AttemptQuery): AttemptFilters {
   };
 }
 
+/** The two attempt lists: of one message, and of one endpoint (its path parameter, and the query that reads it). */
+const attemptLists = [
+  {
+    path: '/api/v1/app/:appId/attempt/msg/:msgId',
+    summary: 'List attempts by message',
+    param: 'msgId',
+    list: 'listAttemptsByMessage',
+  },
+  {
+    path: '/api/v1/app/:appId/attempt/endpoint/:endpointId',
+    summary: 'List attempts by endpoint',
+    param: 'endpointId',
+    list: 'listAttemptsByEndpoint',
+  },
+] as const;
+
 /**
  * Svix attempt routes: `GET /api/v1/app/{app}/attempt/msg/{msg}`, `GET /api/v1/app/{app}/attempt/endpoint/{ep}`
  * (newest first; filters status, status_code_class, event_types, channel, tag, before, after; endpoint_id
@@ -32,59 +48,36 @@ function filters(q: AttemptQuery): AttemptFilters {
  * operator credential only).
  */
 export function registerAttemptRead(app: Api, deps: Pick<HttpDeps, 'queries' | 'config'>): void {
-  app.get(
-    '/api/v1/app/:appId/attempt/msg/:msgId',
-    {
-      schema: {
-        tags: ['Message Attempt'],
-        summary: 'List attempts by message',
-        params: z.object({ appId: refParam, msgId: refParam }),
-        querystring: attemptListQuery,
-        response: { 200: attemptList, ...commonErrors },
+  for (const route of attemptLists) {
+    app.get(
+      route.path,
+      {
+        schema: {
+          tags: ['Message Attempt'],
+          summary: route.summary,
+          params: z.object({ appId: refParam, [route.param]: refParam }),
+          querystring: attemptListQuery,
+          response: { 200: attemptList, ...commonErrors },
+        },
       },
-    },
-    async (request) => {
-      const q = request.query;
-      const page = await deps.queries.listAttemptsByMessage(
-        principalOf(request),
-        request.params.appId,
-        request.params.msgId,
-        filters(q),
-      );
-      return listOut(
-        page,
-        (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }),
-        pageFit(deps.config, q.iterator),
-      );
-    },
-  );
-
-  app.get(
-    '/api/v1/app/:appId/attempt/endpoint/:endpointId',
-    {
-      schema: {
-        tags: ['Message Attempt'],
-        summary: 'List attempts by endpoint',
-        params: z.object({ appId: refParam, endpointId: refParam }),
-        querystring: attemptListQuery,
-        response: { 200: attemptList, ...commonErrors },
+      async (request) => {
+        const q = request.query;
+        // The schema above holds appId and this route's parameter (its computed key leaves their types open).
+        const params = request.params as Record<'appId' | (typeof route)['param'], string>;
+        const page = await deps.queries[route.list](
+          principalOf(request),
+          params.appId,
+          params[route.param],
+          filters(q),
+        );
+        return listOut(
+          page,
+          (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }),
+          pageFit(deps.config, q.iterator),
+        );
       },
-    },
-    async (request) => {
-      const q = request.query;
-      const page = await deps.queries.listAttemptsByEndpoint(
-        principalOf(request),
-        request.params.appId,
-        request.params.endpointId,
-        filters(q),
-      );
-      return listOut(
-        page,
-        (a) => attemptOut(a, { withContent: q.with_content, withMsg: q.with_msg }),
-        pageFit(deps.config, q.iterator),
-      );
-    },
-  );
+    );
+  }
 
   app.get(
     '/api/v1/app/:appId/msg/:msgId/attempt/:attemptId',
