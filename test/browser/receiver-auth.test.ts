@@ -75,6 +75,54 @@ test('a portal customer saves basic credentials for their endpoint; the page sho
   }
 });
 
+test('basic stored, an mTLS CA added through the card: basic is still there, and Save says so', async () => {
+  const certs = makeTestCertificates();
+  const ep = (
+    await world.api<{ id: string }>('POST', `/api/v1/app/${app}/endpoint`, { url: 'https://hooks.example/keep' })
+  ).body.id;
+  const basic = { username: 'kept-user', password: 'kept-password-0123456789' };
+  assert.equal((await world.api('PUT', `/api/v1/app/${app}/endpoint/${ep}/auth`, { basic })).status, 200);
+  const { context, page } = await world.page();
+  try {
+    await signIn(page, world.url, world.token);
+    await page.evaluate((r) => {
+      location.hash = r;
+    }, `/apps/${app}/endpoints/${ep}`);
+    const card = cardOf(page);
+    await card.locator('dl.facts').getByText('kept-user').waitFor({ timeout: 15_000 });
+    assert.equal(await card.getByLabel('Authorization header').inputValue(), 'basic', 'opens on the stored mode');
+    assert.equal(await card.getByLabel('User name').inputValue(), 'kept-user');
+    await card.locator('summary').click();
+    await card.getByLabel("Receiver's CA (PEM, optional)").fill(certs.ca.cert);
+    const says = (await card.getByRole('status', { name: 'What Save changes' }).textContent()) ?? '';
+    assert.match(says, /^Save sets the receiver's CA; keeps HTTP basic unchanged\.$/);
+    await card.screenshot({ path: join(ARTIFACTS, 'receiver-auth-patch-light-1280.png') });
+    await card.getByRole('button', { name: 'Save receiver auth' }).click();
+    await card.locator('dl.facts').getByText('CN=test-ca').waitFor({ timeout: 15_000 });
+    const stored = await world.api<{ basic: { username: string; password: string } | null; mtls: unknown }>(
+      'GET',
+      `/api/v1/app/${app}/endpoint/${ep}/auth`,
+    );
+    assert.deepEqual(stored.body.basic, { username: 'kept-user', password: '••••89' }, 'basic kept');
+    assert.notEqual(stored.body.mtls, null);
+    // A key alone, with no certificate stored, is refused naming the certificate, not dropped.
+    await card.getByLabel('Private key (PEM, unencrypted)').fill(certs.client.key);
+    await card.getByRole('button', { name: 'Save receiver auth' }).click();
+    await card.getByText(/mtls\.certificate/).waitFor({ timeout: 15_000 });
+    await card.getByRole('button', { name: 'Remove HTTP basic' }).click();
+    await page.waitForFunction(
+      () => !Array.from(document.querySelectorAll('dl.facts dt')).some((d) => d.textContent === 'Basic'),
+      undefined,
+      { timeout: 15_000 },
+    );
+    const after = await world.api<{ basic: unknown; mtls: unknown }>('GET', `/api/v1/app/${app}/endpoint/${ep}/auth`);
+    assert.equal(after.body.basic, null, 'Remove HTTP basic removed basic');
+    assert.notEqual(after.body.mtls, null, 'and kept the CA');
+  } finally {
+    await context.close();
+  }
+});
+
 for (const theme of ['light', 'dark'] as const) {
   for (const [width, height] of [
     [390, 844],
@@ -92,8 +140,9 @@ for (const theme of ['light', 'dark'] as const) {
         const text = (await card.locator('dl.facts').textContent()) ?? '';
         assert.match(text, /secret ••••89/);
         assert.match(text, /CN=sender/);
-        await card.getByLabel('Authorization header').selectOption('oauth2');
-        await card.locator('summary').click();
+        assert.equal(await card.getByLabel('Authorization header').inputValue(), 'oauth2', 'opens on what is stored');
+        assert.equal(await card.getByLabel('Client id').inputValue(), 'auth-co-webhooks');
+        assert.equal(await card.locator('details').getAttribute('open'), '', 'the stored mTLS part shown open');
         await card.scrollIntoViewIfNeeded();
         const box = await card.boundingBox();
         assert.ok(box !== null && box.x >= 0 && box.x + box.width <= width + 1, 'the card fits the width');

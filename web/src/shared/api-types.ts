@@ -3557,8 +3557,10 @@ export interface paths {
      * Endpoint receiver auth (Tidings)
      * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
      * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
-     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
-     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. PUT replaces the
+     * whole; PATCH changes the parts it names and keeps the rest, a secret left out of a part included, null
+     * removing a part. mtls needs an https endpoint URL. A change reaches deliveries within
+     * TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
      */
     get: {
       parameters: {
@@ -3641,8 +3643,10 @@ export interface paths {
      * Set endpoint receiver auth (Tidings)
      * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
      * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
-     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
-     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. PUT replaces the
+     * whole; PATCH changes the parts it names and keeps the rest, a secret left out of a part included, null
+     * removing a part. mtls needs an https endpoint URL. A change reaches deliveries within
+     * TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
      */
     put: {
       parameters: {
@@ -3730,8 +3734,10 @@ export interface paths {
      * Remove endpoint receiver auth (Tidings)
      * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
      * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
-     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. A change reaches
-     * deliveries within TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. PUT replaces the
+     * whole; PATCH changes the parts it names and keeps the rest, a secret left out of a part included, null
+     * removing a part. mtls needs an https endpoint URL. A change reaches deliveries within
+     * TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
      */
     delete: {
       parameters: {
@@ -3810,7 +3816,96 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change parts of endpoint receiver auth (Tidings)
+     * @description Tidings only (Svix has no receiver authentication). How Tidings authenticates to the receiver:
+     * HTTP basic credentials or an OAuth2 client-credentials token (at most one: both set Authorization), and a TLS
+     * client certificate. Secrets are stored encrypted and never shown back: GET masks them. PUT replaces the
+     * whole; PATCH changes the parts it names and keeps the rest, a secret left out of a part included, null
+     * removing a part. mtls needs an https endpoint URL. A change reaches deliveries within
+     * TIDINGS_RECEIVER_AUTH_REFRESH. A bad field is 422 naming it.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          appId: string;
+          endpointId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ReceiverAuthPatchInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReceiverAuthOut'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['HttpError'];
+          };
+        };
+      };
+    };
     trace?: never;
   };
   '/api/v1/api-key': {
@@ -8894,6 +8989,46 @@ export interface components {
         ca?: string | null;
       } | null;
     };
+    ReceiverAuthPatchInput: {
+      /** @description Left out: kept. null: removed. A field left out keeps the stored one (password included) */
+      basic?: {
+        /** @description The user id (no ":", RFC 7617) */
+        username?: string;
+        /** @description Never shown back: GET shows a masked hint */
+        password?: string;
+      } | null;
+      /**
+       * @description Left out: kept. null: removed. A field left out keeps the stored one (clientSecret included)
+       */
+      oauth2?: {
+        /**
+         * @description The token endpoint: https (http only to a literal private address that
+         * TIDINGS_EGRESS_ALLOWLIST opens)
+         */
+        tokenUrl?: string;
+        clientId?: string;
+        /** @description Sent with HTTP basic client authentication; never shown back */
+        clientSecret?: string;
+        scope?: string | null;
+        /** @description Sent as the `audience` form field when set */
+        audience?: string | null;
+      } | null;
+      /**
+       * @description Left out: kept. null: removed. A field left out keeps the stored one (key included); null
+       * removes it
+       */
+      mtls?: {
+        /** @description PEM: the client certificate, then any intermediates (with key) */
+        certificate?: string | null;
+        /** @description PEM, unencrypted: the private key of the certificate; never shown back */
+        key?: string | null;
+        /**
+         * @description PEM: the CA bundle the receiver's certificate must chain to, instead of the system's
+         * roots
+         */
+        ca?: string | null;
+      } | null;
+    };
     ReceiverAuthOutInput: {
       basic: {
         username: string;
@@ -9787,6 +9922,46 @@ export interface components {
         audience?: string | null;
       } | null;
       /** @description A TLS client certificate for this endpoint's connections */
+      mtls?: {
+        /** @description PEM: the client certificate, then any intermediates (with key) */
+        certificate?: string | null;
+        /** @description PEM, unencrypted: the private key of the certificate; never shown back */
+        key?: string | null;
+        /**
+         * @description PEM: the CA bundle the receiver's certificate must chain to, instead of the system's
+         * roots
+         */
+        ca?: string | null;
+      } | null;
+    };
+    ReceiverAuthPatch: {
+      /** @description Left out: kept. null: removed. A field left out keeps the stored one (password included) */
+      basic?: {
+        /** @description The user id (no ":", RFC 7617) */
+        username?: string;
+        /** @description Never shown back: GET shows a masked hint */
+        password?: string;
+      } | null;
+      /**
+       * @description Left out: kept. null: removed. A field left out keeps the stored one (clientSecret included)
+       */
+      oauth2?: {
+        /**
+         * @description The token endpoint: https (http only to a literal private address that
+         * TIDINGS_EGRESS_ALLOWLIST opens)
+         */
+        tokenUrl?: string;
+        clientId?: string;
+        /** @description Sent with HTTP basic client authentication; never shown back */
+        clientSecret?: string;
+        scope?: string | null;
+        /** @description Sent as the `audience` form field when set */
+        audience?: string | null;
+      } | null;
+      /**
+       * @description Left out: kept. null: removed. A field left out keeps the stored one (key included); null
+       * removes it
+       */
       mtls?: {
         /** @description PEM: the client certificate, then any intermediates (with key) */
         certificate?: string | null;

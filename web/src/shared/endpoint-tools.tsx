@@ -202,6 +202,12 @@ export function HeadersEditor({ scope, ep }: { scope: Scope; ep: Endpoint }) {
           {headers.data.sensitive.map((k) => (
             <li key={k}>
               <code>{k}</code>: <span class="muted">(sensitive, hidden)</span>
+              {k.toLowerCase() === 'authorization' ? (
+                <span class="muted">
+                  {' '}
+                  · not sent when receiver authentication sets basic or OAuth2: that replaces it
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>
