@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { parseTree, type Node } from 'jsonc-parser';
+import { createScanner } from 'jsonc-parser';
 import { signatureHeadersFor } from '../domain/signing.ts';
 import { MAX_PAGE, seg, type ApiClient } from './api-client.ts';
 import { CliError, ExitCode, note, pause, printJson, printLine, type CliIo } from './io.ts';
@@ -33,9 +33,60 @@ export interface ListedMessage {
   readonly payloadText: string;
 }
 
-/** A string property of a JSON object node. */
-function prop(object: Node, name: string): Node | undefined {
-  return object.children?.find((p) => p.children?.[0]?.value === name)?.children?.[1];
+/** jsonc-parser's token kinds used here (its `SyntaxKind` is a const enum this build cannot import). */
+const TOKEN = { openBrace: 1, closeBrace: 2, openBracket: 3, closeBracket: 4, comma: 5, colon: 6, eof: 17 } as const;
+
+/**
+ * The text span of each `data[i].payload` of a list answer (strict JSON), null for an item without one.
+ * Iterative, at any depth: a payload stored before TIDINGS_MAX_JSON_DEPTH existed (or with it raised) may be
+ * nested deeper than a recursive parser reaches. Of a key given twice, the last counts.
+ */
+function payloadSpans(text: string): (readonly [number, number] | null)[] {
+  const scanner = createScanner(text, true);
+  const objects: boolean[] = []; // per open container, whether it is an object
+  const spans: (readonly [number, number] | null)[] = [];
+  let expectKey = false;
+  let rootKey: string | null = null;
+  let itemKey: string | null = null;
+  let inData = false;
+  let payloadAt = -1;
+  for (let t: number = scanner.scan(); t !== TOKEN.eof; t = scanner.scan()) {
+    const depth = objects.length;
+    const atPayload = depth === 3 && inData && itemKey === 'payload' && payloadAt < 0;
+    if (t === TOKEN.openBrace || t === TOKEN.openBracket) {
+      if (depth === 1 && rootKey === 'data' && t === TOKEN.openBracket) inData = true;
+      if (depth === 2 && inData && t === TOKEN.openBrace) {
+        spans.push(null);
+        itemKey = null;
+      }
+      if (atPayload) payloadAt = scanner.getTokenOffset();
+      objects.push(t === TOKEN.openBrace);
+      expectKey = t === TOKEN.openBrace;
+    } else if (t === TOKEN.closeBrace || t === TOKEN.closeBracket) {
+      objects.pop();
+      if (objects.length === 3 && payloadAt >= 0) {
+        spans[spans.length - 1] = [payloadAt, scanner.getTokenOffset() + 1];
+        payloadAt = -1;
+      }
+      if (objects.length === 1) inData = false;
+    } else if (t === TOKEN.comma) {
+      expectKey = objects.at(-1) === true;
+    } else if (t !== TOKEN.colon && expectKey) {
+      if (depth === 1) rootKey = scanner.getTokenValue();
+      if (depth === 3) itemKey = scanner.getTokenValue();
+      expectKey = false;
+    } else if (t !== TOKEN.colon && atPayload) {
+      spans[spans.length - 1] = [scanner.getTokenOffset(), scanner.getTokenOffset() + scanner.getTokenLength()];
+    }
+  }
+  return spans;
+}
+
+/** A list answer's item as JSON.parse reads it (the payload's text comes from {@link payloadSpans}). */
+interface PageItem {
+  readonly id?: unknown;
+  readonly eventType?: unknown;
+  readonly timestamp?: unknown;
 }
 
 /**
@@ -43,23 +94,29 @@ function prop(object: Node, name: string): Node | undefined {
  * integers beyond 2^53 and the publisher's spacing).
  */
 export function messagesOfPage(text: string): { messages: ListedMessage[]; iterator: string | null; done: boolean } {
-  const root = parseTree(text);
-  const data = root === undefined ? undefined : prop(root, 'data');
-  if (root === undefined || data?.type !== 'array') throw new Error('the API answered a list without data');
-  const messages = (data.children ?? []).map((item) => {
-    const payload = prop(item, 'payload');
+  let page: { readonly data?: unknown; readonly iterator?: unknown; readonly done?: unknown };
+  try {
+    page = JSON.parse(text) as typeof page;
+  } catch {
+    throw new Error('the API answered a list without data');
+  }
+  if (typeof page !== 'object' || page === null || !Array.isArray(page.data)) {
+    throw new Error('the API answered a list without data');
+  }
+  const spans = payloadSpans(text);
+  const messages = (page.data as PageItem[]).map((item, i) => {
+    const span = spans[i] ?? null;
     return {
-      id: String(prop(item, 'id')?.value),
-      eventType: String(prop(item, 'eventType')?.value),
-      timestamp: String(prop(item, 'timestamp')?.value),
-      payloadText: payload === undefined ? '{}' : text.slice(payload.offset, payload.offset + payload.length),
+      id: String(item.id),
+      eventType: String(item.eventType),
+      timestamp: String(item.timestamp),
+      payloadText: span === null ? '{}' : text.slice(span[0], span[1]),
     };
   });
-  const iterator = prop(root, 'iterator')?.value;
   return {
     messages,
-    iterator: typeof iterator === 'string' ? iterator : null,
-    done: prop(root, 'done')?.value === true,
+    iterator: typeof page.iterator === 'string' ? page.iterator : null,
+    done: page.done === true,
   };
 }
 
