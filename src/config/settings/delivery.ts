@@ -140,7 +140,9 @@ export const DELIVERY_SETTINGS = {
     schema: durationMs(1000),
     defaultValue: '5m',
     unit: 'duration',
-    description: 'How long an OAuth2 token whose response has no expires_in is used.',
+    description:
+      'How long an OAuth2 token is used whose response has no expires_in, or one that is neither a number nor a ' +
+      'numeric string (an expires_in of 0 or less: the token serves its attempt only).',
   },
   maxSocketsPerOrigin: {
     env: 'TIDINGS_MAX_SOCKETS_PER_ORIGIN',
