@@ -1,35 +1,13 @@
 import { z } from 'zod';
+import { messageFilterFields, messageOutFields, messageStatusQuery, statusCodeClass } from './message-fields.ts';
 import { holdFields } from './delivery.ts';
-import {
-  channelName,
-  eventTypeName,
-  flagQuery,
-  idIterator,
-  instantQuery,
-  listParam,
-  listQuery,
-  queryInt,
-  refParam,
-  tagName,
-} from './common.ts';
-
-/** Svix `MessageStatus`: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
-const status = queryInt(0, 4);
-/** Svix `StatusCodeClass`: 0 (no response), 100, 200, 300, 400, 500. */
-const statusCodeClass = queryInt(0, 500).refine(
-  (n) => [0, 100, 200, 300, 400, 500].includes(n),
-  'must be 0, 100, 200, 300, 400 or 500',
-);
+import { flagQuery, idIterator, listQuery, listResponse, refParam } from './common.ts';
 
 /** Filters shared by the attempt lists (Svix). Newest first unless `order=ascending`. */
 export const attemptListQuery = listQuery(idIterator('atmpt'), 'descending').extend({
-  status: status.optional(),
+  status: messageStatusQuery.optional(),
   status_code_class: statusCodeClass.optional(),
-  event_types: listParam(eventTypeName).optional(),
-  channel: channelName.optional(),
-  tag: tagName.optional(),
-  before: instantQuery.optional(),
-  after: instantQuery.optional(),
+  ...messageFilterFields,
   with_content: flagQuery
     .default(false)
     .describe("Include each attempt's stored response body (default false: content is in a list only when asked)"),
@@ -57,17 +35,7 @@ export const attemptOut = z
     timestamp: z.string(),
     attemptNumber: z.number(),
     errorKind: z.string().nullable(),
-    msg: z
-      .object({
-        id: z.string(),
-        eventId: z.string().nullable(),
-        eventType: z.string(),
-        payload: z.unknown(),
-        channels: z.array(z.string()).nullable(),
-        tags: z.array(z.string()).nullable(),
-        timestamp: z.string(),
-      })
-      .optional(),
+    msg: z.object(messageOutFields).optional(),
     /**
      * Tidings, operator credentials only (never an application's key): resolved and connected addresses, the
      * full reason of a refusal and the setting that decided it, signing key ids, the Retry-After received.
@@ -76,14 +44,7 @@ export const attemptOut = z
   })
   .meta({ id: 'MessageAttemptOut' });
 
-export const attemptList = z
-  .object({
-    data: z.array(attemptOut),
-    iterator: z.string().nullable(),
-    prevIterator: z.string().nullable(),
-    done: z.boolean(),
-  })
-  .meta({ id: 'ListResponseMessageAttemptOut' });
+export const attemptList = listResponse(attemptOut).meta({ id: 'ListResponseMessageAttemptOut' });
 
 /** One row of a delivery timeline (Tidings). Ids and fencing tokens are decimal strings. */
 export const timelineEntryOut = z

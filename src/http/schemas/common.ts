@@ -169,7 +169,7 @@ export const instantQuery = rfc3339Instant;
 export const flagQuery = z.stringbool();
 
 /** A list in a query string: comma-separated and/or repeated. */
-export const listParam = (item: z.ZodString) =>
+export const listParam = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .union([z.string(), z.array(z.string())])
     .transform((v) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageOutFields, messageStatusQuery } from './message-fields.ts';
 import {
   channelName,
   eventTypeName,
@@ -8,12 +9,8 @@ import {
   listParam,
   listQuery,
   listResponse,
-  queryInt,
   tagName,
 } from './common.ts';
-
-/** Svix `MessageStatus` in a query: 0 success, 1 pending, 2 fail, 3 sending, 4 canceled. */
-export const messageStatusQuery = queryInt(0, 4);
 
 /** `expanded_statuses` (Svix): false (the default when absent) shows canceled as success, as Svix does. */
 const expandedStatuses = flagQuery.default(false);
@@ -93,13 +90,7 @@ export const endpointMessageOut = z
     status: z.number(),
     statusText: z.string(),
     nextAttempt: z.string().nullable(),
-    id: z.string(),
-    eventId: z.string().nullable(),
-    eventType: z.string(),
-    payload: z.unknown(),
-    channels: z.array(z.string()).nullable(),
-    tags: z.array(z.string()).nullable(),
-    timestamp: z.string(),
+    ...messageOutFields,
     deliveryState: z.string(),
     ...holdFields,
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messageFilterFields, messageOutFields } from './message-fields.ts';
 import { mediaTypeProblem } from '../../domain/http-fields.ts';
 import { applicationIn } from './application.ts';
 import {
@@ -7,9 +8,8 @@ import {
   eventTypeName,
   flagQuery,
   idIterator,
-  instantQuery,
-  listParam,
   listQuery,
+  listResponse,
   rfc3339Instant,
   tagName,
   WIRE_LIMITS,
@@ -115,25 +115,12 @@ export const messageIn = z
  */
 export const messageOut = z
   .object({
-    id: z.string(),
-    eventId: z.string().nullable(),
-    eventType: z.string(),
-    payload: z.unknown(),
-    channels: z.array(z.string()).nullable(),
-    tags: z.array(z.string()).nullable(),
-    timestamp: z.string(),
+    ...messageOutFields,
     deliverAt: z.string().nullable(),
   })
   .meta({ id: 'MessageOut' });
 
-export const messageList = z
-  .object({
-    data: z.array(messageOut),
-    iterator: z.string().nullable(),
-    prevIterator: z.string().nullable(),
-    done: z.boolean(),
-  })
-  .meta({ id: 'ListResponseMessageOut' });
+export const messageList = listResponse(messageOut).meta({ id: 'ListResponseMessageOut' });
 
 /** `with_content` (default true, as Svix answers a request that does not say). */
 export const withContentQuery = z.object({ with_content: flagQuery.default(true) });
@@ -146,9 +133,5 @@ export const messageListQuery = listQuery(idIterator('msg'), 'descending').exten
       'Include the payloads (default false: content is in a list only when asked; a single message shows it by ' +
         'default)',
     ),
-  event_types: listParam(eventTypeName).optional(),
-  channel: channelName.optional(),
-  tag: tagName.optional(),
-  before: instantQuery.optional(),
-  after: instantQuery.optional(),
+  ...messageFilterFields,
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DeliveryState } from '../../domain/delivery-state.ts';
 import { PAYLOAD_PATH_LIMITS, payloadPath } from '../../domain/payload-field.ts';
-import { holdFields, messageStatusQuery } from './delivery.ts';
+import { holdFields } from './delivery.ts';
+import { messageStatusQuery, statusCodeClass } from './message-fields.ts';
 import {
   channelName,
   eventTypeName,
@@ -18,12 +19,6 @@ import {
 
 /** Longest `payload_value`, in characters. */
 const PAYLOAD_VALUE_MAX_LENGTH = 1024;
-
-/** Svix `StatusCodeClass`: 0 (no response), 100, 200, 300, 400, 500. */
-const statusCodeClass = queryInt(0, 500).refine(
-  (n) => [0, 100, 200, 300, 400, 500].includes(n),
-  'must be 0, 100, 200, 300, 400 or 500',
-);
 
 /** An HTTP status: exactly this one (Tidings). */
 const statusCode = queryInt(100, 599);
@@ -92,16 +87,8 @@ export const messageSearchQuery = listQuery(idIterator('msg'), 'descending')
   })
   .superRefine(payloadPair);
 
-/** Delivery states in a query string: comma-separated and/or repeated (as `listParam`). */
-const deliveryStates = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) =>
-    (Array.isArray(v) ? v : [v])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  )
-  .pipe(z.array(z.enum(Object.values(DeliveryState) as [DeliveryState, ...DeliveryState[]])));
+/** Delivery states in a query string: comma-separated and/or repeated. */
+const deliveryStates = listParam(z.enum(Object.values(DeliveryState) as [DeliveryState, ...DeliveryState[]]));
 
 /** The delivery filters: state (exact, Tidings; or Svix `status`) and the last attempt's status class. */
 const deliveryFields = {
@@ -141,7 +128,7 @@ export const attemptSearchQuery = listQuery(idIterator('atmpt'), 'descending')
     endpoint_id: refParam
       .optional()
       .describe('Required: attempts are indexed by endpoint (id or uid; a deleted one by id)'),
-    status: queryInt(0, 4)
+    status: messageStatusQuery
       .refine((n) => n === 0 || n === 2, 'a recorded attempt is 0 (success) or 2 (fail)')
       .optional(),
     status_code_class: statusCodeClass.optional(),
