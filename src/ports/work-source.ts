@@ -2,10 +2,11 @@ import type { ClaimedDelivery, ClaimWindow } from './delivery-store.ts';
 
 /*
  * Where due work reaches a dispatcher (docs/design.md#scale, "Work sources"; docs/adr/0020-work-sources.md): one port,
- * several sources. Today two: the claim (a statement over due rows) and the publish hand-off (deliveries a publish in
- * the same process inserted already leased to this dispatcher, ADR 0018). A broker transport plugs in as a third:
- * its messages carry delivery ids, its `take` leases those rows with a fenced claim, and its `settled` acknowledges a
- * message once the attempt's record committed. Whatever the source, a delivery ends in the same lease, fencing token
+ * several sources. Today three: the claim (a statement over due rows), the publish hand-off (deliveries a publish in
+ * the same process inserted already leased to this dispatcher, ADR 0018) and the broker source of a broker transport
+ * (ADR 0026: its messages carry delivery ids, its `take` leases those rows with a fenced claim by id, and its
+ * `settled` acknowledges a message once the attempt's record committed). Another source implements this port and is
+ * wired in src/main/dispatcher-role.ts. Whatever the source, a delivery ends in the same lease, fencing token
  * and record; flow control (share, reserve, caps, breaker) is decided where the lease is granted.
  */
 
