@@ -4,6 +4,8 @@ import {
   idIterator,
   listQuery,
   listResponse,
+  rateFieldsIn,
+  rateFieldsOut,
   rateSchema,
   sameAsOlderName,
   stringMap,
@@ -34,8 +36,7 @@ export const applicationPatch = z
   .strictObject({
     name: z.string().min(1).max(WIRE_LIMITS.nameMaxLength).optional(),
     uid: uidSchema.nullish(),
-    throttleRate: rateSchema.nullish(),
-    rateLimit: rateSchema.nullish(),
+    ...rateFieldsIn,
     metadata: stringMap.optional(),
   })
   .superRefine(sameAsOlderName(RATE_NAMES))
@@ -47,8 +48,7 @@ export const applicationOut = z
     id: z.string(),
     uid: z.string().nullable(),
     name: z.string(),
-    throttleRate: z.number().nullable(),
-    rateLimit: z.number().nullable(),
+    ...rateFieldsOut,
     metadata: z.record(z.string(), z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -103,6 +103,12 @@ export function sameAsOlderName(pairs: readonly (readonly [current: string, olde
 /** Messages (or requests) per second; null = unlimited. */
 export const rateSchema = z.number().int().min(1).max(2_147_483_647);
 
+/** `throttleRate` and its older name `rateLimit` as a body gives them (both only with the same value). */
+export const rateFieldsIn = { throttleRate: rateSchema.nullish(), rateLimit: rateSchema.nullish() };
+
+/** `throttleRate` and its older name `rateLimit` (the same value) as a response shows them. */
+export const rateFieldsOut = { throttleRate: z.number().nullable(), rateLimit: z.number().nullable() };
+
 /** The part of an id after its prefix (a ULID for ids Tidings makes). */
 const ID_BODY = '[0-9A-Za-z]{1,64}';
 

@@ -5,7 +5,8 @@ import {
   idIterator,
   listQuery,
   listResponse,
-  rateSchema,
+  rateFieldsIn,
+  rateFieldsOut,
   sameAsOlderName,
   stringMap,
   uidSchema,
@@ -52,8 +53,7 @@ const endpointFields = z.strictObject({
   secret: z.string().max(WIRE_LIMITS.nameMaxLength).nullish(),
   metadata: stringMap.nullish(),
   headers: headers.nullish().describe('Custom static headers sent with every request'),
-  throttleRate: rateSchema.nullish(),
-  rateLimit: rateSchema.nullish(),
+  ...rateFieldsIn,
   version: version.nullish(),
 });
 
@@ -82,8 +82,7 @@ export const endpointPatch = z
     channels: channels.nullish(),
     metadata: stringMap.optional(),
     headers: headers.nullish(),
-    throttleRate: rateSchema.nullish(),
-    rateLimit: rateSchema.nullish(),
+    ...rateFieldsIn,
     version: version.optional(),
   })
   .superRefine(sameAsOlderName(OLDER_NAMES))
@@ -101,8 +100,7 @@ export const endpointOut = z
     eventTypes: z.array(z.string()).nullable(),
     filterTypes: z.array(z.string()).nullable(),
     channels: z.array(z.string()).nullable(),
-    throttleRate: z.number().nullable(),
-    rateLimit: z.number().nullable(),
+    ...rateFieldsOut,
     metadata: z.record(z.string(), z.string()),
     headers: z.record(z.string(), z.string()),
     createdAt: z.string(),
