@@ -5,6 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createPgApplicationStore } from '../../src/adapters/postgres/application/application-store.ts';
+import { createPgReceiverAuthStore } from '../../src/adapters/postgres/endpoint/endpoint-auth-store.ts';
+import { createPgEndpointStore } from '../../src/adapters/postgres/endpoint/endpoint-store.ts';
+import { createReceiverAuths } from '../../src/app/receiver-auths.ts';
 import { ENGINES } from '../support/db.ts';
 import { makeTestCertificates, type TestCertificates } from '../support/test-certificates.ts';
 import { errorOf, startApi, type ApiHarness } from './api-harness.ts';
@@ -225,6 +229,35 @@ for (const engine of ENGINES) {
       await call('DELETE', PATH);
       assert.equal((await call('PATCH', ep, { url: 'http://hooks.example/a' })).status, 200, 'without mtls: open');
       await call('PATCH', ep, { url: 'https://hooks.example/a' });
+    });
+
+    test('a PATCH that meets a concurrent write merges into the newer value, not the one it read', async () => {
+      await call('PUT', PATH, { mtls: { ca: certs.ca.cert } });
+      const db = api.database.db;
+      const store = createPgReceiverAuthStore(db, api.cipher);
+      const apps = createPgApplicationStore(db);
+      const endpoints = createPgEndpointStore(db, api.cipher);
+      let raced = false;
+      const auths = createReceiverAuths({
+        lookups: { findApplication: apps.findApplication, findEndpoint: endpoints.findEndpoint },
+        clock: { sqlNow: () => null } as never,
+        egressAllowlist: [],
+        store: {
+          ...store,
+          // Between this PATCH's read and its write, another client replaces the configuration once.
+          async load(endpointId) {
+            const read = await store.load(endpointId);
+            if (!raced) {
+              raced = true;
+              assert.equal((await call('PUT', PATH, { basic: { username: 'racer', password: 'pw' } })).status, 200);
+            }
+            return read;
+          },
+        },
+      });
+      const out = await auths.patch({ kind: 'admin' }, 'auth-a', 'ep-a', { mtls: { ca: certs.ca.cert } });
+      assert.equal(out?.summary.basic?.username, 'racer', 'the concurrent write is kept');
+      assert.notEqual(out?.summary.mtls, null, 'and the PATCH applied to it');
     });
   });
 }
