@@ -63,8 +63,11 @@ export interface StampedDelivery {
 
 export interface Stamped {
   readonly deliveries: readonly StampedDelivery[];
-  /** The stamp written (the statement's instant): `unstamp` clears only this stamp. */
-  readonly stampedAt: Date | null;
+  /**
+   * The stamp written (the statement's instant) in Unix microseconds, as text: `unstamp` clears only this stamp. Not a
+   * Date: the column holds microseconds and a Date keeps milliseconds, so a Date read back never equals it.
+   */
+  readonly stampedAt: string | null;
 }
 
 export interface BrokerOutboxStore {
@@ -81,7 +84,7 @@ export interface BrokerOutboxStore {
    */
   stampDue(input: StampDueInput): Promise<Stamped>;
   /** Clears the stamp `stampedAt` of the ids whose publish failed: the next `stampDue` takes them again. */
-  unstamp(ids: readonly string[], stampedAt: Date): Promise<void>;
+  unstamp(ids: readonly string[], stampedAt: string): Promise<void>;
   /**
    * The claim's housekeeping of expired leases (lost too often: dead-lettered); returns how many were dead-lettered.
    */

@@ -11,6 +11,12 @@ import { silentLogger } from '../support/logger.ts';
 import { testPrefix } from '../support/rabbitmq.ts';
 import { waitFor, type TransportUnderTest } from './work-source-contract.ts';
 
+/** `at` 457 µs later, as text with microseconds (what PostgreSQL reads as a timestamptz). */
+function withMicroseconds(at: Date | null): Date | null {
+  if (at === null) return null;
+  return `${at.toISOString().slice(0, -1)}457Z` as unknown as Date;
+}
+
 /**
  * A broker transport's fixture: one transport publishes for the outbox, each source consumes through one of its own;
  * `received` counts the messages of each id the sources got, `expected` the messages published for it.
@@ -38,6 +44,8 @@ export function brokerFixture(
       const received = new Map<string, number>();
       const waits = new Set<() => void>();
       let published: string[] = [];
+      let failNext = false;
+      let swept = 0;
       const count = (map: Map<string, number>, id: string): void => {
         map.set(id, (map.get(id) ?? 0) + 1);
       };
@@ -45,6 +53,10 @@ export function brokerFixture(
         ...publisher,
         name: publisher.name,
         publish: async (items) => {
+          if (failNext) {
+            failNext = false;
+            return { confirmed: [], failed: items.map((i) => i.deliveryId) };
+          }
           const outcome = await publisher.publish(items);
           for (const id of outcome.confirmed) {
             count(expected, id);
@@ -56,9 +68,16 @@ export function brokerFixture(
       const outbox = createOutboxPublisher({
         store: outboxStore,
         transport: recording,
-        clock,
+        // The database clock has microseconds and a stamp in whole milliseconds would hide a stamp compared in
+        // milliseconds: the outbox stamps 0.457 ms after the test clock's instant.
+        clock: { sqlNow: () => withMicroseconds(clock.sqlNow()) },
         timers: systemTimers,
         logger: silentLogger,
+        observer: {
+          published: (_count, n) => {
+            swept += n;
+          },
+        },
         settings: { intervalMs: 60_000, batch: 100, endpointAhead: 8, sweepAfterMs: 60_000, maxReclaims: 5 },
       });
       let sources: BrokerTransport[] = [];
@@ -106,6 +125,10 @@ export function brokerFixture(
             waits.delete(w.poke);
           }
         },
+        failNextPublish() {
+          failNext = true;
+        },
+        sweptCount: () => swept,
         async duplicate(items: readonly BrokerItem[]) {
           await recording.publish(items);
         },

@@ -43,6 +43,10 @@ export interface TransportFixture {
    * broker).
    */
   duplicate(items: readonly { deliveryId: string; endpointId: string }[]): Promise<void>;
+  /** A broker: its next publish fails (the broker confirms none of the ids). */
+  failNextPublish?(): void;
+  /** A broker: the ids the outbox's sweep published again so far. */
+  sweptCount?(): number;
   /** Ends the sources made since the last call (their messages not settled go back to the broker). */
   endTest(): Promise<void>;
   close(): Promise<void>;
@@ -203,6 +207,25 @@ export function workSourceContract(transport: TransportUnderTest): void {
       for (const d of taken) await record(d, 'ok', sourceOf(d, a, b));
       await pump();
       assert.deepEqual(await takeAll(a, b), [], 'nothing after the records');
+    });
+
+    test('an id whose publish failed is published again by the next round, not by the sweep', async (ctx) => {
+      if (fixture.failNextPublish === undefined || fixture.sweptCount === undefined) {
+        ctx.skip('no broker');
+        return;
+      }
+      const { appId } = await endpoints(1);
+      await publish(appId, 1);
+      const a = oneTaker();
+      fixture.failNextPublish();
+      assert.deepEqual(await pump(), [], 'the failed round published nothing');
+      const again = await pump();
+      assert.equal(again.length, 1, 'the next round published the id again');
+      assert.equal(fixture.sweptCount(), 0, 'without the sweep');
+      assert.deepEqual(
+        (await a.take()).map((d) => d.deliveryId),
+        again,
+      );
     });
 
     test('a duplicated or redelivered id leases nothing twice', async () => {

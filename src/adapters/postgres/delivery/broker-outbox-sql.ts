@@ -22,8 +22,10 @@ import { prepared } from '../db.ts';
  *   more (`swept` then), while reclaim_count < $5 (the others are the sweep's: lost too often).
  * The update keeps a row whose stamp changed since it was read (another dispatcher's publisher stamped it).
  * $1 most rows, $2 head per endpoint, $3 sweep after ms, $4 now, $5 max reclaims.
- * Rows: id, endpoint_id, swept, stamped_at. Indexes: deliveries_endpoint_due (each endpoint's head),
- * deliveries_endpoint_leased (a gated endpoint's live leases), deliveries_lease_expiry (expired leases).
+ * Rows: id, endpoint_id, swept, stamp_us (the stamp written, in Unix microseconds as text: exact, unlike a JS Date,
+ * which keeps milliseconds of a column that holds microseconds).
+ * Indexes: deliveries_endpoint_due (each endpoint's head), deliveries_endpoint_leased (a gated endpoint's live
+ * leases), deliveries_lease_expiry (expired leases).
  */
 export const STAMP_DUE = prepared(
   'tidings_broker_stamp_due',
@@ -90,17 +92,19 @@ WITH t AS (
 UPDATE deliveries d SET broker_published_at = t.now
 FROM picked p, t
 WHERE d.id = p.id AND d.broker_published_at IS NOT DISTINCT FROM p.stamp
-RETURNING d.id, d.endpoint_id, p.swept, t.now AS stamped_at`,
+RETURNING d.id, d.endpoint_id, p.swept, (extract(epoch FROM t.now) * 1000000)::bigint::text AS stamp_us`,
 );
 
 /*
- * UNSTAMP — the ids whose publish the broker did not confirm lose the stamp the publisher wrote ($2), so that the
- * next STAMP_DUE takes them again; a row stamped since by another publisher keeps its stamp. $1 ids. Index: pkey.
+ * UNSTAMP — the ids whose publish the broker did not confirm lose the stamp the publisher wrote ($2, STAMP_DUE's
+ * stamp_us: Unix microseconds), so that the next STAMP_DUE takes them again; a row stamped since by another publisher
+ * keeps its stamp. The compare is in whole microseconds, exact. $1 ids. Index: pkey.
  */
 export const UNSTAMP = prepared(
   'tidings_broker_unstamp',
   `
-UPDATE deliveries SET broker_published_at = NULL WHERE id = ANY ($1::bigint[]) AND broker_published_at = $2`,
+UPDATE deliveries SET broker_published_at = NULL WHERE id = ANY ($1::bigint[]) 
+  AND (extract(epoch FROM broker_published_at) * 1000000)::bigint = $2::bigint`,
 );
 
 /*

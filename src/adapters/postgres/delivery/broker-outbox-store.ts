@@ -52,7 +52,7 @@ export function createPgBrokerOutboxStore(db: Db, cipher: Cipher): BrokerOutboxS
 
     async stampDue(input) {
       const rows = (
-        await db.query<{ id: string; endpoint_id: string; swept: boolean; stamped_at: Date }>(STAMP_DUE, [
+        await db.query<{ id: string; endpoint_id: string; swept: boolean; stamp_us: string }>(STAMP_DUE, [
           input.limit,
           input.endpointAhead,
           input.sweepAfterMs,
@@ -62,7 +62,7 @@ export function createPgBrokerOutboxStore(db: Db, cipher: Cipher): BrokerOutboxS
       ).rows;
       return {
         deliveries: rows.map((r) => ({ deliveryId: String(r.id), endpointId: r.endpoint_id, swept: r.swept })),
-        stampedAt: rows[0]?.stamped_at ?? null,
+        stampedAt: rows[0]?.stamp_us ?? null,
       };
     },
 
