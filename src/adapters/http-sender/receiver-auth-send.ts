@@ -60,8 +60,17 @@ export function secretsOf(authorization: string): string[] {
   return [...new Set(forms.filter((f) => f.length > 0))].sort((a, b) => b.length - a.length);
 }
 
-const redact = (text: string, secrets: readonly string[]): string =>
-  secrets.reduce((t, secret) => t.split(secret).join(REDACTED), text);
+/** Each secret replaced; and a secret's beginning (4 characters or more) at the end, where the prefix was cut. */
+function redact(text: string, secrets: readonly string[]): string {
+  let out = secrets.reduce((t, secret) => t.split(secret).join(REDACTED), text);
+  for (const secret of secrets)
+    for (let k = secret.length - 1; k >= 4; k -= 1)
+      if (out.endsWith(secret.slice(0, k))) {
+        out = out.slice(0, -k) + REDACTED;
+        break;
+      }
+  return out;
+}
 
 /**
  * A result with the secrets of `authorization` replaced by {@link REDACTED} in what is recorded of the response (its
