@@ -15,7 +15,7 @@ import type { ApplicationRecord, ApplicationStore } from '../ports/application-s
 import type { Clock } from '../ports/clock.ts';
 import type { EndpointFilterStore, FilteredEndpoint, AppFilters } from '../ports/endpoint-filter-store.ts';
 import type { EndpointStore } from '../ports/endpoint-store.ts';
-import type { FilterOutcome } from '../ports/message-store.ts';
+import type { FilterOutcome, NewMessage } from '../ports/message-store.ts';
 import type { EndpointKey } from '../ports/retry-policy-store.ts';
 import type { Tx } from '../ports/unit-of-work.ts';
 import { resolveApplication } from './applications.ts';
@@ -116,14 +116,10 @@ export function createEndpointFilters(deps: EndpointFiltersDeps): EndpointFilter
 }
 
 /** What a publish tells {@link PublishFilters.decide} of its message. */
-export interface FilteredMessage {
-  readonly eventType: string;
-  readonly eventId: string | null;
-  readonly channels: readonly string[] | null;
-  readonly tags: readonly string[] | null;
-  readonly payload: Uint8Array;
-  readonly contentType?: string | null;
-}
+export type FilteredMessage = Pick<
+  NewMessage,
+  'eventType' | 'eventId' | 'channels' | 'tags' | 'payload' | 'contentType'
+>;
 
 /** The payload filters as a publish meets them: evaluated once per message and endpoint, before it is stored. */
 export interface PublishFilters {

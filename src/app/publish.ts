@@ -8,13 +8,10 @@ import {
   StaleLookupError,
   type KeyedAnswer,
   type KeyedInsert,
-  type FilterOutcome,
-  type LookupExpectation,
   type MessageRecord,
   type MessageStore,
   type NewMessage,
 } from '../ports/message-store.ts';
-import type { TraceCarrier } from '../ports/tracer.ts';
 import type { Tx, UnitOfWork } from '../ports/unit-of-work.ts';
 import { messageHead } from './answers.ts';
 import { fieldError, type ApplicationInput, type Applications } from './applications.ts';
@@ -25,31 +22,10 @@ import { latestVersion, type PayloadSchemas } from './payload-schemas.ts';
 import { writeOnce } from './write-once.ts';
 
 /**
- * What a caller publishes (docs/design.md#publishing). `payload` is the exact byte span of the request's payload value,
- * or a raw message's body (`contentType` set).
+ * What a caller publishes (docs/design.md#publishing): the message to store but its id, which the publisher makes.
+ * `payload` is the exact byte span of the request's payload value, or a raw message's body (`contentType` set).
  */
-export interface PublishInput {
-  readonly appId: string;
-  readonly eventType: string;
-  readonly eventId: string | null;
-  readonly channels: readonly string[] | null;
-  readonly tags: readonly string[] | null;
-  readonly payload: Uint8Array;
-  /** Content type of a raw message's body; null for a JSON payload. */
-  readonly contentType?: string | null;
-  /** First attempt not before this instant (Svix `deliverAt`); null = at once. */
-  readonly deliverAt?: Date | null;
-  /** Payload retention in hours (Svix `payloadRetentionHours`), null = the deployment default. */
-  readonly retentionHours: number | null;
-  /** W3C trace context of the publish request, stored with the message (set by `withTraceContext`). */
-  readonly traceContext?: TraceCarrier | null;
-  /**
-   * The lookups the message was checked against, confirmed by the store when it writes; null or absent = not confirmed.
-   */
-  readonly expected?: LookupExpectation | null;
-  /** What the endpoints' payload filters decided (set by `publishMessage`); null or absent = not evaluated. */
-  readonly filters?: FilterOutcome | null;
-}
+export type PublishInput = Omit<NewMessage, 'id'>;
 
 /**
  * The event-type checks in front of every publish: the registered event types, and the payload schemas
@@ -77,7 +53,7 @@ export interface PublisherDeps {
   readonly checks?: PublishChecks;
 }
 
-/** {@link LookupExpectation.eventTypeRevision} of an event type that is not registered. */
+/** `LookupExpectation.eventTypeRevision` (ports/message-store.ts) of an event type that is not registered. */
 const NO_EVENT_TYPE = '0';
 
 /** HTTP status of an accepted publish (Svix answers 202 Accepted). */
@@ -114,7 +90,7 @@ export type PublishChecked = Omit<PublishInput, 'appId'>;
 export interface CheckOptions {
   /**
    * The event type may come from the publish lookup cache and be stale: the caller passes the revision
-   * returned to the store as {@link LookupExpectation.eventTypeRevision}. Otherwise it is read.
+   * returned to the store as `LookupExpectation.eventTypeRevision` (ports/message-store.ts). Otherwise it is read.
    */
   readonly cached?: boolean;
 }
@@ -132,7 +108,7 @@ export interface Publisher {
    * `tx` (undefined = outside a transaction) and the `deliverAt` horizon. They need no application, so a
    * caller may run them beside its application lookup and then publish with `checked`.
    * @returns the revision of the event type checked against, `'0'` when no such type is registered, null
-   *   when the publisher has no event-type checks ({@link LookupExpectation.eventTypeRevision})
+   *   when the publisher has no event-type checks (`LookupExpectation.eventTypeRevision` (ports/message-store.ts))
    * @throws AppError as {@link Publisher.publish}, but `conflict`
    */
   check(tx: Tx | undefined, message: PublishChecked, options?: CheckOptions): Promise<string | null>;

@@ -21,6 +21,7 @@ export interface NewMessage {
    * at once. Stored and echoed as given.
    */
   readonly deliverAt?: Date | null;
+  /** Payload retention in hours (Svix `payloadRetentionHours`); null = the deployment default. */
   readonly retentionHours: number | null;
   /** W3C trace context of the publish span (written only when tracing is on); null or absent = none. */
   readonly traceContext?: TraceCarrier | null;
