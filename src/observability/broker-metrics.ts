@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BrokerDeadLetter, BrokerDepth, BrokerState } from '../ports/broker.ts';
+import { upGauge, zeroedCounter } from './metric-kinds.ts';
 
 /** How a broker message ended on a dispatcher (the `how` label). */
 export const BROKER_ACK_KINDS = ['recorded', 'released', 'not_due', 'gated', 'duplicate'] as const;
@@ -52,20 +53,26 @@ export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSou
       'Delivery ids the broker did not confirm (down, refused, unroutable, timed out): published again by a ' +
       'later round.',
   });
-  const received = new Counter({
-    name: 'tidings_broker_received_total',
-    labelNames: ['redelivered'] as const,
-    registers,
-    help: 'Broker messages received by this dispatcher, by whether the broker had delivered them before.',
-  });
-  const acknowledged = new Counter({
-    name: 'tidings_broker_acknowledged_total',
-    labelNames: ['how'] as const,
-    registers,
-    help:
-      'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), not_due, ' +
-      'gated, duplicate.',
-  });
+  const received = zeroedCounter(
+    registry,
+    {
+      name: 'tidings_broker_received_total',
+      help: 'Broker messages received by this dispatcher, by whether the broker had delivered them before.',
+    },
+    'redelivered',
+    ['true', 'false'],
+  );
+  const acknowledged = zeroedCounter(
+    registry,
+    {
+      name: 'tidings_broker_acknowledged_total',
+      help:
+        'Broker messages acknowledged, by how they ended: recorded, released (given up without a record), ' +
+        'not_due, gated, duplicate.',
+    },
+    'how',
+    BROKER_ACK_KINDS,
+  );
   const nacked = new Counter({
     name: 'tidings_broker_nacked_total',
     registers,
@@ -73,37 +80,36 @@ export function registerBrokerMetrics(registry: Registry, source: BrokerGaugeSou
       'Broker messages given back because the claim of their id failed alone: they count toward ' +
       'TIDINGS_BROKER_DELIVERY_LIMIT.',
   });
-  const dead = new Counter({
-    name: 'tidings_broker_dead_lettered_total',
-    labelNames: ['reason'] as const,
-    registers,
-    help:
-      'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept ' +
-      'failing); the delivery stays pending.',
-  });
-  const changes = new Counter({
-    name: 'tidings_broker_state_changes_total',
-    labelNames: ['state'] as const,
-    registers,
-    help: "Changes of the broker connection's state, by the state entered.",
-  });
+  const dead = zeroedCounter(
+    registry,
+    {
+      name: 'tidings_broker_dead_lettered_total',
+      help:
+        'Broker messages the broker dead-lettered, by reason (delivery_limit: a delivery whose claim kept ' +
+        'failing); the delivery stays pending.',
+    },
+    'reason',
+    BROKER_DEAD_REASONS,
+  );
+  const changes = zeroedCounter(
+    registry,
+    {
+      name: 'tidings_broker_state_changes_total',
+      help: "Changes of the broker connection's state, by the state entered.",
+    },
+    'state',
+    BROKER_STATES,
+  );
   const restored = new Counter({
     name: 'tidings_broker_topology_restored_total',
     registers,
     help: 'Times the broker topology was declared again because a queue had gone (deleted by hand).',
   });
-  for (const redelivered of ['true', 'false']) received.inc({ redelivered }, 0);
-  for (const how of BROKER_ACK_KINDS) acknowledged.inc({ how }, 0);
-  for (const reason of BROKER_DEAD_REASONS) dead.inc({ reason }, 0);
-  for (const state of BROKER_STATES) changes.inc({ state }, 0);
-  new Gauge({
-    name: 'tidings_broker_up',
-    registers,
-    help: '1 while the broker connection is up with its topology declared, else 0.',
-    collect() {
-      this.set(source.state() === 'connected' ? 1 : 0);
-    },
-  });
+  upGauge(
+    registry,
+    { name: 'tidings_broker_up', help: '1 while the broker connection is up with its topology declared, else 0.' },
+    () => source.state() === 'connected',
+  );
   new Gauge({
     name: 'tidings_broker_depth',
     labelNames: ['queue'] as const,

@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { upGauge, zeroedCounter } from './metric-kinds.ts';
 
 /** The reasons a read meant for the replica ran on the primary (a closed set: the label's values). */
 export const READ_FALLBACK_REASONS = ['unavailable', 'lagging', 'lag_unknown'] as const;
@@ -25,27 +26,25 @@ export function registerReadReplicaMetrics(
   registry: Registry,
   state: ReadReplicaState,
 ): { fallback(reason: ReadFallbackReason): void } {
-  const registers = [registry];
-  const fallbacks = new Counter({
-    name: 'tidings_read_replica_fallback_total',
-    labelNames: ['reason'] as const,
-    registers,
-    help:
-      'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was ' +
-      'cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
-  });
-  for (const reason of READ_FALLBACK_REASONS) fallbacks.inc({ reason }, 0);
-  new Gauge({
-    name: 'tidings_read_replica_up',
-    registers,
-    help: '1 when the last lag check reached the read replica, else 0.',
-    collect() {
-      this.set(state.up() ? 1 : 0);
+  const fallbacks = zeroedCounter(
+    registry,
+    {
+      name: 'tidings_read_replica_fallback_total',
+      help:
+        'Reads meant for the read replica that ran on the primary, by reason: unavailable (down, or the read was ' +
+        'cancelled by recovery), lagging (past TIDINGS_READ_MAX_LAG), lag_unknown.',
     },
-  });
+    'reason',
+    READ_FALLBACK_REASONS,
+  );
+  upGauge(
+    registry,
+    { name: 'tidings_read_replica_up', help: '1 when the last lag check reached the read replica, else 0.' },
+    () => state.up(),
+  );
   new Gauge({
     name: 'tidings_read_replica_lag_seconds',
-    registers,
+    registers: [registry],
     help:
       "Upper bound of the read replica's staleness now: the last check's plus the time since, seconds " +
       '(NaN when unknown or down).',
