@@ -19,6 +19,20 @@ const filters = (q: ListQuery) => ({
   after: q.after ?? null,
 });
 
+/** The dead-letter lists of an application and of one of its endpoints. */
+const deadLetterLists = [
+  {
+    path: '/api/v1/app/:appId/dead-letter',
+    summary: 'List dead letters of an application (Tidings)',
+    params: z.object({ appId: refParam }),
+  },
+  {
+    path: '/api/v1/app/:appId/endpoint/:endpointId/dead-letter',
+    summary: 'List dead letters of an endpoint (Tidings)',
+    params: z.object({ appId: refParam, endpointId: refParam }),
+  },
+];
+
 /**
  * Tidings dead letters, in the Svix style: `GET /api/v1/dead-letter` (every application's, the operator's),
  * `GET /api/v1/app/{app}/dead-letter` and
@@ -49,53 +63,34 @@ export function registerDeadLetters(
       ),
   );
 
-  app.get(
-    '/api/v1/app/:appId/dead-letter',
-    {
-      schema: {
-        tags: ['Dead Letter'],
-        summary: 'List dead letters of an application (Tidings)',
-        params: z.object({ appId: refParam }),
-        querystring: deadLetterListQuery,
-        response: { 200: deadLetterList, ...commonErrors },
+  for (const route of deadLetterLists) {
+    app.get(
+      route.path,
+      {
+        schema: {
+          tags: ['Dead Letter'],
+          summary: route.summary,
+          params: route.params,
+          querystring: deadLetterListQuery,
+          response: { 200: deadLetterList, ...commonErrors },
+        },
       },
-    },
-    async (request) =>
-      listOut(
-        await deps.deliveryQueries.deadLetters(
-          principalOf(request),
-          request.params.appId,
-          null,
-          filters(request.query),
-        ),
-        deadLetterOut,
-        pageFit(deps.config, request.query.iterator),
-      ),
-  );
-
-  app.get(
-    '/api/v1/app/:appId/endpoint/:endpointId/dead-letter',
-    {
-      schema: {
-        tags: ['Dead Letter'],
-        summary: 'List dead letters of an endpoint (Tidings)',
-        params: z.object({ appId: refParam, endpointId: refParam }),
-        querystring: deadLetterListQuery,
-        response: { 200: deadLetterList, ...commonErrors },
+      async (request) => {
+        // One of the two schemas above: an endpoint's list has its endpointId too.
+        const params = request.params as { appId: string; endpointId?: string };
+        return listOut(
+          await deps.deliveryQueries.deadLetters(
+            principalOf(request),
+            params.appId,
+            params.endpointId ?? null,
+            filters(request.query),
+          ),
+          deadLetterOut,
+          pageFit(deps.config, request.query.iterator),
+        );
       },
-    },
-    async (request) =>
-      listOut(
-        await deps.deliveryQueries.deadLetters(
-          principalOf(request),
-          request.params.appId,
-          request.params.endpointId,
-          filters(request.query),
-        ),
-        deadLetterOut,
-        pageFit(deps.config, request.query.iterator),
-      ),
-  );
+    );
+  }
 
   app.post(
     '/api/v1/app/:appId/dead-letter/replay',
