@@ -2,7 +2,9 @@ import { connect } from '@nats-io/transport-node';
 import { Connection } from 'rabbitmq-client';
 import type { DoctorFacts } from '../cli/doctor.ts';
 import type { Config } from '../config/config.ts';
+import { amqpReason } from '../adapters/rabbitmq/amqp-reason.ts';
 import { maskUrl, MASK } from '../config/effective-settings.ts';
+import { permanentCauseOf } from './broker-transport.ts';
 
 /**
  * The broker of TIDINGS_TRANSPORT as `tidings doctor` sees it: one connection with a short timeout, with the same
@@ -34,7 +36,7 @@ function reasonOf(error: unknown, urls: string): string {
   const e = error as { code?: unknown; message?: string };
   const code = typeof e.code === 'string' && /^[A-Z][A-Z_]+$/.test(e.code) ? e.code : undefined;
   const prefix = code !== undefined && !String(e.message).includes(code) ? `${code}: ` : '';
-  let text = `${prefix}${e.message ?? String(error)}`;
+  let text = `${prefix}${amqpReason(e.message ?? String(error))}`;
   for (const part of urls.split(',')) {
     try {
       const { username, password } = new URL(part.trim());
@@ -104,11 +106,14 @@ export async function brokerFacts(
     return { kind, detail: `${shown} ${detail}` };
   } catch (error) {
     const setting = rabbit ? 'TIDINGS_RABBITMQ_URL' : 'TIDINGS_NATS_URL';
+    const reason = reasonOf(error, urls);
     return {
       kind,
       detail: `${shown} unreachable`,
-      error: `cannot reach the broker at ${shown}: ${reasonOf(error, urls)}`,
-      fix: `check ${setting} (host, port, user, password), that ${kind} runs and that it accepts this host`,
+      error: `cannot reach the broker at ${shown}: ${reason}`,
+      fix:
+        permanentCauseOf(reason, setting) ??
+        `check ${setting} (host, port, user, password), that ${kind} runs and that it accepts this host`,
     };
   }
 }

@@ -64,12 +64,41 @@ export function createBrokerWiring(config: Config, registry: Registry, logger: L
   const t = transport;
   const m = registerBrokerMetrics(registry, { state: () => t.state(), depth: () => t.depth() });
   late.metrics = m;
+  let everConnected = false;
+  const setting = config.transport === 'rabbitmq' ? 'TIDINGS_RABBITMQ_URL' : 'TIDINGS_NATS_URL';
   t.onStateChange((change) => {
     m.stateChanged(change.state);
+    if (change.state === 'connected') everConnected = true;
     const line = { transport: t.name, state: change.state, previous: change.previous, reason: change.reason };
-    if (change.state === 'disconnected')
-      logger.warn(line, 'broker connection lost: reconnecting with back-off; due deliveries wait in PostgreSQL');
-    else logger.info(line, `broker ${change.state}`);
+    if (change.state !== 'disconnected') {
+      logger.info(line, `broker ${change.state}`);
+      return;
+    }
+    const what = everConnected ? 'broker connection lost' : 'broker could not connect';
+    const cause = permanentCauseOf(change.reason ?? '', setting);
+    const retrying = 'retrying with back-off; due deliveries wait in PostgreSQL';
+    if (cause === null) logger.warn(line, `${what}: ${retrying}`);
+    else logger.error({ ...line, cause }, `${what}: ${cause}; ${retrying}`);
   });
   return { transport: t, metrics: m };
+}
+
+/** Causes of a failed connection that retrying alone does not cure, by what the broker or client said. */
+const PERMANENT_CAUSES: readonly { readonly pattern: RegExp; readonly cause: (setting: string) => string }[] = [
+  {
+    pattern: /ACCESS_REFUSED|authori[sz]ation violation|authentication/i,
+    cause: (setting) => `the broker refused the credentials (check the user and password in ${setting})`,
+  },
+  {
+    pattern: /vhost .* not found|NOT_ALLOWED/i,
+    cause: (setting) => `the virtual host is missing or not allowed to this user (check the vhost in ${setting})`,
+  },
+];
+
+/**
+ * A likely-permanent cause of a failed connection (wrong credentials, a missing virtual host) as a sentence naming the
+ * setting to check, or null when the failure may pass by itself (broker down, network).
+ */
+export function permanentCauseOf(reason: string, setting: string): string | null {
+  return PERMANENT_CAUSES.find((c) => c.pattern.test(reason))?.cause(setting) ?? null;
 }

@@ -5,6 +5,7 @@ import type { BrokerState, BrokerStateChange } from '../../ports/broker.ts';
  * The NATS connection of the transport and its state (src/ports/broker.ts, BrokerState):
  *
  *   connecting ──first connection up, topology declared──► connected
+ *   connecting ──a dial failed──► disconnected (dialling on)
  *   connected ──connection lost──► disconnected ──reconnected, topology declared again──► connected
  *   any ──stop──► stopped
  *
@@ -143,7 +144,9 @@ export function createNatsLink(options: NatsLinkOptions): NatsLink {
       if (state === 'stopped') return;
       try {
         conn = await dial();
-      } catch {
+      } catch (error) {
+        // The first failed dial (and each change of reason after it) is reported once as `disconnected`.
+        setState('disconnected', messageOf(error));
         await pause(backoffMs(attempt, options.reconnectMinMs, options.reconnectMaxMs));
       }
     }

@@ -12,6 +12,7 @@ import {
   type BrokerTransport,
   type PublishOutcome,
 } from '../../ports/broker.ts';
+import { amqpReason } from './amqp-reason.ts';
 import { declareTopology, topologyOf, type Topology } from './topology.ts';
 
 /** Options of {@link createRabbitMqTransport}. */
@@ -117,7 +118,7 @@ async function start(x: Transport, startOptions: { readonly waitForBroker?: bool
   const c = x.conn;
   c.on('connection', () => void setUp(x));
   c.on('error', (error: Error) => {
-    if (x.state !== 'stopped' && !c.ready) setState(x, 'disconnected', error.message);
+    if (x.state !== 'stopped' && !c.ready) setState(x, 'disconnected', amqpReason(error));
   });
   if (startOptions?.waitForBroker === false) {
     await c.onConnect(options.publishTimeoutMs);
