@@ -62,7 +62,10 @@ export async function gatherDoctorFacts(
       database: null,
       migrations: null,
       keys: null,
-      transport: { kind: 'PostgreSQL', detail: 'not checked' },
+      transport: {
+        kind: transportKindOf(env.TIDINGS_TRANSPORT),
+        detail: 'not checked: the configuration has problems',
+      },
     };
   }
   const { facts: keyFacts, ring } = await ringOf(config);
@@ -71,17 +74,19 @@ export async function gatherDoctorFacts(
   const broker = config.transport === 'postgres' ? null : brokerFacts(config);
   const transportOf = async (dbError?: string): Promise<DoctorFacts['transport']> =>
     broker !== null ? await broker : dbError === undefined ? claim : { ...claim, error: dbError };
+  // The facts when the database failed (`error`): `dbError` says how, for the PostgreSQL claim.
+  const withoutDatabase = async (error: unknown, dbError: string): Promise<DoctorFacts> => ({
+    config: { ok: true, config },
+    database: { error: why(error) },
+    migrations: null,
+    keys: keyFacts,
+    transport: await transportOf(dbError),
+  });
   let db: Db;
   try {
     db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   } catch (error) {
-    return {
-      config: { ok: true, config },
-      database: { error: why(error) },
-      migrations: null,
-      keys: keyFacts,
-      transport: await transportOf('the database is unreachable'),
-    };
+    return await withoutDatabase(error, 'the database is unreachable');
   }
   try {
     const before = hostNow();
@@ -110,14 +115,15 @@ export async function gatherDoctorFacts(
     }
     return { config: { ok: true, config }, database, migrations, keys, transport: await transportOf() };
   } catch (error) {
-    return {
-      config: { ok: true, config },
-      database: { error: why(error) },
-      migrations: null,
-      keys: keyFacts,
-      transport: await transportOf('the database does not answer'),
-    };
+    return await withoutDatabase(error, 'the database does not answer');
   } finally {
     await db.close();
   }
+}
+
+/** The transport TIDINGS_TRANSPORT names, as doctor prints it, when the configuration could not be read. */
+function transportKindOf(value: string | undefined): string {
+  if (value === 'rabbitmq') return 'RabbitMQ';
+  if (value === 'nats') return 'NATS';
+  return 'PostgreSQL';
 }
