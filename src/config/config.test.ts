@@ -242,3 +242,15 @@ test(
     assert.equal(loadConfig({ TIDINGS_DISPATCHER_ID: 'd1' }).dispatcherId, 'd1');
   },
 );
+
+test('a broker URL given and refused is one problem naming it, without its password; none given, "needs"', () => {
+  assert.deepEqual(problemsOf({ TIDINGS_TRANSPORT: 'nats', TIDINGS_NATS_URL: '127.0.0.1:4222' }), [
+    'TIDINGS_NATS_URL="127.0.0.1:4222": must be nats://host:port URLs (tls://, ws:// and wss:// too), comma-separated',
+  ]);
+  const rabbit = problemsOf({ TIDINGS_TRANSPORT: 'rabbitmq', TIDINGS_RABBITMQ_URL: 'http://u:s3cret@mq:5672/?k=v' });
+  assert.deepEqual(rabbit, ['TIDINGS_RABBITMQ_URL="http://mq:5672/": must be an amqp:// or amqps:// URL']);
+  const noScheme = problemsOf({ TIDINGS_TRANSPORT: 'nats', TIDINGS_NATS_URL: 'u:s3cret@nats:4222' });
+  assert.equal(noScheme.length, 1);
+  assert.doesNotMatch(noScheme[0]!, /s3cret/);
+  assert.deepEqual(problemsOf({ TIDINGS_TRANSPORT: 'nats' }), ['TIDINGS_TRANSPORT=nats needs TIDINGS_NATS_URL']);
+});

@@ -69,6 +69,27 @@ export class ConfigError extends Error {
  * Reads and validates every setting from `env`, then checks the settings against each other.
  * @throws ConfigError listing every problem (fail fast at start-up).
  */
+/**
+ * A refused URL setting's value as its problem shows it: each URL of a comma-separated list without its user,
+ * password and query (which may carry secrets); a part that is not a URL as given unless it holds an `@` (then hidden).
+ */
+function shownUrl(raw: string): string {
+  const parts = raw.split(',').map((part) => {
+    const text = part.trim();
+    try {
+      const url = new URL(text);
+      url.username = '';
+      url.password = '';
+      url.search = '';
+      const shown = url.toString();
+      return shown.includes('@') ? '(value hidden)' : shown;
+    } catch {
+      return text.includes('@') ? '(value hidden)' : text;
+    }
+  });
+  return JSON.stringify(parts.join(','));
+}
+
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
@@ -80,7 +101,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     if (parsed.success) out[key] = parsed.data;
     else {
       // Secrets and URLs (which may carry a password) are never echoed back.
-      const shown = s.unit === 'secret' || s.unit === 'URL' ? '(value hidden)' : JSON.stringify(raw);
+      const shown =
+        s.unit === 'secret' ? '(value hidden)' : s.unit === 'URL' ? shownUrl(String(raw)) : JSON.stringify(raw);
       problems.push(`${s.env}=${shown}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     }
   }
@@ -145,9 +167,12 @@ function crossSettingProblems(c: Partial<Config>, env: Readonly<Record<string, s
   }
   if (c.readLagCheckMs !== undefined && c.readMaxLagMs !== undefined && c.readLagCheckMs >= c.readMaxLagMs)
     problems.push('TIDINGS_READ_LAG_CHECK must be less than TIDINGS_READ_MAX_LAG');
-  if (c.transport === 'rabbitmq' && c.rabbitmqUrl === undefined)
+  // A URL given and refused has its own problem above: "needs" only when none is given.
+  const unset = (name: string): boolean => (env[name] ?? '') === '';
+  if (c.transport === 'rabbitmq' && unset('TIDINGS_RABBITMQ_URL'))
     problems.push('TIDINGS_TRANSPORT=rabbitmq needs TIDINGS_RABBITMQ_URL');
-  if (c.transport === 'nats' && c.natsUrl === undefined) problems.push('TIDINGS_TRANSPORT=nats needs TIDINGS_NATS_URL');
+  if (c.transport === 'nats' && unset('TIDINGS_NATS_URL'))
+    problems.push('TIDINGS_TRANSPORT=nats needs TIDINGS_NATS_URL');
   if (
     c.brokerSweepAfterMs !== undefined &&
     c.brokerPublishIntervalMs !== undefined &&

@@ -250,3 +250,18 @@ test("config show names each value's source (env, file, default) and masks secre
   assert.equal(invalid.code, 2);
   assert.match(invalid.stderr, /PORT="eighty"/);
 });
+
+test('doctor: a broker URL it cannot read is one problem naming it, the transport named and not checked', async () => {
+  for (const [transport, name, kind, url] of [
+    ['nats', 'TIDINGS_NATS_URL', 'NATS', '127.0.0.1:4222'],
+    ['rabbitmq', 'TIDINGS_RABBITMQ_URL', 'RabbitMQ', 'http://127.0.0.1:5672'],
+  ] as const) {
+    const facts = await gatherDoctorFacts({ TIDINGS_TRANSPORT: transport, [name]: url }, () => Date.now());
+    assert.equal(facts.config.ok, false);
+    const problems = facts.config.ok ? [] : facts.config.problems;
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.ok(problems[0]!.startsWith(`${name}="${url}`), problems[0]);
+    assert.equal(facts.transport.kind, kind);
+    assert.match(facts.transport.detail, /not checked/);
+  }
+});
