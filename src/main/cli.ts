@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { generateKeyEntry } from '../adapters/crypto/key-ring.ts';
-import { openDb } from '../adapters/postgres/db.ts';
-import { migrateOnSession, poolerOptions } from './database-setup.ts';
+import { migrateOnSession, withCommandDb } from './database-setup.ts';
 import { OPERATOR_COMMANDS } from '../cli/program.ts';
 import { ConfigError, configurationMarkdown, loadConfig } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
@@ -115,20 +114,12 @@ export async function main(
     if (command === 'migrate') {
       const config = loadConfig(env);
       const logger = createLogger({ level: config.logLevel });
-      const db = await openDb({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        poolSize: 1,
-        ...poolerOptions(config),
-      });
-      try {
+      await withCommandDb(config, 1, async (db) => {
         // Behind a transaction pooler: on TIDINGS_DIRECT_DATABASE_URL, or refused without it (migration_needs_session).
         const run = await migrateOnSession(config, db, logger, { orCheck: false });
         const applied = [...run.migrations, ...run.routines.map((name) => `routine ${name}`)];
         console.log(applied.length === 0 ? 'database is up to date' : `applied: ${applied.join(', ')}`);
-      } finally {
-        await db.close();
-      }
+      });
       return 0;
     }
     const roles = ROLES[command];

@@ -28,6 +28,24 @@ export function poolerOptions(config: Config): Pick<OpenDbOptions, 'pooler' | 'd
 }
 
 /**
+ * Runs `work` of a one-off command (migrate, retention run, keys rotate) on a database opened with `poolSize`
+ * connections and {@link poolerOptions}, and closes the database after it, whatever its end.
+ */
+export async function withCommandDb<T>(config: Config, poolSize: number, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize,
+    ...poolerOptions(config),
+  });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
  * Refuses a start whose URLs contradict TIDINGS_DATABASE_POOLER: a DATABASE_URL whose statements move between
  * server sessions although the setting says none or session (LISTEN would hear nothing and the migration lock
  * would stay behind on a pooled session), or a TIDINGS_DIRECT_DATABASE_URL that does the same. Behind a

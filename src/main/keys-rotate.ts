@@ -1,7 +1,6 @@
-import { openDb } from '../adapters/postgres/db.ts';
 import { checkKeyRegistry } from '../adapters/postgres/key-registry.ts';
 import { rotateKeys, type RotationReport } from '../adapters/postgres/key-rotation.ts';
-import { migrateOnSession, poolerOptions } from './database-setup.ts';
+import { migrateOnSession, withCommandDb } from './database-setup.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../ports/logger.ts';
 import { resolveCipher } from './encryption.ts';
@@ -28,13 +27,7 @@ export async function runKeysRotate(
   options: KeysRotateOptions,
 ): Promise<{ readonly report: RotationReport; readonly exitCode: number }> {
   const { config, logger, out } = options;
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    ...poolerOptions(config),
-  });
-  try {
+  return await withCommandDb(config, 2, async (db) => {
     await migrateOnSession(config, db, logger, { orCheck: true });
     const cipher = await resolveCipher(config, logger);
     await checkKeyRegistry(db, cipher);
@@ -70,7 +63,5 @@ export async function runKeysRotate(
       'keys rotated',
     );
     return { report, exitCode: 0 };
-  } finally {
-    await db.close();
-  }
+  });
 }

@@ -1,5 +1,4 @@
-import { openDb } from '../adapters/postgres/db.ts';
-import { migrateOnSession, poolerOptions } from './database-setup.ts';
+import { migrateOnSession, withCommandDb } from './database-setup.ts';
 import { cryptoRandom, systemClock } from '../adapters/system/system-clock.ts';
 import type { RetentionReport } from '../app/retention.ts';
 import type { Config } from '../config/config.ts';
@@ -11,13 +10,7 @@ import { createRetentionJob, pgRetentionDeps } from './retention-job.ts';
  * runs: the same bounded, SKIP LOCKED batches as the periodic job) and returns what it did.
  */
 export async function runRetentionOnce(config: Config, logger: Logger): Promise<RetentionReport> {
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    ...poolerOptions(config),
-  });
-  try {
+  return await withCommandDb(config, 2, async (db) => {
     await migrateOnSession(config, db, logger, { orCheck: true });
     return await createRetentionJob({
       stores: pgRetentionDeps(db),
@@ -26,7 +19,5 @@ export async function runRetentionOnce(config: Config, logger: Logger): Promise<
       random: cryptoRandom,
       logger,
     }).runOnce();
-  } finally {
-    await db.close();
-  }
+  });
 }
