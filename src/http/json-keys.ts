@@ -4,6 +4,7 @@
  * or a `constructor` holding a `prototype`, becomes an object's prototype once JavaScript code copies it
  * with assignment (Fastify's own parser refuses both for that reason).
  */
+import { stringEnd } from './payload-span.ts';
 
 /** Why a key was refused, and where: `path` leads to the object that holds `key`. */
 export interface AmbiguousKey {
@@ -15,20 +16,6 @@ export interface AmbiguousKey {
 /** A key's closing quote and its colon: at least one per object member, more when a string holds `":`. */
 const KEY_END = /"[ \t\n\r]*:/g;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The offset just past the string whose opening quote is at `at`. */
-function stringEnd(text: string, at: number): number {
-  let from = at + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return text.length;
-    let slashes = 0;
-    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
-    if (slashes % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
-}
 
 /** True for a key that would set a prototype when its object is copied by assignment. */
 const isPrototypeKey = (key: string, child: unknown): boolean =>

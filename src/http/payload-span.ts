@@ -26,7 +26,7 @@ function skipSpace(text: string, at: number): number {
  * The offset just past the string whose opening quote is at `at`: the first quote not escaped by an odd run of
  * backslashes.
  */
-function stringEnd(text: string, at: number): number {
+export function stringEnd(text: string, at: number): number {
   let from = at + 1;
   for (;;) {
     const quote = text.indexOf('"', from);
