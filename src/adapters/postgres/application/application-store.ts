@@ -1,9 +1,8 @@
 import type { ApplicationListFilters, ApplicationRecord, ApplicationStore } from '../../../ports/application-store.ts';
 import { keyset, toPage } from '../paging.ts';
-import { nowSql, on, setClause, withConflict } from '../sql.ts';
+import { findOne, nowSql, on, setClause, withConflict } from '../sql.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db } from '../db.ts';
-import { isAutocommit } from '../tx.ts';
 
 interface ApplicationRow {
   id: string;
@@ -131,14 +130,8 @@ export function createPgApplicationStore(
       return { app: toRecord(existing.rows[0]!), created: false };
     },
 
-    async findApplication(ref, options = {}) {
-      if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(ref);
-      const res = await on(db, options.tx).query<ApplicationRow>(
-        options.forUpdate === true ? FIND_APPLICATION_FOR_UPDATE : FIND_APPLICATION,
-        [ref],
-      );
-      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
-    },
+    findApplication: (ref, options = {}) =>
+      findOne(db, ref, options, grouped, { one: FIND_APPLICATION, forUpdate: FIND_APPLICATION_FOR_UPDATE }, toRecord),
 
     async listApplications(page, filters = {}) {
       const k = keyset(page, 'id', 2);

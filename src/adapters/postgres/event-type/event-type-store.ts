@@ -1,9 +1,8 @@
 import type { EventTypeRecord, EventTypeStore } from '../../../ports/event-type-store.ts';
 import { keyset, toPage } from '../paging.ts';
-import { nowSql, on, setClause } from '../sql.ts';
+import { findOne, nowSql, on, setClause } from '../sql.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
 import { prepared, type Db } from '../db.ts';
-import { isAutocommit } from '../tx.ts';
 
 interface EventTypeRow {
   name: string;
@@ -99,14 +98,8 @@ export function createPgEventTypeStore(db: Db, limits: BatchLimits = DEFAULT_BAT
       return { eventType: toRecord(row), created: row.inserted };
     },
 
-    async findEventType(name, options = {}) {
-      if (options.forUpdate !== true && (options.tx === undefined || isAutocommit(options.tx))) return grouped(name);
-      const res = await on(db, options.tx).query<EventTypeRow>(
-        options.forUpdate === true ? FIND_EVENT_TYPE_FOR_UPDATE : FIND_EVENT_TYPE,
-        [name],
-      );
-      return res.rows[0] === undefined ? null : toRecord(res.rows[0]);
-    },
+    findEventType: (name, options = {}) =>
+      findOne(db, name, options, grouped, { one: FIND_EVENT_TYPE, forUpdate: FIND_EVENT_TYPE_FOR_UPDATE }, toRecord),
 
     async listEventTypes(query) {
       const k = keyset(query, 'name', 2);
