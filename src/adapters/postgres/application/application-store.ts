@@ -1,4 +1,9 @@
-import type { ApplicationListFilters, ApplicationRecord, ApplicationStore } from '../../../ports/application-store.ts';
+import type {
+  ApplicationListFilters,
+  ApplicationRecord,
+  ApplicationStore,
+  NewApplication,
+} from '../../../ports/application-store.ts';
 import { keyset, toPage } from '../paging.ts';
 import { findOne, nowSql, on, setClause, withConflict } from '../sql.ts';
 import { DEFAULT_BATCH_LIMITS, statementBatcher, type BatchLimits } from '../batching.ts';
@@ -77,6 +82,16 @@ function listFilterSql(filters: ApplicationListFilters): string {
   return parts.map((p) => ` AND ${p}`).join('');
 }
 
+/** The parameters of {@link insertApplication}. */
+const insertParams = (app: NewApplication, now: Date | null): unknown[] => [
+  app.id,
+  app.uid,
+  app.name,
+  app.rateLimit,
+  JSON.stringify(app.metadata),
+  now,
+];
+
 /**
  * The PostgreSQL {@link ApplicationStore} (table applications). Lookups outside a transaction (no `tx`, or an
  * autocommit one) from concurrent requests share one statement, within `limits` (ADR 0007). The list runs on
@@ -98,15 +113,7 @@ export function createPgApplicationStore(
   return {
     async insertApplication(tx, app, now) {
       const res = await withConflict(
-        () =>
-          on(db, tx).query<ApplicationRow>(insertApplication(''), [
-            app.id,
-            app.uid,
-            app.name,
-            app.rateLimit,
-            JSON.stringify(app.metadata),
-            now,
-          ]),
+        () => on(db, tx).query<ApplicationRow>(insertApplication(''), insertParams(app, now)),
         UID_TAKEN,
       );
       return toRecord(res.rows[0]!);
@@ -114,14 +121,10 @@ export function createPgApplicationStore(
 
     async insertApplicationIfAbsent(tx, app, now) {
       const client = on(db, tx);
-      const res = await client.query<ApplicationRow>(insertApplication('ON CONFLICT (uid) DO NOTHING'), [
-        app.id,
-        app.uid,
-        app.name,
-        app.rateLimit,
-        JSON.stringify(app.metadata),
-        now,
-      ]);
+      const res = await client.query<ApplicationRow>(
+        insertApplication('ON CONFLICT (uid) DO NOTHING'),
+        insertParams(app, now),
+      );
       if (res.rows[0] !== undefined) return { app: toRecord(res.rows[0]), created: true };
       // READ COMMITTED: this statement's snapshot sees the row the conflicting transaction committed.
       const existing = await client.query<ApplicationRow>(`SELECT ${COLUMNS} FROM applications WHERE uid = $1`, [
