@@ -6,16 +6,8 @@ import type { Tx } from './unit-of-work.ts';
  * environment. `schemas` is Svix's versioned map, `{"1": <JSON Schema>, "2": …}`; a message of a type with
  * schemas is checked against the highest version (docs/adr/0003-svix-compatibility.md).
  */
-export interface EventTypeRecord {
+export interface EventTypeRecord extends EventTypeFields {
   readonly name: string;
-  readonly description: string;
-  /** Archived = "deleted" in Svix: still readable, no longer accepted for new messages or filters. */
-  readonly archived: boolean;
-  readonly deprecated: boolean;
-  /** Version → JSON Schema, or null. */
-  readonly schemas: Readonly<Record<string, unknown>> | null;
-  readonly groupName: string | null;
-  readonly featureFlags: readonly string[] | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   /**
@@ -28,8 +20,10 @@ export interface EventTypeRecord {
 /** The writable fields of an event type (Svix `EventTypeIn` without the name). */
 export interface EventTypeFields {
   readonly description: string;
+  /** Archived = "deleted" in Svix: still readable, no longer accepted for new messages or filters. */
   readonly archived: boolean;
   readonly deprecated: boolean;
+  /** Version → JSON Schema, or null. */
   readonly schemas: Readonly<Record<string, unknown>> | null;
   readonly groupName: string | null;
   readonly featureFlags: readonly string[] | null;
