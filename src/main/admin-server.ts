@@ -1,10 +1,11 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/config.ts';
 import { AppError, wireCode } from '../domain/errors.ts';
 import { gatedServerFactory } from '../http/plugins/pipeline-gate.ts';
 import { singleFlight } from '../http/plugins/single-flight.ts';
+import { notReadyBody } from '../http/routes/health.ts';
 import { metricsRequestAllowed } from '../observability/metrics.ts';
 
 /** The settings of the admin server: the API's limits on slow, pipelining and fast callers (ADR 0010, ADR 0021). */
@@ -48,7 +49,8 @@ export function buildAdminServer(options: AdminServerOptions): FastifyInstance {
   const { config } = options;
   const app = Fastify({
     loggerInstance: options.logger,
-    disableRequestLogging: true,
+    // No line per request (the admin routes are scraped often): through the log controller, as Fastify 5 wants.
+    logController: new LogController({ disableRequestLogging: true }),
     serverFactory: gatedServerFactory({ depth: config.apiPipelineDepth, queue: config.apiPipelineQueue }, () => {}),
     trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     requestTimeout: config.apiRequestTimeoutMs,
@@ -85,7 +87,9 @@ export function buildAdminServer(options: AdminServerOptions): FastifyInstance {
     routes.get('/livez', async () => ({ status: 'ok' }));
     routes.get('/readyz', async (_req, reply) => {
       const ok = await options.ready().catch(() => false);
-      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', ...options.readiness?.() });
+      const parts = options.readiness?.() ?? {};
+      if (ok) return { status: 'ready', ...parts };
+      return reply.code(503).send(notReadyBody(parts, 'The database cannot be reached or the last claim failed'));
     });
     routes.get('/metrics', async (req, reply) => {
       if (!metricsRequestAllowed(req.headers.authorization, options.metricsToken)) {

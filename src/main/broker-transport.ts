@@ -38,7 +38,8 @@ export function createBrokerWiring(config: Config, registry: Registry, logger: L
   const connectionName = `tidings ${hostname()} ${process.pid}`;
   const restored = (reason: string): void => {
     late.metrics?.topologyRestored();
-    logger.warn({ transport: config.transport, reason }, 'broker topology declared again: a queue had gone');
+    const gone = config.transport === 'nats' ? 'a stream or consumer had gone' : 'a queue had gone';
+    logger.warn({ transport: config.transport, reason }, `broker topology declared again: ${gone}`);
   };
   if (config.transport === 'rabbitmq') {
     transport = createRabbitMqTransport({

@@ -169,7 +169,13 @@ function faultsOf(t: BrokerUnderTest): void {
       for (let i = 0; i < 10; i++) await api.publish(appId, { n: i });
       const ready = await fetch(`${a.adminUrl}/readyz`);
       assert.equal(ready.status, 503, 'not ready without its broker');
-      assert.deepEqual(await ready.json(), { status: 'not_ready', transport: t.name, broker: 'disconnected' });
+      assert.deepEqual(await ready.json(), {
+        code: 'service_unavailable',
+        detail: `The broker (${t.name}) is disconnected`,
+        status: 'not_ready',
+        transport: t.name,
+        broker: 'disconnected',
+      });
       // A few publish intervals and reconnect attempts pass (the reconnect back-off is 100–500 ms).
       await a.waitForLog(() => false, 1_500).catch(() => undefined);
       const waiting = await world.query<{ n: number; stamped: number }>(

@@ -96,7 +96,11 @@ describe('API faults', () => {
     assert.equal(create.status, 503);
     const ready = await get('/readyz', null);
     assert.equal(ready.status, 503);
-    assert.equal((await errorOf(ready)).code, 'service_unavailable');
+    assert.deepEqual(await ready.json(), {
+      code: 'service_unavailable',
+      detail: 'The database cannot be reached',
+      status: 'not_ready',
+    });
     // A key that is not the admin token needs the database to be checked: 503, not 401.
     assert.equal((await get('/api/v1/app', 'tidings_some_other_token')).status, 503);
     // Liveness does not depend on the database.

@@ -3,6 +3,7 @@
  * machine's brokers: NATS at a port nothing listens on, RabbitMQ with a wrong password or a virtual host that does
  * not exist (a fresh name, so nothing is created and nothing is left behind). One line per change of state, "could
  * not connect" while it never connected, a likely-permanent cause at error level; `tidings doctor` says the same.
+ * And a NATS stream deleted by hand is declared again in stream words (under a fresh prefix, deleted after).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +16,8 @@ import { createBrokerWiring } from '../../src/main/broker-transport.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { BrokerTransport } from '../../src/ports/broker.ts';
 import { LogTap, type LogLine } from '../support/log-tap.ts';
-import { RABBITMQ_URL } from '../support/services.ts';
+import { deleteNatsTopology, deleteStream, natsStreams, natsTestPrefix } from '../support/nats.ts';
+import { NATS_URL, RABBITMQ_URL } from '../support/services.ts';
 
 /** A port on 127.0.0.1 nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -41,15 +43,19 @@ describe('broker connect logs', () => {
     for (const t of started.splice(0)) await t.stop();
   });
 
-  /** Starts the wiring of `env` without waiting for the broker; its log lines in the tap. */
-  function start(env: Record<string, string>): LogTap {
+  /** Starts the wiring of `env` (without waiting for the broker unless `wait`); its log lines in the tap. */
+  function start(
+    env: Record<string, string>,
+    wait = false,
+  ): { tap: LogTap; transport: BrokerTransport; up: Promise<void> } {
     const tap = new LogTap();
     const config = loadConfig({ TIDINGS_BROKER_RECONNECT_MIN: '50ms', TIDINGS_BROKER_RECONNECT_MAX: '200ms', ...env });
     const wiring = createBrokerWiring(config, new Registry(), createLogger({ level: 'info', destination: tap }));
     assert.ok(wiring);
     started.push(wiring.transport);
-    void wiring.transport.start({ waitForBroker: true });
-    return tap;
+    const up = wiring.transport.start({ waitForBroker: !wait });
+    if (!wait) void up;
+    return { tap, transport: wiring.transport, up };
   }
 
   /** The tap's one "could not connect" line, after a second of retries (at least five back-offs) added no other. */
@@ -61,7 +67,7 @@ describe('broker connect logs', () => {
   }
 
   test('NATS unreachable at start-up: one warn line, then silence while it retries', async () => {
-    const tap = start({ TIDINGS_TRANSPORT: 'nats', TIDINGS_NATS_URL: `nats://127.0.0.1:${await closedPort()}` });
+    const { tap } = start({ TIDINGS_TRANSPORT: 'nats', TIDINGS_NATS_URL: `nats://127.0.0.1:${await closedPort()}` });
     const line = await oneLine(tap);
     assert.equal(line.level, 40, 'warn: the broker may come up');
     assert.equal(line.state, 'disconnected');
@@ -73,7 +79,7 @@ describe('broker connect logs', () => {
     const url = rabbitUrl((u) => {
       u.password = `wrong-${randomUUID()}`;
     });
-    const tap = start({ TIDINGS_TRANSPORT: 'rabbitmq', TIDINGS_RABBITMQ_URL: url });
+    const { tap } = start({ TIDINGS_TRANSPORT: 'rabbitmq', TIDINGS_RABBITMQ_URL: url });
     const line = await oneLine(tap);
     assert.equal(line.level, 50, JSON.stringify(line));
     assert.match(String(line.reason), /^ACCESS_REFUSED/);
@@ -87,9 +93,25 @@ describe('broker connect logs', () => {
     const url = rabbitUrl((u) => {
       u.pathname = `/tidings-missing-${randomUUID()}`;
     });
-    const tap = start({ TIDINGS_TRANSPORT: 'rabbitmq', TIDINGS_RABBITMQ_URL: url });
+    const { tap } = start({ TIDINGS_TRANSPORT: 'rabbitmq', TIDINGS_RABBITMQ_URL: url });
     const line = await oneLine(tap);
     assert.equal(line.level, 50, JSON.stringify(line));
     assert.match(String(line.msg), /virtual host.*TIDINGS_RABBITMQ_URL/);
+  });
+
+  test('a NATS stream deleted by hand is declared again, logged in stream words', async () => {
+    const prefix = natsTestPrefix();
+    try {
+      const env = { TIDINGS_TRANSPORT: 'nats', TIDINGS_NATS_URL: NATS_URL, TIDINGS_BROKER_PREFIX: prefix };
+      const { tap, transport, up } = start(env, true);
+      await up;
+      assert.equal(await deleteStream(natsStreams(prefix).stream), true);
+      await transport.publish([{ deliveryId: '1', endpointId: 'ep_a' }]);
+      const line = await tap.waitFor((l) => String(l.msg).startsWith('broker topology declared again'), 10_000);
+      assert.equal(line.msg, 'broker topology declared again: a stream or consumer had gone');
+    } finally {
+      for (const t of started.splice(0)) await t.stop();
+      await deleteNatsTopology(prefix);
+    }
   });
 });
