@@ -14,7 +14,7 @@ interface MessageOut {
 }
 
 /** Svix `MessageAttemptOut` with Tidings' `attemptNumber` and `errorKind`. */
-interface AttemptOut {
+export interface AttemptOut {
   readonly id: string;
   readonly msgId: string;
   readonly endpointId: string;

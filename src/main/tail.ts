@@ -3,6 +3,7 @@
  * database), so it works against any deployment with a credential: an operator token, or an application
  * key for its own application.
  */
+import type { AttemptOut } from '../cli/messages.ts';
 
 /** Outcome filter: Svix attempt status 0 (success) or 2 (fail). */
 export type TailOutcome = 'success' | 'fail';
@@ -26,18 +27,6 @@ export interface TailOptions {
   readonly out: (line: string) => void;
   /** Stops the loop. */
   readonly signal: AbortSignal;
-}
-
-interface AttemptOut {
-  readonly id: string;
-  readonly msgId: string;
-  readonly endpointId: string;
-  readonly responseStatusCode: number;
-  readonly responseDurationMs: number;
-  readonly status: number;
-  readonly timestamp: string;
-  readonly attemptNumber: number;
-  readonly triggerType: number;
 }
 
 /** Page size of each attempts read (the Svix maximum). */
