@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { taskStartedAnswer } from '../../app/answers.ts';
+import { principalOf } from '../idempotency.ts';
 import { deadLetterOut, listOut, pageFit } from '../present.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { deadLetterList, deadLetterListQuery } from '../schemas/delivery.ts';
 import { deadLetterReplayIn, taskStartedOut as taskStartedOutSchema } from '../schemas/replay.ts';
+import { startTask } from './task-start.ts';
 
 type ListQuery = z.output<typeof deadLetterListQuery>;
 
@@ -104,7 +103,6 @@ export function registerDeadLetters(
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const b = request.body;
       const selection = {
         since: b.since,
@@ -112,11 +110,9 @@ export function registerDeadLetters(
         endpointRef: b.endpointId ?? null,
         eventTypes: b.eventTypes == null || b.eventTypes.length === 0 ? null : b.eventTypes,
       };
-      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
-        taskStartedAnswer(await deps.replays.replayDeadLetters(tx, principal, request.params.appId, selection)),
+      return startTask(deps, request, reply, (tx, principal) =>
+        deps.replays.replayDeadLetters(tx, principal, request.params.appId, selection),
       );
-      deps.taskRunner.kick();
-      return sendAnswer(reply, answer);
     },
   );
 }

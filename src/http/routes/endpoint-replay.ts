@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import type { ReplayableState } from '../../ports/replay-store.ts';
-import { writeOnce } from '../../app/write-once.ts';
 import type { Api, HttpDeps } from '../deps.ts';
-import { keyScope, principalOf, sendAnswer } from '../idempotency.ts';
-import { taskStartedAnswer } from '../../app/answers.ts';
 import { commonErrors, errorBody, refParam } from '../schemas/common.ts';
 import { bulkReplayIn, recoverIn, replayIn, taskStartedOut as taskStartedOutSchema } from '../schemas/replay.ts';
+import { startTask } from './task-start.ts';
 
 const params = z.object({ appId: refParam, endpointId: refParam });
 const response = { 202: taskStartedOutSchema, 409: errorBody, ...commonErrors };
@@ -45,18 +43,13 @@ export function registerEndpointReplay(
       schema: { tags: ['Endpoint'], summary: 'Recover failed messages', params, body: recoverIn, response },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { since, until } = request.body;
-      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
-        taskStartedAnswer(
-          await deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, {
-            since,
-            until: until ?? null,
-          }),
-        ),
+      return startTask(deps, request, reply, (tx, principal) =>
+        deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, {
+          since,
+          until: until ?? null,
+        }),
       );
-      deps.taskRunner.kick();
-      return sendAnswer(reply, answer);
     },
   );
 
@@ -66,18 +59,13 @@ export function registerEndpointReplay(
       schema: { tags: ['Endpoint'], summary: 'Replay missing messages', params, body: replayIn, response },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const { since, until } = request.body;
-      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
-        taskStartedAnswer(
-          await deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, {
-            since,
-            until: until ?? null,
-          }),
-        ),
+      return startTask(deps, request, reply, (tx, principal) =>
+        deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, {
+          since,
+          until: until ?? null,
+        }),
       );
-      deps.taskRunner.kick();
-      return sendAnswer(reply, answer);
     },
   );
 
@@ -87,7 +75,6 @@ export function registerEndpointReplay(
       schema: { tags: ['Endpoint'], summary: 'Bulk replay messages', params, body: bulkReplayIn, response },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
       const b = request.body;
       const selection = {
         since: b.since,
@@ -98,13 +85,9 @@ export function registerEndpointReplay(
         tag: b.tag ?? null,
         statusCodeClass: b.statusCodeClass ?? null,
       };
-      const answer = await writeOnce(deps, keyScope(deps, request), async (tx) =>
-        taskStartedAnswer(
-          await deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, selection),
-        ),
+      return startTask(deps, request, reply, (tx, principal) =>
+        deps.replays.bulkReplay(tx, principal, request.params.appId, request.params.endpointId, selection),
       );
-      deps.taskRunner.kick();
-      return sendAnswer(reply, answer);
     },
   );
 }
