@@ -2,17 +2,21 @@ import type { IdempotencyScope, StoredAnswer } from './idempotency-store.ts';
 import type { Tx } from './unit-of-work.ts';
 import type { TraceCarrier } from './trace-carrier.ts';
 
-/**
- * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a
- * JSON payload, or a raw message's body (then `contentType` is set).
- */
-export interface NewMessage {
+/** What every form of a message carries: its ids, its application, its event type, channels and tags. */
+export interface MessageHead {
   readonly id: string;
   readonly appId: string;
   readonly eventId: string | null;
   readonly eventType: string;
   readonly channels: readonly string[] | null;
   readonly tags: readonly string[] | null;
+}
+
+/**
+ * A message to store, with its fan-out (docs/design.md#publishing). `payload` is the exact published byte span of a
+ * JSON payload, or a raw message's body (then `contentType` is set).
+ */
+export interface NewMessage extends MessageHead {
   readonly payload: Uint8Array;
   /** Content type of a raw message (Svix `transformationsParams.rawPayload`); null for a JSON payload. */
   readonly contentType?: string | null;
@@ -80,13 +84,7 @@ export class StaleLookupError extends Error {
 }
 
 /** A stored message as read back. `payload` is null once expunged. Instants from the database clock. */
-export interface MessageRecord {
-  readonly id: string;
-  readonly appId: string;
-  readonly eventId: string | null;
-  readonly eventType: string;
-  readonly channels: readonly string[] | null;
-  readonly tags: readonly string[] | null;
+export interface MessageRecord extends MessageHead {
   readonly payload: Uint8Array | null;
   readonly contentType: string | null;
   readonly deliverAt: Date | null;
