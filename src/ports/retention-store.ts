@@ -57,7 +57,8 @@ export interface RetentionStore {
 
 /** Position of a payload-expiry scan within one retention class. */
 export interface PayloadCursor {
-  readonly createdAt: Date;
+  /** The created_at of the last message read, in Unix microseconds (exact: the column holds microseconds). */
+  readonly createdAtUs: string;
   readonly id: string;
 }
 

@@ -24,14 +24,16 @@ SELECT h FROM c WHERE h IS NOT NULL`;
  * expunges the payloads of messages with no pending or leased delivery whose last final transition —
  * including that of deliveries already pruned (pruned_settled_at) — is at least the retention ago. The
  * stored response bodies of their attempts go too. $1 class (-1 = default), $2 retention hours, $3 cursor
- * created_at, $4 cursor id, $5 limit, $6 now. Returns the rows read, expunged, and the new cursor.
+ * created_at in Unix microseconds, $4 cursor id, $5 limit, $6 now. Returns the rows read, expunged, and the new cursor
+ * (its created_at in Unix microseconds as text: a JS Date keeps milliseconds, and a cursor cut to them would read the
+ * rows of its millisecond again, for ever when a batch of them share one instant).
  */
 const EXPIRE_PAYLOADS = `
 WITH candidates AS (
   SELECT m.id, m.created_at FROM messages m
   WHERE coalesce(m.retention_hours, -1) = $1 AND m.payload_expunged_at IS NULL
     AND m.created_at <= ${nowSql(6)} - $2 * interval '1 hour'
-    AND (m.created_at, m.id) > ($3::timestamptz, $4::text)
+    AND (m.created_at, m.id) > ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::text)
   ORDER BY coalesce(m.retention_hours, -1), m.created_at, m.id
   LIMIT $5
 ), locked AS (
@@ -56,7 +58,7 @@ WITH candidates AS (
   UPDATE attempts a SET response_body = NULL FROM expunged e WHERE a.message_id = e.id AND a.response_body IS NOT NULL
 )
 SELECT (SELECT count(*)::int FROM candidates) AS read, (SELECT count(*)::int FROM expunged) AS expunged,
-       last.created_at AS cursor_at, last.id AS cursor_id
+       (extract(epoch FROM last.created_at) * 1000000)::bigint::text AS cursor_us, last.id AS cursor_id
 FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT created_at, id FROM candidates ORDER BY created_at DESC, id DESC
   LIMIT 1) last ON true`;
 
@@ -119,12 +121,12 @@ export function createPgRetentionStore(db: Db): RetentionStore {
     async expirePayloads(input) {
       const hours = input.retentionHours ?? input.defaultHours;
       const row = (
-        await db.query<{ read: number; expunged: number; cursor_at: Date | null; cursor_id: string | null }>(
+        await db.query<{ read: number; expunged: number; cursor_us: string | null; cursor_id: string | null }>(
           EXPIRE_PAYLOADS,
           [
             input.retentionHours ?? -1,
             hours,
-            input.cursor?.createdAt ?? new Date(0),
+            input.cursor?.createdAtUs ?? '0',
             input.cursor?.id ?? '',
             input.batch,
             input.now,
@@ -135,9 +137,9 @@ export function createPgRetentionStore(db: Db): RetentionStore {
         read: row.read,
         expunged: row.expunged,
         cursor:
-          row.cursor_at === null || row.cursor_id === null
+          row.cursor_us === null || row.cursor_id === null
             ? input.cursor
-            : { createdAt: row.cursor_at, id: row.cursor_id },
+            : { createdAtUs: row.cursor_us, id: row.cursor_id },
       };
     },
 
