@@ -37,37 +37,33 @@ export function registerEndpointReplay(
   app: Api,
   deps: Pick<HttpDeps, 'recoverer' | 'replays' | 'taskRunner' | 'idempotency' | 'unitOfWork' | 'config'>,
 ): void {
-  app.post(
-    '/api/v1/app/:appId/endpoint/:endpointId/recover',
+  // Recover and replay-missing: a window of the endpoint's deliveries (the deps are read only when a request comes).
+  const windowed = [
     {
-      schema: { tags: ['Endpoint'], summary: 'Recover failed messages', params, body: recoverIn, response },
+      path: '/api/v1/app/:appId/endpoint/:endpointId/recover',
+      summary: 'Recover failed messages',
+      body: recoverIn,
+      start: (...args: Parameters<HttpDeps['recoverer']['recover']>) => deps.recoverer.recover(...args),
     },
-    async (request, reply) => {
-      const { since, until } = request.body;
-      return startTask(deps, request, reply, (tx, principal) =>
-        deps.recoverer.recover(tx, principal, request.params.appId, request.params.endpointId, {
-          since,
-          until: until ?? null,
-        }),
-      );
-    },
-  );
-
-  app.post(
-    '/api/v1/app/:appId/endpoint/:endpointId/replay-missing',
     {
-      schema: { tags: ['Endpoint'], summary: 'Replay missing messages', params, body: replayIn, response },
+      path: '/api/v1/app/:appId/endpoint/:endpointId/replay-missing',
+      summary: 'Replay missing messages',
+      body: replayIn,
+      start: (...args: Parameters<HttpDeps['replays']['replayMissing']>) => deps.replays.replayMissing(...args),
     },
-    async (request, reply) => {
-      const { since, until } = request.body;
-      return startTask(deps, request, reply, (tx, principal) =>
-        deps.replays.replayMissing(tx, principal, request.params.appId, request.params.endpointId, {
-          since,
-          until: until ?? null,
-        }),
-      );
-    },
-  );
+  ];
+  for (const route of windowed) {
+    app.post(
+      route.path,
+      { schema: { tags: ['Endpoint'], summary: route.summary, params, body: route.body, response } },
+      async (request, reply) => {
+        const { since, until } = request.body;
+        return startTask(deps, request, reply, (tx, principal) =>
+          route.start(tx, principal, request.params.appId, request.params.endpointId, { since, until: until ?? null }),
+        );
+      },
+    );
+  }
 
   app.post(
     '/api/v1/app/:appId/endpoint/:endpointId/bulk-replay',
