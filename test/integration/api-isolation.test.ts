@@ -49,6 +49,7 @@ const BODIES: Readonly<Record<string, object | null>> = {
   'PUT /api/v1/app/:appId/endpoint/:endpointId/retry-policy': { maxAttempts: 3 },
   'PATCH /api/v1/app/:appId/endpoint/:endpointId/retry-policy': { maxAttempts: 2 },
   'PUT /api/v1/app/:appId/endpoint/:endpointId/auth': { basic: { username: 'hooks', password: 'pw' } },
+  'PATCH /api/v1/app/:appId/endpoint/:endpointId/auth': { basic: { username: 'hooks', password: 'pw' } },
   'PUT /api/v1/app/:appId/endpoint/:endpointId/filter': { filter: { payload: { amount: { $gt: 1 } } } },
   'POST /api/v1/app/:appId/filter/test': { filter: { eventType: 'a' }, message: { eventType: 'a' } },
   'PUT /api/v1/event-type/:eventTypeName/retry-policy': { maxAttempts: 3 },
