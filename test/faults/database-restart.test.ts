@@ -90,6 +90,9 @@ describe('database restart under load', () => {
         for (const mode of ['fast', 'immediate'] as const) {
           const before = load.accepted;
           await load.waitFor(() => load.accepted >= before + 40, WAIT_MS, '40 more accepted before the outage');
+          // A dispatcher may see the outage while the stop is under way (its idle connections are terminated
+          // first), so its outage line counts from the moment the stop was asked for.
+          const stoppingAtMs = Date.now();
           await world.cluster.stop(mode);
           const downAtMs = Date.now();
           await load.waitFor(
@@ -102,7 +105,7 @@ describe('database restart under load', () => {
           // so its failures are records and heartbeats, not claims. The immediate outage then goes on for
           // LONG_OUTAGE_MS from each dispatcher's first failure.
           const sawOutage = (l: LogLine): boolean =>
-            (l.msg === 'store call failed' || l.event === 'database.unavailable') && (l.time as number) >= downAtMs;
+            (l.msg === 'store call failed' || l.event === 'database.unavailable') && (l.time as number) >= stoppingAtMs;
           for (const d of dispatchers) await waitForCount(d, sawOutage, 1, WAIT_MS);
           if (mode === 'immediate') {
             const lastFirstFailureMs = Math.max(...dispatchers.map((d) => d.logs(sawOutage)[0]?.time as number));
