@@ -219,6 +219,8 @@ test('the hand-off plans the gate rule as written out in place: same plan of its
     trace_context: [null],
     app_ref: [null],
     type_revision: [null],
+    filter_revision: [null],
+    filtered_out: [null],
     payloads: Buffer.from('{}'),
     notify: false,
     notify_always: false,
