@@ -181,6 +181,16 @@ describe('dispatcher stalled longer than its lease', () => {
         // statements with an error.
         const b = await world.startDispatcher('s6b-b');
         b.pause();
+        // A claim the takeover sent just before it froze may still be waiting for its turn in PostgreSQL: once it
+        // has run (no claim in flight), the frozen takeover cannot be the one that claims the message below.
+        await world.waitForRows<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' " +
+            "AND pid <> pg_backend_pid() AND query LIKE '%tidings_claim%'",
+          [],
+          (r) => r[0]?.n === 0,
+          WAIT_MS,
+          'no claim in flight',
+        );
         const { appId, path, messageId, ledger } = await oneMessage('s6b', 1_500);
         await world.receiver.waitForCount(1, WAIT_MS, (r) => r.path === path);
         proxy.setMode('stall');
