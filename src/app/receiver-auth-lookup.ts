@@ -4,6 +4,7 @@ import type { VersionedReceiverAuth } from '../domain/receiver-auth.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { ReceiverAuthSource } from '../ports/receiver-auth-store.ts';
 import type { OutboundRequest, Sender } from '../ports/sender.ts';
+import { LRUCache } from 'lru-cache';
 
 /** Settings of {@link createReceiverAuthLookup}. */
 export interface ReceiverAuthLookupOptions {
@@ -14,53 +15,30 @@ export interface ReceiverAuthLookupOptions {
   readonly clock: Clock;
 }
 
-interface Entry {
-  loadedAt: number;
-  value: VersionedReceiverAuth | null;
-  pending?: Promise<VersionedReceiverAuth | null>;
-}
-
 /**
  * A dispatcher's view of endpoints' receiver authentication (docs/adr/0028-receiver-authentication.md): each
  * endpoint's configuration (or its absence) read once per `refreshMs`, however many attempts ask meanwhile (one
  * read in flight per endpoint), so a change reaches deliveries within `refreshMs` and the hot path reads nothing
- * for most attempts. A failed read is not kept: the next attempt reads again.
+ * for most attempts. A failed read is not kept: the next attempt reads again. lru-cache underneath (its `fetch`
+ * shares one read in flight; its clock is the injected one).
  */
 export function createReceiverAuthLookup(
   source: ReceiverAuthSource,
   o: ReceiverAuthLookupOptions,
 ): (endpointId: string) => Promise<VersionedReceiverAuth | null> {
-  const entries = new Map<string, Entry>();
-  return (endpointId) => {
-    const now = o.clock.nowMs();
-    const entry = entries.get(endpointId);
-    if (entry !== undefined) {
-      entries.delete(endpointId);
-      entries.set(endpointId, entry);
-      if (entry.pending !== undefined) return entry.pending;
-      if (now - entry.loadedAt < o.refreshMs) return Promise.resolve(entry.value);
-    }
-    const fresh: Entry = entry ?? { loadedAt: now, value: null };
-    const pending = source.load(endpointId).then(
-      (value) => {
-        fresh.value = value;
-        fresh.loadedAt = o.clock.nowMs();
-        delete fresh.pending;
-        return value;
-      },
-      (error: unknown) => {
-        entries.delete(endpointId);
-        throw error;
-      },
-    );
-    fresh.pending = pending;
-    entries.set(endpointId, fresh);
-    for (const [k, e] of entries) {
-      if (entries.size <= o.max) break;
-      if (e.pending === undefined) entries.delete(k);
-    }
-    return pending;
-  };
+  // 0: read for every attempt (lru-cache would read a ttl of 0 as "kept for ever").
+  if (o.refreshMs === 0) return (endpointId) => source.load(endpointId);
+  // lru-cache keeps objects, not null: each configuration travels in a box.
+  const entries = new LRUCache<string, { readonly value: VersionedReceiverAuth | null }>({
+    max: o.max,
+    // lru-cache reads an entry as stale once strictly more than `ttl` has passed: kept for refreshMs means `ttl`
+    // one ms less (the clock counts whole ms). `ttlResolution: 0`: the injected clock is read every time.
+    ttl: Math.max(1, o.refreshMs - 1),
+    ttlResolution: 0,
+    perf: { now: () => o.clock.nowMs() },
+    fetchMethod: async (endpointId) => ({ value: await source.load(endpointId) }),
+  });
+  return async (endpointId) => (await entries.fetch(endpointId))!.value;
 }
 
 /**
